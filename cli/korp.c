@@ -1,0 +1,94 @@
+/*
+ * korp.c — the korp command-line tool: argument parsing and dispatch.
+ * The output formats are a public contract for scripts; keep them stable.
+ */
+#include "korp_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: korp COMMAND [--variant korpalski|glinski] ...\n"
+    "\n"
+    "commands:\n"
+    "  perft [--divide] DEPTH [FEN]  leaf count of the legal move tree; the last\n"
+    "                                line is the count alone\n"
+    "  replay [FILE]                 replays a game (PGN or movetext) from FILE or\n"
+    "                                stdin: '<ply> <SAN> <FEN>' per ply, then\n"
+    "                                'result <R> <termination>'\n"
+    "  status FEN                    the position's status as one JSON object\n"
+    "  moves FEN                     the legal moves, one per line: 'UCI SAN'\n"
+    "\n"
+    "FEN defaults to the variant's start position; the variant defaults to\n"
+    "korpalski (replay: the PGN Variant tag).  Exit status: 0 success, 1 an\n"
+    "illegal or unreadable move in a game, 2 bad arguments or position.\n";
+
+static const struct {
+    const char *name;
+    int (*run)(const struct korp_args *);
+} commands[] = {
+    { "perft", korp_perft },
+    { "replay", korp_replay },
+    { "status", korp_status },
+    { "moves", korp_moves },
+    { NULL, NULL },
+};
+
+static int bad_usage(const char *what, const char *arg)
+{
+    fprintf(stderr, "korp: %s%s%s\n%s", what, arg ? ": " : "", arg ? arg : "", usage);
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    struct korp_args args = { 0 };
+    size_t used = 0;
+    int cmd = -1;
+
+    rules_init();
+    if (argc < 2)
+        return bad_usage("missing command", NULL);
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    for (int i = 0; commands[i].name != NULL; i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            cmd = i;
+    if (cmd < 0)
+        return bad_usage("unknown command", argv[1]);
+
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--variant") == 0 || strncmp(a, "--variant=", 10) == 0) {
+            const char *name = a[9] == '=' ? a + 10 : (i + 1 < argc ? argv[++i] : NULL);
+            if (name == NULL)
+                return bad_usage("--variant needs a name", NULL);
+            args.variant = rules_variant_find(name);
+            if (args.variant == NULL)
+                return bad_usage("unknown variant", name);
+        } else if (strcmp(a, "--divide") == 0 && cmd == 0) {
+            args.divide = true;
+        } else if (strcmp(a, "--help") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        } else if (a[0] == '-' && a[1] == '-') {
+            return bad_usage("unknown option", a);
+        } else {
+            size_t n = strlen(a);
+            if (args.operand_count == (int)(sizeof args.operands / sizeof *args.operands) ||
+                used + n + 2 > sizeof args.position)
+                return bad_usage("too many arguments", NULL);
+            args.operands[args.operand_count++] = a;
+            /* A FEN may come as one quoted word or as several words. */
+            if (cmd != 0 || args.operand_count > 1) {
+                if (used > 0)
+                    args.position[used++] = ' ';
+                memcpy(args.position + used, a, n + 1);
+                used += n;
+            }
+        }
+    }
+    return commands[cmd].run(&args);
+}

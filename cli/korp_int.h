@@ -1,0 +1,28 @@
+/*
+ * korp_int.h — the korp tool's commands.  Each returns the exit status:
+ * 0 success, 1 an illegal or unreadable game, 2 bad arguments or input.
+ */
+#ifndef KORP_CLI_INT_H
+#define KORP_CLI_INT_H
+
+#include "rules.h"
+
+struct korp_args {
+    const struct rules_variant *variant;  /* NULL: not given */
+    bool divide;
+    const char *operands[8];
+    int operand_count;
+    char position[512];                   /* operands joined, for FENs */
+};
+
+int korp_perft(const struct korp_args *args);
+int korp_status(const struct korp_args *args);
+int korp_moves(const struct korp_args *args);
+int korp_replay(const struct korp_args *args);
+
+/* Parses args->position (or the variant's start if empty) into *pos;
+ * prints the error and returns 2 if it is not a valid position. */
+int korp_read_position(const struct rules_variant *v, const char *text,
+                       struct rules_position *pos);
+
+#endif

@@ -1,0 +1,188 @@
+/*
+ * korp_replay.c — replays game records: every ply checked by the rules,
+ * the result decided from the final position, not from the record's tags.
+ */
+#include "korp_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RECORD_LIMIT (64u << 20)
+
+struct replay {
+    const struct rules_variant *forced;   /* --variant */
+    const struct rules_variant *variant;  /* this game's */
+    struct rules_position pos;
+    char fen_tag[RULES_TEXT_MAX * 2];
+    int dialect;
+    int game;          /* 1-based */
+    int games;         /* in the whole input, from a first pass */
+    int ply;
+    bool started;      /* position set up for this game */
+    bool failed;       /* this game stopped on an error */
+    int failures;
+};
+
+static int count_game(void *arg)
+{
+    (*(int *)arg)++;
+    return 0;
+}
+
+static void game_prefix(const struct replay *r, char *buf, size_t size)
+{
+    if (r->games > 1)
+        snprintf(buf, size, "game %d: ", r->game);
+    else
+        buf[0] = '\0';
+}
+
+static int on_tag(void *arg, const char *name, const char *value)
+{
+    struct replay *r = arg;
+    if (strcmp(name, "Variant") == 0 && r->forced == NULL) {
+        r->variant = rules_variant_find_pgn(value);
+        if (r->variant == NULL)
+            r->variant = rules_variant_find(value);
+    } else if (strcmp(name, "FEN") == 0) {
+        snprintf(r->fen_tag, sizeof r->fen_tag, "%s", value);
+    }
+    return 0;
+}
+
+/* Sets up the game's start on its first move (tags come before moves). */
+static bool start_game(struct replay *r)
+{
+    char why[RULES_WHY_MAX], prefix[32];
+    const char *fen;
+
+    if (r->variant == NULL)
+        r->variant = r->forced ? r->forced : rules_variant_find("korpalski");
+    fen = r->fen_tag[0] ? r->fen_tag : r->variant->start_text;
+    r->started = true;
+    if (r->variant->position_parse(&r->pos, fen, why) != RULES_OK) {
+        game_prefix(r, prefix, sizeof prefix);
+        fprintf(stderr, "%sFEN tag: %s\n", prefix, why);
+        r->failed = true;
+        return false;
+    }
+    return true;
+}
+
+static int on_move(void *arg, const char *token)
+{
+    struct replay *r = arg;
+    const struct rules_variant *v;
+    struct rules_move move;
+    char why[RULES_WHY_MAX], san[RULES_MOVE_TEXT_MAX], fen[RULES_TEXT_MAX];
+    char prefix[32];
+
+    if (r->failed || (!r->started && !start_game(r)))
+        return 0;
+    v = r->variant;
+    r->ply++;
+    if (v->move_parse(&r->pos, token, r->dialect, &move, why) != RULES_OK) {
+        game_prefix(r, prefix, sizeof prefix);
+        fprintf(stderr, "%sply %d: %s: %s\n", prefix, r->ply, token, why);
+        r->failed = true;
+        return 0;
+    }
+    v->move_format(&r->pos, move, RULES_NOTATION_SAN, san, sizeof san);
+    v->position_apply(&r->pos, move);
+    v->position_format(&r->pos, fen, sizeof fen);
+    printf("%d %s %s\n", r->ply, san, fen);
+    return 0;
+}
+
+static int on_game_end(void *arg)
+{
+    struct replay *r = arg;
+    struct rules_report rep;
+
+    if (r->game > 1 || r->games > 1)
+        printf("game %d\n", r->game);
+    if (!r->failed && (r->started || start_game(r))) {
+        r->variant->position_report(&r->pos, &rep);
+        printf("result %s %s\n", rules_result_text(rep.result),
+               rules_status_text(rep.status));
+    } else {
+        printf("result * error\n");
+    }
+    r->failures += r->failed;
+    r->game++;
+    r->variant = NULL;
+    r->fen_tag[0] = '\0';
+    r->ply = 0;
+    r->started = r->failed = false;
+    return 0;
+}
+
+/* Reads all of a stream, up to RECORD_LIMIT bytes. */
+static char *read_all(FILE *f, size_t *len)
+{
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    while (buf != NULL) {
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap || ferror(f))
+            break;
+        if (cap >= RECORD_LIMIT) {
+            free(buf);
+            errno = EFBIG;
+            return NULL;
+        }
+        char *bigger = realloc(buf, cap * 2);
+        if (bigger == NULL)
+            free(buf);
+        buf = bigger;
+        cap *= 2;
+    }
+    if (buf != NULL && ferror(f)) {
+        free(buf);
+        return NULL;
+    }
+    *len = n;
+    return buf;
+}
+
+int korp_replay(const struct korp_args *args)
+{
+    struct replay r = { 0 };
+    struct rules_pgn_reader counter = { NULL, NULL, count_game, &r.games };
+    struct rules_pgn_reader reader = { on_tag, on_move, on_game_end, &r };
+    const char *path = args->operand_count > 0 ? args->operands[0] : NULL;
+    FILE *f = stdin;
+    size_t len = 0;
+    char *text;
+
+    if (args->operand_count > 1) {
+        fprintf(stderr, "korp: replay takes at most one FILE\n");
+        return 2;
+    }
+    if (path != NULL && strcmp(path, "-") != 0 && (f = fopen(path, "rb")) == NULL) {
+        fprintf(stderr, "korp: cannot open %s: %s\n", path, strerror(errno));
+        return 2;
+    }
+    text = read_all(f, &len);
+    if (f != stdin)
+        fclose(f);
+    if (text == NULL) {
+        fprintf(stderr, "korp: cannot read %s: %s\n", path ? path : "standard input",
+                strerror(errno));
+        return 2;
+    }
+    r.forced = args->variant;
+    r.game = 1;
+    rules_pgn_read(text, len, &counter);
+    if (r.games == 0) {
+        /* An empty record is a game with no moves. */
+        r.games = 1;
+        on_game_end(&r);
+    } else {
+        rules_pgn_read(text, len, &reader);
+    }
+    free(text);
+    return r.failures ? 1 : 0;
+}

@@ -1,0 +1,372 @@
+/*
+ * korpalski_position.c — the Korpalski position: making moves, FEN with
+ * reserves, validation, the repetition key and the material rules.
+ */
+#include "korpalski_int.h"
+#include "zobrist_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const uint8_t kp_set_count[RULES_PIECE_TYPES] = { 8, 2, 2, 2, 1, 1 };
+
+static const char fen_letters[] = "PNBRQK";
+
+void kp_put(struct kp_pos *p, int color, int type, int sq)
+{
+    p->pieces[color][type] |= bb_of(sq);
+    p->occupied[color] |= bb_of(sq);
+    p->board[sq] = KP_CODE(color, type);
+}
+
+void kp_remove(struct kp_pos *p, int sq)
+{
+    uint8_t code = p->board[sq];
+    p->pieces[KP_COLOR(code)][KP_TYPE(code)] &= ~bb_of(sq);
+    p->occupied[KP_COLOR(code)] &= ~bb_of(sq);
+    p->board[sq] = KP_EMPTY;
+}
+
+void kp_apply(struct kp_pos *p, struct rules_move m)
+{
+    int us = p->side;
+
+    p->ep = KP_NO_SQUARE;
+    p->halfmove++;
+    if (m.flags & RULES_MOVE_DROP) {
+        kp_put(p, us, m.piece, m.to);
+        p->reserve[us][m.piece]--;
+        p->halfmove = 0;
+    } else {
+        int type = KP_TYPE(p->board[m.from]);
+        if (m.flags & RULES_MOVE_EN_PASSANT)
+            kp_remove(p, us == RULES_WHITE ? m.to - 8 : m.to + 8);
+        else if (p->board[m.to] != KP_EMPTY)
+            kp_remove(p, m.to);
+        kp_remove(p, m.from);
+        /* A promoted piece leaves the prison: prison = set - board - reserve. */
+        kp_put(p, us, (m.flags & RULES_MOVE_PROMOTION) ? m.piece : type, m.to);
+        if (type == RULES_PAWN || (m.flags & RULES_MOVE_CAPTURE))
+            p->halfmove = 0;
+    }
+    p->side ^= 1;
+    if (us == RULES_BLACK)
+        p->fullmove++;
+    if (m.flags & RULES_MOVE_DOUBLE_STEP) {
+        int ep = (m.from + m.to) / 2;
+        if (kp_ep_capture_legal(p, ep))
+            p->ep = (uint8_t)ep;
+    }
+}
+
+static int men(const struct kp_pos *p, int color, int type)
+{
+    return bb_count(p->pieces[color][type]) + p->reserve[color][type];
+}
+
+bool kp_insufficient_material(const struct kp_pos *p)
+{
+    int minors[2], others[2];
+    for (int c = 0; c < 2; c++) {
+        minors[c] = men(p, c, RULES_KNIGHT) + men(p, c, RULES_BISHOP);
+        others[c] = men(p, c, RULES_PAWN) + men(p, c, RULES_ROOK) +
+                    men(p, c, RULES_QUEEN);
+    }
+    if (others[0] || others[1])
+        return false;
+    if (minors[0] == 0 && minors[1] <= 1)
+        return true;
+    if (minors[1] == 0 && minors[0] <= 1)
+        return true;
+    /* K+B against K+B: both on the board, same colour, nothing in reserve. */
+    uint64_t wb = p->pieces[RULES_WHITE][RULES_BISHOP];
+    uint64_t bb = p->pieces[RULES_BLACK][RULES_BISHOP];
+    if (minors[0] == 1 && minors[1] == 1 && wb && bb &&
+        !p->reserve[0][RULES_BISHOP] && !p->reserve[1][RULES_BISHOP])
+        return ((wb & KP_LIGHT_SQUARES) != 0) == ((bb & KP_LIGHT_SQUARES) != 0);
+    return false;
+}
+
+uint64_t kp_repetition_key(const struct kp_pos *p)
+{
+    uint64_t key = p->side ? zobrist(ZOBRIST_SIDE, 0, 0) : 0;
+    for (int sq = 0; sq < 64; sq++)
+        if (p->board[sq] != KP_EMPTY)
+            key ^= zobrist(ZOBRIST_MAN, p->board[sq], sq);
+    for (int c = 0; c < 2; c++)
+        for (int t = 0; t < RULES_PIECE_TYPES; t++)
+            key ^= zobrist(ZOBRIST_RESERVE, c * 8 + t, p->reserve[c][t]);
+    if (p->ep != KP_NO_SQUARE)
+        key ^= zobrist(ZOBRIST_EP, 0, p->ep);
+    return key;
+}
+
+/* ---- FEN ---------------------------------------------------------------- */
+
+static enum rules_error fail(char *why, enum rules_error err, const char *fmt,
+                             const char *arg)
+{
+    snprintf(why, RULES_WHY_MAX, fmt, arg);
+    return err;
+}
+
+static void square_name(int sq, char *buf)
+{
+    buf[0] = (char)('a' + sq % 8);
+    buf[1] = (char)('1' + sq / 8);
+    buf[2] = '\0';
+}
+
+static const char *color_name(int c) { return c ? "black" : "white"; }
+
+/* Reads the placement field up to (not including) '[' or ' '. */
+static enum rules_error parse_board(struct kp_pos *p, const char **text, char *why)
+{
+    const char *s = *text;
+    int rank = 7, file = 0;
+    for (; *s && *s != ' ' && *s != '['; s++) {
+        char c = *s;
+        if (c == '/') {
+            if (file != 8)
+                return fail(why, RULES_ERR_SYNTAX,
+                            "bad fen: rank %s does not have 8 squares", (char[]){ (char)('1' + rank), 0 });
+            if (--rank < 0)
+                return fail(why, RULES_ERR_SYNTAX, "bad fen: more than 8 ranks%s", "");
+            file = 0;
+        } else if (c >= '1' && c <= '8') {
+            file += c - '0';
+            if (file > 8)
+                return fail(why, RULES_ERR_SYNTAX,
+                            "bad fen: rank %s has more than 8 squares", (char[]){ (char)('1' + rank), 0 });
+        } else {
+            const char *hit = strchr(fen_letters, c >= 'a' ? c - 'a' + 'A' : c);
+            if (hit == NULL || c == '\0')
+                return fail(why, RULES_ERR_SYNTAX, "bad fen: unknown piece letter '%s'",
+                            (char[]){ c, 0 });
+            if (file >= 8)
+                return fail(why, RULES_ERR_SYNTAX,
+                            "bad fen: rank %s has more than 8 squares", (char[]){ (char)('1' + rank), 0 });
+            kp_put(p, c >= 'a', (int)(hit - fen_letters), rank * 8 + file);
+            file++;
+        }
+    }
+    if (rank != 0 || file != 8)
+        return fail(why, RULES_ERR_SYNTAX, "bad fen: the board needs 8 ranks of 8 squares%s", "");
+    *text = s;
+    return RULES_OK;
+}
+
+static enum rules_error parse_reserve(struct kp_pos *p, const char **text, char *why)
+{
+    const char *s = *text;
+    if (*s != '[')
+        return fail(why, RULES_ERR_SYNTAX,
+                    "bad fen: reserves in brackets must follow the board, e.g. [QRqr]%s", "");
+    for (s++; *s && *s != ']'; s++) {
+        if (*s == '-')
+            continue;
+        char c = *s;
+        const char *hit = strchr(fen_letters, c >= 'a' ? c - 'a' + 'A' : c);
+        if (hit == NULL)
+            return fail(why, RULES_ERR_SYNTAX, "bad fen: unknown reserve letter '%s'",
+                        (char[]){ c, 0 });
+        if (p->reserve[c >= 'a'][hit - fen_letters] < 16)
+            p->reserve[c >= 'a'][hit - fen_letters]++;
+    }
+    if (*s != ']')
+        return fail(why, RULES_ERR_SYNTAX, "bad fen: reserve bracket not closed%s", "");
+    *text = s + 1;
+    return RULES_OK;
+}
+
+/* Reads a whole number field; returns false if there is none. */
+static bool parse_number(const char **s, long max, int *out)
+{
+    long v = 0;
+    const char *t = *s;
+    if (*t < '0' || *t > '9')
+        return false;
+    for (; *t >= '0' && *t <= '9'; t++)
+        if ((v = v * 10 + (*t - '0')) > max)
+            return false;
+    *out = (int)v;
+    *s = t;
+    return true;
+}
+
+static enum rules_error check_material(const struct kp_pos *p, char *why)
+{
+    static const char *const plural[] = { "pawns", "knights", "bishops", "rooks",
+                                          "queens", "kings" };
+    for (int c = 0; c < 2; c++)
+        for (int t = 0; t < RULES_PIECE_TYPES; t++)
+            if (men(p, c, t) > kp_set_count[t]) {
+                snprintf(why, RULES_WHY_MAX,
+                         "invalid position: %d %s %s on the board and in reserve, the set has %d",
+                         men(p, c, t), color_name(c), plural[t], kp_set_count[t]);
+                return RULES_ERR_INVALID;
+            }
+    uint64_t pawns = p->pieces[0][RULES_PAWN] | p->pieces[1][RULES_PAWN];
+    if (pawns & (KP_RANK_1 | KP_RANK_8)) {
+        char sq[3];
+        square_name(bb_lsb(pawns & (KP_RANK_1 | KP_RANK_8)), sq);
+        return fail(why, RULES_ERR_INVALID,
+                    "invalid position: a pawn on %s; pawns never stand on the first or last rank", sq);
+    }
+    return RULES_OK;
+}
+
+static enum rules_error check_kings(const struct kp_pos *p, char *why)
+{
+    bool placed[2] = { p->pieces[0][RULES_KING] != 0, p->pieces[1][RULES_KING] != 0 };
+    int others = bb_count(p->occupied[0] | p->occupied[1]) - placed[0] - placed[1];
+
+    for (int c = 0; c < 2; c++)
+        if (men(p, c, RULES_KING) != 1)
+            return fail(why, RULES_ERR_INVALID,
+                        "invalid position: the %s king is neither on the board nor in reserve",
+                        color_name(c));
+    if (!placed[0] && !placed[1]) {
+        if (p->side != RULES_WHITE)
+            return fail(why, RULES_ERR_INVALID,
+                        "invalid position: white places its king first, so it must be white's move%s", "");
+    } else if (!placed[1]) {
+        if (p->side != RULES_BLACK)
+            return fail(why, RULES_ERR_INVALID,
+                        "invalid position: the black king is missing from the board after the placement phase%s", "");
+    } else if (!placed[0]) {
+        return fail(why, RULES_ERR_INVALID,
+                    "invalid position: the white king is missing from the board but the black king stands%s", "");
+    }
+    if ((!placed[0] || !placed[1]) && others > 0)
+        return fail(why, RULES_ERR_INVALID,
+                    "invalid position: men stand on the board before both kings are placed%s", "");
+    if (placed[0] && placed[1] &&
+        (kp_king_attacks(kp_king_square(p, 0)) & p->pieces[1][RULES_KING]))
+        return fail(why, RULES_ERR_INVALID, "invalid position: the kings stand next to each other%s", "");
+    if (placed[0] && placed[1]) {
+        struct kp_pos flipped = *p;
+        flipped.side ^= 1;
+        if (kp_in_check(&flipped))
+            return fail(why, RULES_ERR_INVALID,
+                        "invalid position: %s is in check but it is not its move",
+                        color_name(p->side ^ 1));
+    }
+    return RULES_OK;
+}
+
+/* The en passant field names the square passed over by a pawn that has just
+ * advanced two squares; it is kept only if a capture there is legal. */
+static enum rules_error parse_ep(struct kp_pos *p, const char **text, char *why)
+{
+    const char *s = *text;
+    p->ep = KP_NO_SQUARE;
+    if (*s == '-') {
+        *text = s + 1;
+        return RULES_OK;
+    }
+    if (s[0] < 'a' || s[0] > 'h' || s[1] < '1' || s[1] > '8')
+        return fail(why, RULES_ERR_SYNTAX, "bad fen: en passant field must be a square or '-'%s", "");
+    int ep = (s[1] - '1') * 8 + (s[0] - 'a');
+    int rank = p->side == RULES_WHITE ? 5 : 2;
+    int dir = p->side == RULES_WHITE ? -8 : 8;   /* toward the pawn */
+    char name[3];
+    square_name(ep, name);
+    if (ep / 8 != rank || p->board[ep] != KP_EMPTY ||
+        p->board[ep - dir] != KP_EMPTY ||
+        p->board[ep + dir] != KP_CODE(p->side ^ 1, RULES_PAWN))
+        return fail(why, RULES_ERR_INVALID,
+                    "invalid position: bad en passant square %s: no pawn has just passed over it", name);
+    if (kp_ep_capture_legal(p, ep))
+        p->ep = (uint8_t)ep;
+    *text = s + 2;
+    return RULES_OK;
+}
+
+enum rules_error kp_parse_fen(struct kp_pos *p, const char *text, char *why)
+{
+    enum rules_error err;
+    int number = 0;
+
+    memset(p, 0, sizeof *p);
+    memset(p->board, KP_EMPTY, sizeof p->board);
+    p->ep = KP_NO_SQUARE;
+    p->fullmove = 1;
+    while (*text == ' ')
+        text++;
+    if ((err = parse_board(p, &text, why)) != RULES_OK ||
+        (err = parse_reserve(p, &text, why)) != RULES_OK)
+        return err;
+    if (*text++ != ' ' || (*text != 'w' && *text != 'b') || (text[1] != ' ' && text[1] != '\0'))
+        return fail(why, RULES_ERR_SYNTAX, "bad fen: side to move must be 'w' or 'b'%s", "");
+    p->side = *text++ == 'b';
+    if ((err = check_material(p, why)) != RULES_OK ||
+        (err = check_kings(p, why)) != RULES_OK)
+        return err;
+    if (*text == '\0')
+        return RULES_OK;
+    text++;
+    if (*text != '-')
+        return fail(why, RULES_ERR_SYNTAX,
+                    "bad fen: castling field must be '-': korpalski has no castling%s", "");
+    text++;
+    if (*text == '\0')
+        return RULES_OK;
+    if (*text++ != ' ')
+        return fail(why, RULES_ERR_SYNTAX, "bad fen: expected a space after the castling field%s", "");
+    if ((err = parse_ep(p, &text, why)) != RULES_OK)
+        return err;
+    if (*text == '\0')
+        return RULES_OK;
+    if (*text++ != ' ' || !parse_number(&text, 9999, &number))
+        return fail(why, RULES_ERR_SYNTAX, "bad fen: halfmove clock must be a number (0-9999)%s", "");
+    p->halfmove = (uint16_t)number;
+    if (*text == '\0')
+        return RULES_OK;
+    if (*text++ != ' ' || !parse_number(&text, 9999, &number) || number < 1)
+        return fail(why, RULES_ERR_SYNTAX, "bad fen: fullmove number must be a number (1-9999)%s", "");
+    p->fullmove = (uint16_t)number;
+    while (*text == ' ')
+        text++;
+    if (*text != '\0')
+        return fail(why, RULES_ERR_SYNTAX, "bad fen: unexpected text after the fullmove number%s", "");
+    return RULES_OK;
+}
+
+size_t kp_format_fen(const struct kp_pos *p, char *buf, size_t size)
+{
+    char out[RULES_TEXT_MAX];
+    size_t n = 0;
+
+    for (int rank = 7; rank >= 0; rank--) {
+        int empty = 0;
+        for (int file = 0; file < 8; file++) {
+            uint8_t code = p->board[rank * 8 + file];
+            if (code == KP_EMPTY) {
+                empty++;
+                continue;
+            }
+            if (empty)
+                out[n++] = (char)('0' + empty);
+            empty = 0;
+            char c = fen_letters[KP_TYPE(code)];
+            out[n++] = KP_COLOR(code) ? (char)(c - 'A' + 'a') : c;
+        }
+        if (empty)
+            out[n++] = (char)('0' + empty);
+        if (rank)
+            out[n++] = '/';
+    }
+    out[n++] = '[';
+    for (int c = 0; c < 2; c++)
+        for (int t = RULES_KING; t >= RULES_PAWN; t--)
+            for (int k = 0; k < p->reserve[c][t]; k++)
+                out[n++] = c ? (char)(fen_letters[t] - 'A' + 'a') : fen_letters[t];
+    out[n++] = ']';
+    char ep[3] = "-";
+    if (p->ep != KP_NO_SQUARE)
+        square_name(p->ep, ep);
+    n += (size_t)snprintf(out + n, sizeof out - n, " %c - %s %u %u",
+                          p->side ? 'b' : 'w', ep, p->halfmove, p->fullmove);
+    return (size_t)snprintf(buf, size, "%s", out);
+}

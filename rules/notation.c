@@ -1,0 +1,462 @@
+/*
+ * notation.c — reading and writing moves, for every variant.
+ *
+ * Reading turns a text into a pattern (what the text says about the move),
+ * then picks the one legal move that fits.  Writing uses the legal moves to
+ * decide disambiguation and plays the move on a copy for check marks.
+ */
+#include "notation_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *const notation_piece_names[RULES_PIECE_TYPES] = {
+    "pawn", "knight", "bishop", "rook", "queen", "king"
+};
+
+const struct notation_style notation_san = {
+    NOTATION_LETTERS_ENGLISH, false, false, 'x', 0, '@', '#'
+};
+const struct notation_style notation_polish_short = {
+    NOTATION_LETTERS_POLISH, true, false, ':', 0, '/', 'X'
+};
+const struct notation_style notation_polish_full = {
+    NOTATION_LETTERS_POLISH, true, true, ':', '-', '/', 'X'
+};
+
+#define TEXT_LIMIT 32
+
+/* Type of letter c in any of the sets, or -1.  *set_index tells which. */
+static int letter_type(const char *const *sets, char c, int *set_index)
+{
+    if (c == ' ' || c == '\0')
+        return -1;
+    for (int s = 0; sets[s] != NULL; s++) {
+        const char *hit = strchr(sets[s], c);
+        if (hit != NULL) {
+            if (set_index != NULL)
+                *set_index = s;
+            return (int)(hit - sets[s]);
+        }
+    }
+    return -1;
+}
+
+/* Promotion letters are read in either case. */
+static int promo_type(const char *const *sets, char c)
+{
+    int t = letter_type(sets, c, NULL);
+    if (t < 0 && c >= 'a' && c <= 'z')
+        t = letter_type(sets, (char)(c - 'a' + 'A'), NULL);
+    if (t == RULES_PAWN || t == RULES_KING)
+        return -1;
+    return t;
+}
+
+static enum rules_error syntax(char *why, const char *what)
+{
+    snprintf(why, RULES_WHY_MAX, "not a move in any accepted notation: %s",
+             what);
+    return RULES_ERR_SYNTAX;
+}
+
+/* Parses the cell that spans exactly s[0..n). */
+static int cell_exact(const struct notation_geometry *g, const char *s,
+                      size_t n)
+{
+    int len = 0;
+    int cell = g->cell_parse(s, &len);
+    return (cell >= 0 && (size_t)len == n) ? cell : -1;
+}
+
+static void set_from_cell(const struct notation_geometry *g,
+                          struct notation_pattern *pat, int cell)
+{
+    pat->from_file = g->cell_file(cell);
+    pat->from_rank = g->cell_rank(cell);
+}
+
+/* The part between piece letter and destination: from-cell, file, rank,
+ * separator, captured man's letter. */
+static enum rules_error decode_middle(const struct notation_geometry *g,
+                                      const char *const *sets, const char *m,
+                                      size_t n, bool loose,
+                                      struct notation_pattern *pat, char *why)
+{
+    size_t i = 0;
+    int len = 0;
+    int cell = n > 0 ? g->cell_parse(m, &len) : -1;
+
+    if (cell >= 0 && (size_t)len <= n) {
+        set_from_cell(g, pat, cell);
+        i = (size_t)len;
+    } else {
+        if (i < n && g->file_parse(m[i]) >= 0)
+            pat->from_file = g->file_parse(m[i++]);
+        if (i < n && m[i] >= '1' && m[i] <= '9') {
+            int rank = m[i++] - '0';
+            if (i < n && m[i] >= '0' && m[i] <= '9')
+                rank = rank * 10 + (m[i++] - '0');
+            pat->from_rank = rank;
+        }
+    }
+    pat->capture = loose ? -1 : 0;
+    if (i < n && (m[i] == 'x' || m[i] == ':')) {
+        pat->capture = 1;
+        i++;
+        /* Long form names the captured man: Qc3xBf9. */
+        if (i < n && m[i] >= 'A' && m[i] <= 'Z' &&
+            letter_type(sets, m[i], NULL) >= 0)
+            i++;
+    } else if (i < n && m[i] == '-') {
+        pat->capture = 0;
+        i++;
+    }
+    if (i != n)
+        return syntax(why, "unexpected characters before the destination");
+    return RULES_OK;
+}
+
+enum rules_error notation_decode(const struct notation_geometry *g,
+                                 const char *const *letter_sets,
+                                 const char *text,
+                                 struct notation_pattern *pat, char *why)
+{
+    char buf[TEXT_LIMIT + 1];
+    size_t n;
+    const char *s;
+
+    *pat = (struct notation_pattern){ -1, false, -1, -1, -1, -1, -1 };
+    while (*text == ' ' || *text == '\t')
+        text++;
+    n = strlen(text);
+    if (n > TEXT_LIMIT)
+        return syntax(why, "too long");
+    memcpy(buf, text, n + 1);
+    while (n > 0 && strchr("+#X!? \t\r\n", buf[n - 1]) != NULL)
+        buf[--n] = '\0';
+    if (n == 0)
+        return syntax(why, "empty");
+    s = buf;
+
+    /* Drops: N@e5, @e4, S/e5, /e4. */
+    if (s[0] == '@' || s[0] == '/' || (n > 1 && (s[1] == '@' || s[1] == '/'))) {
+        size_t at = (s[0] == '@' || s[0] == '/') ? 0 : 1;
+        pat->drop = true;
+        pat->piece = RULES_PAWN;
+        if (at == 1) {
+            pat->piece = letter_type(letter_sets, s[0], NULL);
+            if (pat->piece < 0)
+                return syntax(why, "unknown piece letter before the drop mark");
+        }
+        pat->to = cell_exact(g, s + at + 1, n - at - 1);
+        if (pat->to < 0)
+            return syntax(why, "a drop needs a cell after the drop mark");
+        return RULES_OK;
+    }
+
+    /* Coordinate form: e2e4, e7e8q, e9d9=q. */
+    {
+        int l1 = 0, l2 = 0;
+        int c1 = g->cell_parse(s, &l1);
+        int c2 = c1 >= 0 ? g->cell_parse(s + l1, &l2) : -1;
+        if (c2 >= 0) {
+            const char *rest = s + l1 + l2;
+            if (*rest == '=')
+                rest++;
+            if (*rest == '\0' || (rest[1] == '\0' &&
+                                  (pat->promo = promo_type(letter_sets, *rest)) >= 0)) {
+                set_from_cell(g, pat, c1);
+                pat->to = c2;
+                return RULES_OK;
+            }
+            pat->promo = -1;
+        }
+    }
+
+    /* Board moves: [letter][from][sep]to[=promo]. */
+    {
+        int set = 0;
+        bool loose;
+        size_t end = n, i;
+
+        pat->piece = letter_type(letter_sets, s[0], &set);
+        if (pat->piece >= 0 && !(s[0] >= 'a' && s[0] <= 'z' &&
+                                 g->file_parse(s[0]) >= 0)) {
+            s++;
+            end--;
+        } else {
+            pat->piece = RULES_PAWN;
+            set = 0;
+        }
+        /* The first set is strict about capture marks; others (Polish
+         * short form: "a move without - : / is a board move") are not. */
+        loose = set > 0;
+
+        if (end >= 2 && s[end - 2] == '=') {
+            pat->promo = promo_type(letter_sets, s[end - 1]);
+            if (pat->promo < 0)
+                return syntax(why, "unknown promotion piece");
+            end -= 2;
+        } else if (end >= 3 && s[end - 2] >= '0' && s[end - 2] <= '9' &&
+                   promo_type(letter_sets, s[end - 1]) >= 0 &&
+                   g->file_parse(s[end - 1]) < 0) {
+            pat->promo = promo_type(letter_sets, s[end - 1]);
+            end -= 1;
+        }
+        for (i = end >= 3 ? end - 3 : 0; i + 2 <= end; i++) {
+            pat->to = cell_exact(g, s + i, end - i);
+            if (pat->to >= 0)
+                break;
+        }
+        if (pat->to < 0)
+            return syntax(why, "no destination cell");
+        return decode_middle(g, letter_sets, s, i, loose, pat, why);
+    }
+}
+
+static const char *side_name(enum rules_color c)
+{
+    return c == RULES_WHITE ? "white" : "black";
+}
+
+static bool fits(const struct notation_geometry *g,
+                 const struct rules_position *pos,
+                 const struct notation_pattern *pat, struct rules_move m,
+                 bool check_from, bool check_capture, bool check_promo)
+{
+    if (pat->drop != ((m.flags & RULES_MOVE_DROP) != 0) || m.to != pat->to)
+        return false;
+    if (pat->drop)
+        return m.piece == pat->piece;
+    if (pat->piece >= 0 && g->piece_at(pos, m.from) != pat->piece)
+        return false;
+    if (check_from && ((pat->from_file >= 0 && g->cell_file(m.from) != pat->from_file) ||
+                       (pat->from_rank >= 0 && g->cell_rank(m.from) != pat->from_rank)))
+        return false;
+    if (check_capture && pat->capture >= 0 &&
+        pat->capture != ((m.flags & RULES_MOVE_CAPTURE) != 0))
+        return false;
+    if (check_promo) {
+        bool promo = (m.flags & RULES_MOVE_PROMOTION) != 0;
+        if (promo ? m.piece != pat->promo : pat->promo >= 0)
+            return false;
+    }
+    return true;
+}
+
+/* Says why nothing fits, relaxing one constraint at a time. */
+static void explain_generic(const struct rules_variant *v,
+                            const struct notation_geometry *g,
+                            const struct rules_position *pos,
+                            const struct notation_pattern *pat,
+                            const struct rules_move *moves, int n, char *why)
+{
+    char to[8];
+    const char *piece = pat->piece >= 0 ? notation_piece_names[pat->piece] : "man";
+    int reach = 0, reach_from = 0, reach_capture = 0;
+
+    g->cell_name(pat->to, to);
+    for (int i = 0; i < n; i++) {
+        reach += fits(g, pos, pat, moves[i], false, false, false);
+        reach_from += fits(g, pos, pat, moves[i], true, false, false);
+        reach_capture += fits(g, pos, pat, moves[i], true, true, false);
+    }
+    if (pat->drop)
+        snprintf(why, RULES_WHY_MAX, "illegal drop: no %s can be dropped on %s",
+                 piece, to);
+    else if (reach == 0)
+        snprintf(why, RULES_WHY_MAX, "illegal move: no %s of %s can move to %s",
+                 piece, side_name(v->side_to_move(pos)), to);
+    else if (reach_from == 0)
+        snprintf(why, RULES_WHY_MAX,
+                 "illegal move: no %s from the given cell can move to %s",
+                 piece, to);
+    else if (reach_capture == 0)
+        snprintf(why, RULES_WHY_MAX, pat->capture ?
+                 "illegal move: the move to %s captures nothing" :
+                 "illegal move: the move to %s is a capture; mark it", to);
+    else if (pat->promo < 0)
+        snprintf(why, RULES_WHY_MAX,
+                 "illegal move: a move to %s promotes; name the new piece", to);
+    else
+        snprintf(why, RULES_WHY_MAX,
+                 "illegal move: a pawn cannot promote to a %s here",
+                 notation_piece_names[pat->promo]);
+}
+
+enum rules_error notation_match(
+    const struct rules_variant *v, const struct notation_geometry *g,
+    const struct rules_position *pos, const struct notation_pattern *pat,
+    bool (*explain)(const struct rules_position *,
+                    const struct notation_pattern *, char *),
+    struct rules_move *out, char *why)
+{
+    struct rules_move moves[RULES_MAX_MOVES];
+    int n = v->moves_legal(pos, moves);
+    int found = 0, first = -1, second = -1;
+
+    for (int i = 0; i < n; i++) {
+        if (!fits(g, pos, pat, moves[i], true, true, true))
+            continue;
+        if (found == 0)
+            first = i;
+        else if (found == 1)
+            second = i;
+        found++;
+    }
+    if (found == 1) {
+        *out = moves[first];
+        return RULES_OK;
+    }
+    if (found > 1) {
+        char a[RULES_MOVE_TEXT_MAX], b[RULES_MOVE_TEXT_MAX];
+        v->move_format(pos, moves[first], RULES_NOTATION_SAN, a, sizeof a);
+        v->move_format(pos, moves[second], RULES_NOTATION_SAN, b, sizeof b);
+        snprintf(why, RULES_WHY_MAX, "ambiguous move: could be %s or %s%s", a,
+                 b, found > 2 ? " or others" : "");
+        return RULES_ERR_AMBIGUOUS;
+    }
+    if (explain == NULL || !explain(pos, pat, why))
+        explain_generic(v, g, pos, pat, moves, n, why);
+    return RULES_ERR_ILLEGAL;
+}
+
+/* Appends to buf (bounded), keeping it NUL-terminated. */
+struct writer {
+    char *buf;
+    size_t size;
+    size_t len;
+};
+
+static void put_char(struct writer *w, char c)
+{
+    if (w->len + 1 < w->size)
+        w->buf[w->len] = c;
+    w->len++;
+    if (w->size > 0)
+        w->buf[w->len < w->size ? w->len : w->size - 1] = '\0';
+}
+
+static void put_text(struct writer *w, const char *s)
+{
+    while (*s)
+        put_char(w, *s++);
+}
+
+static void put_cell(struct writer *w, const struct notation_geometry *g,
+                     int cell)
+{
+    char name[8];
+    g->cell_name(cell, name);
+    put_text(w, name);
+}
+
+static void put_rank(struct writer *w, int rank)
+{
+    char digits[4];
+    snprintf(digits, sizeof digits, "%d", rank);
+    put_text(w, digits);
+}
+
+size_t notation_format_uci(const struct notation_geometry *g,
+                           struct rules_move m, char *buf, size_t size)
+{
+    struct writer w = { buf, size, 0 };
+    if (size > 0)
+        buf[0] = '\0';
+    if (m.flags & RULES_MOVE_DROP) {
+        put_char(&w, NOTATION_LETTERS_ENGLISH[m.piece]);
+        put_char(&w, '@');
+        put_cell(&w, g, m.to);
+        return w.len;
+    }
+    put_cell(&w, g, m.from);
+    put_cell(&w, g, m.to);
+    if (m.flags & RULES_MOVE_PROMOTION)
+        put_char(&w, (char)(NOTATION_LETTERS_ENGLISH[m.piece] - 'A' + 'a'));
+    return w.len;
+}
+
+/* SAN disambiguation: file if it tells the movers apart, else rank, else both. */
+static void put_disambiguation(struct writer *w,
+                               const struct notation_geometry *g,
+                               const struct rules_position *pos,
+                               const struct rules_move *moves, int n,
+                               struct rules_move m, int type)
+{
+    bool others = false, same_file = false, same_rank = false;
+    for (int i = 0; i < n; i++) {
+        const struct rules_move o = moves[i];
+        if ((o.flags & RULES_MOVE_DROP) || o.to != m.to || o.from == m.from ||
+            o.piece != m.piece || g->piece_at(pos, o.from) != type)
+            continue;
+        others = true;
+        same_file |= g->cell_file(o.from) == g->cell_file(m.from);
+        same_rank |= g->cell_rank(o.from) == g->cell_rank(m.from);
+    }
+    if (!others)
+        return;
+    if (!same_file) {
+        char name[8];
+        g->cell_name(m.from, name);
+        name[1] = '\0';
+        put_text(w, name);
+    } else if (!same_rank) {
+        put_rank(w, g->cell_rank(m.from));
+    } else {
+        put_cell(w, g, m.from);
+    }
+}
+
+size_t notation_format(const struct rules_variant *v,
+                       const struct notation_geometry *g,
+                       const struct rules_position *pos, struct rules_move m,
+                       const struct notation_style *style, char *buf,
+                       size_t size)
+{
+    struct writer w = { buf, size, 0 };
+    struct rules_move moves[RULES_MAX_MOVES];
+    struct rules_position after = *pos;
+    bool capture = (m.flags & RULES_MOVE_CAPTURE) != 0;
+
+    if (size > 0)
+        buf[0] = '\0';
+    if (m.flags & RULES_MOVE_DROP) {
+        put_char(&w, style->letters[m.piece]);
+        put_char(&w, style->drop);
+        put_cell(&w, g, m.to);
+    } else {
+        int type = g->piece_at(pos, m.from);
+        int n = v->moves_legal(pos, moves);
+        if (type != RULES_PAWN || style->pawn_letter)
+            put_char(&w, style->letters[type]);
+        if (style->full_from) {
+            put_cell(&w, g, m.from);
+            if (capture || style->move_sep)
+                put_char(&w, capture ? style->capture : style->move_sep);
+        } else {
+            if (type == RULES_PAWN && !style->pawn_letter) {
+                if (capture) {
+                    char name[8];
+                    g->cell_name(m.from, name);
+                    name[1] = '\0';
+                    put_text(&w, name);
+                }
+            } else {
+                put_disambiguation(&w, g, pos, moves, n, m, type);
+            }
+            if (capture)
+                put_char(&w, style->capture);
+        }
+        put_cell(&w, g, m.to);
+        if (m.flags & RULES_MOVE_PROMOTION) {
+            put_char(&w, '=');
+            put_char(&w, style->letters[m.piece]);
+        }
+    }
+    v->position_apply(&after, m);
+    if (v->in_check(&after))
+        put_char(&w, v->moves_legal(&after, moves) == 0 ? style->mate : '+');
+    return w.len;
+}

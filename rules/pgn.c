@@ -1,0 +1,167 @@
+/*
+ * pgn.c — splitting a game record (PGN, or bare movetext) into tags and
+ * move tokens.  It knows nothing of any variant's moves: the caller parses
+ * each token against its position.
+ */
+#include "rules.h"
+
+#include <string.h>
+
+#define TOKEN_MAX 128
+
+struct reader_state {
+    const struct rules_pgn_reader *r;
+    bool in_game;       /* tags or moves seen since the last game ended */
+    bool moves_seen;
+};
+
+static bool is_space(char c)
+{
+    return c == '\0' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static bool is_result(const char *t)
+{
+    static const char *const results[] = { "1-0", "0-1", "1/2-1/2", "*",
+                                           "3/4-1/4", "1/4-3/4", NULL };
+    for (int i = 0; results[i] != NULL; i++)
+        if (strcmp(t, results[i]) == 0)
+            return true;
+    return false;
+}
+
+static int end_game(struct reader_state *st)
+{
+    int rc = 0;
+    if (st->in_game && st->r->on_game_end != NULL)
+        rc = st->r->on_game_end(st->r->arg);
+    st->in_game = false;
+    st->moves_seen = false;
+    return rc;
+}
+
+/* Reads `[Name "value"]` starting at text[*i] == '['. */
+static int read_tag(struct reader_state *st, const char *text, size_t len, size_t *i)
+{
+    char name[TOKEN_MAX], value[TOKEN_MAX * 4];
+    size_t n = 0, v = 0, k = *i + 1;
+
+    while (k < len && is_space(text[k]))
+        k++;
+    while (k < len && !is_space(text[k]) && text[k] != '"' && text[k] != ']') {
+        if (n + 1 < sizeof name)
+            name[n++] = text[k];
+        k++;
+    }
+    name[n] = '\0';
+    while (k < len && text[k] != '"' && text[k] != ']' && text[k] != '\n')
+        k++;
+    if (k < len && text[k] == '"') {
+        for (k++; k < len && text[k] != '"' && text[k] != '\n'; k++) {
+            if (text[k] == '\\' && k + 1 < len)
+                k++;
+            if (v + 1 < sizeof value)
+                value[v++] = text[k];
+        }
+    }
+    value[v] = '\0';
+    while (k < len && text[k] != ']' && text[k] != '\n')
+        k++;
+    *i = k < len ? k + 1 : len;
+    st->in_game = true;
+    if (st->r->on_tag != NULL && n > 0)
+        return st->r->on_tag(st->r->arg, name, value);
+    return 0;
+}
+
+/* Skips from an opening bracket to its match, nesting and comments included. */
+static size_t skip_group(const char *text, size_t len, size_t i)
+{
+    int depth = 0;
+    for (; i < len; i++) {
+        if (text[i] == '{') {
+            while (i < len && text[i] != '}')
+                i++;
+        } else if (text[i] == '(') {
+            depth++;
+        } else if (text[i] == ')' && --depth == 0) {
+            return i + 1;
+        }
+    }
+    return len;
+}
+
+static int handle_token(struct reader_state *st, char *tok)
+{
+    size_t n;
+
+    /* Move numbers: "12." "12..." "12.e4" "12...Nf6". */
+    if (tok[0] >= '0' && tok[0] <= '9') {
+        char *t = tok;
+        while (*t >= '0' && *t <= '9')
+            t++;
+        if (*t == '.') {
+            while (*t == '.')
+                t++;
+            tok = t;
+        }
+    }
+    if (tok[0] == '\0')
+        return 0;
+    if (is_result(tok))
+        return end_game(st);
+    n = strlen(tok);
+    while (n > 0 && (tok[n - 1] == '!' || tok[n - 1] == '?'))
+        tok[--n] = '\0';
+    if (n == 0)
+        return 0;
+    st->in_game = true;
+    st->moves_seen = true;
+    return st->r->on_move != NULL ? st->r->on_move(st->r->arg, tok) : 0;
+}
+
+int rules_pgn_read(const char *text, size_t len, const struct rules_pgn_reader *reader)
+{
+    struct reader_state st = { reader, false, false };
+    size_t i = 0;
+    int rc = 0;
+
+    while (i < len && rc == 0) {
+        char c = text[i];
+        if (is_space(c)) {
+            i++;
+        } else if (c == '[') {
+            if (st.moves_seen)
+                rc = end_game(&st);
+            if (rc == 0)
+                rc = read_tag(&st, text, len, &i);
+        } else if (c == '{') {
+            while (i < len && text[i] != '}')
+                i++;
+            i++;
+        } else if (c == ';' || (c == '%' && (i == 0 || text[i - 1] == '\n'))) {
+            while (i < len && text[i] != '\n')
+                i++;
+        } else if (c == '(') {
+            i = skip_group(text, len, i);
+        } else if (c == '$') {
+            for (i++; i < len && text[i] >= '0' && text[i] <= '9'; i++)
+                ;
+        } else if (c == ')' || c == ']' || c == '}') {
+            i++;
+        } else {
+            char tok[TOKEN_MAX];
+            size_t n = 0;
+            while (i < len && !is_space(text[i]) && strchr("{}()[];$", text[i]) == NULL) {
+                if (n + 1 < sizeof tok)
+                    tok[n++] = text[i];
+                i++;
+            }
+            tok[n] = '\0';
+            rc = handle_token(&st, tok);
+        }
+    }
+    if (rc == 0)
+        rc = end_game(&st);
+    return rc;
+}
