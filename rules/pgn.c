@@ -1,6 +1,6 @@
 /*
  * pgn.c — splitting a game record (PGN, or bare movetext) into tags and
- * move tokens.  It knows nothing of any variant's moves: the caller parses
+ * move tokens (lines starting with % or # are comments).  It knows nothing of any variant's moves: the caller parses
  * each token against its position.
  */
 #include "rules.h"
@@ -139,7 +139,7 @@ int rules_pgn_read(const char *text, size_t len, const struct rules_pgn_reader *
             while (i < len && text[i] != '}')
                 i++;
             i++;
-        } else if (c == ';' || (c == '%' && (i == 0 || text[i - 1] == '\n'))) {
+        } else if (c == ';' || ((c == '%' || c == '#') && (i == 0 || text[i - 1] == '\n'))) {
             while (i < len && text[i] != '\n')
                 i++;
         } else if (c == '(') {

@@ -1,0 +1,32 @@
+/*
+ * api.h — korp's HTTP interface: libmicrohttpd in, JSON out.  It turns
+ * requests into calls on db/ and rules/ and holds no game logic.
+ */
+#ifndef KORP_API_H
+#define KORP_API_H
+
+#include <stddef.h>
+
+struct db_pool;
+
+struct api_config {
+    const char *host;          /* IPv4 address to listen on */
+    unsigned short port;
+    int threads;               /* libmicrohttpd thread pool size */
+    struct db_pool *pool;      /* borrowed; must outlive the server */
+    const char *version;
+};
+
+struct api_server;
+
+/*
+ * Binds host:port and starts serving.  Returns NULL with a message in err
+ * if the address cannot be used (taken, not local, not valid).
+ */
+struct api_server *api_server_start(const struct api_config *config,
+                                    char *err, size_t errsize);
+
+/* Stops serving and frees the server.  NULL is a no-op. */
+void api_server_stop(struct api_server *server);
+
+#endif

@@ -1,0 +1,148 @@
+/*
+ * api_server.c — the libmicrohttpd daemon: listening socket, per-request
+ * context, body accumulation, dispatch.
+ *
+ * The access handler only sets up its context on the first call and
+ * replies on a later one: replying on the first call makes libmicrohttpd
+ * close every connection (no keep-alive), which costs about 7x throughput.
+ */
+#include "api_int.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+struct api_server {
+    struct MHD_Daemon *daemon;
+    struct api_config config;
+};
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
+                                  const char *url, const char *method,
+                                  const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **con_cls)
+{
+    struct api_server *server = cls;
+    struct api_request *req = *con_cls;
+
+    (void)version;
+    if (req == NULL) {
+        req = calloc(1, sizeof *req);
+        if (req == NULL)
+            return MHD_NO;
+        req->config = &server->config;
+        req->conn = conn;
+        req->method = method;
+        req->path = url;
+        *con_cls = req;
+        return MHD_YES;
+    }
+    if (*upload_data_size > 0) {
+        size_t n = *upload_data_size;
+        if (!req->body_too_large && req->body_len + n <= API_BODY_LIMIT) {
+            char *grown = realloc(req->body, req->body_len + n + 1);
+            if (grown == NULL)
+                return MHD_NO;
+            memcpy(grown + req->body_len, upload_data, n);
+            req->body = grown;
+            req->body_len += n;
+            req->body[req->body_len] = '\0';
+        } else {
+            req->body_too_large = true;
+        }
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    return api_route(req);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    struct api_request *req = *con_cls;
+    (void)cls;
+    (void)conn;
+    (void)toe;
+    if (req != NULL) {
+        free(req->body);
+        free(req);
+        *con_cls = NULL;
+    }
+}
+
+/* Binds and listens here, so that a taken port is reported in words. */
+static int listen_on(const char *host, unsigned short port, char *err, size_t errsize)
+{
+    struct sockaddr_in addr;
+    int one = 1;
+    int fd;
+
+    memset(&addr, 0, sizeof addr);
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(port);
+    if (inet_pton(AF_INET, host, &addr.sin_addr) != 1) {
+        snprintf(err, errsize, "cannot listen on %s:%u: not an IPv4 address", host, port);
+        return -1;
+    }
+    fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        snprintf(err, errsize, "cannot create a socket: %s", strerror(errno));
+        return -1;
+    }
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (bind(fd, (struct sockaddr *)&addr, sizeof addr) != 0 || listen(fd, 128) != 0) {
+        int e = errno;
+        snprintf(err, errsize, "cannot listen on %s:%u: %s%s", host, port, strerror(e),
+                 e == EADDRINUSE ? " (is another korpd already running? set KORP_LISTEN)" : "");
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+struct api_server *api_server_start(const struct api_config *config, char *err,
+                                    size_t errsize)
+{
+    struct api_server *server = calloc(1, sizeof *server);
+    int fd;
+
+    if (server == NULL) {
+        snprintf(err, errsize, "out of memory");
+        return NULL;
+    }
+    server->config = *config;
+    fd = listen_on(config->host, config->port, err, errsize);
+    if (fd < 0) {
+        free(server);
+        return NULL;
+    }
+    server->daemon = MHD_start_daemon(
+        MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL,
+        on_request, server,
+        MHD_OPTION_LISTEN_SOCKET, fd,
+        MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(config->threads > 0 ? config->threads : 2),
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+        MHD_OPTION_CONNECTION_TIMEOUT, 60u,
+        MHD_OPTION_END);
+    if (server->daemon == NULL) {
+        snprintf(err, errsize, "cannot start the HTTP server on %s:%u", config->host,
+                 config->port);
+        close(fd);
+        free(server);
+        return NULL;
+    }
+    return server;
+}
+
+void api_server_stop(struct api_server *server)
+{
+    if (server == NULL)
+        return;
+    MHD_stop_daemon(server->daemon);
+    free(server);
+}

@@ -1,0 +1,77 @@
+/*
+ * config.c — korpd's settings from the environment.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char korpd_config_help[] =
+    "environment:\n"
+    "  KORP_DATABASE_URL    PostgreSQL connection URI or conninfo\n"
+    "                       (default " KORPD_DEFAULT_DATABASE_URL ")\n"
+    "  KORP_LISTEN          address:port to serve HTTP on (default " KORPD_DEFAULT_LISTEN ")\n"
+    "  KORP_DB_POOL_SIZE    database connections (default 4, 1-64)\n"
+    "  KORP_HTTP_THREADS    HTTP worker threads (default 2, 1-64)\n"
+    "  KORP_SMTP_URL        SMTP server for turn emails, smtp://host:port (default: none)\n"
+    "  KORP_MAIL_FROM       sender address of turn emails (required with KORP_SMTP_URL)\n"
+    "  KORP_WEBHOOK_SECRET  key for webhook signatures, 16+ characters (default: none)\n";
+
+static const char *env_or(const char *name, const char *fallback)
+{
+    const char *v = getenv(name);
+    return v != NULL && v[0] != '\0' ? v : fallback;
+}
+
+static bool read_int(const char *name, int fallback, int min, int max, int *out,
+                     char *err, size_t errsize)
+{
+    const char *v = getenv(name);
+    char *end = NULL;
+    long n;
+    if (v == NULL || v[0] == '\0') {
+        *out = fallback;
+        return true;
+    }
+    n = strtol(v, &end, 10);
+    if (*end != '\0' || n < min || n > max) {
+        snprintf(err, errsize, "%s must be a whole number from %d to %d, not '%s'", name, min,
+                 max, v);
+        return false;
+    }
+    *out = (int)n;
+    return true;
+}
+
+static bool parse_listen(struct korpd_config *c, const char *v, char *err, size_t errsize)
+{
+    const char *colon = strrchr(v, ':');
+    char *end = NULL;
+    long port;
+    if (colon == NULL || colon == v || (size_t)(colon - v) >= sizeof c->listen_host)
+        goto bad;
+    port = strtol(colon + 1, &end, 10);
+    if (colon[1] == '\0' || *end != '\0' || port < 1 || port > 65535)
+        goto bad;
+    memcpy(c->listen_host, v, (size_t)(colon - v));
+    c->listen_host[colon - v] = '\0';
+    c->listen_port = (unsigned short)port;
+    return true;
+bad:
+    snprintf(err, errsize, "KORP_LISTEN must be address:port, like 127.0.0.1:8080, not '%s'", v);
+    return false;
+}
+
+bool korpd_config_load(struct korpd_config *c, char *err, size_t errsize)
+{
+    memset(c, 0, sizeof *c);
+    c->database_url = env_or("KORP_DATABASE_URL", KORPD_DEFAULT_DATABASE_URL);
+    c->notify.smtp_url = env_or("KORP_SMTP_URL", NULL);
+    c->notify.mail_from = env_or("KORP_MAIL_FROM", NULL);
+    c->notify.webhook_secret = env_or("KORP_WEBHOOK_SECRET", NULL);
+    return parse_listen(c, env_or("KORP_LISTEN", KORPD_DEFAULT_LISTEN), err, errsize) &&
+           read_int("KORP_DB_POOL_SIZE", 4, 1, 64, &c->db_pool_size, err, errsize) &&
+           read_int("KORP_HTTP_THREADS", 2, 1, 64, &c->http_threads, err, errsize) &&
+           notify_config_check(&c->notify, err, errsize);
+}

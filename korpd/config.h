@@ -1,0 +1,31 @@
+/*
+ * config.h — korpd's settings, all from environment variables with
+ * documented defaults (the table in README.md and `korpd --help`).
+ */
+#ifndef KORPD_CONFIG_H
+#define KORPD_CONFIG_H
+
+#include "notify.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define KORPD_DEFAULT_DATABASE_URL "postgresql://korp@127.0.0.1:54320/korp"
+#define KORPD_DEFAULT_LISTEN "127.0.0.1:8080"
+
+struct korpd_config {
+    const char *database_url;
+    char listen_host[64];
+    unsigned short listen_port;
+    int db_pool_size;
+    int http_threads;
+    struct notify_config notify;
+};
+
+/* The settings table, for --help. */
+extern const char korpd_config_help[];
+
+/* Reads the environment; false with a message in err on a bad value. */
+bool korpd_config_load(struct korpd_config *config, char *err, size_t errsize);
+
+#endif

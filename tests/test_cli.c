@@ -1,0 +1,164 @@
+/*
+ * test_cli.c — the korp tool's public contract: output formats and exit
+ * statuses, run as a user's script would run it.
+ * usage: test_cli KORP_BINARY DATA_DIR
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+static const char *korp, *data;
+
+struct run {
+    int status;
+    char out[1 << 16];
+    char last[512];   /* last line of the output */
+};
+
+/* Runs korp with a shell tail (arguments, redirections); stderr joins stdout
+ * when the tail says 2>&1. */
+static void run(struct run *r, const char *fmt, ...)
+{
+    char tail[2048], cmd[4096];
+    va_list ap;
+    FILE *p;
+    size_t n;
+    va_start(ap, fmt);
+    vsnprintf(tail, sizeof tail, fmt, ap);
+    va_end(ap);
+    snprintf(cmd, sizeof cmd, "%s %s", korp, tail);
+    p = popen(cmd, "r");
+    assert_non_null(p);
+    n = fread(r->out, 1, sizeof r->out - 1, p);
+    r->out[n] = '\0';
+    r->status = WEXITSTATUS(pclose(p));
+    while (n > 0 && r->out[n - 1] == '\n')
+        n--;
+    size_t start = n;
+    while (start > 0 && r->out[start - 1] != '\n')
+        start--;
+    snprintf(r->last, sizeof r->last, "%.*s", (int)(n - start), r->out + start);
+}
+
+static void test_cli_perft_last_line_is_count(void **state)
+{
+    static struct run r;
+    (void)state;
+    run(&r, "perft 2");
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.last, "3612");
+    run(&r, "perft --divide 1");
+    assert_string_equal(r.last, "64");
+    assert_non_null(strstr(r.out, "K@a1 1\n"));
+    run(&r, "perft 3 '4k3/4p1p1/8/KPp1rP2/8/8/8/8[Pp] w - c6 0 2'");
+    assert_string_equal(r.last, "25704");
+    run(&r, "perft --variant korpalski 1 4k3/4p1p1/8/KPp1rP2/8/8/8/8[Pp] w - c6 0 2");
+    assert_string_equal(r.last, "44");
+}
+
+static void test_cli_replay_reports_result(void **state)
+{
+    static struct run r;
+    (void)state;
+    run(&r, "replay %s/inventor-sample.pgn", data);
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.last, "result 0-1 checkmate");
+    assert_non_null(strstr(r.out, "\n56 Qxb2# 4N1Q1/8/8/8/2n5/8/Kq2k3/8[PPPPPpppp] w - - 0 29\n"));
+    run(&r, "replay < %s/inventor-sample-polish.txt", data);
+    assert_string_equal(r.last, "result 0-1 checkmate");
+    run(&r, "replay </dev/null");
+    assert_string_equal(r.last, "result * ongoing");
+}
+
+static void test_cli_replay_illegal_move(void **state)
+{
+    static struct run r;
+    (void)state;
+    run(&r, "replay 2>&1 <<'EOF'\n1. K@c3 K@d4 2. Q@e4\nEOF");
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.out,
+        "ply 2: K@d4: illegal drop: the kings may not stand next to each other"));
+    run(&r, "replay 2>&1 <<'EOF'\n1. K@c3 K@e5 2. N@d7\nEOF");
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.out, "ply 3: N@d7: illegal drop: a knight on d7 would give check"));
+    run(&r, "replay 2>&1 <<'EOF'\n1. K@c3 K@e5 2. Qq9\nEOF");
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.out, "ply 3: Qq9: not a move"));
+}
+
+static void test_cli_status_json(void **state)
+{
+    static struct run r;
+    (void)state;
+    run(&r, "status '7k/6pp/8/8/8/8/8/R6K[] w - - 0 40'");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"status\":\"ongoing\""));
+    run(&r, "status 'R6k/6pp/8/8/8/8/8/7K[] b - - 0 40'");
+    assert_non_null(strstr(r.out, "\"status\":\"checkmate\""));
+    assert_non_null(strstr(r.out, "\"in_check\":true"));
+    assert_non_null(strstr(r.out, "\"legal_moves\":0"));
+    assert_non_null(strstr(r.out, "\"can_drop\":{\"white\":false,\"black\":false}"));
+    run(&r, "status 'R6k/6pp/8/8/8/8/8/7K[Qn] b - - 120 80'");
+    assert_non_null(strstr(r.out, "\"status\":\"ongoing\""));
+    assert_non_null(strstr(r.out, "\"fifty_move_claimable\":true"));
+    assert_non_null(strstr(r.out, "\"can_drop\":{\"white\":true,\"black\":true}"));
+}
+
+static void test_cli_moves_lists_uci_and_san(void **state)
+{
+    static struct run r;
+    int lines = 0;
+    (void)state;
+    run(&r, "moves '4k3/8/8/8/8/8/8/4K3[N] w - - 0 10'");
+    assert_int_equal(r.status, 0);
+    for (char *c = r.out; *c; c++)
+        lines += *c == '\n';
+    assert_int_equal(lines, 63);
+    assert_non_null(strstr(r.out, "N@f5 N@f5\n"));
+    assert_non_null(strstr(r.out, "e1d1 Kd1\n"));
+}
+
+static void test_cli_bad_arguments_exit_2(void **state)
+{
+    static struct run r;
+    (void)state;
+    run(&r, "frobnicate 2>&1");
+    assert_int_equal(r.status, 2);
+    run(&r, "perft x 2>&1");
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.out, "depth must be a number"));
+    run(&r, "status 'not a fen' 2>&1");
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.out, "bad fen"));
+    run(&r, "moves --variant shogi 2>&1");
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.out, "unknown variant"));
+    run(&r, "replay /nonexistent/file 2>&1");
+    assert_int_equal(r.status, 2);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cli_perft_last_line_is_count),
+        cmocka_unit_test(test_cli_replay_reports_result),
+        cmocka_unit_test(test_cli_replay_illegal_move),
+        cmocka_unit_test(test_cli_status_json),
+        cmocka_unit_test(test_cli_moves_lists_uci_and_san),
+        cmocka_unit_test(test_cli_bad_arguments_exit_2),
+    };
+    if (argc != 3) {
+        fprintf(stderr, "usage: test_cli KORP_BINARY DATA_DIR\n");
+        return 2;
+    }
+    korp = argv[1];
+    data = argv[2];
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,88 @@
+/* test_util.h — small helpers for the rules tests (cmocka). */
+#ifndef KORP_TEST_UTIL_H
+#define KORP_TEST_UTIL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "rules.h"
+
+static inline const struct rules_variant *korpalski(void)
+{
+    return rules_variant_find("korpalski");
+}
+
+/* Parses a position that must be valid. */
+static inline struct rules_position pos_of(const struct rules_variant *v, const char *fen)
+{
+    struct rules_position pos;
+    char why[RULES_WHY_MAX] = "";
+    enum rules_error err = v->position_parse(&pos, fen, why);
+    if (err != RULES_OK)
+        fail_msg("position %s: %s", fen, why);
+    return pos;
+}
+
+/* Parses a move text; returns the error, fills why. */
+static inline enum rules_error try_move(const struct rules_variant *v,
+                                        const struct rules_position *pos,
+                                        const char *text, struct rules_move *out,
+                                        char *why)
+{
+    return v->move_parse(pos, text, RULES_DIALECT_DEFAULT, out, why);
+}
+
+/* Plays a move that must be legal. */
+static inline void play(const struct rules_variant *v, struct rules_position *pos,
+                        const char *text)
+{
+    struct rules_move m;
+    char why[RULES_WHY_MAX] = "";
+    if (try_move(v, pos, text, &m, why) != RULES_OK)
+        fail_msg("move %s: %s", text, why);
+    v->position_apply(pos, m);
+}
+
+/* Whether the UCI text is among the legal moves. */
+static inline bool has_uci(const struct rules_variant *v, const struct rules_position *pos,
+                           const char *uci)
+{
+    struct rules_move moves[RULES_MAX_MOVES];
+    char text[RULES_MOVE_TEXT_MAX];
+    int n = v->moves_legal(pos, moves);
+    for (int i = 0; i < n; i++) {
+        v->move_format(pos, moves[i], RULES_NOTATION_UCI, text, sizeof text);
+        if (strcmp(text, uci) == 0)
+            return true;
+    }
+    return false;
+}
+
+static inline void assert_illegal(const struct rules_variant *v,
+                                  const struct rules_position *pos, const char *text,
+                                  const char *reason_part)
+{
+    struct rules_move m;
+    char why[RULES_WHY_MAX] = "";
+    enum rules_error err = try_move(v, pos, text, &m, why);
+    if (err != RULES_ERR_ILLEGAL)
+        fail_msg("%s: expected illegal, got %s (%s)", text, rules_error_text(err), why);
+    if (reason_part != NULL && strstr(why, reason_part) == NULL)
+        fail_msg("%s: reason '%s' does not mention '%s'", text, why, reason_part);
+}
+
+static inline void assert_fen(const struct rules_variant *v, const struct rules_position *pos,
+                              const char *expected)
+{
+    char fen[RULES_TEXT_MAX];
+    v->position_format(pos, fen, sizeof fen);
+    assert_string_equal(fen, expected);
+}
+
+#endif
