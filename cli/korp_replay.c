@@ -14,9 +14,11 @@
 struct replay {
     const struct rules_variant *forced;   /* --variant */
     const struct rules_variant *variant;  /* this game's */
+    const struct rules_variant *tagged;   /* the record's last Variant tag */
     struct rules_position pos;
     char fen_tag[RULES_TEXT_MAX * 2];
     int dialect;
+    unsigned char *dialects;   /* per game, from a first pass */
     int game;          /* 1-based */
     int games;         /* in the whole input, from a first pass */
     int ply;
@@ -24,12 +26,6 @@ struct replay {
     bool failed;       /* this game stopped on an error */
     int failures;
 };
-
-static int count_game(void *arg)
-{
-    (*(int *)arg)++;
-    return 0;
-}
 
 static void game_prefix(const struct replay *r, char *buf, size_t size)
 {
@@ -46,6 +42,8 @@ static int on_tag(void *arg, const char *name, const char *value)
         r->variant = rules_variant_find_pgn(value);
         if (r->variant == NULL)
             r->variant = rules_variant_find(value);
+        if (r->variant != NULL)
+            r->tagged = r->variant;
     } else if (strcmp(name, "FEN") == 0) {
         snprintf(r->fen_tag, sizeof r->fen_tag, "%s", value);
     }
@@ -58,10 +56,16 @@ static bool start_game(struct replay *r)
     char why[RULES_WHY_MAX], prefix[32];
     const char *fen;
 
+    /* --variant, else this game's tag, else the record's, else korpalski. */
+    if (r->forced != NULL)
+        r->variant = r->forced;
     if (r->variant == NULL)
-        r->variant = r->forced ? r->forced : rules_variant_find("korpalski");
+        r->variant = r->tagged ? r->tagged : rules_variant_find("korpalski");
     fen = r->fen_tag[0] ? r->fen_tag : r->variant->start_text;
+    r->dialect = r->dialects[r->game - 1];
     r->started = true;
+    if (r->games > 1)
+        printf("game %d\n", r->game);
     if (r->variant->position_parse(&r->pos, fen, why) != RULES_OK) {
         game_prefix(r, prefix, sizeof prefix);
         fprintf(stderr, "%sFEN tag: %s\n", prefix, why);
@@ -101,8 +105,6 @@ static int on_game_end(void *arg)
     struct replay *r = arg;
     struct rules_report rep;
 
-    if (r->game > 1 || r->games > 1)
-        printf("game %d\n", r->game);
     if (!r->failed && (r->started || start_game(r))) {
         r->variant->position_report(&r->pos, &rep);
         printf("result %s %s\n", rules_result_text(rep.result),
@@ -150,7 +152,6 @@ static char *read_all(FILE *f, size_t *len)
 int korp_replay(const struct korp_args *args)
 {
     struct replay r = { 0 };
-    struct rules_pgn_reader counter = { NULL, NULL, count_game, &r.games };
     struct rules_pgn_reader reader = { on_tag, on_move, on_game_end, &r };
     const char *path = args->operand_count > 0 ? args->operands[0] : NULL;
     FILE *f = stdin;
@@ -175,7 +176,14 @@ int korp_replay(const struct korp_args *args)
     }
     r.forced = args->variant;
     r.game = 1;
-    rules_pgn_read(text, len, &counter);
+    r.games = rules_pgn_dialects(text, len, NULL, 0);
+    r.dialects = calloc((size_t)r.games + 1, 1);
+    if (r.dialects == NULL) {
+        free(text);
+        fprintf(stderr, "korp: out of memory\n");
+        return 2;
+    }
+    rules_pgn_dialects(text, len, r.dialects, r.games);
     if (r.games == 0) {
         /* An empty record is a game with no moves. */
         r.games = 1;
@@ -183,6 +191,7 @@ int korp_replay(const struct korp_args *args)
     } else {
         rules_pgn_read(text, len, &reader);
     }
+    free(r.dialects);
     free(text);
     return r.failures ? 1 : 0;
 }

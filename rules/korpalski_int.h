@@ -38,12 +38,12 @@ extern const uint8_t kp_set_count[RULES_PIECE_TYPES];
 
 static inline const struct kp_pos *kp_const(const struct rules_position *p)
 {
-    return (const struct kp_pos *)(const void *)p->opaque.bytes;
+    return (const struct kp_pos *)(const void *)p->opaque;
 }
 
 static inline struct kp_pos *kp_mut(struct rules_position *p)
 {
-    return (struct kp_pos *)(void *)p->opaque.bytes;
+    return (struct kp_pos *)(void *)p->opaque;
 }
 
 static inline uint64_t bb_of(int sq) { return 1ULL << sq; }

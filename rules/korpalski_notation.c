@@ -78,7 +78,8 @@ static bool explain_promotion(const struct kp_pos *p, const struct notation_patt
     char held[64] = "";
     size_t n = 0;
 
-    if (!(bb_of(pat->to) & (us ? KP_RANK_1 : KP_RANK_8)) || p->pieces[us][RULES_PAWN] == 0)
+    if (pat->to < 0 || !(bb_of(pat->to) & (us ? KP_RANK_1 : KP_RANK_8)) ||
+        p->pieces[us][RULES_PAWN] == 0)
         return false;
     if (pat->piece != RULES_PAWN && pat->promo < 0)
         return false;
@@ -107,6 +108,14 @@ bool kp_explain_illegal(const struct rules_position *pos,
     if (kp_king_square(p, p->side) == KP_NO_SQUARE) {
         snprintf(why, RULES_WHY_MAX, "illegal move: %s must first place its king (K@square)",
                  side(p->side));
+        return true;
+    }
+    int ksq = kp_king_square(p, p->side);
+    if (pat->piece == RULES_KING && pat->to >= 0 &&
+        (kp_king_attacks(ksq) & bb_of(pat->to) & ~p->occupied[p->side])) {
+        char to[4];
+        cell_name(pat->to, to);
+        snprintf(why, RULES_WHY_MAX, "illegal move: the king would be in check on %s", to);
         return true;
     }
     return explain_promotion(p, pat, why);

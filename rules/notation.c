@@ -88,8 +88,11 @@ static enum rules_error decode_middle(const struct notation_geometry *g,
     int cell = n > 0 ? g->cell_parse(m, &len) : -1;
 
     if (cell >= 0 && (size_t)len <= n) {
+        /* The long form names both cells, as the coordinate form does, so
+         * it need not mark captures (Nf7i5); a mark it writes must be true. */
         set_from_cell(g, pat, cell);
         i = (size_t)len;
+        loose = true;
     } else {
         if (i < n && g->file_parse(m[i]) >= 0)
             pat->from_file = g->file_parse(m[i++]);
@@ -117,6 +120,10 @@ static enum rules_error decode_middle(const struct notation_geometry *g,
     return RULES_OK;
 }
 
+static enum rules_error decode(const struct notation_geometry *g,
+                               const char *const *letter_sets, char *buf, size_t n,
+                               struct notation_pattern *pat, char *why);
+
 enum rules_error notation_decode(const struct notation_geometry *g,
                                  const char *const *letter_sets,
                                  const char *text,
@@ -124,9 +131,10 @@ enum rules_error notation_decode(const struct notation_geometry *g,
 {
     char buf[TEXT_LIMIT + 1];
     size_t n;
-    const char *s;
+    bool captured_named = false;
+    enum rules_error err;
 
-    *pat = (struct notation_pattern){ -1, false, -1, -1, -1, -1, -1 };
+    *pat = (struct notation_pattern){ -1, false, -1, -1, -1, -1, -1, -1 };
     while (*text == ' ' || *text == '\t')
         text++;
     n = strlen(text);
@@ -135,9 +143,40 @@ enum rules_error notation_decode(const struct notation_geometry *g,
     memcpy(buf, text, n + 1);
     while (n > 0 && strchr("+#X!? \t\r\n", buf[n - 1]) != NULL)
         buf[--n] = '\0';
+    /* Long form naming the captured man after the destination (f7g6xP),
+     * and en passant marked "ep." or "e.p." (e5ep.): both say capture. */
+    if (n >= 4 && buf[n - 2] == 'x' && buf[n - 1] >= 'A' && buf[n - 1] <= 'Z' &&
+        buf[n - 3] >= '0' && buf[n - 3] <= '9') {
+        n -= 2;
+        captured_named = true;
+    } else {
+        static const char *const ep_marks[] = { "e.p.", "ep.", "e.p", "ep", NULL };
+        for (int i = 0; ep_marks[i] != NULL && !captured_named; i++) {
+            size_t k = strlen(ep_marks[i]);
+            if (n > k + 1 && strcmp(buf + n - k, ep_marks[i]) == 0 &&
+                buf[n - k - 1] >= '0' && buf[n - k - 1] <= '9') {
+                n -= k;
+                captured_named = true;
+            }
+        }
+    }
+    buf[n] = '\0';
     if (n == 0)
         return syntax(why, "empty");
-    s = buf;
+    err = decode(g, letter_sets, buf, n, pat, why);
+    if (err == RULES_OK && captured_named) {
+        if (pat->drop || strchr(buf, '-') != NULL)
+            return syntax(why, "a capture mark on a move written as no capture");
+        pat->capture = 1;
+    }
+    return err;
+}
+
+static enum rules_error decode(const struct notation_geometry *g,
+                               const char *const *letter_sets, char *buf, size_t n,
+                               struct notation_pattern *pat, char *why)
+{
+    const char *s = buf;
 
     /* Drops: N@e5, @e4, S/e5, /e4. */
     if (s[0] == '@' || s[0] == '/' || (n > 1 && (s[1] == '@' || s[1] == '/'))) {
@@ -204,6 +243,14 @@ enum rules_error notation_decode(const struct notation_geometry *g,
             pat->promo = promo_type(letter_sets, s[end - 1]);
             end -= 1;
         }
+        /* A pawn capture named by files alone: fxe. */
+        if (pat->piece == RULES_PAWN && end == 3 && (s[1] == 'x' || s[1] == ':') &&
+            g->file_parse(s[0]) >= 0 && g->file_parse(s[2]) >= 0) {
+            pat->from_file = g->file_parse(s[0]);
+            pat->to_file = g->file_parse(s[2]);
+            pat->capture = 1;
+            return RULES_OK;
+        }
         for (i = end >= 3 ? end - 3 : 0; i + 2 <= end; i++) {
             pat->to = cell_exact(g, s + i, end - i);
             if (pat->to >= 0)
@@ -225,7 +272,9 @@ static bool fits(const struct notation_geometry *g,
                  const struct notation_pattern *pat, struct rules_move m,
                  bool check_from, bool check_capture, bool check_promo)
 {
-    if (pat->drop != ((m.flags & RULES_MOVE_DROP) != 0) || m.to != pat->to)
+    if (pat->drop != ((m.flags & RULES_MOVE_DROP) != 0))
+        return false;
+    if (pat->to >= 0 ? m.to != pat->to : g->cell_file(m.to) != pat->to_file)
         return false;
     if (pat->drop)
         return m.piece == pat->piece;
@@ -252,11 +301,14 @@ static void explain_generic(const struct rules_variant *v,
                             const struct notation_pattern *pat,
                             const struct rules_move *moves, int n, char *why)
 {
-    char to[8];
+    char to[16];
     const char *piece = pat->piece >= 0 ? notation_piece_names[pat->piece] : "man";
     int reach = 0, reach_from = 0, reach_capture = 0;
 
-    g->cell_name(pat->to, to);
+    if (pat->to >= 0)
+        g->cell_name(pat->to, to);
+    else
+        snprintf(to, sizeof to, "file %c", 'a' + pat->to_file);
     for (int i = 0; i < n; i++) {
         reach += fits(g, pos, pat, moves[i], false, false, false);
         reach_from += fits(g, pos, pat, moves[i], true, false, false);

@@ -28,7 +28,8 @@ struct notation_pattern {
     bool drop;
     int from_file;
     int from_rank;
-    int to;
+    int to;          /* -1 with to_file set: "fxe", a pawn capture by files */
+    int to_file;
     int capture;     /* 1: says capture, 0: says non-capture, -1: silent */
     int promo;
 };

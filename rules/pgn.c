@@ -22,10 +22,18 @@ static bool is_space(char c)
 
 static bool is_result(const char *t)
 {
-    static const char *const results[] = { "1-0", "0-1", "1/2-1/2", "*",
-                                           "3/4-1/4", "1/4-3/4", NULL };
+    static const char *const results[] = { "1-0", "0-1", "1/2-1/2", "*", "3/4-1/4",
+                                           "1/4-3/4", "\xC2\xBD-\xC2\xBD", "remi", NULL };
     for (int i = 0; results[i] != NULL; i++)
         if (strcmp(t, results[i]) == 0)
+            return true;
+    return false;
+}
+
+static bool has_alnum(const char *t)
+{
+    for (; *t; t++)
+        if ((*t >= '0' && *t <= '9') || (*t >= 'a' && *t <= 'z') || (*t >= 'A' && *t <= 'Z'))
             return true;
     return false;
 }
@@ -110,6 +118,10 @@ static int handle_token(struct reader_state *st, char *tok)
         return 0;
     if (is_result(tok))
         return end_game(st);
+    /* Every move has a letter or digit: "...", "====" or a result in a lost
+     * encoding are not moves. */
+    if (!has_alnum(tok))
+        return 0;
     n = strlen(tok);
     while (n > 0 && (tok[n - 1] == '!' || tok[n - 1] == '?'))
         tok[--n] = '\0';
@@ -164,4 +176,37 @@ int rules_pgn_read(const char *text, size_t len, const struct rules_pgn_reader *
     if (rc == 0)
         rc = end_game(&st);
     return rc;
+}
+
+struct dialect_scan {
+    unsigned char *out;
+    int max;
+    int games;
+    bool hungarian;
+};
+
+static int scan_move(void *arg, const char *token)
+{
+    struct dialect_scan *d = arg;
+    if (token[0] == 'V' || token[0] == 'F' || token[0] == 'H')
+        d->hungarian = true;
+    return 0;
+}
+
+static int scan_end(void *arg)
+{
+    struct dialect_scan *d = arg;
+    if (d->out != NULL && d->games < d->max)
+        d->out[d->games] = d->hungarian ? RULES_DIALECT_HUNGARIAN : RULES_DIALECT_DEFAULT;
+    d->games++;
+    d->hungarian = false;
+    return 0;
+}
+
+int rules_pgn_dialects(const char *text, size_t len, unsigned char *out, int max)
+{
+    struct dialect_scan d = { out, max, 0, false };
+    struct rules_pgn_reader reader = { NULL, scan_move, scan_end, &d };
+    rules_pgn_read(text, len, &reader);
+    return d.games;
 }

@@ -61,10 +61,7 @@ struct rules_move {
  * assignment or memcpy.  Only the variant that made it may read it.
  */
 struct rules_position {
-    union {
-        uint64_t align;
-        unsigned char bytes[320];
-    } opaque;
+    _Alignas(16) unsigned char opaque[384];
 };
 
 /* Status of a position, decided by the rules alone. */
@@ -198,5 +195,13 @@ struct rules_pgn_reader {
 };
 int rules_pgn_read(const char *text, size_t len,
                    const struct rules_pgn_reader *reader);
+
+/*
+ * Counts the games in a record and, for each of the first `max`, which
+ * letter dialect its moves use: RULES_DIALECT_HUNGARIAN where a move names
+ * a piece with V, F or H (vezer, futo, huszar), else RULES_DIALECT_DEFAULT.
+ * `out` may be NULL to count only.  Returns the number of games.
+ */
+int rules_pgn_dialects(const char *text, size_t len, unsigned char *out, int max);
 
 #endif

@@ -2,17 +2,19 @@
  * variant.c — the list of variants and the words for statuses and results.
  */
 #include "rules.h"
+#include "glinski_int.h"
 #include "korpalski_int.h"
 
 #include <strings.h>
 
 static const struct rules_variant *const variants[] = {
-    &rules_korpalski, NULL
+    &rules_korpalski, &rules_glinski, NULL
 };
 
 void rules_init(void)
 {
     kp_attacks_init();
+    gl_tables_init();
 }
 
 const struct rules_variant *const *rules_variant_list(void)

@@ -125,6 +125,26 @@ static void test_cli_moves_lists_uci_and_san(void **state)
     assert_non_null(strstr(r.out, "e1d1 Kd1\n"));
 }
 
+static void test_cli_glinski(void **state)
+{
+    static struct run r;
+    (void)state;
+    run(&r, "perft --variant glinski 2");
+    assert_string_equal(r.last, "2586");
+    run(&r, "replay %s/glinski/FoolsMate.pgn", data);
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.last, "result 1-0 checkmate");
+    assert_non_null(strstr(r.out, "\n7 Qxf9# "));
+    run(&r, "status --variant glinski 'k/3/2K2/7/9/11/11/11/11/11/1P9 b - 0 1'");
+    assert_non_null(strstr(r.out, "\"status\":\"stalemate\",\"result\":\"3/4-1/4\""));
+    run(&r, "replay %s/glinski/YouTube_HexagonalChess.pgn 2>&1", data);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.out, "ply 4: Bf11e10: illegal move"));
+    run(&r, "replay %s/glinski/HexagonalChessTournaments_hu.pgn 2>&1 >/dev/null", data);
+    assert_int_equal(r.status, 1);
+    assert_string_equal(r.last, "game 356: ply 109: Kf7: illegal move: the king would be in check on f7");
+}
+
 static void test_cli_bad_arguments_exit_2(void **state)
 {
     static struct run r;
@@ -152,6 +172,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_cli_replay_illegal_move),
         cmocka_unit_test(test_cli_status_json),
         cmocka_unit_test(test_cli_moves_lists_uci_and_san),
+        cmocka_unit_test(test_cli_glinski),
         cmocka_unit_test(test_cli_bad_arguments_exit_2),
     };
     if (argc != 3) {

@@ -1,0 +1,198 @@
+/*
+ * glinski_movegen.c — legal move generation and perft on the hexagonal
+ * board, on the same plan as Korpalski's: checks and pins once per
+ * position, king steps tested with the king lifted, en passant played on
+ * the occupancy; with out == NULL it only counts, by popcount.
+ */
+#include "glinski_int.h"
+
+struct gen {
+    struct rules_move *out;
+    int n;
+};
+
+static inline void add(struct gen *g, int from, int to, int piece, int flags)
+{
+    if (g->out)
+        g->out[g->n] = (struct rules_move){ (uint8_t)from, (uint8_t)to,
+                                            (uint8_t)piece, (uint8_t)flags };
+    g->n++;
+}
+
+static inline void add_targets(struct gen *g, const struct gl_pos *p, int from,
+                               gl_bits targets)
+{
+    if (!g->out) {
+        g->n += gl_count(targets);
+        return;
+    }
+    gl_bits enemy = p->occupied[p->side ^ 1];
+    while (targets) {
+        int to = gl_pop(&targets);
+        add(g, from, to, RULES_NO_PIECE, (gl_bit(to) & enemy) ? RULES_MOVE_CAPTURE : 0);
+    }
+}
+
+static inline void add_pawn(struct gen *g, int from, int to, int flags, gl_bits last)
+{
+    if (!(gl_bit(to) & last)) {
+        add(g, from, to, RULES_NO_PIECE, flags);
+        return;
+    }
+    for (int t = RULES_QUEEN; t >= RULES_KNIGHT; t--)
+        add(g, from, to, t, flags | RULES_MOVE_PROMOTION);
+}
+
+static bool ep_legal(const struct gl_pos *p, int from, int ep)
+{
+    int us = p->side, them = us ^ 1;
+    int ksq = gl_king_cell(p, us);
+    int captured = gl_step(us == RULES_WHITE ? GL_SOUTH : GL_NORTH, ep);
+    const gl_bits *pc = p->pieces[them];
+    gl_bits occ = (p->occupied[0] | p->occupied[1]) ^ gl_bit(from) ^ gl_bit(captured) ^
+                  gl_bit(ep);
+
+    if (ksq == GL_NONE)
+        return false;
+    return ((gl_pawn_attacks(us, ksq) & pc[RULES_PAWN] & ~gl_bit(captured)) |
+            (gl_knight_attacks(ksq) & pc[RULES_KNIGHT]) |
+            (gl_king_attacks(ksq) & pc[RULES_KING]) |
+            (gl_bishop_attacks(ksq, occ) & (pc[RULES_BISHOP] | pc[RULES_QUEEN])) |
+            (gl_rook_attacks(ksq, occ) & (pc[RULES_ROOK] | pc[RULES_QUEEN]))) == 0;
+}
+
+bool gl_ep_capture_legal(const struct gl_pos *p, int ep)
+{
+    gl_bits capturers = gl_pawn_attacks(p->side ^ 1, ep) & p->pieces[p->side][RULES_PAWN];
+    while (capturers)
+        if (ep_legal(p, gl_pop(&capturers), ep))
+            return true;
+    return false;
+}
+
+static gl_bits pinned_men(const struct gl_pos *p, int ksq, gl_bits occ)
+{
+    const gl_bits *pc = p->pieces[p->side ^ 1];
+    gl_bits pinned = 0;
+    gl_bits snipers = (gl_rook_attacks(ksq, 0) & (pc[RULES_ROOK] | pc[RULES_QUEEN])) |
+                      (gl_bishop_attacks(ksq, 0) & (pc[RULES_BISHOP] | pc[RULES_QUEEN]));
+    while (snipers) {
+        gl_bits between = gl_between(ksq, gl_pop(&snipers)) & occ;
+        if (between && !(between & (between - 1)) && (between & p->occupied[p->side]))
+            pinned |= between;
+    }
+    return pinned;
+}
+
+static void gen_pawns(struct gen *g, const struct gl_pos *p, int ksq, gl_bits pinned,
+                      gl_bits mask)
+{
+    int us = p->side;
+    int fwd = us == RULES_WHITE ? GL_NORTH : GL_SOUTH;
+    gl_bits occ = p->occupied[0] | p->occupied[1];
+    gl_bits start = gl_start_cells(us), last = gl_last_cells(us);
+    gl_bits pawns = p->pieces[us][RULES_PAWN];
+
+    while (pawns) {
+        int from = gl_pop(&pawns);
+        gl_bits allowed = mask;
+        if (pinned & gl_bit(from))
+            allowed &= gl_line(ksq, from);
+        int one = gl_step(fwd, from);
+        if (one != GL_NONE && !(occ & gl_bit(one))) {
+            if (allowed & gl_bit(one))
+                add_pawn(g, from, one, 0, last);
+            if (start & gl_bit(from)) {
+                int two = gl_step(fwd, one);
+                if (two != GL_NONE && !(occ & gl_bit(two)) && (allowed & gl_bit(two)))
+                    add(g, from, two, RULES_NO_PIECE, RULES_MOVE_DOUBLE_STEP);
+            }
+        }
+        gl_bits caps = gl_pawn_attacks(us, from) & p->occupied[us ^ 1] & allowed;
+        while (caps)
+            add_pawn(g, from, gl_pop(&caps), RULES_MOVE_CAPTURE, last);
+    }
+    if (p->ep != GL_NONE) {
+        gl_bits capturers = gl_pawn_attacks(us ^ 1, p->ep) & p->pieces[us][RULES_PAWN];
+        while (capturers) {
+            int from = gl_pop(&capturers);
+            if (ep_legal(p, from, p->ep))
+                add(g, from, p->ep, RULES_NO_PIECE, RULES_MOVE_CAPTURE | RULES_MOVE_EN_PASSANT);
+        }
+    }
+}
+
+static int generate(const struct gl_pos *p, struct rules_move *out)
+{
+    struct gen g = { out, 0 };
+    int us = p->side, them = us ^ 1;
+    int ksq = gl_king_cell(p, us);
+    gl_bits occ = p->occupied[0] | p->occupied[1];
+    gl_bits own = p->occupied[us];
+
+    if (ksq == GL_NONE)
+        return 0;
+    gl_bits checkers = gl_attackers(p, ksq, them, occ);
+    gl_bits steps = gl_king_attacks(ksq) & ~own;
+    gl_bits lifted = occ ^ gl_bit(ksq);
+    while (steps) {
+        int to = gl_pop(&steps);
+        if (!gl_attackers(p, to, them, lifted))
+            add(&g, ksq, to, RULES_NO_PIECE,
+                (gl_bit(to) & p->occupied[them]) ? RULES_MOVE_CAPTURE : 0);
+    }
+    if (checkers & (checkers - 1))
+        return g.n;
+
+    gl_bits mask = ~own;
+    if (checkers)
+        mask = gl_between(ksq, gl_lsb(checkers)) | checkers;
+    gl_bits pinned = pinned_men(p, ksq, occ);
+
+    gl_bits knights = p->pieces[us][RULES_KNIGHT] & ~pinned;
+    while (knights) {
+        int from = gl_pop(&knights);
+        add_targets(&g, p, from, gl_knight_attacks(from) & mask);
+    }
+    gl_bits diag = p->pieces[us][RULES_BISHOP] | p->pieces[us][RULES_QUEEN];
+    while (diag) {
+        int from = gl_pop(&diag);
+        gl_bits t = gl_bishop_attacks(from, occ) & mask;
+        if (pinned & gl_bit(from))
+            t &= gl_line(ksq, from);
+        add_targets(&g, p, from, t);
+    }
+    gl_bits orth = p->pieces[us][RULES_ROOK] | p->pieces[us][RULES_QUEEN];
+    while (orth) {
+        int from = gl_pop(&orth);
+        gl_bits t = gl_rook_attacks(from, occ) & mask;
+        if (pinned & gl_bit(from))
+            t &= gl_line(ksq, from);
+        add_targets(&g, p, from, t);
+    }
+    gen_pawns(&g, p, ksq, pinned, mask);
+    return g.n;
+}
+
+int gl_generate(const struct gl_pos *p, struct rules_move *out)
+{
+    return generate(p, out);
+}
+
+uint64_t gl_perft(const struct gl_pos *p, int depth)
+{
+    struct rules_move moves[RULES_MAX_MOVES];
+    uint64_t total = 0;
+
+    if (depth <= 0)
+        return 1;
+    if (depth == 1)
+        return (uint64_t)generate(p, NULL);
+    int n = generate(p, moves);
+    for (int i = 0; i < n; i++) {
+        struct gl_pos next = *p;
+        gl_apply(&next, moves[i]);
+        total += gl_perft(&next, depth - 1);
+    }
+    return total;
+}

@@ -1,0 +1,281 @@
+/*
+ * glinski_position.c — the Glinski position: making moves, HFEN, the
+ * repetition key and the material rule.
+ */
+#include "glinski_int.h"
+#include "zobrist_int.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char letters[] = "PNBRQK";
+
+static int file_length(int file) { return 11 - abs(file - 5); }
+
+void gl_put(struct gl_pos *p, int color, int type, int cell)
+{
+    p->pieces[color][type] |= gl_bit(cell);
+    p->occupied[color] |= gl_bit(cell);
+    p->board[cell] = GL_CODE(color, type);
+}
+
+void gl_remove(struct gl_pos *p, int cell)
+{
+    uint8_t code = p->board[cell];
+    p->pieces[GL_COLOR(code)][GL_TYPE(code)] &= ~gl_bit(cell);
+    p->occupied[GL_COLOR(code)] &= ~gl_bit(cell);
+    p->board[cell] = GL_EMPTY;
+}
+
+void gl_apply(struct gl_pos *p, struct rules_move m)
+{
+    int us = p->side;
+    int type = GL_TYPE(p->board[m.from]);
+
+    p->ep = GL_NONE;
+    p->halfmove++;
+    if (m.flags & RULES_MOVE_EN_PASSANT)
+        gl_remove(p, gl_step(us == RULES_WHITE ? GL_SOUTH : GL_NORTH, m.to));
+    else if (p->board[m.to] != GL_EMPTY)
+        gl_remove(p, m.to);
+    gl_remove(p, m.from);
+    gl_put(p, us, (m.flags & RULES_MOVE_PROMOTION) ? m.piece : type, m.to);
+    if (type == RULES_PAWN || (m.flags & RULES_MOVE_CAPTURE))
+        p->halfmove = 0;
+    p->side ^= 1;
+    if (us == RULES_BLACK)
+        p->fullmove++;
+    if (m.flags & RULES_MOVE_DOUBLE_STEP) {
+        int ep = gl_step(us == RULES_WHITE ? GL_NORTH : GL_SOUTH, m.from);
+        if (gl_ep_capture_legal(p, ep))
+            p->ep = (uint8_t)ep;
+    }
+}
+
+/* A side can mate with a pawn, a rook, a queen or three minor pieces. */
+static bool can_mate(const struct gl_pos *p, int c)
+{
+    const gl_bits *pc = p->pieces[c];
+    return pc[RULES_PAWN] || pc[RULES_ROOK] || pc[RULES_QUEEN] ||
+           gl_count(pc[RULES_KNIGHT] | pc[RULES_BISHOP]) >= 3;
+}
+
+bool gl_insufficient_material(const struct gl_pos *p)
+{
+    return !can_mate(p, RULES_WHITE) && !can_mate(p, RULES_BLACK);
+}
+
+uint64_t gl_repetition_key(const struct gl_pos *p)
+{
+    uint64_t key = p->side ? zobrist(ZOBRIST_SIDE, 1, 0) : 0;
+    for (int cell = 0; cell < GL_CELLS; cell++)
+        if (p->board[cell] != GL_EMPTY)
+            key ^= zobrist(ZOBRIST_MAN, 16 + p->board[cell], cell);
+    if (p->ep != GL_NONE)
+        key ^= zobrist(ZOBRIST_EP, 1, p->ep);
+    return key;
+}
+
+/* ---- HFEN --------------------------------------------------------------- */
+
+static enum rules_error fail(char *why, enum rules_error err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static enum rules_error fail(char *why, enum rules_error err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, RULES_WHY_MAX, fmt, ap);
+    va_end(ap);
+    return err;
+}
+
+/* Ranks 11 down to 1; each lists the files that have it, a to l. */
+static enum rules_error parse_board(struct gl_pos *p, const char **text, char *why)
+{
+    const char *s = *text;
+    for (int rank = 11; rank >= 1; rank--) {
+        int file = 0;
+        /* Skip files too short for this rank. */
+        while (file < GL_FILES && file_length(file) < rank)
+            file++;
+        while (*s && *s != '/' && *s != ' ') {
+            if (*s >= '0' && *s <= '9') {
+                int run = 0;
+                while (*s >= '0' && *s <= '9')
+                    run = run * 10 + (*s++ - '0');
+                if (run == 0)
+                    return fail(why, RULES_ERR_SYNTAX, "bad hfen: empty run of 0 on rank %d", rank);
+                file += run;
+            } else {
+                char c = *s++;
+                const char *hit = strchr(letters, c >= 'a' ? c - 'a' + 'A' : c);
+                if (hit == NULL || c == '\0')
+                    return fail(why, RULES_ERR_SYNTAX, "bad hfen: unknown piece letter '%c'", c);
+                if (file >= GL_FILES || file_length(file) < rank)
+                    return fail(why, RULES_ERR_SYNTAX, "bad hfen: rank %d has too many cells", rank);
+                gl_put(p, c >= 'a', (int)(hit - letters), gl_cell_of(file, rank));
+                file++;
+            }
+            if (file > GL_FILES || (file > 0 && file_length(file - 1) < rank))
+                return fail(why, RULES_ERR_SYNTAX, "bad hfen: rank %d has too many cells", rank);
+        }
+        int last = GL_FILES;
+        while (last > 0 && file_length(last - 1) < rank)
+            last--;
+        if (file != last)
+            return fail(why, RULES_ERR_SYNTAX, "bad hfen: rank %d has %s cells", rank,
+                        file < last ? "too few" : "too many");
+        if (rank > 1) {
+            if (*s != '/')
+                return fail(why, RULES_ERR_SYNTAX, "bad hfen: the board needs 11 ranks separated by '/'");
+            s++;
+        }
+    }
+    *text = s;
+    return RULES_OK;
+}
+
+static enum rules_error validate(const struct gl_pos *p, char *why)
+{
+    static const char *const side[] = { "white", "black" };
+    char name[4];
+    for (int c = 0; c < 2; c++) {
+        int kings = gl_count(p->pieces[c][RULES_KING]);
+        int pawns = gl_count(p->pieces[c][RULES_PAWN]);
+        if (kings != 1)
+            return fail(why, RULES_ERR_INVALID, "invalid position: %s has %d kings, not 1",
+                        side[c], kings);
+        if (pawns > 9)
+            return fail(why, RULES_ERR_INVALID, "invalid position: %s has %d pawns, the set has 9",
+                        side[c], pawns);
+        if (gl_count(p->occupied[c]) > 18)
+            return fail(why, RULES_ERR_INVALID, "invalid position: %s has more than 18 men",
+                        side[c]);
+        gl_bits stuck = p->pieces[c][RULES_PAWN] & gl_last_cells(c);
+        if (stuck) {
+            gl_cell_name(gl_lsb(stuck), name);
+            return fail(why, RULES_ERR_INVALID,
+                        "invalid position: a %s pawn on %s, its promotion cell", side[c], name);
+        }
+    }
+    struct gl_pos flipped = *p;
+    flipped.side ^= 1;
+    if (gl_in_check(&flipped))
+        return fail(why, RULES_ERR_INVALID, "invalid position: %s is in check but it is not its move",
+                    side[p->side ^ 1]);
+    return RULES_OK;
+}
+
+static enum rules_error parse_ep(struct gl_pos *p, const char **text, char *why)
+{
+    int len = 0, ep;
+    int them = p->side ^ 1;
+    char name[4];
+    p->ep = GL_NONE;
+    if (**text == '-') {
+        (*text)++;
+        return RULES_OK;
+    }
+    ep = gl_geometry.cell_parse(*text, &len);
+    if (ep < 0)
+        return fail(why, RULES_ERR_SYNTAX, "bad hfen: en passant field must be a cell or '-'");
+    gl_cell_name(ep, name);
+    /* The enemy pawn stands one step past the cell, its start one step before. */
+    int ahead = gl_step(them == RULES_WHITE ? GL_NORTH : GL_SOUTH, ep);
+    int behind = gl_step(them == RULES_WHITE ? GL_SOUTH : GL_NORTH, ep);
+    if (p->board[ep] != GL_EMPTY || ahead == GL_NONE || behind == GL_NONE ||
+        p->board[ahead] != GL_CODE(them, RULES_PAWN) || p->board[behind] != GL_EMPTY ||
+        !(gl_start_cells(them) & gl_bit(behind)))
+        return fail(why, RULES_ERR_INVALID,
+                    "invalid position: bad en passant cell %s: no pawn has just passed over it", name);
+    if (gl_ep_capture_legal(p, ep))
+        p->ep = (uint8_t)ep;
+    *text += len;
+    return RULES_OK;
+}
+
+static bool parse_number(const char **s, long max, int *out)
+{
+    long v = 0;
+    const char *t = *s;
+    if (*t < '0' || *t > '9')
+        return false;
+    for (; *t >= '0' && *t <= '9'; t++)
+        if ((v = v * 10 + (*t - '0')) > max)
+            return false;
+    *out = (int)v;
+    *s = t;
+    return true;
+}
+
+enum rules_error gl_parse_hfen(struct gl_pos *p, const char *text, char *why)
+{
+    enum rules_error err;
+    int number;
+
+    memset(p, 0, sizeof *p);
+    memset(p->board, GL_EMPTY, sizeof p->board);
+    p->ep = GL_NONE;
+    p->fullmove = 1;
+    while (*text == ' ')
+        text++;
+    if ((err = parse_board(p, &text, why)) != RULES_OK)
+        return err;
+    if (*text++ != ' ' || (*text != 'w' && *text != 'b') || (text[1] != ' ' && text[1] != '\0'))
+        return fail(why, RULES_ERR_SYNTAX, "bad hfen: side to move must be 'w' or 'b'");
+    p->side = *text++ == 'b';
+    if ((err = validate(p, why)) != RULES_OK || *text == '\0')
+        return err;
+    text++;
+    if ((err = parse_ep(p, &text, why)) != RULES_OK || *text == '\0')
+        return err;
+    if (*text++ != ' ' || !parse_number(&text, 9999, &number))
+        return fail(why, RULES_ERR_SYNTAX, "bad hfen: halfmove clock must be a number (0-9999)");
+    p->halfmove = (uint16_t)number;
+    if (*text == '\0')
+        return RULES_OK;
+    if (*text++ != ' ' || !parse_number(&text, 9999, &number) || number < 1)
+        return fail(why, RULES_ERR_SYNTAX, "bad hfen: fullmove number must be a number (1-9999)");
+    p->fullmove = (uint16_t)number;
+    while (*text == ' ')
+        text++;
+    if (*text != '\0')
+        return fail(why, RULES_ERR_SYNTAX, "bad hfen: unexpected text after the fullmove number");
+    return RULES_OK;
+}
+
+size_t gl_format_hfen(const struct gl_pos *p, char *buf, size_t size)
+{
+    char out[RULES_TEXT_MAX], ep[4] = "-";
+    size_t n = 0;
+
+    for (int rank = 11; rank >= 1; rank--) {
+        int empty = 0;
+        for (int file = 0; file < GL_FILES; file++) {
+            if (file_length(file) < rank)
+                continue;
+            uint8_t code = p->board[gl_cell_of(file, rank)];
+            if (code == GL_EMPTY) {
+                empty++;
+                continue;
+            }
+            if (empty)
+                n += (size_t)snprintf(out + n, sizeof out - n, "%d", empty);
+            empty = 0;
+            char c = letters[GL_TYPE(code)];
+            out[n++] = GL_COLOR(code) ? (char)(c - 'A' + 'a') : c;
+        }
+        if (empty)
+            n += (size_t)snprintf(out + n, sizeof out - n, "%d", empty);
+        if (rank > 1)
+            out[n++] = '/';
+    }
+    if (p->ep != GL_NONE)
+        gl_cell_name(p->ep, ep);
+    n += (size_t)snprintf(out + n, sizeof out - n, " %c %s %u %u", p->side ? 'b' : 'w', ep,
+                          p->halfmove, p->fullmove);
+    return (size_t)snprintf(buf, size, "%s", out);
+}

@@ -1,0 +1,253 @@
+/*
+ * test_rules_glinski.c — one test (at least) per rule of
+ * docs/rules/glinski.md.  Positions are built by hand; expected moves and
+ * counts come from the rules' coordinates (file c, height y), worked out
+ * in the comments.
+ */
+#include "test_util.h"
+
+#include <stdlib.h>
+
+static const struct rules_variant *V;
+
+static int setup(void **state)
+{
+    (void)state;
+    rules_init();
+    V = rules_variant_find("glinski");
+    return V == NULL;
+}
+
+/* The moves from one cell, as "to" cells of their UCI texts, counted. */
+static int moves_from(const struct rules_position *pos, const char *from)
+{
+    struct rules_move moves[RULES_MAX_MOVES];
+    char uci[RULES_MOVE_TEXT_MAX];
+    int n = V->moves_legal(pos, moves), count = 0;
+    for (int i = 0; i < n; i++) {
+        V->move_format(pos, moves[i], RULES_NOTATION_UCI, uci, sizeof uci);
+        count += strncmp(uci, from, strlen(from)) == 0 &&
+                 (uci[strlen(from)] >= 'a' && uci[strlen(from)] <= 'l');
+    }
+    return count;
+}
+
+static struct rules_report report(const char *hfen)
+{
+    struct rules_position pos = pos_of(V, hfen);
+    struct rules_report r;
+    V->position_report(&pos, &r);
+    return r;
+}
+
+/* Height y of a cell name, by the rules' formula y = |c| + 2(rank - 1). */
+static int height(const char *cell, int *len)
+{
+    int c = (int)(strchr("abcdefghikl", cell[0]) - "abcdefghikl") - 5;
+    int rank = atoi(cell + 1);
+    *len = 1 + (rank >= 10 ? 2 : 1);
+    return abs(c) + 2 * (rank - 1);
+}
+
+/* §3 Knight: twelve jumps from the centre of an empty board. */
+static void test_rules_glinski_knight_twelve_jumps(void **state)
+{
+    (void)state;
+    struct rules_position pos = pos_of(V, "1/3/5/7/9/5N4k/11/11/11/11/K10 w - 0 1");
+    assert_int_equal(moves_from(&pos, "f6"), 12);
+    /* (+1,+5) from f6 = (0,10) is (1,15): g8; (-3,-1) is (-3,9): c4. */
+    assert_true(has_uci(V, &pos, "f6g8"));
+    assert_true(has_uci(V, &pos, "f6c4"));
+    assert_false(has_uci(V, &pos, "f6f8"));
+}
+
+/* §3 Pawn: captures on the two forward orthogonal neighbours, not on the
+ * bishop directions; f6 is blocked. */
+static void test_rules_glinski_pawn_capture_directions(void **state)
+{
+    (void)state;
+    struct rules_position pos = pos_of(V, "1/3/5/7/9/4nrn3k/4pPp4/11/11/11/K10 w - 0 1");
+    assert_int_equal(moves_from(&pos, "f5"), 2);
+    assert_true(has_uci(V, &pos, "f5e5"));
+    assert_true(has_uci(V, &pos, "f5g5"));
+    assert_false(has_uci(V, &pos, "f5e6"));
+    assert_false(has_uci(V, &pos, "f5g6"));
+}
+
+/* §3 Pawn: after capturing inward onto a starting cell (e4xf5) the pawn
+ * may advance two cells. */
+static void test_rules_glinski_double_step_after_inward_capture(void **state)
+{
+    (void)state;
+    struct rules_position pos = pos_of(V, "1/3/5/7/9/10k/5n5/4P6/11/11/K10 w - 0 1");
+    play(V, &pos, "exf5");
+    play(V, &pos, "Kl5");
+    assert_true(has_uci(V, &pos, "f5f7"));
+    play(V, &pos, "f7");
+    assert_fen(V, &pos, "1/3/5/7/4P4/11/10k/11/11/11/K10 b - 0 2");
+}
+
+/* §3 En passant: after ...c7-c5 the pawn on b5 takes b5xc6. */
+static void test_rules_glinski_en_passant(void **state)
+{
+    (void)state;
+    struct rules_position pos = pos_of(V, "1/3/5/7/1p7/10k/1P9/11/11/11/K10 b - 0 1");
+    play(V, &pos, "c5");
+    assert_fen(V, &pos, "1/3/5/7/9/10k/1Pp8/11/11/11/K10 w c6 0 2");
+    play(V, &pos, "bxc6");
+    assert_fen(V, &pos, "1/3/5/7/9/2P7k/11/11/11/11/K10 b - 0 2");
+}
+
+/* §3 Promotion: on the last cell of the file, by advance (e10) or by
+ * capture (d9), to each of Q R B N. */
+static void test_rules_glinski_promotion(void **state)
+{
+    (void)state;
+    struct rules_position pos = pos_of(V, "1/3/rP3/7/9/10k/11/11/11/11/K10 w - 0 1");
+    assert_int_equal(moves_from(&pos, "e9"), 8);
+    assert_true(has_uci(V, &pos, "e9e10q"));
+    assert_true(has_uci(V, &pos, "e9e10n"));
+    assert_true(has_uci(V, &pos, "e9d9r"));
+    assert_true(has_uci(V, &pos, "e9d9b"));
+    assert_false(has_uci(V, &pos, "e9e10"));
+    play(V, &pos, "exd9=N");
+    assert_fen(V, &pos, "1/3/N4/7/9/10k/11/11/11/11/K10 b - 0 1");
+}
+
+/* §3 Bishops never change cell colour: colour is y mod 3, which diagonal
+ * steps (±2,0) and (±1,±3) keep and orthogonal steps change. */
+static void test_rules_glinski_bishops_keep_colour(void **state)
+{
+    (void)state;
+    struct rules_position start = pos_of(V, V->start_text);
+    struct rules_move first[RULES_MAX_MOVES], second[RULES_MAX_MOVES];
+    int checked = 0;
+    int n = V->moves_legal(&start, first);
+    for (int i = 0; i < n; i++) {
+        struct rules_position pos = start;
+        V->position_apply(&pos, first[i]);
+        int m = V->moves_legal(&pos, second);
+        for (int j = 0; j < m; j++) {
+            char uci[RULES_MOVE_TEXT_MAX], san[RULES_MOVE_TEXT_MAX];
+            int len;
+            V->move_format(&pos, second[j], RULES_NOTATION_SAN, san, sizeof san);
+            if (san[0] != 'B')
+                continue;
+            V->move_format(&pos, second[j], RULES_NOTATION_UCI, uci, sizeof uci);
+            int from = height(uci, &len);
+            int to = height(uci + len, &len);
+            assert_int_equal(from % 3, to % 3);
+            checked++;
+        }
+    }
+    assert_true(checked > 100);
+}
+
+/* §4 Stalemate scores 3/4 to the stalemating side. */
+static void test_rules_glinski_stalemate_three_quarters(void **state)
+{
+    (void)state;
+    /* Black king f11: its five neighbours f10 e10 g10 e9 g9 are all next
+     * to the white king on f9, which does not touch f11. */
+    struct rules_report r = report("k/3/2K2/7/9/11/11/11/11/11/1P9 b - 0 1");
+    assert_int_equal(r.status, RULES_STALEMATE);
+    assert_int_equal(r.result, RULES_RESULT_WHITE_3_4);
+    assert_string_equal(rules_result_text(r.result), "3/4-1/4");
+    /* Mirrored: the white king on f1 against the black king on f3. */
+    r = report("1/3/5/7/8p/11/11/11/5k5/11/5K5 w - 0 1");
+    assert_int_equal(r.status, RULES_STALEMATE);
+    assert_string_equal(rules_result_text(r.result), "1/4-3/4");
+}
+
+/* §4 Insufficient material: a side mates with a pawn, a rook, a queen or
+ * three minor pieces; the game is drawn when neither side can. */
+static void test_rules_glinski_insufficient_material(void **state)
+{
+    (void)state;
+    static const struct { const char *hfen; bool insufficient; } cases[] = {
+        { "1/2k/5/7/9/11/11/11/11/11/6K4 w - 0 1", true },            /* K v K */
+        { "1/2k/5/7/9/11/11/11/11/11/3N1BK4 w - 0 1", true },         /* two minors */
+        { "1/1bk/5/7/9/11/11/11/11/11/3N2KN3 w - 0 1", true },        /* N N v B */
+        { "1/2k/5/7/9/11/11/11/11/5B5/3N1BK4 w - 0 1", false },       /* three minors */
+        { "1/2k/5/7/9/11/11/11/11/11/1P4K4 w - 0 1", false },         /* a pawn */
+        { "1/2k/5/7/9/11/11/11/11/11/2R3K4 w - 0 1", false },         /* a rook */
+        { "1/2k/5/7/9/11/11/11/11/11/4Q1K4 w - 0 1", false },         /* a queen */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct rules_report r = report(cases[i].hfen);
+        if (r.insufficient_material != cases[i].insufficient)
+            fail_msg("%s: insufficient_material should be %d", cases[i].hfen,
+                     cases[i].insufficient);
+        if (cases[i].insufficient)
+            assert_string_equal(rules_result_text(r.result), "1/2-1/2");
+    }
+}
+
+/* §5 HFEN: round trip and clear errors. */
+static void test_rules_glinski_hfen_validation(void **state)
+{
+    (void)state;
+    static const struct { const char *hfen; enum rules_error err; const char *words; } cases[] = {
+        { "1/2k/5/7/9/11/11/11/11/11/11 w - 0 1", RULES_ERR_INVALID, "white has 0 kings" },
+        { "1/P1k/5/7/9/11/11/11/11/11/6K4 w - 0 1", RULES_ERR_INVALID, "pawn on e10" },
+        { "1/2k/5/7/9/11/11/11/6R4/11/6K4 w - 0 1", RULES_ERR_INVALID, "black is in check" },
+        { "1/2k/5/7/9/11/11/11/11/11/6K4 w e6 0 1", RULES_ERR_INVALID, "en passant cell e6" },
+        { "1/2k/5/7/9/11/11/11/11/11/6K5 w - 0 1", RULES_ERR_SYNTAX, "rank 1" },
+        { "1/2k/5/7/9/11/11/11/11/6K4 w - 0 1", RULES_ERR_SYNTAX, "11 ranks" },
+        { "1/2k/5/7/9/11/11/11/11/11/6K4 x - 0 1", RULES_ERR_SYNTAX, "side to move" },
+    };
+    struct rules_position pos = pos_of(V, V->start_text);
+    assert_fen(V, &pos, V->start_text);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char why[RULES_WHY_MAX] = "";
+        enum rules_error err = V->position_parse(&pos, cases[i].hfen, why);
+        if (err != cases[i].err || strstr(why, cases[i].words) == NULL)
+            fail_msg("%s: got %s '%s', want %s mentioning '%s'", cases[i].hfen,
+                     rules_error_text(err), why, rules_error_text(cases[i].err),
+                     cases[i].words);
+    }
+}
+
+/* §5 Notation: coordinate, SAN, long form, Hungarian letters. */
+static void test_rules_glinski_notation_forms(void **state)
+{
+    (void)state;
+    struct rules_position pos = pos_of(V, V->start_text);
+    struct rules_move a, b;
+    char why[RULES_WHY_MAX] = "";
+    assert_int_equal(try_move(V, &pos, "Ni3", &a, why), RULES_OK);
+    assert_int_equal(try_move(V, &pos, "h1i3", &b, why), RULES_OK);
+    assert_memory_equal(&a, &b, sizeof a);
+    assert_int_equal(try_move(V, &pos, "Nh1i3", &b, why), RULES_OK);
+    assert_memory_equal(&a, &b, sizeof a);
+    assert_int_equal(V->move_parse(&pos, "Hi3", RULES_DIALECT_HUNGARIAN, &b, why), RULES_OK);
+    assert_memory_equal(&a, &b, sizeof a);
+    /* Glinski's own 1. Qc3 Qc6 2. b2 b6: then English B (bishop) is
+     * Hungarian F (futo); Hungarian B is the rook (bastya). */
+    play(V, &pos, "Qe1c3");
+    play(V, &pos, "Qe10c6");
+    play(V, &pos, "b1b2");
+    play(V, &pos, "b7b6");
+    assert_int_equal(V->move_parse(&pos, "Fb1", RULES_DIALECT_HUNGARIAN, &b, why), RULES_OK);
+    assert_int_equal(try_move(V, &pos, "Bb1", &a, why), RULES_OK);
+    assert_memory_equal(&a, &b, sizeof a);
+    assert_int_equal(try_move(V, &pos, "N@f6", &a, why), RULES_ERR_ILLEGAL);
+    assert_non_null(strstr(why, "no drops"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rules_glinski_knight_twelve_jumps),
+        cmocka_unit_test(test_rules_glinski_pawn_capture_directions),
+        cmocka_unit_test(test_rules_glinski_double_step_after_inward_capture),
+        cmocka_unit_test(test_rules_glinski_en_passant),
+        cmocka_unit_test(test_rules_glinski_promotion),
+        cmocka_unit_test(test_rules_glinski_bishops_keep_colour),
+        cmocka_unit_test(test_rules_glinski_stalemate_three_quarters),
+        cmocka_unit_test(test_rules_glinski_insufficient_material),
+        cmocka_unit_test(test_rules_glinski_hfen_validation),
+        cmocka_unit_test(test_rules_glinski_notation_forms),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
