@@ -11,13 +11,15 @@ enum MHD_Result api_health(struct api_request *req)
     int schema = 0;
     enum db_status st = db_ping(req->config->pool, &latency, &schema, err, sizeof err);
     cJSON *json = cJSON_CreateObject();
-    cJSON *db = cJSON_AddObjectToObject(json, "database");
+    cJSON *db;
 
     cJSON_AddStringToObject(json, "status", st == DB_OK ? "ok" : "degraded");
     cJSON_AddStringToObject(json, "version", req->config->version);
+    db = cJSON_AddObjectToObject(json, "database");
     cJSON_AddBoolToObject(db, "reachable", st == DB_OK);
     if (st == DB_OK) {
-        cJSON_AddNumberToObject(db, "latency_ms", latency);
+        /* Microseconds are all the precision a health check needs. */
+        cJSON_AddNumberToObject(db, "latency_ms", (double)(long)(latency * 1000 + 0.5) / 1000);
         cJSON_AddNumberToObject(db, "schema_version", schema);
     } else {
         cJSON_AddStringToObject(db, "error", err);
