@@ -2,6 +2,7 @@
  * glinski.c — Glinski's hexagonal chess as a rules_variant.
  */
 #include "glinski_int.h"
+#include "report_int.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -107,17 +108,8 @@ static void position_report(const struct rules_position *pos, struct rules_repor
     out->halfmove_clock = p->halfmove;
     out->fifty_move_claimable = p->halfmove >= 100;
     out->insufficient_material = gl_insufficient_material(p);
-    if (out->legal_moves == 0 && out->in_check) {
-        out->status = RULES_CHECKMATE;
-        out->result = p->side == RULES_WHITE ? RULES_RESULT_BLACK_WINS : RULES_RESULT_WHITE_WINS;
-    } else if (out->legal_moves == 0) {
-        /* Stalemate is not a draw: the stalemating side scores 3/4. */
-        out->status = RULES_STALEMATE;
-        out->result = p->side == RULES_WHITE ? RULES_RESULT_BLACK_3_4 : RULES_RESULT_WHITE_3_4;
-    } else if (out->insufficient_material) {
-        out->status = RULES_INSUFFICIENT_MATERIAL;
-        out->result = RULES_RESULT_DRAW;
-    }
+    /* Stalemate is not a draw: the stalemating side scores 3/4. */
+    report_decide(out, (enum rules_color)p->side, false);
 }
 
 const struct rules_variant rules_glinski = {

@@ -3,6 +3,7 @@
  * repetition key and the material rule.
  */
 #include "glinski_int.h"
+#include "report_int.h"
 #include "zobrist_int.h"
 
 #include <stdarg.h>
@@ -104,8 +105,10 @@ static enum rules_error parse_board(struct gl_pos *p, const char **text, char *w
         while (*s && *s != '/' && *s != ' ') {
             if (*s >= '0' && *s <= '9') {
                 int run = 0;
-                while (*s >= '0' && *s <= '9')
+                while (*s >= '0' && *s <= '9' && run <= GL_FILES)
                     run = run * 10 + (*s++ - '0');
+                if (run > GL_FILES)
+                    return fail(why, RULES_ERR_SYNTAX, "bad hfen: rank %d has too many cells", rank);
                 if (run == 0)
                     return fail(why, RULES_ERR_SYNTAX, "bad hfen: empty run of 0 on rank %d", rank);
                 file += run;
@@ -197,20 +200,6 @@ static enum rules_error parse_ep(struct gl_pos *p, const char **text, char *why)
     return RULES_OK;
 }
 
-static bool parse_number(const char **s, long max, int *out)
-{
-    long v = 0;
-    const char *t = *s;
-    if (*t < '0' || *t > '9')
-        return false;
-    for (; *t >= '0' && *t <= '9'; t++)
-        if ((v = v * 10 + (*t - '0')) > max)
-            return false;
-    *out = (int)v;
-    *s = t;
-    return true;
-}
-
 enum rules_error gl_parse_hfen(struct gl_pos *p, const char *text, char *why)
 {
     enum rules_error err;
@@ -232,12 +221,12 @@ enum rules_error gl_parse_hfen(struct gl_pos *p, const char *text, char *why)
     text++;
     if ((err = parse_ep(p, &text, why)) != RULES_OK || *text == '\0')
         return err;
-    if (*text++ != ' ' || !parse_number(&text, 9999, &number))
+    if (*text++ != ' ' || !text_parse_number(&text, 9999, &number))
         return fail(why, RULES_ERR_SYNTAX, "bad hfen: halfmove clock must be a number (0-9999)");
     p->halfmove = (uint16_t)number;
     if (*text == '\0')
         return RULES_OK;
-    if (*text++ != ' ' || !parse_number(&text, 9999, &number) || number < 1)
+    if (*text++ != ' ' || !text_parse_number(&text, 9999, &number) || number < 1)
         return fail(why, RULES_ERR_SYNTAX, "bad hfen: fullmove number must be a number (1-9999)");
     p->fullmove = (uint16_t)number;
     while (*text == ' ')

@@ -3,6 +3,7 @@
  * variant table and the files that do the work.
  */
 #include "korpalski_int.h"
+#include "report_int.h"
 
 #include <string.h>
 
@@ -113,17 +114,7 @@ static void position_report(const struct rules_position *pos,
     out->insufficient_material = kp_insufficient_material(p);
     out->can_drop[0] = can_drop(pos, RULES_WHITE);
     out->can_drop[1] = can_drop(pos, RULES_BLACK);
-    if (out->legal_moves == 0 && out->in_check) {
-        out->status = RULES_CHECKMATE;
-        out->result = p->side == RULES_WHITE ? RULES_RESULT_BLACK_WINS
-                                             : RULES_RESULT_WHITE_WINS;
-    } else if (out->legal_moves == 0) {
-        out->status = RULES_STALEMATE;
-        out->result = RULES_RESULT_DRAW;
-    } else if (out->insufficient_material) {
-        out->status = RULES_INSUFFICIENT_MATERIAL;
-        out->result = RULES_RESULT_DRAW;
-    }
+    report_decide(out, (enum rules_color)p->side, true);
 }
 
 const struct rules_variant rules_korpalski = {

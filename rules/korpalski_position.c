@@ -3,6 +3,7 @@
  * reserves, validation, the repetition key and the material rules.
  */
 #include "korpalski_int.h"
+#include "report_int.h"
 #include "zobrist_int.h"
 
 #include <stdio.h>
@@ -179,21 +180,6 @@ static enum rules_error parse_reserve(struct kp_pos *p, const char **text, char 
     return RULES_OK;
 }
 
-/* Reads a whole number field; returns false if there is none. */
-static bool parse_number(const char **s, long max, int *out)
-{
-    long v = 0;
-    const char *t = *s;
-    if (*t < '0' || *t > '9')
-        return false;
-    for (; *t >= '0' && *t <= '9'; t++)
-        if ((v = v * 10 + (*t - '0')) > max)
-            return false;
-    *out = (int)v;
-    *s = t;
-    return true;
-}
-
 static enum rules_error check_material(const struct kp_pos *p, char *why)
 {
     static const char *const plural[] = { "pawns", "knights", "bishops", "rooks",
@@ -318,12 +304,12 @@ enum rules_error kp_parse_fen(struct kp_pos *p, const char *text, char *why)
         return err;
     if (*text == '\0')
         return RULES_OK;
-    if (*text++ != ' ' || !parse_number(&text, 9999, &number))
+    if (*text++ != ' ' || !text_parse_number(&text, 9999, &number))
         return fail(why, RULES_ERR_SYNTAX, "bad fen: halfmove clock must be a number (0-9999)%s", "");
     p->halfmove = (uint16_t)number;
     if (*text == '\0')
         return RULES_OK;
-    if (*text++ != ' ' || !parse_number(&text, 9999, &number) || number < 1)
+    if (*text++ != ' ' || !text_parse_number(&text, 9999, &number) || number < 1)
         return fail(why, RULES_ERR_SYNTAX, "bad fen: fullmove number must be a number (1-9999)%s", "");
     p->fullmove = (uint16_t)number;
     while (*text == ' ')

@@ -4,6 +4,7 @@
 #include "rules.h"
 #include "glinski_int.h"
 #include "korpalski_int.h"
+#include "report_int.h"
 
 #include <strings.h>
 
@@ -70,4 +71,39 @@ const char *rules_error_text(enum rules_error err)
     case RULES_ERR_AMBIGUOUS: return "ambiguous move";
     }
     return "unknown error";
+}
+
+void report_decide(struct rules_report *r, enum rules_color side_to_move,
+                   bool stalemate_is_draw)
+{
+    bool white_moves = side_to_move == RULES_WHITE;
+    if (r->legal_moves == 0 && r->in_check) {
+        r->status = RULES_CHECKMATE;
+        r->result = white_moves ? RULES_RESULT_BLACK_WINS : RULES_RESULT_WHITE_WINS;
+    } else if (r->legal_moves == 0) {
+        r->status = RULES_STALEMATE;
+        r->result = stalemate_is_draw ? RULES_RESULT_DRAW
+                    : white_moves     ? RULES_RESULT_BLACK_3_4
+                                      : RULES_RESULT_WHITE_3_4;
+    } else if (r->insufficient_material) {
+        r->status = RULES_INSUFFICIENT_MATERIAL;
+        r->result = RULES_RESULT_DRAW;
+    } else {
+        r->status = RULES_ONGOING;
+        r->result = RULES_RESULT_NONE;
+    }
+}
+
+bool text_parse_number(const char **s, long max, int *out)
+{
+    long v = 0;
+    const char *t = *s;
+    if (*t < '0' || *t > '9')
+        return false;
+    for (; *t >= '0' && *t <= '9'; t++)
+        if ((v = v * 10 + (*t - '0')) > max)
+            return false;
+    *out = (int)v;
+    *s = t;
+    return true;
 }
