@@ -13,9 +13,10 @@ static const char usage[] =
     "commands:\n"
     "  perft [--divide] DEPTH [FEN]  leaf count of the legal move tree; the last\n"
     "                                line is the count alone\n"
-    "  replay [FILE]                 replays a game (PGN or movetext) from FILE or\n"
+    "  replay [--pgn] [FILE]         replays a game (PGN or movetext) from FILE or\n"
     "                                stdin: '<ply> <SAN> <FEN>' per ply, then\n"
-    "                                'result <R> <termination>'\n"
+    "                                'result <R> <termination>'; --pgn writes the\n"
+    "                                checked game as PGN instead\n"
     "  status FEN                    the position's status as one JSON object\n"
     "  moves FEN                     the legal moves, one per line: 'UCI SAN'\n"
     "\n"
@@ -70,6 +71,8 @@ int main(int argc, char **argv)
                 return bad_usage("unknown variant", name);
         } else if (strcmp(a, "--divide") == 0 && cmd == 0) {
             args.divide = true;
+        } else if (strcmp(a, "--pgn") == 0 && cmd == 1) {
+            args.pgn = true;
         } else if (strcmp(a, "--help") == 0) {
             fputs(usage, stdout);
             return 0;

@@ -10,6 +10,7 @@
 struct korp_args {
     const struct rules_variant *variant;  /* NULL: not given */
     bool divide;
+    bool pgn;                             /* replay: write PGN */
     const char *operands[8];
     int operand_count;
     char position[512];                   /* operands joined, for FENs */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #define RECORD_LIMIT (64u << 20)
+#define TAG_LIMIT 32
 
 struct replay {
     const struct rules_variant *forced;   /* --variant */
@@ -25,7 +26,65 @@ struct replay {
     bool started;      /* position set up for this game */
     bool failed;       /* this game stopped on an error */
     int failures;
+    /* For --pgn: the game's tags, start and moves. */
+    bool pgn;
+    char tag_text[TAG_LIMIT][2][256];
+    const char *tags[TAG_LIMIT * 2 + 1];
+    int tag_count;
+    struct rules_position start;
+    struct rules_move *moves;
+    int move_count, move_cap;
 };
+
+static enum rules_result result_of_text(const char *text)
+{
+    for (enum rules_result r = RULES_RESULT_WHITE_WINS; r <= RULES_RESULT_BLACK_3_4; r++)
+        if (strcmp(rules_result_text(r), text) == 0)
+            return r;
+    return RULES_RESULT_NONE;
+}
+
+static bool keep_move(struct replay *r, struct rules_move m)
+{
+    if (r->move_count == r->move_cap) {
+        int cap = r->move_cap ? r->move_cap * 2 : 256;
+        struct rules_move *more = realloc(r->moves, (size_t)cap * sizeof *more);
+        if (more == NULL)
+            return false;
+        r->moves = more;
+        r->move_cap = cap;
+    }
+    r->moves[r->move_count++] = m;
+    return true;
+}
+
+/* The checked game as PGN: the rules' result where the position ended the
+ * game, else the record's own Result (resignation, agreement, time). */
+static void write_pgn(struct replay *r, const struct rules_report *rep)
+{
+    const char *tagged = NULL;
+    enum rules_result result = rep->result;
+    size_t need;
+    char *text;
+
+    for (int i = 0; i < r->tag_count; i++)
+        if (strcmp(r->tag_text[i][0], "Result") == 0)
+            tagged = r->tag_text[i][1];
+    if (rep->status == RULES_ONGOING && tagged != NULL)
+        result = result_of_text(tagged);
+    r->tags[r->tag_count * 2] = NULL;
+    need = rules_pgn_write(r->variant, r->tags, &r->start, r->moves, r->move_count, result,
+                           NULL, 0);
+    text = malloc(need + 1);
+    if (text == NULL) {
+        fprintf(stderr, "korp: out of memory\n");
+        return;
+    }
+    rules_pgn_write(r->variant, r->tags, &r->start, r->moves, r->move_count, result, text,
+                    need + 1);
+    printf("%s%s", r->game > 1 ? "\n" : "", text);
+    free(text);
+}
 
 static void game_prefix(const struct replay *r, char *buf, size_t size)
 {
@@ -38,6 +97,13 @@ static void game_prefix(const struct replay *r, char *buf, size_t size)
 static int on_tag(void *arg, const char *name, const char *value)
 {
     struct replay *r = arg;
+    if (r->tag_count < TAG_LIMIT) {
+        snprintf(r->tag_text[r->tag_count][0], sizeof r->tag_text[0][0], "%s", name);
+        snprintf(r->tag_text[r->tag_count][1], sizeof r->tag_text[0][1], "%s", value);
+        r->tags[r->tag_count * 2] = r->tag_text[r->tag_count][0];
+        r->tags[r->tag_count * 2 + 1] = r->tag_text[r->tag_count][1];
+        r->tag_count++;
+    }
     if (strcmp(name, "Variant") == 0 && r->forced == NULL) {
         r->variant = rules_variant_find_pgn(value);
         if (r->variant == NULL)
@@ -64,7 +130,7 @@ static bool start_game(struct replay *r)
     fen = r->fen_tag[0] ? r->fen_tag : r->variant->start_text;
     r->dialect = r->dialects[r->game - 1];
     r->started = true;
-    if (r->games > 1)
+    if (r->games > 1 && !r->pgn)
         printf("game %d\n", r->game);
     if (r->variant->position_parse(&r->pos, fen, why) != RULES_OK) {
         game_prefix(r, prefix, sizeof prefix);
@@ -72,6 +138,7 @@ static bool start_game(struct replay *r)
         r->failed = true;
         return false;
     }
+    r->start = r->pos;
     return true;
 }
 
@@ -93,6 +160,14 @@ static int on_move(void *arg, const char *token)
         r->failed = true;
         return 0;
     }
+    if (r->pgn) {
+        if (!keep_move(r, move)) {
+            fprintf(stderr, "korp: out of memory\n");
+            return 1;
+        }
+        v->position_apply(&r->pos, move);
+        return 0;
+    }
     v->move_format(&r->pos, move, RULES_NOTATION_SAN, san, sizeof san);
     v->position_apply(&r->pos, move);
     v->position_format(&r->pos, fen, sizeof fen);
@@ -107,9 +182,12 @@ static int on_game_end(void *arg)
 
     if (!r->failed && (r->started || start_game(r))) {
         r->variant->position_report(&r->pos, &rep);
-        printf("result %s %s\n", rules_result_text(rep.result),
-               rules_status_text(rep.status));
-    } else {
+        if (r->pgn)
+            write_pgn(r, &rep);
+        else
+            printf("result %s %s\n", rules_result_text(rep.result),
+                   rules_status_text(rep.status));
+    } else if (!r->pgn) {
         printf("result * error\n");
     }
     r->failures += r->failed;
@@ -117,6 +195,8 @@ static int on_game_end(void *arg)
     r->variant = NULL;
     r->fen_tag[0] = '\0';
     r->ply = 0;
+    r->tag_count = 0;
+    r->move_count = 0;
     r->started = r->failed = false;
     return 0;
 }
@@ -175,6 +255,7 @@ int korp_replay(const struct korp_args *args)
         return 2;
     }
     r.forced = args->variant;
+    r.pgn = args->pgn;
     r.game = 1;
     r.games = rules_pgn_dialects(text, len, NULL, 0);
     r.dialects = calloc((size_t)r.games + 1, 1);
@@ -191,6 +272,7 @@ int korp_replay(const struct korp_args *args)
     } else {
         rules_pgn_read(text, len, &reader);
     }
+    free(r.moves);
     free(r.dialects);
     free(text);
     return r.failures ? 1 : 0;

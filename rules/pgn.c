@@ -5,6 +5,7 @@
  */
 #include "rules.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define TOKEN_MAX 128
@@ -209,4 +210,110 @@ int rules_pgn_dialects(const char *text, size_t len, unsigned char *out, int max
     struct rules_pgn_reader reader = { NULL, scan_move, scan_end, &d };
     rules_pgn_read(text, len, &reader);
     return d.games;
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+struct out {
+    char *buf;
+    size_t size;
+    size_t len;
+    size_t column;
+};
+
+static void emit(struct out *o, const char *text)
+{
+    size_t n = strlen(text);
+    if (o->len < o->size)
+        snprintf(o->buf + o->len, o->size - o->len, "%s", text);
+    o->len += n;
+    const char *nl = strrchr(text, '\n');
+    o->column = nl ? strlen(nl + 1) : o->column + n;
+}
+
+/* A movetext token, after a space or on a new line before column 80. */
+static void emit_token(struct out *o, const char *token)
+{
+    if (o->column > 0)
+        emit(o, o->column + 1 + strlen(token) >= 80 ? "\n" : " ");
+    emit(o, token);
+}
+
+static void emit_tag(struct out *o, const char *name, const char *value)
+{
+    emit(o, "[");
+    emit(o, name);
+    emit(o, " \"");
+    for (const char *c = value; *c; c++) {
+        char one[3] = { *c, 0, 0 };
+        if (*c == '"' || *c == '\\') {
+            one[0] = '\\';
+            one[1] = *c;
+        }
+        emit(o, one);
+    }
+    emit(o, "\"]\n");
+}
+
+static const char *tag_value(const char *const *tags, const char *name)
+{
+    for (int i = 0; tags != NULL && tags[i] != NULL && tags[i + 1] != NULL; i += 2)
+        if (strcmp(tags[i], name) == 0)
+            return tags[i + 1];
+    return NULL;
+}
+
+size_t rules_pgn_write(const struct rules_variant *v, const char *const *tags,
+                       const struct rules_position *start,
+                       const struct rules_move *moves, int count,
+                       enum rules_result result, char *buf, size_t size)
+{
+    static const char *const roster[] = { "Event", "Site", "Date", "Round", "White",
+                                          "Black", NULL };
+    static const char *const own[] = { "Event", "Site", "Date", "Round", "White", "Black",
+                                       "Result", "Variant", "SetUp", "FEN", NULL };
+    struct out o = { buf, size, 0, 0 };
+    struct rules_position pos = *start;
+    char fen[RULES_TEXT_MAX], start_fen[RULES_TEXT_MAX];
+    struct rules_position initial;
+    char why[RULES_WHY_MAX];
+
+    if (size > 0)
+        buf[0] = '\0';
+    for (int i = 0; roster[i] != NULL; i++) {
+        const char *value = tag_value(tags, roster[i]);
+        emit_tag(&o, roster[i], value ? value : "?");
+    }
+    emit_tag(&o, "Result", rules_result_text(result));
+    emit_tag(&o, "Variant", v->pgn_name);
+    v->position_format(start, fen, sizeof fen);
+    v->position_parse(&initial, v->start_text, why);
+    v->position_format(&initial, start_fen, sizeof start_fen);
+    if (strcmp(fen, start_fen) != 0) {
+        emit_tag(&o, "SetUp", "1");
+        emit_tag(&o, "FEN", fen);
+    }
+    for (int i = 0; tags != NULL && tags[i] != NULL && tags[i + 1] != NULL; i += 2) {
+        bool written = false;
+        for (int k = 0; own[k] != NULL; k++)
+            written |= strcmp(tags[i], own[k]) == 0;
+        if (!written)
+            emit_tag(&o, tags[i], tags[i + 1]);
+    }
+    emit(&o, "\n");
+    for (int i = 0; i < count; i++) {
+        char number[16], san[RULES_MOVE_TEXT_MAX];
+        enum rules_color side = v->side_to_move(&pos);
+        if (side == RULES_WHITE || i == 0) {
+            snprintf(number, sizeof number, "%d.%s", v->fullmove_number(&pos),
+                     side == RULES_WHITE ? "" : "..");
+            emit_token(&o, number);
+        }
+        v->move_format(&pos, moves[i], RULES_NOTATION_SAN, san, sizeof san);
+        emit_token(&o, san);
+        v->position_apply(&pos, moves[i]);
+    }
+    emit_token(&o, rules_result_text(result));
+    emit(&o, "\n");
+    return o.len;
 }

@@ -197,6 +197,20 @@ int rules_pgn_read(const char *text, size_t len,
                    const struct rules_pgn_reader *reader);
 
 /*
+ * Writes a game as PGN into buf (at most `size` bytes with the NUL) and
+ * returns the length the whole text needs, as snprintf does.  `tags` is a
+ * NULL-terminated list of name, value pairs; the Seven Tag Roster is always
+ * written (a missing tag as "?"), then the Variant tag, SetUp and FEN when
+ * `start` is not the variant's start position, then the other tags.  The
+ * movetext is SAN from `start`, wrapped before 80 columns, ending in the
+ * result (which also fills the Result tag).
+ */
+size_t rules_pgn_write(const struct rules_variant *v, const char *const *tags,
+                       const struct rules_position *start,
+                       const struct rules_move *moves, int count,
+                       enum rules_result result, char *buf, size_t size);
+
+/*
  * Counts the games in a record and, for each of the first `max`, which
  * letter dialect its moves use: RULES_DIALECT_HUNGARIAN where a move names
  * a piece with V, F or H (vezer, futo, huszar), else RULES_DIALECT_DEFAULT.

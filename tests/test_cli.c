@@ -125,6 +125,38 @@ static void test_cli_moves_lists_uci_and_san(void **state)
     assert_non_null(strstr(r.out, "e1d1 Kd1\n"));
 }
 
+/* PGN written back: the movetext must equal the published record's. */
+static void test_cli_replay_writes_pgn(void **state)
+{
+    static struct run r;
+    static char original[8192];
+    char path[1024];
+    FILE *f;
+    size_t n;
+    (void)state;
+    snprintf(path, sizeof path, "%s/inventor-sample.pgn", data);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    n = fread(original, 1, sizeof original - 1, f);
+    original[n] = '\0';
+    fclose(f);
+    run(&r, "replay --pgn %s", data);
+    assert_int_equal(r.status, 2);    /* a folder is not a record */
+    run(&r, "replay --pgn %s/inventor-sample.pgn", data);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "[Variant \"Korpalski\"]\n"));
+    assert_non_null(strstr(r.out, "[Result \"0-1\"]\n"));
+    assert_string_equal(strstr(r.out, "\n\n1. "), strstr(original, "\n\n1. "));
+    run(&r, "replay --pgn %s/glinski/FoolsMate.pgn", data);
+    assert_non_null(strstr(r.out, "[Variant \"Glinski\"]\n"));
+    assert_non_null(strstr(r.out, "\n1. Qc3 Qc6 2. b2 b6 3. Bb1 e6 4. Qxf9# 1-0\n"));
+    /* A game from a set-up position, Black to move first. */
+    run(&r, "replay --pgn <<'EOF'\n[FEN \"4k3/8/8/8/8/8/8/4K3[Rr] b - - 0 10\"]\n"
+            "10... Kd8 11. Kd1\nEOF");
+    assert_non_null(strstr(r.out, "[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/4K3[Rr] b - - 0 10\"]\n"));
+    assert_non_null(strstr(r.out, "\n10... Kd8 11. Kd1 *\n"));
+}
+
 static void test_cli_glinski(void **state)
 {
     static struct run r;
@@ -172,6 +204,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_cli_replay_illegal_move),
         cmocka_unit_test(test_cli_status_json),
         cmocka_unit_test(test_cli_moves_lists_uci_and_san),
+        cmocka_unit_test(test_cli_replay_writes_pgn),
         cmocka_unit_test(test_cli_glinski),
         cmocka_unit_test(test_cli_bad_arguments_exit_2),
     };
