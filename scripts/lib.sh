@@ -46,11 +46,12 @@ korp_pg_owner() {
     else echo postgres; fi
 }
 
-# Runs a command as the cluster owner.
+# Runs a command as the cluster owner, from / (the owner may not be able to
+# enter the current folder); paths given must be absolute.
 as_owner() {
     local owner=$1; shift
     if [ "$(id -un)" = "$owner" ]; then "$@"
-    else runuser -u "$owner" -- "$@"; fi
+    else (cd / && runuser -u "$owner" -- "$@"); fi
 }
 
 # True if something accepts connections on 127.0.0.1:$1 (or host $2).
