@@ -29,7 +29,6 @@ struct replay {
     /* For --pgn: the game's tags, start and moves. */
     bool pgn;
     char tag_text[TAG_LIMIT][2][256];
-    const char *tags[TAG_LIMIT * 2 + 1];
     int tag_count;
     struct rules_position start;
     struct rules_move *moves;
@@ -62,25 +61,29 @@ static bool keep_move(struct replay *r, struct rules_move m)
  * game, else the record's own Result (resignation, agreement, time). */
 static void write_pgn(struct replay *r, const struct rules_report *rep)
 {
+    const char *tags[TAG_LIMIT * 2 + 1];
     const char *tagged = NULL;
     enum rules_result result = rep->result;
     size_t need;
     char *text;
 
-    for (int i = 0; i < r->tag_count; i++)
+    for (int i = 0; i < r->tag_count; i++) {
+        tags[2 * i] = r->tag_text[i][0];
+        tags[2 * i + 1] = r->tag_text[i][1];
         if (strcmp(r->tag_text[i][0], "Result") == 0)
             tagged = r->tag_text[i][1];
+    }
+    tags[2 * r->tag_count] = NULL;
     if (rep->status == RULES_ONGOING && tagged != NULL)
         result = result_of_text(tagged);
-    r->tags[r->tag_count * 2] = NULL;
-    need = rules_pgn_write(r->variant, r->tags, &r->start, r->moves, r->move_count, result,
+    need = rules_pgn_write(r->variant, tags, &r->start, r->moves, r->move_count, result,
                            NULL, 0);
     text = malloc(need + 1);
     if (text == NULL) {
         fprintf(stderr, "korp: out of memory\n");
         return;
     }
-    rules_pgn_write(r->variant, r->tags, &r->start, r->moves, r->move_count, result, text,
+    rules_pgn_write(r->variant, tags, &r->start, r->moves, r->move_count, result, text,
                     need + 1);
     printf("%s%s", r->game > 1 ? "\n" : "", text);
     free(text);
@@ -100,8 +103,6 @@ static int on_tag(void *arg, const char *name, const char *value)
     if (r->tag_count < TAG_LIMIT) {
         snprintf(r->tag_text[r->tag_count][0], sizeof r->tag_text[0][0], "%s", name);
         snprintf(r->tag_text[r->tag_count][1], sizeof r->tag_text[0][1], "%s", value);
-        r->tags[r->tag_count * 2] = r->tag_text[r->tag_count][0];
-        r->tags[r->tag_count * 2 + 1] = r->tag_text[r->tag_count][1];
         r->tag_count++;
     }
     if (strcmp(name, "Variant") == 0 && r->forced == NULL) {

@@ -6,7 +6,6 @@
 #include "report_int.h"
 #include "zobrist_int.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,18 +80,6 @@ uint64_t gl_repetition_key(const struct gl_pos *p)
 
 /* ---- HFEN --------------------------------------------------------------- */
 
-static enum rules_error fail(char *why, enum rules_error err, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static enum rules_error fail(char *why, enum rules_error err, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, RULES_WHY_MAX, fmt, ap);
-    va_end(ap);
-    return err;
-}
-
 /* Ranks 11 down to 1; each lists the files that have it, a to l. */
 static enum rules_error parse_board(struct gl_pos *p, const char **text, char *why)
 {
@@ -108,32 +95,32 @@ static enum rules_error parse_board(struct gl_pos *p, const char **text, char *w
                 while (*s >= '0' && *s <= '9' && run <= GL_FILES)
                     run = run * 10 + (*s++ - '0');
                 if (run > GL_FILES)
-                    return fail(why, RULES_ERR_SYNTAX, "bad hfen: rank %d has too many cells", rank);
+                    return text_fail(why, RULES_ERR_SYNTAX, "bad hfen: rank %d has too many cells", rank);
                 if (run == 0)
-                    return fail(why, RULES_ERR_SYNTAX, "bad hfen: empty run of 0 on rank %d", rank);
+                    return text_fail(why, RULES_ERR_SYNTAX, "bad hfen: empty run of 0 on rank %d", rank);
                 file += run;
             } else {
                 char c = *s++;
                 const char *hit = strchr(letters, c >= 'a' ? c - 'a' + 'A' : c);
                 if (hit == NULL || c == '\0')
-                    return fail(why, RULES_ERR_SYNTAX, "bad hfen: unknown piece letter '%c'", c);
+                    return text_fail(why, RULES_ERR_SYNTAX, "bad hfen: unknown piece letter '%c'", c);
                 if (file >= GL_FILES || file_length(file) < rank)
-                    return fail(why, RULES_ERR_SYNTAX, "bad hfen: rank %d has too many cells", rank);
+                    return text_fail(why, RULES_ERR_SYNTAX, "bad hfen: rank %d has too many cells", rank);
                 gl_put(p, c >= 'a', (int)(hit - letters), gl_cell_of(file, rank));
                 file++;
             }
             if (file > GL_FILES || (file > 0 && file_length(file - 1) < rank))
-                return fail(why, RULES_ERR_SYNTAX, "bad hfen: rank %d has too many cells", rank);
+                return text_fail(why, RULES_ERR_SYNTAX, "bad hfen: rank %d has too many cells", rank);
         }
         int last = GL_FILES;
         while (last > 0 && file_length(last - 1) < rank)
             last--;
         if (file != last)
-            return fail(why, RULES_ERR_SYNTAX, "bad hfen: rank %d has %s cells", rank,
+            return text_fail(why, RULES_ERR_SYNTAX, "bad hfen: rank %d has %s cells", rank,
                         file < last ? "too few" : "too many");
         if (rank > 1) {
             if (*s != '/')
-                return fail(why, RULES_ERR_SYNTAX, "bad hfen: the board needs 11 ranks separated by '/'");
+                return text_fail(why, RULES_ERR_SYNTAX, "bad hfen: the board needs 11 ranks separated by '/'");
             s++;
         }
     }
@@ -149,25 +136,25 @@ static enum rules_error validate(const struct gl_pos *p, char *why)
         int kings = gl_count(p->pieces[c][RULES_KING]);
         int pawns = gl_count(p->pieces[c][RULES_PAWN]);
         if (kings != 1)
-            return fail(why, RULES_ERR_INVALID, "invalid position: %s has %d kings, not 1",
+            return text_fail(why, RULES_ERR_INVALID, "invalid position: %s has %d kings, not 1",
                         side[c], kings);
         if (pawns > 9)
-            return fail(why, RULES_ERR_INVALID, "invalid position: %s has %d pawns, the set has 9",
+            return text_fail(why, RULES_ERR_INVALID, "invalid position: %s has %d pawns, the set has 9",
                         side[c], pawns);
         if (gl_count(p->occupied[c]) > 18)
-            return fail(why, RULES_ERR_INVALID, "invalid position: %s has more than 18 men",
+            return text_fail(why, RULES_ERR_INVALID, "invalid position: %s has more than 18 men",
                         side[c]);
         gl_bits stuck = p->pieces[c][RULES_PAWN] & gl_last_cells(c);
         if (stuck) {
             gl_cell_name(gl_lsb(stuck), name);
-            return fail(why, RULES_ERR_INVALID,
+            return text_fail(why, RULES_ERR_INVALID,
                         "invalid position: a %s pawn on %s, its promotion cell", side[c], name);
         }
     }
     struct gl_pos flipped = *p;
     flipped.side ^= 1;
     if (gl_in_check(&flipped))
-        return fail(why, RULES_ERR_INVALID, "invalid position: %s is in check but it is not its move",
+        return text_fail(why, RULES_ERR_INVALID, "invalid position: %s is in check but it is not its move",
                     side[p->side ^ 1]);
     return RULES_OK;
 }
@@ -184,7 +171,7 @@ static enum rules_error parse_ep(struct gl_pos *p, const char **text, char *why)
     }
     ep = gl_geometry.cell_parse(*text, &len);
     if (ep < 0)
-        return fail(why, RULES_ERR_SYNTAX, "bad hfen: en passant field must be a cell or '-'");
+        return text_fail(why, RULES_ERR_SYNTAX, "bad hfen: en passant field must be a cell or '-'");
     gl_cell_name(ep, name);
     /* The enemy pawn stands one step past the cell, its start one step before. */
     int ahead = gl_step(them == RULES_WHITE ? GL_NORTH : GL_SOUTH, ep);
@@ -192,7 +179,7 @@ static enum rules_error parse_ep(struct gl_pos *p, const char **text, char *why)
     if (p->board[ep] != GL_EMPTY || ahead == GL_NONE || behind == GL_NONE ||
         p->board[ahead] != GL_CODE(them, RULES_PAWN) || p->board[behind] != GL_EMPTY ||
         !(gl_start_cells(them) & gl_bit(behind)))
-        return fail(why, RULES_ERR_INVALID,
+        return text_fail(why, RULES_ERR_INVALID,
                     "invalid position: bad en passant cell %s: no pawn has just passed over it", name);
     if (gl_ep_capture_legal(p, ep))
         p->ep = (uint8_t)ep;
@@ -214,7 +201,7 @@ enum rules_error gl_parse_hfen(struct gl_pos *p, const char *text, char *why)
     if ((err = parse_board(p, &text, why)) != RULES_OK)
         return err;
     if (*text++ != ' ' || (*text != 'w' && *text != 'b') || (text[1] != ' ' && text[1] != '\0'))
-        return fail(why, RULES_ERR_SYNTAX, "bad hfen: side to move must be 'w' or 'b'");
+        return text_fail(why, RULES_ERR_SYNTAX, "bad hfen: side to move must be 'w' or 'b'");
     p->side = *text++ == 'b';
     if ((err = validate(p, why)) != RULES_OK || *text == '\0')
         return err;
@@ -222,17 +209,17 @@ enum rules_error gl_parse_hfen(struct gl_pos *p, const char *text, char *why)
     if ((err = parse_ep(p, &text, why)) != RULES_OK || *text == '\0')
         return err;
     if (*text++ != ' ' || !text_parse_number(&text, 9999, &number))
-        return fail(why, RULES_ERR_SYNTAX, "bad hfen: halfmove clock must be a number (0-9999)");
+        return text_fail(why, RULES_ERR_SYNTAX, "bad hfen: halfmove clock must be a number (0-9999)");
     p->halfmove = (uint16_t)number;
     if (*text == '\0')
         return RULES_OK;
     if (*text++ != ' ' || !text_parse_number(&text, 9999, &number) || number < 1)
-        return fail(why, RULES_ERR_SYNTAX, "bad hfen: fullmove number must be a number (1-9999)");
+        return text_fail(why, RULES_ERR_SYNTAX, "bad hfen: fullmove number must be a number (1-9999)");
     p->fullmove = (uint16_t)number;
     while (*text == ' ')
         text++;
     if (*text != '\0')
-        return fail(why, RULES_ERR_SYNTAX, "bad hfen: unexpected text after the fullmove number");
+        return text_fail(why, RULES_ERR_SYNTAX, "bad hfen: unexpected text after the fullmove number");
     return RULES_OK;
 }
 

@@ -1,7 +1,8 @@
 /*
  * pgn.c — splitting a game record (PGN, or bare movetext) into tags and
- * move tokens (lines starting with % or # are comments).  It knows nothing of any variant's moves: the caller parses
- * each token against its position.
+ * move tokens (lines starting with % or # are comments), and writing one.
+ * It knows nothing of any variant's moves: the caller parses each token
+ * against its position.
  */
 #include "rules.h"
 

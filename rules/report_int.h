@@ -1,6 +1,6 @@
 /*
  * report_int.h — what both variants share when they judge a position or
- * read the numbers of a position text.
+ * read a position text and explain what is wrong with it.
  */
 #ifndef KORP_REPORT_INT_H
 #define KORP_REPORT_INT_H
@@ -18,5 +18,9 @@ void report_decide(struct rules_report *r, enum rules_color side_to_move,
 /* Reads a whole number of at most `max` at *s; advances *s.  False if
  * there is none or it is larger. */
 bool text_parse_number(const char **s, long max, int *out);
+
+/* Writes a printf-style message into why (RULES_WHY_MAX bytes); returns err. */
+enum rules_error text_fail(char *why, enum rules_error err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -6,6 +6,8 @@
 #include "korpalski_int.h"
 #include "report_int.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <strings.h>
 
 static const struct rules_variant *const variants[] = {
@@ -106,4 +108,13 @@ bool text_parse_number(const char **s, long max, int *out)
     *out = (int)v;
     *s = t;
     return true;
+}
+
+enum rules_error text_fail(char *why, enum rules_error err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, RULES_WHY_MAX, fmt, ap);
+    va_end(ap);
+    return err;
 }
