@@ -26,7 +26,20 @@ struct api_server;
 struct api_server *api_server_start(const struct api_config *config,
                                     char *err, size_t errsize);
 
-/* Stops serving and frees the server.  NULL is a no-op. */
+/*
+ * Stops accepting connections (the listening socket closes); requests in
+ * flight, and further requests on connections already open, go on.
+ */
+void api_server_quiesce(struct api_server *server);
+
+/* Requests begun and not yet completed. */
+int api_server_in_flight(struct api_server *server);
+
+/*
+ * Stops serving and frees the server.  It waits for the handlers running
+ * now, so call it once api_server_in_flight is 0 or when waiting no longer
+ * matters.  NULL is a no-op.
+ */
 void api_server_stop(struct api_server *server);
 
 #endif

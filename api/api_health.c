@@ -1,12 +1,24 @@
 /*
  * api_health.c — GET /healthz: is korpd up, and can it reach its database.
+ * The database's own error text (hosts, users) goes to the log only.
  */
 #include "api_int.h"
-#include "db.h"
+
+#include "base.h"
+
+/* Short public words for why the database is not usable. */
+static const char *reason(enum db_status st)
+{
+    switch (st) {
+    case DB_BUSY: return "no database connection came free in time";
+    case DB_UNREACHABLE: return "the database cannot be reached";
+    default: return "the database answered with an error";
+    }
+}
 
 enum MHD_Result api_health(struct api_request *req)
 {
-    char err[256] = "";
+    char err[512] = "";
     double latency = 0;
     int schema = 0;
     enum db_status st = db_ping(req->config->pool, &latency, &schema, err, sizeof err);
@@ -22,8 +34,8 @@ enum MHD_Result api_health(struct api_request *req)
         cJSON_AddNumberToObject(db, "latency_ms", (double)(long)(latency * 1000 + 0.5) / 1000);
         cJSON_AddNumberToObject(db, "schema_version", schema);
     } else {
-        cJSON_AddStringToObject(db, "error", err);
+        base_log(BASE_LOG_WARN, "health check: database %s: %s", db_status_text(st), err);
+        cJSON_AddStringToObject(db, "error", reason(st));
     }
-    return api_reply_json(req->conn, st == DB_OK ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE,
-                          json);
+    return api_reply_json(req, st == DB_OK ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE, json);
 }

@@ -1,11 +1,30 @@
 /*
- * api_reply.c — the two ways korpd answers: JSON, or an RFC 9457 problem.
+ * api_reply.c — the two ways korpd answers: JSON, or an RFC 9457 problem
+ * whose status, type and title come from one table.
  */
 #include "api_int.h"
 
+#include "base.h"
+
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static const struct {
+    unsigned status;
+    const char *type;    /* slug: the problem's type is /problems/<slug> */
+    const char *title;
+} problems[API_PROBLEM_COUNT] = {
+    [API_PROBLEM_NOT_FOUND] = { 404, "not-found", "Not found" },
+    [API_PROBLEM_METHOD_NOT_ALLOWED] = { 405, "method-not-allowed", "Method not allowed" },
+    [API_PROBLEM_BODY_TOO_LARGE] = { 413, "body-too-large", "Request body too large" },
+    [API_PROBLEM_BAD_REQUEST] = { 400, "bad-request", "Bad request" },
+    [API_PROBLEM_UNSUPPORTED_MEDIA_TYPE] = { 415, "unsupported-media-type",
+                                             "Unsupported media type" },
+    [API_PROBLEM_UNAVAILABLE] = { 503, "unavailable", "Service unavailable" },
+    [API_PROBLEM_INTERNAL] = { 500, "internal-error", "Internal server error" },
+};
 
 static struct MHD_Response *json_response(cJSON *json, const char *content_type)
 {
@@ -25,42 +44,79 @@ static struct MHD_Response *json_response(cJSON *json, const char *content_type)
     return resp;
 }
 
-enum MHD_Result api_reply(struct MHD_Connection *conn, unsigned status,
-                          struct MHD_Response *resp)
+enum MHD_Result api_reply(struct api_request *req, unsigned status, struct MHD_Response *resp)
 {
     enum MHD_Result rc;
     if (resp == NULL)
         return MHD_NO;
-    rc = MHD_queue_response(conn, status, resp);
+    if (status == MHD_HTTP_SERVICE_UNAVAILABLE)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, API_RETRY_AFTER);
+    rc = MHD_queue_response(req->conn, status, resp);
     MHD_destroy_response(resp);
+    req->replied = true;
     return rc;
 }
 
-enum MHD_Result api_reply_json(struct MHD_Connection *conn, unsigned status, cJSON *json)
+enum MHD_Result api_reply_json(struct api_request *req, unsigned status, cJSON *json)
 {
-    return api_reply(conn, status, json_response(json, "application/json"));
+    return api_reply(req, status, json_response(json, "application/json"));
 }
 
-struct MHD_Response *api_problem_response(unsigned status, const char *type,
-                                          const char *title, const char *detail)
+struct MHD_Response *api_problem_response(enum api_problem problem, const char *detail,
+                                          unsigned *status)
 {
     char uri[128];
     cJSON *json = cJSON_CreateObject();
     if (json == NULL)
         return NULL;
     /* Relative references, resolved against the request: /problems/<slug>. */
-    snprintf(uri, sizeof uri, "/problems/%s", type);
+    snprintf(uri, sizeof uri, "/problems/%s", problems[problem].type);
     cJSON_AddStringToObject(json, "type", uri);
-    cJSON_AddStringToObject(json, "title", title);
-    cJSON_AddNumberToObject(json, "status", status);
+    cJSON_AddStringToObject(json, "title", problems[problem].title);
+    cJSON_AddNumberToObject(json, "status", problems[problem].status);
     if (detail != NULL)
         cJSON_AddStringToObject(json, "detail", detail);
+    *status = problems[problem].status;
     return json_response(json, "application/problem+json");
 }
 
-enum MHD_Result api_reply_problem(struct MHD_Connection *conn, unsigned status,
-                                  const char *type, const char *title,
-                                  const char *detail)
+enum MHD_Result api_fail(struct api_request *req, enum api_problem problem, const char *fmt,
+                         ...)
 {
-    return api_reply(conn, status, api_problem_response(status, type, title, detail));
+    char detail[512];
+    unsigned status;
+    struct MHD_Response *resp;
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    resp = api_problem_response(problem, detail, &status);
+    return api_reply(req, status, resp);
+}
+
+enum MHD_Result api_fail_db(struct api_request *req, enum db_status status, const char *err)
+{
+    switch (status) {
+    case DB_BUSY:
+    case DB_SERIALIZATION:
+        base_log(BASE_LOG_WARN, "%s %s: database busy: %s", req->method, req->path, err);
+        return api_fail(req, API_PROBLEM_UNAVAILABLE,
+                        "the database is busy; try again in a few seconds");
+    case DB_UNREACHABLE:
+        base_log(BASE_LOG_WARN, "%s %s: database unreachable: %s", req->method, req->path, err);
+        return api_fail(req, API_PROBLEM_UNAVAILABLE,
+                        "the database cannot be reached; try again in a few seconds");
+    case DB_COMMIT_UNKNOWN:
+        base_log(BASE_LOG_ERROR, "%s %s: commit outcome unknown: %s", req->method, req->path,
+                 err);
+        return api_fail(req, API_PROBLEM_UNAVAILABLE,
+                        "the database connection broke while saving; the change may or may "
+                        "not have been made: read the resource again before retrying");
+    default:
+        base_log(BASE_LOG_ERROR, "%s %s: database error (%s): %s", req->method, req->path,
+                 db_status_text(status), err);
+        return api_fail(req, API_PROBLEM_INTERNAL,
+                        "the server could not complete the request; it has been logged");
+    }
 }

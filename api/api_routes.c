@@ -1,52 +1,92 @@
 /*
- * api_routes.c — the route table: method, path, handler.
+ * api_routes.c — the route table: method, path pattern, needs, handler.
+ * A pattern segment "{name}" captures one path segment into req->params,
+ * in order.  No match is 404; a path that matches under other methods
+ * only is 405 with an Allow header.
  */
 #include "api_int.h"
 
 #include <stdio.h>
 #include <string.h>
 
-static const struct {
+struct route {
     const char *method;
-    const char *path;
+    const char *pattern;
+    unsigned needs;          /* API_JSON_BODY … */
     api_handler handler;
-} routes[] = {
-    { "GET", "/healthz", api_health },
-    { "HEAD", "/healthz", api_health },
-    { NULL, NULL, NULL },
 };
+
+static const struct route routes[] = {
+    { "GET", "/healthz", 0, api_health },
+    { "HEAD", "/healthz", 0, api_health },
+    { NULL, NULL, 0, NULL },
+};
+
+/* Whether path matches pattern; fills params with the captures. */
+static bool match(const char *pattern, const char *path,
+                  char params[API_MAX_PARAMS][API_PARAM_MAX + 1])
+{
+    int captured = 0;
+    while (*pattern != '\0' && *path != '\0') {
+        if (*pattern == '{') {
+            size_t len = strcspn(path, "/");
+            const char *close = strchr(pattern, '}');
+            if (close == NULL || len == 0 || len > API_PARAM_MAX || captured == API_MAX_PARAMS)
+                return false;
+            memcpy(params[captured], path, len);
+            params[captured++][len] = '\0';
+            pattern = close + 1;
+            path += len;
+        } else if (*pattern++ != *path++) {
+            return false;
+        }
+    }
+    return *pattern == '\0' && *path == '\0';
+}
+
+/* Appends a method to the Allow list unless it does not fit. */
+static void allow_add(char *allow, size_t size, const char *method)
+{
+    size_t used = strlen(allow);
+    size_t need = strlen(method) + (used ? 2 : 0);
+    if (used + need + 1 > size)
+        return;
+    snprintf(allow + used, size - used, "%s%s", used ? ", " : "", method);
+}
 
 enum MHD_Result api_route(struct api_request *req)
 {
-    char allowed[64] = "";
-    size_t n = 0;
+    char allow[128] = "";
+    char scratch[API_MAX_PARAMS][API_PARAM_MAX + 1];
 
     if (req->body_too_large)
-        return api_reply_problem(req->conn, MHD_HTTP_CONTENT_TOO_LARGE, "body-too-large",
-                                 "Request body too large",
-                                 "the request body is larger than 64 KiB");
-    for (int i = 0; routes[i].path != NULL; i++) {
-        if (strcmp(routes[i].path, req->path) != 0)
+        return api_fail(req, API_PROBLEM_BODY_TOO_LARGE,
+                        "the request body is larger than %d KiB", API_BODY_LIMIT / 1024);
+    for (const struct route *r = routes; r->pattern != NULL; r++) {
+        if (!match(r->pattern, req->path, scratch))
             continue;
-        if (strcmp(routes[i].method, req->method) == 0)
-            return routes[i].handler(req);
-        n += (size_t)snprintf(allowed + n, sizeof allowed - n, "%s%s",
-                              n ? ", " : "", routes[i].method);
+        if (strcmp(r->method, req->method) != 0) {
+            allow_add(allow, sizeof allow, r->method);
+            continue;
+        }
+        memcpy(req->params, scratch, sizeof scratch);
+        if (r->needs & API_JSON_BODY) {
+            enum MHD_Result replied;
+            if (!api_body_parse(req, &replied))
+                return replied;
+        }
+        return r->handler(req);
     }
-    if (n == 0) {
-        char detail[256];
-        snprintf(detail, sizeof detail, "no resource at %.200s", req->path);
-        return api_reply_problem(req->conn, MHD_HTTP_NOT_FOUND, "not-found",
-                                 "Not found", detail);
-    }
+    if (allow[0] == '\0')
+        return api_fail(req, API_PROBLEM_NOT_FOUND, "no resource at %.200s", req->path);
     {
-        char detail[160];
+        char detail[256];
+        unsigned status;
         struct MHD_Response *resp;
-        snprintf(detail, sizeof detail, "%s is not allowed here; use %s", req->method, allowed);
-        resp = api_problem_response(MHD_HTTP_METHOD_NOT_ALLOWED, "method-not-allowed",
-                                    "Method not allowed", detail);
+        snprintf(detail, sizeof detail, "%s is not allowed here; use %s", req->method, allow);
+        resp = api_problem_response(API_PROBLEM_METHOD_NOT_ALLOWED, detail, &status);
         if (resp != NULL)
-            MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allowed);
-        return api_reply(req->conn, MHD_HTTP_METHOD_NOT_ALLOWED, resp);
+            MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
+        return api_reply(req, status, resp);
     }
 }

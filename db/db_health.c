@@ -3,38 +3,38 @@
  */
 #include "db_int.h"
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
+#include "base.h"
 
-static double now_ms(void)
+#include <stdlib.h>
+
+struct ping {
+    double latency_ms;
+    int schema_version;
+};
+
+static enum db_status ping(struct db_tx *tx, void *arg)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+    struct ping *p = arg;
+    PGresult *res = NULL;
+    int64_t start = base_monotonic_us();
+    enum db_status rc = db_exec(tx, DB_STMT_SCHEMA_VERSION, NULL, &res);
+
+    if (rc == DB_OK) {
+        p->latency_ms = (double)(base_monotonic_us() - start) / 1000.0;
+        p->schema_version = atoi(PQgetvalue(res, 0, 0));
+    }
+    PQclear(res);
+    return rc;
 }
 
-enum db_status db_ping(struct db_pool *pool, double *latency_ms,
-                       int *schema_version, char *err, size_t errsize)
+enum db_status db_ping(struct db_pool *pool, double *latency_ms, int *schema_version,
+                       char *err, size_t errsize)
 {
-    enum db_status rc = DB_HARD_ERROR;
-    PGresult *res = NULL;
-    PGconn *conn = db_pool_acquire(pool, err, errsize);
-    double start = now_ms();
-
-    if (conn == NULL)
-        return DB_UNREACHABLE;
-    res = PQexec(conn, "SELECT coalesce(max(version), 0) FROM schema_migrations");
-    if (PQresultStatus(res) != PGRES_TUPLES_OK) {
-        db_error_copy(conn, res, err, errsize);
-        rc = PQstatus(conn) == CONNECTION_OK ? DB_HARD_ERROR : DB_UNREACHABLE;
-        goto done;
+    struct ping p = { 0, 0 };
+    enum db_status rc = db_run_once(pool, ping, &p, err, errsize);
+    if (rc == DB_OK) {
+        *latency_ms = p.latency_ms;
+        *schema_version = p.schema_version;
     }
-    *latency_ms = now_ms() - start;
-    *schema_version = atoi(PQgetvalue(res, 0, 0));
-    rc = DB_OK;
-done:
-    PQclear(res);
-    db_pool_release(pool, conn);
     return rc;
 }

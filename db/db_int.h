@@ -1,10 +1,11 @@
-/* db_int.h — what the files of db/ share. */
+/* db_int.h — what the files of db/ share (and the db tests use). */
 #ifndef KORP_DB_INT_H
 #define KORP_DB_INT_H
 
 #include "db.h"
 
 #include <libpq-fe.h>
+#include <stdint.h>
 
 struct db_migration {
     int version;
@@ -15,10 +16,69 @@ struct db_migration {
 /* Generated from db/migrations/NNN_name.sql, ending in a zero version. */
 extern const struct db_migration db_migrations[];
 
-/* A connected connection from the pool (blocks while all are in use), or
- * NULL with a message if the server cannot be reached. */
-PGconn *db_pool_acquire(struct db_pool *pool, char *err, size_t errsize);
-void db_pool_release(struct db_pool *pool, PGconn *conn);
+/* Applies the given list (ending in a zero version); db_migrate uses
+ * db_migrations.  Tests pass a list with a failing step. */
+enum db_status db_migrate_list(struct db_pool *pool, const struct db_migration *list,
+                               char *err, size_t errsize);
+
+/* ---- Prepared statements: one table, prepared per connection on first use. */
+
+enum db_stmt {
+    DB_STMT_SCHEMA_VERSION = 0,
+    DB_STMT_COUNT
+};
+
+struct db_statement {
+    enum db_stmt id;
+    const char *name;
+    const char *sql;
+    int nparams;
+};
+
+/* Indexed by enum db_stmt. */
+extern const struct db_statement db_statements[];
+
+/* ---- Connections ----------------------------------------------------- */
+
+/* A pooled connection in use: what a transaction runs on. */
+struct db_tx {
+    struct db_pool *pool;
+    int slot;
+    PGconn *pg;
+    unsigned char *prepared;   /* per statement: prepared on this connection */
+    int statement_ms;          /* client-side deadline for each statement */
+    bool broken;               /* the connection failed: drop it on release */
+    bool timed_out;            /* ... by missing a statement's deadline */
+    char *err;
+    size_t errsize;
+};
+
+/*
+ * Takes a free connection, waiting at most the pool's timeout (DB_BUSY),
+ * opening or re-opening it as needed (DB_UNREACHABLE on failure).
+ */
+enum db_status db_pool_acquire(struct db_pool *pool, struct db_tx *tx, char *err,
+                               size_t errsize);
+
+/* Gives the connection back: a transaction left open is rolled back, and a
+ * broken or busy connection is closed (re-opened on next use). */
+void db_pool_release(struct db_tx *tx);
+
+/* Runs fn once on a connection without BEGIN/COMMIT (single statements). */
+enum db_status db_run_once(struct db_pool *pool, db_tx_fn fn, void *arg, char *err,
+                           size_t errsize);
+
+/*
+ * Runs a prepared statement with text parameters (NULL entries are SQL
+ * NULL).  On DB_OK *res holds the result (caller PQclears; res may be NULL
+ * to discard it).  On failure err (of the tx) says why.
+ */
+enum db_status db_exec(struct db_tx *tx, enum db_stmt id, const char *const *params,
+                       PGresult **res);
+
+/* Runs SQL text (several statements allowed when nparams is 0). */
+enum db_status db_exec_sql(struct db_tx *tx, const char *sql, int nparams,
+                           const char *const *params, PGresult **res);
 
 /* Copies libpq's message for conn without its trailing newline. */
 void db_error_copy(PGconn *conn, const PGresult *res, char *err, size_t errsize);

@@ -10,6 +10,9 @@
 /* Any fixed number: every korpd takes this advisory lock to migrate. */
 #define MIGRATION_LOCK "7201402"
 
+/* Migrations may rewrite large tables: no statement deadline for them. */
+#define MIGRATION_DEADLINE_MS (30 * 60 * 1000)
+
 int db_migration_count(void)
 {
     int n = 0;
@@ -18,64 +21,58 @@ int db_migration_count(void)
     return n;
 }
 
-static enum db_status run(PGconn *conn, const char *sql, char *err, size_t errsize)
+static enum db_status apply(struct db_tx *tx, void *arg)
 {
-    PGresult *res = PQexec(conn, sql);
-    enum db_status rc = DB_OK;
-    if (PQresultStatus(res) != PGRES_COMMAND_OK && PQresultStatus(res) != PGRES_TUPLES_OK) {
-        db_error_copy(conn, res, err, errsize);
-        rc = DB_HARD_ERROR;
+    const struct db_migration *list = arg;
+    enum db_status rc;
+    char context[512];
+
+    tx->statement_ms = MIGRATION_DEADLINE_MS;
+    if ((rc = db_exec_sql(tx, "SET LOCAL statement_timeout = 0", 0, NULL, NULL)) != DB_OK ||
+        (rc = db_exec_sql(tx, "SELECT pg_advisory_xact_lock(" MIGRATION_LOCK ")", 0, NULL,
+                          NULL)) != DB_OK ||
+        (rc = db_exec_sql(tx,
+                          "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                          " version integer PRIMARY KEY,"
+                          " name text NOT NULL,"
+                          " applied_at timestamptz NOT NULL DEFAULT now())",
+                          0, NULL, NULL)) != DB_OK)
+        return rc;
+    for (int i = 0; list[i].version != 0; i++) {
+        const struct db_migration *m = &list[i];
+        char version[16];
+        const char *params[2] = { version, m->name };
+        PGresult *res = NULL;
+        bool applied_before;
+
+        snprintf(version, sizeof version, "%d", m->version);
+        rc = db_exec_sql(tx,
+                         "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)"
+                         " ON CONFLICT (version) DO NOTHING",
+                         2, params, &res);
+        if (rc != DB_OK)
+            return rc;
+        applied_before = PQcmdTuples(res)[0] == '0';
+        PQclear(res);
+        if (applied_before)
+            continue;
+        if ((rc = db_exec_sql(tx, m->sql, 0, NULL, NULL)) != DB_OK) {
+            snprintf(context, sizeof context, "%s", tx->err);
+            snprintf(tx->err, tx->errsize, "migration %d (%s): %s", m->version, m->name,
+                     context);
+            return rc;
+        }
     }
-    PQclear(res);
-    return rc;
+    return DB_OK;
+}
+
+enum db_status db_migrate_list(struct db_pool *pool, const struct db_migration *list,
+                               char *err, size_t errsize)
+{
+    return db_run_tx(pool, apply, (void *)list, err, errsize);
 }
 
 enum db_status db_migrate(struct db_pool *pool, char *err, size_t errsize)
 {
-    enum db_status rc = DB_UNREACHABLE;
-    PGresult *res = NULL;
-    PGconn *conn = db_pool_acquire(pool, err, errsize);
-    char context[512];
-
-    if (conn == NULL)
-        return DB_UNREACHABLE;
-    if ((rc = run(conn, "BEGIN", err, errsize)) != DB_OK ||
-        (rc = run(conn, "SELECT pg_advisory_xact_lock(" MIGRATION_LOCK ")", err, errsize)) != DB_OK ||
-        (rc = run(conn,
-                  "CREATE TABLE IF NOT EXISTS schema_migrations ("
-                  " version integer PRIMARY KEY,"
-                  " name text NOT NULL,"
-                  " applied_at timestamptz NOT NULL DEFAULT now())",
-                  err, errsize)) != DB_OK)
-        goto done;
-    for (int i = 0; db_migrations[i].version != 0; i++) {
-        const struct db_migration *m = &db_migrations[i];
-        char version[16];
-        const char *params[2] = { version, m->name };
-
-        snprintf(version, sizeof version, "%d", m->version);
-        PQclear(res);
-        res = PQexecParams(conn,
-                           "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)"
-                           " ON CONFLICT (version) DO NOTHING",
-                           2, NULL, params, NULL, NULL, 0);
-        if (PQresultStatus(res) != PGRES_COMMAND_OK) {
-            db_error_copy(conn, res, err, errsize);
-            rc = DB_HARD_ERROR;
-            goto done;
-        }
-        if (PQcmdTuples(res)[0] == '0')
-            continue;   /* applied before */
-        if ((rc = run(conn, m->sql, context, sizeof context)) != DB_OK) {
-            snprintf(err, errsize, "migration %d (%s): %s", m->version, m->name, context);
-            goto done;
-        }
-    }
-    rc = run(conn, "COMMIT", err, errsize);
-done:
-    if (rc != DB_OK)
-        PQclear(PQexec(conn, "ROLLBACK"));
-    PQclear(res);
-    db_pool_release(pool, conn);
-    return rc;
+    return db_migrate_list(pool, db_migrations, err, errsize);
 }

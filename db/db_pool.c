@@ -1,54 +1,155 @@
 /*
  * db_pool.c — a fixed-size pool of libpq connections shared by threads.
- * A broken connection is reset when it is next taken, so the pool heals
- * itself after a database restart.
+ *
+ * A connection is checked when it is taken: one the server closed (it
+ * restarted, or an administrator ended the session) is re-opened then, so
+ * the pool heals itself.  Its prepared statements are forgotten with it and
+ * prepared again on first use.
  */
 #include "db_int.h"
 
+#include "base.h"
+
+#include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#define DEFAULT_TIMEOUT_MS 5000
+#define MAX_KEYS 64
+
+struct slot {
+    PGconn *pg;                           /* NULL until opened */
+    bool busy;
+    unsigned char prepared[DB_STMT_COUNT];
+};
 
 struct db_pool {
     pthread_mutex_t lock;
     pthread_cond_t released;
-    char *url;
     int size;
-    PGconn **conns;    /* NULL until first opened */
-    bool *busy;
+    int timeout_ms;
+    bool ready;          /* lock and condition initialised */
+    struct slot *slots;
+    /* The connection parameters: ours under the user's, NULL-terminated. */
+    char *keys[MAX_KEYS + 1];
+    char *values[MAX_KEYS + 1];
 };
 
-struct db_pool *db_pool_new(const char *url, int size, char *err, size_t errsize)
+/* korpd's defaults; the user's URL overrides any of them. */
+static const struct {
+    const char *key;
+    const char *value;   /* NULL: computed */
+} defaults[] = {
+    { "application_name", "korpd" },
+    { "connect_timeout", NULL },        /* from timeout_ms */
+    { "keepalives", "1" },
+    { "keepalives_idle", "30" },
+    { "keepalives_interval", "10" },
+    { "keepalives_count", "3" },
+    { "options", NULL },                /* the server-side timeouts */
+    { NULL, NULL },
+};
+
+static bool add_param(struct db_pool *pool, int *n, const char *key, const char *value)
+{
+    if (*n >= MAX_KEYS)
+        return false;
+    pool->keys[*n] = strdup(key);
+    pool->values[*n] = strdup(value);
+    (*n)++;
+    return pool->keys[*n - 1] != NULL && pool->values[*n - 1] != NULL;
+}
+
+/*
+ * Our server-side timeouts go first in `options`: PostgreSQL applies the
+ * -c settings in order, so a -c of the user's for the same name wins.
+ */
+static void server_options(char *buf, size_t size, int timeout_ms, const char *user)
+{
+    snprintf(buf, size,
+             "-c statement_timeout=%d -c lock_timeout=%d"
+             " -c idle_in_transaction_session_timeout=%d%s%s",
+             timeout_ms, timeout_ms / 2, timeout_ms * 6, user ? " " : "", user ? user : "");
+}
+
+static const char *user_value(const PQconninfoOption *user, const char *key)
+{
+    for (; user->keyword != NULL; user++)
+        if (user->val != NULL && strcmp(user->keyword, key) == 0)
+            return user->val;
+    return NULL;
+}
+
+static bool build_params(struct db_pool *pool, const char *url, char *err, size_t errsize)
+{
+    char *parse_err = NULL;
+    PQconninfoOption *user = PQconninfoParse(url, &parse_err);
+    char text[1024];
+    int n = 0;
+    bool ok = true;
+
+    if (user == NULL) {
+        snprintf(err, errsize, "KORP_DATABASE_URL cannot be read: %s",
+                 parse_err ? parse_err : "out of memory");
+        PQfreemem(parse_err);
+        return false;
+    }
+    for (int i = 0; ok && defaults[i].key != NULL; i++) {
+        const char *key = defaults[i].key, *value = defaults[i].value;
+        if (strcmp(key, "connect_timeout") == 0) {
+            /* libpq's granularity is seconds, and it treats 1 as 2. */
+            int s = (pool->timeout_ms + 999) / 1000;
+            snprintf(text, sizeof text, "%d", s < 2 ? 2 : s);
+            value = text;
+        } else if (strcmp(key, "options") == 0) {
+            server_options(text, sizeof text, pool->timeout_ms, user_value(user, "options"));
+            value = text;
+        }
+        if (strcmp(key, "options") == 0 || user_value(user, key) == NULL)
+            ok = add_param(pool, &n, key, value);
+    }
+    for (PQconninfoOption *o = user; ok && o->keyword != NULL; o++)
+        if (o->val != NULL && strcmp(o->keyword, "options") != 0)
+            ok = add_param(pool, &n, o->keyword, o->val);
+    if (!ok)
+        snprintf(err, errsize, "too many connection parameters, or out of memory");
+    PQconninfoFree(user);
+    return ok;
+}
+
+struct db_pool *db_pool_new(const struct db_pool_config *config, char *err, size_t errsize)
 {
     struct db_pool *pool = NULL;
+    pthread_condattr_t attr;
 
-    if (url == NULL || url[0] == '\0' || size < 1) {
+    if (config->url == NULL || config->url[0] == '\0' || config->size < 1) {
         snprintf(err, errsize, "database url is empty or pool size below 1");
         return NULL;
     }
     pool = calloc(1, sizeof *pool);
-    if (pool == NULL)
-        goto oom;
-    pool->url = strdup(url);
-    pool->conns = calloc((size_t)size, sizeof *pool->conns);
-    pool->busy = calloc((size_t)size, sizeof *pool->busy);
-    if (pool->url == NULL || pool->conns == NULL || pool->busy == NULL)
-        goto oom;
-    pool->size = size;
-    pthread_mutex_init(&pool->lock, NULL);
-    pthread_cond_init(&pool->released, NULL);
-    return pool;
-oom:
-    snprintf(err, errsize, "out of memory");
-    if (pool != NULL) {
-        free(pool->url);
-        free(pool->conns);
-        free(pool->busy);
+    if (pool == NULL || (pool->slots = calloc((size_t)config->size, sizeof *pool->slots)) == NULL) {
+        snprintf(err, errsize, "out of memory");
         free(pool);
+        return NULL;
     }
-    return NULL;
+    pool->size = config->size;
+    pool->timeout_ms = config->timeout_ms > 0 ? config->timeout_ms : DEFAULT_TIMEOUT_MS;
+    if (!build_params(pool, config->url, err, errsize)) {
+        db_pool_free(pool);
+        return NULL;
+    }
+    pthread_mutex_init(&pool->lock, NULL);
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&pool->released, &attr);
+    pthread_condattr_destroy(&attr);
+    pool->ready = true;
+    return pool;
 }
 
 void db_pool_free(struct db_pool *pool)
@@ -56,12 +157,16 @@ void db_pool_free(struct db_pool *pool)
     if (pool == NULL)
         return;
     for (int i = 0; i < pool->size; i++)
-        PQfinish(pool->conns[i]);
-    pthread_cond_destroy(&pool->released);
-    pthread_mutex_destroy(&pool->lock);
-    free(pool->url);
-    free(pool->conns);
-    free(pool->busy);
+        PQfinish(pool->slots[i].pg);
+    for (int i = 0; i < MAX_KEYS; i++) {
+        free(pool->keys[i]);
+        free(pool->values[i]);
+    }
+    if (pool->ready) {
+        pthread_cond_destroy(&pool->released);
+        pthread_mutex_destroy(&pool->lock);
+    }
+    free(pool->slots);
     free(pool);
 }
 
@@ -69,6 +174,8 @@ void db_error_copy(PGconn *conn, const PGresult *res, char *err, size_t errsize)
 {
     const char *msg = res ? PQresultErrorMessage(res) : NULL;
     size_t n;
+    if (err == NULL || errsize == 0)
+        return;
     if (msg == NULL || msg[0] == '\0')
         msg = conn ? PQerrorMessage(conn) : "no connection";
     snprintf(err, errsize, "%s", msg);
@@ -77,59 +184,135 @@ void db_error_copy(PGconn *conn, const PGresult *res, char *err, size_t errsize)
         err[--n] = '\0';
 }
 
-static PGconn *connect_to(const char *url)
+/*
+ * Whether an idle connection is still usable.  The server sends a FATAL
+ * message and closes the socket when it shuts down, so a dead idle
+ * connection is readable; reading that input marks it bad.
+ */
+static bool still_alive(PGconn *pg)
 {
-    const char *keys[] = { "dbname", "connect_timeout", "application_name", NULL };
-    const char *values[] = { url, "5", "korpd", NULL };
-    return PQconnectdbParams(keys, values, 1);
+    struct pollfd p = { .fd = PQsocket(pg), .events = POLLIN };
+    if (PQstatus(pg) != CONNECTION_OK || p.fd < 0)
+        return false;
+    /* The FATAL message comes first, the end of the stream after it. */
+    for (int i = 0; i < 4 && poll(&p, 1, 0) > 0; i++)
+        if (!PQconsumeInput(pg) || PQstatus(pg) != CONNECTION_OK)
+            return false;
+    return PQtransactionStatus(pg) == PQTRANS_IDLE;
 }
 
-PGconn *db_pool_acquire(struct db_pool *pool, char *err, size_t errsize)
+/* Server notices (and the FATAL of a dying idle connection) go to the log. */
+static void on_notice(void *arg, const char *message)
 {
-    int slot = -1;
-    PGconn *conn;
+    size_t n = strlen(message);
+    (void)arg;
+    while (n > 0 && message[n - 1] == '\n')
+        n--;
+    base_log(BASE_LOG_DEBUG, "database: %.*s", (int)n, message);
+}
 
+enum db_status db_pool_acquire(struct db_pool *pool, struct db_tx *tx, char *err,
+                               size_t errsize)
+{
+    struct timespec until;
+    struct slot *s;
+    int slot = -1;
+    PGconn *pg;
+
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += pool->timeout_ms / 1000;
+    until.tv_nsec += (long)(pool->timeout_ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
     pthread_mutex_lock(&pool->lock);
     for (;;) {
+        /* Prefer an open connection over opening a new one. */
         for (int i = 0; i < pool->size && slot < 0; i++)
-            if (!pool->busy[i])
+            if (!pool->slots[i].busy && pool->slots[i].pg != NULL)
+                slot = i;
+        for (int i = 0; i < pool->size && slot < 0; i++)
+            if (!pool->slots[i].busy)
                 slot = i;
         if (slot >= 0)
             break;
-        pthread_cond_wait(&pool->released, &pool->lock);
+        if (pthread_cond_timedwait(&pool->released, &pool->lock, &until) == ETIMEDOUT) {
+            pthread_mutex_unlock(&pool->lock);
+            snprintf(err, errsize, "no database connection came free within %d ms (all %d in use)",
+                     pool->timeout_ms, pool->size);
+            return DB_BUSY;
+        }
     }
-    pool->busy[slot] = true;
-    conn = pool->conns[slot];
+    s = &pool->slots[slot];
+    s->busy = true;
+    pg = s->pg;
     pthread_mutex_unlock(&pool->lock);
 
     /* Connecting happens outside the lock: it can take seconds. */
-    if (conn == NULL)
-        conn = connect_to(pool->url);
-    else if (PQstatus(conn) != CONNECTION_OK)
-        PQreset(conn);
-    if (conn == NULL || PQstatus(conn) != CONNECTION_OK) {
-        db_error_copy(conn, NULL, err, errsize);
-        PQfinish(conn);
-        conn = NULL;
+    if (pg != NULL && !still_alive(pg)) {
+        base_log(BASE_LOG_WARN, "database connection %d was closed by the server; reconnecting",
+                 slot);
+        PQfinish(pg);
+        pg = NULL;
     }
-    pthread_mutex_lock(&pool->lock);
-    pool->conns[slot] = conn;
-    if (conn == NULL) {
-        pool->busy[slot] = false;
-        pthread_cond_signal(&pool->released);
+    if (pg == NULL) {
+        memset(s->prepared, 0, sizeof s->prepared);
+        pg = PQconnectdbParams((const char *const *)pool->keys,
+                               (const char *const *)pool->values, 0);
+        if (pg == NULL || PQstatus(pg) != CONNECTION_OK) {
+            db_error_copy(pg, NULL, err, errsize);
+            PQfinish(pg);
+            pthread_mutex_lock(&pool->lock);
+            s->pg = NULL;
+            s->busy = false;
+            pthread_cond_signal(&pool->released);
+            pthread_mutex_unlock(&pool->lock);
+            return DB_UNREACHABLE;
+        }
+        PQsetNoticeProcessor(pg, on_notice, NULL);
+        s->pg = pg;   /* only this thread touches a busy slot */
     }
-    pthread_mutex_unlock(&pool->lock);
-    return conn;
+    memset(tx, 0, sizeof *tx);
+    tx->pool = pool;
+    tx->slot = slot;
+    tx->pg = pg;
+    tx->prepared = s->prepared;
+    tx->statement_ms = pool->timeout_ms + 1000;   /* the server's timeout fires first */
+    tx->err = err;
+    tx->errsize = errsize;
+    return DB_OK;
 }
 
-void db_pool_release(struct db_pool *pool, PGconn *conn)
+void db_pool_release(struct db_tx *tx)
 {
-    if (conn == NULL)
+    struct db_pool *pool = tx->pool;
+    struct slot *s;
+
+    if (pool == NULL)
         return;
+    s = &pool->slots[tx->slot];
+    if (!tx->broken && PQstatus(tx->pg) == CONNECTION_OK &&
+        PQtransactionStatus(tx->pg) != PQTRANS_IDLE) {
+        /* Left inside a transaction (a failed request): roll it back. */
+        char ignored[64];
+        char *saved = tx->err;
+        size_t saved_size = tx->errsize;
+        tx->err = ignored;
+        tx->errsize = sizeof ignored;
+        if (PQtransactionStatus(tx->pg) == PQTRANS_ACTIVE ||
+            db_exec_sql(tx, "ROLLBACK", 0, NULL, NULL) != DB_OK)
+            tx->broken = true;
+        tx->err = saved;
+        tx->errsize = saved_size;
+    }
+    if (tx->broken || PQstatus(tx->pg) != CONNECTION_OK) {
+        PQfinish(tx->pg);
+        s->pg = NULL;
+    }
     pthread_mutex_lock(&pool->lock);
-    for (int i = 0; i < pool->size; i++)
-        if (pool->conns[i] == conn)
-            pool->busy[i] = false;
+    s->busy = false;
     pthread_cond_signal(&pool->released);
     pthread_mutex_unlock(&pool->lock);
+    tx->pool = NULL;
 }

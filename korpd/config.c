@@ -12,8 +12,14 @@ const char korpd_config_help[] =
     "  KORP_DATABASE_URL    PostgreSQL connection URI or conninfo\n"
     "                       (default " KORPD_DEFAULT_DATABASE_URL ")\n"
     "  KORP_LISTEN          address:port to serve HTTP on (default " KORPD_DEFAULT_LISTEN ")\n"
-    "  KORP_DB_POOL_SIZE    database connections (default 4, 1-64)\n"
-    "  KORP_HTTP_THREADS    HTTP worker threads (default 2, 1-64)\n"
+    "  KORP_DB_POOL_SIZE    database connections (default 8, 1-64)\n"
+    "  KORP_HTTP_THREADS    HTTP worker threads (default: the pool size, 1-64);\n"
+    "                       each request holds its thread while it waits on the\n"
+    "                       database, so keep it at least KORP_DB_POOL_SIZE\n"
+    "  KORP_DB_TIMEOUT_MS   longest wait for a free connection or a statement's\n"
+    "                       answer before replying 503 (default 5000, 100-600000)\n"
+    "  KORP_SHUTDOWN_SECONDS  on SIGTERM, how long requests in flight may take to\n"
+    "                       finish (default 10, 0-600); a second signal stops at once\n"
     "  KORP_SMTP_URL        SMTP server for turn emails, smtp://host:port (default: none)\n"
     "  KORP_MAIL_FROM       sender address of turn emails (required with KORP_SMTP_URL)\n"
     "  KORP_WEBHOOK_SECRET  key for webhook signatures, 16+ characters (default: none)\n";
@@ -71,7 +77,10 @@ bool korpd_config_load(struct korpd_config *c, char *err, size_t errsize)
     c->notify.mail_from = env_or("KORP_MAIL_FROM", NULL);
     c->notify.webhook_secret = env_or("KORP_WEBHOOK_SECRET", NULL);
     return parse_listen(c, env_or("KORP_LISTEN", KORPD_DEFAULT_LISTEN), err, errsize) &&
-           read_int("KORP_DB_POOL_SIZE", 4, 1, 64, &c->db_pool_size, err, errsize) &&
-           read_int("KORP_HTTP_THREADS", 2, 1, 64, &c->http_threads, err, errsize) &&
+           read_int("KORP_DB_POOL_SIZE", 8, 1, 64, &c->db_pool_size, err, errsize) &&
+           read_int("KORP_HTTP_THREADS", c->db_pool_size, 1, 64, &c->http_threads, err,
+                    errsize) &&
+           read_int("KORP_DB_TIMEOUT_MS", 5000, 100, 600000, &c->db_timeout_ms, err, errsize) &&
+           read_int("KORP_SHUTDOWN_SECONDS", 10, 0, 600, &c->shutdown_seconds, err, errsize) &&
            notify_config_check(&c->notify, err, errsize);
 }

@@ -19,6 +19,8 @@ struct korpd_config {
     unsigned short listen_port;
     int db_pool_size;
     int http_threads;
+    int db_timeout_ms;         /* wait for a connection / a statement */
+    int shutdown_seconds;      /* grace for requests in flight on SIGTERM */
     struct notify_config notify;
 };
 

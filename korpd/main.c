@@ -1,29 +1,81 @@
 /*
- * main.c — korpd: wires the settings, the database pool, the migrations
- * and the HTTP server, then waits for SIGINT or SIGTERM.
+ * main.c — korpd: wires the settings, the database pool, the migrations,
+ * the HTTP server and the background workers, then waits for a signal.
+ *
+ * The first SIGINT or SIGTERM stops gracefully: no new connections, the
+ * requests in flight get KORP_SHUTDOWN_SECONDS to finish, the workers are
+ * stopped and joined, exit 0.  A second signal exits at once (status 1).
  */
 #include "api.h"
+#include "base.h"
 #include "config.h"
 #include "db.h"
 #include "rules.h"
 
+#include <curl/curl.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifndef KORP_VERSION
 #define KORP_VERSION "0.0.0"
 #endif
 
-static void log_line(const char *level, const char *msg)
+/* Background workers: each later service (the deadline sweeper, the
+ * notifier, the event listener) adds a row; all share start/stop/join. */
+struct worker_slot {
+    const char *name;
+    base_worker_fn run;
+    struct base_worker *handle;
+};
+
+static struct worker_slot workers[] = {
+    { NULL, NULL, NULL },
+};
+
+static bool workers_start(void *arg, char *err, size_t errsize)
 {
-    char stamp[32];
-    time_t now = time(NULL);
-    struct tm tm;
-    gmtime_r(&now, &tm);
-    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    fprintf(stderr, "%s korpd %s: %s\n", stamp, level, msg);
+    for (struct worker_slot *w = workers; w->name != NULL; w++)
+        if ((w->handle = base_worker_start(w->name, w->run, arg, err, errsize)) == NULL)
+            return false;
+    return true;
+}
+
+static void workers_stop(void)
+{
+    for (struct worker_slot *w = workers; w->name != NULL; w++) {
+        base_worker_stop(w->handle);
+        w->handle = NULL;
+    }
+}
+
+/*
+ * Stops accepting and waits for requests in flight, until the grace
+ * period ends or another signal comes.  True when all finished.
+ */
+static bool drain(struct api_server *server, const sigset_t *signals, int grace_s)
+{
+    int64_t deadline = base_monotonic_ms() + (int64_t)grace_s * 1000;
+    struct timespec tick = { 0, 50 * 1000 * 1000 };
+
+    api_server_quiesce(server);
+    while (api_server_in_flight(server) > 0) {
+        int sig = sigtimedwait(signals, NULL, &tick);
+        if (sig > 0) {
+            base_log(BASE_LOG_WARN, "second signal %d: exiting at once", sig);
+            _exit(1);
+        }
+        if (base_monotonic_ms() >= deadline) {
+            base_log(BASE_LOG_WARN, "%d requests still in flight after %d s; exiting anyway",
+                     api_server_in_flight(server), grace_s);
+            return false;
+        }
+    }
+    return true;
 }
 
 int main(int argc, char **argv)
@@ -31,7 +83,7 @@ int main(int argc, char **argv)
     struct korpd_config config;
     struct db_pool *pool = NULL;
     struct api_server *server = NULL;
-    char err[512], msg[640];
+    char err[512];
     sigset_t signals;
     int sig = 0, rc = 1;
 
@@ -53,40 +105,64 @@ int main(int argc, char **argv)
         fprintf(stderr, "korpd: %s\n", err);
         return 2;
     }
+    if (config.http_threads < config.db_pool_size)
+        base_log(BASE_LOG_WARN,
+                 "KORP_HTTP_THREADS (%d) is below KORP_DB_POOL_SIZE (%d): at most %d "
+                 "requests can use the database at once",
+                 config.http_threads, config.db_pool_size, config.http_threads);
     rules_init();
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+        base_log(BASE_LOG_ERROR, "cannot initialise libcurl");
+        return 1;
+    }
 
-    /* Signals are taken by sigwait below, never by the server's threads. */
+    /* Signals are taken by sigwait below, never by the other threads. */
     sigemptyset(&signals);
     sigaddset(&signals, SIGINT);
     sigaddset(&signals, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &signals, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    pool = db_pool_new(config.database_url, config.db_pool_size, err, sizeof err);
+    struct db_pool_config db = { config.database_url, config.db_pool_size,
+                                 config.db_timeout_ms };
+    pool = db_pool_new(&db, err, sizeof err);
     if (pool == NULL)
         goto fail;
     if (db_migrate(pool, err, sizeof err) != DB_OK) {
-        snprintf(msg, sizeof msg, "cannot prepare the database: %s", err);
-        log_line("error", msg);
+        base_log(BASE_LOG_ERROR, "cannot prepare the database: %s", err);
         goto done;
     }
+    if (!workers_start(pool, err, sizeof err))
+        goto fail;
     struct api_config api = { config.listen_host, config.listen_port, config.http_threads,
                               pool, KORP_VERSION };
     server = api_server_start(&api, err, sizeof err);
     if (server == NULL)
         goto fail;
-    snprintf(msg, sizeof msg, "listening on http://%s:%u (schema version %d)",
-             config.listen_host, config.listen_port, db_migration_count());
-    log_line("info", msg);
-    sigwait(&signals, &sig);
-    snprintf(msg, sizeof msg, "stopping on signal %d", sig);
-    log_line("info", msg);
+    base_log(BASE_LOG_INFO,
+             "listening on http://%s:%u (schema version %d, %d database connections, "
+             "%d HTTP threads)",
+             config.listen_host, config.listen_port, db_migration_count(), config.db_pool_size,
+             config.http_threads);
+    while (sigwait(&signals, &sig) != 0)
+        ;
+    base_log(BASE_LOG_INFO, "stopping on signal %d: finishing requests in flight (up to %d s)",
+             sig, config.shutdown_seconds);
+    if (!drain(server, &signals, config.shutdown_seconds)) {
+        /* Handlers still run: joining them could hang on a dead database. */
+        workers_stop();
+        _exit(0);
+    }
     rc = 0;
     goto done;
 fail:
-    log_line("error", err);
+    base_log(BASE_LOG_ERROR, "%s", err);
 done:
     api_server_stop(server);
+    workers_stop();
     db_pool_free(pool);
+    curl_global_cleanup();
+    if (rc == 0)
+        base_log(BASE_LOG_INFO, "stopped");
     return rc;
 }

@@ -1,7 +1,8 @@
 /*
  * test_db.c — the db module against a real PostgreSQL: migrations apply
- * once and are recorded, the health query reports them, and an unreachable
- * server is reported as such.
+ * once and a failing one rolls back, the pool's deadline, the retries of
+ * db_run_tx (serialization failures, a connection killed under it), the
+ * connection settings and their overrides, and an unreachable server.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,46 +11,246 @@
 #include <cmocka.h>
 
 #include <libpq-fe.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
-#include "db.h"
+#include "base.h"
+#include "db_int.h"
 #include "test_env.h"
 
 static const char *url;
 
-static long long scalar(const char *sql)
+static PGresult *sql(const char *text)
 {
     PGconn *conn = PQconnectdb(url);
     PGresult *res;
-    long long v;
     assert_int_equal(PQstatus(conn), CONNECTION_OK);
-    res = PQexec(conn, sql);
-    if (PQresultStatus(res) != PGRES_TUPLES_OK)
-        fail_msg("%s: %s", sql, PQresultErrorMessage(res));
-    v = atoll(PQgetvalue(res, 0, 0));
-    PQclear(res);
+    res = PQexec(conn, text);
+    if (PQresultStatus(res) != PGRES_TUPLES_OK && PQresultStatus(res) != PGRES_COMMAND_OK)
+        fail_msg("%s: %s", text, PQresultErrorMessage(res));
     PQfinish(conn);
+    return res;
+}
+
+static long long scalar(const char *text)
+{
+    PGresult *res = sql(text);
+    long long v = atoll(PQgetvalue(res, 0, 0));
+    PQclear(res);
     return v;
+}
+
+static struct db_pool *pool_of(const char *with_url, int size, int timeout_ms)
+{
+    char err[512] = "";
+    struct db_pool_config config = { with_url, size, timeout_ms };
+    struct db_pool *pool = db_pool_new(&config, err, sizeof err);
+    if (pool == NULL)
+        fail_msg("db_pool_new: %s", err);
+    return pool;
 }
 
 static void test_db_migrations_apply_once(void **state)
 {
     char err[512] = "";
-    struct db_pool *pool = db_pool_new(url, 2, err, sizeof err);
+    struct db_pool *pool = pool_of(url, 2, 0);
     double latency = -1;
     int version = -1;
     (void)state;
-    assert_non_null(pool);
     if (db_migrate(pool, err, sizeof err) != DB_OK)
         fail_msg("migrate: %s", err);
     /* A second run (another korpd starting) finds nothing to do. */
     if (db_migrate(pool, err, sizeof err) != DB_OK)
         fail_msg("migrate again: %s", err);
-    assert_int_equal(scalar("SELECT count(*) FROM schema_migrations"), db_migration_count());
+    assert_int_equal(scalar("SELECT count(*) FROM schema_migrations WHERE version < 9000"),
+                     db_migration_count());
     assert_int_equal(scalar("SELECT count(*) FROM variants WHERE name IN ('korpalski', 'glinski')"), 2);
     assert_int_equal(db_ping(pool, &latency, &version, err, sizeof err), DB_OK);
     assert_int_equal(version, db_migration_count());
     assert_true(latency >= 0);
+    db_pool_free(pool);
+}
+
+static void test_db_failed_migration_rolls_back(void **state)
+{
+    static const struct db_migration list[] = {
+        { 9001, "creates_a_table", "CREATE TABLE migration_probe (x int)" },
+        { 9002, "fails", "SELECT no_such_column FROM migration_probe" },
+        { 0, NULL, NULL },
+    };
+    char err[512] = "";
+    struct db_pool *pool = pool_of(url, 1, 0);
+    (void)state;
+    assert_int_equal(db_migrate_list(pool, list, err, sizeof err), DB_HARD_ERROR);
+    assert_non_null(strstr(err, "migration 9002 (fails)"));
+    /* Neither the table of 9001 nor its record survived. */
+    assert_int_equal(scalar("SELECT count(*) FROM pg_tables WHERE tablename = 'migration_probe'"), 0);
+    assert_int_equal(scalar("SELECT count(*) FROM schema_migrations WHERE version >= 9000"), 0);
+    db_pool_free(pool);
+}
+
+static void test_db_pool_wait_has_a_deadline(void **state)
+{
+    char err[512] = "";
+    struct db_pool *pool = pool_of(url, 1, 300);
+    struct db_tx held, other;
+    int64_t start;
+    (void)state;
+    assert_int_equal(db_pool_acquire(pool, &held, err, sizeof err), DB_OK);
+    start = base_monotonic_ms();
+    assert_int_equal(db_pool_acquire(pool, &other, err, sizeof err), DB_BUSY);
+    int64_t waited = base_monotonic_ms() - start;
+    assert_true(waited >= 250 && waited < 3000);
+    assert_non_null(strstr(err, "came free"));
+    db_pool_release(&held);
+    /* Released: the next one gets it at once. */
+    assert_int_equal(db_pool_acquire(pool, &other, err, sizeof err), DB_OK);
+    db_pool_release(&other);
+    db_pool_free(pool);
+}
+
+struct attempts {
+    int runs;
+    int fail_runs;          /* fail this many runs first */
+    const char *failing_sql;
+};
+
+static enum db_status flaky(struct db_tx *tx, void *arg)
+{
+    struct attempts *a = arg;
+    if (a->runs++ < a->fail_runs)
+        return db_exec_sql(tx, a->failing_sql, 0, NULL, NULL);
+    return db_exec_sql(tx, "SELECT 1", 0, NULL, NULL);
+}
+
+static const char serialization_failure[] =
+    "DO $$ BEGIN RAISE EXCEPTION 'test' USING ERRCODE = '40001'; END $$";
+
+static void test_db_run_tx_retries_serialization_failures(void **state)
+{
+    char err[512] = "";
+    struct db_pool *pool = pool_of(url, 1, 0);
+    struct attempts twice = { 0, 2, serialization_failure };
+    struct attempts always = { 0, 1000, serialization_failure };
+    (void)state;
+    assert_int_equal(db_run_tx(pool, flaky, &twice, err, sizeof err), DB_OK);
+    assert_int_equal(twice.runs, 3);
+    /* Bounded: a conflict that never ends is reported as busy. */
+    assert_int_equal(db_run_tx(pool, flaky, &always, err, sizeof err), DB_BUSY);
+    assert_true(always.runs > 1 && always.runs < 20);
+    db_pool_free(pool);
+}
+
+static void test_db_run_tx_survives_a_killed_connection(void **state)
+{
+    char err[512] = "";
+    struct db_pool *pool = pool_of(url, 1, 0);
+    struct attempts killed = { 0, 1, "SELECT pg_terminate_backend(pg_backend_pid())" };
+    struct attempts killed_always = { 0, 5, "SELECT pg_terminate_backend(pg_backend_pid())" };
+    (void)state;
+    /* Killed before COMMIT: run once more on a fresh connection. */
+    assert_int_equal(db_run_tx(pool, flaky, &killed, err, sizeof err), DB_OK);
+    assert_int_equal(killed.runs, 2);
+    /* Only once: a second loss is reported, not retried forever. */
+    assert_int_equal(db_run_tx(pool, flaky, &killed_always, err, sizeof err), DB_UNREACHABLE);
+    assert_int_equal(killed_always.runs, 2);
+    db_pool_free(pool);
+}
+
+static void test_db_idle_connection_closed_by_server_is_replaced(void **state)
+{
+    char err[512] = "", named[1024], kill[256];
+    struct db_pool *pool;
+    struct attempts plain = { 0, 0, NULL };
+    double latency;
+    int version;
+    (void)state;
+    /* A name of its own, so that no other test's connection is touched. */
+    snprintf(named, sizeof named, "%s%sapplication_name=idle-probe-%d", url,
+             strchr(url, '?') ? "&" : "?", (int)getpid());
+    snprintf(kill, sizeof kill, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+             " WHERE application_name = 'idle-probe-%d'", (int)getpid());
+    pool = pool_of(named, 1, 0);
+    /* What a server restart does to idle connections: the server ends them. */
+    assert_int_equal(db_ping(pool, &latency, &version, err, sizeof err), DB_OK);
+    PQclear(sql(kill));
+    nanosleep(&(struct timespec){ 0, 200 * 1000 * 1000 }, NULL);
+    /* Found dead when taken: reconnected before running, so the work runs
+     * once (a dead connection would fail it and make it run again). */
+    assert_int_equal(db_run_once(pool, flaky, &plain, err, sizeof err), DB_OK);
+    assert_int_equal(plain.runs, 1);
+    /* Prepared statements are prepared again on the new connection. */
+    assert_int_equal(db_ping(pool, &latency, &version, err, sizeof err), DB_OK);
+    assert_int_equal(version, db_migration_count());
+    db_pool_free(pool);
+}
+
+struct shown {
+    char value[3][64];
+};
+
+static enum db_status show_settings(struct db_tx *tx, void *arg)
+{
+    struct shown *s = arg;
+    static const char *const names[] = { "statement_timeout", "lock_timeout",
+                                         "application_name" };
+    for (int i = 0; i < 3; i++) {
+        PGresult *res = NULL;
+        char text[64];
+        snprintf(text, sizeof text, "SHOW %s", names[i]);
+        enum db_status rc = db_exec_sql(tx, text, 0, NULL, &res);
+        if (rc != DB_OK)
+            return rc;
+        snprintf(s->value[i], sizeof s->value[i], "%s", PQgetvalue(res, 0, 0));
+        PQclear(res);
+    }
+    return DB_OK;
+}
+
+static void test_db_settings_are_defaults_the_url_overrides(void **state)
+{
+    char err[512] = "", custom[1024];
+    struct shown s;
+    struct db_pool *pool = pool_of(url, 1, 4000);
+    (void)state;
+    assert_int_equal(db_run_once(pool, show_settings, &s, err, sizeof err), DB_OK);
+    assert_string_equal(s.value[0], "4s");
+    assert_string_equal(s.value[1], "2s");
+    assert_string_equal(s.value[2], "korpd");
+    db_pool_free(pool);
+
+    /* The user's URL wins, key by key and -c by -c. */
+    snprintf(custom, sizeof custom, "%s%sapplication_name=mine&options=-c%%20lock_timeout%%3D1234",
+             url, strchr(url, '?') ? "&" : "?");
+    pool = pool_of(custom, 1, 4000);
+    assert_int_equal(db_run_once(pool, show_settings, &s, err, sizeof err), DB_OK);
+    assert_string_equal(s.value[0], "4s");
+    assert_string_equal(s.value[1], "1234ms");
+    assert_string_equal(s.value[2], "mine");
+    db_pool_free(pool);
+}
+
+static enum db_status leave_open(struct db_tx *tx, void *arg)
+{
+    (void)arg;
+    enum db_status rc = db_exec_sql(tx, "BEGIN", 0, NULL, NULL);
+    if (rc == DB_OK)
+        rc = db_exec_sql(tx, "CREATE TABLE left_open_probe (x int)", 0, NULL, NULL);
+    return rc;
+}
+
+static void test_db_transaction_left_open_is_rolled_back(void **state)
+{
+    char err[512] = "";
+    struct db_pool *pool = pool_of(url, 1, 0);
+    struct attempts plain = { 0, 0, NULL };
+    (void)state;
+    assert_int_equal(db_run_once(pool, leave_open, NULL, err, sizeof err), DB_OK);
+    /* The same (only) connection serves a transaction next: it is idle. */
+    assert_int_equal(db_run_tx(pool, flaky, &plain, err, sizeof err), DB_OK);
+    assert_int_equal(scalar("SELECT count(*) FROM pg_tables WHERE tablename = 'left_open_probe'"), 0);
     db_pool_free(pool);
 }
 
@@ -58,8 +259,10 @@ static void test_db_unreachable_is_reported(void **state)
     char err[512] = "";
     double latency;
     int version;
+    struct db_pool_config bad = { "postgresql://korp@127.0.0.1:1/korp", 1, 0 };
+    struct db_pool_config unreadable = { "postgresql://[nonsense", 1, 0 };
     /* Port 1 on loopback: nothing listens there. */
-    struct db_pool *pool = db_pool_new("postgresql://korp@127.0.0.1:1/korp", 1, err, sizeof err);
+    struct db_pool *pool = db_pool_new(&bad, err, sizeof err);
     (void)state;
     assert_non_null(pool);
     assert_int_equal(db_ping(pool, &latency, &version, err, sizeof err), DB_UNREACHABLE);
@@ -67,12 +270,21 @@ static void test_db_unreachable_is_reported(void **state)
     assert_int_equal(db_migrate(pool, err, sizeof err), DB_UNREACHABLE);
     db_pool_free(pool);
     db_pool_free(NULL);
+    assert_null(db_pool_new(&unreadable, err, sizeof err));
+    assert_non_null(strstr(err, "KORP_DATABASE_URL"));
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_db_migrations_apply_once),
+        cmocka_unit_test(test_db_failed_migration_rolls_back),
+        cmocka_unit_test(test_db_pool_wait_has_a_deadline),
+        cmocka_unit_test(test_db_run_tx_retries_serialization_failures),
+        cmocka_unit_test(test_db_run_tx_survives_a_killed_connection),
+        cmocka_unit_test(test_db_idle_connection_closed_by_server_is_replaced),
+        cmocka_unit_test(test_db_settings_are_defaults_the_url_overrides),
+        cmocka_unit_test(test_db_transaction_left_open_is_rolled_back),
         cmocka_unit_test(test_db_unreachable_is_reported),
     };
     url = test_database_url();

@@ -1,0 +1,120 @@
+/*
+ * api_body.c — a request body, read once: UTF-8 checked, parsed as JSON,
+ * its nesting bounded.  Every refusal says what was wrong.
+ */
+#include "api_int.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+/* Offset of the first byte that breaks UTF-8 (RFC 3629), or -1. */
+static long utf8_invalid_at(const unsigned char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        unsigned char c = s[i];
+        size_t len;
+        unsigned cp;
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        if (c >= 0xC2 && c <= 0xDF) { len = 2; cp = c & 0x1F; }
+        else if (c >= 0xE0 && c <= 0xEF) { len = 3; cp = c & 0x0F; }
+        else if (c >= 0xF0 && c <= 0xF4) { len = 4; cp = c & 0x07; }
+        else return (long)i;
+        if (i + len > n)
+            return (long)i;
+        for (size_t k = 1; k < len; k++) {
+            if ((s[i + k] & 0xC0) != 0x80)
+                return (long)i;
+            cp = (cp << 6) | (s[i + k] & 0x3F);
+        }
+        if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+            (cp >= 0xD800 && cp <= 0xDFFF))
+            return (long)i;
+        i += len;
+    }
+    return -1;
+}
+
+/*
+ * cJSON's parser recurses once per nesting level up to its own limit
+ * (1000), which is safe; we refuse anything deeper than our limit before
+ * parsing by counting brackets outside strings.
+ */
+static bool nesting_too_deep(const char *s, size_t n)
+{
+    int depth = 0;
+    bool in_string = false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (in_string) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '{' || c == '[') {
+            if (++depth > API_JSON_DEPTH_LIMIT)
+                return true;
+        } else if (c == '}' || c == ']') {
+            depth--;
+        }
+    }
+    return false;
+}
+
+bool api_body_parse(struct api_request *req, enum MHD_Result *replied)
+{
+    const char *type = MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND,
+                                                   MHD_HTTP_HEADER_CONTENT_TYPE);
+    const char *end = NULL;
+    long bad;
+
+    if (type == NULL || strncasecmp(type, "application/json", 16) != 0 ||
+        (type[16] != '\0' && type[16] != ';' && type[16] != ' ')) {
+        *replied = api_fail(req, API_PROBLEM_UNSUPPORTED_MEDIA_TYPE,
+                            "send the body as JSON with Content-Type: application/json%s%s",
+                            type ? ", not " : "", type ? type : "");
+        return false;
+    }
+    if (req->body_len == 0) {
+        *replied = api_fail(req, API_PROBLEM_BAD_REQUEST,
+                            "the request body is empty; send a JSON object");
+        return false;
+    }
+    if ((bad = utf8_invalid_at((const unsigned char *)req->body, req->body_len)) >= 0) {
+        *replied = api_fail(req, API_PROBLEM_BAD_REQUEST,
+                            "the request body is not valid UTF-8 (byte %ld)", bad);
+        return false;
+    }
+    if (nesting_too_deep(req->body, req->body_len)) {
+        *replied = api_fail(req, API_PROBLEM_BAD_REQUEST,
+                            "the JSON body nests deeper than %d levels", API_JSON_DEPTH_LIMIT);
+        return false;
+    }
+    req->json = cJSON_ParseWithLengthOpts(req->body, req->body_len, &end, false);
+    if (req->json == NULL) {
+        long at = end != NULL ? (long)(end - req->body) : 0;
+        *replied = api_fail(req, API_PROBLEM_BAD_REQUEST,
+                            "the request body is not valid JSON (near byte %ld)", at);
+        return false;
+    }
+    while (end != NULL && (size_t)(end - req->body) < req->body_len &&
+           strchr(" \t\r\n", *end) != NULL && *end != '\0')
+        end++;
+    if (end != NULL && (size_t)(end - req->body) < req->body_len) {
+        *replied = api_fail(req, API_PROBLEM_BAD_REQUEST,
+                            "the request body has text after its JSON value (byte %ld)",
+                            (long)(end - req->body));
+        return false;
+    }
+    if (!cJSON_IsObject(req->json)) {
+        *replied = api_fail(req, API_PROBLEM_BAD_REQUEST, "the request body must be a JSON object");
+        return false;
+    }
+    return true;
+}

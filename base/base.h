@@ -1,0 +1,68 @@
+/*
+ * base.h — what every part of korpd shares and nothing chess-specific:
+ * log lines, the clocks, and background workers with one start/stop/join
+ * pattern.  Depends on libc and pthreads only.
+ */
+#ifndef KORP_BASE_H
+#define KORP_BASE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- Log lines -------------------------------------------------------- */
+
+enum base_log_level { BASE_LOG_DEBUG = 0, BASE_LOG_INFO, BASE_LOG_WARN, BASE_LOG_ERROR };
+
+/*
+ * Writes one line to stderr: "<RFC 3339 UTC time> korpd <level>: <text>".
+ * Thread-safe (one write per line).  Lines below the level set with
+ * base_log_set_level are dropped; the default level is INFO.
+ */
+void base_log(enum base_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Sets the lowest level written. */
+void base_log_set_level(enum base_log_level level);
+
+/* ---- Clocks ----------------------------------------------------------- */
+
+/* Milliseconds and microseconds of CLOCK_MONOTONIC: for deadlines and
+ * durations. */
+int64_t base_monotonic_ms(void);
+int64_t base_monotonic_us(void);
+
+/* ---- Background workers ------------------------------------------------ */
+
+struct base_worker;
+
+/*
+ * The body of a worker: runs until base_worker_stopping(w) is true.  It
+ * waits with base_worker_sleep, never with sleep(), so that a stop request
+ * wakes it at once.
+ */
+typedef void (*base_worker_fn)(struct base_worker *w, void *arg);
+
+/*
+ * Starts a thread running fn(w, arg) with every signal blocked (signals are
+ * main's).  Returns NULL with a message in err if the thread cannot start.
+ */
+struct base_worker *base_worker_start(const char *name, base_worker_fn fn, void *arg,
+                                      char *err, size_t errsize);
+
+/* True once a stop was asked for; fn should return soon after. */
+bool base_worker_stopping(struct base_worker *w);
+
+/*
+ * Waits up to ms milliseconds, or until base_worker_wake or a stop request.
+ * Returns false when the worker should stop.
+ */
+bool base_worker_sleep(struct base_worker *w, int ms);
+
+/* Ends the worker's current base_worker_sleep early (from any thread). */
+void base_worker_wake(struct base_worker *w);
+
+/* Asks the worker to stop, joins its thread and frees it.  NULL is a no-op. */
+void base_worker_stop(struct base_worker *w);
+
+#endif

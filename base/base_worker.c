@@ -1,0 +1,120 @@
+/*
+ * base_worker.c — background threads that sleep on a condition variable,
+ * so that a stop request or a wake-up reaches them at once.
+ */
+#include "base.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct base_worker {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    bool stop;
+    bool woken;
+    base_worker_fn fn;
+    void *arg;
+    char name[32];
+};
+
+static void *run(void *arg)
+{
+    struct base_worker *w = arg;
+    w->fn(w, w->arg);
+    return NULL;
+}
+
+struct base_worker *base_worker_start(const char *name, base_worker_fn fn, void *arg,
+                                      char *err, size_t errsize)
+{
+    struct base_worker *w = calloc(1, sizeof *w);
+    pthread_condattr_t attr;
+    sigset_t all, old;
+    int rc;
+
+    if (w == NULL) {
+        snprintf(err, errsize, "out of memory");
+        return NULL;
+    }
+    snprintf(w->name, sizeof w->name, "%s", name);
+    w->fn = fn;
+    w->arg = arg;
+    pthread_mutex_init(&w->lock, NULL);
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&w->changed, &attr);
+    pthread_condattr_destroy(&attr);
+
+    /* The thread inherits this mask: signals stay with main's sigwait. */
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    rc = pthread_create(&w->thread, NULL, run, w);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        snprintf(err, errsize, "cannot start the %s thread: %s", name, strerror(rc));
+        pthread_cond_destroy(&w->changed);
+        pthread_mutex_destroy(&w->lock);
+        free(w);
+        return NULL;
+    }
+    return w;
+}
+
+bool base_worker_stopping(struct base_worker *w)
+{
+    bool stop;
+    pthread_mutex_lock(&w->lock);
+    stop = w->stop;
+    pthread_mutex_unlock(&w->lock);
+    return stop;
+}
+
+bool base_worker_sleep(struct base_worker *w, int ms)
+{
+    struct timespec until;
+    bool stop;
+
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += ms / 1000;
+    until.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&w->lock);
+    while (!w->stop && !w->woken)
+        if (pthread_cond_timedwait(&w->changed, &w->lock, &until) == ETIMEDOUT)
+            break;
+    w->woken = false;
+    stop = w->stop;
+    pthread_mutex_unlock(&w->lock);
+    return !stop;
+}
+
+void base_worker_wake(struct base_worker *w)
+{
+    pthread_mutex_lock(&w->lock);
+    w->woken = true;
+    pthread_cond_signal(&w->changed);
+    pthread_mutex_unlock(&w->lock);
+}
+
+void base_worker_stop(struct base_worker *w)
+{
+    if (w == NULL)
+        return;
+    pthread_mutex_lock(&w->lock);
+    w->stop = true;
+    pthread_cond_signal(&w->changed);
+    pthread_mutex_unlock(&w->lock);
+    pthread_join(w->thread, NULL);
+    pthread_cond_destroy(&w->changed);
+    pthread_mutex_destroy(&w->lock);
+    free(w);
+}

@@ -1,0 +1,154 @@
+/*
+ * db_exec.c — running one statement with a deadline, and turning
+ * PostgreSQL's answer into a db_status.
+ *
+ * libpq's blocking calls wait forever on a server that stopped answering
+ * (a SIGSTOPped or frozen host still acknowledges TCP, so keepalives do
+ * not notice).  Every statement is therefore sent asynchronously and its
+ * answer awaited with poll() until a deadline; a connection that misses it
+ * is closed, never reused.
+ */
+#include "db_int.h"
+
+#include "base.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *db_status_text(enum db_status status)
+{
+    switch (status) {
+    case DB_OK: return "ok";
+    case DB_NOT_FOUND: return "not found";
+    case DB_CONFLICT: return "conflict";
+    case DB_SERIALIZATION: return "serialization failure";
+    case DB_BUSY: return "busy";
+    case DB_UNREACHABLE: return "unreachable";
+    case DB_COMMIT_UNKNOWN: return "commit outcome unknown";
+    case DB_HARD_ERROR: return "error";
+    }
+    return "unknown";
+}
+
+/* What a failed result means for the caller, by SQLSTATE. */
+static enum db_status classify(struct db_tx *tx, const PGresult *res)
+{
+    const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+
+    if (PQstatus(tx->pg) != CONNECTION_OK) {
+        tx->broken = true;
+        return DB_UNREACHABLE;
+    }
+    if (state == NULL)
+        return DB_HARD_ERROR;
+    if (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0)
+        return DB_SERIALIZATION;
+    if (strcmp(state, "23505") == 0)                 /* unique_violation */
+        return DB_CONFLICT;
+    if (strcmp(state, "57014") == 0 || strcmp(state, "55P03") == 0)
+        return DB_BUSY;                              /* statement or lock timeout */
+    if (strncmp(state, "08", 2) == 0 || strncmp(state, "57P", 3) == 0) {
+        tx->broken = true;                           /* connection or shutdown */
+        return DB_UNREACHABLE;
+    }
+    return DB_HARD_ERROR;
+}
+
+/* Waits for the whole answer to what was sent; keeps the last result. */
+static enum db_status await(struct db_tx *tx, PGresult **out)
+{
+    int64_t deadline = base_monotonic_ms() + tx->statement_ms;
+    PGresult *last = NULL, *r;
+    enum db_status rc = DB_OK;
+
+    for (;;) {
+        while (PQisBusy(tx->pg)) {
+            struct pollfd p = { .fd = PQsocket(tx->pg), .events = POLLIN };
+            int64_t left = deadline - base_monotonic_ms();
+            int n;
+            if (left <= 0) {
+                snprintf(tx->err, tx->errsize, "the database did not answer within %d ms",
+                         tx->statement_ms);
+                tx->broken = true;
+                tx->timed_out = true;
+                PQclear(last);
+                return DB_UNREACHABLE;
+            }
+            n = poll(&p, 1, (int)left);
+            if (n < 0 && errno != EINTR) {
+                snprintf(tx->err, tx->errsize, "poll: %s", strerror(errno));
+                tx->broken = true;
+                PQclear(last);
+                return DB_UNREACHABLE;
+            }
+            if (n > 0 && !PQconsumeInput(tx->pg))
+                break;   /* the connection failed: PQgetResult reports it */
+        }
+        r = PQgetResult(tx->pg);
+        if (r == NULL)
+            break;
+        if (rc == DB_OK && PQresultStatus(r) != PGRES_COMMAND_OK &&
+            PQresultStatus(r) != PGRES_TUPLES_OK) {
+            db_error_copy(tx->pg, r, tx->err, tx->errsize);
+            rc = classify(tx, r);
+        }
+        PQclear(last);
+        last = r;
+        if (PQstatus(tx->pg) != CONNECTION_OK)
+            break;
+    }
+    if (rc == DB_OK && PQstatus(tx->pg) != CONNECTION_OK) {
+        db_error_copy(tx->pg, NULL, tx->err, tx->errsize);
+        tx->broken = true;
+        rc = DB_UNREACHABLE;
+    }
+    if (rc == DB_OK && last == NULL) {
+        snprintf(tx->err, tx->errsize, "the database sent no result");
+        rc = DB_HARD_ERROR;
+    }
+    if (rc == DB_OK && out != NULL)
+        *out = last;
+    else
+        PQclear(last);
+    return rc;
+}
+
+static enum db_status sent(struct db_tx *tx, int ok, PGresult **res)
+{
+    if (!ok) {
+        db_error_copy(tx->pg, NULL, tx->err, tx->errsize);
+        tx->broken = true;
+        return DB_UNREACHABLE;
+    }
+    return await(tx, res);
+}
+
+enum db_status db_exec_sql(struct db_tx *tx, const char *sql, int nparams,
+                           const char *const *params, PGresult **res)
+{
+    if (res != NULL)
+        *res = NULL;
+    if (nparams == 0 && params == NULL)
+        return sent(tx, PQsendQuery(tx->pg, sql), res);
+    return sent(tx, PQsendQueryParams(tx->pg, sql, nparams, NULL, params, NULL, NULL, 0), res);
+}
+
+enum db_status db_exec(struct db_tx *tx, enum db_stmt id, const char *const *params,
+                       PGresult **res)
+{
+    const struct db_statement *st = &db_statements[id];
+    enum db_status rc;
+
+    if (res != NULL)
+        *res = NULL;
+    if (!tx->prepared[id]) {
+        rc = sent(tx, PQsendPrepare(tx->pg, st->name, st->sql, st->nparams, NULL), NULL);
+        if (rc != DB_OK)
+            return rc;
+        tx->prepared[id] = 1;
+    }
+    return sent(tx, PQsendQueryPrepared(tx->pg, st->name, st->nparams, params, NULL, NULL, 0),
+                res);
+}

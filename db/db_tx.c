@@ -1,0 +1,82 @@
+/*
+ * db_tx.c — transactions around a callback, with bounded retries.
+ *
+ * Serialization failures and deadlocks are retried after a short random
+ * pause; a connection that broke before COMMIT (the server restarted) is
+ * replaced and the work run once more.  A connection that broke during
+ * COMMIT is the one case that cannot be retried: the change may already
+ * be durable, so the caller hears DB_COMMIT_UNKNOWN.
+ */
+#include "db_int.h"
+
+#include "base.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+#define SERIALIZATION_RETRIES 8
+
+static void pause_before_retry(int attempt)
+{
+    /* Up to 2, 4, 8 … ms, at random, so that rivals do not collide again. */
+    unsigned seed = (unsigned)base_monotonic_ms() ^ (unsigned)(size_t)&attempt;
+    long ms = 1 + (long)(rand_r(&seed) % (2 << (attempt < 6 ? attempt : 6)));
+    nanosleep(&(struct timespec){ ms / 1000, (ms % 1000) * 1000000L }, NULL);
+}
+
+static enum db_status run(struct db_pool *pool, db_tx_fn fn, void *arg, bool transaction,
+                          char *err, size_t errsize)
+{
+    bool reconnected = false;
+    int conflicts = 0;
+
+    for (;;) {
+        struct db_tx tx;
+        bool committing = false;
+        enum db_status rc = db_pool_acquire(pool, &tx, err, errsize);
+
+        if (rc != DB_OK)
+            return rc;
+        if (transaction)
+            rc = db_exec_sql(&tx, "BEGIN", 0, NULL, NULL);
+        if (rc == DB_OK)
+            rc = fn(&tx, arg);
+        if (rc == DB_OK && transaction) {
+            committing = true;
+            rc = db_exec_sql(&tx, "COMMIT", 0, NULL, NULL);
+        }
+        bool broken = tx.broken, timed_out = tx.timed_out;
+        db_pool_release(&tx);
+
+        if (rc == DB_OK)
+            return DB_OK;
+        if (broken && committing)
+            return DB_COMMIT_UNKNOWN;
+        if (rc == DB_SERIALIZATION && conflicts < SERIALIZATION_RETRIES) {
+            pause_before_retry(conflicts++);
+            continue;
+        }
+        if (rc == DB_SERIALIZATION)
+            return DB_BUSY;
+        /* A connection that died under us (not one that missed its
+         * deadline, which would only double the wait) gets one more go. */
+        if (broken && !timed_out && rc == DB_UNREACHABLE && !reconnected) {
+            reconnected = true;
+            base_log(BASE_LOG_WARN, "database connection lost (%s); retrying once", err);
+            continue;
+        }
+        return rc;
+    }
+}
+
+enum db_status db_run_tx(struct db_pool *pool, db_tx_fn fn, void *arg, char *err,
+                         size_t errsize)
+{
+    return run(pool, fn, arg, true, err, errsize);
+}
+
+enum db_status db_run_once(struct db_pool *pool, db_tx_fn fn, void *arg, char *err,
+                           size_t errsize)
+{
+    return run(pool, fn, arg, false, err, errsize);
+}
