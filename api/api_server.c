@@ -85,10 +85,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
             *upload_data_size = 0;
             return MHD_YES;
         }
-        /* Past the limit: answer now rather than read the rest. */
-        *upload_data_size = 0;
-        req->body_too_large = true;
-        return api_route(req);
+        /*
+         * Past the limit without a Content-Length (chunked): libmicrohttpd
+         * 0.9.75 cannot queue a response in the middle of a body, and
+         * reading the rest to answer 413 would let a client make us read
+         * without end.  Close the connection now instead.
+         */
+        base_log(BASE_LOG_INFO, "%s %s: chunked body past %d KiB; closing the connection",
+                 req->method, req->path, API_BODY_LIMIT / 1024);
+        return MHD_NO;
     }
     return api_route(req);
 }

@@ -1,0 +1,177 @@
+"""korpd against a PostgreSQL that restarts, goes away or hangs, and korpd's
+own stop: what an operator meets.  Each test has a cluster of its own."""
+
+import json
+import signal
+import socket
+import threading
+import time
+
+import requests
+
+from korp_fixtures import wait_until
+
+
+def health(k, timeout=30):
+    return requests.get(k.base + "/healthz", timeout=timeout)
+
+
+def test_postgres_restart_under_running_korpd(own_postgres, start_korpd):
+    k = start_korpd(own_postgres.url, KORP_DB_POOL_SIZE=2)
+    # Both pooled connections are opened and idle when the server restarts.
+    replies = []
+    threads = [threading.Thread(target=lambda: replies.append(health(k))) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [r.status_code for r in replies] == [200] * 4
+    own_postgres.restart()
+    # korpd serves again without a restart of its own, from the first request.
+    for _ in range(4):
+        r = health(k)
+        assert r.status_code == 200, r.text
+        assert r.json()["database"]["reachable"] is True
+
+
+def test_postgres_down_is_503_without_its_words(own_postgres, start_korpd):
+    k = start_korpd(own_postgres.url, KORP_DB_TIMEOUT_MS=1000)
+    own_postgres.stop()
+    r = health(k)
+    assert r.status_code == 503
+    assert r.headers["Retry-After"].isdigit()
+    body = r.json()
+    assert body["status"] == "degraded"
+    assert body["database"] == {"reachable": False, "error": "the database cannot be reached"}
+    # libpq's text (host, port, user) went to the log, not to the client.
+    assert str(own_postgres.port) not in r.text and "korp@" not in r.text
+    assert str(own_postgres.port) in k.log_text() or "connect" in k.log_text()
+    own_postgres.start()
+    assert health(k).status_code == 200
+
+
+def test_hung_postgres_answers_503_within_the_deadline(own_postgres, start_korpd):
+    k = start_korpd(own_postgres.url, KORP_DB_TIMEOUT_MS=1000, KORP_DB_POOL_SIZE=1,
+                    KORP_HTTP_THREADS=4)
+    assert health(k).status_code == 200
+    own_postgres.freeze()
+    try:
+        # Three at once on one connection: one waits for its statement's
+        # deadline, the others for a free connection; none forever.
+        results = []
+
+        def one():
+            start = time.monotonic()
+            r = health(k)
+            results.append((r.status_code, r.json()["database"].get("error"),
+                            time.monotonic() - start))
+
+        threads = [threading.Thread(target=one) for _ in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        assert len(results) == 3
+        assert all(status == 503 for status, _, _ in results), results
+        assert all(elapsed < 6 for _, _, elapsed in results), results
+        reasons = {reason for _, reason, _ in results}
+        assert "no database connection came free in time" in reasons, reasons
+
+        # SIGTERM with a request in flight on the hung database: it ends at
+        # its deadline, then korpd exits 0 (well inside the 10 s grace).
+        inflight = []
+        t = threading.Thread(target=lambda: inflight.append(health(k).status_code))
+        t.start()
+        time.sleep(0.3)
+        start = time.monotonic()
+        k.signal(signal.SIGTERM)
+        assert k.wait(timeout=15) == 0
+        assert time.monotonic() - start < 8
+        t.join(10)
+        assert inflight == [503]
+    finally:
+        own_postgres.thaw()
+
+
+def _partial_upload(k, total=10, first="abc"):
+    """Opens a request whose body is still coming: a request in flight."""
+    s = socket.create_connection(("127.0.0.1", k.port), timeout=10)
+    s.sendall(f"POST /nowhere HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+              f"Content-Length: {total}\r\n\r\n{first}".encode())
+    return s
+
+
+def _read_status(s):
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    return int(data.split(b" ", 2)[1]) if data else None
+
+
+def test_sigterm_finishes_the_request_in_flight(own_postgres, start_korpd):
+    k = start_korpd(own_postgres.url)
+    s = _partial_upload(k)
+    time.sleep(0.2)
+    k.signal(signal.SIGTERM)
+    time.sleep(0.5)
+    assert k.proc.poll() is None, "korpd left before its request finished"
+
+    # No new connections while it drains.
+    def refused():
+        try:
+            socket.create_connection(("127.0.0.1", k.port), timeout=2).close()
+            return False
+        except OSError:
+            return True
+    wait_until(refused, 5, what="the listening socket to close")
+
+    s.sendall(b"defghij")
+    assert _read_status(s) == 404
+    s.close()
+    assert k.wait(timeout=10) == 0
+    assert "stopped" in k.log_text()
+
+
+def test_second_signal_exits_at_once(own_postgres, start_korpd):
+    k = start_korpd(own_postgres.url, KORP_SHUTDOWN_SECONDS=60)
+    s = _partial_upload(k)
+    time.sleep(0.2)
+    k.signal(signal.SIGTERM)
+    time.sleep(0.3)
+    assert k.proc.poll() is None
+    start = time.monotonic()
+    k.signal(signal.SIGINT)
+    assert k.wait(timeout=5) == 1
+    assert time.monotonic() - start < 2
+    s.close()
+
+
+def test_too_large_body_is_refused_before_it_is_read(own_postgres, start_korpd):
+    k = start_korpd(own_postgres.url)
+    # Announced too large: the answer comes without a byte of the body.
+    s = socket.create_connection(("127.0.0.1", k.port), timeout=10)
+    s.sendall(b"POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+              b"Content-Length: 10000000\r\n\r\n")
+    assert _read_status(s) == 413
+    s.close()
+
+    # Not announced (chunked): libmicrohttpd cannot answer in the middle of a
+    # body, so the connection is closed once past 64 KiB, long before the end.
+    s = socket.create_connection(("127.0.0.1", k.port), timeout=10)
+    s.sendall(b"POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+              b"Transfer-Encoding: chunked\r\n\r\n")
+    chunk = b"%x\r\n%s\r\n" % (8192, b"x" * 8192)
+    sent = 0
+    for _ in range(1280):            # up to 10 MiB
+        try:
+            s.sendall(chunk)
+            sent += 8192
+        except OSError:
+            break
+    assert sent < 2 * 1024 * 1024, f"{sent} bytes were taken before the connection closed"
+    s.close()
+    # The server is still fine.
+    assert health(k).status_code == 200
