@@ -4,6 +4,7 @@
  */
 #include "api_int.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -117,4 +118,101 @@ bool api_body_parse(struct api_request *req, enum MHD_Result *replied)
         return false;
     }
     return true;
+}
+
+static const char *const type_names[] = { "a string", "an integer", "true or false" };
+
+static bool fits(const cJSON *v, const struct api_field *f, char *why, size_t size)
+{
+    if (cJSON_IsNull(v)) {
+        if (f->nullable)
+            return true;
+        snprintf(why, size, "'%s' must be %s, not null", f->name, type_names[f->type]);
+        return false;
+    }
+    switch (f->type) {
+    case API_STRING:
+        if (!cJSON_IsString(v))
+            break;
+        if ((long)strlen(v->valuestring) < f->min || (long)strlen(v->valuestring) > f->max) {
+            snprintf(why, size, "'%s' must be %ld to %ld bytes long", f->name, f->min, f->max);
+            return false;
+        }
+        return true;
+    case API_INTEGER:
+        if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble))
+            break;
+        /* Compared as doubles: a huge value must not overflow a long. */
+        if (v->valuedouble < (double)f->min || v->valuedouble > (double)f->max) {
+            snprintf(why, size, "'%s' must be from %ld to %ld", f->name, f->min, f->max);
+            return false;
+        }
+        return true;
+    case API_BOOLEAN:
+        if (cJSON_IsBool(v))
+            return true;
+        break;
+    }
+    snprintf(why, size, "'%s' must be %s%s", f->name, type_names[f->type],
+             f->nullable ? " or null" : "");
+    return false;
+}
+
+bool api_body_check(struct api_request *req, const struct api_field *fields,
+                    enum MHD_Result *replied)
+{
+    char why[256];
+    const cJSON *member;
+
+    cJSON_ArrayForEach(member, req->json) {
+        const struct api_field *f = fields;
+        for (const cJSON *earlier = req->json->child; earlier != member; earlier = earlier->next)
+            if (strcmp(earlier->string, member->string) == 0) {
+                *replied = api_fail(req, API_PROBLEM_BAD_REQUEST,
+                                    "field '%.64s' appears twice", member->string);
+                return false;
+            }
+        while (f->name != NULL && strcmp(f->name, member->string) != 0)
+            f++;
+        if (f->name == NULL) {
+            char known[256] = "";
+            for (f = fields; f->name != NULL; f++)
+                snprintf(known + strlen(known), sizeof known - strlen(known), "%s'%s'",
+                         known[0] ? ", " : "", f->name);
+            *replied = api_fail(req, API_PROBLEM_BAD_REQUEST,
+                                "unknown field '%.64s'; this request takes %s", member->string,
+                                known[0] ? known : "no fields");
+            return false;
+        }
+        if (!fits(member, f, why, sizeof why)) {
+            *replied = api_fail(req, API_PROBLEM_BAD_REQUEST, "%s", why);
+            return false;
+        }
+    }
+    for (const struct api_field *f = fields; f->name != NULL; f++)
+        if (f->required && !cJSON_HasObjectItem(req->json, f->name)) {
+            *replied = api_fail(req, API_PROBLEM_BAD_REQUEST, "'%s' is required", f->name);
+            return false;
+        }
+    return true;
+}
+
+const char *api_body_string(struct api_request *req, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(req->json, name);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+long api_body_integer(struct api_request *req, const char *name, long fallback, bool *is_null)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(req->json, name);
+    if (is_null != NULL)
+        *is_null = cJSON_IsNull(v);
+    return cJSON_IsNumber(v) ? (long)v->valuedouble : fallback;
+}
+
+bool api_body_boolean(struct api_request *req, const char *name, bool fallback)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(req->json, name);
+    return cJSON_IsBool(v) ? cJSON_IsTrue(v) : fallback;
 }

@@ -22,6 +22,8 @@
 /* Per-route needs, checked before the handler runs. */
 enum {
     API_JSON_BODY = 1 << 0,    /* the body must be a JSON object: req->json */
+    API_TOKEN = 1 << 1,        /* a valid bearer token: req->caller */
+    API_ARBITER = 1 << 2,      /* ... of an arbiter (with API_TOKEN) */
 };
 
 /* One request, from first call of the access handler to completion. */
@@ -36,6 +38,8 @@ struct api_request {
     bool replied;                               /* a response is queued */
     char params[API_MAX_PARAMS][API_PARAM_MAX + 1];  /* {name} captures, in order */
     cJSON *json;                                /* the parsed body (API_JSON_BODY) */
+    bool authenticated;
+    struct db_caller caller;                    /* valid when authenticated */
 };
 
 typedef enum MHD_Result (*api_handler)(struct api_request *req);
@@ -49,8 +53,50 @@ enum api_problem {
     API_PROBLEM_UNSUPPORTED_MEDIA_TYPE,
     API_PROBLEM_UNAVAILABLE,
     API_PROBLEM_INTERNAL,
+    API_PROBLEM_UNAUTHORIZED,
+    API_PROBLEM_FORBIDDEN,
+    API_PROBLEM_CONFLICT,
+    API_PROBLEM_NOT_YOUR_TURN,
+    API_PROBLEM_GAME_OVER,
+    API_PROBLEM_PLY_MISMATCH,
+    API_PROBLEM_ILLEGAL_MOVE,
+    API_PROBLEM_DRAW_NOT_ALLOWED,
     API_PROBLEM_COUNT
 };
+
+/* The kinds of JSON value a body field may hold. */
+enum api_type {
+    API_STRING = 0,
+    API_INTEGER,
+    API_BOOLEAN,
+};
+
+/*
+ * One field of a request body: its name, its type, whether it is required
+ * and whether null is allowed; max is the longest string in bytes, or the
+ * largest integer (min the smallest).  Tables end with a NULL name.
+ */
+struct api_field {
+    const char *name;
+    enum api_type type;
+    bool required;
+    bool nullable;
+    long min, max;
+};
+
+/*
+ * Checks req->json against the fields: no unknown member, every required
+ * one present, each of its type and within its bounds.  Replies 400 and
+ * returns false otherwise.
+ */
+bool api_body_check(struct api_request *req, const struct api_field *fields,
+                    enum MHD_Result *replied);
+
+/* The string (NULL when absent or null), integer or boolean of a field
+ * that api_body_check accepted. */
+const char *api_body_string(struct api_request *req, const char *name);
+long api_body_integer(struct api_request *req, const char *name, long fallback, bool *is_null);
+bool api_body_boolean(struct api_request *req, const char *name, bool fallback);
 
 /* Queues resp (NULL: fails the connection) and releases it. */
 enum MHD_Result api_reply(struct api_request *req, unsigned status,
@@ -71,6 +117,13 @@ enum MHD_Result api_fail(struct api_request *req, enum api_problem problem,
 struct MHD_Response *api_problem_response(enum api_problem problem, const char *detail,
                                           unsigned *status);
 
+/* A problem object to add members to before api_reply_problem. */
+cJSON *api_problem_new(enum api_problem problem, const char *detail);
+
+/* Replies with a problem object made by api_problem_new (takes it). */
+enum MHD_Result api_reply_problem(struct api_request *req, enum api_problem problem,
+                                  cJSON *json);
+
 /*
  * Replies to a failed database call: 503 (with Retry-After) when it is
  * worth retrying, 500 otherwise.  err (libpq's words) goes to the log,
@@ -85,6 +138,13 @@ enum MHD_Result api_route(struct api_request *req);
  * and returns false when it cannot. */
 bool api_body_parse(struct api_request *req, enum MHD_Result *replied);
 
+/* ---- Handlers, one file per resource. */
 enum MHD_Result api_health(struct api_request *req);
+enum MHD_Result api_player_create(struct api_request *req);
+enum MHD_Result api_player_me(struct api_request *req);
+enum MHD_Result api_player_get(struct api_request *req);
+enum MHD_Result api_token_create(struct api_request *req);
+enum MHD_Result api_token_list(struct api_request *req);
+enum MHD_Result api_token_revoke(struct api_request *req);
 
 #endif

@@ -24,6 +24,14 @@ static const struct {
                                              "Unsupported media type" },
     [API_PROBLEM_UNAVAILABLE] = { 503, "unavailable", "Service unavailable" },
     [API_PROBLEM_INTERNAL] = { 500, "internal-error", "Internal server error" },
+    [API_PROBLEM_UNAUTHORIZED] = { 401, "unauthorized", "Unauthorized" },
+    [API_PROBLEM_FORBIDDEN] = { 403, "forbidden", "Forbidden" },
+    [API_PROBLEM_CONFLICT] = { 409, "conflict", "Conflict" },
+    [API_PROBLEM_NOT_YOUR_TURN] = { 409, "not-your-turn", "Not your turn" },
+    [API_PROBLEM_GAME_OVER] = { 409, "game-over", "The game is over" },
+    [API_PROBLEM_PLY_MISMATCH] = { 409, "ply-mismatch", "Ply does not match" },
+    [API_PROBLEM_ILLEGAL_MOVE] = { 422, "illegal-move", "Illegal move" },
+    [API_PROBLEM_DRAW_NOT_ALLOWED] = { 422, "draw-not-allowed", "Draw not allowed" },
 };
 
 static struct MHD_Response *json_response(cJSON *json, const char *content_type)
@@ -62,8 +70,7 @@ enum MHD_Result api_reply_json(struct api_request *req, unsigned status, cJSON *
     return api_reply(req, status, json_response(json, "application/json"));
 }
 
-struct MHD_Response *api_problem_response(enum api_problem problem, const char *detail,
-                                          unsigned *status)
+cJSON *api_problem_new(enum api_problem problem, const char *detail)
 {
     char uri[128];
     cJSON *json = cJSON_CreateObject();
@@ -76,23 +83,35 @@ struct MHD_Response *api_problem_response(enum api_problem problem, const char *
     cJSON_AddNumberToObject(json, "status", problems[problem].status);
     if (detail != NULL)
         cJSON_AddStringToObject(json, "detail", detail);
+    return json;
+}
+
+struct MHD_Response *api_problem_response(enum api_problem problem, const char *detail,
+                                          unsigned *status)
+{
     *status = problems[problem].status;
-    return json_response(json, "application/problem+json");
+    return json_response(api_problem_new(problem, detail), "application/problem+json");
+}
+
+enum MHD_Result api_reply_problem(struct api_request *req, enum api_problem problem,
+                                  cJSON *json)
+{
+    struct MHD_Response *resp = json_response(json, "application/problem+json");
+    if (resp != NULL && problem == API_PROBLEM_UNAUTHORIZED)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
+    return api_reply(req, problems[problem].status, resp);
 }
 
 enum MHD_Result api_fail(struct api_request *req, enum api_problem problem, const char *fmt,
                          ...)
 {
     char detail[512];
-    unsigned status;
-    struct MHD_Response *resp;
     va_list ap;
 
     va_start(ap, fmt);
     vsnprintf(detail, sizeof detail, fmt, ap);
     va_end(ap);
-    resp = api_problem_response(problem, detail, &status);
-    return api_reply(req, status, resp);
+    return api_reply_problem(req, problem, api_problem_new(problem, detail));
 }
 
 enum MHD_Result api_fail_db(struct api_request *req, enum db_status status, const char *err)

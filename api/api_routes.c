@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 struct route {
     const char *method;
@@ -19,8 +20,51 @@ struct route {
 static const struct route routes[] = {
     { "GET", "/healthz", 0, api_health },
     { "HEAD", "/healthz", 0, api_health },
+    { "POST", "/v1/players", API_JSON_BODY, api_player_create },
+    { "GET", "/v1/players/me", API_TOKEN, api_player_me },
+    { "POST", "/v1/players/me/tokens", API_TOKEN, api_token_create },
+    { "GET", "/v1/players/me/tokens", API_TOKEN, api_token_list },
+    { "DELETE", "/v1/players/me/tokens/{id}", API_TOKEN, api_token_revoke },
+    { "GET", "/v1/players/{id}", 0, api_player_get },
     { NULL, NULL, 0, NULL },
 };
+
+/*
+ * Finds the caller from "Authorization: Bearer <token>"; replies 401 (or
+ * 503) itself and returns false when there is none.
+ */
+static bool authenticate(struct api_request *req, enum MHD_Result *replied)
+{
+    const char *auth = MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND,
+                                                   MHD_HTTP_HEADER_AUTHORIZATION);
+    char err[512] = "";
+    enum db_status st;
+
+    if (auth == NULL || strncasecmp(auth, "Bearer ", 7) != 0 || auth[7] == '\0') {
+        *replied = api_fail(req, API_PROBLEM_UNAUTHORIZED,
+                            "this request needs a token: send Authorization: Bearer <token> "
+                            "(POST /v1/players gives one)");
+        return false;
+    }
+    auth += 7;
+    while (*auth == ' ')
+        auth++;
+    if (strlen(auth) > 128) {
+        *replied = api_fail(req, API_PROBLEM_UNAUTHORIZED, "the token is unknown or revoked");
+        return false;
+    }
+    st = db_caller_find(req->config->pool, auth, &req->caller, err, sizeof err);
+    if (st == DB_NOT_FOUND) {
+        *replied = api_fail(req, API_PROBLEM_UNAUTHORIZED, "the token is unknown or revoked");
+        return false;
+    }
+    if (st != DB_OK) {
+        *replied = api_fail_db(req, st, err);
+        return false;
+    }
+    req->authenticated = true;
+    return true;
+}
 
 /* Whether path matches pattern; fills params with the captures. */
 static bool match(const char *pattern, const char *path,
@@ -70,11 +114,13 @@ enum MHD_Result api_route(struct api_request *req)
             continue;
         }
         memcpy(req->params, scratch, sizeof scratch);
-        if (r->needs & API_JSON_BODY) {
-            enum MHD_Result replied;
-            if (!api_body_parse(req, &replied))
-                return replied;
-        }
+        enum MHD_Result replied;
+        if ((r->needs & API_TOKEN) && !authenticate(req, &replied))
+            return replied;
+        if ((r->needs & API_ARBITER) && !req->caller.arbiter)
+            return api_fail(req, API_PROBLEM_FORBIDDEN, "only an arbiter may do this");
+        if ((r->needs & API_JSON_BODY) && !api_body_parse(req, &replied))
+            return replied;
         return r->handler(req);
     }
     if (allow[0] == '\0')

@@ -32,6 +32,29 @@ void base_log_set_level(enum base_log_level level);
 int64_t base_monotonic_ms(void);
 int64_t base_monotonic_us(void);
 
+/* ---- Identifiers and secrets ------------------------------------------- */
+
+/* Letters and digits of base62, the alphabet of ids and tokens. */
+#define BASE_ID_LEN 10
+#define BASE_TOKEN_LEN 37          /* "korp_" and 32 base62 characters */
+#define BASE_SHA256_HEX_LEN 64
+
+/*
+ * Fills out with len random base62 characters from the system's secure
+ * generator and a NUL (out holds len + 1 bytes).  False if the generator
+ * failed.  Ids are BASE_ID_LEN long (about 59 bits: not guessable).
+ */
+bool base_random_text(char *out, size_t len);
+
+/* A new API token: "korp_" and 32 random base62 characters (190 bits). */
+bool base_token_new(char out[BASE_TOKEN_LEN + 1]);
+
+/* The SHA-256 of text as 64 lower-case hex digits and a NUL. */
+void base_sha256_hex(const char *text, size_t len, char out[BASE_SHA256_HEX_LEN + 1]);
+
+/* Formats a Unix time in seconds as RFC 3339 UTC ("2026-11-22T13:45:00Z"). */
+void base_time_format(long long unix_seconds, char out[32]);
+
 /* ---- Background workers ------------------------------------------------ */
 
 struct base_worker;

@@ -88,4 +88,64 @@ enum db_status db_migrate(struct db_pool *pool, char *err, size_t errsize);
 /* Number of migrations this build knows. */
 int db_migration_count(void);
 
+/* ---- Players and tokens ------------------------------------------------ */
+
+#define DB_ID_SIZE 16      /* ids are 10 characters */
+#define DB_NAME_SIZE 32    /* names are 2-30 characters */
+#define DB_TIME_SIZE 24    /* "2026-11-22T13:45:00Z" */
+
+struct db_player {
+    char id[DB_ID_SIZE];
+    char name[DB_NAME_SIZE];
+    char email[256];          /* "" when none */
+    bool arbiter;             /* role "arbiter", else "player" */
+    char created_at[DB_TIME_SIZE];
+    int played, won, drawn, lost;
+    int quarter_points;       /* points × 4: a Glinski stalemate scores 3 or 1 */
+};
+
+/* Who a request's token belongs to. */
+struct db_caller {
+    char token_id[DB_ID_SIZE];
+    char player_id[DB_ID_SIZE];
+    char name[DB_NAME_SIZE];
+    bool arbiter;
+};
+
+/*
+ * Creates a player (role arbiter if asked) and a first token.  `token` is
+ * the token's text (the caller makes it; only its SHA-256 is stored).
+ * DB_CONFLICT when the name is taken, case-insensitively.
+ */
+enum db_status db_player_create(struct db_pool *pool, const char *name, const char *email,
+                                bool arbiter, const char *token, struct db_player *out,
+                                char *err, size_t errsize);
+
+/* A player with their record (finished games).  DB_NOT_FOUND if none. */
+enum db_status db_player_get(struct db_pool *pool, const char *id, struct db_player *out,
+                             char *err, size_t errsize);
+
+/* The owner of a token, noting its use.  DB_NOT_FOUND for an unknown or
+ * revoked token. */
+enum db_status db_caller_find(struct db_pool *pool, const char *token, struct db_caller *out,
+                              char *err, size_t errsize);
+
+struct db_token {
+    char id[DB_ID_SIZE];
+    char created_at[DB_TIME_SIZE];
+    char last_used_at[DB_TIME_SIZE];   /* "" when never used */
+};
+
+/* Adds a token for the player. */
+enum db_status db_token_create(struct db_pool *pool, const char *player_id, const char *token,
+                               struct db_token *out, char *err, size_t errsize);
+
+/* The player's tokens, oldest first: at most max into out, *count set. */
+enum db_status db_token_list(struct db_pool *pool, const char *player_id, struct db_token *out,
+                             int max, int *count, char *err, size_t errsize);
+
+/* Revokes one of the player's tokens at once.  DB_NOT_FOUND if not theirs. */
+enum db_status db_token_revoke(struct db_pool *pool, const char *player_id,
+                               const char *token_id, char *err, size_t errsize);
+
 #endif

@@ -25,6 +25,13 @@ enum db_status db_migrate_list(struct db_pool *pool, const struct db_migration *
 
 enum db_stmt {
     DB_STMT_SCHEMA_VERSION = 0,
+    DB_STMT_PLAYER_INSERT,
+    DB_STMT_PLAYER_GET,
+    DB_STMT_TOKEN_INSERT,
+    DB_STMT_TOKEN_FIND,
+    DB_STMT_TOKEN_TOUCH,
+    DB_STMT_TOKEN_LIST,
+    DB_STMT_TOKEN_DELETE,
     DB_STMT_COUNT
 };
 
@@ -79,6 +86,12 @@ enum db_status db_exec(struct db_tx *tx, enum db_stmt id, const char *const *par
 /* Runs SQL text (several statements allowed when nparams is 0). */
 enum db_status db_exec_sql(struct db_tx *tx, const char *sql, int nparams,
                            const char *const *params, PGresult **res);
+
+/* Copies a column's text into a buffer of that size ("" for NULL). */
+void db_copy(char *dst, size_t size, const PGresult *res, int row, int col);
+
+/* Makes a new random id into id (DB_ID_SIZE); false if the generator failed. */
+bool db_new_id(char *id);
 
 /* Copies libpq's message for conn without its trailing newline. */
 void db_error_copy(PGconn *conn, const PGresult *res, char *err, size_t errsize);
