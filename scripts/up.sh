@@ -109,6 +109,7 @@ say "starting korpd on $LISTEN as $OWNER (log: var/korpd.log)"
 (cd / && exec setsid "${launch[@]}" sh -c 'exec "$0" >>"$1" 2>&1' "$KORPD_BIN" \
     "$HOME_DIR/korpd.log" </dev/null) &
 pid=$!
+rm -f var/korpd.pid
 (set -C && echo "$pid" >var/korpd.pid)   # -C: never through a planted link
 for _ in $(seq 1 100); do
     if curl -sf "http://$LISTEN/healthz" >/dev/null 2>&1; then
