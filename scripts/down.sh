@@ -3,14 +3,20 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$KORP_ROOT"
-if [ -f var/korpd.pid ] && kill -0 "$(cat var/korpd.pid)" 2>/dev/null; then
-    say "stopping korpd (pid $(cat var/korpd.pid))"
-    kill "$(cat var/korpd.pid)"
+data=$KORP_ROOT/var/pg
+[ -L var/pg ] && data=$(readlink var/pg)
+if [ -f var/korpd.pid ]; then
+    pid=$(cat var/korpd.pid)
+    # Only our korpd: the pid file may be stale and its number reused.
+    if korp_pid_runs "$pid" "$(dirname "$data")/korpd" "$KORP_ROOT/build/korpd/korpd"; then
+        say "stopping korpd (pid $pid)"
+        korp_stop_pid "$pid"
+    else
+        say "var/korpd.pid is stale (pid $pid is not our korpd); leaving that process alone"
+    fi
+    rm -f var/korpd.pid
 fi
-rm -f var/korpd.pid
-if [ -e var/pg ]; then
-    data=$(cd var && pwd)/pg
-    [ -L var/pg ] && data=$(readlink var/pg)
+if [ -e "$data" ]; then
     say "stopping PostgreSQL"
     korp_pg_stop "$data" "$(stat -c %U "$data")"
 fi

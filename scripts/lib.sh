@@ -1,12 +1,23 @@
 # scripts/lib.sh — shared by up.sh, test.sh and down.sh; source it, don't run it.
 # Installs what korp needs from Debian 12 packages and runs a PostgreSQL
 # cluster as a non-root user (PostgreSQL refuses to run as root).
+#
+# A cluster made here lives in DATA = <home>/pg and listens on 127.0.0.1
+# only, with SCRAM password logins (no trust, no Unix socket).  Its roles:
+#   korp_admin  the superuser, for these scripts only
+#   korp        a plain role that owns the databases korpd and the tests use
+# Each role's password is generated here and kept in <home>/<role>.pgpass
+# (libpq's pgpass format, mode 0600, owned by the cluster owner); SQL goes
+# through psql variables, never through pasted shell strings.
 
 KORP_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 KORP_PACKAGES="build-essential cmake pkg-config libmicrohttpd-dev libpq-dev libcjson-dev
   libcurl4-openssl-dev libcmocka-dev libssl-dev postgresql curl ca-certificates"
 KORP_TEST_PACKAGES="clang libclang-rt-14-dev"
+
+KORP_PG_ADMIN=korp_admin
+KORP_PG_USER=korp
 
 say() { printf '==> %s\n' "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
@@ -16,6 +27,21 @@ as_root() {
     if [ "$(id -u)" = 0 ]; then "$@"
     elif command -v sudo >/dev/null; then sudo "$@"
     else die "installing packages needs root: run this as root or install sudo"; fi
+}
+
+# Debian's postgresql package creates a "main" cluster on port 5432 (and
+# starts it where systemd runs) that korp never uses: tell postgresql-common
+# not to, before the server package is installed.
+no_main_cluster() {
+    local conf=/etc/postgresql-common/createcluster.conf
+    grep -Eq '^[[:space:]]*create_main_cluster[[:space:]]*=[[:space:]]*(false|off|no)' \
+        "$conf" 2>/dev/null && return 0
+    as_root mkdir -p /etc/postgresql-common
+    if grep -Eq '^[[:space:]#]*create_main_cluster' "$conf" 2>/dev/null; then
+        as_root sed -i -E 's/^[[:space:]#]*create_main_cluster.*/create_main_cluster = false/' "$conf"
+    else
+        printf 'create_main_cluster = false\n' | as_root tee -a "$conf" >/dev/null
+    fi
 }
 
 # Installs the packages that are missing (apt-get only when something is).
@@ -28,6 +54,13 @@ korp_install() {
     [ ${#missing[@]} -eq 0 ] && return 0
     say "installing ${missing[*]}"
     as_root apt-get update -q >/dev/null
+    if [[ " ${missing[*]} " == *" postgresql "* ]]; then
+        # postgresql-common first: it ships createcluster.conf, edited before
+        # the server package's postinst reads it.
+        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+            --no-install-recommends postgresql-common >/dev/null
+        no_main_cluster
+    fi
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
         "${missing[@]}" >/dev/null
 }
@@ -50,8 +83,14 @@ korp_pg_owner() {
 # enter the current folder); paths given must be absolute.
 as_owner() {
     local owner=$1; shift
-    if [ "$(id -un)" = "$owner" ]; then "$@"
+    if [ "$(id -un)" = "$owner" ]; then (cd / && "$@")
     else (cd / && runuser -u "$owner" -- "$@"); fi
+}
+
+# owner_write OWNER PATH: stdin into PATH, mode 0600, written by OWNER
+# itself (so root never writes through a link the owner may have planted).
+owner_write() {
+    as_owner "$1" sh -c 'umask 077 && cat >"$1.new" && mv -f "$1.new" "$1"' sh "$2"
 }
 
 # True if something accepts connections on 127.0.0.1:$1 (or host $2).
@@ -59,29 +98,92 @@ port_in_use() {
     (exec 3<>"/dev/tcp/${2:-127.0.0.1}/$1") 2>/dev/null
 }
 
-# korp_pg_init DATADIR OWNER PORT: a trust-auth cluster on loopback TCP only.
+# True if process $1 runs one of the executables given after it.
+korp_pid_runs() {
+    local pid=$1 exe b; shift
+    [[ "$pid" =~ ^[0-9]+$ ]] || return 1
+    exe=$(readlink "/proc/$pid/exe" 2>/dev/null) || return 1
+    exe=${exe% (deleted)}
+    for b in "$@"; do
+        [ "$exe" = "$(readlink -m "$b")" ] && return 0
+    done
+    return 1
+}
+
+# korp_stop_pid PID: SIGTERM, then up to 10 s for it to go, then SIGKILL.
+korp_stop_pid() {
+    local pid=$1 i
+    kill "$pid" 2>/dev/null || return 0
+    for i in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+}
+
+# The pgpass file of role $2 in the cluster whose data directory is $1.
+korp_pg_passfile() { echo "$(dirname "$1")/$2.pgpass"; }
+
+# The password of role $2 (from its pgpass file).
+korp_pg_secret() { cut -d: -f5 "$(korp_pg_passfile "$1" "$2")"; }
+
+# korp_pg_password DATA OWNER ROLE: generates ROLE's pgpass file if missing.
+korp_pg_password() {
+    local file
+    file=$(korp_pg_passfile "$1" "$3")
+    if [ ! -s "$file" ]; then
+        printf '127.0.0.1:*:*:%s:%s\n' "$3" "$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')" |
+            owner_write "$2" "$file"
+    fi
+    as_owner "$2" chmod 600 "$file"
+}
+
+# korp_pg_hba DATA OWNER: passwords over loopback TCP, nothing else.
+korp_pg_hba() {
+    owner_write "$2" "$1/pg_hba.conf" <<'HBA'
+# korp: SCRAM password logins over loopback TCP only (no trust, no Unix socket)
+host all all 127.0.0.1/32 scram-sha-256
+HBA
+}
+
+# korp_pg_init DATADIR OWNER PORT: a new cluster, secured as described above.
 korp_pg_init() {
-    local data=$1 owner=$2 port=$3 bin
+    local data=$1 owner=$2 port=$3 bin pwfile rc=0
     bin=$(korp_pg_bin)
-    as_owner "$owner" "$bin/initdb" -D "$data" -U korp --auth=trust -E UTF8 >/dev/null
+    korp_pg_password "$data" "$owner" "$KORP_PG_ADMIN"
+    pwfile=$(dirname "$data")/.initdb-password
+    korp_pg_secret "$data" "$KORP_PG_ADMIN" | owner_write "$owner" "$pwfile"
+    as_owner "$owner" "$bin/initdb" -D "$data" -U "$KORP_PG_ADMIN" --pwfile="$pwfile" \
+        --auth=scram-sha-256 -E UTF8 --locale=C.UTF-8 >/dev/null || rc=$?
+    rm -f "$pwfile"
+    [ "$rc" = 0 ] || die "initdb failed for $data"
     as_owner "$owner" tee -a "$data/postgresql.conf" >/dev/null <<CONF
 # korp: loopback TCP only, no Unix socket (its path length is limited)
 listen_addresses = '127.0.0.1'
 port = $port
 unix_socket_directories = ''
+password_encryption = 'scram-sha-256'
 fsync = on
 CONF
+    korp_pg_hba "$data" "$owner"
 }
 
-# korp_pg_start DATADIR OWNER: starts the cluster unless it runs already.
+# The port a cluster listens on (the last port setting in postgresql.conf).
+korp_pg_port() {
+    sed -nE "s/^[[:space:]]*port[[:space:]]*=[[:space:]]*'?([0-9]+).*/\1/p" "$1/postgresql.conf" |
+        tail -n 1
+}
+
+# korp_pg_start DATADIR OWNER: starts the cluster unless it runs already;
+# returns non-zero (after showing the log) if it does not start.
 korp_pg_start() {
     local data=$1 owner=$2 bin
     bin=$(korp_pg_bin)
     if as_owner "$owner" "$bin/pg_ctl" -D "$data" status >/dev/null 2>&1; then
         return 0
     fi
-    as_owner "$owner" "$bin/pg_ctl" -D "$data" -l "$data/server.log" -w -t 60 start >/dev/null ||
-        { tail -n 20 "$data/server.log" >&2; die "PostgreSQL did not start (log: $data/server.log)"; }
+    if ! as_owner "$owner" "$bin/pg_ctl" -D "$data" -l "$data/server.log" -w -t 60 start >/dev/null; then
+        tail -n 20 "$data/server.log" >&2
+        printf 'error: PostgreSQL did not start (log: %s)\n' "$data/server.log" >&2
+        return 1
+    fi
 }
 
 korp_pg_stop() {
@@ -90,11 +192,111 @@ korp_pg_stop() {
     as_owner "$owner" "$bin/pg_ctl" -D "$data" -w -t 30 stop -m fast >/dev/null 2>&1 || true
 }
 
-# korp_pg_createdb PORT NAME: creates the database if it does not exist.
-korp_pg_createdb() {
-    local port=$1 name=$2
-    if ! psql -h 127.0.0.1 -p "$port" -U korp -d postgres -tAc \
-        "SELECT 1 FROM pg_database WHERE datname = '$name'" | grep -q 1; then
-        createdb -h 127.0.0.1 -p "$port" -U korp "$name"
+# korp_pg_admin DATA PORT PSQL-ARGS...: psql as the superuser, stopping at
+# the first error; SQL comes on stdin or in -c.
+korp_pg_admin() {
+    local data=$1 port=$2; shift 2
+    PGPASSFILE=$(korp_pg_passfile "$data" "$KORP_PG_ADMIN") PGCONNECT_TIMEOUT=10 \
+        "$(korp_pg_bin)/psql" -X -q -w -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$port" -U "$KORP_PG_ADMIN" "$@"
+}
+
+# psql over trust authentication as role $2, for clusters of the old scheme.
+trust_psql() {
+    local port=$1 user=$2; shift 2
+    PGPASSFILE=/nonexistent/pgpass PGCONNECT_TIMEOUT=10 \
+        "$(korp_pg_bin)/psql" -X -q -w -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$port" -U "$user" -d postgres "$@"
+}
+
+# korp_pg_secure DATA OWNER PORT: upgrades a running cluster made by an
+# older up.sh (trust on loopback, bootstrap superuser "korp") in place: the
+# bootstrap superuser becomes korp_admin with a password, pg_hba.conf asks
+# for passwords, and the server restarts.  korp_pg_role and
+# korp_pg_createdb then make "korp" a plain role owning its database.
+korp_pg_secure() {
+    local data=$1 owner=$2 port=$3 boot
+    grep -q '^# korp: SCRAM' "$data/pg_hba.conf" && return 0
+    say "securing the cluster made by an older up.sh (passwords, no superuser for korpd)"
+    korp_pg_password "$data" "$owner" "$KORP_PG_ADMIN"
+    boot=$(trust_psql "$port" "$KORP_PG_ADMIN" -tAc 'SELECT rolname FROM pg_roles WHERE oid = 10' 2>/dev/null ||
+        trust_psql "$port" "$KORP_PG_USER" -tAc 'SELECT rolname FROM pg_roles WHERE oid = 10') ||
+        die "cannot reach the old cluster in $data as $KORP_PG_USER over trust"
+    if [ "$boot" != "$KORP_PG_ADMIN" ]; then
+        # A role cannot rename itself: a temporary superuser does it.
+        trust_psql "$port" "$boot" -v tmp=korp_upgrade <<'SQL'
+SELECT format('CREATE ROLE %I SUPERUSER LOGIN', :'tmp')
+WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = :'tmp') \gexec
+SQL
+        trust_psql "$port" korp_upgrade -v boot="$boot" -v admin="$KORP_PG_ADMIN" <<'SQL'
+ALTER ROLE :"boot" RENAME TO :"admin";
+SQL
     fi
+    KORP_PW=$(korp_pg_secret "$data" "$KORP_PG_ADMIN") \
+        trust_psql "$port" "$KORP_PG_ADMIN" -v admin="$KORP_PG_ADMIN" -v tmp=korp_upgrade <<'SQL'
+\getenv pw KORP_PW
+DROP ROLE IF EXISTS :"tmp";
+ALTER ROLE :"admin" PASSWORD :'pw';
+SQL
+    korp_pg_hba "$data" "$owner"
+    korp_pg_stop "$data" "$owner"
+    korp_pg_start "$data" "$owner"
+}
+
+# korp_pg_role DATA OWNER PORT: the role korp, a plain login role whose
+# password is in its pgpass file (made if missing).
+korp_pg_role() {
+    local data=$1 owner=$2 port=$3
+    korp_pg_password "$data" "$owner" "$KORP_PG_USER"
+    KORP_PW=$(korp_pg_secret "$data" "$KORP_PG_USER") \
+        korp_pg_admin "$data" "$port" -d postgres -v role="$KORP_PG_USER" <<'SQL'
+\getenv pw KORP_PW
+SELECT format('CREATE ROLE %I', :'role')
+WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = :'role') \gexec
+ALTER ROLE :"role" LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS
+    PASSWORD :'pw';
+SQL
+}
+
+# korp_pg_createdb DATA PORT NAME: database NAME owned by korp, made if
+# missing.  Objects in it that the bootstrap superuser owns (an older
+# up.sh let korpd run as that superuser) are handed to korp as well.
+korp_pg_createdb() {
+    local data=$1 port=$2 name=$3
+    korp_pg_admin "$data" "$port" -d postgres -v db="$name" -v role="$KORP_PG_USER" <<'SQL'
+SELECT format('CREATE DATABASE %I OWNER %I', :'db', :'role')
+WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = :'db') \gexec
+ALTER DATABASE :"db" OWNER TO :"role";
+\connect :"db"
+-- Tables, views and sequences not owned through a column (those follow
+-- their table), functions, types and schemas; extension members stay.
+WITH ext AS (SELECT objid FROM pg_depend WHERE deptype = 'e')
+SELECT format('ALTER TABLE %s OWNER TO %I', c.oid::regclass, :'role')
+FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE c.relowner = 10 AND c.relkind IN ('r', 'p', 'v', 'm', 'f', 'S')
+  AND n.nspname <> 'information_schema' AND n.nspname !~ '^pg_'
+  AND c.oid NOT IN (SELECT objid FROM ext)
+  AND (c.relkind <> 'S' OR NOT EXISTS (
+        SELECT FROM pg_depend d
+        WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid
+          AND d.refclassid = 'pg_class'::regclass AND d.deptype IN ('a', 'i')))
+UNION ALL
+SELECT format('ALTER ROUTINE %s OWNER TO %I', p.oid::regprocedure, :'role')
+FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+WHERE p.proowner = 10 AND p.prokind IN ('f', 'p')
+  AND n.nspname <> 'information_schema' AND n.nspname !~ '^pg_'
+  AND p.oid NOT IN (SELECT objid FROM ext)
+UNION ALL
+SELECT format('ALTER %s %s OWNER TO %I', CASE t.typtype WHEN 'd' THEN 'DOMAIN' ELSE 'TYPE' END,
+              t.oid::regtype, :'role')
+FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
+WHERE t.typowner = 10 AND n.nspname <> 'information_schema' AND n.nspname !~ '^pg_'
+  AND t.oid NOT IN (SELECT objid FROM ext)
+  AND (t.typtype IN ('e', 'd', 'r')
+       OR (t.typtype = 'c' AND (SELECT relkind FROM pg_class WHERE oid = t.typrelid) = 'c'))
+UNION ALL
+SELECT format('ALTER SCHEMA %I OWNER TO %I', n.nspname, :'role')
+FROM pg_namespace n
+WHERE n.nspowner = 10 AND n.nspname NOT IN ('public', 'information_schema')
+  AND n.nspname !~ '^pg_' AND n.oid NOT IN (SELECT objid FROM ext)
+\gexec
+SQL
 }

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # scripts/test.sh — the whole test suite: installs what it needs, starts a
 # throwaway PostgreSQL on a free loopback port, runs every test with ctest
-# twice (a normal build, then clang with ASan+UBSan and the fuzz targets)
-# and stops the server whatever happens.  KORP_TEST_SLOW=1 adds the slow
-# tests (perft depth 4).
+# twice (a normal build, then clang with ASan+UBSan and the fuzz targets;
+# the script tests, label "scripts", only in the first) and stops the
+# server whatever happens.  KORP_TEST_SLOW=1 adds the slow tests (perft
+# depth 4).  The last line printed is a ctest summary line: both suites'
+# summaries are repeated at the end, a failing one last.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$KORP_ROOT"
@@ -27,24 +29,44 @@ for _ in 1 2 3 4 5 6 7 8; do
     rm -rf "$TMP/pg"
     korp_pg_init "$TMP/pg" "$OWNER" "$candidate"
     if korp_pg_start "$TMP/pg" "$OWNER"; then PORT=$candidate; break; fi
+    say "retrying on another port"
 done
 [ -n "$PORT" ] || die "could not start a throwaway PostgreSQL"
-say "throwaway PostgreSQL on 127.0.0.1:$PORT"
+korp_pg_role "$TMP/pg" "$OWNER" "$PORT"
+say "throwaway PostgreSQL on 127.0.0.1:$PORT (role $KORP_PG_USER, password in $TMP/korp.pgpass)"
+# The tests connect as korp; libpq finds the password here.
+export PGPASSFILE=$TMP/korp.pgpass
 
-LABELS=(-LE slow)
-[ "${KORP_TEST_SLOW:-0}" = 1 ] && LABELS=()
+SLOW=slow
+[ "${KORP_TEST_SLOW:-0}" = 1 ] && SLOW=
 
+FAILED=0
+PASSED_LINES=() FAILED_LINES=()
+# run_suite DIR DATABASE EXCLUDED-LABELS CMAKE-ARGS...
 run_suite() {
-    local dir=$1 db=$2; shift 2
+    local dir=$1 db=$2 exclude=$3 rc=0 summary; shift 3
+    local log=$TMP/ctest-$dir.log
     say "building $dir ($*)"
     cmake -S . -B "$dir" "$@" >/dev/null
     cmake --build "$dir" -j "$(nproc)" >/dev/null
-    korp_pg_createdb "$PORT" "$db"
+    korp_pg_createdb "$TMP/pg" "$PORT" "$db"
     say "testing $dir"
-    KORP_TEST_DATABASE_URL="postgresql://korp@127.0.0.1:$PORT/$db" \
-        ctest --test-dir "$dir" --output-on-failure -j "$(nproc)" "${LABELS[@]}"
+    KORP_TEST_DATABASE_URL="postgresql://$KORP_PG_USER@127.0.0.1:$PORT/$db" \
+        ctest --test-dir "$dir" --output-on-failure -j "$(nproc)" ${exclude:+-LE "$exclude"} \
+        2>&1 | tee "$log" || rc=$?
+    summary=$(grep -E '^[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -n 1 || true)
+    if [ "$rc" = 0 ] && [ -n "$summary" ]; then
+        PASSED_LINES+=("$summary")
+    else
+        FAILED=1
+        FAILED_LINES+=("${summary:-error: ctest in $dir failed without a summary line (exit $rc)}")
+    fi
 }
 
-run_suite build-test korp_test -DCMAKE_BUILD_TYPE=Release
-run_suite build-asan korp_test_asan -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DKORP_SANITIZE=ON -DKORP_FUZZ=ON
+run_suite build-test korp_test "$SLOW" -DCMAKE_BUILD_TYPE=Release
+run_suite build-asan korp_test_asan "${SLOW:+$SLOW|}scripts" -DCMAKE_C_COMPILER=clang \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKORP_SANITIZE=ON -DKORP_FUZZ=ON
+
+say "summary: build-test, build-asan (a failing suite last)"
+for line in "${PASSED_LINES[@]}" "${FAILED_LINES[@]}"; do printf '%s\n' "$line"; done
+exit "$FAILED"
