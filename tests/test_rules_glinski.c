@@ -199,11 +199,11 @@ static void test_rules_glinski_hfen_validation(void **state)
     struct rules_position pos = pos_of(V, V->start_text);
     assert_fen(V, &pos, V->start_text);
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        char why[RULES_WHY_MAX] = "";
-        enum rules_error err = V->position_parse(&pos, cases[i].hfen, why);
-        if (err != cases[i].err || strstr(why, cases[i].words) == NULL)
+        struct rules_why why = { 0 };
+        enum rules_error err = V->position_parse(&pos, cases[i].hfen, &why);
+        if (err != cases[i].err || strstr(why.text, cases[i].words) == NULL)
             fail_msg("%s: got %s '%s', want %s mentioning '%s'", cases[i].hfen,
-                     rules_error_text(err), why, rules_error_text(cases[i].err),
+                     rules_error_text(err), why.text, rules_error_text(cases[i].err),
                      cases[i].words);
     }
 }
@@ -214,13 +214,13 @@ static void test_rules_glinski_notation_forms(void **state)
     (void)state;
     struct rules_position pos = pos_of(V, V->start_text);
     struct rules_move a, b;
-    char why[RULES_WHY_MAX] = "";
-    assert_int_equal(try_move(V, &pos, "Ni3", &a, why), RULES_OK);
-    assert_int_equal(try_move(V, &pos, "h1i3", &b, why), RULES_OK);
+    struct rules_why why = { 0 };
+    assert_int_equal(try_move(V, &pos, "Ni3", &a, &why), RULES_OK);
+    assert_int_equal(try_move(V, &pos, "h1i3", &b, &why), RULES_OK);
     assert_memory_equal(&a, &b, sizeof a);
-    assert_int_equal(try_move(V, &pos, "Nh1i3", &b, why), RULES_OK);
+    assert_int_equal(try_move(V, &pos, "Nh1i3", &b, &why), RULES_OK);
     assert_memory_equal(&a, &b, sizeof a);
-    assert_int_equal(V->move_parse(&pos, "Hi3", RULES_DIALECT_HUNGARIAN, &b, why), RULES_OK);
+    assert_int_equal(V->move_parse(&pos, "Hi3", RULES_DIALECT_HUNGARIAN, &b, &why), RULES_OK);
     assert_memory_equal(&a, &b, sizeof a);
     /* Glinski's own 1. Qc3 Qc6 2. b2 b6: then English B (bishop) is
      * Hungarian F (futo); Hungarian B is the rook (bastya). */
@@ -228,11 +228,11 @@ static void test_rules_glinski_notation_forms(void **state)
     play(V, &pos, "Qe10c6");
     play(V, &pos, "b1b2");
     play(V, &pos, "b7b6");
-    assert_int_equal(V->move_parse(&pos, "Fb1", RULES_DIALECT_HUNGARIAN, &b, why), RULES_OK);
-    assert_int_equal(try_move(V, &pos, "Bb1", &a, why), RULES_OK);
+    assert_int_equal(V->move_parse(&pos, "Fb1", RULES_DIALECT_HUNGARIAN, &b, &why), RULES_OK);
+    assert_int_equal(try_move(V, &pos, "Bb1", &a, &why), RULES_OK);
     assert_memory_equal(&a, &b, sizeof a);
-    assert_int_equal(try_move(V, &pos, "N@f6", &a, why), RULES_ERR_ILLEGAL);
-    assert_non_null(strstr(why, "no drops"));
+    assert_int_equal(try_move(V, &pos, "N@f6", &a, &why), RULES_ERR_ILLEGAL);
+    assert_non_null(strstr(why.text, "no drops"));
 }
 
 int main(void)

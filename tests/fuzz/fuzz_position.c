@@ -13,7 +13,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static bool ready;
-    char text[512], out[RULES_TEXT_MAX], again[RULES_TEXT_MAX], why[RULES_WHY_MAX];
+    struct rules_why why;
+    char text[512], out[RULES_TEXT_MAX], again[RULES_TEXT_MAX];
     struct rules_move moves[RULES_MAX_MOVES];
 
     if (!ready) {
@@ -26,10 +27,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     text[size] = '\0';
     for (const struct rules_variant *const *v = rules_variant_list(); *v; v++) {
         struct rules_position pos, back;
-        if ((*v)->position_parse(&pos, text, why) != RULES_OK)
+        if ((*v)->position_parse(&pos, text, &why) != RULES_OK)
             continue;
         (*v)->position_format(&pos, out, sizeof out);
-        if ((*v)->position_parse(&back, out, why) != RULES_OK)
+        if ((*v)->position_parse(&back, out, &why) != RULES_OK)
             abort();
         (*v)->position_format(&back, again, sizeof again);
         if (strcmp(out, again) != 0)
