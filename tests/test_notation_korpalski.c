@@ -21,7 +21,7 @@ static void expect_format(const struct rules_position *pos, const char *move,
     struct rules_why why = { 0 };
     char text[RULES_MOVE_TEXT_MAX];
     if (try_move(V, pos, move, &m, &why) != RULES_OK)
-        fail_msg("%s: %s", move, &why);
+        fail_msg("%s: %s", move, why.text);
     V->move_format(pos, m, how, text, sizeof text);
     if (strcmp(text, expected) != 0)
         fail_msg("%s written as '%s', expected '%s'", move, text, expected);
@@ -33,10 +33,10 @@ static void expect_same(const struct rules_position *pos, const char *const *tex
     struct rules_move first, m;
     struct rules_why why = { 0 };
     if (try_move(V, pos, texts[0], &first, &why) != RULES_OK)
-        fail_msg("%s: %s", texts[0], &why);
+        fail_msg("%s: %s", texts[0], why.text);
     for (int i = 1; texts[i] != NULL; i++) {
         if (try_move(V, pos, texts[i], &m, &why) != RULES_OK)
-            fail_msg("%s: %s", texts[i], &why);
+            fail_msg("%s: %s", texts[i], why.text);
         if (memcmp(&m, &first, sizeof m) != 0)
             fail_msg("%s reads differently from %s", texts[i], texts[0]);
     }
