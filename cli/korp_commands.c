@@ -16,11 +16,11 @@ static const struct rules_variant *variant_of(const struct korp_args *args)
 int korp_read_position(const struct rules_variant *v, const char *text,
                        struct rules_position *pos)
 {
-    char why[RULES_WHY_MAX];
+    struct rules_why why;
     if (text == NULL || text[0] == '\0')
         text = v->start_text;
-    if (v->position_parse(pos, text, why) != RULES_OK) {
-        fprintf(stderr, "korp: %s\n", why);
+    if (v->position_parse(pos, text, &why) != RULES_OK) {
+        fprintf(stderr, "korp: %s\n", why.text);
         return 2;
     }
     return 0;
@@ -85,10 +85,6 @@ int korp_status(const struct korp_args *args)
     struct rules_report r;
     int rc;
 
-    if (args->operand_count < 1) {
-        fprintf(stderr, "korp: status needs a FEN\n");
-        return 2;
-    }
     if ((rc = korp_read_position(v, args->position, &pos)) != 0)
         return rc;
     v->position_report(&pos, &r);
@@ -109,10 +105,6 @@ int korp_moves(const struct korp_args *args)
     struct rules_move moves[RULES_MAX_MOVES];
     int rc;
 
-    if (args->operand_count < 1) {
-        fprintf(stderr, "korp: moves needs a FEN\n");
-        return 2;
-    }
     if ((rc = korp_read_position(v, args->position, &pos)) != 0)
         return rc;
     int n = v->moves_legal(&pos, moves);

@@ -23,6 +23,8 @@ struct replay {
     int game;          /* 1-based */
     int games;         /* in the whole input, from a first pass */
     int ply;
+    int ended_ply;     /* ply at which the position ended the game, or -1 */
+    enum rules_status ended_by;
     bool started;      /* position set up for this game */
     bool failed;       /* this game stopped on an error */
     int failures;
@@ -117,10 +119,35 @@ static int on_tag(void *arg, const char *name, const char *value)
     return 0;
 }
 
+/* Records the ply at which the position ended the game (mate, stalemate,
+ * insufficient material), so that a later move is refused. */
+static void note_end(struct replay *r)
+{
+    struct rules_report rep;
+    if (r->ended_ply >= 0)
+        return;
+    r->variant->position_report(&r->pos, &rep);
+    if (rep.status != RULES_ONGOING) {
+        r->ended_ply = r->ply;
+        r->ended_by = rep.status;
+    }
+}
+
+static const char *status_words(enum rules_status status)
+{
+    switch (status) {
+    case RULES_CHECKMATE: return "checkmate";
+    case RULES_STALEMATE: return "stalemate";
+    case RULES_INSUFFICIENT_MATERIAL: return "insufficient material";
+    default: return "ongoing";
+    }
+}
+
 /* Sets up the game's start on its first move (tags come before moves). */
 static bool start_game(struct replay *r)
 {
-    char why[RULES_WHY_MAX], prefix[32];
+    struct rules_why why;
+    char prefix[32];
     const char *fen;
 
     /* --variant, else this game's tag, else the record's, else korpalski. */
@@ -133,13 +160,14 @@ static bool start_game(struct replay *r)
     r->started = true;
     if (r->games > 1 && !r->pgn)
         printf("game %d\n", r->game);
-    if (r->variant->position_parse(&r->pos, fen, why) != RULES_OK) {
+    if (r->variant->position_parse(&r->pos, fen, &why) != RULES_OK) {
         game_prefix(r, prefix, sizeof prefix);
-        fprintf(stderr, "%sFEN tag: %s\n", prefix, why);
+        fprintf(stderr, "%sFEN tag: %s\n", prefix, why.text);
         r->failed = true;
         return false;
     }
     r->start = r->pos;
+    note_end(r);
     return true;
 }
 
@@ -148,16 +176,24 @@ static int on_move(void *arg, const char *token)
     struct replay *r = arg;
     const struct rules_variant *v;
     struct rules_move move;
-    char why[RULES_WHY_MAX], san[RULES_MOVE_TEXT_MAX], fen[RULES_TEXT_MAX];
+    struct rules_why why;
+    char san[RULES_MOVE_TEXT_MAX], fen[RULES_TEXT_MAX];
     char prefix[32];
 
     if (r->failed || (!r->started && !start_game(r)))
         return 0;
     v = r->variant;
     r->ply++;
-    if (v->move_parse(&r->pos, token, r->dialect, &move, why) != RULES_OK) {
+    if (r->ended_ply >= 0) {
         game_prefix(r, prefix, sizeof prefix);
-        fprintf(stderr, "%sply %d: %s: %s\n", prefix, r->ply, token, why);
+        fprintf(stderr, "%sply %d: %s: the game ended at ply %d by %s\n", prefix, r->ply,
+                token, r->ended_ply, status_words(r->ended_by));
+        r->failed = true;
+        return 0;
+    }
+    if (v->move_parse(&r->pos, token, r->dialect, &move, &why) != RULES_OK) {
+        game_prefix(r, prefix, sizeof prefix);
+        fprintf(stderr, "%sply %d: %s: %s\n", prefix, r->ply, token, why.text);
         r->failed = true;
         return 0;
     }
@@ -166,13 +202,18 @@ static int on_move(void *arg, const char *token)
             fprintf(stderr, "korp: out of memory\n");
             return 1;
         }
-        v->position_apply(&r->pos, move);
-        return 0;
+    } else {
+        v->move_format(&r->pos, move, RULES_NOTATION_SAN, san, sizeof san);
     }
-    v->move_format(&r->pos, move, RULES_NOTATION_SAN, san, sizeof san);
-    v->position_apply(&r->pos, move);
-    v->position_format(&r->pos, fen, sizeof fen);
-    printf("%d %s %s\n", r->ply, san, fen);
+    if (v->position_apply(&r->pos, move) != RULES_OK) {
+        fprintf(stderr, "korp: internal error: a parsed move is not legal\n");
+        return 1;
+    }
+    note_end(r);
+    if (!r->pgn) {
+        v->position_format(&r->pos, fen, sizeof fen);
+        printf("%d %s %s\n", r->ply, san, fen);
+    }
     return 0;
 }
 
@@ -196,6 +237,7 @@ static int on_game_end(void *arg)
     r->variant = NULL;
     r->fen_tag[0] = '\0';
     r->ply = 0;
+    r->ended_ply = -1;
     r->tag_count = 0;
     r->move_count = 0;
     r->started = r->failed = false;
@@ -258,6 +300,7 @@ int korp_replay(const struct korp_args *args)
     r.forced = args->variant;
     r.pgn = args->pgn;
     r.game = 1;
+    r.ended_ply = -1;
     r.games = rules_pgn_dialects(text, len, NULL, 0);
     r.dialects = calloc((size_t)r.games + 1, 1);
     if (r.dialects == NULL) {

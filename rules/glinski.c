@@ -10,7 +10,8 @@
 static const char *const english[] = { NOTATION_LETTERS_ENGLISH, NULL };
 static const char *const hungarian[] = { NOTATION_LETTERS_HUNGARIAN, NULL };
 
-static enum rules_error position_parse(struct rules_position *pos, const char *text, char *why)
+static enum rules_error position_parse(struct rules_position *pos, const char *text,
+                                       struct rules_why *why)
 {
     memset(pos, 0, sizeof *pos);
     return gl_parse_hfen(gl_mut(pos), text, why);
@@ -31,29 +32,8 @@ static uint64_t perft(const struct rules_position *pos, int depth)
     return gl_perft(gl_const(pos), depth);
 }
 
-static bool explain(const struct rules_position *pos, const struct notation_pattern *pat,
-                    char *why)
-{
-    const struct gl_pos *p = gl_const(pos);
-    int ksq = gl_king_cell(p, p->side);
-    char to[4];
-
-    if (pat->drop) {
-        snprintf(why, RULES_WHY_MAX, "illegal move: glinski has no drops");
-        return true;
-    }
-    /* A king step onto an attacked cell. */
-    if (pat->piece == RULES_KING && pat->to >= 0 && ksq != GL_NONE &&
-        (gl_king_attacks(ksq) & gl_bit(pat->to) & ~p->occupied[p->side])) {
-        gl_cell_name(pat->to, to);
-        snprintf(why, RULES_WHY_MAX, "illegal move: the king would be in check on %s", to);
-        return true;
-    }
-    return false;
-}
-
 static enum rules_error move_parse(const struct rules_position *pos, const char *text,
-                                   int dialect, struct rules_move *out, char *why)
+                                   int dialect, struct rules_move *out, struct rules_why *why)
 {
     struct notation_pattern pat;
     enum rules_error err;
@@ -61,20 +41,49 @@ static enum rules_error move_parse(const struct rules_position *pos, const char 
                           text, &pat, why);
     if (err != RULES_OK)
         return err;
-    return notation_match(&rules_glinski, &gl_geometry, pos, &pat, explain, out, why);
+    return notation_match(&rules_glinski, &gl_geometry, pos, &pat, out, why);
+}
+
+static bool move_is_legal(const struct rules_position *pos, struct rules_move move)
+{
+    struct rules_move moves[RULES_MAX_MOVES];
+    return moves_contain(moves, gl_generate(gl_const(pos), moves), move);
 }
 
 static size_t move_format(const struct rules_position *pos, struct rules_move move,
                           enum rules_notation how, char *buf, size_t size)
 {
+    if (!move_is_legal(pos, move)) {
+        if (size > 0)
+            buf[0] = '\0';
+        return 0;
+    }
     if (how == RULES_NOTATION_UCI)
         return notation_format_uci(&gl_geometry, move, buf, size);
     return notation_format(&rules_glinski, &gl_geometry, pos, move, &notation_san, buf, size);
 }
 
-static void position_apply(struct rules_position *pos, struct rules_move move)
+static enum rules_error position_apply(struct rules_position *pos, struct rules_move move)
 {
+    if (!move_is_legal(pos, move))
+        return RULES_ERR_ILLEGAL;
     gl_apply(gl_mut(pos), move);
+    return RULES_OK;
+}
+
+static bool move_is_irreversible(const struct rules_position *pos, struct rules_move move)
+{
+    const struct gl_pos *p = gl_const(pos);
+    return move_is_legal(pos, move) &&
+           ((move.flags & RULES_MOVE_CAPTURE) || GL_TYPE(p->board[move.from]) == RULES_PAWN);
+}
+
+/* Glinski: a draw may be agreed at any time. */
+static bool draw_agreement_allowed(const struct rules_position *pos, struct rules_why *why)
+{
+    (void)pos;
+    (void)why;
+    return true;
 }
 
 static bool in_check(const struct rules_position *pos) { return gl_in_check(gl_const(pos)); }
@@ -107,7 +116,10 @@ static void position_report(const struct rules_position *pos, struct rules_repor
     out->legal_moves = gl_generate(p, NULL);
     out->halfmove_clock = p->halfmove;
     out->fifty_move_claimable = p->halfmove >= 100;
-    out->insufficient_material = gl_insufficient_material(p);
+    out->can_mate[RULES_WHITE] = gl_can_mate(p, RULES_WHITE);
+    out->can_mate[RULES_BLACK] = gl_can_mate(p, RULES_BLACK);
+    out->insufficient_material = !out->can_mate[0] && !out->can_mate[1];
+    out->draw_agreement_allowed = true;
     /* Stalemate is not a draw: the stalemating side scores 3/4. */
     report_decide(out, (enum rules_color)p->side, false);
 }
@@ -121,8 +133,11 @@ const struct rules_variant rules_glinski = {
     .moves_legal = moves_legal,
     .perft = perft,
     .move_parse = move_parse,
+    .move_is_legal = move_is_legal,
     .move_format = move_format,
     .position_apply = position_apply,
+    .move_is_irreversible = move_is_irreversible,
+    .draw_agreement_allowed = draw_agreement_allowed,
     .position_report = position_report,
     .in_check = in_check,
     .side_to_move = side_to_move,

@@ -102,6 +102,8 @@ bool gl_in_check(const struct gl_pos *p);
 /* glinski_movegen.c */
 int gl_generate(const struct gl_pos *p, struct rules_move *out);
 uint64_t gl_perft(const struct gl_pos *p, int depth);
+/* Board moves ignoring the mover's king safety (for explanations). */
+int gl_pseudo_moves(const struct gl_pos *p, struct rules_move *out);
 bool gl_ep_capture_legal(const struct gl_pos *p, int ep);
 
 /* glinski_position.c */
@@ -109,7 +111,9 @@ void gl_apply(struct gl_pos *p, struct rules_move m);
 void gl_put(struct gl_pos *p, int color, int type, int cell);
 void gl_remove(struct gl_pos *p, int cell);
 bool gl_insufficient_material(const struct gl_pos *p);
-enum rules_error gl_parse_hfen(struct gl_pos *p, const char *text, char *why);
+/* Whether side c has mating material: a pawn, a rook, a queen or three minors. */
+bool gl_can_mate(const struct gl_pos *p, int c);
+enum rules_error gl_parse_hfen(struct gl_pos *p, const char *text, struct rules_why *why);
 size_t gl_format_hfen(const struct gl_pos *p, char *buf, size_t size);
 uint64_t gl_repetition_key(const struct gl_pos *p);
 

@@ -196,3 +196,43 @@ uint64_t gl_perft(const struct gl_pos *p, int depth)
     }
     return total;
 }
+
+int gl_pseudo_moves(const struct gl_pos *p, struct rules_move *out)
+{
+    struct gen g = { out, 0 };
+    int us = p->side, fwd = us == RULES_WHITE ? GL_NORTH : GL_SOUTH;
+    gl_bits occ = p->occupied[0] | p->occupied[1], own = p->occupied[us];
+    gl_bits start = gl_start_cells(us), last = gl_last_cells(us);
+
+    if (gl_king_cell(p, us) == GL_NONE)
+        return 0;
+    for (gl_bits men = own; men;) {
+        int from = gl_pop(&men);
+        int type = GL_TYPE(p->board[from]);
+        gl_bits t = 0;
+        switch (type) {
+        case RULES_KNIGHT: t = gl_knight_attacks(from); break;
+        case RULES_BISHOP: t = gl_bishop_attacks(from, occ); break;
+        case RULES_ROOK: t = gl_rook_attacks(from, occ); break;
+        case RULES_QUEEN: t = gl_bishop_attacks(from, occ) | gl_rook_attacks(from, occ); break;
+        case RULES_KING: t = gl_king_attacks(from); break;
+        default: {
+            int one = gl_step(fwd, from);
+            if (one != GL_NONE && !(occ & gl_bit(one))) {
+                add_pawn(&g, from, one, 0, last);
+                int two = gl_step(fwd, one);
+                if ((start & gl_bit(from)) && two != GL_NONE && !(occ & gl_bit(two)))
+                    add(&g, from, two, RULES_NO_PIECE, RULES_MOVE_DOUBLE_STEP);
+            }
+            gl_bits caps = gl_pawn_attacks(us, from) & p->occupied[us ^ 1];
+            while (caps)
+                add_pawn(&g, from, gl_pop(&caps), RULES_MOVE_CAPTURE, last);
+            if (p->ep != GL_NONE && (gl_pawn_attacks(us, from) & gl_bit(p->ep)))
+                add(&g, from, p->ep, RULES_NO_PIECE, RULES_MOVE_CAPTURE | RULES_MOVE_EN_PASSANT);
+            continue;
+        }
+        }
+        add_targets(&g, p, from, t & ~own);
+    }
+    return g.n;
+}

@@ -3,6 +3,7 @@
  * j, ranks 1-11) for the shared notation code.
  */
 #include "glinski_int.h"
+#include "report_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,12 +42,55 @@ void gl_cell_name(int cell, char *buf)
     snprintf(buf, 4, "%c%d", files[gl_file_of(cell)], gl_rank_of(cell));
 }
 
+static char file_letter(int file)
+{
+    return file >= 0 && file < GL_FILES ? files[file] : '?';
+}
+
 static int piece_at(const struct rules_position *pos, int cell)
 {
     uint8_t code = gl_const(pos)->board[cell];
     return code == GL_EMPTY ? -1 : GL_TYPE(code);
 }
 
+static int color_at(const struct rules_position *pos, int cell)
+{
+    uint8_t code = gl_const(pos)->board[cell];
+    return code == GL_EMPTY ? -1 : GL_COLOR(code);
+}
+
+static void apply(struct rules_position *pos, struct rules_move m)
+{
+    gl_apply(gl_mut(pos), m);
+}
+
+static int pseudo_moves(const struct rules_position *pos, struct rules_move *out)
+{
+    return gl_pseudo_moves(gl_const(pos), out);
+}
+
+/* Glinski's only variant-specific refusal: there are no drops. */
+static bool explain(const struct rules_position *pos, const struct notation_pattern *pat,
+                    struct rules_why *why)
+{
+    (void)pos;
+    if (!pat->drop)
+        return false;
+    why_set(why, RULES_REASON_NO_DROPS, "illegal move: glinski has no drops");
+    return true;
+}
+
 const struct notation_geometry gl_geometry = {
-    cell_parse, gl_cell_name, file_parse, gl_file_of, gl_rank_of, piece_at
+    .cells = GL_CELLS,
+    .cell_parse = cell_parse,
+    .cell_name = gl_cell_name,
+    .file_parse = file_parse,
+    .file_letter = file_letter,
+    .cell_file = gl_file_of,
+    .cell_rank = gl_rank_of,
+    .piece_at = piece_at,
+    .color_at = color_at,
+    .apply = apply,
+    .pseudo_moves = pseudo_moves,
+    .explain = explain,
 };

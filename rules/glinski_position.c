@@ -12,6 +12,9 @@
 
 static const char letters[] = "PNBRQK";
 
+/* How many men of each type a side starts with. */
+static const int gl_set_count[RULES_PIECE_TYPES] = { 9, 2, 3, 2, 1, 1 };
+
 static int file_length(int file) { return 11 - abs(file - 5); }
 
 void gl_put(struct gl_pos *p, int color, int type, int cell)
@@ -35,7 +38,7 @@ void gl_apply(struct gl_pos *p, struct rules_move m)
     int type = GL_TYPE(p->board[m.from]);
 
     p->ep = GL_NONE;
-    p->halfmove++;
+    counter_step(&p->halfmove);
     if (m.flags & RULES_MOVE_EN_PASSANT)
         gl_remove(p, gl_step(us == RULES_WHITE ? GL_SOUTH : GL_NORTH, m.to));
     else if (p->board[m.to] != GL_EMPTY)
@@ -46,7 +49,7 @@ void gl_apply(struct gl_pos *p, struct rules_move m)
         p->halfmove = 0;
     p->side ^= 1;
     if (us == RULES_BLACK)
-        p->fullmove++;
+        counter_step(&p->fullmove);
     if (m.flags & RULES_MOVE_DOUBLE_STEP) {
         int ep = gl_step(us == RULES_WHITE ? GL_NORTH : GL_SOUTH, m.from);
         if (gl_ep_capture_legal(p, ep))
@@ -55,7 +58,7 @@ void gl_apply(struct gl_pos *p, struct rules_move m)
 }
 
 /* A side can mate with a pawn, a rook, a queen or three minor pieces. */
-static bool can_mate(const struct gl_pos *p, int c)
+bool gl_can_mate(const struct gl_pos *p, int c)
 {
     const gl_bits *pc = p->pieces[c];
     return pc[RULES_PAWN] || pc[RULES_ROOK] || pc[RULES_QUEEN] ||
@@ -64,7 +67,7 @@ static bool can_mate(const struct gl_pos *p, int c)
 
 bool gl_insufficient_material(const struct gl_pos *p)
 {
-    return !can_mate(p, RULES_WHITE) && !can_mate(p, RULES_BLACK);
+    return !gl_can_mate(p, RULES_WHITE) && !gl_can_mate(p, RULES_BLACK);
 }
 
 uint64_t gl_repetition_key(const struct gl_pos *p)
@@ -81,7 +84,7 @@ uint64_t gl_repetition_key(const struct gl_pos *p)
 /* ---- HFEN --------------------------------------------------------------- */
 
 /* Ranks 11 down to 1; each lists the files that have it, a to l. */
-static enum rules_error parse_board(struct gl_pos *p, const char **text, char *why)
+static enum rules_error parse_board(struct gl_pos *p, const char **text, struct rules_why *why)
 {
     const char *s = *text;
     for (int rank = 11; rank >= 1; rank--) {
@@ -95,32 +98,32 @@ static enum rules_error parse_board(struct gl_pos *p, const char **text, char *w
                 while (*s >= '0' && *s <= '9' && run <= GL_FILES)
                     run = run * 10 + (*s++ - '0');
                 if (run > GL_FILES)
-                    return text_fail(why, RULES_ERR_SYNTAX, "bad hfen: rank %d has too many cells", rank);
+                    return fail_syntax(why, "bad hfen: rank %d has too many cells", rank);
                 if (run == 0)
-                    return text_fail(why, RULES_ERR_SYNTAX, "bad hfen: empty run of 0 on rank %d", rank);
+                    return fail_syntax(why, "bad hfen: empty run of 0 on rank %d", rank);
                 file += run;
             } else {
                 char c = *s++;
                 const char *hit = strchr(letters, c >= 'a' ? c - 'a' + 'A' : c);
                 if (hit == NULL || c == '\0')
-                    return text_fail(why, RULES_ERR_SYNTAX, "bad hfen: unknown piece letter '%c'", c);
+                    return fail_syntax(why, "bad hfen: unknown piece letter '%c'", c);
                 if (file >= GL_FILES || file_length(file) < rank)
-                    return text_fail(why, RULES_ERR_SYNTAX, "bad hfen: rank %d has too many cells", rank);
+                    return fail_syntax(why, "bad hfen: rank %d has too many cells", rank);
                 gl_put(p, c >= 'a', (int)(hit - letters), gl_cell_of(file, rank));
                 file++;
             }
             if (file > GL_FILES || (file > 0 && file_length(file - 1) < rank))
-                return text_fail(why, RULES_ERR_SYNTAX, "bad hfen: rank %d has too many cells", rank);
+                return fail_syntax(why, "bad hfen: rank %d has too many cells", rank);
         }
         int last = GL_FILES;
         while (last > 0 && file_length(last - 1) < rank)
             last--;
         if (file != last)
-            return text_fail(why, RULES_ERR_SYNTAX, "bad hfen: rank %d has %s cells", rank,
+            return fail_syntax(why, "bad hfen: rank %d has %s cells", rank,
                         file < last ? "too few" : "too many");
         if (rank > 1) {
             if (*s != '/')
-                return text_fail(why, RULES_ERR_SYNTAX, "bad hfen: the board needs 11 ranks separated by '/'");
+                return fail_syntax(why, "bad hfen: the board needs 11 ranks separated by '/'");
             s++;
         }
     }
@@ -128,7 +131,7 @@ static enum rules_error parse_board(struct gl_pos *p, const char **text, char *w
     return RULES_OK;
 }
 
-static enum rules_error validate(const struct gl_pos *p, char *why)
+static enum rules_error validate(const struct gl_pos *p, struct rules_why *why)
 {
     static const char *const side[] = { "white", "black" };
     char name[4];
@@ -136,30 +139,40 @@ static enum rules_error validate(const struct gl_pos *p, char *why)
         int kings = gl_count(p->pieces[c][RULES_KING]);
         int pawns = gl_count(p->pieces[c][RULES_PAWN]);
         if (kings != 1)
-            return text_fail(why, RULES_ERR_INVALID, "invalid position: %s has %d kings, not 1",
+            return fail_invalid(why, "invalid position: %s has %d kings, not 1",
                         side[c], kings);
         if (pawns > 9)
-            return text_fail(why, RULES_ERR_INVALID, "invalid position: %s has %d pawns, the set has 9",
+            return fail_invalid(why, "invalid position: %s has %d pawns, the set has 9",
                         side[c], pawns);
+        /* Men beyond the starting set can only be promoted pawns. */
+        int excess = 0;
+        for (int t = RULES_KNIGHT; t <= RULES_QUEEN; t++) {
+            int extra = gl_count(p->pieces[c][t]) - gl_set_count[t];
+            excess += extra > 0 ? extra : 0;
+        }
+        if (excess > 9 - pawns)
+            return fail_invalid(why, "invalid position: %s has %d men beyond its starting set "
+                                     "but only %d pawns missing to have promoted",
+                                side[c], excess, 9 - pawns);
         if (gl_count(p->occupied[c]) > 18)
-            return text_fail(why, RULES_ERR_INVALID, "invalid position: %s has more than 18 men",
+            return fail_invalid(why, "invalid position: %s has more than 18 men",
                         side[c]);
         gl_bits stuck = p->pieces[c][RULES_PAWN] & gl_last_cells(c);
         if (stuck) {
             gl_cell_name(gl_lsb(stuck), name);
-            return text_fail(why, RULES_ERR_INVALID,
+            return fail_invalid(why,
                         "invalid position: a %s pawn on %s, its promotion cell", side[c], name);
         }
     }
     struct gl_pos flipped = *p;
     flipped.side ^= 1;
     if (gl_in_check(&flipped))
-        return text_fail(why, RULES_ERR_INVALID, "invalid position: %s is in check but it is not its move",
+        return fail_invalid(why, "invalid position: %s is in check but it is not its move",
                     side[p->side ^ 1]);
     return RULES_OK;
 }
 
-static enum rules_error parse_ep(struct gl_pos *p, const char **text, char *why)
+static enum rules_error parse_ep(struct gl_pos *p, const char **text, struct rules_why *why)
 {
     int len = 0, ep;
     int them = p->side ^ 1;
@@ -171,7 +184,7 @@ static enum rules_error parse_ep(struct gl_pos *p, const char **text, char *why)
     }
     ep = gl_geometry.cell_parse(*text, &len);
     if (ep < 0)
-        return text_fail(why, RULES_ERR_SYNTAX, "bad hfen: en passant field must be a cell or '-'");
+        return fail_syntax(why, "bad hfen: en passant field must be a cell or '-'");
     gl_cell_name(ep, name);
     /* The enemy pawn stands one step past the cell, its start one step before. */
     int ahead = gl_step(them == RULES_WHITE ? GL_NORTH : GL_SOUTH, ep);
@@ -179,7 +192,7 @@ static enum rules_error parse_ep(struct gl_pos *p, const char **text, char *why)
     if (p->board[ep] != GL_EMPTY || ahead == GL_NONE || behind == GL_NONE ||
         p->board[ahead] != GL_CODE(them, RULES_PAWN) || p->board[behind] != GL_EMPTY ||
         !(gl_start_cells(them) & gl_bit(behind)))
-        return text_fail(why, RULES_ERR_INVALID,
+        return fail_invalid(why,
                     "invalid position: bad en passant cell %s: no pawn has just passed over it", name);
     if (gl_ep_capture_legal(p, ep))
         p->ep = (uint8_t)ep;
@@ -187,7 +200,7 @@ static enum rules_error parse_ep(struct gl_pos *p, const char **text, char *why)
     return RULES_OK;
 }
 
-enum rules_error gl_parse_hfen(struct gl_pos *p, const char *text, char *why)
+enum rules_error gl_parse_hfen(struct gl_pos *p, const char *text, struct rules_why *why)
 {
     enum rules_error err;
     int number;
@@ -201,25 +214,25 @@ enum rules_error gl_parse_hfen(struct gl_pos *p, const char *text, char *why)
     if ((err = parse_board(p, &text, why)) != RULES_OK)
         return err;
     if (*text++ != ' ' || (*text != 'w' && *text != 'b') || (text[1] != ' ' && text[1] != '\0'))
-        return text_fail(why, RULES_ERR_SYNTAX, "bad hfen: side to move must be 'w' or 'b'");
+        return fail_syntax(why, "bad hfen: side to move must be 'w' or 'b'");
     p->side = *text++ == 'b';
     if ((err = validate(p, why)) != RULES_OK || *text == '\0')
         return err;
     text++;
     if ((err = parse_ep(p, &text, why)) != RULES_OK || *text == '\0')
         return err;
-    if (*text++ != ' ' || !text_parse_number(&text, 9999, &number))
-        return text_fail(why, RULES_ERR_SYNTAX, "bad hfen: halfmove clock must be a number (0-9999)");
+    if (*text++ != ' ' || !text_parse_number(&text, RULES_COUNTER_MAX, &number))
+        return fail_syntax(why, "bad hfen: halfmove clock must be a number (0-65535)");
     p->halfmove = (uint16_t)number;
     if (*text == '\0')
         return RULES_OK;
-    if (*text++ != ' ' || !text_parse_number(&text, 9999, &number) || number < 1)
-        return text_fail(why, RULES_ERR_SYNTAX, "bad hfen: fullmove number must be a number (1-9999)");
+    if (*text++ != ' ' || !text_parse_number(&text, RULES_COUNTER_MAX, &number) || number < 1)
+        return fail_syntax(why, "bad hfen: fullmove number must be a number (1-65535)");
     p->fullmove = (uint16_t)number;
     while (*text == ' ')
         text++;
     if (*text != '\0')
-        return text_fail(why, RULES_ERR_SYNTAX, "bad hfen: unexpected text after the fullmove number");
+        return fail_syntax(why, "bad hfen: unexpected text after the fullmove number");
     return RULES_OK;
 }
 

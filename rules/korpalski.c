@@ -11,7 +11,7 @@ static const char *const letter_sets[] = { NOTATION_LETTERS_ENGLISH,
                                            NOTATION_LETTERS_POLISH, NULL };
 
 static enum rules_error position_parse(struct rules_position *pos,
-                                       const char *text, char *why)
+                                       const char *text, struct rules_why *why)
 {
     memset(pos, 0, sizeof *pos);
     return kp_parse_fen(kp_mut(pos), text, why);
@@ -35,7 +35,7 @@ static uint64_t perft(const struct rules_position *pos, int depth)
 
 static enum rules_error move_parse(const struct rules_position *pos,
                                    const char *text, int dialect,
-                                   struct rules_move *out, char *why)
+                                   struct rules_move *out, struct rules_why *why)
 {
     struct notation_pattern pat;
     enum rules_error err;
@@ -44,8 +44,13 @@ static enum rules_error move_parse(const struct rules_position *pos,
     err = notation_decode(&kp_geometry, letter_sets, text, &pat, why);
     if (err != RULES_OK)
         return err;
-    return notation_match(&rules_korpalski, &kp_geometry, pos, &pat,
-                          kp_explain_illegal, out, why);
+    return notation_match(&rules_korpalski, &kp_geometry, pos, &pat, out, why);
+}
+
+static bool move_is_legal(const struct rules_position *pos, struct rules_move move)
+{
+    struct rules_move moves[RULES_MAX_MOVES];
+    return moves_contain(moves, kp_generate(kp_const(pos), moves), move);
 }
 
 static size_t move_format(const struct rules_position *pos,
@@ -53,6 +58,11 @@ static size_t move_format(const struct rules_position *pos,
                           char *buf, size_t size)
 {
     const struct notation_style *style = &notation_san;
+    if (!move_is_legal(pos, move)) {
+        if (size > 0)
+            buf[0] = '\0';
+        return 0;
+    }
     if (how == RULES_NOTATION_UCI)
         return notation_format_uci(&kp_geometry, move, buf, size);
     if (how == RULES_NOTATION_POLISH_SHORT)
@@ -63,9 +73,23 @@ static size_t move_format(const struct rules_position *pos,
                            buf, size);
 }
 
-static void position_apply(struct rules_position *pos, struct rules_move move)
+static enum rules_error position_apply(struct rules_position *pos, struct rules_move move)
 {
+    if (!move_is_legal(pos, move))
+        return RULES_ERR_ILLEGAL;
     kp_apply(kp_mut(pos), move);
+    return RULES_OK;
+}
+
+/* Captures, pawn moves and drops (king placements too): the halfmove
+ * clock's resets. */
+static bool move_is_irreversible(const struct rules_position *pos, struct rules_move move)
+{
+    const struct kp_pos *p = kp_const(pos);
+    if (!move_is_legal(pos, move))
+        return false;
+    return (move.flags & (RULES_MOVE_DROP | RULES_MOVE_CAPTURE)) ||
+           KP_TYPE(p->board[move.from]) == RULES_PAWN;
 }
 
 static bool in_check(const struct rules_position *pos)
@@ -102,6 +126,32 @@ static bool can_drop(const struct rules_position *pos, enum rules_color side)
     return false;
 }
 
+static bool reserves_empty(const struct rules_position *pos)
+{
+    return !can_drop(pos, RULES_WHITE) && !can_drop(pos, RULES_BLACK);
+}
+
+/* §4.4: only when neither side has anything left to drop. */
+static bool draw_agreement_allowed(const struct rules_position *pos, struct rules_why *why)
+{
+    if (reserves_empty(pos))
+        return true;
+    why_set(why, RULES_REASON_AGREEMENT_NOT_ALLOWED,
+            "draw by agreement refused: a draw may be agreed only when both reserves "
+            "are empty");
+    return false;
+}
+
+/* Whether side c owns anything besides its king, on the board or in
+ * reserve. */
+static bool has_more_than_king(const struct kp_pos *p, int c)
+{
+    for (int t = RULES_PAWN; t < RULES_KING; t++)
+        if (p->pieces[c][t] || p->reserve[c][t])
+            return true;
+    return false;
+}
+
 static void position_report(const struct rules_position *pos,
                             struct rules_report *out)
 {
@@ -114,6 +164,12 @@ static void position_report(const struct rules_position *pos,
     out->insufficient_material = kp_insufficient_material(p);
     out->can_drop[0] = can_drop(pos, RULES_WHITE);
     out->can_drop[1] = can_drop(pos, RULES_BLACK);
+    /* §4.1 and the timeout decision: where the material test draws the
+     * game, neither side can mate; elsewhere a side can unless it has
+     * nothing but its king (reserve included). */
+    for (int c = 0; c < 2; c++)
+        out->can_mate[c] = !out->insufficient_material && has_more_than_king(p, c);
+    out->draw_agreement_allowed = reserves_empty(pos);
     report_decide(out, (enum rules_color)p->side, true);
 }
 
@@ -126,8 +182,11 @@ const struct rules_variant rules_korpalski = {
     .moves_legal = moves_legal,
     .perft = perft,
     .move_parse = move_parse,
+    .move_is_legal = move_is_legal,
     .move_format = move_format,
     .position_apply = position_apply,
+    .move_is_irreversible = move_is_irreversible,
+    .draw_agreement_allowed = draw_agreement_allowed,
     .position_report = position_report,
     .in_check = in_check,
     .side_to_move = side_to_move,

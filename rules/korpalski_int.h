@@ -81,6 +81,8 @@ bool kp_in_check(const struct kp_pos *p);
 /* korpalski_movegen.c */
 int kp_generate(const struct kp_pos *p, struct rules_move *out);
 uint64_t kp_perft(const struct kp_pos *p, int depth);
+/* Board moves ignoring the mover's king safety (for explanations). */
+int kp_pseudo_moves(const struct kp_pos *p, struct rules_move *out);
 bool kp_ep_capture_legal(const struct kp_pos *p, int ep);
 /* Bitmask of types (1 << type) the side may promote to: its prison. */
 unsigned kp_prison_types(const struct kp_pos *p, int color);
@@ -92,14 +94,14 @@ void kp_apply(struct kp_pos *p, struct rules_move m);
 void kp_put(struct kp_pos *p, int color, int type, int sq);
 void kp_remove(struct kp_pos *p, int sq);
 bool kp_insufficient_material(const struct kp_pos *p);
-enum rules_error kp_parse_fen(struct kp_pos *p, const char *text, char *why);
+enum rules_error kp_parse_fen(struct kp_pos *p, const char *text, struct rules_why *why);
 size_t kp_format_fen(const struct kp_pos *p, char *buf, size_t size);
 uint64_t kp_repetition_key(const struct kp_pos *p);
 
 /* korpalski_notation.c */
 extern const struct notation_geometry kp_geometry;
 bool kp_explain_illegal(const struct rules_position *pos,
-                        const struct notation_pattern *pat, char *why);
+                        const struct notation_pattern *pat, struct rules_why *why);
 
 /* The variant table (korpalski.c). */
 extern const struct rules_variant rules_korpalski;

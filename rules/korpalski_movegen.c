@@ -278,3 +278,43 @@ uint64_t kp_perft(const struct kp_pos *p, int depth)
     }
     return total;
 }
+
+int kp_pseudo_moves(const struct kp_pos *p, struct rules_move *out)
+{
+    struct gen g = { out, 0 };
+    int us = p->side, dir = us == RULES_WHITE ? 8 : -8;
+    uint64_t occ = p->occupied[0] | p->occupied[1], own = p->occupied[us];
+    uint64_t start = us == RULES_WHITE ? KP_RANK_2 : KP_RANK_7;
+    unsigned prison = kp_prison_types(p, us);
+
+    if (kp_king_square(p, 0) == KP_NO_SQUARE || kp_king_square(p, 1) == KP_NO_SQUARE)
+        return 0;
+    for (uint64_t men = own; men;) {
+        int from = bb_pop(&men);
+        int type = KP_TYPE(p->board[from]);
+        uint64_t t = 0;
+        switch (type) {
+        case RULES_KNIGHT: t = kp_knight_attacks(from); break;
+        case RULES_BISHOP: t = kp_bishop_attacks(from, occ); break;
+        case RULES_ROOK: t = kp_rook_attacks(from, occ); break;
+        case RULES_QUEEN: t = kp_bishop_attacks(from, occ) | kp_rook_attacks(from, occ); break;
+        case RULES_KING: t = kp_king_attacks(from); break;
+        default: {
+            int one = from + dir;
+            if (!(occ & bb_of(one))) {
+                add_pawn(&g, from, one, 0, prison);
+                if ((start & bb_of(from)) && !(occ & bb_of(one + dir)))
+                    add(&g, from, one + dir, RULES_NO_PIECE, RULES_MOVE_DOUBLE_STEP);
+            }
+            uint64_t caps = kp_pawn_attacks(us, from) & p->occupied[us ^ 1];
+            while (caps)
+                add_pawn(&g, from, bb_pop(&caps), RULES_MOVE_CAPTURE, prison);
+            if (p->ep != KP_NO_SQUARE && (kp_pawn_attacks(us, from) & bb_of(p->ep)))
+                add(&g, from, p->ep, RULES_NO_PIECE, RULES_MOVE_CAPTURE | RULES_MOVE_EN_PASSANT);
+            continue;
+        }
+        }
+        add_targets(&g, p, from, t & ~own);
+    }
+    return g.n;
+}

@@ -3,6 +3,7 @@
  * code, and the reasons a Korpalski move is illegal, in words.
  */
 #include "korpalski_int.h"
+#include "report_int.h"
 
 #include <stdio.h>
 
@@ -25,20 +26,49 @@ static int file_parse(char c) { return c >= 'a' && c <= 'h' ? c - 'a' : -1; }
 static int cell_file(int cell) { return cell % 8; }
 static int cell_rank(int cell) { return cell / 8 + 1; }
 
+static char file_letter(int file) { return (char)('a' + file); }
+
 static int piece_at(const struct rules_position *pos, int cell)
 {
     uint8_t code = kp_const(pos)->board[cell];
     return code == KP_EMPTY ? -1 : KP_TYPE(code);
 }
 
+static int color_at(const struct rules_position *pos, int cell)
+{
+    uint8_t code = kp_const(pos)->board[cell];
+    return code == KP_EMPTY ? -1 : KP_COLOR(code);
+}
+
+static void apply(struct rules_position *pos, struct rules_move m)
+{
+    kp_apply(kp_mut(pos), m);
+}
+
+static int pseudo_moves(const struct rules_position *pos, struct rules_move *out)
+{
+    return kp_pseudo_moves(kp_const(pos), out);
+}
+
 const struct notation_geometry kp_geometry = {
-    cell_parse, cell_name, file_parse, cell_file, cell_rank, piece_at
+    .cells = 64,
+    .cell_parse = cell_parse,
+    .cell_name = cell_name,
+    .file_parse = file_parse,
+    .file_letter = file_letter,
+    .cell_file = cell_file,
+    .cell_rank = cell_rank,
+    .piece_at = piece_at,
+    .color_at = color_at,
+    .apply = apply,
+    .pseudo_moves = pseudo_moves,
+    .explain = kp_explain_illegal,
 };
 
 static const char *side(int c) { return c ? "black" : "white"; }
 
 static bool explain_drop(const struct kp_pos *p, const struct notation_pattern *pat,
-                         char *why)
+                         struct rules_why *why)
 {
     int us = p->side;
     int ksq = kp_king_square(p, us), eksq = kp_king_square(p, us ^ 1);
@@ -47,30 +77,50 @@ static bool explain_drop(const struct kp_pos *p, const struct notation_pattern *
 
     cell_name(pat->to, to);
     if (ksq == KP_NO_SQUARE && pat->piece != RULES_KING)
-        snprintf(why, RULES_WHY_MAX, "illegal drop: %s must place its king first", side(us));
+        why_set(why, RULES_REASON_KING_NOT_PLACED,
+                "illegal drop: %s must place its king first", side(us));
     else if (p->reserve[us][pat->piece] == 0)
-        snprintf(why, RULES_WHY_MAX, "illegal drop: %s has no %s in reserve", side(us), name);
+        why_set(why, RULES_REASON_NOT_IN_RESERVE, "illegal drop: %s has no %s in reserve",
+                side(us), name);
     else if (p->board[pat->to] != KP_EMPTY)
-        snprintf(why, RULES_WHY_MAX, "illegal drop: %s is occupied; drops never capture", to);
+        why_set(why, RULES_REASON_DROP_ON_OCCUPIED_SQUARE,
+                "illegal drop: %s is occupied; drops never capture", to);
     else if (pat->piece == RULES_PAWN && (bb_of(pat->to) & (KP_RANK_1 | KP_RANK_8)))
-        snprintf(why, RULES_WHY_MAX, "illegal drop: pawns may be dropped on ranks 2-7 only");
-    else if (eksq != KP_NO_SQUARE &&
+        why_set(why, RULES_REASON_PAWN_DROP_RANK,
+                "illegal drop: pawns may be dropped on ranks 2-7 only");
+    else if (pat->piece == RULES_KING && eksq != KP_NO_SQUARE &&
+             (kp_king_attacks(eksq) & bb_of(pat->to)))
+        why_set(why, RULES_REASON_KINGS_ADJACENT,
+                "illegal drop: the kings may not stand next to each other");
+    else if (pat->piece != RULES_KING && eksq != KP_NO_SQUARE &&
              (kp_checking_squares(p, pat->piece, us, eksq) & bb_of(pat->to)))
-        snprintf(why, RULES_WHY_MAX,
-                 pat->piece == RULES_KING ? "illegal drop: the kings may not stand next to each other"
-                                          : "illegal drop: a %s on %s would give check",
-                 name, to);
+        why_set(why, RULES_REASON_DROP_GIVES_CHECK,
+                "illegal drop: a %s on %s would give check", name, to);
     else if (kp_in_check(p))
-        snprintf(why, RULES_WHY_MAX,
-                 "illegal drop: %s is in check and a %s on %s does not block it",
-                 side(us), name, to);
+        why_set(why, RULES_REASON_KING_IN_CHECK,
+                "illegal drop: %s is in check and a %s on %s does not block it",
+                side(us), name, to);
     else
         return false;
     return true;
 }
 
+/* Whether a pawn of the side to move could step or capture onto `to`,
+ * promotion aside. */
+static bool pawn_reaches(const struct kp_pos *p, int to)
+{
+    int us = p->side;
+    uint64_t pawns = p->pieces[us][RULES_PAWN];
+    int behind = us == RULES_WHITE ? to - 8 : to + 8;
+    if (p->board[to] == KP_EMPTY)
+        return behind >= 0 && behind < 64 && (pawns & bb_of(behind));
+    if (KP_COLOR(p->board[to]) == us)
+        return false;
+    return (kp_pawn_attacks(us ^ 1, to) & pawns) != 0;
+}
+
 static bool explain_promotion(const struct kp_pos *p, const struct notation_pattern *pat,
-                              char *why)
+                              struct rules_why *why)
 {
     static const char *const names[] = { "", "knight", "bishop", "rook", "queen" };
     int us = p->side;
@@ -79,14 +129,14 @@ static bool explain_promotion(const struct kp_pos *p, const struct notation_patt
     size_t n = 0;
 
     if (pat->to < 0 || !(bb_of(pat->to) & (us ? KP_RANK_1 : KP_RANK_8)) ||
-        p->pieces[us][RULES_PAWN] == 0)
+        !pawn_reaches(p, pat->to))
         return false;
     if (pat->piece != RULES_PAWN && pat->promo < 0)
         return false;
     if (!prison) {
-        snprintf(why, RULES_WHY_MAX,
-                 "illegal move: a pawn may reach the last rank only by promoting to a "
-                 "captured piece, and %s's prison is empty", side(us));
+        why_set(why, RULES_REASON_PRISON_EMPTY,
+                "illegal move: a pawn may reach the last rank only by promoting to a "
+                "captured piece, and %s's prison is empty", side(us));
         return true;
     }
     if (pat->promo < 0 || (prison & (1u << pat->promo)))
@@ -94,28 +144,21 @@ static bool explain_promotion(const struct kp_pos *p, const struct notation_patt
     for (int t = RULES_QUEEN; t >= RULES_KNIGHT; t--)
         if (prison & (1u << t))
             n += (size_t)snprintf(held + n, sizeof held - n, "%s%s", n ? ", " : "", names[t]);
-    snprintf(why, RULES_WHY_MAX, "illegal move: cannot promote to a %s; %s's prison holds: %s",
-             names[pat->promo], side(us), held);
+    why_set(why, RULES_REASON_PROMOTION_PIECE_NOT_CAPTURED,
+            "illegal move: cannot promote to a %s; %s's prison holds: %s",
+            names[pat->promo], side(us), held);
     return true;
 }
 
 bool kp_explain_illegal(const struct rules_position *pos,
-                        const struct notation_pattern *pat, char *why)
+                        const struct notation_pattern *pat, struct rules_why *why)
 {
     const struct kp_pos *p = kp_const(pos);
     if (pat->drop)
         return explain_drop(p, pat, why);
     if (kp_king_square(p, p->side) == KP_NO_SQUARE) {
-        snprintf(why, RULES_WHY_MAX, "illegal move: %s must first place its king (K@square)",
-                 side(p->side));
-        return true;
-    }
-    int ksq = kp_king_square(p, p->side);
-    if (pat->piece == RULES_KING && pat->to >= 0 &&
-        (kp_king_attacks(ksq) & bb_of(pat->to) & ~p->occupied[p->side])) {
-        char to[4];
-        cell_name(pat->to, to);
-        snprintf(why, RULES_WHY_MAX, "illegal move: the king would be in check on %s", to);
+        why_set(why, RULES_REASON_KING_NOT_PLACED,
+                "illegal move: %s must first place its king (K@square)", side(p->side));
         return true;
     }
     return explain_promotion(p, pat, why);

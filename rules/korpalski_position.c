@@ -33,7 +33,7 @@ void kp_apply(struct kp_pos *p, struct rules_move m)
     int us = p->side;
 
     p->ep = KP_NO_SQUARE;
-    p->halfmove++;
+    counter_step(&p->halfmove);
     if (m.flags & RULES_MOVE_DROP) {
         kp_put(p, us, m.piece, m.to);
         p->reserve[us][m.piece]--;
@@ -52,7 +52,7 @@ void kp_apply(struct kp_pos *p, struct rules_move m)
     }
     p->side ^= 1;
     if (us == RULES_BLACK)
-        p->fullmove++;
+        counter_step(&p->fullmove);
     if (m.flags & RULES_MOVE_DOUBLE_STEP) {
         int ep = (m.from + m.to) / 2;
         if (kp_ep_capture_legal(p, ep))
@@ -114,7 +114,7 @@ static void square_name(int sq, char *buf)
 static const char *color_name(int c) { return c ? "black" : "white"; }
 
 /* Reads the placement field up to (not including) '[' or ' '. */
-static enum rules_error parse_board(struct kp_pos *p, const char **text, char *why)
+static enum rules_error parse_board(struct kp_pos *p, const char **text, struct rules_why *why)
 {
     const char *s = *text;
     int rank = 7, file = 0;
@@ -122,38 +122,38 @@ static enum rules_error parse_board(struct kp_pos *p, const char **text, char *w
         char c = *s;
         if (c == '/') {
             if (file != 8)
-                return text_fail(why, RULES_ERR_SYNTAX,
+                return fail_syntax(why,
                             "bad fen: rank %d does not have 8 squares", rank + 1);
             if (--rank < 0)
-                return text_fail(why, RULES_ERR_SYNTAX, "bad fen: more than 8 ranks");
+                return fail_syntax(why, "bad fen: more than 8 ranks");
             file = 0;
         } else if (c >= '1' && c <= '8') {
             file += c - '0';
             if (file > 8)
-                return text_fail(why, RULES_ERR_SYNTAX,
+                return fail_syntax(why,
                             "bad fen: rank %d has more than 8 squares", rank + 1);
         } else {
             const char *hit = strchr(fen_letters, c >= 'a' ? c - 'a' + 'A' : c);
             if (hit == NULL || c == '\0')
-                return text_fail(why, RULES_ERR_SYNTAX, "bad fen: unknown piece letter '%c'", c);
+                return fail_syntax(why, "bad fen: unknown piece letter '%c'", c);
             if (file >= 8)
-                return text_fail(why, RULES_ERR_SYNTAX,
+                return fail_syntax(why,
                             "bad fen: rank %d has more than 8 squares", rank + 1);
             kp_put(p, c >= 'a', (int)(hit - fen_letters), rank * 8 + file);
             file++;
         }
     }
     if (rank != 0 || file != 8)
-        return text_fail(why, RULES_ERR_SYNTAX, "bad fen: the board needs 8 ranks of 8 squares");
+        return fail_syntax(why, "bad fen: the board needs 8 ranks of 8 squares");
     *text = s;
     return RULES_OK;
 }
 
-static enum rules_error parse_reserve(struct kp_pos *p, const char **text, char *why)
+static enum rules_error parse_reserve(struct kp_pos *p, const char **text, struct rules_why *why)
 {
     const char *s = *text;
     if (*s != '[')
-        return text_fail(why, RULES_ERR_SYNTAX,
+        return fail_syntax(why,
                     "bad fen: reserves in brackets must follow the board, e.g. [QRqr]");
     for (s++; *s && *s != ']'; s++) {
         if (*s == '-')
@@ -161,69 +161,69 @@ static enum rules_error parse_reserve(struct kp_pos *p, const char **text, char 
         char c = *s;
         const char *hit = strchr(fen_letters, c >= 'a' ? c - 'a' + 'A' : c);
         if (hit == NULL)
-            return text_fail(why, RULES_ERR_SYNTAX, "bad fen: unknown reserve letter '%c'", c);
+            return fail_syntax(why, "bad fen: unknown reserve letter '%c'", c);
         if (p->reserve[c >= 'a'][hit - fen_letters] < 16)
             p->reserve[c >= 'a'][hit - fen_letters]++;
     }
     if (*s != ']')
-        return text_fail(why, RULES_ERR_SYNTAX, "bad fen: reserve bracket not closed");
+        return fail_syntax(why, "bad fen: reserve bracket not closed");
     *text = s + 1;
     return RULES_OK;
 }
 
-static enum rules_error check_material(const struct kp_pos *p, char *why)
+static enum rules_error check_material(const struct kp_pos *p, struct rules_why *why)
 {
     static const char *const plural[] = { "pawns", "knights", "bishops", "rooks",
                                           "queens", "kings" };
     for (int c = 0; c < 2; c++)
         for (int t = 0; t < RULES_PIECE_TYPES; t++)
             if (men(p, c, t) > kp_set_count[t])
-                return text_fail(why, RULES_ERR_INVALID,
+                return fail_invalid(why,
                                  "invalid position: %d %s %s on the board and in reserve, the set has %d",
                                  men(p, c, t), color_name(c), plural[t], kp_set_count[t]);
     uint64_t pawns = p->pieces[0][RULES_PAWN] | p->pieces[1][RULES_PAWN];
     if (pawns & (KP_RANK_1 | KP_RANK_8)) {
         char sq[3];
         square_name(bb_lsb(pawns & (KP_RANK_1 | KP_RANK_8)), sq);
-        return text_fail(why, RULES_ERR_INVALID,
+        return fail_invalid(why,
                     "invalid position: a pawn on %s; pawns never stand on the first or last rank", sq);
     }
     return RULES_OK;
 }
 
-static enum rules_error check_kings(const struct kp_pos *p, char *why)
+static enum rules_error check_kings(const struct kp_pos *p, struct rules_why *why)
 {
     bool placed[2] = { p->pieces[0][RULES_KING] != 0, p->pieces[1][RULES_KING] != 0 };
     int others = bb_count(p->occupied[0] | p->occupied[1]) - placed[0] - placed[1];
 
     for (int c = 0; c < 2; c++)
         if (men(p, c, RULES_KING) != 1)
-            return text_fail(why, RULES_ERR_INVALID,
+            return fail_invalid(why,
                         "invalid position: the %s king is neither on the board nor in reserve",
                         color_name(c));
     if (!placed[0] && !placed[1]) {
         if (p->side != RULES_WHITE)
-            return text_fail(why, RULES_ERR_INVALID,
+            return fail_invalid(why,
                         "invalid position: white places its king first, so it must be white's move");
     } else if (!placed[1]) {
         if (p->side != RULES_BLACK)
-            return text_fail(why, RULES_ERR_INVALID,
+            return fail_invalid(why,
                         "invalid position: the black king is missing from the board after the placement phase");
     } else if (!placed[0]) {
-        return text_fail(why, RULES_ERR_INVALID,
+        return fail_invalid(why,
                     "invalid position: the white king is missing from the board but the black king stands");
     }
     if ((!placed[0] || !placed[1]) && others > 0)
-        return text_fail(why, RULES_ERR_INVALID,
+        return fail_invalid(why,
                     "invalid position: men stand on the board before both kings are placed");
     if (placed[0] && placed[1] &&
         (kp_king_attacks(kp_king_square(p, 0)) & p->pieces[1][RULES_KING]))
-        return text_fail(why, RULES_ERR_INVALID, "invalid position: the kings stand next to each other");
+        return fail_invalid(why, "invalid position: the kings stand next to each other");
     if (placed[0] && placed[1]) {
         struct kp_pos flipped = *p;
         flipped.side ^= 1;
         if (kp_in_check(&flipped))
-            return text_fail(why, RULES_ERR_INVALID,
+            return fail_invalid(why,
                         "invalid position: %s is in check but it is not its move",
                         color_name(p->side ^ 1));
     }
@@ -232,7 +232,7 @@ static enum rules_error check_kings(const struct kp_pos *p, char *why)
 
 /* The en passant field names the square passed over by a pawn that has just
  * advanced two squares; it is kept only if a capture there is legal. */
-static enum rules_error parse_ep(struct kp_pos *p, const char **text, char *why)
+static enum rules_error parse_ep(struct kp_pos *p, const char **text, struct rules_why *why)
 {
     const char *s = *text;
     p->ep = KP_NO_SQUARE;
@@ -241,7 +241,7 @@ static enum rules_error parse_ep(struct kp_pos *p, const char **text, char *why)
         return RULES_OK;
     }
     if (s[0] < 'a' || s[0] > 'h' || s[1] < '1' || s[1] > '8')
-        return text_fail(why, RULES_ERR_SYNTAX, "bad fen: en passant field must be a square or '-'");
+        return fail_syntax(why, "bad fen: en passant field must be a square or '-'");
     int ep = (s[1] - '1') * 8 + (s[0] - 'a');
     int rank = p->side == RULES_WHITE ? 5 : 2;
     int dir = p->side == RULES_WHITE ? -8 : 8;   /* toward the pawn */
@@ -250,7 +250,7 @@ static enum rules_error parse_ep(struct kp_pos *p, const char **text, char *why)
     if (ep / 8 != rank || p->board[ep] != KP_EMPTY ||
         p->board[ep - dir] != KP_EMPTY ||
         p->board[ep + dir] != KP_CODE(p->side ^ 1, RULES_PAWN))
-        return text_fail(why, RULES_ERR_INVALID,
+        return fail_invalid(why,
                     "invalid position: bad en passant square %s: no pawn has just passed over it", name);
     if (kp_ep_capture_legal(p, ep))
         p->ep = (uint8_t)ep;
@@ -258,7 +258,7 @@ static enum rules_error parse_ep(struct kp_pos *p, const char **text, char *why)
     return RULES_OK;
 }
 
-enum rules_error kp_parse_fen(struct kp_pos *p, const char *text, char *why)
+enum rules_error kp_parse_fen(struct kp_pos *p, const char *text, struct rules_why *why)
 {
     enum rules_error err;
     int number = 0;
@@ -273,7 +273,7 @@ enum rules_error kp_parse_fen(struct kp_pos *p, const char *text, char *why)
         (err = parse_reserve(p, &text, why)) != RULES_OK)
         return err;
     if (*text++ != ' ' || (*text != 'w' && *text != 'b') || (text[1] != ' ' && text[1] != '\0'))
-        return text_fail(why, RULES_ERR_SYNTAX, "bad fen: side to move must be 'w' or 'b'");
+        return fail_syntax(why, "bad fen: side to move must be 'w' or 'b'");
     p->side = *text++ == 'b';
     if ((err = check_material(p, why)) != RULES_OK ||
         (err = check_kings(p, why)) != RULES_OK)
@@ -282,29 +282,29 @@ enum rules_error kp_parse_fen(struct kp_pos *p, const char *text, char *why)
         return RULES_OK;
     text++;
     if (*text != '-')
-        return text_fail(why, RULES_ERR_SYNTAX,
+        return fail_syntax(why,
                     "bad fen: castling field must be '-': korpalski has no castling");
     text++;
     if (*text == '\0')
         return RULES_OK;
     if (*text++ != ' ')
-        return text_fail(why, RULES_ERR_SYNTAX, "bad fen: expected a space after the castling field");
+        return fail_syntax(why, "bad fen: expected a space after the castling field");
     if ((err = parse_ep(p, &text, why)) != RULES_OK)
         return err;
     if (*text == '\0')
         return RULES_OK;
-    if (*text++ != ' ' || !text_parse_number(&text, 9999, &number))
-        return text_fail(why, RULES_ERR_SYNTAX, "bad fen: halfmove clock must be a number (0-9999)");
+    if (*text++ != ' ' || !text_parse_number(&text, RULES_COUNTER_MAX, &number))
+        return fail_syntax(why, "bad fen: halfmove clock must be a number (0-65535)");
     p->halfmove = (uint16_t)number;
     if (*text == '\0')
         return RULES_OK;
-    if (*text++ != ' ' || !text_parse_number(&text, 9999, &number) || number < 1)
-        return text_fail(why, RULES_ERR_SYNTAX, "bad fen: fullmove number must be a number (1-9999)");
+    if (*text++ != ' ' || !text_parse_number(&text, RULES_COUNTER_MAX, &number) || number < 1)
+        return fail_syntax(why, "bad fen: fullmove number must be a number (1-65535)");
     p->fullmove = (uint16_t)number;
     while (*text == ' ')
         text++;
     if (*text != '\0')
-        return text_fail(why, RULES_ERR_SYNTAX, "bad fen: unexpected text after the fullmove number");
+        return fail_syntax(why, "bad fen: unexpected text after the fullmove number");
     return RULES_OK;
 }
 

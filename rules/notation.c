@@ -6,6 +6,7 @@
  * decide disambiguation and plays the move on a copy for check marks.
  */
 #include "notation_int.h"
+#include "report_int.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -53,11 +54,10 @@ static int promo_type(const char *const *sets, char c)
     return t;
 }
 
-static enum rules_error syntax(char *why, const char *what)
+static enum rules_error syntax(struct rules_why *why, const char *what)
 {
-    snprintf(why, RULES_WHY_MAX, "not a move in any accepted notation: %s",
-             what);
-    return RULES_ERR_SYNTAX;
+    return text_fail(why, RULES_ERR_SYNTAX, RULES_REASON_SYNTAX,
+                     "not a move in any accepted notation: %s", what);
 }
 
 /* Parses the cell that spans exactly s[0..n). */
@@ -81,7 +81,7 @@ static void set_from_cell(const struct notation_geometry *g,
 static enum rules_error decode_middle(const struct notation_geometry *g,
                                       const char *const *sets, const char *m,
                                       size_t n, bool loose,
-                                      struct notation_pattern *pat, char *why)
+                                      struct notation_pattern *pat, struct rules_why *why)
 {
     size_t i = 0;
     int len = 0;
@@ -122,12 +122,12 @@ static enum rules_error decode_middle(const struct notation_geometry *g,
 
 static enum rules_error decode(const struct notation_geometry *g,
                                const char *const *letter_sets, char *buf, size_t n,
-                               struct notation_pattern *pat, char *why);
+                               struct notation_pattern *pat, struct rules_why *why);
 
 enum rules_error notation_decode(const struct notation_geometry *g,
                                  const char *const *letter_sets,
                                  const char *text,
-                                 struct notation_pattern *pat, char *why)
+                                 struct notation_pattern *pat, struct rules_why *why)
 {
     char buf[TEXT_LIMIT + 1];
     size_t n;
@@ -174,7 +174,7 @@ enum rules_error notation_decode(const struct notation_geometry *g,
 
 static enum rules_error decode(const struct notation_geometry *g,
                                const char *const *letter_sets, char *buf, size_t n,
-                               struct notation_pattern *pat, char *why)
+                               struct notation_pattern *pat, struct rules_why *why)
 {
     const char *s = buf;
 
@@ -294,55 +294,196 @@ static bool fits(const struct notation_geometry *g,
     return true;
 }
 
-/* Says why nothing fits, relaxing one constraint at a time. */
+static const char *man_name(int type)
+{
+    return type >= 0 && type < RULES_PIECE_TYPES ? notation_piece_names[type] : "man";
+}
+
+/* The cell that the pattern's from-file and from-rank name, or -1. */
+static int pattern_from_cell(const struct notation_geometry *g,
+                             const struct notation_pattern *pat)
+{
+    if (pat->from_file < 0 || pat->from_rank < 0)
+        return -1;
+    for (int cell = 0; cell < g->cells; cell++)
+        if (g->cell_file(cell) == pat->from_file && g->cell_rank(cell) == pat->from_rank)
+            return cell;
+    return -1;
+}
+
+static bool side_has(const struct notation_geometry *g,
+                     const struct rules_position *pos, int color, int type)
+{
+    for (int cell = 0; cell < g->cells; cell++)
+        if (g->color_at(pos, cell) == color && g->piece_at(pos, cell) == type)
+            return true;
+    return false;
+}
+
+/* What a move from the named from-cell (or file, or rank) is called. */
+static void describe_origin(const struct notation_geometry *g,
+                            const struct notation_pattern *pat, int from_cell,
+                            char *buf, size_t size)
+{
+    char name[8];
+    if (from_cell >= 0) {
+        g->cell_name(from_cell, name);
+        snprintf(buf, size, "on %s", name);
+    } else if (pat->from_file >= 0 && pat->from_rank >= 0) {
+        snprintf(buf, size, "from %c%d", g->file_letter(pat->from_file), pat->from_rank);
+    } else if (pat->from_file >= 0) {
+        snprintf(buf, size, "on file %c", g->file_letter(pat->from_file));
+    } else {
+        snprintf(buf, size, "on rank %d", pat->from_rank);
+    }
+}
+
+/* A pseudo-legal move fits but no legal one does: the mover's king would
+ * stand attacked after it. */
+static void explain_king_safety(const struct rules_variant *v,
+                                const struct notation_geometry *g,
+                                const struct rules_position *pos,
+                                struct rules_move m, struct rules_why *why)
+{
+    const char *side = side_name(v->side_to_move(pos));
+    char from[8], to[8];
+    int type = g->piece_at(pos, m.from);
+
+    g->cell_name(m.from, from);
+    g->cell_name(m.to, to);
+    if (type == RULES_KING)
+        why_set(why, RULES_REASON_KING_IN_CHECK,
+                "illegal move: the king would be in check on %s", to);
+    else if (v->in_check(pos))
+        why_set(why, RULES_REASON_KING_IN_CHECK,
+                "illegal move: %s is in check and moving the %s on %s does not end it",
+                side, man_name(type), from);
+    else
+        why_set(why, RULES_REASON_KING_IN_CHECK,
+                "illegal move: moving the %s on %s would leave the %s king in check",
+                man_name(type), from, side);
+}
+
+/*
+ * Says why nothing fits.  Each reason is tested only when the ones before
+ * it do not hold, so the first true one is given.
+ */
 static void explain_generic(const struct rules_variant *v,
                             const struct notation_geometry *g,
                             const struct rules_position *pos,
-                            const struct notation_pattern *pat,
-                            const struct rules_move *moves, int n, char *why)
+                            const struct notation_pattern *pat, struct rules_why *why)
 {
-    char to[16];
-    const char *piece = pat->piece >= 0 ? notation_piece_names[pat->piece] : "man";
-    int reach = 0, reach_from = 0, reach_capture = 0;
+    struct rules_move pseudo[RULES_MAX_MOVES];
+    int us = v->side_to_move(pos);
+    const char *side = side_name((enum rules_color)us);
+    const char *piece = man_name(pat->piece);
+    char to[16], origin[24];
+    int from_cell = pattern_from_cell(g, pat);
+    int reach = 0, reach_from = 0, reach_capture = 0, full = -1, promotes = 0;
+    int n;
 
     if (pat->to >= 0)
         g->cell_name(pat->to, to);
     else
-        snprintf(to, sizeof to, "file %c", 'a' + pat->to_file);
-    for (int i = 0; i < n; i++) {
-        reach += fits(g, pos, pat, moves[i], false, false, false);
-        reach_from += fits(g, pos, pat, moves[i], true, false, false);
-        reach_capture += fits(g, pos, pat, moves[i], true, true, false);
+        snprintf(to, sizeof to, "file %c", g->file_letter(pat->to_file));
+    if (pat->drop) {
+        why_set(why, RULES_REASON_NOT_LEGAL, "illegal drop: no %s can be dropped on %s",
+                piece, to);
+        return;
     }
-    if (pat->drop)
-        snprintf(why, RULES_WHY_MAX, "illegal drop: no %s can be dropped on %s",
-                 piece, to);
-    else if (reach == 0)
-        snprintf(why, RULES_WHY_MAX, "illegal move: no %s of %s can move to %s",
-                 piece, side_name(v->side_to_move(pos)), to);
-    else if (reach_from == 0)
-        snprintf(why, RULES_WHY_MAX,
-                 "illegal move: no %s from the given cell can move to %s",
-                 piece, to);
-    else if (reach_capture == 0)
-        snprintf(why, RULES_WHY_MAX, pat->capture ?
-                 "illegal move: the move to %s captures nothing" :
-                 "illegal move: the move to %s is a capture; mark it", to);
-    else if (pat->promo < 0)
-        snprintf(why, RULES_WHY_MAX,
-                 "illegal move: a move to %s promotes; name the new piece", to);
-    else
-        snprintf(why, RULES_WHY_MAX,
-                 "illegal move: a pawn cannot promote to a %s here",
-                 notation_piece_names[pat->promo]);
+    if (from_cell >= 0) {
+        int color = g->color_at(pos, from_cell), type = g->piece_at(pos, from_cell);
+        char from[8];
+        g->cell_name(from_cell, from);
+        if (color < 0) {
+            why_set(why, RULES_REASON_NO_PIECE_ON_SQUARE,
+                    "illegal move: there is no man on %s", from);
+            return;
+        }
+        if (color != us) {
+            why_set(why, RULES_REASON_NO_PIECE_ON_SQUARE,
+                    "illegal move: the %s on %s is %s's, and it is %s's move",
+                    man_name(type), from, side_name((enum rules_color)color), side);
+            return;
+        }
+        if (pat->piece >= 0 && type != pat->piece) {
+            why_set(why, RULES_REASON_NO_PIECE_ON_SQUARE,
+                    "illegal move: %s holds a %s, not a %s", from, man_name(type), piece);
+            return;
+        }
+        if (pat->piece < 0)
+            piece = man_name(type);
+    }
+    if (pat->piece >= 0 && !side_has(g, pos, us, pat->piece)) {
+        why_set(why, RULES_REASON_NO_SUCH_PIECE, "illegal move: %s has no %s on the board",
+                side, piece);
+        return;
+    }
+    if (pat->to >= 0 && g->color_at(pos, pat->to) == us) {
+        why_set(why, RULES_REASON_OWN_MAN_ON_SQUARE,
+                "illegal move: %s is occupied by %s's own %s", to, side,
+                man_name(g->piece_at(pos, pat->to)));
+        return;
+    }
+    n = g->pseudo_moves(pos, pseudo);
+    if (pat->capture == 1 && pat->to >= 0 && g->color_at(pos, pat->to) < 0) {
+        bool en_passant = false;
+        for (int i = 0; i < n; i++)
+            en_passant |= (pseudo[i].flags & RULES_MOVE_EN_PASSANT) && pseudo[i].to == pat->to;
+        if (!en_passant) {
+            why_set(why, RULES_REASON_CAPTURE_OF_EMPTY_SQUARE,
+                    "illegal move: the move is written as a capture but %s is empty", to);
+            return;
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        reach += fits(g, pos, pat, pseudo[i], false, false, false);
+        reach_from += fits(g, pos, pat, pseudo[i], true, false, false);
+        if (fits(g, pos, pat, pseudo[i], true, true, false)) {
+            reach_capture++;
+            promotes += (pseudo[i].flags & RULES_MOVE_PROMOTION) != 0;
+        }
+        if (full < 0 && fits(g, pos, pat, pseudo[i], true, true, true))
+            full = i;
+    }
+    if (full >= 0) {
+        explain_king_safety(v, g, pos, pseudo[full], why);
+    } else if (reach == 0 || (reach_from == 0 && from_cell >= 0)) {
+        if (from_cell >= 0) {
+            describe_origin(g, pat, from_cell, origin, sizeof origin);
+            why_set(why, RULES_REASON_CANNOT_REACH, "illegal move: the %s %s cannot move to %s",
+                    piece, origin, to);
+        } else {
+            why_set(why, RULES_REASON_CANNOT_REACH, "illegal move: no %s of %s can move to %s",
+                    piece, side, to);
+        }
+    } else if (reach_from == 0) {
+        describe_origin(g, pat, from_cell, origin, sizeof origin);
+        why_set(why, RULES_REASON_CANNOT_REACH, "illegal move: no %s %s can move to %s",
+                piece, origin, to);
+    } else if (reach_capture == 0) {
+        if (pat->capture == 1)
+            why_set(why, RULES_REASON_CAPTURE_OF_EMPTY_SQUARE,
+                    "illegal move: the move to %s captures nothing", to);
+        else
+            why_set(why, RULES_REASON_CAPTURE_NOT_MARKED,
+                    "illegal move: the move to %s is a capture; mark it", to);
+    } else if (pat->promo < 0) {
+        why_set(why, RULES_REASON_PROMOTION_NOT_NAMED,
+                "illegal move: a move to %s promotes; name the new piece", to);
+    } else if (promotes == 0) {
+        why_set(why, RULES_REASON_NOT_A_PROMOTION,
+                "illegal move: the move to %s is not a promotion", to);
+    } else {
+        why_set(why, RULES_REASON_NOT_LEGAL, "illegal move: a pawn cannot promote to a %s here",
+                man_name(pat->promo));
+    }
 }
 
 enum rules_error notation_match(
     const struct rules_variant *v, const struct notation_geometry *g,
     const struct rules_position *pos, const struct notation_pattern *pat,
-    bool (*explain)(const struct rules_position *,
-                    const struct notation_pattern *, char *),
-    struct rules_move *out, char *why)
+    struct rules_move *out, struct rules_why *why)
 {
     struct rules_move moves[RULES_MAX_MOVES];
     int n = v->moves_legal(pos, moves);
@@ -363,14 +504,18 @@ enum rules_error notation_match(
     }
     if (found > 1) {
         char a[RULES_MOVE_TEXT_MAX], b[RULES_MOVE_TEXT_MAX];
-        v->move_format(pos, moves[first], RULES_NOTATION_SAN, a, sizeof a);
-        v->move_format(pos, moves[second], RULES_NOTATION_SAN, b, sizeof b);
-        snprintf(why, RULES_WHY_MAX, "ambiguous move: could be %s or %s%s", a,
-                 b, found > 2 ? " or others" : "");
-        return RULES_ERR_AMBIGUOUS;
+        notation_format(v, g, pos, moves[first], &notation_san, a, sizeof a);
+        notation_format(v, g, pos, moves[second], &notation_san, b, sizeof b);
+        return text_fail(why, RULES_ERR_AMBIGUOUS, RULES_REASON_AMBIGUOUS,
+                         "ambiguous move: could be %s or %s%s", a, b,
+                         found > 2 ? " or others" : "");
     }
-    if (explain == NULL || !explain(pos, pat, why))
-        explain_generic(v, g, pos, pat, moves, n, why);
+    if (n == 0)
+        why_set(why, RULES_REASON_GAME_OVER, "illegal move: the game is over: %s is %s",
+                side_name(v->side_to_move(pos)),
+                v->in_check(pos) ? "checkmated" : "stalemated");
+    else if (g->explain == NULL || !g->explain(pos, pat, why))
+        explain_generic(v, g, pos, pat, why);
     return RULES_ERR_ILLEGAL;
 }
 
@@ -507,7 +652,7 @@ size_t notation_format(const struct rules_variant *v,
             put_char(&w, style->letters[m.piece]);
         }
     }
-    v->position_apply(&after, m);
+    g->apply(&after, m);
     if (v->in_check(&after))
         put_char(&w, v->moves_legal(&after, moves) == 0 ? style->mate : '+');
     return w.len;

@@ -8,20 +8,6 @@
 
 #include "rules.h"
 
-/* How a variant names its cells. */
-struct notation_geometry {
-    /* Parses a cell name at s; returns the cell and sets *len, or -1. */
-    int (*cell_parse)(const char *s, int *len);
-    /* Writes the cell name (at most 3 chars + NUL). */
-    void (*cell_name)(int cell, char *buf);
-    /* File index of a file letter, or -1. */
-    int (*file_parse)(char c);
-    int (*cell_file)(int cell);
-    int (*cell_rank)(int cell);
-    /* Type of the man on the cell, or -1 if it is empty. */
-    int (*piece_at)(const struct rules_position *pos, int cell);
-};
-
 /* What a move text says; -1 where it says nothing. */
 struct notation_pattern {
     int piece;
@@ -32,6 +18,33 @@ struct notation_pattern {
     int to_file;
     int capture;     /* 1: says capture, 0: says non-capture, -1: silent */
     int promo;
+};
+
+/* How a variant names its cells, and the internals notation needs. */
+struct notation_geometry {
+    int cells;               /* number of cells: 64, 91 */
+    /* Parses a cell name at s; returns the cell and sets *len, or -1. */
+    int (*cell_parse)(const char *s, int *len);
+    /* Writes the cell name (at most 3 chars + NUL). */
+    void (*cell_name)(int cell, char *buf);
+    /* File index of a file letter, or -1; and back. */
+    int (*file_parse)(char c);
+    char (*file_letter)(int file);
+    int (*cell_file)(int cell);
+    int (*cell_rank)(int cell);
+    /* Type of the man on the cell, or -1 if it is empty. */
+    int (*piece_at)(const struct rules_position *pos, int cell);
+    /* Colour of the man on the cell, or -1 if it is empty. */
+    int (*color_at)(const struct rules_position *pos, int cell);
+    /* Plays a move known to be legal, without checking it. */
+    void (*apply)(struct rules_position *pos, struct rules_move m);
+    /* Board moves as the men move, ignoring whether the mover's king is
+     * left attacked (drops left out); for explanations only. */
+    int (*pseudo_moves)(const struct rules_position *pos, struct rules_move *out);
+    /* May fill `why` with a variant-specific reason when nothing matches
+     * and return true; NULL or false: the generic reasons decide. */
+    bool (*explain)(const struct rules_position *pos,
+                    const struct notation_pattern *pat, struct rules_why *why);
 };
 
 /* How to write a move. */
@@ -64,21 +77,20 @@ extern const char *const notation_piece_names[RULES_PIECE_TYPES];
 enum rules_error notation_decode(const struct notation_geometry *g,
                                  const char *const *letter_sets,
                                  const char *text,
-                                 struct notation_pattern *pat, char *why);
+                                 struct notation_pattern *pat, struct rules_why *why);
 
 /*
- * Finds the one legal move matching *pat.  `explain`, if not NULL, may
- * fill `why` with a variant-specific reason when nothing matches and return
- * true; otherwise a generic reason is written.
+ * Finds the one legal move matching *pat.  When nothing matches, says why:
+ * the game is over, then g->explain, then the generic reasons in order
+ * (the from-cell, the piece, the destination, the capture mark, what the
+ * man can reach, the king's safety, the promotion).
  */
 enum rules_error notation_match(
     const struct rules_variant *v, const struct notation_geometry *g,
     const struct rules_position *pos, const struct notation_pattern *pat,
-    bool (*explain)(const struct rules_position *,
-                    const struct notation_pattern *, char *),
-    struct rules_move *out, char *why);
+    struct rules_move *out, struct rules_why *why);
 
-/* Writes `m` (legal in pos) in the given style, with check/mate marks. */
+/* Writes `m` (legal in pos: not checked) in the given style, with check/mate marks. */
 size_t notation_format(const struct rules_variant *v,
                        const struct notation_geometry *g,
                        const struct rules_position *pos, struct rules_move m,

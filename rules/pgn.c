@@ -277,10 +277,14 @@ size_t rules_pgn_write(const struct rules_variant *v, const char *const *tags,
     struct rules_position pos = *start;
     char fen[RULES_TEXT_MAX], start_fen[RULES_TEXT_MAX];
     struct rules_position initial;
-    char why[RULES_WHY_MAX];
 
     if (size > 0)
         buf[0] = '\0';
+    /* Every move must be legal where it is played; else write nothing. */
+    for (int i = 0; i < count; i++)
+        if (v->position_apply(&pos, moves[i]) != RULES_OK)
+            return 0;
+    pos = *start;
     for (int i = 0; roster[i] != NULL; i++) {
         const char *value = tag_value(tags, roster[i]);
         emit_tag(&o, roster[i], value ? value : "?");
@@ -288,7 +292,7 @@ size_t rules_pgn_write(const struct rules_variant *v, const char *const *tags,
     emit_tag(&o, "Result", rules_result_text(result));
     emit_tag(&o, "Variant", v->pgn_name);
     v->position_format(start, fen, sizeof fen);
-    v->position_parse(&initial, v->start_text, why);
+    v->position_parse(&initial, v->start_text, NULL);
     v->position_format(&initial, start_fen, sizeof start_fen);
     if (strcmp(fen, start_fen) != 0) {
         emit_tag(&o, "SetUp", "1");

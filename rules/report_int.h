@@ -19,8 +19,29 @@ void report_decide(struct rules_report *r, enum rules_color side_to_move,
  * there is none or it is larger. */
 bool text_parse_number(const char **s, long max, int *out);
 
-/* Writes a printf-style message into why (RULES_WHY_MAX bytes); returns err. */
-enum rules_error text_fail(char *why, enum rules_error err, const char *fmt, ...)
+/* Fills why (if not NULL) with the reason and a printf-style message. */
+void why_set(struct rules_why *why, enum rules_reason reason, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* Fills why like why_set; returns err. */
+enum rules_error text_fail(struct rules_why *why, enum rules_error err,
+                           enum rules_reason reason, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* The two kinds of position text refusal. */
+#define fail_syntax(why, ...) \
+    text_fail(why, RULES_ERR_SYNTAX, RULES_REASON_SYNTAX, __VA_ARGS__)
+#define fail_invalid(why, ...) \
+    text_fail(why, RULES_ERR_INVALID, RULES_REASON_INVALID_POSITION, __VA_ARGS__)
+
+/* Whether `m` equals, all four bytes, one of moves[0..n). */
+bool moves_contain(const struct rules_move *moves, int n, struct rules_move m);
+
+/* Adds one to a counter, stopping at RULES_COUNTER_MAX. */
+static inline void counter_step(uint16_t *c)
+{
+    if (*c < RULES_COUNTER_MAX)
+        (*c)++;
+}
 
 #endif

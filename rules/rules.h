@@ -1,9 +1,16 @@
 /*
  * rules.h — the chess rules of korp's variants, behind one variant table.
  *
- * Pure C, libc only: no allocation, no I/O.  Call rules_init() once before
- * any other function (and before threads start); after that every table is
- * read-only and all functions are thread-safe on distinct positions.
+ * Pure C, libc only (and pthread_once): no allocation, no I/O.  Call
+ * rules_init() before any other function; it may be called any number of
+ * times from any threads.  After it every table is read-only and all
+ * functions are thread-safe on distinct positions.
+ *
+ * Trust: the public table functions that take a move (move_format,
+ * position_apply, move_is_irreversible, rules_pgn_write, rules_claim_check)
+ * check it against the legal moves, so a move read back from storage or
+ * sent by someone else can never corrupt a position.  A position, however,
+ * must come from position_parse (or from applying moves to one).
  */
 #ifndef KORP_RULES_H
 #define KORP_RULES_H
@@ -20,6 +27,18 @@
 #define RULES_MOVE_TEXT_MAX 24
 /* Enough for any error explanation, with its NUL. */
 #define RULES_WHY_MAX 160
+/*
+ * The halfmove clock and the fullmove number saturate at this value instead
+ * of wrapping: a game longer than that keeps writing this number.  Position
+ * readers accept every value up to it, so every text korp writes reads back.
+ */
+#define RULES_COUNTER_MAX 65535
+/*
+ * Version of the repetition keys.  Keys are stored in the database; this
+ * number changes whenever the hashing changes, so stored keys of another
+ * version must be recomputed (from the stored FENs) before they are compared.
+ */
+#define RULES_KEY_VERSION 1
 
 enum rules_color { RULES_WHITE = 0, RULES_BLACK = 1 };
 
@@ -91,6 +110,51 @@ enum rules_error {
     RULES_ERR_AMBIGUOUS     /* move text matches several legal moves */
 };
 
+/*
+ * Why something was refused, in words for people and as a stable code for
+ * programs (rules_reason_slug gives the code's kebab-case name).  Every
+ * refusal fills both.
+ */
+enum rules_reason {
+    RULES_REASON_NONE = 0,                  /* "none" */
+    RULES_REASON_SYNTAX,                    /* "syntax": no accepted notation */
+    RULES_REASON_INVALID_POSITION,          /* "invalid-position" */
+    RULES_REASON_AMBIGUOUS,                 /* "ambiguous": several moves fit */
+    RULES_REASON_GAME_OVER,                 /* "game-over": mate or stalemate */
+    RULES_REASON_NOT_LEGAL,                 /* "not-legal": a move value that
+                                               is not among the legal moves */
+    RULES_REASON_NO_PIECE_ON_SQUARE,        /* "no-piece-on-square": the named
+                                               from-cell lacks that man */
+    RULES_REASON_NO_SUCH_PIECE,             /* "no-such-piece": no man of that
+                                               type on the board */
+    RULES_REASON_OWN_MAN_ON_SQUARE,         /* "own-man-on-square" */
+    RULES_REASON_CAPTURE_OF_EMPTY_SQUARE,   /* "capture-of-empty-square" */
+    RULES_REASON_CAPTURE_NOT_MARKED,        /* "capture-not-marked" */
+    RULES_REASON_CANNOT_REACH,              /* "cannot-reach": no such man
+                                               moves that way */
+    RULES_REASON_KING_IN_CHECK,             /* "king-in-check": the move would
+                                               leave the mover's king attacked */
+    RULES_REASON_PROMOTION_NOT_NAMED,       /* "promotion-not-named" */
+    RULES_REASON_NOT_A_PROMOTION,           /* "not-a-promotion" */
+    RULES_REASON_PROMOTION_PIECE_NOT_CAPTURED, /* "promotion-piece-not-captured" */
+    RULES_REASON_PRISON_EMPTY,              /* "prison-empty" */
+    RULES_REASON_KING_NOT_PLACED,           /* "king-not-placed" */
+    RULES_REASON_KINGS_ADJACENT,            /* "kings-adjacent" */
+    RULES_REASON_NOT_IN_RESERVE,            /* "not-in-reserve" */
+    RULES_REASON_DROP_ON_OCCUPIED_SQUARE,   /* "drop-on-occupied-square" */
+    RULES_REASON_PAWN_DROP_RANK,            /* "pawn-drop-rank" */
+    RULES_REASON_DROP_GIVES_CHECK,          /* "drop-gives-check" */
+    RULES_REASON_NO_DROPS,                  /* "no-drops": variant has none */
+    RULES_REASON_AGREEMENT_NOT_ALLOWED,     /* "agreement-not-allowed" */
+    RULES_REASON_COUNT
+};
+
+/* A refusal: the code and an English message (lower case, no period). */
+struct rules_why {
+    enum rules_reason reason;
+    char text[RULES_WHY_MAX];
+};
+
 /* Move notations a variant can write. */
 enum rules_notation {
     RULES_NOTATION_SAN = 0,
@@ -109,20 +173,28 @@ struct rules_report {
     bool fifty_move_claimable;
     bool insufficient_material;
     bool can_drop[2];
+    /* Whether each side (by colour) could ever mate with its material, by
+     * the variant's material rule; a side that runs out of time against an
+     * opponent that cannot mate draws (see rules_result_on_time). */
+    bool can_mate[2];
+    /* Whether a draw may be agreed now (Korpalski: only with both reserves
+     * empty; Glinski: always). */
+    bool draw_agreement_allowed;
 };
 
 /*
  * One variant: a table of functions.  Text functions write at most `size`
  * bytes including the NUL and return the length written.  Functions taking a
- * `why` buffer fill it (RULES_WHY_MAX bytes) with a message on failure.
+ * `why` fill it on failure with the reason and a message; `why` may be NULL.
  */
 struct rules_variant {
     const char *name;        /* "korpalski", "glinski" */
     const char *pgn_name;    /* value of the PGN Variant tag */
     const char *start_text;  /* start position as FEN/HFEN */
 
+    /* Reads a FEN/HFEN.  Counters up to RULES_COUNTER_MAX are accepted. */
     enum rules_error (*position_parse)(struct rules_position *pos,
-                                       const char *text, char *why);
+                                       const char *text, struct rules_why *why);
     size_t (*position_format)(const struct rules_position *pos, char *buf,
                               size_t size);
 
@@ -136,12 +208,31 @@ struct rules_variant {
      * variant's default letters, or a letter set name ("hu"). */
     enum rules_error (*move_parse)(const struct rules_position *pos,
                                    const char *text, int dialect,
-                                   struct rules_move *out, char *why);
+                                   struct rules_move *out, struct rules_why *why);
+    /* Whether `move` is legal in pos: equal, all four bytes, to one of
+     * moves_legal's moves (`from` is 0 for drops, `piece` RULES_NO_PIECE
+     * for board moves that do not promote). */
+    bool (*move_is_legal)(const struct rules_position *pos,
+                          struct rules_move move);
+    /* Writes a legal move; for a move that is not legal it writes "" and
+     * returns 0. */
     size_t (*move_format)(const struct rules_position *pos,
                           struct rules_move move, enum rules_notation how,
                           char *buf, size_t size);
-    /* Plays a legal move; the move must come from moves_legal/move_parse. */
-    void (*position_apply)(struct rules_position *pos, struct rules_move move);
+    /* Plays `move` if it is legal and returns RULES_OK; otherwise leaves
+     * pos unchanged and returns RULES_ERR_ILLEGAL. */
+    enum rules_error (*position_apply)(struct rules_position *pos,
+                                       struct rules_move move);
+    /* Whether the legal `move` is irreversible, so that no position before
+     * it can occur again: a capture, a pawn move, a drop.  These are
+     * exactly the moves that reset the halfmove clock to 0; the stored list
+     * of repetition keys restarts after them.  False for an illegal move. */
+    bool (*move_is_irreversible)(const struct rules_position *pos,
+                                 struct rules_move move);
+    /* Whether a draw may be agreed in pos; if not, fills why (reason
+     * RULES_REASON_AGREEMENT_NOT_ALLOWED). */
+    bool (*draw_agreement_allowed)(const struct rules_position *pos,
+                                   struct rules_why *why);
 
     void (*position_report)(const struct rules_position *pos,
                             struct rules_report *out);
@@ -158,7 +249,8 @@ struct rules_variant {
 /* Letter dialects for move_parse. */
 enum { RULES_DIALECT_DEFAULT = 0, RULES_DIALECT_HUNGARIAN = 1 };
 
-/* Fills the attack and hash tables.  Idempotent; not thread-safe. */
+/* Fills the attack tables, once: safe to call again and from several
+ * threads at the same time (every call returns after the tables are ready). */
 void rules_init(void);
 
 /* The variant of that name, or NULL.  Names are case-insensitive. */
@@ -179,6 +271,65 @@ const char *rules_status_text(enum rules_status status);
 /* Short English name of an error code. */
 const char *rules_error_text(enum rules_error err);
 
+/* Stable kebab-case name of a reason code ("drop-gives-check", ...), for
+ * programs and APIs; "unknown" for a value out of range. */
+const char *rules_reason_slug(enum rules_reason reason);
+
+/*
+ * A result's value in quarter points, by colour: 1-0 gives 4 and 0,
+ * 1/2-1/2 gives 2 and 2, 3/4-1/4 gives 3 and 1.  Returns false (and 0, 0)
+ * for RULES_RESULT_NONE or an unknown value.
+ */
+bool rules_result_quarters(enum rules_result result, int quarters[2]);
+
+/* The result when `flagged` runs out of time in the position of report r:
+ * the opponent wins if it could mate (r->can_mate), else a draw. */
+enum rules_result rules_result_on_time(const struct rules_report *r,
+                                       enum rules_color flagged);
+
+/*
+ * Repetition counting over stored keys.  `keys` holds the repetition keys
+ * of the positions since the last irreversible move, oldest first: the
+ * position right after that move first, the current position last.
+ * Counts the entries equal to `key`, writes the first `max_at` of their
+ * indexes (ascending) into `at` (may be NULL) and returns the count.
+ */
+int rules_repetition_count(const uint64_t *keys, int count, uint64_t key,
+                           int *at, int max_at);
+
+#define RULES_CLAIM_AT_MAX 16
+
+/* What a draw claim finds (see rules_claim_check). */
+struct rules_claim {
+    uint64_t key;        /* repetition key of the position claimed about */
+    int occurrences;     /* how often it occurred, itself included */
+    int at[RULES_CLAIM_AT_MAX]; /* where, oldest first: an index into keys,
+                                   or `count` for the claimed position when
+                                   the list does not hold it */
+    int at_count;        /* entries of `at` filled */
+    bool irreversible;   /* the claim's move was irreversible: the keys
+                            before it no longer count */
+    int halfmove_clock;  /* of the position claimed about */
+    bool threefold;      /* occurrences >= 3: a repetition claim is valid */
+    bool fifty_move;     /* halfmove_clock >= 100: a fifty-move claim is valid */
+};
+
+/*
+ * Judges a draw claim in pos, as the chess convention has it: with
+ * move == NULL about the current position, or with a move, about the
+ * position after it (the move is then not played; pos is not changed).
+ * `keys`/`count` are as for rules_repetition_count: the current position
+ * should be the list's last entry; if it is not, it is counted as if it
+ * were (index `count`).  Returns RULES_ERR_ILLEGAL (why filled) if move is
+ * not legal, else RULES_OK with *out filled.
+ */
+enum rules_error rules_claim_check(const struct rules_variant *v,
+                                   const struct rules_position *pos,
+                                   const uint64_t *keys, int count,
+                                   const struct rules_move *move,
+                                   struct rules_claim *out,
+                                   struct rules_why *why);
+
 /*
  * A game record reader (PGN or bare movetext).  Splits `text` into move
  * tokens, skipping tags, comments, variations, move numbers, NAGs, results
@@ -198,7 +349,9 @@ int rules_pgn_read(const char *text, size_t len,
 
 /*
  * Writes a game as PGN into buf (at most `size` bytes with the NUL) and
- * returns the length the whole text needs, as snprintf does.  `tags` is a
+ * returns the length the whole text needs, as snprintf does.  Every move is
+ * checked: if moves[i] is not legal where it is played, nothing is written
+ * (buf holds "") and the function returns 0.  `tags` is a
  * NULL-terminated list of name, value pairs; the Seven Tag Roster is always
  * written (a missing tag as "?"), then the Variant tag, SetUp and FEN when
  * `start` is not the variant's start position, then the other tags.  The

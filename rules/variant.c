@@ -6,18 +6,27 @@
 #include "korpalski_int.h"
 #include "report_int.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <strings.h>
 
 static const struct rules_variant *const variants[] = {
     &rules_korpalski, &rules_glinski, NULL
 };
 
-void rules_init(void)
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+static void init_tables(void)
 {
     kp_attacks_init();
     gl_tables_init();
+}
+
+void rules_init(void)
+{
+    pthread_once(&init_once, init_tables);
 }
 
 const struct rules_variant *const *rules_variant_list(void)
@@ -75,6 +84,65 @@ const char *rules_error_text(enum rules_error err)
     return "unknown error";
 }
 
+static const char *const reason_slugs[RULES_REASON_COUNT] = {
+    [RULES_REASON_NONE] = "none",
+    [RULES_REASON_SYNTAX] = "syntax",
+    [RULES_REASON_INVALID_POSITION] = "invalid-position",
+    [RULES_REASON_AMBIGUOUS] = "ambiguous",
+    [RULES_REASON_GAME_OVER] = "game-over",
+    [RULES_REASON_NOT_LEGAL] = "not-legal",
+    [RULES_REASON_NO_PIECE_ON_SQUARE] = "no-piece-on-square",
+    [RULES_REASON_NO_SUCH_PIECE] = "no-such-piece",
+    [RULES_REASON_OWN_MAN_ON_SQUARE] = "own-man-on-square",
+    [RULES_REASON_CAPTURE_OF_EMPTY_SQUARE] = "capture-of-empty-square",
+    [RULES_REASON_CAPTURE_NOT_MARKED] = "capture-not-marked",
+    [RULES_REASON_CANNOT_REACH] = "cannot-reach",
+    [RULES_REASON_KING_IN_CHECK] = "king-in-check",
+    [RULES_REASON_PROMOTION_NOT_NAMED] = "promotion-not-named",
+    [RULES_REASON_NOT_A_PROMOTION] = "not-a-promotion",
+    [RULES_REASON_PROMOTION_PIECE_NOT_CAPTURED] = "promotion-piece-not-captured",
+    [RULES_REASON_PRISON_EMPTY] = "prison-empty",
+    [RULES_REASON_KING_NOT_PLACED] = "king-not-placed",
+    [RULES_REASON_KINGS_ADJACENT] = "kings-adjacent",
+    [RULES_REASON_NOT_IN_RESERVE] = "not-in-reserve",
+    [RULES_REASON_DROP_ON_OCCUPIED_SQUARE] = "drop-on-occupied-square",
+    [RULES_REASON_PAWN_DROP_RANK] = "pawn-drop-rank",
+    [RULES_REASON_DROP_GIVES_CHECK] = "drop-gives-check",
+    [RULES_REASON_NO_DROPS] = "no-drops",
+    [RULES_REASON_AGREEMENT_NOT_ALLOWED] = "agreement-not-allowed",
+};
+
+const char *rules_reason_slug(enum rules_reason reason)
+{
+    if ((unsigned)reason >= RULES_REASON_COUNT || reason_slugs[reason] == NULL)
+        return "unknown";
+    return reason_slugs[reason];
+}
+
+bool rules_result_quarters(enum rules_result result, int quarters[2])
+{
+    static const int table[][2] = {
+        [RULES_RESULT_NONE] = { 0, 0 },
+        [RULES_RESULT_WHITE_WINS] = { 4, 0 },
+        [RULES_RESULT_BLACK_WINS] = { 0, 4 },
+        [RULES_RESULT_DRAW] = { 2, 2 },
+        [RULES_RESULT_WHITE_3_4] = { 3, 1 },
+        [RULES_RESULT_BLACK_3_4] = { 1, 3 },
+    };
+    bool known = result > RULES_RESULT_NONE && result <= RULES_RESULT_BLACK_3_4;
+    quarters[0] = known ? table[result][0] : 0;
+    quarters[1] = known ? table[result][1] : 0;
+    return known;
+}
+
+enum rules_result rules_result_on_time(const struct rules_report *r,
+                                       enum rules_color flagged)
+{
+    if (!r->can_mate[flagged ^ 1])
+        return RULES_RESULT_DRAW;
+    return flagged == RULES_WHITE ? RULES_RESULT_BLACK_WINS : RULES_RESULT_WHITE_WINS;
+}
+
 void report_decide(struct rules_report *r, enum rules_color side_to_move,
                    bool stalemate_is_draw)
 {
@@ -110,11 +178,35 @@ bool text_parse_number(const char **s, long max, int *out)
     return true;
 }
 
-enum rules_error text_fail(char *why, enum rules_error err, const char *fmt, ...)
+void why_set(struct rules_why *why, enum rules_reason reason, const char *fmt, ...)
 {
     va_list ap;
+    if (why == NULL)
+        return;
+    why->reason = reason;
     va_start(ap, fmt);
-    vsnprintf(why, RULES_WHY_MAX, fmt, ap);
+    vsnprintf(why->text, sizeof why->text, fmt, ap);
+    va_end(ap);
+}
+
+enum rules_error text_fail(struct rules_why *why, enum rules_error err,
+                           enum rules_reason reason, const char *fmt, ...)
+{
+    va_list ap;
+    if (why == NULL)
+        return err;
+    why->reason = reason;
+    va_start(ap, fmt);
+    vsnprintf(why->text, sizeof why->text, fmt, ap);
     va_end(ap);
     return err;
+}
+
+bool moves_contain(const struct rules_move *moves, int n, struct rules_move m)
+{
+    for (int i = 0; i < n; i++)
+        if (moves[i].from == m.from && moves[i].to == m.to && moves[i].piece == m.piece &&
+            moves[i].flags == m.flags)
+            return true;
+    return false;
 }

@@ -177,6 +177,63 @@ static void test_cli_glinski(void **state)
     assert_string_equal(r.last, "game 356: ply 109: Kf7: illegal move: the king would be in check on f7");
 }
 
+/* Issue 7: a move after the end of the game is refused (exit 1), naming
+ * the ply and the way the game ended.  Kxd2 leaves king against king
+ * (korpalski.md §4.1: drawn at once); Ra8 mates (g7 h7 pawns). */
+static void test_cli_replay_refuses_moves_after_the_end(void **state)
+{
+    static struct run r;
+    (void)state;
+    run(&r, "replay 2>&1 <<'EOF'\n[FEN \"4k3/8/8/8/8/8/3q4/4K3[] w - - 0 40\"]\n"
+            "40. Kxd2 Ke7 41. Ke3\nEOF");
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.out, "\n1 Kxd2 4k3/8/8/8/8/8/3K4/8[] b - - 0 40\n"));
+    assert_non_null(strstr(r.out,
+        "ply 2: Ke7: the game ended at ply 1 by insufficient material\n"));
+    assert_null(strstr(r.out, "\n2 Ke7"));
+    run(&r, "replay --pgn 2>&1 <<'EOF'\n[FEN \"4k3/8/8/8/8/8/3q4/4K3[] w - - 0 40\"]\n"
+            "40. Kxd2 Ke7\nEOF");
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.out, "ply 2: Ke7: the game ended at ply 1 by insufficient material"));
+    run(&r, "replay 2>&1 <<'EOF'\n[FEN \"7k/6pp/8/8/8/8/8/R6K[] w - - 0 40\"]\n"
+            "40. Ra8# Kh7\nEOF");
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.out, "ply 2: Kh7: the game ended at ply 1 by checkmate\n"));
+    /* A start position that is already drawn: ended at ply 0. */
+    run(&r, "replay 2>&1 <<'EOF'\n[FEN \"4k3/8/8/8/8/8/8/4K3[] w - - 0 40\"]\n40. Kd1\nEOF");
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.out, "ply 1: Kd1: the game ended at ply 0 by insufficient material\n"));
+    /* Games that end on their last move still exit 0. */
+    run(&r, "replay %s/inventor-sample.pgn", data);
+    assert_int_equal(r.status, 0);
+}
+
+/* korp --help: FEN defaults to the start position, for status and moves
+ * too.  The Korpalski start: 64 king placements (korpalski.md §2); the
+ * Glinski start: 51 moves (glinski.md §6). */
+static void test_cli_status_and_moves_default_to_start(void **state)
+{
+    static struct run r;
+    int lines = 0;
+    (void)state;
+    run(&r, "status");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"variant\":\"korpalski\",\"status\":\"ongoing\""));
+    assert_non_null(strstr(r.out, "\"legal_moves\":64"));
+    run(&r, "status --variant glinski");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"legal_moves\":51"));
+    run(&r, "moves");
+    assert_int_equal(r.status, 0);
+    for (char *c = r.out; *c; c++)
+        lines += *c == '\n';
+    assert_int_equal(lines, 64);
+    assert_non_null(strstr(r.out, "K@e1 K@e1\n"));
+    run(&r, "moves --variant glinski");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "h1i3 Ni3\n"));
+}
+
 static void test_cli_bad_arguments_exit_2(void **state)
 {
     static struct run r;
@@ -206,6 +263,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_cli_moves_lists_uci_and_san),
         cmocka_unit_test(test_cli_replay_writes_pgn),
         cmocka_unit_test(test_cli_glinski),
+        cmocka_unit_test(test_cli_replay_refuses_moves_after_the_end),
+        cmocka_unit_test(test_cli_status_and_moves_default_to_start),
         cmocka_unit_test(test_cli_bad_arguments_exit_2),
     };
     if (argc != 3) {

@@ -30,13 +30,13 @@ int main(int argc, char **argv)
     }
     while (fgets(line, sizeof line, f) != NULL) {
         struct rules_position pos;
-        char why[RULES_WHY_MAX];
+        struct rules_why why = { 0 };
         char *semi = strchr(line, ';');
         if (line[0] == '#' || semi == NULL)
             continue;
         *semi = '\0';
-        if (v->position_parse(&pos, line, why) != RULES_OK) {
-            printf("FAIL %s: %s\n", line, why);
+        if (v->position_parse(&pos, line, &why) != RULES_OK) {
+            printf("FAIL %s: %s\n", line, why.text);
             failed++;
             continue;
         }

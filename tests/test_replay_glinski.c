@@ -16,6 +16,7 @@ struct failure {
     int game, ply;
     char token[64];
     char why[RULES_WHY_MAX];
+    enum rules_reason reason;
 };
 
 struct replay {
@@ -50,20 +51,21 @@ static int on_move(void *arg, const char *token)
 {
     struct replay *r = arg;
     struct rules_move m;
-    char why[RULES_WHY_MAX] = "";
+    struct rules_why why = { 0 };
     if (r->failed)
         return 0;
     if (r->ply == 0)
         r->pos = pos_of(r->v, r->v->start_text);
     r->ply++;
-    if (r->v->move_parse(&r->pos, token, r->dialects[r->game], &m, why) != RULES_OK) {
+    if (r->v->move_parse(&r->pos, token, r->dialects[r->game], &m, &why) != RULES_OK) {
         r->failed = true;
         if (r->failure_count < 8) {
             struct failure *f = &r->failures[r->failure_count];
             f->game = r->game + 1;
             f->ply = r->ply;
             snprintf(f->token, sizeof f->token, "%s", token);
-            snprintf(f->why, sizeof f->why, "%s", why);
+            snprintf(f->why, sizeof f->why, "%s", why.text);
+            f->reason = why.reason;
         }
         r->failure_count++;
         return 0;

@@ -61,9 +61,10 @@ static int on_move(void *arg, const char *token)
 {
     struct replay *r = arg;
     struct rules_move m;
-    char why[RULES_WHY_MAX], san[RULES_MOVE_TEXT_MAX], fen[RULES_TEXT_MAX];
-    if (r->v->move_parse(&r->pos, token, RULES_DIALECT_DEFAULT, &m, why) != RULES_OK)
-        fail_msg("ply %d: %s: %s", r->ply + 1, token, why);
+    struct rules_why why = { 0 };
+    char san[RULES_MOVE_TEXT_MAX], fen[RULES_TEXT_MAX];
+    if (r->v->move_parse(&r->pos, token, RULES_DIALECT_DEFAULT, &m, &why) != RULES_OK)
+        fail_msg("ply %d: %s: %s", r->ply + 1, token, why.text);
     r->v->move_format(&r->pos, m, RULES_NOTATION_SAN, san, sizeof san);
     r->v->position_apply(&r->pos, m);
     r->v->position_format(&r->pos, fen, sizeof fen);

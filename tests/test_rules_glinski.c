@@ -199,11 +199,11 @@ static void test_rules_glinski_hfen_validation(void **state)
     struct rules_position pos = pos_of(V, V->start_text);
     assert_fen(V, &pos, V->start_text);
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        char why[RULES_WHY_MAX] = "";
-        enum rules_error err = V->position_parse(&pos, cases[i].hfen, why);
-        if (err != cases[i].err || strstr(why, cases[i].words) == NULL)
+        struct rules_why why = { 0 };
+        enum rules_error err = V->position_parse(&pos, cases[i].hfen, &why);
+        if (err != cases[i].err || strstr(why.text, cases[i].words) == NULL)
             fail_msg("%s: got %s '%s', want %s mentioning '%s'", cases[i].hfen,
-                     rules_error_text(err), why, rules_error_text(cases[i].err),
+                     rules_error_text(err), why.text, rules_error_text(cases[i].err),
                      cases[i].words);
     }
 }
@@ -214,13 +214,13 @@ static void test_rules_glinski_notation_forms(void **state)
     (void)state;
     struct rules_position pos = pos_of(V, V->start_text);
     struct rules_move a, b;
-    char why[RULES_WHY_MAX] = "";
-    assert_int_equal(try_move(V, &pos, "Ni3", &a, why), RULES_OK);
-    assert_int_equal(try_move(V, &pos, "h1i3", &b, why), RULES_OK);
+    struct rules_why why = { 0 };
+    assert_int_equal(try_move(V, &pos, "Ni3", &a, &why), RULES_OK);
+    assert_int_equal(try_move(V, &pos, "h1i3", &b, &why), RULES_OK);
     assert_memory_equal(&a, &b, sizeof a);
-    assert_int_equal(try_move(V, &pos, "Nh1i3", &b, why), RULES_OK);
+    assert_int_equal(try_move(V, &pos, "Nh1i3", &b, &why), RULES_OK);
     assert_memory_equal(&a, &b, sizeof a);
-    assert_int_equal(V->move_parse(&pos, "Hi3", RULES_DIALECT_HUNGARIAN, &b, why), RULES_OK);
+    assert_int_equal(V->move_parse(&pos, "Hi3", RULES_DIALECT_HUNGARIAN, &b, &why), RULES_OK);
     assert_memory_equal(&a, &b, sizeof a);
     /* Glinski's own 1. Qc3 Qc6 2. b2 b6: then English B (bishop) is
      * Hungarian F (futo); Hungarian B is the rook (bastya). */
@@ -228,11 +228,71 @@ static void test_rules_glinski_notation_forms(void **state)
     play(V, &pos, "Qe10c6");
     play(V, &pos, "b1b2");
     play(V, &pos, "b7b6");
-    assert_int_equal(V->move_parse(&pos, "Fb1", RULES_DIALECT_HUNGARIAN, &b, why), RULES_OK);
-    assert_int_equal(try_move(V, &pos, "Bb1", &a, why), RULES_OK);
+    assert_int_equal(V->move_parse(&pos, "Fb1", RULES_DIALECT_HUNGARIAN, &b, &why), RULES_OK);
+    assert_int_equal(try_move(V, &pos, "Bb1", &a, &why), RULES_OK);
     assert_memory_equal(&a, &b, sizeof a);
-    assert_int_equal(try_move(V, &pos, "N@f6", &a, why), RULES_ERR_ILLEGAL);
-    assert_non_null(strstr(why, "no drops"));
+    assert_int_equal(try_move(V, &pos, "N@f6", &a, &why), RULES_ERR_ILLEGAL);
+    assert_non_null(strstr(why.text, "no drops"));
+}
+
+/* Refusals say what is really wrong, with a reason code (issue 7).  From
+ * the start g2 is empty and attacked by nothing: Kxg2 is wrong only in its
+ * capture mark.  File letters skip j: the file after i is k. */
+static void test_rules_glinski_refusal_reasons(void **state)
+{
+    (void)state;
+    struct rules_position pos = pos_of(V, V->start_text);
+    assert_refusal(V, &pos, "Kxg2", RULES_ERR_ILLEGAL, "capture-of-empty-square",
+                   "illegal move: the move is written as a capture but g2 is empty");
+    assert_true(has_uci(V, &pos, "g1g2"));
+    /* i2 captures onto h3 and k2 (orthogonal forward neighbours, (+-1,+1));
+     * k2 is empty, so no pawn of file i can go to file k. */
+    assert_refusal(V, &pos, "ixk", RULES_ERR_ILLEGAL, "cannot-reach",
+                   "illegal move: no pawn on file i can move to file k");
+    /* h1 jumps to i3 ((+1,+5) from (1,1) is (2,6)); no knight is on file k. */
+    assert_refusal(V, &pos, "Nki3", RULES_ERR_ILLEGAL, "cannot-reach",
+                   "illegal move: no knight on file k can move to i3");
+    assert_refusal(V, &pos, "Kf2", RULES_ERR_ILLEGAL, "own-man-on-square",
+                   "illegal move: f2 is occupied by white's own bishop");
+    assert_refusal(V, &pos, "N@f6", RULES_ERR_ILLEGAL, "no-drops",
+                   "illegal move: glinski has no drops");
+    assert_refusal(V, &pos, "f6f7", RULES_ERR_ILLEGAL, "no-piece-on-square",
+                   "illegal move: there is no man on f6");
+    /* e1-e7 is the queen's file, blocked by the e4 pawn. */
+    assert_refusal(V, &pos, "Qxe7", RULES_ERR_ILLEGAL, "cannot-reach",
+                   "illegal move: no queen of white can move to e7");
+    /* Kings on f6 (0,10) and f8 (0,14): (0,4) is no king step, but f7
+     * (0,12) is one step, (0,-2), from f8. */
+    pos = pos_of(V, "1/3/5/3k3/9/5K5/11/11/11/11/11 w - 0 1");
+    assert_refusal(V, &pos, "Kf7", RULES_ERR_ILLEGAL, "king-in-check",
+                   "illegal move: the king would be in check on f7");
+}
+
+/* §2 The set has 1 Q, 2 R, 3 B, 2 N, 9 P; men beyond it can only be
+ * promoted pawns, so their excess is at most the missing pawns. */
+static void test_rules_glinski_promoted_men_counted(void **state)
+{
+    (void)state;
+    static const struct { const char *hfen; const char *words; } refused[] = {
+        /* 12 white knights: 10 beyond the set, but only 9 pawns missing. */
+        { "1/2k/5/7/9/11/11/11/NNNNNNNNNNN/11/N5K4 w - 0 1",
+          "white has 10 men beyond its starting set but only 9 pawns missing" },
+        /* 9 pawns and 2 queens: 1 beyond the set, no pawn missing. */
+        { "1/2k/5/7/9/11/11/11/Q10/1PPPPPPPPP1/Q5K4 w - 0 1",
+          "white has 1 men beyond its starting set but only 0 pawns missing" },
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        struct rules_position pos;
+        struct rules_why why = { 0 };
+        enum rules_error err = V->position_parse(&pos, refused[i].hfen, &why);
+        if (err != RULES_ERR_INVALID || strstr(why.text, refused[i].words) == NULL ||
+            why.reason != RULES_REASON_INVALID_POSITION)
+            fail_msg("%s: got %s '%s'", refused[i].hfen, rules_error_text(err), why.text);
+    }
+    /* 8 pawns and 2 queens: one pawn promoted. */
+    pos_of(V, "1/2k/5/7/9/11/11/11/Q10/1PPPPPPPP2/Q5K4 w - 0 1");
+    /* 4 bishops and 7 pawns (black king on e10, on no bishop's line). */
+    pos_of(V, "1/k2/5/7/9/11/11/11/BB9/1PPPPPPP3/BB4K4 w - 0 1");
 }
 
 int main(void)
@@ -248,6 +308,8 @@ int main(void)
         cmocka_unit_test(test_rules_glinski_insufficient_material),
         cmocka_unit_test(test_rules_glinski_hfen_validation),
         cmocka_unit_test(test_rules_glinski_notation_forms),
+        cmocka_unit_test(test_rules_glinski_refusal_reasons),
+        cmocka_unit_test(test_rules_glinski_promoted_men_counted),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

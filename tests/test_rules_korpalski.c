@@ -43,9 +43,9 @@ static void test_rules_korpalski_drop_blocking_check_accepted(void **state)
     (void)state;
     struct rules_position pos = pos_of(V, "4r2k/8/8/8/8/8/8/4K3[R] w - - 0 10");
     struct rules_move m;
-    char why[RULES_WHY_MAX];
+    struct rules_why why = { 0 };
     assert_true(V->in_check(&pos));
-    assert_int_equal(try_move(V, &pos, "R@e4", &m, why), RULES_OK);
+    assert_int_equal(try_move(V, &pos, "R@e4", &m, &why), RULES_OK);
     assert_illegal(V, &pos, "R@a4", "does not block");
     /* King: d1 d2 f1 f2 (e2 is on the rook's file); drops: e2..e7. */
     assert_int_equal(report("4r2k/8/8/8/8/8/8/4K3[R] w - - 0 10").legal_moves, 10);
@@ -159,10 +159,10 @@ static void test_rules_korpalski_no_castling(void **state)
 {
     (void)state;
     struct rules_position pos;
-    char why[RULES_WHY_MAX];
-    assert_int_equal(V->position_parse(&pos, "4k3/8/8/8/8/8/8/4K2R[] w K - 0 10", why),
+    struct rules_why why = { 0 };
+    assert_int_equal(V->position_parse(&pos, "4k3/8/8/8/8/8/8/4K2R[] w K - 0 10", &why),
                      RULES_ERR_SYNTAX);
-    assert_non_null(strstr(why, "no castling"));
+    assert_non_null(strstr(why.text, "no castling"));
     pos = pos_of(V, "4k3/8/8/8/8/8/8/4K2R[] w - - 0 10");
     assert_false(has_uci(V, &pos, "e1g1"));
 }
@@ -276,11 +276,11 @@ static void test_rules_korpalski_fen_validation(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         struct rules_position pos;
-        char why[RULES_WHY_MAX] = "";
-        enum rules_error err = V->position_parse(&pos, cases[i].fen, why);
-        if (err != cases[i].err || strstr(why, cases[i].words) == NULL)
+        struct rules_why why = { 0 };
+        enum rules_error err = V->position_parse(&pos, cases[i].fen, &why);
+        if (err != cases[i].err || strstr(why.text, cases[i].words) == NULL)
             fail_msg("%s: got %s '%s', want %s mentioning '%s'", cases[i].fen,
-                     rules_error_text(err), why, rules_error_text(cases[i].err),
+                     rules_error_text(err), why.text, rules_error_text(cases[i].err),
                      cases[i].words);
     }
 }

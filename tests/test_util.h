@@ -22,10 +22,10 @@ static inline const struct rules_variant *korpalski(void)
 static inline struct rules_position pos_of(const struct rules_variant *v, const char *fen)
 {
     struct rules_position pos;
-    char why[RULES_WHY_MAX] = "";
-    enum rules_error err = v->position_parse(&pos, fen, why);
+    struct rules_why why = { 0 };
+    enum rules_error err = v->position_parse(&pos, fen, &why);
     if (err != RULES_OK)
-        fail_msg("position %s: %s", fen, why);
+        fail_msg("position %s: %s", fen, why.text);
     return pos;
 }
 
@@ -33,7 +33,7 @@ static inline struct rules_position pos_of(const struct rules_variant *v, const 
 static inline enum rules_error try_move(const struct rules_variant *v,
                                         const struct rules_position *pos,
                                         const char *text, struct rules_move *out,
-                                        char *why)
+                                        struct rules_why *why)
 {
     return v->move_parse(pos, text, RULES_DIALECT_DEFAULT, out, why);
 }
@@ -43,10 +43,11 @@ static inline void play(const struct rules_variant *v, struct rules_position *po
                         const char *text)
 {
     struct rules_move m;
-    char why[RULES_WHY_MAX] = "";
-    if (try_move(v, pos, text, &m, why) != RULES_OK)
-        fail_msg("move %s: %s", text, why);
-    v->position_apply(pos, m);
+    struct rules_why why = { 0 };
+    if (try_move(v, pos, text, &m, &why) != RULES_OK)
+        fail_msg("move %s: %s", text, why.text);
+    if (v->position_apply(pos, m) != RULES_OK)
+        fail_msg("move %s: parsed but not applied", text);
 }
 
 /* Whether the UCI text is among the legal moves. */
@@ -69,12 +70,28 @@ static inline void assert_illegal(const struct rules_variant *v,
                                   const char *reason_part)
 {
     struct rules_move m;
-    char why[RULES_WHY_MAX] = "";
-    enum rules_error err = try_move(v, pos, text, &m, why);
+    struct rules_why why = { 0 };
+    enum rules_error err = try_move(v, pos, text, &m, &why);
     if (err != RULES_ERR_ILLEGAL)
-        fail_msg("%s: expected illegal, got %s (%s)", text, rules_error_text(err), why);
-    if (reason_part != NULL && strstr(why, reason_part) == NULL)
-        fail_msg("%s: reason '%s' does not mention '%s'", text, why, reason_part);
+        fail_msg("%s: expected illegal, got %s (%s)", text, rules_error_text(err), why.text);
+    if (reason_part != NULL && strstr(why.text, reason_part) == NULL)
+        fail_msg("%s: reason '%s' does not mention '%s'", text, why.text, reason_part);
+}
+
+/* A refusal with exactly this error, reason code and text. */
+static inline void assert_refusal(const struct rules_variant *v,
+                                  const struct rules_position *pos, const char *text,
+                                  enum rules_error want_err, const char *want_slug,
+                                  const char *want_text)
+{
+    struct rules_move m;
+    struct rules_why why = { 0 };
+    enum rules_error err = try_move(v, pos, text, &m, &why);
+    if (err != want_err || strcmp(rules_reason_slug(why.reason), want_slug) != 0 ||
+        strcmp(why.text, want_text) != 0)
+        fail_msg("%s: got %s [%s] '%s', want %s [%s] '%s'", text, rules_error_text(err),
+                 rules_reason_slug(why.reason), why.text, rules_error_text(want_err),
+                 want_slug, want_text);
 }
 
 static inline void assert_fen(const struct rules_variant *v, const struct rules_position *pos,

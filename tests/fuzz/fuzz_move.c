@@ -27,7 +27,8 @@ static const struct {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static bool ready;
-    char text[64], why[RULES_WHY_MAX], written[RULES_MOVE_TEXT_MAX];
+    struct rules_why why;
+    char text[64], written[RULES_MOVE_TEXT_MAX];
     const struct rules_variant *v;
     struct rules_position pos;
     struct rules_move move, again;
@@ -40,16 +41,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1 || size > sizeof text)
         return 0;
     v = rules_variant_find(positions[data[0] % n].variant);
-    if (v == NULL || v->position_parse(&pos, positions[data[0] % n].position, why) != RULES_OK)
+    if (v == NULL || v->position_parse(&pos, positions[data[0] % n].position, &why) != RULES_OK)
         abort();
     memcpy(text, data + 1, size - 1);
     text[size - 1] = '\0';
     for (int dialect = 0; dialect < 2; dialect++) {
-        if (v->move_parse(&pos, text, dialect, &move, why) != RULES_OK)
+        if (v->move_parse(&pos, text, dialect, &move, &why) != RULES_OK)
             continue;
         for (int how = RULES_NOTATION_SAN; how <= RULES_NOTATION_POLISH_FULL; how++) {
             v->move_format(&pos, move, (enum rules_notation)how, written, sizeof written);
-            if (v->move_parse(&pos, written, RULES_DIALECT_DEFAULT, &again, why) != RULES_OK ||
+            if (v->move_parse(&pos, written, RULES_DIALECT_DEFAULT, &again, &why) != RULES_OK ||
                 memcmp(&move, &again, sizeof move) != 0)
                 abort();
         }

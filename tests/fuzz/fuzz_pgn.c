@@ -22,9 +22,9 @@ static int on_move(void *arg, const char *token)
 {
     struct game *g = arg;
     struct rules_move m;
-    char why[RULES_WHY_MAX];
+    struct rules_why why = { 0 };
     if (g->count < 256 &&
-        g->v->move_parse(&g->pos, token, g->dialect, &m, why) == RULES_OK) {
+        g->v->move_parse(&g->pos, token, g->dialect, &m, &why) == RULES_OK) {
         g->v->position_apply(&g->pos, m);
         g->moves[g->count++] = m;
     }
@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static bool ready;
     static char out[1 << 16];
     struct game g;
-    char why[RULES_WHY_MAX];
+    struct rules_why why = { 0 };
     unsigned char dialects[4];
     const char *tags[] = { "Event", "fuzz", "Annotator", "\"\\", NULL };
     struct rules_pgn_reader reader = { NULL, on_move, NULL, &g };
@@ -48,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1)
         return 0;
     g.v = rules_variant_list()[data[0] % 2];
-    g.v->position_parse(&g.start, g.v->start_text, why);
+    g.v->position_parse(&g.start, g.v->start_text, &why);
     g.pos = g.start;
     g.count = 0;
     rules_pgn_dialects((const char *)data + 1, size - 1, dialects, 4);
