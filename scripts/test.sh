@@ -11,6 +11,8 @@ set -euo pipefail
 cd "$KORP_ROOT"
 
 korp_install $KORP_PACKAGES $KORP_TEST_PACKAGES
+# The OpenAPI lint runs on Node; a machine may have its own Node and npm already.
+command -v npm >/dev/null || korp_install nodejs npm
 
 TMP=$(mktemp -d /tmp/korp-test.XXXXXX)
 chmod 755 "$TMP"
