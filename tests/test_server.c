@@ -2,7 +2,7 @@
  * test_server.c — korpd as users meet it: started as a real process on a
  * free loopback port against the real test database, spoken to over HTTP
  * with libcurl, stopped by its PID.
- * usage: test_server KORPD_BINARY
+ * usage: test_server KORPD_BINARY SCHEMA_VERSION
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,6 +26,7 @@
 #include "test_env.h"
 
 static const char *korpd_path, *db_url;
+static int expected_schema_version;
 
 /* Every korpd started, so that a failed test still stops them all. */
 static pid_t started[16];
@@ -208,7 +209,7 @@ static void test_server_healthz_reports_database(void **state)
     assert_non_null(json);
     db = cJSON_GetObjectItem(json, "database");
     assert_true(cJSON_IsTrue(cJSON_GetObjectItem(db, "reachable")));
-    assert_int_equal(cJSON_GetObjectItem(db, "schema_version")->valueint, 1);
+    assert_int_equal(cJSON_GetObjectItem(db, "schema_version")->valueint, expected_schema_version);
     assert_string_equal(cJSON_GetObjectItem(json, "status")->valuestring, "ok");
     cJSON_Delete(json);
 
@@ -283,11 +284,12 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_server_port_clash_is_explained),
         cmocka_unit_test(test_server_refuses_bad_settings),
     };
-    if (argc != 2) {
-        fprintf(stderr, "usage: test_server KORPD_BINARY\n");
+    if (argc != 3) {
+        fprintf(stderr, "usage: test_server KORPD_BINARY SCHEMA_VERSION\n");
         return 2;
     }
     korpd_path = argv[1];
+    expected_schema_version = atoi(argv[2]);
     db_url = test_database_url();
     curl_global_init(CURL_GLOBAL_DEFAULT);
     int rc = cmocka_run_group_tests(tests, NULL, stop_leftovers);
