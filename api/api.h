@@ -5,6 +5,7 @@
 #ifndef KORP_API_H
 #define KORP_API_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct db_pool;
@@ -15,6 +16,7 @@ struct api_config {
     int threads;               /* libmicrohttpd thread pool size */
     struct db_pool *pool;      /* borrowed; must outlive the server */
     const char *version;
+    bool test_clock;           /* KORP_TEST_CLOCK=1: POST /v1/admin/clock exists */
 };
 
 struct api_server;

@@ -40,6 +40,7 @@ struct api_request {
     cJSON *json;                                /* the parsed body (API_JSON_BODY) */
     bool authenticated;
     struct db_caller caller;                    /* valid when authenticated */
+    const char *idempotency_key;                /* set: answers are remembered */
 };
 
 typedef enum MHD_Result (*api_handler)(struct api_request *req);
@@ -102,6 +103,9 @@ bool api_body_boolean(struct api_request *req, const char *name, bool fallback);
 enum MHD_Result api_reply(struct api_request *req, unsigned status,
                           struct MHD_Response *resp);
 
+/* Replies with a stored answer (takes body, malloc'd). */
+enum MHD_Result api_reply_stored(struct api_request *req, unsigned status, char *body);
+
 /* Replies with a JSON body; takes ownership of json. */
 enum MHD_Result api_reply_json(struct api_request *req, unsigned status, cJSON *json);
 
@@ -146,5 +150,38 @@ enum MHD_Result api_player_get(struct api_request *req);
 enum MHD_Result api_token_create(struct api_request *req);
 enum MHD_Result api_token_list(struct api_request *req);
 enum MHD_Result api_token_revoke(struct api_request *req);
+enum MHD_Result api_challenge_create(struct api_request *req);
+enum MHD_Result api_challenge_list(struct api_request *req);
+enum MHD_Result api_challenge_accept(struct api_request *req);
+enum MHD_Result api_challenge_decline(struct api_request *req);
+enum MHD_Result api_challenge_cancel(struct api_request *req);
+enum MHD_Result api_game_get(struct api_request *req);
+enum MHD_Result api_game_list(struct api_request *req);
+enum MHD_Result api_game_moves(struct api_request *req);
+enum MHD_Result api_game_legal_moves(struct api_request *req);
+enum MHD_Result api_game_pgn(struct api_request *req);
+enum MHD_Result api_game_analysis(struct api_request *req);
+enum MHD_Result api_game_move(struct api_request *req);
+enum MHD_Result api_game_claim(struct api_request *req);
+enum MHD_Result api_game_draw(struct api_request *req);
+enum MHD_Result api_game_resign(struct api_request *req);
+enum MHD_Result api_game_abort(struct api_request *req);
+enum MHD_Result api_game_adjudicate(struct api_request *req);
+enum MHD_Result api_admin_clock(struct api_request *req);
+
+/* ---- Shared by the game handlers (api_game_json.c). */
+struct games_result;
+struct db_game;
+
+/* The game object of the API. */
+cJSON *api_game_json(const struct db_game *g);
+
+/* Replies to a state change: the game (status `ok_status`), or the
+ * problem its outcome names.  Clears the result. */
+enum MHD_Result api_reply_outcome(struct api_request *req, struct games_result *r,
+                                  unsigned ok_status, const char *move);
+
+/* A query parameter, or NULL. */
+const char *api_query(struct api_request *req, const char *name);
 
 #endif

@@ -34,12 +34,9 @@ static const struct {
     [API_PROBLEM_DRAW_NOT_ALLOWED] = { 422, "draw-not-allowed", "Draw not allowed" },
 };
 
-static struct MHD_Response *json_response(cJSON *json, const char *content_type)
+static struct MHD_Response *text_response(char *text, const char *content_type)
 {
-    char *text = json ? cJSON_PrintUnformatted(json) : NULL;
     struct MHD_Response *resp;
-
-    cJSON_Delete(json);
     if (text == NULL)
         return NULL;
     resp = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
@@ -50,6 +47,40 @@ static struct MHD_Response *json_response(cJSON *json, const char *content_type)
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
     return resp;
+}
+
+static struct MHD_Response *json_response(cJSON *json, const char *content_type)
+{
+    char *text = json ? cJSON_PrintUnformatted(json) : NULL;
+    cJSON_Delete(json);
+    return text_response(text, content_type);
+}
+
+/*
+ * A JSON answer, remembered first when the request carried an
+ * Idempotency-Key (answers a retry should not repeat, 5xx, are not).
+ */
+static enum MHD_Result reply_json_text(struct api_request *req, unsigned status, cJSON *json,
+                                       const char *content_type)
+{
+    char *text = json ? cJSON_PrintUnformatted(json) : NULL;
+    cJSON_Delete(json);
+    if (text != NULL && req->idempotency_key != NULL && req->authenticated && status < 500) {
+        char err[512] = "";
+        enum db_status st = db_idempotency_put(req->config->pool, req->caller.token_id,
+                                               req->idempotency_key, req->method, req->path,
+                                               (int)status, text, err, sizeof err);
+        if (st != DB_OK)
+            base_log(BASE_LOG_WARN, "%s %s: idempotency key not stored: %s", req->method,
+                     req->path, err);
+    }
+    return api_reply(req, status, text_response(text, content_type));
+}
+
+enum MHD_Result api_reply_stored(struct api_request *req, unsigned status, char *body)
+{
+    return api_reply(req, status, text_response(body, status >= 400 ? "application/problem+json"
+                                                                     : "application/json"));
 }
 
 enum MHD_Result api_reply(struct api_request *req, unsigned status, struct MHD_Response *resp)
@@ -67,7 +98,7 @@ enum MHD_Result api_reply(struct api_request *req, unsigned status, struct MHD_R
 
 enum MHD_Result api_reply_json(struct api_request *req, unsigned status, cJSON *json)
 {
-    return api_reply(req, status, json_response(json, "application/json"));
+    return reply_json_text(req, status, json, "application/json");
 }
 
 cJSON *api_problem_new(enum api_problem problem, const char *detail)
@@ -96,8 +127,11 @@ struct MHD_Response *api_problem_response(enum api_problem problem, const char *
 enum MHD_Result api_reply_problem(struct api_request *req, enum api_problem problem,
                                   cJSON *json)
 {
-    struct MHD_Response *resp = json_response(json, "application/problem+json");
-    if (resp != NULL && problem == API_PROBLEM_UNAUTHORIZED)
+    struct MHD_Response *resp;
+    if (problem != API_PROBLEM_UNAUTHORIZED)
+        return reply_json_text(req, problems[problem].status, json, "application/problem+json");
+    resp = json_response(json, "application/problem+json");
+    if (resp != NULL)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
     return api_reply(req, problems[problem].status, resp);
 }

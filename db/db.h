@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 enum db_status {
     DB_OK = 0,
@@ -147,5 +148,159 @@ enum db_status db_token_list(struct db_pool *pool, const char *player_id, struct
 /* Revokes one of the player's tokens at once.  DB_NOT_FOUND if not theirs. */
 enum db_status db_token_revoke(struct db_pool *pool, const char *player_id,
                                const char *token_id, char *err, size_t errsize);
+
+/* ---- Challenges -------------------------------------------------------- */
+
+struct db_challenge {
+    char id[DB_ID_SIZE];
+    char variant[16];
+    char challenger_id[DB_ID_SIZE], challenger_name[DB_NAME_SIZE];
+    char opponent_id[DB_ID_SIZE], opponent_name[DB_NAME_SIZE];
+    char color[8];            /* white, black, random: the challenger's */
+    int days_per_move;        /* 0: no deadline */
+    bool fifty_move_rule;
+    char status[12];          /* open, accepted, declined, cancelled */
+    char game_id[DB_ID_SIZE]; /* "" until accepted */
+    char created_at[DB_TIME_SIZE];
+};
+
+/* Creates an open challenge (id made here).  DB_NOT_FOUND when the
+ * opponent does not exist. */
+enum db_status db_challenge_create(struct db_pool *pool, struct db_challenge *c, char *err,
+                                   size_t errsize);
+
+/* The open challenges a player received or sent, newest first. */
+enum db_status db_challenge_list(struct db_pool *pool, const char *player_id,
+                                 struct db_challenge *incoming, int max_in, int *count_in,
+                                 struct db_challenge *outgoing, int max_out, int *count_out,
+                                 char *err, size_t errsize);
+
+/* Locks a challenge for a state change.  DB_NOT_FOUND if none. */
+enum db_status db_challenge_lock(struct db_tx *tx, const char *id, struct db_challenge *out);
+
+/* Sets a challenge's status (and game id, "" for none). */
+enum db_status db_challenge_set_status(struct db_tx *tx, const char *id, const char *status,
+                                       const char *game_id);
+
+/* ---- Games ------------------------------------------------------------- */
+
+#define DB_FEN_SIZE 256
+
+struct db_game {
+    char id[DB_ID_SIZE];
+    char variant[16];
+    char white_id[DB_ID_SIZE], white_name[DB_NAME_SIZE];
+    char black_id[DB_ID_SIZE], black_name[DB_NAME_SIZE];
+    char fen[DB_FEN_SIZE];
+    int ply;
+    char status[12];              /* active, finished, aborted */
+    char result[12];              /* *, 1-0, 0-1, 1/2-1/2, 3/4-1/4, 1/4-3/4 */
+    char termination[32];         /* "" while none */
+    char adjudication_reason[512];
+    int days_per_move;            /* 0: no deadline */
+    char deadline[DB_TIME_SIZE];  /* "" when none */
+    char draw_offer[8];           /* "", white, black */
+    bool fifty_move_rule;
+    int key_version;
+    /* Repetition keys since the last irreversible move, the current
+     * position's last.  Owned (db_game_clear frees). */
+    uint64_t *keys;
+    int key_count;
+    char created_at[DB_TIME_SIZE];
+    char updated_at[DB_TIME_SIZE];
+    /* SAN of every move, space-separated (db_game_get, db_game_list);
+     * owned. */
+    char *sans;
+    /* db_game_list only: created_at in microseconds since 1970, with id
+     * the keyset position of the game for the next page. */
+    char created_us[24];
+};
+
+/* Frees what a db_game owns.  Safe on a zeroed or cleared game. */
+void db_game_clear(struct db_game *g);
+
+/* Creates a game from its first position (id made here, into g->id). */
+enum db_status db_game_insert(struct db_tx *tx, struct db_game *g);
+
+/* Locks a game row for a state change.  DB_NOT_FOUND if none. */
+enum db_status db_game_lock(struct db_tx *tx, const char *id, struct db_game *out);
+
+/*
+ * Saves a game's state: position, ply, status, result, termination,
+ * adjudication reason, draw offer, repetition keys; the deadline is set
+ * from days_per_move when `restart_clock` and the game is active, cleared
+ * when it is over.  Fills updated_at and deadline back.
+ */
+enum db_status db_game_save(struct db_tx *tx, struct db_game *g, bool restart_clock);
+
+/* Appends a move (the game row must be locked). */
+enum db_status db_move_insert(struct db_tx *tx, const char *game_id, int ply, const char *san,
+                              const char *uci, const char *fen);
+
+/* Records an event for both players of a game, with a snapshot of its
+ * state; `detail` is a JSON object text merged in (or NULL). */
+enum db_status db_game_event(struct db_tx *tx, const char *game_id, const char *type,
+                             const char *detail);
+
+/* Records an event for the two players of a challenge. */
+enum db_status db_challenge_event(struct db_tx *tx, const char *challenge_id,
+                                  const char *type);
+
+/* A game with its moves' SAN.  DB_NOT_FOUND if none. */
+enum db_status db_game_get(struct db_pool *pool, const char *id, struct db_game *out,
+                           char *err, size_t errsize);
+
+struct db_game_filter {
+    const char *player_id;    /* NULL: any */
+    const char *status;       /* NULL: any */
+    const char *variant;      /* NULL: any */
+    const char *after_us;     /* keyset cursor: created_us and id of the */
+    const char *after_id;     /* last game of the previous page; NULL: first */
+    int limit;
+};
+
+/* Games newest first, by keyset; out[max] each cleared by the caller
+ * (db_game_clear).  *more is true when another page follows. */
+enum db_status db_game_list(struct db_pool *pool, const struct db_game_filter *f,
+                            struct db_game *out, int max, int *count, bool *more,
+                            char *err, size_t errsize);
+
+struct db_move {
+    int ply;
+    char san[32];
+    char uci[32];
+    char fen[DB_FEN_SIZE];
+    char at[DB_TIME_SIZE];
+};
+
+/* All moves of a game in order, into a malloc'd array (*moves; caller
+ * frees).  DB_NOT_FOUND if the game does not exist. */
+enum db_status db_move_list(struct db_pool *pool, const char *game_id, struct db_move **moves,
+                            int *count, char *err, size_t errsize);
+
+/* Ends up to `max` active games whose deadline has passed, each by the
+ * callback in its own transaction (FOR UPDATE SKIP LOCKED), and returns
+ * how many were ended in *ended. */
+typedef enum db_status (*db_game_fn)(struct db_tx *tx, struct db_game *g, void *arg);
+enum db_status db_games_overdue(struct db_pool *pool, int max, db_game_fn end, void *arg,
+                                int *ended, char *err, size_t errsize);
+
+/* ---- The clock and idempotency ---------------------------------------- */
+
+/* Moves the one clock forward to `offset_seconds` past the database's own;
+ * *now gets the new time. */
+enum db_status db_clock_set(struct db_pool *pool, long long offset_seconds,
+                            char now[DB_TIME_SIZE], char *err, size_t errsize);
+
+/* The stored first answer to (token, key, method, path): DB_NOT_FOUND when
+ * none younger than 24 hours.  *body is malloc'd (caller frees). */
+enum db_status db_idempotency_get(struct db_pool *pool, const char *token_id, const char *key,
+                                  const char *method, const char *path, int *status,
+                                  char **body, char *err, size_t errsize);
+
+/* Stores the first answer (a later one for the same key is ignored). */
+enum db_status db_idempotency_put(struct db_pool *pool, const char *token_id, const char *key,
+                                  const char *method, const char *path, int status,
+                                  const char *body, char *err, size_t errsize);
 
 #endif

@@ -32,6 +32,24 @@ enum db_stmt {
     DB_STMT_TOKEN_TOUCH,
     DB_STMT_TOKEN_LIST,
     DB_STMT_TOKEN_DELETE,
+    DB_STMT_CHALLENGE_INSERT,
+    DB_STMT_CHALLENGE_GET,
+    DB_STMT_CHALLENGE_LOCK,
+    DB_STMT_CHALLENGE_LIST,
+    DB_STMT_CHALLENGE_SET_STATUS,
+    DB_STMT_CHALLENGE_EVENT,
+    DB_STMT_GAME_INSERT,
+    DB_STMT_GAME_LOCK,
+    DB_STMT_GAME_GET,
+    DB_STMT_GAME_LIST,
+    DB_STMT_GAME_SAVE,
+    DB_STMT_GAME_EVENT,
+    DB_STMT_GAME_OVERDUE,
+    DB_STMT_MOVE_INSERT,
+    DB_STMT_MOVE_LIST,
+    DB_STMT_CLOCK_SET,
+    DB_STMT_IDEMPOTENCY_GET,
+    DB_STMT_IDEMPOTENCY_PUT,
     DB_STMT_COUNT
 };
 
@@ -89,6 +107,9 @@ enum db_status db_exec_sql(struct db_tx *tx, const char *sql, int nparams,
 
 /* Copies a column's text into a buffer of that size ("" for NULL). */
 void db_copy(char *dst, size_t size, const PGresult *res, int row, int col);
+
+/* Reads the game columns of GAME_COLUMNS (db_statements.c) from row. */
+void db_game_read(struct db_game *g, const PGresult *res, int row);
 
 /* Makes a new random id into id (DB_ID_SIZE); false if the generator failed. */
 bool db_new_id(char *id);

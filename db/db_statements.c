@@ -5,6 +5,28 @@
  */
 #include "db_int.h"
 
+/* The columns db_game_read reads, in its order, and where they come from. */
+#define GAME_COLUMNS                                                                 \
+    "g.id, g.variant, g.white_id, w.name, g.black_id, b.name, g.fen, g.ply, g.status," \
+    " g.result, g.termination, g.adjudication_reason, g.days_per_move,"               \
+    " korp_time(g.deadline), g.draw_offer, g.fifty_move_rule, g.key_version,"         \
+    " g.repetition_keys, korp_time(g.created_at), korp_time(g.updated_at)"
+#define GAME_FROM                                                                    \
+    " FROM games g JOIN players w ON w.id = g.white_id JOIN players b ON b.id = g.black_id"
+#define GAME_SANS " (SELECT string_agg(san, ' ' ORDER BY ply) FROM moves m WHERE m.game_id = g.id)"
+
+#define CHALLENGE_COLUMNS                                                              \
+    "c.id, c.variant, c.challenger_id, x.name, c.opponent_id, o.name, c.color,"          \
+    " c.days_per_move, c.fifty_move_rule, c.status, c.game_id, korp_time(c.created_at)"
+#define CHALLENGE_FROM                                                                 \
+    " FROM challenges c JOIN players x ON x.id = c.challenger_id"                       \
+    " JOIN players o ON o.id = c.opponent_id"
+
+/* A snapshot of the game that every game event carries. */
+#define GAME_SNAPSHOT                                                                  \
+    "jsonb_build_object('game_id', g.id, 'ply', g.ply, 'fen', g.fen, 'status', g.status," \
+    " 'result', g.result, 'termination', g.termination, 'draw_offer', g.draw_offer)"
+
 const struct db_statement db_statements[] = {
     [DB_STMT_SCHEMA_VERSION] = { DB_STMT_SCHEMA_VERSION, "schema_version",
                                  "SELECT coalesce(max(version), 0) FROM schema_migrations", 0 },
@@ -36,6 +58,85 @@ const struct db_statement db_statements[] = {
         " WHERE player_id = $1 ORDER BY created_at, id LIMIT $2", 2 },
     [DB_STMT_TOKEN_DELETE] = { DB_STMT_TOKEN_DELETE, "token_delete",
         "DELETE FROM tokens WHERE id = $1 AND player_id = $2", 2 },
+
+    /* ---- challenges */
+    [DB_STMT_CHALLENGE_INSERT] = { DB_STMT_CHALLENGE_INSERT, "challenge_insert",
+        "INSERT INTO challenges (id, variant, challenger_id, opponent_id, color,"
+        " days_per_move, fifty_move_rule, created_at)"
+        " SELECT $1, $2, $3, p.id, $5, $6, $7, korp_now() FROM players p WHERE p.id = $4", 7 },
+    [DB_STMT_CHALLENGE_GET] = { DB_STMT_CHALLENGE_GET, "challenge_get",
+        "SELECT " CHALLENGE_COLUMNS CHALLENGE_FROM " WHERE c.id = $1", 1 },
+    [DB_STMT_CHALLENGE_LOCK] = { DB_STMT_CHALLENGE_LOCK, "challenge_lock",
+        "SELECT " CHALLENGE_COLUMNS CHALLENGE_FROM " WHERE c.id = $1 FOR UPDATE OF c", 1 },
+    [DB_STMT_CHALLENGE_LIST] = { DB_STMT_CHALLENGE_LIST, "challenge_list",
+        "SELECT " CHALLENGE_COLUMNS CHALLENGE_FROM
+        " WHERE c.status = 'open' AND (c.opponent_id = $1 OR c.challenger_id = $1)"
+        " ORDER BY c.created_at DESC, c.id DESC LIMIT $2", 2 },
+    [DB_STMT_CHALLENGE_SET_STATUS] = { DB_STMT_CHALLENGE_SET_STATUS, "challenge_set_status",
+        "UPDATE challenges SET status = $2, game_id = nullif($3, '') WHERE id = $1", 3 },
+    [DB_STMT_CHALLENGE_EVENT] = { DB_STMT_CHALLENGE_EVENT, "challenge_event",
+        "INSERT INTO events (player_id, game_id, type, payload, created_at)"
+        " SELECT p, NULL, $2, jsonb_build_object('challenge_id', c.id, 'status', c.status,"
+        " 'challenger', c.challenger_id, 'opponent', c.opponent_id, 'game_id', c.game_id),"
+        " korp_now() FROM challenges c, unnest(ARRAY[c.challenger_id, c.opponent_id]) p"
+        " WHERE c.id = $1", 2 },
+
+    /* ---- games and moves */
+    [DB_STMT_GAME_INSERT] = { DB_STMT_GAME_INSERT, "game_insert",
+        "INSERT INTO games (id, variant, white_id, black_id, fen, fifty_move_rule,"
+        " days_per_move, deadline, repetition_keys, key_version, challenge_id,"
+        " created_at, updated_at)"
+        " VALUES ($1, $2, $3, $4, $5, $6, $7::int,"
+        " korp_now() + make_interval(days => $7::int), $8::bigint[], $9, nullif($10, ''),"
+        " korp_now(), korp_now())"
+        " RETURNING korp_time(created_at), korp_time(updated_at), korp_time(deadline)", 10 },
+    [DB_STMT_GAME_LOCK] = { DB_STMT_GAME_LOCK, "game_lock",
+        "SELECT " GAME_COLUMNS GAME_FROM " WHERE g.id = $1 FOR UPDATE OF g", 1 },
+    [DB_STMT_GAME_GET] = { DB_STMT_GAME_GET, "game_get",
+        "SELECT " GAME_COLUMNS "," GAME_SANS GAME_FROM " WHERE g.id = $1", 1 },
+    [DB_STMT_GAME_LIST] = { DB_STMT_GAME_LIST, "game_list",
+        "SELECT " GAME_COLUMNS "," GAME_SANS ","
+        " (extract(epoch FROM g.created_at) * 1000000)::bigint" GAME_FROM
+        " WHERE ($1::text IS NULL OR g.white_id = $1 OR g.black_id = $1)"
+        " AND ($2::text IS NULL OR g.status = $2) AND ($3::text IS NULL OR g.variant = $3)"
+        " AND ($4::bigint IS NULL OR (g.created_at, g.id) <"
+        " (timestamptz 'epoch' + $4::bigint * interval '1 microsecond', $5::text))"
+        " ORDER BY g.created_at DESC, g.id DESC LIMIT $6", 6 },
+    [DB_STMT_GAME_SAVE] = { DB_STMT_GAME_SAVE, "game_save",
+        "UPDATE games SET fen = $2, ply = $3, status = $4, result = $5,"
+        " termination = nullif($6, ''), adjudication_reason = nullif($7, ''),"
+        " draw_offer = nullif($8, ''), repetition_keys = $9::bigint[],"
+        " deadline = CASE WHEN $4 <> 'active' OR days_per_move IS NULL THEN NULL"
+        "                 WHEN $10 THEN korp_now() + make_interval(days => days_per_move)"
+        "                 ELSE deadline END,"
+        " updated_at = korp_now() WHERE id = $1"
+        " RETURNING korp_time(updated_at), korp_time(deadline)", 10 },
+    [DB_STMT_GAME_EVENT] = { DB_STMT_GAME_EVENT, "game_event",
+        "INSERT INTO events (player_id, game_id, type, payload, created_at)"
+        " SELECT p, g.id, $2, " GAME_SNAPSHOT " || coalesce($3::jsonb, '{}'), korp_now()"
+        " FROM games g, unnest(ARRAY[g.white_id, g.black_id]) p WHERE g.id = $1", 3 },
+    [DB_STMT_GAME_OVERDUE] = { DB_STMT_GAME_OVERDUE, "game_overdue",
+        "SELECT " GAME_COLUMNS GAME_FROM
+        " WHERE g.status = 'active' AND g.deadline < korp_now()"
+        " ORDER BY g.deadline LIMIT 1 FOR UPDATE OF g SKIP LOCKED", 0 },
+    [DB_STMT_MOVE_INSERT] = { DB_STMT_MOVE_INSERT, "move_insert",
+        "INSERT INTO moves (game_id, ply, san, uci, fen, played_at)"
+        " VALUES ($1, $2, $3, $4, $5, korp_now())", 5 },
+    [DB_STMT_MOVE_LIST] = { DB_STMT_MOVE_LIST, "move_list",
+        "SELECT g.id, m.ply, m.san, m.uci, m.fen, korp_time(m.played_at)"
+        " FROM games g LEFT JOIN moves m ON m.game_id = g.id WHERE g.id = $1 ORDER BY m.ply", 1 },
+
+    /* ---- the clock and idempotency keys */
+    [DB_STMT_CLOCK_SET] = { DB_STMT_CLOCK_SET, "clock_set",
+        "UPDATE clock SET offset_seconds = $1 RETURNING korp_time(korp_now())", 1 },
+    [DB_STMT_IDEMPOTENCY_GET] = { DB_STMT_IDEMPOTENCY_GET, "idempotency_get",
+        "SELECT status, body, method = $3 AND path = $4 FROM idempotency_keys"
+        " WHERE token_id = $1 AND key = $2 AND created_at > korp_now() - interval '24 hours'", 4 },
+    [DB_STMT_IDEMPOTENCY_PUT] = { DB_STMT_IDEMPOTENCY_PUT, "idempotency_put",
+        "INSERT INTO idempotency_keys (token_id, key, method, path, status, body, created_at)"
+        " VALUES ($1, $2, $3, $4, $5, $6, korp_now()) ON CONFLICT (token_id, key) DO UPDATE"
+        " SET method = $3, path = $4, status = $5, body = $6, created_at = korp_now()"
+        " WHERE idempotency_keys.created_at <= korp_now() - interval '24 hours'", 6 },
 };
 
 _Static_assert(sizeof db_statements / sizeof db_statements[0] == DB_STMT_COUNT,

@@ -1,0 +1,331 @@
+/*
+ * db_games.c — games and their moves: the row a state change locks and
+ * saves, the reads the API serves, and the overdue games for the sweeper.
+ */
+#include "db_int.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void db_game_clear(struct db_game *g)
+{
+    free(g->keys);
+    free(g->sans);
+    g->keys = NULL;
+    g->sans = NULL;
+    g->key_count = 0;
+}
+
+/* "{1,-2,3}" (bigint[] as text) into a malloc'd array of keys. */
+static bool keys_parse(const char *text, uint64_t **keys, int *count)
+{
+    size_t cap = 1;
+    int n = 0;
+    uint64_t *out;
+    for (const char *p = text; *p; p++)
+        cap += *p == ',';
+    out = malloc(cap * sizeof *out);
+    if (out == NULL)
+        return false;
+    for (const char *p = text; *p != '\0';) {
+        char *end;
+        if (*p == '{' || *p == ',' || *p == '}') {
+            p++;
+            continue;
+        }
+        long long v = strtoll(p, &end, 10);
+        if (end == p || (size_t)n >= cap)
+            break;
+        out[n++] = (uint64_t)v;
+        p = end;
+    }
+    *keys = out;
+    *count = n;
+    return true;
+}
+
+/* Keys as bigint[] text; malloc'd. */
+static char *keys_format(const uint64_t *keys, int count)
+{
+    size_t size = 3 + (size_t)count * 22;
+    char *text = malloc(size), *p = text;
+    if (text == NULL)
+        return NULL;
+    *p++ = '{';
+    for (int i = 0; i < count; i++)
+        p += snprintf(p, size - (size_t)(p - text), "%s%" PRId64, i ? "," : "",
+                      (int64_t)keys[i]);
+    *p++ = '}';
+    *p = '\0';
+    return text;
+}
+
+void db_game_read(struct db_game *g, const PGresult *res, int row)
+{
+    memset(g, 0, sizeof *g);
+    db_copy(g->id, sizeof g->id, res, row, 0);
+    db_copy(g->variant, sizeof g->variant, res, row, 1);
+    db_copy(g->white_id, sizeof g->white_id, res, row, 2);
+    db_copy(g->white_name, sizeof g->white_name, res, row, 3);
+    db_copy(g->black_id, sizeof g->black_id, res, row, 4);
+    db_copy(g->black_name, sizeof g->black_name, res, row, 5);
+    db_copy(g->fen, sizeof g->fen, res, row, 6);
+    g->ply = atoi(PQgetvalue(res, row, 7));
+    db_copy(g->status, sizeof g->status, res, row, 8);
+    db_copy(g->result, sizeof g->result, res, row, 9);
+    db_copy(g->termination, sizeof g->termination, res, row, 10);
+    db_copy(g->adjudication_reason, sizeof g->adjudication_reason, res, row, 11);
+    g->days_per_move = atoi(PQgetvalue(res, row, 12));
+    db_copy(g->deadline, sizeof g->deadline, res, row, 13);
+    db_copy(g->draw_offer, sizeof g->draw_offer, res, row, 14);
+    g->fifty_move_rule = PQgetvalue(res, row, 15)[0] == 't';
+    g->key_version = atoi(PQgetvalue(res, row, 16));
+    if (!keys_parse(PQgetvalue(res, row, 17), &g->keys, &g->key_count))
+        g->key_count = 0;
+    db_copy(g->created_at, sizeof g->created_at, res, row, 18);
+    db_copy(g->updated_at, sizeof g->updated_at, res, row, 19);
+    if (PQnfields(res) > 20)
+        g->sans = strdup(PQgetisnull(res, row, 20) ? "" : PQgetvalue(res, row, 20));
+}
+
+enum db_status db_game_insert(struct db_tx *tx, struct db_game *g)
+{
+    char days[16], version[16], fifty[8];
+    char *keys = keys_format(g->keys, g->key_count);
+    const char *params[10] = { g->id, g->variant, g->white_id, g->black_id, g->fen, fifty,
+                               g->days_per_move > 0 ? days : NULL, keys, version, "" };
+    PGresult *res = NULL;
+    enum db_status rc;
+
+    if (keys == NULL || !db_new_id(g->id)) {
+        free(keys);
+        snprintf(tx->err, tx->errsize, "out of memory, or the random generator failed");
+        return DB_HARD_ERROR;
+    }
+    snprintf(days, sizeof days, "%d", g->days_per_move);
+    snprintf(version, sizeof version, "%d", g->key_version);
+    snprintf(fifty, sizeof fifty, "%s", g->fifty_move_rule ? "true" : "false");
+    rc = db_exec(tx, DB_STMT_GAME_INSERT, params, &res);
+    if (rc == DB_OK) {
+        db_copy(g->created_at, sizeof g->created_at, res, 0, 0);
+        db_copy(g->updated_at, sizeof g->updated_at, res, 0, 1);
+        db_copy(g->deadline, sizeof g->deadline, res, 0, 2);
+    }
+    PQclear(res);
+    free(keys);
+    return rc;
+}
+
+enum db_status db_game_lock(struct db_tx *tx, const char *id, struct db_game *out)
+{
+    const char *params[1] = { id };
+    PGresult *res = NULL;
+    enum db_status rc = db_exec(tx, DB_STMT_GAME_LOCK, params, &res);
+    if (rc == DB_OK && PQntuples(res) == 0)
+        rc = DB_NOT_FOUND;
+    if (rc == DB_OK)
+        db_game_read(out, res, 0);
+    PQclear(res);
+    return rc;
+}
+
+enum db_status db_game_save(struct db_tx *tx, struct db_game *g, bool restart_clock)
+{
+    char ply[16];
+    char *keys = keys_format(g->keys, g->key_count);
+    const char *params[10] = { g->id, g->fen, ply, g->status, g->result, g->termination,
+                               g->adjudication_reason, g->draw_offer, keys,
+                               restart_clock ? "true" : "false" };
+    PGresult *res = NULL;
+    enum db_status rc;
+
+    if (keys == NULL) {
+        snprintf(tx->err, tx->errsize, "out of memory");
+        return DB_HARD_ERROR;
+    }
+    snprintf(ply, sizeof ply, "%d", g->ply);
+    rc = db_exec(tx, DB_STMT_GAME_SAVE, params, &res);
+    if (rc == DB_OK) {
+        db_copy(g->updated_at, sizeof g->updated_at, res, 0, 0);
+        db_copy(g->deadline, sizeof g->deadline, res, 0, 1);
+    }
+    PQclear(res);
+    free(keys);
+    return rc;
+}
+
+enum db_status db_move_insert(struct db_tx *tx, const char *game_id, int ply, const char *san,
+                              const char *uci, const char *fen)
+{
+    char n[16];
+    const char *params[5] = { game_id, n, san, uci, fen };
+    snprintf(n, sizeof n, "%d", ply);
+    return db_exec(tx, DB_STMT_MOVE_INSERT, params, NULL);
+}
+
+enum db_status db_game_event(struct db_tx *tx, const char *game_id, const char *type,
+                             const char *detail)
+{
+    const char *params[3] = { game_id, type, detail };
+    return db_exec(tx, DB_STMT_GAME_EVENT, params, NULL);
+}
+
+struct game_get {
+    const char *id;
+    struct db_game *out;
+};
+
+static enum db_status game_get(struct db_tx *tx, void *arg)
+{
+    struct game_get *g = arg;
+    const char *params[1] = { g->id };
+    PGresult *res = NULL;
+    enum db_status rc = db_exec(tx, DB_STMT_GAME_GET, params, &res);
+    if (rc == DB_OK && PQntuples(res) == 0)
+        rc = DB_NOT_FOUND;
+    if (rc == DB_OK)
+        db_game_read(g->out, res, 0);
+    PQclear(res);
+    return rc;
+}
+
+enum db_status db_game_get(struct db_pool *pool, const char *id, struct db_game *out,
+                           char *err, size_t errsize)
+{
+    struct game_get g = { id, out };
+    return db_run_once(pool, game_get, &g, err, errsize);
+}
+
+struct game_list {
+    const struct db_game_filter *f;
+    struct db_game *out;
+    int max, *count;
+    bool *more;
+};
+
+static enum db_status game_list(struct db_tx *tx, void *arg)
+{
+    struct game_list *l = arg;
+    char limit[16];
+    const char *params[6] = { l->f->player_id, l->f->status, l->f->variant, l->f->after_us,
+                              l->f->after_id, limit };
+    PGresult *res = NULL;
+    enum db_status rc;
+
+    /* One more than asked: whether another page follows. */
+    snprintf(limit, sizeof limit, "%d", l->f->limit + 1);
+    rc = db_exec(tx, DB_STMT_GAME_LIST, params, &res);
+    if (rc == DB_OK) {
+        int n = PQntuples(res);
+        *l->more = n > l->f->limit;
+        *l->count = n > l->f->limit ? l->f->limit : n;
+        if (*l->count > l->max)
+            *l->count = l->max;
+        for (int i = 0; i < *l->count; i++) {
+            db_game_read(&l->out[i], res, i);
+            db_copy(l->out[i].created_us, sizeof l->out[i].created_us, res, i, 21);
+        }
+    }
+    PQclear(res);
+    return rc;
+}
+
+enum db_status db_game_list(struct db_pool *pool, const struct db_game_filter *f,
+                            struct db_game *out, int max, int *count, bool *more,
+                            char *err, size_t errsize)
+{
+    struct game_list l = { f, out, max, count, more };
+    *count = 0;
+    *more = false;
+    return db_run_once(pool, game_list, &l, err, errsize);
+}
+
+struct move_list {
+    const char *game_id;
+    struct db_move **moves;
+    int *count;
+};
+
+static enum db_status move_list(struct db_tx *tx, void *arg)
+{
+    struct move_list *l = arg;
+    const char *params[1] = { l->game_id };
+    PGresult *res = NULL;
+    enum db_status rc = db_exec(tx, DB_STMT_MOVE_LIST, params, &res);
+    int n;
+
+    if (rc == DB_OK && PQntuples(res) == 0)
+        rc = DB_NOT_FOUND;
+    if (rc == DB_OK) {
+        /* A game without moves comes back as one row of NULLs. */
+        n = PQgetisnull(res, 0, 1) ? 0 : PQntuples(res);
+        *l->moves = calloc((size_t)(n > 0 ? n : 1), sizeof **l->moves);
+        if (*l->moves == NULL) {
+            PQclear(res);
+            snprintf(tx->err, tx->errsize, "out of memory");
+            return DB_HARD_ERROR;
+        }
+        for (int i = 0; i < n; i++) {
+            struct db_move *m = &(*l->moves)[i];
+            m->ply = atoi(PQgetvalue(res, i, 1));
+            db_copy(m->san, sizeof m->san, res, i, 2);
+            db_copy(m->uci, sizeof m->uci, res, i, 3);
+            db_copy(m->fen, sizeof m->fen, res, i, 4);
+            db_copy(m->at, sizeof m->at, res, i, 5);
+        }
+        *l->count = n;
+    }
+    PQclear(res);
+    return rc;
+}
+
+enum db_status db_move_list(struct db_pool *pool, const char *game_id, struct db_move **moves,
+                            int *count, char *err, size_t errsize)
+{
+    struct move_list l = { game_id, moves, count };
+    *moves = NULL;
+    *count = 0;
+    return db_run_once(pool, move_list, &l, err, errsize);
+}
+
+struct overdue {
+    db_game_fn end;
+    void *arg;
+    bool found;
+};
+
+static enum db_status end_one(struct db_tx *tx, void *arg)
+{
+    struct overdue *o = arg;
+    PGresult *res = NULL;
+    struct db_game g;
+    enum db_status rc = db_exec(tx, DB_STMT_GAME_OVERDUE, NULL, &res);
+
+    o->found = false;
+    if (rc == DB_OK && PQntuples(res) == 1) {
+        db_game_read(&g, res, 0);
+        o->found = true;
+        rc = o->end(tx, &g, o->arg);
+        db_game_clear(&g);
+    }
+    PQclear(res);
+    return rc;
+}
+
+enum db_status db_games_overdue(struct db_pool *pool, int max, db_game_fn end, void *arg,
+                                int *ended, char *err, size_t errsize)
+{
+    struct overdue o = { end, arg, false };
+    *ended = 0;
+    while (*ended < max) {
+        enum db_status rc = db_run_tx(pool, end_one, &o, err, errsize);
+        if (rc != DB_OK)
+            return rc;
+        if (!o.found)
+            break;
+        (*ended)++;
+    }
+    return DB_OK;
+}

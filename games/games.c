@@ -1,0 +1,624 @@
+/*
+ * games.c — each state change of a game as one transaction (see games.h).
+ *
+ * A transaction body may run more than once (db_run_tx retries), so each
+ * starts by clearing its result.  A refusal returns DB_OK before anything
+ * is written: the transaction then commits nothing.
+ */
+#include "games.h"
+
+#include "base.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void games_result_clear(struct games_result *r)
+{
+    db_game_clear(&r->game);
+}
+
+static void result_reset(struct games_result *r)
+{
+    db_game_clear(&r->game);
+    memset(r, 0, sizeof *r);
+}
+
+static enum db_status refuse(struct games_result *r, enum games_outcome outcome,
+                             const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static enum db_status refuse(struct games_result *r, enum games_outcome outcome,
+                             const char *fmt, ...)
+{
+    va_list ap;
+    r->outcome = outcome;
+    va_start(ap, fmt);
+    vsnprintf(r->detail, sizeof r->detail, fmt, ap);
+    va_end(ap);
+    return DB_OK;
+}
+
+const struct rules_variant *games_variant(const struct db_game *g)
+{
+    return rules_variant_find(g->variant);
+}
+
+static const char *color_name(enum rules_color c)
+{
+    return c == RULES_WHITE ? "white" : "black";
+}
+
+/* The colour the player has in the game, or -1 if not a player of it. */
+static int color_of(const struct db_game *g, const char *player_id)
+{
+    if (strcmp(g->white_id, player_id) == 0)
+        return RULES_WHITE;
+    if (strcmp(g->black_id, player_id) == 0)
+        return RULES_BLACK;
+    return -1;
+}
+
+/* Reads the stored position; a bad one is a hard error (never trusted). */
+static enum db_status load(struct db_tx *tx, const struct db_game *g,
+                           const struct rules_variant **v, struct rules_position *pos)
+{
+    struct rules_why why = { 0 };
+    (void)tx;
+    *v = games_variant(g);
+    if (*v == NULL || (*v)->position_parse(pos, g->fen, &why) != RULES_OK) {
+        base_log(BASE_LOG_ERROR, "game %s: stored position '%s' is unreadable: %s", g->id,
+                 g->fen, why.text);
+        return DB_HARD_ERROR;
+    }
+    return DB_OK;
+}
+
+static void finish(struct db_game *g, const char *result, const char *termination)
+{
+    snprintf(g->status, sizeof g->status, "finished");
+    snprintf(g->result, sizeof g->result, "%s", result);
+    snprintf(g->termination, sizeof g->termination, "%s", termination);
+    g->draw_offer[0] = '\0';
+}
+
+/* Locks the game and checks the caller may act on it now. */
+static enum db_status lock_for_player(struct db_tx *tx, const char *game_id,
+                                      const char *player_id, bool needs_turn,
+                                      struct games_result *r, const struct rules_variant **v,
+                                      struct rules_position *pos, int *color)
+{
+    enum db_status rc = db_game_lock(tx, game_id, &r->game);
+    if (rc == DB_NOT_FOUND)
+        return refuse(r, GAMES_NOT_FOUND, "no game has the id '%s'", game_id);
+    if (rc != DB_OK)
+        return rc;
+    r->ply = r->game.ply;
+    if ((*color = color_of(&r->game, player_id)) < 0)
+        return refuse(r, GAMES_FORBIDDEN, "you are not a player of this game");
+    if (strcmp(r->game.status, "active") != 0)
+        return refuse(r, GAMES_GAME_OVER, "the game is over (%s%s%s)", r->game.result,
+                      r->game.termination[0] ? " by " : "", r->game.termination);
+    if ((rc = load(tx, &r->game, v, pos)) != DB_OK)
+        return rc;
+    if (needs_turn && (*v)->side_to_move(pos) != (enum rules_color)*color)
+        return refuse(r, GAMES_NOT_YOUR_TURN, "it is %s's turn, and you play %s",
+                      color_name((*v)->side_to_move(pos)), color_name(*color));
+    return DB_OK;
+}
+
+/* Reads a move: the variant's letters first, then (Glinski) Hungarian. */
+static bool read_move(const struct rules_variant *v, const struct rules_position *pos,
+                      const char *text, struct rules_move *m, struct games_result *r)
+{
+    struct rules_why why = { 0 }, other = { 0 };
+    enum rules_error e = v->move_parse(pos, text, RULES_DIALECT_DEFAULT, m, &why);
+    if (e != RULES_OK && strcmp(v->name, "glinski") == 0 &&
+        v->move_parse(pos, text, RULES_DIALECT_HUNGARIAN, m, &other) == RULES_OK)
+        e = RULES_OK;
+    if (e == RULES_OK)
+        return true;
+    r->outcome = GAMES_ILLEGAL;
+    r->reason = why.reason;
+    snprintf(r->detail, sizeof r->detail, "%s", why.text[0] ? why.text : rules_error_text(e));
+    return false;
+}
+
+/*
+ * Plays a legal move on the locked game: the move row, the game's new
+ * state (status, keys, draw offer) and the events.  Ends the game when the
+ * position does.
+ */
+static enum db_status play(struct db_tx *tx, const struct rules_variant *v,
+                           struct rules_position *pos, struct rules_move m, struct db_game *g)
+{
+    char san[RULES_MOVE_TEXT_MAX], uci[RULES_MOVE_TEXT_MAX], detail[128];
+    enum rules_color mover = v->side_to_move(pos);
+    bool irreversible = v->move_is_irreversible(pos, m);
+    struct rules_report report;
+    uint64_t key;
+    enum db_status rc;
+
+    v->move_format(pos, m, RULES_NOTATION_SAN, san, sizeof san);
+    v->move_format(pos, m, RULES_NOTATION_UCI, uci, sizeof uci);
+    if (v->position_apply(pos, m) != RULES_OK)
+        return DB_HARD_ERROR;   /* move_parse gave it: cannot happen */
+    v->position_format(pos, g->fen, sizeof g->fen);
+    g->ply++;
+    key = v->repetition_key(pos);
+    if (irreversible || g->key_version != RULES_KEY_VERSION || g->key_count == 0) {
+        g->key_count = 0;   /* no position before this one can recur */
+        g->key_version = RULES_KEY_VERSION;
+    }
+    uint64_t *grown = realloc(g->keys, (size_t)(g->key_count + 1) * sizeof *grown);
+    if (grown == NULL)
+        return DB_HARD_ERROR;
+    g->keys = grown;
+    g->keys[g->key_count++] = key;
+    /* An offer lapses when the offering side's opponent moves. */
+    if (strcmp(g->draw_offer, color_name(mover == RULES_WHITE ? RULES_BLACK : RULES_WHITE)) == 0)
+        g->draw_offer[0] = '\0';
+    v->position_report(pos, &report);
+    if (report.status != RULES_ONGOING)
+        finish(g, rules_result_text(report.result), rules_status_text(report.status));
+
+    snprintf(detail, sizeof detail, "{\"san\":\"%s\",\"uci\":\"%s\"}", san, uci);
+    if ((rc = db_move_insert(tx, g->id, g->ply, san, uci, g->fen)) != DB_OK ||
+        (rc = db_game_save(tx, g, true)) != DB_OK ||
+        (rc = db_game_event(tx, g->id, "move", detail)) != DB_OK)
+        return rc;
+    if (strcmp(g->status, "active") != 0)
+        rc = db_game_event(tx, g->id, "game-end", NULL);
+    return rc;
+}
+
+/* ---- Moves --------------------------------------------------------------- */
+
+struct move_args {
+    const char *player_id, *game_id, *text;
+    int ply;
+    struct games_result *out;
+};
+
+static enum db_status move_tx(struct db_tx *tx, void *arg)
+{
+    struct move_args *a = arg;
+    struct games_result *r = a->out;
+    const struct rules_variant *v = NULL;
+    struct rules_position pos;
+    struct rules_move m;
+    int color;
+    enum db_status rc;
+
+    result_reset(r);
+    rc = lock_for_player(tx, a->game_id, a->player_id, true, r, &v, &pos, &color);
+    if (rc != DB_OK || r->outcome != GAMES_OK)
+        return rc;
+    if (a->ply >= 0 && a->ply != r->game.ply)
+        return refuse(r, GAMES_PLY_MISMATCH,
+                      "you sent ply %d, but %d plies have been played; read the game again",
+                      a->ply, r->game.ply);
+    if (!read_move(v, &pos, a->text, &m, r))
+        return DB_OK;
+    return play(tx, v, &pos, m, &r->game);
+}
+
+static void run(struct db_pool *pool, db_tx_fn fn, void *arg, struct games_result *r)
+{
+    enum db_status rc = db_run_tx(pool, fn, arg, r->err, sizeof r->err);
+    if (rc != DB_OK) {
+        r->outcome = GAMES_DB_ERROR;
+        r->db = rc;
+    }
+}
+
+void games_move(struct db_pool *pool, const char *player_id, const char *game_id,
+                const char *move, int ply, struct games_result *out)
+{
+    struct move_args a = { player_id, game_id, move, ply, out };
+    memset(out, 0, sizeof *out);
+    run(pool, move_tx, &a, out);
+}
+
+/* ---- Draw claims ---------------------------------------------------------- */
+
+struct claim_args {
+    const char *player_id, *game_id, *text;
+    enum games_claim kind;
+    struct games_result *out;
+};
+
+static enum db_status claim_tx(struct db_tx *tx, void *arg)
+{
+    struct claim_args *a = arg;
+    struct games_result *r = a->out;
+    const struct rules_variant *v = NULL;
+    struct rules_position pos;
+    struct rules_move m;
+    struct rules_claim claim;
+    struct rules_why why = { 0 };
+    int color;
+    bool accepted;
+    enum db_status rc;
+
+    result_reset(r);
+    rc = lock_for_player(tx, a->game_id, a->player_id, true, r, &v, &pos, &color);
+    if (rc != DB_OK || r->outcome != GAMES_OK)
+        return rc;
+    if (a->text != NULL && !read_move(v, &pos, a->text, &m, r))
+        return DB_OK;
+    if (a->kind == GAMES_CLAIM_FIFTY_MOVE && !r->game.fifty_move_rule) {
+        snprintf(r->detail, sizeof r->detail,
+                 "this game is played without the fifty-move rule");
+        return DB_OK;
+    }
+    if (rules_claim_check(v, &pos, r->game.keys, r->game.key_count, a->text ? &m : NULL,
+                          &claim, &why) != RULES_OK) {
+        r->outcome = GAMES_ILLEGAL;
+        r->reason = why.reason;
+        snprintf(r->detail, sizeof r->detail, "%s", why.text);
+        return DB_OK;
+    }
+    accepted = a->kind == GAMES_CLAIM_THREEFOLD ? claim.threefold : claim.fifty_move;
+    if (!accepted) {
+        if (a->kind == GAMES_CLAIM_THREEFOLD)
+            snprintf(r->detail, sizeof r->detail,
+                     "the position %s has occurred %d time%s; a threefold claim needs 3",
+                     a->text ? "after your move" : "on the board", claim.occurrences,
+                     claim.occurrences == 1 ? "" : "s");
+        else
+            snprintf(r->detail, sizeof r->detail,
+                     "%d plies %s without a capture, pawn move or drop; a fifty-move "
+                     "claim needs 100", claim.halfmove_clock,
+                     a->text ? "would have passed after your move" : "have passed");
+        return DB_OK;   /* a move sent with a rejected claim is not played */
+    }
+    if (a->text != NULL && (rc = play(tx, v, &pos, m, &r->game)) != DB_OK)
+        return rc;
+    if (strcmp(r->game.status, "active") != 0) {
+        snprintf(r->detail, sizeof r->detail, "your move ended the game (%s by %s)",
+                 r->game.result, r->game.termination);
+        return DB_OK;
+    }
+    r->claim_accepted = true;
+    if (a->kind == GAMES_CLAIM_THREEFOLD)
+        snprintf(r->detail, sizeof r->detail, "the position has occurred %d times",
+                 claim.occurrences);
+    else
+        snprintf(r->detail, sizeof r->detail,
+                 "%d plies have passed without a capture, pawn move or drop",
+                 claim.halfmove_clock);
+    finish(&r->game, "1/2-1/2", a->kind == GAMES_CLAIM_THREEFOLD ? "threefold" : "fifty-move");
+    if ((rc = db_game_save(tx, &r->game, false)) != DB_OK)
+        return rc;
+    return db_game_event(tx, r->game.id, "game-end", NULL);
+}
+
+void games_claim(struct db_pool *pool, const char *player_id, const char *game_id,
+                 enum games_claim kind, const char *move, struct games_result *out)
+{
+    struct claim_args a = { player_id, game_id, move, kind, out };
+    memset(out, 0, sizeof *out);
+    run(pool, claim_tx, &a, out);
+}
+
+/* ---- Draw offers, resignation, abort -------------------------------------- */
+
+struct simple_args {
+    const char *player_id, *game_id;
+    int action;
+    struct games_result *out;
+};
+
+static enum db_status draw_tx(struct db_tx *tx, void *arg)
+{
+    struct simple_args *a = arg;
+    struct games_result *r = a->out;
+    const struct rules_variant *v = NULL;
+    struct rules_position pos;
+    struct rules_why why = { 0 };
+    int color;
+    const char *mine, *theirs;
+    enum db_status rc;
+
+    result_reset(r);
+    rc = lock_for_player(tx, a->game_id, a->player_id, false, r, &v, &pos, &color);
+    if (rc != DB_OK || r->outcome != GAMES_OK)
+        return rc;
+    mine = color_name(color);
+    theirs = color_name(color == RULES_WHITE ? RULES_BLACK : RULES_WHITE);
+    if (a->action != GAMES_DRAW_DECLINE && !v->draw_agreement_allowed(&pos, &why))
+        return refuse(r, GAMES_DRAW_NOT_ALLOWED, "%s", why.text);
+    if (a->action == GAMES_DRAW_OFFER && strcmp(r->game.draw_offer, theirs) != 0) {
+        if (strcmp(r->game.draw_offer, mine) == 0)
+            return DB_OK;   /* offered already: nothing changes */
+        snprintf(r->game.draw_offer, sizeof r->game.draw_offer, "%s", mine);
+        if ((rc = db_game_save(tx, &r->game, false)) != DB_OK)
+            return rc;
+        return db_game_event(tx, r->game.id, "draw-offer", NULL);
+    }
+    if (strcmp(r->game.draw_offer, theirs) != 0)
+        return refuse(r, GAMES_CONFLICT, "your opponent has not offered a draw");
+    if (a->action == GAMES_DRAW_DECLINE) {
+        r->game.draw_offer[0] = '\0';
+        if ((rc = db_game_save(tx, &r->game, false)) != DB_OK)
+            return rc;
+        return db_game_event(tx, r->game.id, "draw-declined", NULL);
+    }
+    /* Accepting, or offering back against a standing offer. */
+    finish(&r->game, "1/2-1/2", "agreement");
+    if ((rc = db_game_save(tx, &r->game, false)) != DB_OK)
+        return rc;
+    return db_game_event(tx, r->game.id, "game-end", NULL);
+}
+
+void games_draw(struct db_pool *pool, const char *player_id, const char *game_id,
+                enum games_draw_action action, struct games_result *out)
+{
+    struct simple_args a = { player_id, game_id, (int)action, out };
+    memset(out, 0, sizeof *out);
+    run(pool, draw_tx, &a, out);
+}
+
+static enum db_status resign_tx(struct db_tx *tx, void *arg)
+{
+    struct simple_args *a = arg;
+    struct games_result *r = a->out;
+    const struct rules_variant *v = NULL;
+    struct rules_position pos;
+    int color;
+    enum db_status rc;
+
+    result_reset(r);
+    rc = lock_for_player(tx, a->game_id, a->player_id, false, r, &v, &pos, &color);
+    if (rc != DB_OK || r->outcome != GAMES_OK)
+        return rc;
+    finish(&r->game, color == RULES_WHITE ? "0-1" : "1-0", "resignation");
+    if ((rc = db_game_save(tx, &r->game, false)) != DB_OK)
+        return rc;
+    return db_game_event(tx, r->game.id, "game-end", NULL);
+}
+
+void games_resign(struct db_pool *pool, const char *player_id, const char *game_id,
+                  struct games_result *out)
+{
+    struct simple_args a = { player_id, game_id, 0, out };
+    memset(out, 0, sizeof *out);
+    run(pool, resign_tx, &a, out);
+}
+
+static enum db_status abort_tx(struct db_tx *tx, void *arg)
+{
+    struct simple_args *a = arg;
+    struct games_result *r = a->out;
+    const struct rules_variant *v = NULL;
+    struct rules_position pos;
+    int color;
+    enum db_status rc;
+
+    result_reset(r);
+    rc = lock_for_player(tx, a->game_id, a->player_id, false, r, &v, &pos, &color);
+    if (rc != DB_OK || r->outcome != GAMES_OK)
+        return rc;
+    if (r->game.ply >= 2)
+        return refuse(r, GAMES_CONFLICT,
+                      "a game can be aborted only before each side has made its first move; "
+                      "resign instead");
+    snprintf(r->game.status, sizeof r->game.status, "aborted");
+    r->game.draw_offer[0] = '\0';
+    if ((rc = db_game_save(tx, &r->game, false)) != DB_OK)
+        return rc;
+    return db_game_event(tx, r->game.id, "game-end", NULL);
+}
+
+void games_abort(struct db_pool *pool, const char *player_id, const char *game_id,
+                 struct games_result *out)
+{
+    struct simple_args a = { player_id, game_id, 0, out };
+    memset(out, 0, sizeof *out);
+    run(pool, abort_tx, &a, out);
+}
+
+/* ---- Adjudication and time ------------------------------------------------ */
+
+struct adjudicate_args {
+    const char *game_id, *reason;
+    enum rules_result result;
+    struct games_result *out;
+};
+
+static enum db_status adjudicate_tx(struct db_tx *tx, void *arg)
+{
+    struct adjudicate_args *a = arg;
+    struct games_result *r = a->out;
+    enum db_status rc;
+
+    result_reset(r);
+    rc = db_game_lock(tx, a->game_id, &r->game);
+    if (rc == DB_NOT_FOUND)
+        return refuse(r, GAMES_NOT_FOUND, "no game has the id '%s'", a->game_id);
+    if (rc != DB_OK)
+        return rc;
+    r->ply = r->game.ply;
+    if (strcmp(r->game.status, "active") != 0)
+        return refuse(r, GAMES_GAME_OVER, "the game is over (%s%s%s)", r->game.result,
+                      r->game.termination[0] ? " by " : "", r->game.termination);
+    finish(&r->game, rules_result_text(a->result), "adjudication");
+    snprintf(r->game.adjudication_reason, sizeof r->game.adjudication_reason, "%s", a->reason);
+    if ((rc = db_game_save(tx, &r->game, false)) != DB_OK)
+        return rc;
+    return db_game_event(tx, r->game.id, "game-end", NULL);
+}
+
+void games_adjudicate(struct db_pool *pool, const char *game_id, enum rules_result result,
+                      const char *reason, struct games_result *out)
+{
+    struct adjudicate_args a = { game_id, reason, result, out };
+    memset(out, 0, sizeof *out);
+    run(pool, adjudicate_tx, &a, out);
+}
+
+static enum db_status time_out(struct db_tx *tx, struct db_game *g, void *arg)
+{
+    const struct rules_variant *v = NULL;
+    struct rules_position pos;
+    struct rules_report report;
+    enum db_status rc;
+
+    (void)arg;
+    if ((rc = load(tx, g, &v, &pos)) != DB_OK)
+        return rc;
+    v->position_report(&pos, &report);
+    finish(g, rules_result_text(rules_result_on_time(&report, v->side_to_move(&pos))),
+           "timeout");
+    if ((rc = db_game_save(tx, g, false)) != DB_OK)
+        return rc;
+    base_log(BASE_LOG_INFO, "game %s: %s ran out of time (%s)", g->id,
+             color_name(v->side_to_move(&pos)), g->result);
+    return db_game_event(tx, g->id, "game-end", NULL);
+}
+
+int games_sweep(struct db_pool *pool, char *err, size_t errsize)
+{
+    int ended = 0;
+    if (db_games_overdue(pool, 100, time_out, NULL, &ended, err, errsize) != DB_OK)
+        return -1;
+    return ended;
+}
+
+/* ---- Challenges ----------------------------------------------------------- */
+
+struct accept_args {
+    const char *player_id, *challenge_id;
+    struct games_result *out;
+};
+
+static enum db_status accept_tx(struct db_tx *tx, void *arg)
+{
+    struct accept_args *a = arg;
+    struct games_result *r = a->out;
+    struct db_challenge c;
+    struct db_game *g = &r->game;
+    const struct rules_variant *v;
+    struct rules_position pos;
+    bool challenger_white;
+    enum db_status rc;
+    char coin[2];
+
+    result_reset(r);
+    rc = db_challenge_lock(tx, a->challenge_id, &c);
+    if (rc == DB_NOT_FOUND)
+        return refuse(r, GAMES_NOT_FOUND, "no challenge has the id '%s'", a->challenge_id);
+    if (rc != DB_OK)
+        return rc;
+    if (strcmp(c.opponent_id, a->player_id) != 0)
+        return refuse(r, GAMES_FORBIDDEN, "only the challenged player may accept a challenge");
+    if (strcmp(c.status, "open") != 0)
+        return refuse(r, GAMES_CONFLICT, "the challenge is %s, not open", c.status);
+    v = rules_variant_find(c.variant);
+    if (v == NULL || v->position_parse(&pos, v->start_text, NULL) != RULES_OK)
+        return DB_HARD_ERROR;
+    if (strcmp(c.color, "random") == 0) {
+        if (!base_random_text(coin, 1))
+            return DB_HARD_ERROR;
+        challenger_white = (coin[0] & 1) == 0;
+    } else {
+        challenger_white = strcmp(c.color, "white") == 0;
+    }
+    snprintf(g->variant, sizeof g->variant, "%s", c.variant);
+    snprintf(g->white_id, sizeof g->white_id, "%s", challenger_white ? c.challenger_id : c.opponent_id);
+    snprintf(g->white_name, sizeof g->white_name, "%s", challenger_white ? c.challenger_name : c.opponent_name);
+    snprintf(g->black_id, sizeof g->black_id, "%s", challenger_white ? c.opponent_id : c.challenger_id);
+    snprintf(g->black_name, sizeof g->black_name, "%s", challenger_white ? c.opponent_name : c.challenger_name);
+    snprintf(g->fen, sizeof g->fen, "%s", v->start_text);
+    snprintf(g->status, sizeof g->status, "active");
+    snprintf(g->result, sizeof g->result, "*");
+    g->days_per_move = c.days_per_move;
+    g->fifty_move_rule = c.fifty_move_rule;
+    g->key_version = RULES_KEY_VERSION;
+    g->keys = malloc(sizeof *g->keys);
+    if (g->keys == NULL)
+        return DB_HARD_ERROR;
+    g->keys[0] = v->repetition_key(&pos);
+    g->key_count = 1;
+    g->sans = strdup("");
+    if ((rc = db_game_insert(tx, g)) != DB_OK ||
+        (rc = db_challenge_set_status(tx, c.id, "accepted", g->id)) != DB_OK ||
+        (rc = db_challenge_event(tx, c.id, "challenge-accepted")) != DB_OK)
+        return rc;
+    return db_game_event(tx, g->id, "game-start", NULL);
+}
+
+void games_challenge_accept(struct db_pool *pool, const char *player_id,
+                            const char *challenge_id, struct games_result *out)
+{
+    struct accept_args a = { player_id, challenge_id, out };
+    memset(out, 0, sizeof *out);
+    run(pool, accept_tx, &a, out);
+}
+
+struct close_args {
+    const char *player_id, *challenge_id;
+    bool decline;
+    struct db_challenge *c;
+    struct games_result *out;
+};
+
+static enum db_status close_tx(struct db_tx *tx, void *arg)
+{
+    struct close_args *a = arg;
+    struct games_result *r = a->out;
+    const char *status = a->decline ? "declined" : "cancelled";
+    enum db_status rc;
+
+    result_reset(r);
+    rc = db_challenge_lock(tx, a->challenge_id, a->c);
+    if (rc == DB_NOT_FOUND)
+        return refuse(r, GAMES_NOT_FOUND, "no challenge has the id '%s'", a->challenge_id);
+    if (rc != DB_OK)
+        return rc;
+    if (strcmp(a->decline ? a->c->opponent_id : a->c->challenger_id, a->player_id) != 0)
+        return refuse(r, GAMES_FORBIDDEN, "only the %s may %s a challenge",
+                      a->decline ? "challenged player" : "challenger",
+                      a->decline ? "decline" : "cancel");
+    if (strcmp(a->c->status, "open") != 0)
+        return refuse(r, GAMES_CONFLICT, "the challenge is %s, not open", a->c->status);
+    if ((rc = db_challenge_set_status(tx, a->c->id, status, NULL)) != DB_OK)
+        return rc;
+    snprintf(a->c->status, sizeof a->c->status, "%s", status);
+    return db_challenge_event(tx, a->c->id, a->decline ? "challenge-declined"
+                                                       : "challenge-cancelled");
+}
+
+void games_challenge_close(struct db_pool *pool, const char *player_id,
+                           const char *challenge_id, bool decline, struct db_challenge *c,
+                           struct games_result *out)
+{
+    struct close_args a = { player_id, challenge_id, decline, c, out };
+    memset(out, 0, sizeof *out);
+    run(pool, close_tx, &a, out);
+}
+
+/* ---- Analysis ------------------------------------------------------------- */
+
+bool games_analyse(const struct db_game *g, struct games_analysis *out)
+{
+    const struct rules_variant *v = games_variant(g);
+    struct rules_position pos;
+    struct rules_claim claim;
+
+    memset(out, 0, sizeof *out);
+    if (v == NULL || v->position_parse(&pos, g->fen, NULL) != RULES_OK)
+        return false;
+    v->position_report(&pos, &out->report);
+    out->to_move = v->side_to_move(&pos);
+    if (rules_claim_check(v, &pos, g->keys, g->key_count, NULL, &claim, NULL) != RULES_OK)
+        return false;
+    /* Keys run oldest first and end with the current position, at ply. */
+    for (int i = 0; i < claim.at_count; i++)
+        if (claim.at[i] < g->key_count - 1)
+            out->earlier[out->earlier_count++] = g->ply - (g->key_count - 1 - claim.at[i]);
+    out->threefold_claimable = claim.threefold;
+    out->fifty_move_claimable = g->fifty_move_rule && claim.fifty_move;
+    return true;
+}

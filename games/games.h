@@ -1,0 +1,110 @@
+/*
+ * games.h — the life of a game: every state change (accepting a challenge,
+ * a move, a draw claim or offer, resignation, abort, adjudication, time
+ * running out) as one transaction that locks the game row, asks rules/ on
+ * the stored position, saves the game, appends the move and writes the
+ * events it owes.  No history is replayed: the game row holds the position
+ * and the repetition keys since the last irreversible move.
+ */
+#ifndef KORP_GAMES_H
+#define KORP_GAMES_H
+
+#include "db.h"
+#include "rules.h"
+
+#include <stdbool.h>
+
+/* Why a state change was refused (or GAMES_OK). */
+enum games_outcome {
+    GAMES_OK = 0,
+    GAMES_NOT_FOUND,        /* no such game or challenge */
+    GAMES_FORBIDDEN,        /* the caller may not do this to it */
+    GAMES_CONFLICT,         /* not in a state that allows it */
+    GAMES_NOT_YOUR_TURN,
+    GAMES_GAME_OVER,
+    GAMES_PLY_MISMATCH,
+    GAMES_ILLEGAL,          /* the move is illegal or unreadable */
+    GAMES_DRAW_NOT_ALLOWED,
+    GAMES_DB_ERROR          /* see db and err */
+};
+
+/* What a state change answers: the outcome, words for a person, and the
+ * game as it stands after it. */
+struct games_result {
+    enum games_outcome outcome;
+    char detail[256];
+    enum rules_reason reason;   /* GAMES_ILLEGAL: the rule broken */
+    int ply;                    /* plies played when the request came */
+    bool claim_accepted;        /* claims: whether the claim held */
+    struct db_game game;        /* owned: games_result_clear */
+    enum db_status db;          /* GAMES_DB_ERROR */
+    char err[512];              /* GAMES_DB_ERROR: the database's words */
+};
+
+/* Frees what a result owns. */
+void games_result_clear(struct games_result *r);
+
+/* Accepts a challenge as its opponent: makes the game (colours drawn for
+ * "random") and returns it. */
+void games_challenge_accept(struct db_pool *pool, const char *player_id,
+                            const char *challenge_id, struct games_result *out);
+
+/* Declines (as the opponent) or cancels (as the challenger) a challenge;
+ * out->detail holds nothing on success. */
+void games_challenge_close(struct db_pool *pool, const char *player_id,
+                           const char *challenge_id, bool decline, struct db_challenge *c,
+                           struct games_result *out);
+
+/* Plays a move given in any notation the variant reads; `ply` is the
+ * plies the caller believes were played, or -1 not to check. */
+void games_move(struct db_pool *pool, const char *player_id, const char *game_id,
+                const char *move, int ply, struct games_result *out);
+
+enum games_claim { GAMES_CLAIM_THREEFOLD = 0, GAMES_CLAIM_FIFTY_MOVE };
+
+/*
+ * Claims a draw, optionally together with a move (the position after it is
+ * the one claimed about).  An accepted claim ends the game 1/2-1/2 (and
+ * plays the move); a rejected one changes nothing.  claim_accepted and
+ * detail say which and why.
+ */
+void games_claim(struct db_pool *pool, const char *player_id, const char *game_id,
+                 enum games_claim kind, const char *move, struct games_result *out);
+
+enum games_draw_action { GAMES_DRAW_OFFER = 0, GAMES_DRAW_ACCEPT, GAMES_DRAW_DECLINE };
+
+void games_draw(struct db_pool *pool, const char *player_id, const char *game_id,
+                enum games_draw_action action, struct games_result *out);
+
+void games_resign(struct db_pool *pool, const char *player_id, const char *game_id,
+                  struct games_result *out);
+
+/* Aborts a game before each side has moved. */
+void games_abort(struct db_pool *pool, const char *player_id, const char *game_id,
+                 struct games_result *out);
+
+/* An arbiter's ruling: the game ends with that result and reason. */
+void games_adjudicate(struct db_pool *pool, const char *game_id, enum rules_result result,
+                      const char *reason, struct games_result *out);
+
+/* Ends the games whose deadline has passed (the side to move loses, or
+ * draws when the opponent cannot mate); returns how many, or -1 with err. */
+int games_sweep(struct db_pool *pool, char *err, size_t errsize);
+
+/* What an arbiter needs to rule on a claim, for a stored game. */
+struct games_analysis {
+    struct rules_report report;
+    enum rules_color to_move;
+    int earlier[RULES_CLAIM_AT_MAX];   /* plies where the position occurred before */
+    int earlier_count;
+    bool threefold_claimable;
+    bool fifty_move_claimable;
+};
+
+/* Analyses a game read with db_game_get; false if its position is bad. */
+bool games_analyse(const struct db_game *g, struct games_analysis *out);
+
+/* The variant of a game, or NULL for an unknown name. */
+const struct rules_variant *games_variant(const struct db_game *g);
+
+#endif
