@@ -24,6 +24,7 @@ enum {
     API_JSON_BODY = 1 << 0,    /* the body must be a JSON object: req->json */
     API_TOKEN = 1 << 1,        /* a valid bearer token: req->caller */
     API_ARBITER = 1 << 2,      /* ... of an arbiter (with API_TOKEN) */
+    API_TEST_CLOCK = 1 << 3,   /* exists only with KORP_TEST_CLOCK=1 */
 };
 
 /* One request, from first call of the access handler to completion. */

@@ -11,20 +11,6 @@
 
 #define MAX_TOKENS_LISTED 100
 
-static bool name_is_valid(const char *name)
-{
-    size_t n = strlen(name);
-    if (n < 2 || n > 30)
-        return false;
-    for (size_t i = 0; i < n; i++) {
-        char c = name[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '_' || c == '-'))
-            return false;
-    }
-    return true;
-}
-
 static bool email_is_plausible(const char *email)
 {
     const char *at = strchr(email, '@');
@@ -73,7 +59,7 @@ enum MHD_Result api_player_create(struct api_request *req)
         return replied;
     name = api_body_string(req, "name");
     email = api_body_string(req, "email");
-    if (!name_is_valid(name))
+    if (!db_player_name_valid(name))
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
                         "a name is 2 to 30 letters, digits, '_' or '-', like 'anna_k'");
     if (email != NULL && !email_is_plausible(email))

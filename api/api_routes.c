@@ -26,6 +26,26 @@ static const struct route routes[] = {
     { "GET", "/v1/players/me/tokens", API_TOKEN, api_token_list },
     { "DELETE", "/v1/players/me/tokens/{id}", API_TOKEN, api_token_revoke },
     { "GET", "/v1/players/{id}", 0, api_player_get },
+    { "POST", "/v1/challenges", API_TOKEN | API_JSON_BODY, api_challenge_create },
+    { "GET", "/v1/challenges", API_TOKEN, api_challenge_list },
+    { "POST", "/v1/challenges/{id}/accept", API_TOKEN, api_challenge_accept },
+    { "POST", "/v1/challenges/{id}/decline", API_TOKEN, api_challenge_decline },
+    { "POST", "/v1/challenges/{id}/cancel", API_TOKEN, api_challenge_cancel },
+    { "GET", "/v1/games", 0, api_game_list },
+    { "GET", "/v1/games/{id}", 0, api_game_get },
+    { "GET", "/v1/games/{id}/moves", 0, api_game_moves },
+    { "POST", "/v1/games/{id}/moves", API_TOKEN | API_JSON_BODY, api_game_move },
+    { "GET", "/v1/games/{id}/legal-moves", 0, api_game_legal_moves },
+    { "GET", "/v1/games/{id}/pgn", 0, api_game_pgn },
+    { "GET", "/v1/games/{id}/analysis", 0, api_game_analysis },
+    { "POST", "/v1/games/{id}/claims", API_TOKEN | API_JSON_BODY, api_game_claim },
+    { "POST", "/v1/games/{id}/draw", API_TOKEN | API_JSON_BODY, api_game_draw },
+    { "POST", "/v1/games/{id}/resign", API_TOKEN, api_game_resign },
+    { "POST", "/v1/games/{id}/abort", API_TOKEN, api_game_abort },
+    { "POST", "/v1/games/{id}/adjudication", API_TOKEN | API_ARBITER | API_JSON_BODY,
+      api_game_adjudicate },
+    { "POST", "/v1/admin/clock", API_TEST_CLOCK | API_TOKEN | API_ARBITER | API_JSON_BODY,
+      api_admin_clock },
     { NULL, NULL, 0, NULL },
 };
 
@@ -107,6 +127,8 @@ enum MHD_Result api_route(struct api_request *req)
         return api_fail(req, API_PROBLEM_BODY_TOO_LARGE,
                         "the request body is larger than %d KiB", API_BODY_LIMIT / 1024);
     for (const struct route *r = routes; r->pattern != NULL; r++) {
+        if ((r->needs & API_TEST_CLOCK) && !req->config->test_clock)
+            continue;
         if (!match(r->pattern, req->path, scratch))
             continue;
         if (strcmp(r->method, req->method) != 0) {

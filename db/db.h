@@ -113,6 +113,9 @@ struct db_caller {
     bool arbiter;
 };
 
+/* Whether a name is 2-30 letters, digits, '_' or '-' (the schema's rule). */
+bool db_player_name_valid(const char *name);
+
 /*
  * Creates a player (role arbiter if asked) and a first token.  `token` is
  * the token's text (the caller makes it; only its SHA-256 is stored).

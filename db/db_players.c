@@ -15,6 +15,20 @@ void db_copy(char *dst, size_t size, const PGresult *res, int row, int col)
     snprintf(dst, size, "%s", PQgetisnull(res, row, col) ? "" : PQgetvalue(res, row, col));
 }
 
+bool db_player_name_valid(const char *name)
+{
+    size_t n = strlen(name);
+    if (n < 2 || n > 30)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = name[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-'))
+            return false;
+    }
+    return true;
+}
+
 bool db_new_id(char *id)
 {
     return base_random_text(id, 10);

@@ -10,6 +10,7 @@
 #include "base.h"
 #include "config.h"
 #include "db.h"
+#include "games.h"
 #include "rules.h"
 
 #include <curl/curl.h>
@@ -25,8 +26,25 @@
 #define KORP_VERSION "0.0.0"
 #endif
 
-/* Background workers: each later service (the deadline sweeper, the
- * notifier, the event listener) adds a row; all share start/stop/join. */
+/* What the background workers share. */
+struct korpd {
+    struct korpd_config config;
+    struct db_pool *pool;
+};
+
+/* Ends games whose deadline has passed, every KORP_SWEEP_SECONDS.  Safe
+ * with several korpd: each game is taken with FOR UPDATE SKIP LOCKED. */
+static void sweeper(struct base_worker *w, void *arg)
+{
+    struct korpd *k = arg;
+    char err[512];
+    while (base_worker_sleep(w, k->config.sweep_seconds * 1000))
+        if (games_sweep(k->pool, err, sizeof err) < 0)
+            base_log(BASE_LOG_WARN, "deadline sweep failed: %s", err);
+}
+
+/* Background workers: each service (the deadline sweeper; later the
+ * notifier, the event listener) is a row; all share start/stop/join. */
 struct worker_slot {
     const char *name;
     base_worker_fn run;
@@ -34,6 +52,7 @@ struct worker_slot {
 };
 
 static struct worker_slot workers[] = {
+    { "sweeper", sweeper, NULL },
     { NULL, NULL, NULL },
 };
 
@@ -51,6 +70,45 @@ static void workers_stop(void)
         base_worker_stop(w->handle);
         w->handle = NULL;
     }
+}
+
+/* korpd admin create-arbiter NAME: prints the new arbiter's token. */
+static int admin(struct korpd *k, int argc, char **argv)
+{
+    char err[512], token[BASE_TOKEN_LEN + 1];
+    struct db_player p;
+    enum db_status st;
+    struct db_pool_config db = { k->config.database_url, 1, k->config.db_timeout_ms };
+
+    if (argc != 4 || strcmp(argv[2], "create-arbiter") != 0) {
+        fprintf(stderr, "usage: korpd admin create-arbiter NAME\n");
+        return 2;
+    }
+    if (!db_player_name_valid(argv[3])) {
+        fprintf(stderr, "korpd: a name is 2 to 30 letters, digits, '_' or '-', not '%s'\n",
+                argv[3]);
+        return 2;
+    }
+    if ((k->pool = db_pool_new(&db, err, sizeof err)) == NULL ||
+        db_migrate(k->pool, err, sizeof err) != DB_OK || !base_token_new(token)) {
+        fprintf(stderr, "korpd: cannot prepare the database: %s\n", err);
+        db_pool_free(k->pool);
+        return 1;
+    }
+    st = db_player_create(k->pool, argv[3], NULL, true, token, &p, err, sizeof err);
+    db_pool_free(k->pool);
+    if (st == DB_CONFLICT) {
+        fprintf(stderr, "korpd: the name '%s' is taken\n", argv[3]);
+        return 1;
+    }
+    if (st != DB_OK) {
+        fprintf(stderr, "korpd: cannot create the arbiter: %s\n", err);
+        return 1;
+    }
+    fprintf(stderr, "korpd: arbiter '%s' created with id %s; its token (shown once):\n",
+            p.name, p.id);
+    printf("%s\n", token);
+    return 0;
 }
 
 /*
@@ -80,6 +138,7 @@ static bool drain(struct api_server *server, const sigset_t *signals, int grace_
 
 int main(int argc, char **argv)
 {
+    static struct korpd k;
     struct korpd_config config;
     struct db_pool *pool = NULL;
     struct api_server *server = NULL;
@@ -88,8 +147,16 @@ int main(int argc, char **argv)
     int sig = 0, rc = 1;
 
     for (int i = 1; i < argc; i++) {
+        if (i == 1 && strcmp(argv[i], "admin") == 0) {
+            if (!korpd_config_load(&k.config, err, sizeof err)) {
+                fprintf(stderr, "korpd: %s\n", err);
+                return 2;
+            }
+            return admin(&k, argc, argv);
+        }
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("usage: korpd [--help] [--version]\n\n"
+            printf("usage: korpd [--help] [--version]\n"
+                   "       korpd admin create-arbiter NAME   prints the new arbiter's token\n\n"
                    "korp's correspondence play server; configured by the environment.\n\n%s",
                    korpd_config_help);
             return 0;
@@ -132,10 +199,14 @@ int main(int argc, char **argv)
         base_log(BASE_LOG_ERROR, "cannot prepare the database: %s", err);
         goto done;
     }
-    if (!workers_start(pool, err, sizeof err))
+    k.config = config;
+    k.pool = pool;
+    if (!workers_start(&k, err, sizeof err))
         goto fail;
     struct api_config api = { config.listen_host, config.listen_port, config.http_threads,
-                              pool, KORP_VERSION };
+                              pool, KORP_VERSION, config.test_clock };
+    if (config.test_clock)
+        base_log(BASE_LOG_WARN, "KORP_TEST_CLOCK=1: arbiters may move the clock (tests only)");
     server = api_server_start(&api, err, sizeof err);
     if (server == NULL)
         goto fail;

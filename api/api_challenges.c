@@ -1,0 +1,148 @@
+/*
+ * api_challenges.c — challenges: made by one player to another, listed,
+ * accepted (a game starts), declined or cancelled.
+ */
+#include "api_int.h"
+
+#include "games.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_CHALLENGES_LISTED 100
+
+static cJSON *challenge_json(const struct db_challenge *c)
+{
+    cJSON *json = cJSON_CreateObject(), *p;
+    cJSON_AddStringToObject(json, "id", c->id);
+    cJSON_AddStringToObject(json, "variant", c->variant);
+    p = cJSON_AddObjectToObject(json, "challenger");
+    cJSON_AddStringToObject(p, "id", c->challenger_id);
+    cJSON_AddStringToObject(p, "name", c->challenger_name);
+    p = cJSON_AddObjectToObject(json, "opponent");
+    cJSON_AddStringToObject(p, "id", c->opponent_id);
+    cJSON_AddStringToObject(p, "name", c->opponent_name);
+    cJSON_AddStringToObject(json, "color", c->color);
+    if (c->days_per_move > 0)
+        cJSON_AddNumberToObject(json, "days_per_move", c->days_per_move);
+    else
+        cJSON_AddNullToObject(json, "days_per_move");
+    cJSON_AddBoolToObject(json, "fifty_move_rule", c->fifty_move_rule);
+    cJSON_AddStringToObject(json, "status", c->status);
+    if (c->game_id[0] != '\0')
+        cJSON_AddStringToObject(json, "game_id", c->game_id);
+    else
+        cJSON_AddNullToObject(json, "game_id");
+    cJSON_AddStringToObject(json, "created_at", c->created_at);
+    return json;
+}
+
+static const struct api_field challenge_fields[] = {
+    { "variant", API_STRING, true, false, 1, 32 },
+    { "opponent", API_STRING, true, false, 1, 64 },
+    { "color", API_STRING, false, false, 1, 16 },
+    { "days_per_move", API_INTEGER, false, true, 1, 60 },
+    { "fifty_move_rule", API_BOOLEAN, false, false, 0, 0 },
+    { NULL, API_STRING, false, false, 0, 0 },
+};
+
+enum MHD_Result api_challenge_create(struct api_request *req)
+{
+    enum MHD_Result replied;
+    struct db_challenge c;
+    const char *variant, *opponent, *color;
+    char err[512] = "";
+    enum db_status st;
+
+    if (!api_body_check(req, challenge_fields, &replied))
+        return replied;
+    variant = api_body_string(req, "variant");
+    opponent = api_body_string(req, "opponent");
+    color = api_body_string(req, "color");
+    if (color == NULL)
+        color = "random";
+    if (rules_variant_find(variant) == NULL || strcmp(rules_variant_find(variant)->name, variant) != 0)
+        return api_fail(req, API_PROBLEM_BAD_REQUEST,
+                        "'variant' must be \"korpalski\" or \"glinski\", not \"%.32s\"", variant);
+    if (strcmp(color, "white") != 0 && strcmp(color, "black") != 0 && strcmp(color, "random") != 0)
+        return api_fail(req, API_PROBLEM_BAD_REQUEST,
+                        "'color' must be \"white\", \"black\" or \"random\", not \"%.16s\"", color);
+    if (strcmp(opponent, req->caller.player_id) == 0)
+        return api_fail(req, API_PROBLEM_BAD_REQUEST,
+                        "you cannot challenge yourself; 'opponent' is another player's id");
+    memset(&c, 0, sizeof c);
+    snprintf(c.variant, sizeof c.variant, "%s", variant);
+    snprintf(c.challenger_id, sizeof c.challenger_id, "%s", req->caller.player_id);
+    snprintf(c.opponent_id, sizeof c.opponent_id, "%s", opponent);
+    snprintf(c.color, sizeof c.color, "%s", color);
+    c.days_per_move = (int)api_body_integer(req, "days_per_move", 0, NULL);
+    c.fifty_move_rule = api_body_boolean(req, "fifty_move_rule", true);
+    st = db_challenge_create(req->config->pool, &c, err, sizeof err);
+    if (st == DB_NOT_FOUND)
+        return api_fail(req, API_PROBLEM_NOT_FOUND, "no player has the id '%.64s'", opponent);
+    if (st != DB_OK)
+        return api_fail_db(req, st, err);
+    return api_reply_json(req, MHD_HTTP_CREATED, challenge_json(&c));
+}
+
+enum MHD_Result api_challenge_list(struct api_request *req)
+{
+    static const int max = MAX_CHALLENGES_LISTED;
+    struct db_challenge in[MAX_CHALLENGES_LISTED], out[MAX_CHALLENGES_LISTED];
+    int count_in = 0, count_out = 0;
+    char err[512] = "";
+    enum db_status st = db_challenge_list(req->config->pool, req->caller.player_id, in, max,
+                                          &count_in, out, max, &count_out, err, sizeof err);
+    cJSON *json, *list;
+
+    if (st != DB_OK)
+        return api_fail_db(req, st, err);
+    json = cJSON_CreateObject();
+    list = cJSON_AddArrayToObject(json, "incoming");
+    for (int i = 0; i < count_in; i++)
+        cJSON_AddItemToArray(list, challenge_json(&in[i]));
+    list = cJSON_AddArrayToObject(json, "outgoing");
+    for (int i = 0; i < count_out; i++)
+        cJSON_AddItemToArray(list, challenge_json(&out[i]));
+    return api_reply_json(req, MHD_HTTP_OK, json);
+}
+
+enum MHD_Result api_challenge_accept(struct api_request *req)
+{
+    struct games_result r;
+    enum MHD_Result rc;
+    cJSON *json;
+
+    games_challenge_accept(req->config->pool, req->caller.player_id, req->params[0], &r);
+    if (r.outcome != GAMES_OK)
+        return api_reply_outcome(req, &r, MHD_HTTP_CREATED, NULL);
+    json = cJSON_CreateObject();
+    cJSON_AddStringToObject(json, "game_id", r.game.id);
+    cJSON_AddItemToObject(json, "game", api_game_json(&r.game));
+    rc = api_reply_json(req, MHD_HTTP_CREATED, json);
+    games_result_clear(&r);
+    return rc;
+}
+
+static enum MHD_Result close_challenge(struct api_request *req, bool decline)
+{
+    struct games_result r;
+    struct db_challenge c;
+
+    games_challenge_close(req->config->pool, req->caller.player_id, req->params[0], decline,
+                          &c, &r);
+    if (r.outcome != GAMES_OK)
+        return api_reply_outcome(req, &r, MHD_HTTP_OK, NULL);
+    games_result_clear(&r);
+    return api_reply_json(req, MHD_HTTP_OK, challenge_json(&c));
+}
+
+enum MHD_Result api_challenge_decline(struct api_request *req)
+{
+    return close_challenge(req, true);
+}
+
+enum MHD_Result api_challenge_cancel(struct api_request *req)
+{
+    return close_challenge(req, false);
+}

@@ -1,0 +1,201 @@
+/*
+ * api_game_actions.c — what players (and arbiters) do to a game: move,
+ * claim a draw, offer one, resign, abort, adjudicate; and the test clock.
+ */
+#include "api_int.h"
+
+#include "games.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define IDEMPOTENCY_KEY_MAX 64
+
+static const struct api_field move_fields[] = {
+    { "move", API_STRING, true, false, 1, 32 },
+    { "ply", API_INTEGER, false, false, 0, 1000000 },
+    { NULL, API_STRING, false, false, 0, 0 },
+};
+
+enum MHD_Result api_game_move(struct api_request *req)
+{
+    const char *key = MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND,
+                                                  "Idempotency-Key");
+    enum MHD_Result replied;
+    struct games_result r;
+    const char *move;
+    long ply;
+
+    if (key != NULL) {
+        char err[512] = "", *body = NULL;
+        int status = 0;
+        enum db_status st;
+        if (key[0] == '\0' || strlen(key) > IDEMPOTENCY_KEY_MAX)
+            return api_fail(req, API_PROBLEM_BAD_REQUEST,
+                            "an Idempotency-Key is 1 to %d characters", IDEMPOTENCY_KEY_MAX);
+        st = db_idempotency_get(req->config->pool, req->caller.token_id, key, req->method,
+                                req->path, &status, &body, err, sizeof err);
+        if (st == DB_OK)
+            return api_reply_stored(req, (unsigned)status, body);
+        if (st == DB_CONFLICT)
+            return api_fail(req, API_PROBLEM_CONFLICT,
+                            "this Idempotency-Key was used for another request; use a new key");
+        if (st != DB_NOT_FOUND)
+            return api_fail_db(req, st, err);
+        req->idempotency_key = key;
+    }
+    if (!api_body_check(req, move_fields, &replied))
+        return replied;
+    move = api_body_string(req, "move");
+    ply = api_body_integer(req, "ply", -1, NULL);
+    games_move(req->config->pool, req->caller.player_id, req->params[0], move, (int)ply, &r);
+    return api_reply_outcome(req, &r, MHD_HTTP_CREATED, move);
+}
+
+static const struct api_field claim_fields[] = {
+    { "kind", API_STRING, true, false, 1, 16 },
+    { "move", API_STRING, false, false, 1, 32 },
+    { NULL, API_STRING, false, false, 0, 0 },
+};
+
+enum MHD_Result api_game_claim(struct api_request *req)
+{
+    enum MHD_Result replied, rc;
+    struct games_result r;
+    const char *kind, *move;
+    enum games_claim claim;
+    cJSON *json, *game;
+
+    if (!api_body_check(req, claim_fields, &replied))
+        return replied;
+    kind = api_body_string(req, "kind");
+    move = api_body_string(req, "move");
+    if (strcmp(kind, "threefold") == 0)
+        claim = GAMES_CLAIM_THREEFOLD;
+    else if (strcmp(kind, "fifty-move") == 0)
+        claim = GAMES_CLAIM_FIFTY_MOVE;
+    else
+        return api_fail(req, API_PROBLEM_BAD_REQUEST,
+                        "'kind' must be \"threefold\" or \"fifty-move\", not \"%.16s\"", kind);
+    games_claim(req->config->pool, req->caller.player_id, req->params[0], claim, move, &r);
+    if (r.outcome != GAMES_OK)
+        return api_reply_outcome(req, &r, MHD_HTTP_OK, move);
+    {
+        char err[512] = "";
+        struct db_game fresh;
+        enum db_status st;
+        memset(&fresh, 0, sizeof fresh);
+        st = db_game_get(req->config->pool, r.game.id, &fresh, err, sizeof err);
+        if (st != DB_OK) {
+            games_result_clear(&r);
+            return api_fail_db(req, st, err);
+        }
+        game = api_game_json(&fresh);
+        db_game_clear(&fresh);
+    }
+    json = cJSON_CreateObject();
+    cJSON_AddBoolToObject(json, "accepted", r.claim_accepted);
+    cJSON_AddStringToObject(json, "reason", r.detail);
+    cJSON_AddItemToObject(json, "game", game);
+    rc = api_reply_json(req, MHD_HTTP_OK, json);
+    games_result_clear(&r);
+    return rc;
+}
+
+static const struct api_field draw_fields[] = {
+    { "action", API_STRING, true, false, 1, 16 },
+    { NULL, API_STRING, false, false, 0, 0 },
+};
+
+enum MHD_Result api_game_draw(struct api_request *req)
+{
+    static const char *const actions[] = { "offer", "accept", "decline" };
+    enum MHD_Result replied;
+    struct games_result r;
+    const char *action;
+    int which = -1;
+
+    if (!api_body_check(req, draw_fields, &replied))
+        return replied;
+    action = api_body_string(req, "action");
+    for (int i = 0; i < 3; i++)
+        if (strcmp(action, actions[i]) == 0)
+            which = i;
+    if (which < 0)
+        return api_fail(req, API_PROBLEM_BAD_REQUEST,
+                        "'action' must be \"offer\", \"accept\" or \"decline\", not \"%.16s\"",
+                        action);
+    games_draw(req->config->pool, req->caller.player_id, req->params[0],
+               (enum games_draw_action)which, &r);
+    return api_reply_outcome(req, &r, MHD_HTTP_OK, NULL);
+}
+
+enum MHD_Result api_game_resign(struct api_request *req)
+{
+    struct games_result r;
+    games_resign(req->config->pool, req->caller.player_id, req->params[0], &r);
+    return api_reply_outcome(req, &r, MHD_HTTP_OK, NULL);
+}
+
+enum MHD_Result api_game_abort(struct api_request *req)
+{
+    struct games_result r;
+    games_abort(req->config->pool, req->caller.player_id, req->params[0], &r);
+    return api_reply_outcome(req, &r, MHD_HTTP_OK, NULL);
+}
+
+static const struct api_field adjudication_fields[] = {
+    { "result", API_STRING, true, false, 1, 16 },
+    { "reason", API_STRING, true, false, 1, 500 },
+    { NULL, API_STRING, false, false, 0, 0 },
+};
+
+enum MHD_Result api_game_adjudicate(struct api_request *req)
+{
+    static const enum rules_result results[] = {
+        RULES_RESULT_WHITE_WINS, RULES_RESULT_BLACK_WINS, RULES_RESULT_DRAW,
+        RULES_RESULT_WHITE_3_4, RULES_RESULT_BLACK_3_4,
+    };
+    enum MHD_Result replied;
+    struct games_result r;
+    const char *result;
+    int which = -1;
+
+    if (!api_body_check(req, adjudication_fields, &replied))
+        return replied;
+    result = api_body_string(req, "result");
+    for (int i = 0; i < (int)(sizeof results / sizeof *results); i++)
+        if (strcmp(result, rules_result_text(results[i])) == 0)
+            which = i;
+    if (which < 0)
+        return api_fail(req, API_PROBLEM_BAD_REQUEST,
+                        "'result' must be 1-0, 0-1, 1/2-1/2, 3/4-1/4 or 1/4-3/4");
+    games_adjudicate(req->config->pool, req->params[0], results[which],
+                     api_body_string(req, "reason"), &r);
+    return api_reply_outcome(req, &r, MHD_HTTP_OK, NULL);
+}
+
+static const struct api_field clock_fields[] = {
+    { "offset_seconds", API_INTEGER, true, false, 0, 100L * 365 * 86400 },
+    { NULL, API_STRING, false, false, 0, 0 },
+};
+
+enum MHD_Result api_admin_clock(struct api_request *req)
+{
+    enum MHD_Result replied;
+    char now[DB_TIME_SIZE], err[512] = "";
+    long offset;
+    enum db_status st;
+    cJSON *json;
+
+    if (!api_body_check(req, clock_fields, &replied))
+        return replied;
+    offset = api_body_integer(req, "offset_seconds", 0, NULL);
+    st = db_clock_set(req->config->pool, offset, now, err, sizeof err);
+    if (st != DB_OK)
+        return api_fail_db(req, st, err);
+    json = cJSON_CreateObject();
+    cJSON_AddNumberToObject(json, "offset_seconds", (double)offset);
+    cJSON_AddStringToObject(json, "now", now);
+    return api_reply_json(req, MHD_HTTP_OK, json);
+}

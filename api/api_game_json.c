@@ -1,0 +1,135 @@
+/*
+ * api_game_json.c — the game object of the API, and the answer to a state
+ * change: the game, or the problem its outcome names.
+ */
+#include "api_int.h"
+
+#include "games.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void add_text_or_null(cJSON *json, const char *name, const char *text)
+{
+    if (text != NULL && text[0] != '\0')
+        cJSON_AddStringToObject(json, name, text);
+    else
+        cJSON_AddNullToObject(json, name);
+}
+
+static cJSON *player_ref(const char *id, const char *name)
+{
+    cJSON *p = cJSON_CreateObject();
+    cJSON_AddStringToObject(p, "id", id);
+    cJSON_AddStringToObject(p, "name", name);
+    return p;
+}
+
+cJSON *api_game_json(const struct db_game *g)
+{
+    cJSON *json = cJSON_CreateObject(), *moves;
+    bool active = strcmp(g->status, "active") == 0;
+
+    cJSON_AddStringToObject(json, "id", g->id);
+    cJSON_AddStringToObject(json, "variant", g->variant);
+    cJSON_AddItemToObject(json, "white", player_ref(g->white_id, g->white_name));
+    cJSON_AddItemToObject(json, "black", player_ref(g->black_id, g->black_name));
+    cJSON_AddStringToObject(json, "status", g->status);
+    cJSON_AddStringToObject(json, "result", g->result);
+    add_text_or_null(json, "termination", g->termination);
+    add_text_or_null(json, "adjudication_reason",
+                     strcmp(g->termination, "adjudication") == 0 ? g->adjudication_reason : NULL);
+    cJSON_AddStringToObject(json, "fen", g->fen);
+    cJSON_AddNumberToObject(json, "ply", g->ply);
+    /* Both variants start with White and alternate, drops included. */
+    cJSON_AddStringToObject(json, "to_move", g->ply % 2 == 0 ? "white" : "black");
+    moves = cJSON_AddArrayToObject(json, "moves");
+    if (g->sans != NULL) {
+        const char *p = g->sans;
+        while (*p != '\0') {
+            size_t n = strcspn(p, " ");
+            char san[RULES_MOVE_TEXT_MAX];
+            if (n > 0 && n < sizeof san) {
+                memcpy(san, p, n);
+                san[n] = '\0';
+                cJSON_AddItemToArray(moves, cJSON_CreateString(san));
+            }
+            p += n;
+            while (*p == ' ')
+                p++;
+        }
+    }
+    if (g->days_per_move > 0)
+        cJSON_AddNumberToObject(json, "days_per_move", g->days_per_move);
+    else
+        cJSON_AddNullToObject(json, "days_per_move");
+    add_text_or_null(json, "deadline", active ? g->deadline : NULL);
+    add_text_or_null(json, "draw_offer", active ? g->draw_offer : NULL);
+    cJSON_AddBoolToObject(json, "fifty_move_rule", g->fifty_move_rule);
+    cJSON_AddStringToObject(json, "created_at", g->created_at);
+    cJSON_AddStringToObject(json, "updated_at", g->updated_at);
+    return json;
+}
+
+/* The game as it stands after a change, with its moves read again. */
+static cJSON *fresh_game(struct api_request *req, const struct db_game *g, char *err,
+                         size_t errsize, enum db_status *st)
+{
+    struct db_game full;
+    cJSON *json;
+    memset(&full, 0, sizeof full);
+    *st = db_game_get(req->config->pool, g->id, &full, err, errsize);
+    json = *st == DB_OK ? api_game_json(&full) : NULL;
+    db_game_clear(&full);
+    return json;
+}
+
+static const enum api_problem problem_of[] = {
+    [GAMES_OK] = API_PROBLEM_INTERNAL,
+    [GAMES_NOT_FOUND] = API_PROBLEM_NOT_FOUND,
+    [GAMES_FORBIDDEN] = API_PROBLEM_FORBIDDEN,
+    [GAMES_CONFLICT] = API_PROBLEM_CONFLICT,
+    [GAMES_NOT_YOUR_TURN] = API_PROBLEM_NOT_YOUR_TURN,
+    [GAMES_GAME_OVER] = API_PROBLEM_GAME_OVER,
+    [GAMES_PLY_MISMATCH] = API_PROBLEM_PLY_MISMATCH,
+    [GAMES_ILLEGAL] = API_PROBLEM_ILLEGAL_MOVE,
+    [GAMES_DRAW_NOT_ALLOWED] = API_PROBLEM_DRAW_NOT_ALLOWED,
+    [GAMES_DB_ERROR] = API_PROBLEM_INTERNAL,
+};
+
+enum MHD_Result api_reply_outcome(struct api_request *req, struct games_result *r,
+                                  unsigned ok_status, const char *move)
+{
+    enum MHD_Result rc;
+    char err[512] = "";
+    enum db_status st;
+    cJSON *json;
+
+    if (r->outcome == GAMES_DB_ERROR) {
+        rc = api_fail_db(req, r->db, r->err);
+    } else if (r->outcome != GAMES_OK) {
+        enum api_problem p = problem_of[r->outcome];
+        json = api_problem_new(p, r->detail);
+        /* Move problems say which ply and which move. */
+        if (move != NULL && (p == API_PROBLEM_ILLEGAL_MOVE || p == API_PROBLEM_NOT_YOUR_TURN ||
+                             p == API_PROBLEM_GAME_OVER || p == API_PROBLEM_PLY_MISMATCH)) {
+            cJSON_AddNumberToObject(json, "ply", r->ply);
+            cJSON_AddStringToObject(json, "move", move);
+        }
+        if (p == API_PROBLEM_ILLEGAL_MOVE)
+            cJSON_AddStringToObject(json, "reason", rules_reason_slug(r->reason));
+        rc = api_reply_problem(req, p, json);
+    } else if ((json = fresh_game(req, &r->game, err, sizeof err, &st)) == NULL) {
+        rc = api_fail_db(req, st, err);
+    } else {
+        rc = api_reply_json(req, ok_status, json);
+    }
+    games_result_clear(r);
+    return rc;
+}
+
+const char *api_query(struct api_request *req, const char *name)
+{
+    return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, name);
+}

@@ -1,0 +1,327 @@
+/*
+ * api_games.c — reading games: one game, a page of games, its moves, its
+ * legal moves, its PGN and what an arbiter needs to rule on a claim.
+ * All public: no token needed.
+ */
+#include "api_int.h"
+
+#include "base.h"
+#include "games.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LIST_MAX 100
+#define LIST_DEFAULT 20
+
+/* Reads the game of the path, or replies 404/503 and returns false. */
+static bool load_game(struct api_request *req, struct db_game *g, enum MHD_Result *replied)
+{
+    char err[512] = "";
+    enum db_status st;
+    memset(g, 0, sizeof *g);
+    st = db_game_get(req->config->pool, req->params[0], g, err, sizeof err);
+    if (st == DB_OK)
+        return true;
+    *replied = st == DB_NOT_FOUND
+                   ? api_fail(req, API_PROBLEM_NOT_FOUND, "no game has the id '%s'",
+                              req->params[0])
+                   : api_fail_db(req, st, err);
+    return false;
+}
+
+enum MHD_Result api_game_get(struct api_request *req)
+{
+    struct db_game g;
+    enum MHD_Result rc;
+    if (!load_game(req, &g, &rc))
+        return rc;
+    rc = api_reply_json(req, MHD_HTTP_OK, api_game_json(&g));
+    db_game_clear(&g);
+    return rc;
+}
+
+/* A cursor is "<microseconds>.<id>" of the last game of a page. */
+static bool cursor_read(const char *text, char *us, size_t us_size, char *id, size_t id_size)
+{
+    const char *dot = text ? strchr(text, '.') : NULL;
+    size_t n;
+    if (dot == NULL || dot == text || (size_t)(dot - text) >= us_size ||
+        strlen(dot + 1) == 0 || strlen(dot + 1) >= id_size)
+        return false;
+    for (const char *p = text; p < dot; p++)
+        if (*p < '0' || *p > '9')
+            return false;
+    n = (size_t)(dot - text);
+    memcpy(us, text, n);
+    us[n] = '\0';
+    snprintf(id, id_size, "%s", dot + 1);
+    for (const char *p = id; *p; p++)
+        if (!((*p >= '0' && *p <= '9') || (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z')))
+            return false;
+    return true;
+}
+
+enum MHD_Result api_game_list(struct api_request *req)
+{
+    struct db_game_filter f = { 0 };
+    const char *limit = api_query(req, "limit"), *cursor = api_query(req, "cursor");
+    char us[24], id[DB_ID_SIZE], err[512] = "", next[64];
+    struct db_game *games;
+    int count = 0;
+    bool more = false;
+    enum db_status st;
+    cJSON *json, *list;
+
+    f.player_id = api_query(req, "player");
+    f.status = api_query(req, "status");
+    f.variant = api_query(req, "variant");
+    f.limit = LIST_DEFAULT;
+    if (limit != NULL) {
+        char *end = NULL;
+        long n = strtol(limit, &end, 10);
+        if (limit[0] == '\0' || *end != '\0' || n < 1 || n > LIST_MAX)
+            return api_fail(req, API_PROBLEM_BAD_REQUEST,
+                            "'limit' must be a whole number from 1 to %d", LIST_MAX);
+        f.limit = (int)n;
+    }
+    if (f.status != NULL && strcmp(f.status, "active") != 0 &&
+        strcmp(f.status, "finished") != 0 && strcmp(f.status, "aborted") != 0)
+        return api_fail(req, API_PROBLEM_BAD_REQUEST,
+                        "'status' must be active, finished or aborted");
+    if (f.variant != NULL && strcmp(f.variant, "korpalski") != 0 &&
+        strcmp(f.variant, "glinski") != 0)
+        return api_fail(req, API_PROBLEM_BAD_REQUEST, "'variant' must be korpalski or glinski");
+    if (f.player_id != NULL && strlen(f.player_id) > 64)
+        return api_fail(req, API_PROBLEM_BAD_REQUEST, "'player' is a player id");
+    if (cursor != NULL) {
+        if (!cursor_read(cursor, us, sizeof us, id, sizeof id))
+            return api_fail(req, API_PROBLEM_BAD_REQUEST,
+                            "'cursor' is not one korpd gave; use the 'next' of a page");
+        f.after_us = us;
+        f.after_id = id;
+    }
+    games = calloc(LIST_MAX, sizeof *games);
+    if (games == NULL)
+        return MHD_NO;
+    st = db_game_list(req->config->pool, &f, games, LIST_MAX, &count, &more, err, sizeof err);
+    if (st != DB_OK) {
+        free(games);
+        return api_fail_db(req, st, err);
+    }
+    json = cJSON_CreateObject();
+    list = cJSON_AddArrayToObject(json, "games");
+    for (int i = 0; i < count; i++)
+        cJSON_AddItemToArray(list, api_game_json(&games[i]));
+    if (more && count > 0) {
+        snprintf(next, sizeof next, "%s.%s", games[count - 1].created_us, games[count - 1].id);
+        cJSON_AddStringToObject(json, "next", next);
+    } else {
+        cJSON_AddNullToObject(json, "next");
+    }
+    for (int i = 0; i < count; i++)
+        db_game_clear(&games[i]);
+    free(games);
+    return api_reply_json(req, MHD_HTTP_OK, json);
+}
+
+enum MHD_Result api_game_moves(struct api_request *req)
+{
+    struct db_move *moves = NULL;
+    int count = 0;
+    char err[512] = "";
+    enum db_status st = db_move_list(req->config->pool, req->params[0], &moves, &count, err,
+                                     sizeof err);
+    cJSON *json, *list;
+
+    if (st == DB_NOT_FOUND)
+        return api_fail(req, API_PROBLEM_NOT_FOUND, "no game has the id '%s'", req->params[0]);
+    if (st != DB_OK)
+        return api_fail_db(req, st, err);
+    json = cJSON_CreateObject();
+    list = cJSON_AddArrayToObject(json, "moves");
+    for (int i = 0; i < count; i++) {
+        cJSON *m = cJSON_CreateObject();
+        cJSON_AddNumberToObject(m, "ply", moves[i].ply);
+        cJSON_AddStringToObject(m, "san", moves[i].san);
+        cJSON_AddStringToObject(m, "uci", moves[i].uci);
+        cJSON_AddStringToObject(m, "fen", moves[i].fen);
+        cJSON_AddStringToObject(m, "at", moves[i].at);
+        cJSON_AddItemToArray(list, m);
+    }
+    free(moves);
+    return api_reply_json(req, MHD_HTTP_OK, json);
+}
+
+enum MHD_Result api_game_legal_moves(struct api_request *req)
+{
+    struct db_game g;
+    struct rules_position pos;
+    struct rules_move moves[RULES_MAX_MOVES];
+    const struct rules_variant *v;
+    enum MHD_Result rc;
+    cJSON *json, *list;
+    int n = 0;
+
+    if (!load_game(req, &g, &rc))
+        return rc;
+    v = games_variant(&g);
+    if (v == NULL || v->position_parse(&pos, g.fen, NULL) != RULES_OK) {
+        db_game_clear(&g);
+        return api_fail_db(req, DB_HARD_ERROR, "stored position unreadable");
+    }
+    if (strcmp(g.status, "active") == 0)
+        n = v->moves_legal(&pos, moves);
+    json = cJSON_CreateObject();
+    list = cJSON_AddArrayToObject(json, "moves");
+    for (int i = 0; i < n; i++) {
+        char uci[RULES_MOVE_TEXT_MAX], san[RULES_MOVE_TEXT_MAX];
+        cJSON *m = cJSON_CreateObject();
+        v->move_format(&pos, moves[i], RULES_NOTATION_UCI, uci, sizeof uci);
+        v->move_format(&pos, moves[i], RULES_NOTATION_SAN, san, sizeof san);
+        cJSON_AddStringToObject(m, "uci", uci);
+        cJSON_AddStringToObject(m, "san", san);
+        cJSON_AddItemToArray(list, m);
+    }
+    db_game_clear(&g);
+    return api_reply_json(req, MHD_HTTP_OK, json);
+}
+
+/* PGN's own words for how a game ended (the Termination tag). */
+static const char *pgn_termination(const struct db_game *g)
+{
+    if (strcmp(g->status, "aborted") == 0)
+        return "abandoned";
+    if (strcmp(g->status, "active") == 0)
+        return "unterminated";
+    if (strcmp(g->termination, "timeout") == 0)
+        return "time forfeit";
+    if (strcmp(g->termination, "adjudication") == 0)
+        return "adjudication";
+    return "normal";
+}
+
+static enum rules_result result_of(const char *text)
+{
+    static const enum rules_result all[] = { RULES_RESULT_WHITE_WINS, RULES_RESULT_BLACK_WINS,
+                                             RULES_RESULT_DRAW, RULES_RESULT_WHITE_3_4,
+                                             RULES_RESULT_BLACK_3_4 };
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+        if (strcmp(rules_result_text(all[i]), text) == 0)
+            return all[i];
+    return RULES_RESULT_NONE;
+}
+
+enum MHD_Result api_game_pgn(struct api_request *req)
+{
+    struct db_game g;
+    struct db_move *stored = NULL;
+    struct rules_move *moves = NULL;
+    struct rules_position start, pos;
+    const struct rules_variant *v;
+    char err[512] = "", date[16], time_control[32], *pgn = NULL;
+    int count = 0;
+    size_t size;
+    enum MHD_Result rc;
+    enum db_status st;
+    struct MHD_Response *resp;
+
+    if (!load_game(req, &g, &rc))
+        return rc;
+    st = db_move_list(req->config->pool, g.id, &stored, &count, err, sizeof err);
+    v = games_variant(&g);
+    moves = calloc((size_t)count + 1, sizeof *moves);
+    if (st != DB_OK || v == NULL || moves == NULL ||
+        v->position_parse(&start, v->start_text, NULL) != RULES_OK) {
+        rc = st != DB_OK ? api_fail_db(req, st, err)
+                         : api_fail_db(req, DB_HARD_ERROR, "cannot rebuild the game");
+        goto done;
+    }
+    /* The record is written from the stored moves, each checked again. */
+    pos = start;
+    for (int i = 0; i < count; i++) {
+        if (v->move_parse(&pos, stored[i].uci, RULES_DIALECT_DEFAULT, &moves[i], NULL) != RULES_OK ||
+            v->position_apply(&pos, moves[i]) != RULES_OK) {
+            base_log(BASE_LOG_ERROR, "game %s: stored move %d (%s) does not replay", g.id,
+                     i + 1, stored[i].uci);
+            rc = api_fail_db(req, DB_HARD_ERROR, "stored moves do not replay");
+            goto done;
+        }
+    }
+    snprintf(date, sizeof date, "%.4s.%.2s.%.2s", g.created_at, g.created_at + 5,
+             g.created_at + 8);
+    if (g.days_per_move > 0)
+        snprintf(time_control, sizeof time_control, "1/%d", g.days_per_move * 86400);
+    else
+        snprintf(time_control, sizeof time_control, "-");
+    {
+        const char *tags[] = { "Event", "korp correspondence game", "Site", "korp",
+                               "Date", date, "Round", "-", "White", g.white_name,
+                               "Black", g.black_name, "Termination", pgn_termination(&g),
+                               "TimeControl", time_control, NULL };
+        enum rules_result result = result_of(g.result);
+        size = rules_pgn_write(v, tags, &start, moves, count, result, NULL, 0) + 1;
+        pgn = malloc(size);
+        if (pgn == NULL) {
+            rc = MHD_NO;
+            goto done;
+        }
+        rules_pgn_write(v, tags, &start, moves, count, result, pgn, size);
+    }
+    resp = MHD_create_response_from_buffer(strlen(pgn), pgn, MHD_RESPMEM_MUST_FREE);
+    pgn = NULL;
+    if (resp != NULL) {
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/x-chess-pgn");
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    }
+    rc = api_reply(req, MHD_HTTP_OK, resp);
+done:
+    free(pgn);
+    free(moves);
+    free(stored);
+    db_game_clear(&g);
+    return rc;
+}
+
+static cJSON *sides(cJSON *json, const char *name, bool white, bool black)
+{
+    cJSON *o = cJSON_AddObjectToObject(json, name);
+    cJSON_AddBoolToObject(o, "white", white);
+    cJSON_AddBoolToObject(o, "black", black);
+    return o;
+}
+
+enum MHD_Result api_game_analysis(struct api_request *req)
+{
+    struct db_game g;
+    struct games_analysis a;
+    enum MHD_Result rc;
+    cJSON *json, *earlier;
+
+    if (!load_game(req, &g, &rc))
+        return rc;
+    if (!games_analyse(&g, &a)) {
+        db_game_clear(&g);
+        return api_fail_db(req, DB_HARD_ERROR, "stored position unreadable");
+    }
+    json = cJSON_CreateObject();
+    cJSON_AddNumberToObject(json, "ply", g.ply);
+    cJSON_AddStringToObject(json, "status", rules_status_text(a.report.status));
+    cJSON_AddStringToObject(json, "to_move", a.to_move == RULES_WHITE ? "white" : "black");
+    cJSON_AddNumberToObject(json, "halfmove_clock", a.report.halfmove_clock);
+    cJSON_AddBoolToObject(json, "fifty_move_rule", g.fifty_move_rule);
+    cJSON_AddBoolToObject(json, "fifty_move_claimable", a.fifty_move_claimable);
+    earlier = cJSON_AddArrayToObject(json, "earlier_occurrences");
+    for (int i = 0; i < a.earlier_count; i++)
+        cJSON_AddItemToArray(earlier, cJSON_CreateNumber(a.earlier[i]));
+    cJSON_AddBoolToObject(json, "threefold_claimable", a.threefold_claimable);
+    sides(json, "insufficient_material", !a.report.can_mate[RULES_WHITE],
+          !a.report.can_mate[RULES_BLACK]);
+    sides(json, "can_mate", a.report.can_mate[RULES_WHITE], a.report.can_mate[RULES_BLACK]);
+    sides(json, "can_drop", a.report.can_drop[RULES_WHITE], a.report.can_drop[RULES_BLACK]);
+    cJSON_AddBoolToObject(json, "draw_by_agreement_allowed", a.report.draw_agreement_allowed);
+    cJSON_AddStringToObject(json, "game_status", g.status);
+    db_game_clear(&g);
+    return api_reply_json(req, MHD_HTTP_OK, json);
+}
