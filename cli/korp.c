@@ -5,6 +5,7 @@
 #include "korp_int.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char usage[] =
@@ -17,6 +18,11 @@ static const char usage[] =
     "                                stdin: '<ply> <SAN> <FEN>' per ply, then\n"
     "                                'result <R> <termination>'; --pgn writes the\n"
     "                                checked game as PGN instead\n"
+    "  analyse [--ply N] [FILE]      for an arbiter: replays a game record (as\n"
+    "                                replay reads it) and prints, for the final\n"
+    "                                position or ply N, one JSON object: halfmove\n"
+    "                                clock, fifty-move and threefold claimable,\n"
+    "                                earlier plies of the position, material\n"
     "  status [FEN]                  the position's status as one JSON object\n"
     "  moves [FEN]                   the legal moves, one per line: 'UCI SAN'\n"
     "\n"
@@ -32,6 +38,8 @@ static const struct {
     { "replay", korp_replay },
     { "status", korp_status },
     { "moves", korp_moves },
+    { "analyse", korp_analyse },
+    { "analyze", korp_analyse },
     { NULL, NULL },
 };
 
@@ -43,7 +51,7 @@ static int bad_usage(const char *what, const char *arg)
 
 int main(int argc, char **argv)
 {
-    struct korp_args args = { 0 };
+    struct korp_args args = { .stop_ply = -1 };
     size_t used = 0;
     int cmd = -1;
 
@@ -73,6 +81,14 @@ int main(int argc, char **argv)
             args.divide = true;
         } else if (strcmp(a, "--pgn") == 0 && cmd == 1) {
             args.pgn = true;
+        } else if ((strcmp(a, "--ply") == 0 || strncmp(a, "--ply=", 6) == 0) &&
+                   commands[cmd].run == korp_analyse) {
+            const char *n = a[5] == '=' ? a + 6 : (i + 1 < argc ? argv[++i] : NULL);
+            char *end = NULL;
+            long v = n ? strtol(n, &end, 10) : -1;
+            if (n == NULL || *n == '\0' || *end != '\0' || v < 0 || v > 1000000)
+                return bad_usage("--ply needs a ply number (0 or more)", n);
+            args.stop_ply = (int)v;
         } else if (strcmp(a, "--help") == 0) {
             fputs(usage, stdout);
             return 0;

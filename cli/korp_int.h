@@ -11,6 +11,8 @@ struct korp_args {
     const struct rules_variant *variant;  /* NULL: not given */
     bool divide;
     bool pgn;                             /* replay: write PGN */
+    bool analyse;                         /* replay as analyse */
+    int stop_ply;                         /* analyse --ply N, or -1 */
     const char *operands[8];
     int operand_count;
     char position[512];                   /* operands joined, for FENs */
@@ -20,6 +22,15 @@ int korp_perft(const struct korp_args *args);
 int korp_status(const struct korp_args *args);
 int korp_moves(const struct korp_args *args);
 int korp_replay(const struct korp_args *args);
+int korp_analyse(const struct korp_args *args);
+
+/*
+ * Prints, as one JSON object on a line, what an arbiter needs to rule on a
+ * claim in pos: keys are the repetition keys since the last irreversible
+ * move, the current position's last; ply is the plies played.
+ */
+void korp_print_analysis(const struct rules_variant *v, const struct rules_position *pos,
+                         const uint64_t *keys, int count, int ply);
 
 /* Parses args->position (or the variant's start if empty) into *pos;
  * prints the error and returns 2 if it is not a valid position. */

@@ -35,7 +35,31 @@ struct replay {
     struct rules_position start;
     struct rules_move *moves;
     int move_count, move_cap;
+    /* For analyse: stop after this ply (-1: play all), and the repetition
+     * keys since the last irreversible move, the current position's last. */
+    bool analyse;
+    int stop_ply;
+    uint64_t *keys;
+    int key_count, key_cap;
 };
+
+/* Appends the current position's key (after an irreversible move, the
+ * list restarts: no earlier position can recur). */
+static bool keep_key(struct replay *r, bool restart)
+{
+    if (restart)
+        r->key_count = 0;
+    if (r->key_count == r->key_cap) {
+        int cap = r->key_cap ? r->key_cap * 2 : 256;
+        uint64_t *more = realloc(r->keys, (size_t)cap * sizeof *more);
+        if (more == NULL)
+            return false;
+        r->keys = more;
+        r->key_cap = cap;
+    }
+    r->keys[r->key_count++] = r->variant->repetition_key(&r->pos);
+    return true;
+}
 
 static enum rules_result result_of_text(const char *text)
 {
@@ -168,6 +192,10 @@ static bool start_game(struct replay *r)
     }
     r->start = r->pos;
     note_end(r);
+    if (r->analyse && !keep_key(r, true)) {
+        fprintf(stderr, "korp: out of memory\n");
+        return false;
+    }
     return true;
 }
 
@@ -182,6 +210,8 @@ static int on_move(void *arg, const char *token)
 
     if (r->failed || (!r->started && !start_game(r)))
         return 0;
+    if (r->analyse && r->stop_ply >= 0 && r->ply >= r->stop_ply)
+        return 0;   /* the arbiter asked about an earlier ply */
     v = r->variant;
     r->ply++;
     if (r->ended_ply >= 0) {
@@ -197,6 +227,7 @@ static int on_move(void *arg, const char *token)
         r->failed = true;
         return 0;
     }
+    bool irreversible = v->move_is_irreversible(&r->pos, move);
     if (r->pgn) {
         if (!keep_move(r, move)) {
             fprintf(stderr, "korp: out of memory\n");
@@ -210,7 +241,12 @@ static int on_move(void *arg, const char *token)
         return 1;
     }
     note_end(r);
-    if (!r->pgn) {
+    if (r->analyse) {
+        if (!keep_key(r, irreversible)) {
+            fprintf(stderr, "korp: out of memory\n");
+            return 1;
+        }
+    } else if (!r->pgn) {
         v->position_format(&r->pos, fen, sizeof fen);
         printf("%d %s %s\n", r->ply, san, fen);
     }
@@ -224,12 +260,19 @@ static int on_game_end(void *arg)
 
     if (!r->failed && (r->started || start_game(r))) {
         r->variant->position_report(&r->pos, &rep);
-        if (r->pgn)
+        if (r->analyse && r->stop_ply > r->ply) {
+            fprintf(stderr, "korp: --ply %d: the game has only %d plies\n", r->stop_ply,
+                    r->ply);
+            r->failed = true;
+        } else if (r->analyse) {
+            korp_print_analysis(r->variant, &r->pos, r->keys, r->key_count, r->ply);
+        } else if (r->pgn) {
             write_pgn(r, &rep);
-        else
+        } else {
             printf("result %s %s\n", rules_result_text(rep.result),
                    rules_status_text(rep.status));
-    } else if (!r->pgn) {
+        }
+    } else if (!r->pgn && !r->analyse) {
         printf("result * error\n");
     }
     r->failures += r->failed;
@@ -299,6 +342,8 @@ int korp_replay(const struct korp_args *args)
     }
     r.forced = args->variant;
     r.pgn = args->pgn;
+    r.analyse = args->analyse;
+    r.stop_ply = args->stop_ply;
     r.game = 1;
     r.ended_ply = -1;
     r.games = rules_pgn_dialects(text, len, NULL, 0);
@@ -317,6 +362,7 @@ int korp_replay(const struct korp_args *args)
         rules_pgn_read(text, len, &reader);
     }
     free(r.moves);
+    free(r.keys);
     free(r.dialects);
     free(text);
     return r.failures ? 1 : 0;

@@ -47,6 +47,47 @@ static void run(struct run *r, const char *fmt, ...)
     snprintf(r->last, sizeof r->last, "%.*s", (int)(n - start), r->out + start);
 }
 
+/*
+ * korp analyse, checked by hand: both kings, then both knights dropped
+ * (irreversible), then the knights go back and forth.  The position after
+ * 2...N@f6 (ply 4) recurs after 4...Nf6 (ply 8) and 6...Nf6 (ply 12): at
+ * ply 12 it occurred before at plies 4 and 8, and threefold is claimable;
+ * 8 plies passed since the last drop.  At ply 9 (after 5.Ng1) the position
+ * occurred before only at ply 5 (after 3.Ng1).
+ */
+static void test_cli_analyse_counts_repetitions(void **state)
+{
+    static const char game[] = "1. K@e1 K@e8 2. N@f3 N@f6 3. Ng1 Ng8 4. Nf3 Nf6 5. Ng1 Ng8 "
+                               "6. Nf3 Nf6";
+    struct run r;
+    (void)state;
+    run(&r, "analyse <<'EOF'\n%s\nEOF", game);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"ply\":12,"));
+    assert_non_null(strstr(r.out, "\"halfmove_clock\":8,"));
+    assert_non_null(strstr(r.out, "\"earlier_occurrences\":[4,8]"));
+    assert_non_null(strstr(r.out, "\"threefold_claimable\":true"));
+    assert_non_null(strstr(r.out, "\"fifty_move_claimable\":false"));
+    /* Reserves are full: no agreement yet (Korpalski), both sides can mate. */
+    assert_non_null(strstr(r.out, "\"draw_by_agreement_allowed\":false"));
+    assert_non_null(strstr(r.out, "\"can_mate\":{\"white\":true,\"black\":true}"));
+    run(&r, "analyse --ply 9 <<'EOF'\n%s\nEOF", game);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"earlier_occurrences\":[5]"));
+    assert_non_null(strstr(r.out, "\"threefold_claimable\":false"));
+    assert_non_null(strstr(r.out, "\"to_move\":\"black\""));
+    /* The inventor's game ends in mate at ply 56 (tests/data/README.md). */
+    run(&r, "analyse %s/inventor-sample.pgn", data);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"ply\":56,\"status\":\"checkmate\""));
+    /* Asking past the end is an error that says so. */
+    run(&r, "analyse --ply 99 %s/inventor-sample.pgn 2>&1", data);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.out, "only 56 plies"));
+    run(&r, "analyse --ply x 2>&1 </dev/null");
+    assert_int_equal(r.status, 2);
+}
+
 static void test_cli_perft_last_line_is_count(void **state)
 {
     static struct run r;
@@ -266,6 +307,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_cli_replay_refuses_moves_after_the_end),
         cmocka_unit_test(test_cli_status_and_moves_default_to_start),
         cmocka_unit_test(test_cli_bad_arguments_exit_2),
+        cmocka_unit_test(test_cli_analyse_counts_repetitions),
     };
     if (argc != 3) {
         fprintf(stderr, "usage: test_cli KORP_BINARY DATA_DIR\n");
