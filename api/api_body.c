@@ -68,53 +68,61 @@ static bool nesting_too_deep(const char *s, size_t n)
     return false;
 }
 
+bool api_json_read(const char *body, size_t len, cJSON **out, char *why, size_t size)
+{
+    const char *end = NULL;
+    long bad;
+
+    *out = NULL;
+    if (len == 0) {
+        snprintf(why, size, "the request body is empty; send a JSON object");
+        return false;
+    }
+    if ((bad = utf8_invalid_at((const unsigned char *)body, len)) >= 0) {
+        snprintf(why, size, "the request body is not valid UTF-8 (byte %ld)", bad);
+        return false;
+    }
+    if (nesting_too_deep(body, len)) {
+        snprintf(why, size, "the JSON body nests deeper than %d levels", API_JSON_DEPTH_LIMIT);
+        return false;
+    }
+    *out = cJSON_ParseWithLengthOpts(body, len, &end, false);
+    if (*out == NULL) {
+        long at = end != NULL && end >= body && end <= body + len ? (long)(end - body) : 0;
+        snprintf(why, size, "the request body is not valid JSON (near byte %ld)", at);
+        return false;
+    }
+    while (end != NULL && (size_t)(end - body) < len && *end != '\0' &&
+           strchr(" \t\r\n", *end) != NULL)
+        end++;
+    if (end != NULL && (size_t)(end - body) < len) {
+        snprintf(why, size, "the request body has text after its JSON value (byte %ld)",
+                 (long)(end - body));
+    } else if (!cJSON_IsObject(*out)) {
+        snprintf(why, size, "the request body must be a JSON object");
+    } else {
+        return true;
+    }
+    cJSON_Delete(*out);
+    *out = NULL;
+    return false;
+}
+
 bool api_body_parse(struct api_request *req, enum MHD_Result *replied)
 {
     const char *type = MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND,
                                                    MHD_HTTP_HEADER_CONTENT_TYPE);
-    const char *end = NULL;
-    long bad;
+    char why[256];
 
     if (type == NULL || strncasecmp(type, "application/json", 16) != 0 ||
         (type[16] != '\0' && type[16] != ';' && type[16] != ' ')) {
         *replied = api_fail(req, API_PROBLEM_UNSUPPORTED_MEDIA_TYPE,
-                            "send the body as JSON with Content-Type: application/json%s%s",
+                            "send the body as JSON with Content-Type: application/json%s%.100s",
                             type ? ", not " : "", type ? type : "");
         return false;
     }
-    if (req->body_len == 0) {
-        *replied = api_fail(req, API_PROBLEM_BAD_REQUEST,
-                            "the request body is empty; send a JSON object");
-        return false;
-    }
-    if ((bad = utf8_invalid_at((const unsigned char *)req->body, req->body_len)) >= 0) {
-        *replied = api_fail(req, API_PROBLEM_BAD_REQUEST,
-                            "the request body is not valid UTF-8 (byte %ld)", bad);
-        return false;
-    }
-    if (nesting_too_deep(req->body, req->body_len)) {
-        *replied = api_fail(req, API_PROBLEM_BAD_REQUEST,
-                            "the JSON body nests deeper than %d levels", API_JSON_DEPTH_LIMIT);
-        return false;
-    }
-    req->json = cJSON_ParseWithLengthOpts(req->body, req->body_len, &end, false);
-    if (req->json == NULL) {
-        long at = end != NULL ? (long)(end - req->body) : 0;
-        *replied = api_fail(req, API_PROBLEM_BAD_REQUEST,
-                            "the request body is not valid JSON (near byte %ld)", at);
-        return false;
-    }
-    while (end != NULL && (size_t)(end - req->body) < req->body_len &&
-           strchr(" \t\r\n", *end) != NULL && *end != '\0')
-        end++;
-    if (end != NULL && (size_t)(end - req->body) < req->body_len) {
-        *replied = api_fail(req, API_PROBLEM_BAD_REQUEST,
-                            "the request body has text after its JSON value (byte %ld)",
-                            (long)(end - req->body));
-        return false;
-    }
-    if (!cJSON_IsObject(req->json)) {
-        *replied = api_fail(req, API_PROBLEM_BAD_REQUEST, "the request body must be a JSON object");
+    if (!api_json_read(req->body, req->body_len, &req->json, why, sizeof why)) {
+        *replied = api_fail(req, API_PROBLEM_BAD_REQUEST, "%s", why);
         return false;
     }
     return true;
@@ -158,18 +166,16 @@ static bool fits(const cJSON *v, const struct api_field *f, char *why, size_t si
     return false;
 }
 
-bool api_body_check(struct api_request *req, const struct api_field *fields,
-                    enum MHD_Result *replied)
+bool api_json_check(const cJSON *json, const struct api_field *fields, char *why,
+                    size_t size)
 {
-    char why[256];
     const cJSON *member;
 
-    cJSON_ArrayForEach(member, req->json) {
+    cJSON_ArrayForEach(member, json) {
         const struct api_field *f = fields;
-        for (const cJSON *earlier = req->json->child; earlier != member; earlier = earlier->next)
+        for (const cJSON *earlier = json->child; earlier != member; earlier = earlier->next)
             if (strcmp(earlier->string, member->string) == 0) {
-                *replied = api_fail(req, API_PROBLEM_BAD_REQUEST,
-                                    "field '%.64s' appears twice", member->string);
+                snprintf(why, size, "field '%.64s' appears twice", member->string);
                 return false;
             }
         while (f->name != NULL && strcmp(f->name, member->string) != 0)
@@ -179,22 +185,29 @@ bool api_body_check(struct api_request *req, const struct api_field *fields,
             for (f = fields; f->name != NULL; f++)
                 snprintf(known + strlen(known), sizeof known - strlen(known), "%s'%s'",
                          known[0] ? ", " : "", f->name);
-            *replied = api_fail(req, API_PROBLEM_BAD_REQUEST,
-                                "unknown field '%.64s'; this request takes %s", member->string,
-                                known[0] ? known : "no fields");
+            snprintf(why, size, "unknown field '%.64s'; this request takes %s", member->string,
+                     known[0] ? known : "no fields");
             return false;
         }
-        if (!fits(member, f, why, sizeof why)) {
-            *replied = api_fail(req, API_PROBLEM_BAD_REQUEST, "%s", why);
+        if (!fits(member, f, why, size))
             return false;
-        }
     }
     for (const struct api_field *f = fields; f->name != NULL; f++)
-        if (f->required && !cJSON_HasObjectItem(req->json, f->name)) {
-            *replied = api_fail(req, API_PROBLEM_BAD_REQUEST, "'%s' is required", f->name);
+        if (f->required && !cJSON_HasObjectItem(json, f->name)) {
+            snprintf(why, size, "'%s' is required", f->name);
             return false;
         }
     return true;
+}
+
+bool api_body_check(struct api_request *req, const struct api_field *fields,
+                    enum MHD_Result *replied)
+{
+    char why[512];
+    if (api_json_check(req->json, fields, why, sizeof why))
+        return true;
+    *replied = api_fail(req, API_PROBLEM_BAD_REQUEST, "%s", why);
+    return false;
 }
 
 const char *api_body_string(struct api_request *req, const char *name)

@@ -139,6 +139,15 @@ enum MHD_Result api_fail_db(struct api_request *req, enum db_status status, cons
 /* Finds the route, checks its needs, runs it; replies 404/405/4xx itself. */
 enum MHD_Result api_route(struct api_request *req);
 
+/*
+ * The two halves of reading a body, free of HTTP (and fuzzed): a JSON
+ * object from bytes (UTF-8 checked, nesting bounded, nothing after it), and
+ * its members against a field table.  False with a reason in why.
+ */
+bool api_json_read(const char *body, size_t len, cJSON **out, char *why, size_t size);
+bool api_json_check(const cJSON *json, const struct api_field *fields, char *why,
+                    size_t size);
+
 /* Parses req->body as JSON for a route that needs it; replies 4xx itself
  * and returns false when it cannot. */
 bool api_body_parse(struct api_request *req, enum MHD_Result *replied);
