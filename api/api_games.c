@@ -47,8 +47,9 @@ static bool cursor_read(const char *text, char *us, size_t us_size, char *id, si
 {
     const char *dot = text ? strchr(text, '.') : NULL;
     size_t n;
+    /* Ids are 10 characters (db_new_id). */
     if (dot == NULL || dot == text || (size_t)(dot - text) >= us_size ||
-        strlen(dot + 1) == 0 || strlen(dot + 1) >= id_size)
+        strlen(dot + 1) != 10 || strlen(dot + 1) >= id_size)
         return false;
     for (const char *p = text; p < dot; p++)
         if (*p < '0' || *p > '9')
