@@ -113,6 +113,14 @@ static void allow_add(char *allow, size_t size, const char *method)
 {
     size_t used = strlen(allow);
     size_t need = strlen(method) + (used ? 2 : 0);
+    const char *seen = strstr(allow, method);
+    /* Once each (two patterns may match one path: /players/me, /players/{id}). */
+    while (seen != NULL) {
+        size_t n = strlen(method);
+        if ((seen == allow || seen[-1] == ' ') && (seen[n] == '\0' || seen[n] == ','))
+            return;
+        seen = strstr(seen + 1, method);
+    }
     if (used + need + 1 > size)
         return;
     snprintf(allow + used, size - used, "%s%s", used ? ", " : "", method);
