@@ -7,6 +7,7 @@
 #include "games.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define IDEMPOTENCY_KEY_MAX 64
@@ -17,39 +18,81 @@ static const struct api_field move_fields[] = {
     { NULL, API_STRING, false, false, 0, 0 },
 };
 
+/*
+ * An Idempotency-Key is claimed, and the answer stored, inside the move's
+ * own transaction: a retry running at the same time waits for the first to
+ * commit and then gets its answer; a crash loses both or neither.
+ */
+struct remember {
+    struct api_request *req;
+    const char *key, *move;
+    enum db_idempotency found;
+    int status;
+    char *body;                 /* the answer: stored, or to store */
+};
+
+static enum db_status remember_before(struct db_tx *tx, void *arg)
+{
+    struct remember *m = arg;
+    struct api_request *req = m->req;
+    enum db_status rc;
+
+    free(m->body);
+    m->body = NULL;
+    rc = db_idempotency_claim(tx, req->caller.token_id, m->key, req->method, req->path,
+                              &m->found, &m->status, &m->body);
+    if (rc == DB_OK && m->found != DB_KEY_NEW)
+        return DB_CONFLICT;
+    return rc;
+}
+
+static enum db_status remember_after(struct db_tx *tx, const struct games_result *r, void *arg)
+{
+    struct remember *m = arg;
+    unsigned status;
+    cJSON *json = api_outcome_json(r, MHD_HTTP_CREATED, m->move, &status);
+
+    free(m->body);
+    m->body = json ? cJSON_PrintUnformatted(json) : NULL;
+    cJSON_Delete(json);
+    if (m->body == NULL)
+        return DB_HARD_ERROR;
+    m->status = (int)status;
+    return db_idempotency_store(tx, m->req->caller.token_id, m->key, m->status, m->body);
+}
+
 enum MHD_Result api_game_move(struct api_request *req)
 {
     const char *key = MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND,
                                                   "Idempotency-Key");
+    struct remember m = { req, key, NULL, DB_KEY_NEW, 0, NULL };
+    struct games_hooks hooks = { remember_before, remember_after, &m };
     enum MHD_Result replied;
     struct games_result r;
-    const char *move;
     long ply;
 
-    if (key != NULL) {
-        char err[512] = "", *body = NULL;
-        int status = 0;
-        enum db_status st;
-        if (key[0] == '\0' || strlen(key) > IDEMPOTENCY_KEY_MAX)
-            return api_fail(req, API_PROBLEM_BAD_REQUEST,
-                            "an Idempotency-Key is 1 to %d characters", IDEMPOTENCY_KEY_MAX);
-        st = db_idempotency_get(req->config->pool, req->caller.token_id, key, req->method,
-                                req->path, &status, &body, err, sizeof err);
-        if (st == DB_OK)
-            return api_reply_stored(req, (unsigned)status, body);
-        if (st == DB_CONFLICT)
-            return api_fail(req, API_PROBLEM_CONFLICT,
-                            "this Idempotency-Key was used for another request; use a new key");
-        if (st != DB_NOT_FOUND)
-            return api_fail_db(req, st, err);
-        req->idempotency_key = key;
-    }
+    if (key != NULL && (key[0] == '\0' || strlen(key) > IDEMPOTENCY_KEY_MAX))
+        return api_fail(req, API_PROBLEM_BAD_REQUEST,
+                        "an Idempotency-Key is 1 to %d characters", IDEMPOTENCY_KEY_MAX);
     if (!api_body_check(req, move_fields, &replied))
         return replied;
-    move = api_body_string(req, "move");
+    m.move = api_body_string(req, "move");
     ply = api_body_integer(req, "ply", -1, NULL);
-    games_move(req->config->pool, req->caller.player_id, req->params[0], move, (int)ply, &r);
-    return api_reply_outcome(req, &r, MHD_HTTP_CREATED, move);
+    games_move(req->config->pool, req->caller.player_id, req->params[0], m.move, (int)ply,
+               key != NULL ? &hooks : NULL, &r);
+    if (key == NULL || r.outcome == GAMES_DB_ERROR) {
+        free(m.body);
+        return api_reply_outcome(req, &r, MHD_HTTP_CREATED, m.move);
+    }
+    games_result_clear(&r);
+    if (m.found == DB_KEY_OTHER_REQUEST) {
+        free(m.body);
+        return api_fail(req, API_PROBLEM_BAD_REQUEST,
+                        "this Idempotency-Key was used for another request (another game or "
+                        "route); use a new key for each request");
+    }
+    /* The first answer, or this one as stored: the same bytes either way. */
+    return api_reply_stored(req, (unsigned)m.status, m.body);
 }
 
 static const struct api_field claim_fields[] = {
@@ -80,19 +123,7 @@ enum MHD_Result api_game_claim(struct api_request *req)
     games_claim(req->config->pool, req->caller.player_id, req->params[0], claim, move, &r);
     if (r.outcome != GAMES_OK)
         return api_reply_outcome(req, &r, MHD_HTTP_OK, move);
-    {
-        char err[512] = "";
-        struct db_game fresh;
-        enum db_status st;
-        memset(&fresh, 0, sizeof fresh);
-        st = db_game_get(req->config->pool, r.game.id, &fresh, err, sizeof err);
-        if (st != DB_OK) {
-            games_result_clear(&r);
-            return api_fail_db(req, st, err);
-        }
-        game = api_game_json(&fresh);
-        db_game_clear(&fresh);
-    }
+    game = api_game_json(&r.game);
     json = cJSON_CreateObject();
     cJSON_AddBoolToObject(json, "accepted", r.claim_accepted);
     cJSON_AddStringToObject(json, "reason", r.detail);

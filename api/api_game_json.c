@@ -72,19 +72,6 @@ cJSON *api_game_json(const struct db_game *g)
     return json;
 }
 
-/* The game as it stands after a change, with its moves read again. */
-static cJSON *fresh_game(struct api_request *req, const struct db_game *g, char *err,
-                         size_t errsize, enum db_status *st)
-{
-    struct db_game full;
-    cJSON *json;
-    memset(&full, 0, sizeof full);
-    *st = db_game_get(req->config->pool, g->id, &full, err, errsize);
-    json = *st == DB_OK ? api_game_json(&full) : NULL;
-    db_game_clear(&full);
-    return json;
-}
-
 static const enum api_problem problem_of[] = {
     [GAMES_OK] = API_PROBLEM_INTERNAL,
     [GAMES_NOT_FOUND] = API_PROBLEM_NOT_FOUND,
@@ -95,35 +82,46 @@ static const enum api_problem problem_of[] = {
     [GAMES_PLY_MISMATCH] = API_PROBLEM_PLY_MISMATCH,
     [GAMES_ILLEGAL] = API_PROBLEM_ILLEGAL_MOVE,
     [GAMES_DRAW_NOT_ALLOWED] = API_PROBLEM_DRAW_NOT_ALLOWED,
+    [GAMES_ANSWERED_BEFORE] = API_PROBLEM_INTERNAL,
     [GAMES_DB_ERROR] = API_PROBLEM_INTERNAL,
 };
+
+cJSON *api_outcome_json(const struct games_result *r, unsigned ok_status, const char *move,
+                        unsigned *status)
+{
+    enum api_problem p;
+    cJSON *json;
+
+    if (r->outcome == GAMES_OK) {
+        *status = ok_status;
+        return api_game_json(&r->game);
+    }
+    p = problem_of[r->outcome];
+    json = api_problem_new(p, r->detail);
+    *status = api_problem_status(p);
+    /* Move problems say which ply and which move. */
+    if (move != NULL && (p == API_PROBLEM_ILLEGAL_MOVE || p == API_PROBLEM_NOT_YOUR_TURN ||
+                         p == API_PROBLEM_GAME_OVER || p == API_PROBLEM_PLY_MISMATCH)) {
+        cJSON_AddNumberToObject(json, "ply", r->ply);
+        cJSON_AddStringToObject(json, "move", move);
+    }
+    if (p == API_PROBLEM_ILLEGAL_MOVE)
+        cJSON_AddStringToObject(json, "reason", rules_reason_slug(r->reason));
+    return json;
+}
 
 enum MHD_Result api_reply_outcome(struct api_request *req, struct games_result *r,
                                   unsigned ok_status, const char *move)
 {
     enum MHD_Result rc;
-    char err[512] = "";
-    enum db_status st;
-    cJSON *json;
+    unsigned status;
 
     if (r->outcome == GAMES_DB_ERROR) {
         rc = api_fail_db(req, r->db, r->err);
-    } else if (r->outcome != GAMES_OK) {
-        enum api_problem p = problem_of[r->outcome];
-        json = api_problem_new(p, r->detail);
-        /* Move problems say which ply and which move. */
-        if (move != NULL && (p == API_PROBLEM_ILLEGAL_MOVE || p == API_PROBLEM_NOT_YOUR_TURN ||
-                             p == API_PROBLEM_GAME_OVER || p == API_PROBLEM_PLY_MISMATCH)) {
-            cJSON_AddNumberToObject(json, "ply", r->ply);
-            cJSON_AddStringToObject(json, "move", move);
-        }
-        if (p == API_PROBLEM_ILLEGAL_MOVE)
-            cJSON_AddStringToObject(json, "reason", rules_reason_slug(r->reason));
-        rc = api_reply_problem(req, p, json);
-    } else if ((json = fresh_game(req, &r->game, err, sizeof err, &st)) == NULL) {
-        rc = api_fail_db(req, st, err);
     } else {
-        rc = api_reply_json(req, ok_status, json);
+        cJSON *json = api_outcome_json(r, ok_status, move, &status);
+        rc = api_reply_stored(req, status, json ? cJSON_PrintUnformatted(json) : NULL);
+        cJSON_Delete(json);
     }
     games_result_clear(r);
     return rc;

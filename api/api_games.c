@@ -303,6 +303,7 @@ enum MHD_Result api_game_analysis(struct api_request *req)
     if (!load_game(req, &g, &rc))
         return rc;
     if (!games_analyse(&g, &a)) {
+        games_analysis_clear(&a);
         db_game_clear(&g);
         return api_fail_db(req, DB_HARD_ERROR, "stored position unreadable");
     }
@@ -323,6 +324,7 @@ enum MHD_Result api_game_analysis(struct api_request *req)
     sides(json, "can_drop", a.report.can_drop[RULES_WHITE], a.report.can_drop[RULES_BLACK]);
     cJSON_AddBoolToObject(json, "draw_by_agreement_allowed", a.report.draw_agreement_allowed);
     cJSON_AddStringToObject(json, "game_status", g.status);
+    games_analysis_clear(&a);
     db_game_clear(&g);
     return api_reply_json(req, MHD_HTTP_OK, json);
 }

@@ -41,7 +41,6 @@ struct api_request {
     cJSON *json;                                /* the parsed body (API_JSON_BODY) */
     bool authenticated;
     struct db_caller caller;                    /* valid when authenticated */
-    const char *idempotency_key;                /* set: answers are remembered */
 };
 
 typedef enum MHD_Result (*api_handler)(struct api_request *req);
@@ -104,7 +103,8 @@ bool api_body_boolean(struct api_request *req, const char *name, bool fallback);
 enum MHD_Result api_reply(struct api_request *req, unsigned status,
                           struct MHD_Response *resp);
 
-/* Replies with a stored answer (takes body, malloc'd). */
+/* Replies with an answer already written out: JSON, or problem+json for a
+ * status of 400 or more (takes body, malloc'd; NULL fails the reply). */
 enum MHD_Result api_reply_stored(struct api_request *req, unsigned status, char *body);
 
 /* Replies with a JSON body; takes ownership of json. */
@@ -121,6 +121,9 @@ enum MHD_Result api_fail(struct api_request *req, enum api_problem problem,
 /* The problem response itself, for callers that add headers first. */
 struct MHD_Response *api_problem_response(enum api_problem problem, const char *detail,
                                           unsigned *status);
+
+/* The HTTP status of a kind of problem. */
+unsigned api_problem_status(enum api_problem problem);
 
 /* A problem object to add members to before api_reply_problem. */
 cJSON *api_problem_new(enum api_problem problem, const char *detail);
@@ -185,6 +188,11 @@ struct db_game;
 
 /* The game object of the API. */
 cJSON *api_game_json(const struct db_game *g);
+
+/* The answer to a state change: the game (status ok_status), or the
+ * problem its outcome names (the status it carries), as JSON. */
+cJSON *api_outcome_json(const struct games_result *r, unsigned ok_status, const char *move,
+                        unsigned *status);
 
 /* Replies to a state change: the game (status `ok_status`), or the
  * problem its outcome names.  Clears the result. */

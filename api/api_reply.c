@@ -56,25 +56,17 @@ static struct MHD_Response *json_response(cJSON *json, const char *content_type)
     return text_response(text, content_type);
 }
 
-/*
- * A JSON answer, remembered first when the request carried an
- * Idempotency-Key (answers a retry should not repeat, 5xx, are not).
- */
 static enum MHD_Result reply_json_text(struct api_request *req, unsigned status, cJSON *json,
                                        const char *content_type)
 {
     char *text = json ? cJSON_PrintUnformatted(json) : NULL;
     cJSON_Delete(json);
-    if (text != NULL && req->idempotency_key != NULL && req->authenticated && status < 500) {
-        char err[512] = "";
-        enum db_status st = db_idempotency_put(req->config->pool, req->caller.token_id,
-                                               req->idempotency_key, req->method, req->path,
-                                               (int)status, text, err, sizeof err);
-        if (st != DB_OK)
-            base_log(BASE_LOG_WARN, "%s %s: idempotency key not stored: %s", req->method,
-                     req->path, err);
-    }
     return api_reply(req, status, text_response(text, content_type));
+}
+
+unsigned api_problem_status(enum api_problem problem)
+{
+    return problems[problem].status;
 }
 
 enum MHD_Result api_reply_stored(struct api_request *req, unsigned status, char *body)

@@ -34,11 +34,11 @@ void korp_print_analysis(const struct rules_variant *v, const struct rules_posit
            v->side_to_move(pos) == RULES_WHITE ? "white" : "black", rep.halfmove_clock,
            yes(claim.fifty_move));
     /* keys[count - 1] is the position at `ply`; keys[i] the one at
-     * ply - (count - 1 - i). */
-    for (int i = 0; i < claim.at_count; i++) {
-        if (claim.at[i] >= count - 1)
+     * ply - (count - 1 - i).  Every occurrence, not only the claim's few. */
+    for (int i = 0; i < count - 1; i++) {
+        if (keys[i] != claim.key)
             continue;
-        printf("%s%d", first ? "" : ",", ply - (count - 1 - claim.at[i]));
+        printf("%s%d", first ? "" : ",", ply - (count - 1 - i));
         first = false;
     }
     printf("],\"threefold_claimable\":%s,"

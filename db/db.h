@@ -295,15 +295,25 @@ enum db_status db_games_overdue(struct db_pool *pool, int max, db_game_fn end, v
 enum db_status db_clock_set(struct db_pool *pool, long long offset_seconds,
                             char now[DB_TIME_SIZE], char *err, size_t errsize);
 
-/* The stored first answer to (token, key, method, path): DB_NOT_FOUND when
- * none younger than 24 hours.  *body is malloc'd (caller frees). */
-enum db_status db_idempotency_get(struct db_pool *pool, const char *token_id, const char *key,
-                                  const char *method, const char *path, int *status,
-                                  char **body, char *err, size_t errsize);
+/* What claiming an idempotency key found. */
+enum db_idempotency {
+    DB_KEY_NEW = 0,       /* first use: the request runs, its answer is stored */
+    DB_KEY_ANSWERED,      /* used before for this request: its answer is given */
+    DB_KEY_OTHER_REQUEST  /* used before for another method or path */
+};
 
-/* Stores the first answer (a later one for the same key is ignored). */
-enum db_status db_idempotency_put(struct db_pool *pool, const char *token_id, const char *key,
-                                  const char *method, const char *path, int status,
-                                  const char *body, char *err, size_t errsize);
+/*
+ * Claims (token, key) for a request, inside its transaction.  A request
+ * with the same key running at once waits here until the first commits.
+ * On DB_KEY_ANSWERED, *status and *body (malloc'd; caller frees) are the
+ * first answer.
+ */
+enum db_status db_idempotency_claim(struct db_tx *tx, const char *token_id, const char *key,
+                                    const char *method, const char *path,
+                                    enum db_idempotency *found, int *status, char **body);
+
+/* Stores the answer of a request that claimed its key (same transaction). */
+enum db_status db_idempotency_store(struct db_tx *tx, const char *token_id, const char *key,
+                                    int status, const char *body);
 
 #endif

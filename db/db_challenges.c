@@ -155,52 +155,42 @@ enum db_status db_clock_set(struct db_pool *pool, long long offset_seconds,
     return db_run_tx(pool, clock_set, &c, err, errsize);
 }
 
-struct idempotency {
-    const char *params[6];
-    int *status;
-    char **body;
-};
-
-static enum db_status idempotency_get(struct db_tx *tx, void *arg)
+enum db_status db_idempotency_claim(struct db_tx *tx, const char *token_id, const char *key,
+                                    const char *method, const char *path,
+                                    enum db_idempotency *found, int *status, char **body)
 {
-    struct idempotency *i = arg;
+    const char *params[4] = { token_id, key, method, path };
     PGresult *res = NULL;
-    enum db_status rc = db_exec(tx, DB_STMT_IDEMPOTENCY_GET, i->params, &res);
-    if (rc == DB_OK && PQntuples(res) == 0)
-        rc = DB_NOT_FOUND;
-    if (rc == DB_OK && PQgetvalue(res, 0, 2)[0] != 't')
-        rc = DB_CONFLICT;   /* the key was used for another request */
-    if (rc == DB_OK) {
-        *i->status = atoi(PQgetvalue(res, 0, 0));
-        *i->body = strdup(PQgetvalue(res, 0, 1));
-        if (*i->body == NULL)
-            rc = DB_HARD_ERROR;
+    enum db_status rc = db_exec(tx, DB_STMT_IDEMPOTENCY_CLAIM, params, &res);
+
+    *found = DB_KEY_NEW;
+    *body = NULL;
+    if (rc != DB_OK || PQntuples(res) == 1) {
+        PQclear(res);
+        return rc;
+    }
+    PQclear(res);
+    res = NULL;
+    rc = db_exec(tx, DB_STMT_IDEMPOTENCY_GET, params, &res);
+    if (rc == DB_OK && PQntuples(res) == 1) {
+        if (PQgetvalue(res, 0, 2)[0] != 't') {
+            *found = DB_KEY_OTHER_REQUEST;
+        } else {
+            *found = DB_KEY_ANSWERED;
+            *status = atoi(PQgetvalue(res, 0, 0));
+            if ((*body = strdup(PQgetvalue(res, 0, 1))) == NULL)
+                rc = DB_HARD_ERROR;
+        }
     }
     PQclear(res);
     return rc;
 }
 
-enum db_status db_idempotency_get(struct db_pool *pool, const char *token_id, const char *key,
-                                  const char *method, const char *path, int *status,
-                                  char **body, char *err, size_t errsize)
-{
-    struct idempotency i = { { token_id, key, method, path, NULL, NULL }, status, body };
-    *body = NULL;
-    return db_run_once(pool, idempotency_get, &i, err, errsize);
-}
-
-static enum db_status idempotency_put(struct db_tx *tx, void *arg)
-{
-    struct idempotency *i = arg;
-    return db_exec(tx, DB_STMT_IDEMPOTENCY_PUT, i->params, NULL);
-}
-
-enum db_status db_idempotency_put(struct db_pool *pool, const char *token_id, const char *key,
-                                  const char *method, const char *path, int status,
-                                  const char *body, char *err, size_t errsize)
+enum db_status db_idempotency_store(struct db_tx *tx, const char *token_id, const char *key,
+                                    int status, const char *body)
 {
     char code[16];
-    struct idempotency i = { { token_id, key, method, path, code, body }, NULL, NULL };
+    const char *params[4] = { token_id, key, code, body };
     snprintf(code, sizeof code, "%d", status);
-    return db_run_once(pool, idempotency_put, &i, err, errsize);
+    return db_exec(tx, DB_STMT_IDEMPOTENCY_STORE, params, NULL);
 }

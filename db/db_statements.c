@@ -91,7 +91,7 @@ const struct db_statement db_statements[] = {
         " korp_now(), korp_now())"
         " RETURNING korp_time(created_at), korp_time(updated_at), korp_time(deadline)", 10 },
     [DB_STMT_GAME_LOCK] = { DB_STMT_GAME_LOCK, "game_lock",
-        "SELECT " GAME_COLUMNS GAME_FROM " WHERE g.id = $1 FOR UPDATE OF g", 1 },
+        "SELECT " GAME_COLUMNS "," GAME_SANS GAME_FROM " WHERE g.id = $1 FOR UPDATE OF g", 1 },
     [DB_STMT_GAME_GET] = { DB_STMT_GAME_GET, "game_get",
         "SELECT " GAME_COLUMNS "," GAME_SANS GAME_FROM " WHERE g.id = $1", 1 },
     [DB_STMT_GAME_LIST] = { DB_STMT_GAME_LIST, "game_list",
@@ -129,14 +129,21 @@ const struct db_statement db_statements[] = {
     /* ---- the clock and idempotency keys */
     [DB_STMT_CLOCK_SET] = { DB_STMT_CLOCK_SET, "clock_set",
         "UPDATE clock SET offset_seconds = $1 RETURNING korp_time(korp_now())", 1 },
+    /* Claiming a key inserts its row (status 0) in the request's own
+     * transaction: a concurrent request with the same key waits on the
+     * unique index until the first commits, then finds its answer.  A key
+     * older than 24 hours is taken over. */
+    [DB_STMT_IDEMPOTENCY_CLAIM] = { DB_STMT_IDEMPOTENCY_CLAIM, "idempotency_claim",
+        "INSERT INTO idempotency_keys (token_id, key, method, path, status, body, created_at)"
+        " VALUES ($1, $2, $3, $4, 0, '', korp_now()) ON CONFLICT (token_id, key) DO UPDATE"
+        " SET method = $3, path = $4, status = 0, body = '', created_at = korp_now()"
+        " WHERE idempotency_keys.created_at <= korp_now() - interval '24 hours'"
+        " RETURNING 1", 4 },
     [DB_STMT_IDEMPOTENCY_GET] = { DB_STMT_IDEMPOTENCY_GET, "idempotency_get",
         "SELECT status, body, method = $3 AND path = $4 FROM idempotency_keys"
-        " WHERE token_id = $1 AND key = $2 AND created_at > korp_now() - interval '24 hours'", 4 },
-    [DB_STMT_IDEMPOTENCY_PUT] = { DB_STMT_IDEMPOTENCY_PUT, "idempotency_put",
-        "INSERT INTO idempotency_keys (token_id, key, method, path, status, body, created_at)"
-        " VALUES ($1, $2, $3, $4, $5, $6, korp_now()) ON CONFLICT (token_id, key) DO UPDATE"
-        " SET method = $3, path = $4, status = $5, body = $6, created_at = korp_now()"
-        " WHERE idempotency_keys.created_at <= korp_now() - interval '24 hours'", 6 },
+        " WHERE token_id = $1 AND key = $2", 4 },
+    [DB_STMT_IDEMPOTENCY_STORE] = { DB_STMT_IDEMPOTENCY_STORE, "idempotency_store",
+        "UPDATE idempotency_keys SET status = $3, body = $4 WHERE token_id = $1 AND key = $2", 4 },
 };
 
 _Static_assert(sizeof db_statements / sizeof db_statements[0] == DB_STMT_COUNT,

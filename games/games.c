@@ -107,21 +107,55 @@ static enum db_status lock_for_player(struct db_tx *tx, const char *game_id,
     return DB_OK;
 }
 
-/* Reads a move: the variant's letters first, then (Glinski) Hungarian. */
+/*
+ * Reads a move.  Glinski players also write Hungarian piece letters, where
+ * B is a rook (bastya), not a bishop: a text that is a legal move in both
+ * readings, differently, is refused as ambiguous rather than guessed (a
+ * correspondence move cannot be taken back).
+ */
 static bool read_move(const struct rules_variant *v, const struct rules_position *pos,
                       const char *text, struct rules_move *m, struct games_result *r)
 {
     struct rules_why why = { 0 }, other = { 0 };
+    struct rules_move hungarian;
     enum rules_error e = v->move_parse(pos, text, RULES_DIALECT_DEFAULT, m, &why);
-    if (e != RULES_OK && strcmp(v->name, "glinski") == 0 &&
-        v->move_parse(pos, text, RULES_DIALECT_HUNGARIAN, m, &other) == RULES_OK)
+    bool glinski = strcmp(v->name, "glinski") == 0;
+    bool read_hu = glinski &&
+                   v->move_parse(pos, text, RULES_DIALECT_HUNGARIAN, &hungarian, &other) == RULES_OK;
+
+    if (e == RULES_OK && read_hu && memcmp(m, &hungarian, sizeof *m) != 0) {
+        char a[RULES_MOVE_TEXT_MAX], b[RULES_MOVE_TEXT_MAX];
+        v->move_format(pos, *m, RULES_NOTATION_UCI, a, sizeof a);
+        v->move_format(pos, hungarian, RULES_NOTATION_UCI, b, sizeof b);
+        r->outcome = GAMES_ILLEGAL;
+        r->reason = RULES_REASON_AMBIGUOUS;
+        snprintf(r->detail, sizeof r->detail,
+                 "'%s' is %s with English piece letters but %s with Hungarian ones "
+                 "(B is a rook there); send the move in coordinates", text, a, b);
+        return false;
+    }
+    if (e != RULES_OK && read_hu) {
+        *m = hungarian;
         e = RULES_OK;
+    }
     if (e == RULES_OK)
         return true;
     r->outcome = GAMES_ILLEGAL;
     r->reason = why.reason;
     snprintf(r->detail, sizeof r->detail, "%s", why.text[0] ? why.text : rules_error_text(e));
     return false;
+}
+
+/* Adds a SAN to the game's list of moves (for the answer). */
+static bool sans_append(struct db_game *g, const char *san)
+{
+    size_t had = g->sans ? strlen(g->sans) : 0;
+    char *grown = realloc(g->sans, had + strlen(san) + 2);
+    if (grown == NULL)
+        return false;
+    snprintf(grown + had, strlen(san) + 2, "%s%s", had ? " " : "", san);
+    g->sans = grown;
+    return true;
 }
 
 /*
@@ -162,6 +196,8 @@ static enum db_status play(struct db_tx *tx, const struct rules_variant *v,
     if (report.status != RULES_ONGOING)
         finish(g, rules_result_text(report.result), rules_status_text(report.status));
 
+    if (!sans_append(g, san))
+        return DB_HARD_ERROR;
     snprintf(detail, sizeof detail, "{\"san\":\"%s\",\"uci\":\"%s\"}", san, uci);
     if ((rc = db_move_insert(tx, g->id, g->ply, san, uci, g->fen)) != DB_OK ||
         (rc = db_game_save(tx, g, true)) != DB_OK ||
@@ -177,12 +213,12 @@ static enum db_status play(struct db_tx *tx, const struct rules_variant *v,
 struct move_args {
     const char *player_id, *game_id, *text;
     int ply;
+    const struct games_hooks *hooks;
     struct games_result *out;
 };
 
-static enum db_status move_tx(struct db_tx *tx, void *arg)
+static enum db_status move_checked(struct db_tx *tx, struct move_args *a)
 {
-    struct move_args *a = arg;
     struct games_result *r = a->out;
     const struct rules_variant *v = NULL;
     struct rules_position pos;
@@ -190,7 +226,6 @@ static enum db_status move_tx(struct db_tx *tx, void *arg)
     int color;
     enum db_status rc;
 
-    result_reset(r);
     rc = lock_for_player(tx, a->game_id, a->player_id, true, r, &v, &pos, &color);
     if (rc != DB_OK || r->outcome != GAMES_OK)
         return rc;
@@ -203,6 +238,24 @@ static enum db_status move_tx(struct db_tx *tx, void *arg)
     return play(tx, v, &pos, m, &r->game);
 }
 
+static enum db_status move_tx(struct db_tx *tx, void *arg)
+{
+    struct move_args *a = arg;
+    const struct games_hooks *h = a->hooks;
+    enum db_status rc = DB_OK;
+
+    result_reset(a->out);
+    if (h != NULL && h->before != NULL && (rc = h->before(tx, h->arg)) == DB_CONFLICT) {
+        a->out->outcome = GAMES_ANSWERED_BEFORE;
+        return DB_OK;
+    }
+    if (rc == DB_OK)
+        rc = move_checked(tx, a);
+    if (rc == DB_OK && h != NULL && h->after != NULL)
+        rc = h->after(tx, a->out, h->arg);
+    return rc;
+}
+
 static void run(struct db_pool *pool, db_tx_fn fn, void *arg, struct games_result *r)
 {
     enum db_status rc = db_run_tx(pool, fn, arg, r->err, sizeof r->err);
@@ -213,9 +266,10 @@ static void run(struct db_pool *pool, db_tx_fn fn, void *arg, struct games_resul
 }
 
 void games_move(struct db_pool *pool, const char *player_id, const char *game_id,
-                const char *move, int ply, struct games_result *out)
+                const char *move, int ply, const struct games_hooks *hooks,
+                struct games_result *out)
 {
-    struct move_args a = { player_id, game_id, move, ply, out };
+    struct move_args a = { player_id, game_id, move, ply, hooks, out };
     memset(out, 0, sizeof *out);
     run(pool, move_tx, &a, out);
 }
@@ -273,13 +327,8 @@ static enum db_status claim_tx(struct db_tx *tx, void *arg)
                      a->text ? "would have passed after your move" : "have passed");
         return DB_OK;   /* a move sent with a rejected claim is not played */
     }
-    if (a->text != NULL && (rc = play(tx, v, &pos, m, &r->game)) != DB_OK)
-        return rc;
-    if (strcmp(r->game.status, "active") != 0) {
-        snprintf(r->detail, sizeof r->detail, "your move ended the game (%s by %s)",
-                 r->game.result, r->game.termination);
-        return DB_OK;
-    }
+    /* By the chess convention (rules files, "Claims"): the move written
+     * with a valid claim is not played; the game is drawn as it stands. */
     r->claim_accepted = true;
     if (a->kind == GAMES_CLAIM_THREEFOLD)
         snprintf(r->detail, sizeof r->detail, "the position has occurred %d times",
@@ -614,11 +663,24 @@ bool games_analyse(const struct db_game *g, struct games_analysis *out)
     out->to_move = v->side_to_move(&pos);
     if (rules_claim_check(v, &pos, g->keys, g->key_count, NULL, &claim, NULL) != RULES_OK)
         return false;
-    /* Keys run oldest first and end with the current position, at ply. */
-    for (int i = 0; i < claim.at_count; i++)
-        if (claim.at[i] < g->key_count - 1)
-            out->earlier[out->earlier_count++] = g->ply - (g->key_count - 1 - claim.at[i]);
+    /* Every occurrence (the claim keeps only the first few): keys run
+     * oldest first and end with the current position, at ply. */
+    out->earlier = malloc((size_t)(g->key_count + 1) * sizeof *out->earlier);
+    if (out->earlier == NULL)
+        return false;
+    int n = rules_repetition_count(g->keys, g->key_count, claim.key, out->earlier,
+                                   g->key_count);
+    for (int i = 0; i < n; i++)
+        if (out->earlier[i] < g->key_count - 1)
+            out->earlier[out->earlier_count++] = g->ply - (g->key_count - 1 - out->earlier[i]);
     out->threefold_claimable = claim.threefold;
     out->fifty_move_claimable = g->fifty_move_rule && claim.fifty_move;
     return true;
+}
+
+void games_analysis_clear(struct games_analysis *a)
+{
+    free(a->earlier);
+    a->earlier = NULL;
+    a->earlier_count = 0;
 }

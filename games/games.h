@@ -25,6 +25,7 @@ enum games_outcome {
     GAMES_PLY_MISMATCH,
     GAMES_ILLEGAL,          /* the move is illegal or unreadable */
     GAMES_DRAW_NOT_ALLOWED,
+    GAMES_ANSWERED_BEFORE,  /* the before hook found the request answered */
     GAMES_DB_ERROR          /* see db and err */
 };
 
@@ -55,17 +56,32 @@ void games_challenge_close(struct db_pool *pool, const char *player_id,
                            const char *challenge_id, bool decline, struct db_challenge *c,
                            struct games_result *out);
 
+/*
+ * Work the caller adds to a state change's transaction: `before` runs
+ * first (DB_CONFLICT from it stops the change with GAMES_ANSWERED_BEFORE),
+ * `after` runs last with the outcome (not on a database error), so that
+ * what it writes commits with the change or not at all.  Either may be
+ * NULL; both may run more than once (retries).
+ */
+struct games_hooks {
+    enum db_status (*before)(struct db_tx *tx, void *arg);
+    enum db_status (*after)(struct db_tx *tx, const struct games_result *r, void *arg);
+    void *arg;
+};
+
 /* Plays a move given in any notation the variant reads; `ply` is the
- * plies the caller believes were played, or -1 not to check. */
+ * plies the caller believes were played, or -1 not to check.  hooks may
+ * be NULL. */
 void games_move(struct db_pool *pool, const char *player_id, const char *game_id,
-                const char *move, int ply, struct games_result *out);
+                const char *move, int ply, const struct games_hooks *hooks,
+                struct games_result *out);
 
 enum games_claim { GAMES_CLAIM_THREEFOLD = 0, GAMES_CLAIM_FIFTY_MOVE };
 
 /*
  * Claims a draw, optionally together with a move (the position after it is
- * the one claimed about).  An accepted claim ends the game 1/2-1/2 (and
- * plays the move); a rejected one changes nothing.  claim_accepted and
+ * the one claimed about).  An accepted claim ends the game 1/2-1/2 without
+ * playing the move (the chess convention); a rejected one changes nothing.  claim_accepted and
  * detail say which and why.
  */
 void games_claim(struct db_pool *pool, const char *player_id, const char *game_id,
@@ -95,14 +111,17 @@ int games_sweep(struct db_pool *pool, char *err, size_t errsize);
 struct games_analysis {
     struct rules_report report;
     enum rules_color to_move;
-    int earlier[RULES_CLAIM_AT_MAX];   /* plies where the position occurred before */
+    int *earlier;                      /* plies where the position occurred before,
+                                          oldest first (malloc'd) */
     int earlier_count;
     bool threefold_claimable;
     bool fifty_move_claimable;
 };
 
-/* Analyses a game read with db_game_get; false if its position is bad. */
+/* Analyses a game read with db_game_get; false if its position is bad.
+ * games_analysis_clear frees what it holds. */
 bool games_analyse(const struct db_game *g, struct games_analysis *out);
+void games_analysis_clear(struct games_analysis *a);
 
 /* The variant of a game, or NULL for an unknown name. */
 const struct rules_variant *games_variant(const struct db_game *g);
