@@ -146,6 +146,13 @@ static bool read_move(const struct rules_variant *v, const struct rules_position
     return false;
 }
 
+/* Saves a game that has just ended and tells both players. */
+static enum db_status save_end(struct db_tx *tx, struct db_game *g)
+{
+    enum db_status rc = db_game_save(tx, g, false);
+    return rc == DB_OK ? db_game_event(tx, g->id, "game-end", NULL) : rc;
+}
+
 /* Adds a SAN to the game's list of moves (for the answer). */
 static bool sans_append(struct db_game *g, const char *san)
 {
@@ -338,9 +345,7 @@ static enum db_status claim_tx(struct db_tx *tx, void *arg)
                  "%d plies have passed without a capture, pawn move or drop",
                  claim.halfmove_clock);
     finish(&r->game, "1/2-1/2", a->kind == GAMES_CLAIM_THREEFOLD ? "threefold" : "fifty-move");
-    if ((rc = db_game_save(tx, &r->game, false)) != DB_OK)
-        return rc;
-    return db_game_event(tx, r->game.id, "game-end", NULL);
+    return save_end(tx, &r->game);
 }
 
 void games_claim(struct db_pool *pool, const char *player_id, const char *game_id,
@@ -353,32 +358,54 @@ void games_claim(struct db_pool *pool, const char *player_id, const char *game_i
 
 /* ---- Draw offers, resignation, abort -------------------------------------- */
 
-struct simple_args {
+/* One thing a player does to an active game, on its locked row. */
+typedef enum db_status (*player_step)(struct db_tx *tx, struct games_result *r,
+                                      const struct rules_variant *v,
+                                      const struct rules_position *pos, int color, int action);
+
+struct step_args {
     const char *player_id, *game_id;
     int action;
+    player_step step;
     struct games_result *out;
 };
 
-static enum db_status draw_tx(struct db_tx *tx, void *arg)
+static enum db_status step_tx(struct db_tx *tx, void *arg)
 {
-    struct simple_args *a = arg;
+    struct step_args *a = arg;
     struct games_result *r = a->out;
     const struct rules_variant *v = NULL;
     struct rules_position pos;
-    struct rules_why why = { 0 };
     int color;
-    const char *mine, *theirs;
     enum db_status rc;
 
     result_reset(r);
     rc = lock_for_player(tx, a->game_id, a->player_id, false, r, &v, &pos, &color);
     if (rc != DB_OK || r->outcome != GAMES_OK)
         return rc;
-    mine = color_name(color);
-    theirs = color_name(color == RULES_WHITE ? RULES_BLACK : RULES_WHITE);
-    if (a->action != GAMES_DRAW_DECLINE && !v->draw_agreement_allowed(&pos, &why))
+    return a->step(tx, r, v, &pos, color, a->action);
+}
+
+static void run_step(struct db_pool *pool, const char *player_id, const char *game_id,
+                     int action, player_step step, struct games_result *out)
+{
+    struct step_args a = { player_id, game_id, action, step, out };
+    memset(out, 0, sizeof *out);
+    run(pool, step_tx, &a, out);
+}
+
+static enum db_status draw_step(struct db_tx *tx, struct games_result *r,
+                                const struct rules_variant *v, const struct rules_position *pos,
+                                int color, int action)
+{
+    const char *mine = color_name(color);
+    const char *theirs = color_name(color == RULES_WHITE ? RULES_BLACK : RULES_WHITE);
+    struct rules_why why = { 0 };
+    enum db_status rc;
+
+    if (action != GAMES_DRAW_DECLINE && !v->draw_agreement_allowed(pos, &why))
         return refuse(r, GAMES_DRAW_NOT_ALLOWED, "%s", why.text);
-    if (a->action == GAMES_DRAW_OFFER && strcmp(r->game.draw_offer, theirs) != 0) {
+    if (action == GAMES_DRAW_OFFER && strcmp(r->game.draw_offer, theirs) != 0) {
         if (strcmp(r->game.draw_offer, mine) == 0)
             return DB_OK;   /* offered already: nothing changes */
         snprintf(r->game.draw_offer, sizeof r->game.draw_offer, "%s", mine);
@@ -388,7 +415,7 @@ static enum db_status draw_tx(struct db_tx *tx, void *arg)
     }
     if (strcmp(r->game.draw_offer, theirs) != 0)
         return refuse(r, GAMES_CONFLICT, "your opponent has not offered a draw");
-    if (a->action == GAMES_DRAW_DECLINE) {
+    if (action == GAMES_DRAW_DECLINE) {
         r->game.draw_offer[0] = '\0';
         if ((rc = db_game_save(tx, &r->game, false)) != DB_OK)
             return rc;
@@ -396,76 +423,53 @@ static enum db_status draw_tx(struct db_tx *tx, void *arg)
     }
     /* Accepting, or offering back against a standing offer. */
     finish(&r->game, "1/2-1/2", "agreement");
-    if ((rc = db_game_save(tx, &r->game, false)) != DB_OK)
-        return rc;
-    return db_game_event(tx, r->game.id, "game-end", NULL);
+    return save_end(tx, &r->game);
 }
 
 void games_draw(struct db_pool *pool, const char *player_id, const char *game_id,
                 enum games_draw_action action, struct games_result *out)
 {
-    struct simple_args a = { player_id, game_id, (int)action, out };
-    memset(out, 0, sizeof *out);
-    run(pool, draw_tx, &a, out);
+    run_step(pool, player_id, game_id, (int)action, draw_step, out);
 }
 
-static enum db_status resign_tx(struct db_tx *tx, void *arg)
+static enum db_status resign_step(struct db_tx *tx, struct games_result *r,
+                                  const struct rules_variant *v,
+                                  const struct rules_position *pos, int color, int action)
 {
-    struct simple_args *a = arg;
-    struct games_result *r = a->out;
-    const struct rules_variant *v = NULL;
-    struct rules_position pos;
-    int color;
-    enum db_status rc;
-
-    result_reset(r);
-    rc = lock_for_player(tx, a->game_id, a->player_id, false, r, &v, &pos, &color);
-    if (rc != DB_OK || r->outcome != GAMES_OK)
-        return rc;
+    (void)v;
+    (void)pos;
+    (void)action;
     finish(&r->game, color == RULES_WHITE ? "0-1" : "1-0", "resignation");
-    if ((rc = db_game_save(tx, &r->game, false)) != DB_OK)
-        return rc;
-    return db_game_event(tx, r->game.id, "game-end", NULL);
+    return save_end(tx, &r->game);
 }
 
 void games_resign(struct db_pool *pool, const char *player_id, const char *game_id,
                   struct games_result *out)
 {
-    struct simple_args a = { player_id, game_id, 0, out };
-    memset(out, 0, sizeof *out);
-    run(pool, resign_tx, &a, out);
+    run_step(pool, player_id, game_id, 0, resign_step, out);
 }
 
-static enum db_status abort_tx(struct db_tx *tx, void *arg)
+static enum db_status abort_step(struct db_tx *tx, struct games_result *r,
+                                 const struct rules_variant *v,
+                                 const struct rules_position *pos, int color, int action)
 {
-    struct simple_args *a = arg;
-    struct games_result *r = a->out;
-    const struct rules_variant *v = NULL;
-    struct rules_position pos;
-    int color;
-    enum db_status rc;
-
-    result_reset(r);
-    rc = lock_for_player(tx, a->game_id, a->player_id, false, r, &v, &pos, &color);
-    if (rc != DB_OK || r->outcome != GAMES_OK)
-        return rc;
+    (void)v;
+    (void)pos;
+    (void)color;
+    (void)action;
     if (r->game.ply >= 2)
         return refuse(r, GAMES_CONFLICT,
                       "a game can be aborted only before each side has made its first move; "
                       "resign instead");
     snprintf(r->game.status, sizeof r->game.status, "aborted");
     r->game.draw_offer[0] = '\0';
-    if ((rc = db_game_save(tx, &r->game, false)) != DB_OK)
-        return rc;
-    return db_game_event(tx, r->game.id, "game-end", NULL);
+    return save_end(tx, &r->game);
 }
 
 void games_abort(struct db_pool *pool, const char *player_id, const char *game_id,
                  struct games_result *out)
 {
-    struct simple_args a = { player_id, game_id, 0, out };
-    memset(out, 0, sizeof *out);
-    run(pool, abort_tx, &a, out);
+    run_step(pool, player_id, game_id, 0, abort_step, out);
 }
 
 /* ---- Adjudication and time ------------------------------------------------ */
@@ -494,9 +498,7 @@ static enum db_status adjudicate_tx(struct db_tx *tx, void *arg)
                       r->game.termination[0] ? " by " : "", r->game.termination);
     finish(&r->game, rules_result_text(a->result), "adjudication");
     snprintf(r->game.adjudication_reason, sizeof r->game.adjudication_reason, "%s", a->reason);
-    if ((rc = db_game_save(tx, &r->game, false)) != DB_OK)
-        return rc;
-    return db_game_event(tx, r->game.id, "game-end", NULL);
+    return save_end(tx, &r->game);
 }
 
 void games_adjudicate(struct db_pool *pool, const char *game_id, enum rules_result result,
@@ -520,11 +522,9 @@ static enum db_status time_out(struct db_tx *tx, struct db_game *g, void *arg)
     v->position_report(&pos, &report);
     finish(g, rules_result_text(rules_result_on_time(&report, v->side_to_move(&pos))),
            "timeout");
-    if ((rc = db_game_save(tx, g, false)) != DB_OK)
-        return rc;
     base_log(BASE_LOG_INFO, "game %s: %s ran out of time (%s)", g->id,
              color_name(v->side_to_move(&pos)), g->result);
-    return db_game_event(tx, g->id, "game-end", NULL);
+    return save_end(tx, g);
 }
 
 int games_sweep(struct db_pool *pool, char *err, size_t errsize)
