@@ -10,7 +10,7 @@
 #include <strings.h>
 
 /* Offset of the first byte that breaks UTF-8 (RFC 3629), or -1. */
-static long utf8_invalid_at(const unsigned char *s, size_t n)
+long api_utf8_invalid_at(const unsigned char *s, size_t n)
 {
     size_t i = 0;
     while (i < n) {
@@ -41,28 +41,57 @@ static long utf8_invalid_at(const unsigned char *s, size_t n)
 }
 
 /*
- * cJSON's parser recurses once per nesting level up to its own limit
- * (1000), which is safe; we refuse anything deeper than our limit before
- * parsing by counting brackets outside strings.
+ * What cJSON lets through but JSON (RFC 8259) or korpd refuse, found by one
+ * scan outside and inside strings: nesting deeper than our limit (cJSON
+ * recurses once per level), raw control characters in strings, and NUL in
+ * any form (a C string would silently end there: "K@e4\u0000junk").
  */
-static bool nesting_too_deep(const char *s, size_t n)
+static bool scan_refusal(const char *s, size_t n, char *why, size_t size)
 {
     int depth = 0;
     bool in_string = false;
+    size_t start = 0, key_start = 0, key_len = 0;   /* the member being read */
+
     for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (in_string) {
-            if (c == '\\')
+        unsigned char c = (unsigned char)s[i];
+        const char *fault = NULL;
+        if (c == 0)
+            fault = "a NUL byte";
+        if (in_string && fault == NULL) {
+            if (c < 0x20)
+                fault = "a raw control character (escape it)";
+            else if (c == '\\' && i + 1 < n) {
+                if (s[i + 1] == 'u' && i + 5 < n && memcmp(s + i + 2, "0000", 4) == 0)
+                    fault = "\\u0000 (NUL), which korpd does not accept";
                 i++;
-            else if (c == '"')
+            } else if (c == '"') {
                 in_string = false;
-        } else if (c == '"') {
+            }
+        } else if (fault == NULL && c == '"') {
             in_string = true;
-        } else if (c == '{' || c == '[') {
-            if (++depth > API_JSON_DEPTH_LIMIT)
+            start = i + 1;
+        } else if (fault == NULL && c == ':' && i > 0) {
+            /* The string just closed was a member name. */
+            key_start = start;
+            key_len = i > start ? i - start - 1 : 0;
+            while (key_len > 0 && s[key_start + key_len] != '"')
+                key_len--;
+        } else if (fault == NULL && (c == '{' || c == '[')) {
+            if (++depth > API_JSON_DEPTH_LIMIT) {
+                snprintf(why, size, "the JSON body nests deeper than %d levels",
+                         API_JSON_DEPTH_LIMIT);
                 return true;
-        } else if (c == '}' || c == ']') {
+            }
+        } else if (fault == NULL && (c == '}' || c == ']')) {
             depth--;
+        }
+        if (fault != NULL) {
+            if (key_len > 0)
+                snprintf(why, size, "'%.*s' holds %s", (int)(key_len < 64 ? key_len : 64),
+                         s + key_start, fault);
+            else
+                snprintf(why, size, "the request body holds %s", fault);
+            return true;
         }
     }
     return false;
@@ -78,14 +107,12 @@ bool api_json_read(const char *body, size_t len, cJSON **out, char *why, size_t 
         snprintf(why, size, "the request body is empty; send a JSON object");
         return false;
     }
-    if ((bad = utf8_invalid_at((const unsigned char *)body, len)) >= 0) {
+    if ((bad = api_utf8_invalid_at((const unsigned char *)body, len)) >= 0) {
         snprintf(why, size, "the request body is not valid UTF-8 (byte %ld)", bad);
         return false;
     }
-    if (nesting_too_deep(body, len)) {
-        snprintf(why, size, "the JSON body nests deeper than %d levels", API_JSON_DEPTH_LIMIT);
+    if (scan_refusal(body, len, why, size))
         return false;
-    }
     *out = cJSON_ParseWithLengthOpts(body, len, &end, false);
     if (*out == NULL) {
         long at = end != NULL && end >= body && end <= body + len ? (long)(end - body) : 0;

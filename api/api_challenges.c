@@ -67,6 +67,9 @@ enum MHD_Result api_challenge_create(struct api_request *req)
     if (strcmp(color, "white") != 0 && strcmp(color, "black") != 0 && strcmp(color, "random") != 0)
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
                         "'color' must be \"white\", \"black\" or \"random\", not \"%.16s\"", color);
+    if (!api_id_valid(opponent))
+        return api_fail(req, API_PROBLEM_NOT_FOUND,
+                        "no player has that id: 'opponent' is a player id, letters and digits");
     if (strcmp(opponent, req->caller.player_id) == 0)
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
                         "you cannot challenge yourself; 'opponent' is another player's id");

@@ -18,6 +18,17 @@ static const struct api_field move_fields[] = {
     { NULL, API_STRING, false, false, 0, 0 },
 };
 
+static bool key_valid(const char *key)
+{
+    size_t n = strlen(key);
+    if (n == 0 || n > IDEMPOTENCY_KEY_MAX)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)key[i] < 0x20 || (unsigned char)key[i] > 0x7e)
+            return false;
+    return true;
+}
+
 /*
  * An Idempotency-Key is claimed, and the answer stored, inside the move's
  * own transaction: a retry running at the same time waits for the first to
@@ -71,9 +82,10 @@ enum MHD_Result api_game_move(struct api_request *req)
     struct games_result r;
     long ply;
 
-    if (key != NULL && (key[0] == '\0' || strlen(key) > IDEMPOTENCY_KEY_MAX))
+    if (key != NULL && !key_valid(key))
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
-                        "an Idempotency-Key is 1 to %d characters", IDEMPOTENCY_KEY_MAX);
+                        "an Idempotency-Key is 1 to %d printable ASCII characters (a UUID is "
+                        "a good choice)", IDEMPOTENCY_KEY_MAX);
     if (!api_body_check(req, move_fields, &replied))
         return replied;
     m.move = api_body_string(req, "move");

@@ -47,8 +47,9 @@ static bool cursor_read(const char *text, char *us, size_t us_size, char *id, si
 {
     const char *dot = text ? strchr(text, '.') : NULL;
     size_t n;
-    /* Ids are 10 characters (db_new_id). */
-    if (dot == NULL || dot == text || (size_t)(dot - text) >= us_size ||
+    /* Ids are 10 characters (db_new_id); microseconds since 1970 fit in
+     * 16 digits until the year 2286. */
+    if (dot == NULL || dot == text || (size_t)(dot - text) >= us_size || dot - text > 16 ||
         strlen(dot + 1) != 10 || strlen(dot + 1) >= id_size)
         return false;
     for (const char *p = text; p < dot; p++)
@@ -82,7 +83,7 @@ enum MHD_Result api_game_list(struct api_request *req)
     if (limit != NULL) {
         char *end = NULL;
         long n = strtol(limit, &end, 10);
-        if (limit[0] == '\0' || *end != '\0' || n < 1 || n > LIST_MAX)
+        if (limit[0] < '0' || limit[0] > '9' || *end != '\0' || n < 1 || n > LIST_MAX)
             return api_fail(req, API_PROBLEM_BAD_REQUEST,
                             "'limit' must be a whole number from 1 to %d", LIST_MAX);
         f.limit = (int)n;
@@ -94,8 +95,9 @@ enum MHD_Result api_game_list(struct api_request *req)
     if (f.variant != NULL && strcmp(f.variant, "korpalski") != 0 &&
         strcmp(f.variant, "glinski") != 0)
         return api_fail(req, API_PROBLEM_BAD_REQUEST, "'variant' must be korpalski or glinski");
-    if (f.player_id != NULL && strlen(f.player_id) > 64)
-        return api_fail(req, API_PROBLEM_BAD_REQUEST, "'player' is a player id");
+    if (f.player_id != NULL && !api_id_valid(f.player_id))
+        return api_fail(req, API_PROBLEM_BAD_REQUEST,
+                        "'player' is a player id: letters and digits, like aZ3kP9qwX2");
     if (cursor != NULL) {
         if (!cursor_read(cursor, us, sizeof us, id, sizeof id))
             return api_fail(req, API_PROBLEM_BAD_REQUEST,

@@ -142,6 +142,13 @@ enum MHD_Result api_fail_db(struct api_request *req, enum db_status status, cons
 /* Finds the route, checks its needs, runs it; replies 404/405/4xx itself. */
 enum MHD_Result api_route(struct api_request *req);
 
+/* Offset of the first byte that breaks UTF-8 (RFC 3629), or -1. */
+long api_utf8_invalid_at(const unsigned char *s, size_t n);
+
+/* Whether text is 1 to API_PARAM_MAX letters, digits, '_' or '-': the
+ * form of every id korpd makes (anything else names nothing). */
+bool api_id_valid(const char *text);
+
 /*
  * The two halves of reading a body, free of HTTP (and fuzzed): a JSON
  * object from bytes (UTF-8 checked, nesting bounded, nothing after it), and

@@ -103,12 +103,22 @@ enum MHD_Result api_player_get(struct api_request *req)
     return reply_player(req, req->params[0], false);
 }
 
+static const struct api_field no_fields[] = {
+    { NULL, API_STRING, false, false, 0, 0 },
+};
+
 enum MHD_Result api_token_create(struct api_request *req)
 {
     char token[BASE_TOKEN_LEN + 1], err[512] = "";
     struct db_token t;
     enum db_status st;
+    enum MHD_Result replied;
     cJSON *json;
+
+    /* No body, or an empty JSON object. */
+    if (req->body_len > 0 &&
+        (!api_body_parse(req, &replied) || !api_body_check(req, no_fields, &replied)))
+        return replied;
 
     if (!base_token_new(token))
         return api_fail_db(req, DB_HARD_ERROR, "the random generator failed");

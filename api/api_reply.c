@@ -128,6 +128,19 @@ enum MHD_Result api_reply_problem(struct api_request *req, enum api_problem prob
     return api_reply(req, problems[problem].status, resp);
 }
 
+/*
+ * Makes text valid UTF-8 in place: details quote what clients sent, which
+ * may not be UTF-8, or may have been cut inside a character by a %.Ns.
+ * Each byte that breaks the encoding becomes '?'.
+ */
+static void utf8_mend(char *text)
+{
+    size_t n = strlen(text);
+    long bad;
+    while ((bad = api_utf8_invalid_at((const unsigned char *)text, n)) >= 0)
+        text[bad] = '?';
+}
+
 enum MHD_Result api_fail(struct api_request *req, enum api_problem problem, const char *fmt,
                          ...)
 {
@@ -137,6 +150,7 @@ enum MHD_Result api_fail(struct api_request *req, enum api_problem problem, cons
     va_start(ap, fmt);
     vsnprintf(detail, sizeof detail, fmt, ap);
     va_end(ap);
+    utf8_mend(detail);
     return api_reply_problem(req, problem, api_problem_new(problem, detail));
 }
 

@@ -108,6 +108,20 @@ static bool match(const char *pattern, const char *path,
     return *pattern == '\0' && *path == '\0';
 }
 
+bool api_id_valid(const char *text)
+{
+    size_t n = strlen(text);
+    if (n == 0 || n > API_PARAM_MAX)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = text[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-'))
+            return false;
+    }
+    return true;
+}
+
 /* Appends a method to the Allow list unless it does not fit. */
 static void allow_add(char *allow, size_t size, const char *method)
 {
@@ -137,6 +151,7 @@ enum MHD_Result api_route(struct api_request *req)
     for (const struct route *r = routes; r->pattern != NULL; r++) {
         if ((r->needs & API_TEST_CLOCK) && !req->config->test_clock)
             continue;
+        memset(scratch, 0, sizeof scratch);
         if (!match(r->pattern, req->path, scratch))
             continue;
         if (strcmp(r->method, req->method) != 0) {
@@ -144,6 +159,11 @@ enum MHD_Result api_route(struct api_request *req)
             continue;
         }
         memcpy(req->params, scratch, sizeof scratch);
+        for (int i = 0; i < API_MAX_PARAMS && req->params[i][0] != '\0'; i++)
+            if (!api_id_valid(req->params[i]))
+                return api_fail(req, API_PROBLEM_NOT_FOUND,
+                                "nothing has that id: ids are letters and digits, like "
+                                "aZ3kP9qwX2");
         enum MHD_Result replied;
         if ((r->needs & API_TOKEN) && !authenticate(req, &replied))
             return replied;

@@ -114,6 +114,41 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     }
 }
 
+static int hex_value(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/*
+ * Percent-decoding of paths and query values, in place, except %00: a NUL
+ * would end the C string early, so that /v1/games/<id>%00/moves answered
+ * as /v1/games/<id>.  Left encoded, it makes the id invalid (404).
+ */
+static size_t unescape(void *cls, struct MHD_Connection *conn, char *s)
+{
+    char *out = s;
+    (void)cls;
+    (void)conn;
+    for (const char *in = s; *in != '\0'; in++) {
+        int hi, lo;
+        if (in[0] == '%' && (hi = hex_value(in[1])) >= 0 && (lo = hex_value(in[2])) >= 0 &&
+            (hi | lo) != 0) {
+            *out++ = (char)(hi * 16 + lo);
+            in += 2;
+        } else {
+            *out++ = *in;
+        }
+    }
+    *out = '\0';
+    return (size_t)(out - s);
+}
+
 /* Binds and listens here, so that a taken port is reported in words. */
 static int listen_on(const char *host, unsigned short port, char *err, size_t errsize)
 {
@@ -168,6 +203,7 @@ struct api_server *api_server_start(const struct api_config *config, char *err,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(config->threads > 0 ? config->threads : 2),
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, server,
         MHD_OPTION_CONNECTION_TIMEOUT, 60u,
+        MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
         MHD_OPTION_END);
     if (server->daemon == NULL) {
         snprintf(err, errsize, "cannot start the HTTP server on %s:%u", config->host,

@@ -109,10 +109,26 @@ static enum db_status lock_for_player(struct db_tx *tx, const char *game_id,
 
 /*
  * Reads a move.  Glinski players also write Hungarian piece letters, where
- * B is a rook (bastya), not a bishop: a text that is a legal move in both
- * readings, differently, is refused as ambiguous rather than guessed (a
- * correspondence move cannot be taken back).
+ * B is a rook (bastya), not a bishop.  korpd's own SAN (English letters,
+ * as /legal-moves and /moves write it) always means what it says; any
+ * other text that is a legal move in both readings, differently, is
+ * refused as ambiguous rather than guessed (a correspondence move cannot
+ * be taken back).
  */
+/* Whether text is the move's SAN as korpd writes it (check marks aside). */
+static bool is_own_san(const struct rules_variant *v, const struct rules_position *pos,
+                       struct rules_move m, const char *text)
+{
+    char san[RULES_MOVE_TEXT_MAX];
+    size_t n = v->move_format(pos, m, RULES_NOTATION_SAN, san, sizeof san);
+    while (n > 0 && (san[n - 1] == '+' || san[n - 1] == '#'))
+        san[--n] = '\0';
+    size_t t = strlen(text);
+    while (t > 0 && (text[t - 1] == '+' || text[t - 1] == '#'))
+        t--;
+    return t == n && strncmp(san, text, n) == 0;
+}
+
 static bool read_move(const struct rules_variant *v, const struct rules_position *pos,
                       const char *text, struct rules_move *m, struct games_result *r)
 {
@@ -123,7 +139,8 @@ static bool read_move(const struct rules_variant *v, const struct rules_position
     bool read_hu = glinski &&
                    v->move_parse(pos, text, RULES_DIALECT_HUNGARIAN, &hungarian, &other) == RULES_OK;
 
-    if (e == RULES_OK && read_hu && memcmp(m, &hungarian, sizeof *m) != 0) {
+    if (e == RULES_OK && read_hu && memcmp(m, &hungarian, sizeof *m) != 0 &&
+        !is_own_san(v, pos, *m, text)) {
         char a[RULES_MOVE_TEXT_MAX], b[RULES_MOVE_TEXT_MAX];
         v->move_format(pos, *m, RULES_NOTATION_UCI, a, sizeof a);
         v->move_format(pos, hungarian, RULES_NOTATION_UCI, b, sizeof b);

@@ -785,22 +785,26 @@ def test_glinski_fools_mate(api, two_players):
     assert plies[-1][2] == FOOLS_MATE_FEN
 
 
-def test_glinski_hungarian_b_is_refused_when_it_reads_two_ways(api, two_players):
+def test_glinski_b_is_a_bishop_in_korpds_own_san(api, two_players):
     # The opening of game 391 of tests/data/glinski/HexagonalChessTournaments_hu.pgn, in
     # its Hungarian letters (H knight, F bishop).  Then "Be3": with English letters the
     # bishop f2-e3, with Hungarian ones the rook (bastya) c1-e3, which the record means;
-    # both are legal here.  A correspondence move cannot be taken back, so neither
-    # reading is guessed.
+    # both are legal here.  "Be3" is also the SAN korpd itself writes for the bishop move
+    # (what /legal-moves lists), so it must mean the bishop: a bot sending back korpd's
+    # own SAN must get what it asked for.  The rook move is written "Bc1e3" or "c1e3".
     wa, _, ba, b = two_players
     gid = wa.new_game(ba, b["id"], variant="glinski")["id"]
     play(wa, ba, gid, ["h5", "e5", "Hdf4", "Hc6", "Fh3", "Fd9"], 0)
-    status, problem = wa.call("POST", MOVES, [gid], json={"move": "Be3"})
-    assert status == 422, problem
-    assert problem["reason"] == "ambiguous"
-    assert "f2e3" in problem["detail"] and "c1e3" in problem["detail"]
-    assert wa.game(gid)["ply"] == 6
-    # Written unambiguously (coordinates), the rook move is played.
-    assert wa.move(gid, "c1e3")["ply"] == 7
+    legal = get(api, "/v1/games/{id}/legal-moves", gid)["moves"]
+    assert {"uci": "f2e3", "san": "Be3"} in legal
+    game = wa.move(gid, "Be3")
+    assert game["ply"] == 7
+    assert stored_moves(api, gid)[-1]["uci"] == "f2e3"
+
+    other = wa.new_game(ba, b["id"], variant="glinski")["id"]
+    play(wa, ba, other, ["h5", "e5", "Hdf4", "Hc6", "Fh3", "Fd9"], 0)
+    wa.move(other, "Bc1e3")
+    assert stored_moves(api, other)[-1]["uci"] == "c1e3"
 
 
 # A Glinski game that White ends by stalemating Black's lone king (none of the
