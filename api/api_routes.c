@@ -137,7 +137,11 @@ static void allow_add(char *allow, size_t size, const char *method)
     }
     if (used + need + 1 > size)
         return;
-    snprintf(allow + used, size - used, "%s%s", used ? ", " : "", method);
+    if (used > 0) {
+        memcpy(allow + used, ", ", 2);
+        used += 2;
+    }
+    memcpy(allow + used, method, strlen(method) + 1);
 }
 
 enum MHD_Result api_route(struct api_request *req)

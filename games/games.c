@@ -247,7 +247,7 @@ static enum db_status move_checked(struct db_tx *tx, struct move_args *a)
     const struct rules_variant *v = NULL;
     struct rules_position pos;
     struct rules_move m;
-    int color;
+    int color = -1;
     enum db_status rc;
 
     rc = lock_for_player(tx, a->game_id, a->player_id, true, r, &v, &pos, &color);
@@ -315,7 +315,7 @@ static enum db_status claim_tx(struct db_tx *tx, void *arg)
     struct rules_move m;
     struct rules_claim claim;
     struct rules_why why = { 0 };
-    int color;
+    int color = -1;
     bool accepted;
     enum db_status rc;
 
@@ -393,7 +393,7 @@ static enum db_status step_tx(struct db_tx *tx, void *arg)
     struct games_result *r = a->out;
     const struct rules_variant *v = NULL;
     struct rules_position pos;
-    int color;
+    int color = -1;
     enum db_status rc;
 
     result_reset(r);
