@@ -211,9 +211,14 @@ struct db_game {
     int key_count;
     char created_at[DB_TIME_SIZE];
     char updated_at[DB_TIME_SIZE];
-    /* SAN of every move, space-separated (db_game_get, db_game_list);
-     * owned. */
+    /* SAN of every move, space-separated; owned. */
     char *sans;
+    /* A move to record with db_game_save: its SAN ("" for none) and the
+     * repetition key of the position after it, appended to the stored
+     * keys, or starting them again when reset_keys. */
+    char move_san[32];
+    uint64_t move_key;
+    bool reset_keys;
     /* db_game_list only: created_at in microseconds since 1970, with id
      * the keyset position of the game for the next page. */
     char created_us[24];
@@ -225,16 +230,20 @@ void db_game_clear(struct db_game *g);
 /* Creates a game from its first position (id made here, into g->id). */
 enum db_status db_game_insert(struct db_tx *tx, struct db_game *g);
 
-/* Locks a game row for a state change.  DB_NOT_FOUND if none. */
-enum db_status db_game_lock(struct db_tx *tx, const char *id, struct db_game *out);
+/* Locks a game row for a state change, with its repetition keys when
+ * asked (claims) or without (a move appends its key in SQL).
+ * DB_NOT_FOUND if none. */
+enum db_status db_game_lock(struct db_tx *tx, const char *id, bool with_keys,
+                            struct db_game *out);
 
 /*
  * Saves a game's state: position, ply, status, result, termination,
- * adjudication reason, draw offer, repetition keys; the deadline is set
- * from days_per_move when `restart_clock` and the game is active, cleared
- * when it is over.  Fills updated_at and deadline back.
+ * adjudication reason, draw offer; with a move (move_san set), appends its
+ * SAN and repetition key (or restarts the keys) and restarts the deadline
+ * from days_per_move.  The deadline is cleared when the game is over.
+ * Fills updated_at, deadline and sans back; clears move_san.
  */
-enum db_status db_game_save(struct db_tx *tx, struct db_game *g, bool restart_clock);
+enum db_status db_game_save(struct db_tx *tx, struct db_game *g);
 
 /* Appends a move (the game row must be locked). */
 enum db_status db_move_insert(struct db_tx *tx, const char *game_id, int ply, const char *san,

@@ -86,8 +86,7 @@ void db_game_read(struct db_game *g, const PGresult *res, int row)
         g->key_count = 0;
     db_copy(g->created_at, sizeof g->created_at, res, row, 18);
     db_copy(g->updated_at, sizeof g->updated_at, res, row, 19);
-    if (PQnfields(res) > 20)
-        g->sans = strdup(PQgetisnull(res, row, 20) ? "" : PQgetvalue(res, row, 20));
+    g->sans = strdup(PQgetvalue(res, row, 20));
 }
 
 enum db_status db_game_insert(struct db_tx *tx, struct db_game *g)
@@ -118,11 +117,13 @@ enum db_status db_game_insert(struct db_tx *tx, struct db_game *g)
     return rc;
 }
 
-enum db_status db_game_lock(struct db_tx *tx, const char *id, struct db_game *out)
+enum db_status db_game_lock(struct db_tx *tx, const char *id, bool with_keys,
+                            struct db_game *out)
 {
     const char *params[1] = { id };
     PGresult *res = NULL;
-    enum db_status rc = db_exec(tx, DB_STMT_GAME_LOCK, params, &res);
+    enum db_status rc = db_exec(tx, with_keys ? DB_STMT_GAME_LOCK_KEYS : DB_STMT_GAME_LOCK,
+                                params, &res);
     if (rc == DB_OK && PQntuples(res) == 0)
         rc = DB_NOT_FOUND;
     if (rc == DB_OK)
@@ -131,28 +132,34 @@ enum db_status db_game_lock(struct db_tx *tx, const char *id, struct db_game *ou
     return rc;
 }
 
-enum db_status db_game_save(struct db_tx *tx, struct db_game *g, bool restart_clock)
+enum db_status db_game_save(struct db_tx *tx, struct db_game *g)
 {
-    char ply[16];
-    char *keys = keys_format(g->keys, g->key_count);
-    const char *params[10] = { g->id, g->fen, ply, g->status, g->result, g->termination,
-                               g->adjudication_reason, g->draw_offer, keys,
-                               restart_clock ? "true" : "false" };
+    char ply[16], key[24], version[16];
+    bool moved = g->move_san[0] != '\0';
+    const char *params[12] = { g->id, g->fen, ply, g->status, g->result, g->termination,
+                               g->adjudication_reason, g->draw_offer, moved ? key : NULL,
+                               g->reset_keys ? "true" : "false", version,
+                               moved ? g->move_san : NULL };
     PGresult *res = NULL;
     enum db_status rc;
 
-    if (keys == NULL) {
-        snprintf(tx->err, tx->errsize, "out of memory");
-        return DB_HARD_ERROR;
-    }
     snprintf(ply, sizeof ply, "%d", g->ply);
+    snprintf(key, sizeof key, "%" PRId64, (int64_t)g->move_key);
+    snprintf(version, sizeof version, "%d", g->key_version);
     rc = db_exec(tx, DB_STMT_GAME_SAVE, params, &res);
     if (rc == DB_OK) {
+        char *sans = strdup(PQgetvalue(res, 0, 2));
         db_copy(g->updated_at, sizeof g->updated_at, res, 0, 0);
         db_copy(g->deadline, sizeof g->deadline, res, 0, 1);
+        if (sans == NULL)
+            rc = DB_HARD_ERROR;
+        else {
+            free(g->sans);
+            g->sans = sans;
+        }
+        g->move_san[0] = '\0';
     }
     PQclear(res);
-    free(keys);
     return rc;
 }
 

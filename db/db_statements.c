@@ -6,14 +6,17 @@
 #include "db_int.h"
 
 /* The columns db_game_read reads, in its order, and where they come from. */
-#define GAME_COLUMNS                                                                 \
+#define GAME_HEAD                                                                    \
     "g.id, g.variant, g.white_id, w.name, g.black_id, b.name, g.fen, g.ply, g.status," \
     " g.result, g.termination, g.adjudication_reason, g.days_per_move,"               \
-    " korp_time(g.deadline), g.draw_offer, g.fifty_move_rule, g.key_version,"         \
-    " g.repetition_keys, korp_time(g.created_at), korp_time(g.updated_at)"
+    " korp_time(g.deadline), g.draw_offer, g.fifty_move_rule, g.key_version, "
+#define GAME_TAIL " korp_time(g.created_at), korp_time(g.updated_at), g.sans"
+/* With the repetition keys (claims, analysis), or without them (a move
+ * appends its key in SQL and needs none of them). */
+#define GAME_COLUMNS GAME_HEAD "g.repetition_keys," GAME_TAIL
+#define GAME_COLUMNS_NO_KEYS GAME_HEAD "NULL," GAME_TAIL
 #define GAME_FROM                                                                    \
     " FROM games g JOIN players w ON w.id = g.white_id JOIN players b ON b.id = g.black_id"
-#define GAME_SANS " (SELECT string_agg(san, ' ' ORDER BY ply) FROM moves m WHERE m.game_id = g.id)"
 
 #define CHALLENGE_COLUMNS                                                              \
     "c.id, c.variant, c.challenger_id, x.name, c.opponent_id, o.name, c.color,"          \
@@ -91,32 +94,44 @@ const struct db_statement db_statements[] = {
         " korp_now(), korp_now())"
         " RETURNING korp_time(created_at), korp_time(updated_at), korp_time(deadline)", 10 },
     [DB_STMT_GAME_LOCK] = { DB_STMT_GAME_LOCK, "game_lock",
-        "SELECT " GAME_COLUMNS "," GAME_SANS GAME_FROM " WHERE g.id = $1 FOR UPDATE OF g", 1 },
+        "SELECT " GAME_COLUMNS_NO_KEYS GAME_FROM " WHERE g.id = $1 FOR UPDATE OF g", 1 },
+    [DB_STMT_GAME_LOCK_KEYS] = { DB_STMT_GAME_LOCK_KEYS, "game_lock_keys",
+        "SELECT " GAME_COLUMNS GAME_FROM " WHERE g.id = $1 FOR UPDATE OF g", 1 },
     [DB_STMT_GAME_GET] = { DB_STMT_GAME_GET, "game_get",
-        "SELECT " GAME_COLUMNS "," GAME_SANS GAME_FROM " WHERE g.id = $1", 1 },
+        "SELECT " GAME_COLUMNS GAME_FROM " WHERE g.id = $1", 1 },
     [DB_STMT_GAME_LIST] = { DB_STMT_GAME_LIST, "game_list",
-        "SELECT " GAME_COLUMNS "," GAME_SANS ","
+        "SELECT " GAME_COLUMNS_NO_KEYS ","
         " (extract(epoch FROM g.created_at) * 1000000)::bigint" GAME_FROM
         " WHERE ($1::text IS NULL OR g.white_id = $1 OR g.black_id = $1)"
         " AND ($2::text IS NULL OR g.status = $2) AND ($3::text IS NULL OR g.variant = $3)"
         " AND ($4::bigint IS NULL OR (g.created_at, g.id) <"
         " (timestamptz 'epoch' + $4::bigint * interval '1 microsecond', $5::text))"
         " ORDER BY g.created_at DESC, g.id DESC LIMIT $6", 6 },
+    /* A move's key and SAN ($9, $12; NULL when no move) are appended here,
+     * so that a move costs the same at ply 300 as at ply 3; $10 restarts
+     * the keys after an irreversible move (or a new key version, $11). */
     [DB_STMT_GAME_SAVE] = { DB_STMT_GAME_SAVE, "game_save",
         "UPDATE games SET fen = $2, ply = $3, status = $4, result = $5,"
         " termination = nullif($6, ''), adjudication_reason = nullif($7, ''),"
-        " draw_offer = nullif($8, ''), repetition_keys = $9::bigint[],"
+        " draw_offer = nullif($8, ''),"
+        " repetition_keys = CASE WHEN $9::bigint IS NULL THEN repetition_keys"
+        "                        WHEN $10 THEN ARRAY[$9::bigint]"
+        "                        ELSE repetition_keys || $9::bigint END,"
+        " key_version = CASE WHEN $9::bigint IS NULL THEN key_version ELSE $11 END,"
+        " sans = CASE WHEN $12::text IS NULL THEN sans WHEN sans = '' THEN $12"
+        "             ELSE sans || ' ' || $12 END,"
         " deadline = CASE WHEN $4 <> 'active' OR days_per_move IS NULL THEN NULL"
-        "                 WHEN $10 THEN korp_now() + make_interval(days => days_per_move)"
+        "                 WHEN $12::text IS NOT NULL"
+        "                 THEN korp_now() + make_interval(days => days_per_move)"
         "                 ELSE deadline END,"
         " updated_at = korp_now() WHERE id = $1"
-        " RETURNING korp_time(updated_at), korp_time(deadline)", 10 },
+        " RETURNING korp_time(updated_at), korp_time(deadline), sans", 12 },
     [DB_STMT_GAME_EVENT] = { DB_STMT_GAME_EVENT, "game_event",
         "INSERT INTO events (player_id, game_id, type, payload, created_at)"
         " SELECT p, g.id, $2, " GAME_SNAPSHOT " || coalesce($3::jsonb, '{}'), korp_now()"
         " FROM games g, unnest(ARRAY[g.white_id, g.black_id]) p WHERE g.id = $1", 3 },
     [DB_STMT_GAME_OVERDUE] = { DB_STMT_GAME_OVERDUE, "game_overdue",
-        "SELECT " GAME_COLUMNS GAME_FROM
+        "SELECT " GAME_COLUMNS_NO_KEYS GAME_FROM
         " WHERE g.status = 'active' AND g.deadline < korp_now()"
         " ORDER BY g.deadline LIMIT 1 FOR UPDATE OF g SKIP LOCKED", 0 },
     [DB_STMT_MOVE_INSERT] = { DB_STMT_MOVE_INSERT, "move_insert",

@@ -84,11 +84,11 @@ static void finish(struct db_game *g, const char *result, const char *terminatio
 
 /* Locks the game and checks the caller may act on it now. */
 static enum db_status lock_for_player(struct db_tx *tx, const char *game_id,
-                                      const char *player_id, bool needs_turn,
+                                      const char *player_id, bool needs_turn, bool with_keys,
                                       struct games_result *r, const struct rules_variant **v,
                                       struct rules_position *pos, int *color)
 {
-    enum db_status rc = db_game_lock(tx, game_id, &r->game);
+    enum db_status rc = db_game_lock(tx, game_id, with_keys, &r->game);
     if (rc == DB_NOT_FOUND)
         return refuse(r, GAMES_NOT_FOUND, "no game has the id '%s'", game_id);
     if (rc != DB_OK)
@@ -166,20 +166,8 @@ static bool read_move(const struct rules_variant *v, const struct rules_position
 /* Saves a game that has just ended and tells both players. */
 static enum db_status save_end(struct db_tx *tx, struct db_game *g)
 {
-    enum db_status rc = db_game_save(tx, g, false);
+    enum db_status rc = db_game_save(tx, g);
     return rc == DB_OK ? db_game_event(tx, g->id, "game-end", NULL) : rc;
-}
-
-/* Adds a SAN to the game's list of moves (for the answer). */
-static bool sans_append(struct db_game *g, const char *san)
-{
-    size_t had = g->sans ? strlen(g->sans) : 0;
-    char *grown = realloc(g->sans, had + strlen(san) + 2);
-    if (grown == NULL)
-        return false;
-    snprintf(grown + had, strlen(san) + 2, "%s%s", had ? " " : "", san);
-    g->sans = grown;
-    return true;
 }
 
 /*
@@ -194,7 +182,6 @@ static enum db_status play(struct db_tx *tx, const struct rules_variant *v,
     enum rules_color mover = v->side_to_move(pos);
     bool irreversible = v->move_is_irreversible(pos, m);
     struct rules_report report;
-    uint64_t key;
     enum db_status rc;
 
     v->move_format(pos, m, RULES_NOTATION_SAN, san, sizeof san);
@@ -203,16 +190,13 @@ static enum db_status play(struct db_tx *tx, const struct rules_variant *v,
         return DB_HARD_ERROR;   /* move_parse gave it: cannot happen */
     v->position_format(pos, g->fen, sizeof g->fen);
     g->ply++;
-    key = v->repetition_key(pos);
-    if (irreversible || g->key_version != RULES_KEY_VERSION || g->key_count == 0) {
-        g->key_count = 0;   /* no position before this one can recur */
-        g->key_version = RULES_KEY_VERSION;
-    }
-    uint64_t *grown = realloc(g->keys, (size_t)(g->key_count + 1) * sizeof *grown);
-    if (grown == NULL)
-        return DB_HARD_ERROR;
-    g->keys = grown;
-    g->keys[g->key_count++] = key;
+    /* The key joins the stored ones in SQL; after an irreversible move no
+     * earlier position can recur, and keys of another version cannot be
+     * compared: the list starts again. */
+    g->move_key = v->repetition_key(pos);
+    g->reset_keys = irreversible || g->key_version != RULES_KEY_VERSION;
+    g->key_version = RULES_KEY_VERSION;
+    snprintf(g->move_san, sizeof g->move_san, "%s", san);
     /* An offer lapses when the offering side's opponent moves. */
     if (strcmp(g->draw_offer, color_name(mover == RULES_WHITE ? RULES_BLACK : RULES_WHITE)) == 0)
         g->draw_offer[0] = '\0';
@@ -220,11 +204,9 @@ static enum db_status play(struct db_tx *tx, const struct rules_variant *v,
     if (report.status != RULES_ONGOING)
         finish(g, rules_result_text(report.result), rules_status_text(report.status));
 
-    if (!sans_append(g, san))
-        return DB_HARD_ERROR;
     snprintf(detail, sizeof detail, "{\"san\":\"%s\",\"uci\":\"%s\"}", san, uci);
     if ((rc = db_move_insert(tx, g->id, g->ply, san, uci, g->fen)) != DB_OK ||
-        (rc = db_game_save(tx, g, true)) != DB_OK ||
+        (rc = db_game_save(tx, g)) != DB_OK ||
         (rc = db_game_event(tx, g->id, "move", detail)) != DB_OK)
         return rc;
     if (strcmp(g->status, "active") != 0)
@@ -250,7 +232,7 @@ static enum db_status move_checked(struct db_tx *tx, struct move_args *a)
     int color = -1;
     enum db_status rc;
 
-    rc = lock_for_player(tx, a->game_id, a->player_id, true, r, &v, &pos, &color);
+    rc = lock_for_player(tx, a->game_id, a->player_id, true, false, r, &v, &pos, &color);
     if (rc != DB_OK || r->outcome != GAMES_OK)
         return rc;
     if (a->ply >= 0 && a->ply != r->game.ply)
@@ -320,7 +302,7 @@ static enum db_status claim_tx(struct db_tx *tx, void *arg)
     enum db_status rc;
 
     result_reset(r);
-    rc = lock_for_player(tx, a->game_id, a->player_id, true, r, &v, &pos, &color);
+    rc = lock_for_player(tx, a->game_id, a->player_id, true, true, r, &v, &pos, &color);
     if (rc != DB_OK || r->outcome != GAMES_OK)
         return rc;
     if (a->text != NULL && !read_move(v, &pos, a->text, &m, r))
@@ -397,7 +379,7 @@ static enum db_status step_tx(struct db_tx *tx, void *arg)
     enum db_status rc;
 
     result_reset(r);
-    rc = lock_for_player(tx, a->game_id, a->player_id, false, r, &v, &pos, &color);
+    rc = lock_for_player(tx, a->game_id, a->player_id, false, false, r, &v, &pos, &color);
     if (rc != DB_OK || r->outcome != GAMES_OK)
         return rc;
     return a->step(tx, r, v, &pos, color, a->action);
@@ -426,7 +408,7 @@ static enum db_status draw_step(struct db_tx *tx, struct games_result *r,
         if (strcmp(r->game.draw_offer, mine) == 0)
             return DB_OK;   /* offered already: nothing changes */
         snprintf(r->game.draw_offer, sizeof r->game.draw_offer, "%s", mine);
-        if ((rc = db_game_save(tx, &r->game, false)) != DB_OK)
+        if ((rc = db_game_save(tx, &r->game)) != DB_OK)
             return rc;
         return db_game_event(tx, r->game.id, "draw-offer", NULL);
     }
@@ -434,7 +416,7 @@ static enum db_status draw_step(struct db_tx *tx, struct games_result *r,
         return refuse(r, GAMES_CONFLICT, "your opponent has not offered a draw");
     if (action == GAMES_DRAW_DECLINE) {
         r->game.draw_offer[0] = '\0';
-        if ((rc = db_game_save(tx, &r->game, false)) != DB_OK)
+        if ((rc = db_game_save(tx, &r->game)) != DB_OK)
             return rc;
         return db_game_event(tx, r->game.id, "draw-declined", NULL);
     }
@@ -504,7 +486,7 @@ static enum db_status adjudicate_tx(struct db_tx *tx, void *arg)
     enum db_status rc;
 
     result_reset(r);
-    rc = db_game_lock(tx, a->game_id, &r->game);
+    rc = db_game_lock(tx, a->game_id, false, &r->game);
     if (rc == DB_NOT_FOUND)
         return refuse(r, GAMES_NOT_FOUND, "no game has the id '%s'", a->game_id);
     if (rc != DB_OK)

@@ -63,7 +63,9 @@ CREATE INDEX challenges_open_challenger ON challenges (challenger_id) WHERE stat
 
 -- A game carries what the next move needs, so that no move replays history:
 -- the position, the ply, and the repetition keys of the positions since the
--- last irreversible move (oldest first, the current one last).
+-- last irreversible move (oldest first, the current one last).  `sans` is
+-- every move's SAN, space-separated, for the answers: a move appends to it
+-- and to the keys in SQL, and never reads the moves table.
 CREATE TABLE games (
     id text PRIMARY KEY,
     variant text NOT NULL REFERENCES variants (name),
@@ -83,6 +85,7 @@ CREATE TABLE games (
     fifty_move_rule boolean NOT NULL,
     repetition_keys bigint[] NOT NULL,
     key_version integer NOT NULL,
+    sans text NOT NULL DEFAULT '',
     challenge_id text,
     created_at timestamptz NOT NULL,
     updated_at timestamptz NOT NULL,
