@@ -26,7 +26,9 @@ trap cleanup EXIT
 
 PORT=
 for _ in 1 2 3 4 5 6 7 8; do
-    candidate=$((20000 + RANDOM % 30000))
+    # Below the kernel's ephemeral range (32768-60999), where outgoing
+    # connections may hold a port that looks free.
+    candidate=$((20000 + RANDOM % 12000))
     port_in_use "$candidate" && continue
     rm -rf "$TMP/pg"
     korp_pg_init "$TMP/pg" "$OWNER" "$candidate"
