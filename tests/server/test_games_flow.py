@@ -558,6 +558,31 @@ def test_twenty_concurrent_submissions_play_exactly_one(api, two_players):
     assert game["ply"] == 4 and game["fen"] == moves[-1]["fen"]
 
 
+def test_two_korpd_processes_on_one_database_play_exactly_one(api, two_players, korpd,
+                                                             start_korpd, shared_db_url):
+    # Scale-out: a second korpd on the same database.  Twenty submissions of the same
+    # move split between the two processes: row locks, not process state, decide, so
+    # exactly one is played; either process then serves the same game.
+    wa, _, ba, b = two_players
+    second = start_korpd(shared_db_url, KORP_TEST_CLOCK=1)
+    gid = wa.new_game(ba, b["id"])["id"]
+    play(wa, ba, gid, ["K@e1", "K@e8"], 0)
+    half = [{"move": "N@c3", "ply": 2}] * 10
+    results = []
+    threads = [threading.Thread(target=lambda base=base: results.extend(
+        _fire(base, wa.token, gid, half))) for base in (korpd.base, second.base)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert len(results) == 20
+    assert sorted(r.status_code for r in results) == [201] + [409] * 19
+    for r in results:
+        check(r, "POST", MOVES)
+    assert Api(second.base).game(gid) == Api(korpd.base).game(gid)
+    assert_contiguous(stored_moves(api, gid), 3)
+
+
 def test_idempotency_key_returns_the_first_answer(api, two_players):
     wa, _, ba, b = two_players
     gid = wa.new_game(ba, b["id"])["id"]
