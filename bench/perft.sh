@@ -22,11 +22,10 @@ FSF=${FAIRY_STOCKFISH:-/usr/games/fairy-stockfish}
 INI=$PWD/bench/fairy-stockfish-korpalski.ini
 
 korp_install fairy-stockfish $KORP_PACKAGES
-if [ ! -x build/cli/korp ]; then
-    cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-fi
-cmake --build build --target korp >/dev/null
-KORP=build/cli/korp
+# A Release build of its own: build/ may hold a developer's Debug build.
+cmake -S . -B build-perft -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build-perft --target korp >/dev/null
+KORP=build-perft/cli/korp
 
 # section|FEN, from tests/data/korpalski-perft.epd where fairy-stockfish is exact
 POSITIONS=(
