@@ -233,6 +233,9 @@ enum MHD_Result api_game_pgn(struct api_request *req)
     if (!load_game(req, &g, &rc))
         return rc;
     st = db_move_list(req->config->pool, g.id, &stored, &count, err, sizeof err);
+    /* Two reads: a move committed between them is not this game's yet. */
+    if (count > g.ply)
+        count = g.ply;
     v = games_variant(&g);
     moves = calloc((size_t)count + 1, sizeof *moves);
     if (st != DB_OK || v == NULL || moves == NULL ||

@@ -62,6 +62,14 @@ struct db_tx;
 typedef enum db_status (*db_tx_fn)(struct db_tx *tx, void *arg);
 
 /*
+ * For a transaction body that fails for a reason of its own (not the
+ * database's): sets the error text db_run_tx reports and returns
+ * DB_HARD_ERROR.
+ */
+enum db_status db_tx_fail(struct db_tx *tx, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/*
  * Runs fn between BEGIN and COMMIT on a pooled connection.  Retries a
  * serialization failure or deadlock a bounded number of times, and runs
  * once more on a fresh connection when the connection broke before COMMIT
@@ -219,6 +227,8 @@ struct db_game {
     char move_san[32];
     uint64_t move_key;
     bool reset_keys;
+    /* Active with its deadline passed (the sweeper has not come yet). */
+    bool overdue;
     /* db_game_list only: created_at in microseconds since 1970, with id
      * the keyset position of the game for the next page. */
     char created_us[24];
@@ -244,6 +254,10 @@ enum db_status db_game_lock(struct db_tx *tx, const char *id, bool with_keys,
  * Fills updated_at, deadline and sans back; clears move_san.
  */
 enum db_status db_game_save(struct db_tx *tx, struct db_game *g);
+
+/* Takes a game's deadline away (a game the sweeper cannot end waits for an
+ * arbiter instead of stopping the sweep). */
+enum db_status db_game_clear_deadline(struct db_tx *tx, const char *game_id);
 
 /* Appends a move (the game row must be locked). */
 enum db_status db_move_insert(struct db_tx *tx, const char *game_id, int ply, const char *san,
@@ -320,6 +334,10 @@ enum db_idempotency {
 enum db_status db_idempotency_claim(struct db_tx *tx, const char *token_id, const char *key,
                                     const char *method, const char *path,
                                     enum db_idempotency *found, int *status, char **body);
+
+/* Deletes up to 1000 answers older than 24 hours; *deleted says how many. */
+enum db_status db_idempotency_prune(struct db_pool *pool, int *deleted, char *err,
+                                    size_t errsize);
 
 /* Stores the answer of a request that claimed its key (same transaction). */
 enum db_status db_idempotency_store(struct db_tx *tx, const char *token_id, const char *key,

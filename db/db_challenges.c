@@ -76,7 +76,7 @@ static enum db_status challenge_list(struct db_tx *tx, void *arg)
     PGresult *res = NULL;
     enum db_status rc;
 
-    snprintf(limit, sizeof limit, "%d", l->max_in + l->max_out);
+    snprintf(limit, sizeof limit, "%d", l->max_in > l->max_out ? l->max_in : l->max_out);
     rc = db_exec(tx, DB_STMT_CHALLENGE_LIST, params, &res);
     *l->count_in = *l->count_out = 0;
     for (int i = 0; rc == DB_OK && i < PQntuples(res); i++) {
@@ -193,4 +193,21 @@ enum db_status db_idempotency_store(struct db_tx *tx, const char *token_id, cons
     const char *params[4] = { token_id, key, code, body };
     snprintf(code, sizeof code, "%d", status);
     return db_exec(tx, DB_STMT_IDEMPOTENCY_STORE, params, NULL);
+}
+
+static enum db_status prune(struct db_tx *tx, void *arg)
+{
+    PGresult *res = NULL;
+    enum db_status rc = db_exec(tx, DB_STMT_IDEMPOTENCY_PRUNE, NULL, &res);
+    if (rc == DB_OK)
+        *(int *)arg = atoi(PQcmdTuples(res));
+    PQclear(res);
+    return rc;
+}
+
+enum db_status db_idempotency_prune(struct db_pool *pool, int *deleted, char *err,
+                                    size_t errsize)
+{
+    *deleted = 0;
+    return db_run_once(pool, prune, deleted, err, errsize);
 }

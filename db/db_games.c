@@ -87,6 +87,7 @@ void db_game_read(struct db_game *g, const PGresult *res, int row)
     db_copy(g->created_at, sizeof g->created_at, res, row, 18);
     db_copy(g->updated_at, sizeof g->updated_at, res, row, 19);
     g->sans = strdup(PQgetvalue(res, row, 20));
+    g->overdue = PQgetvalue(res, row, 21)[0] == 't';
 }
 
 enum db_status db_game_insert(struct db_tx *tx, struct db_game *g)
@@ -232,7 +233,7 @@ static enum db_status game_list(struct db_tx *tx, void *arg)
             *l->count = l->max;
         for (int i = 0; i < *l->count; i++) {
             db_game_read(&l->out[i], res, i);
-            db_copy(l->out[i].created_us, sizeof l->out[i].created_us, res, i, 21);
+            db_copy(l->out[i].created_us, sizeof l->out[i].created_us, res, i, 22);
         }
     }
     PQclear(res);
@@ -335,4 +336,10 @@ enum db_status db_games_overdue(struct db_pool *pool, int max, db_game_fn end, v
         (*ended)++;
     }
     return DB_OK;
+}
+
+enum db_status db_game_clear_deadline(struct db_tx *tx, const char *game_id)
+{
+    const char *params[1] = { game_id };
+    return db_exec(tx, DB_STMT_GAME_CLEAR_DEADLINE, params, NULL);
 }

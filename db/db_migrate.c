@@ -28,7 +28,9 @@ static enum db_status apply(struct db_tx *tx, void *arg)
     char context[512];
 
     tx->statement_ms = MIGRATION_DEADLINE_MS;
+    /* A migration may wait for a peer's locks and rewrite large tables. */
     if ((rc = db_exec_sql(tx, "SET LOCAL statement_timeout = 0", 0, NULL, NULL)) != DB_OK ||
+        (rc = db_exec_sql(tx, "SET LOCAL lock_timeout = 0", 0, NULL, NULL)) != DB_OK ||
         (rc = db_exec_sql(tx, "SELECT pg_advisory_xact_lock(" MIGRATION_LOCK ")", 0, NULL,
                           NULL)) != DB_OK ||
         (rc = db_exec_sql(tx,

@@ -10,7 +10,9 @@
     "g.id, g.variant, g.white_id, w.name, g.black_id, b.name, g.fen, g.ply, g.status," \
     " g.result, g.termination, g.adjudication_reason, g.days_per_move,"               \
     " korp_time(g.deadline), g.draw_offer, g.fifty_move_rule, g.key_version, "
-#define GAME_TAIL " korp_time(g.created_at), korp_time(g.updated_at), g.sans"
+#define GAME_TAIL                                                                    \
+    " korp_time(g.created_at), korp_time(g.updated_at), g.sans,"                      \
+    " g.status = 'active' AND g.deadline IS NOT NULL AND g.deadline <= korp_now()"
 /* With the repetition keys (claims, analysis), or without them (a move
  * appends its key in SQL and needs none of them). */
 #define GAME_COLUMNS GAME_HEAD "g.repetition_keys," GAME_TAIL
@@ -71,10 +73,13 @@ const struct db_statement db_statements[] = {
         "SELECT " CHALLENGE_COLUMNS CHALLENGE_FROM " WHERE c.id = $1", 1 },
     [DB_STMT_CHALLENGE_LOCK] = { DB_STMT_CHALLENGE_LOCK, "challenge_lock",
         "SELECT " CHALLENGE_COLUMNS CHALLENGE_FROM " WHERE c.id = $1 FOR UPDATE OF c", 1 },
+    /* Newest first, at most $2 in each direction (so that many incoming
+     * challenges cannot hide a player's own). */
     [DB_STMT_CHALLENGE_LIST] = { DB_STMT_CHALLENGE_LIST, "challenge_list",
-        "SELECT " CHALLENGE_COLUMNS CHALLENGE_FROM
-        " WHERE c.status = 'open' AND (c.opponent_id = $1 OR c.challenger_id = $1)"
-        " ORDER BY c.created_at DESC, c.id DESC LIMIT $2", 2 },
+        "SELECT * FROM (SELECT " CHALLENGE_COLUMNS ", row_number() OVER ("
+        " PARTITION BY c.opponent_id = $1 ORDER BY c.created_at DESC, c.id DESC) AS n"
+        CHALLENGE_FROM " WHERE c.status = 'open' AND (c.opponent_id = $1 OR c.challenger_id = $1)"
+        ") l WHERE n <= $2 ORDER BY 12 DESC, 1 DESC", 2 },
     [DB_STMT_CHALLENGE_SET_STATUS] = { DB_STMT_CHALLENGE_SET_STATUS, "challenge_set_status",
         "UPDATE challenges SET status = $2, game_id = nullif($3, '') WHERE id = $1", 3 },
     [DB_STMT_CHALLENGE_EVENT] = { DB_STMT_CHALLENGE_EVENT, "challenge_event",
@@ -134,6 +139,8 @@ const struct db_statement db_statements[] = {
         "SELECT " GAME_COLUMNS_NO_KEYS GAME_FROM
         " WHERE g.status = 'active' AND g.deadline < korp_now()"
         " ORDER BY g.deadline LIMIT 1 FOR UPDATE OF g SKIP LOCKED", 0 },
+    [DB_STMT_GAME_CLEAR_DEADLINE] = { DB_STMT_GAME_CLEAR_DEADLINE, "game_clear_deadline",
+        "UPDATE games SET deadline = NULL WHERE id = $1", 1 },
     [DB_STMT_MOVE_INSERT] = { DB_STMT_MOVE_INSERT, "move_insert",
         "INSERT INTO moves (game_id, ply, san, uci, fen, played_at)"
         " VALUES ($1, $2, $3, $4, $5, korp_now())", 5 },
@@ -143,7 +150,8 @@ const struct db_statement db_statements[] = {
 
     /* ---- the clock and idempotency keys */
     [DB_STMT_CLOCK_SET] = { DB_STMT_CLOCK_SET, "clock_set",
-        "UPDATE clock SET offset_seconds = $1 RETURNING korp_time(korp_now())", 1 },
+        "UPDATE clock SET offset_seconds = $1"
+        " RETURNING korp_time(now() + make_interval(secs => offset_seconds))", 1 },
     /* Claiming a key inserts its row (status 0) in the request's own
      * transaction: a concurrent request with the same key waits on the
      * unique index until the first commits, then finds its answer.  A key
@@ -157,6 +165,9 @@ const struct db_statement db_statements[] = {
     [DB_STMT_IDEMPOTENCY_GET] = { DB_STMT_IDEMPOTENCY_GET, "idempotency_get",
         "SELECT status, body, method = $3 AND path = $4 FROM idempotency_keys"
         " WHERE token_id = $1 AND key = $2", 4 },
+    [DB_STMT_IDEMPOTENCY_PRUNE] = { DB_STMT_IDEMPOTENCY_PRUNE, "idempotency_prune",
+        "DELETE FROM idempotency_keys WHERE ctid = ANY (ARRAY(SELECT ctid FROM idempotency_keys"
+        " WHERE created_at < korp_now() - interval '24 hours' LIMIT 1000))", 0 },
     [DB_STMT_IDEMPOTENCY_STORE] = { DB_STMT_IDEMPOTENCY_STORE, "idempotency_store",
         "UPDATE idempotency_keys SET status = $3, body = $4 WHERE token_id = $1 AND key = $2", 4 },
 };

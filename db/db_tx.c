@@ -11,6 +11,8 @@
 
 #include "base.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -67,6 +69,15 @@ static enum db_status run(struct db_pool *pool, db_tx_fn fn, void *arg, bool tra
         }
         return rc;
     }
+}
+
+enum db_status db_tx_fail(struct db_tx *tx, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(tx->err, tx->errsize, fmt, ap);
+    va_end(ap);
+    return DB_HARD_ERROR;
 }
 
 enum db_status db_run_tx(struct db_pool *pool, db_tx_fn fn, void *arg, char *err,

@@ -3,7 +3,8 @@
  *
  * A transaction body may run more than once (db_run_tx retries), so each
  * starts by clearing its result.  A refusal returns DB_OK before anything
- * is written: the transaction then commits nothing.
+ * is written (the transaction commits nothing), except that a game found
+ * past its deadline is ended on time first.
  */
 #include "games.h"
 
@@ -64,12 +65,10 @@ static enum db_status load(struct db_tx *tx, const struct db_game *g,
                            const struct rules_variant **v, struct rules_position *pos)
 {
     struct rules_why why = { 0 };
-    (void)tx;
     *v = games_variant(g);
     if (*v == NULL || (*v)->position_parse(pos, g->fen, &why) != RULES_OK) {
-        base_log(BASE_LOG_ERROR, "game %s: stored position '%s' is unreadable: %s", g->id,
-                 g->fen, why.text);
-        return DB_HARD_ERROR;
+        return db_tx_fail(tx, "game %s: stored position '%s' is unreadable: %s", g->id,
+                          g->fen, why.text);
     }
     return DB_OK;
 }
@@ -81,6 +80,8 @@ static void finish(struct db_game *g, const char *result, const char *terminatio
     snprintf(g->termination, sizeof g->termination, "%s", termination);
     g->draw_offer[0] = '\0';
 }
+
+static enum db_status time_out(struct db_tx *tx, struct db_game *g, void *arg);
 
 /* Locks the game and checks the caller may act on it now. */
 static enum db_status lock_for_player(struct db_tx *tx, const char *game_id,
@@ -96,6 +97,11 @@ static enum db_status lock_for_player(struct db_tx *tx, const char *game_id,
     r->ply = r->game.ply;
     if ((*color = color_of(&r->game, player_id)) < 0)
         return refuse(r, GAMES_FORBIDDEN, "you are not a player of this game");
+    /* Time is read from one clock: a game past its deadline is over even
+     * before the sweeper comes.  It ends here, in this transaction, and
+     * the request is refused as for any finished game. */
+    if (r->game.overdue && (rc = time_out(tx, &r->game, NULL)) != DB_OK)
+        return rc;
     if (strcmp(r->game.status, "active") != 0)
         return refuse(r, GAMES_GAME_OVER, "the game is over (%s%s%s)", r->game.result,
                       r->game.termination[0] ? " by " : "", r->game.termination);
@@ -187,7 +193,7 @@ static enum db_status play(struct db_tx *tx, const struct rules_variant *v,
     v->move_format(pos, m, RULES_NOTATION_SAN, san, sizeof san);
     v->move_format(pos, m, RULES_NOTATION_UCI, uci, sizeof uci);
     if (v->position_apply(pos, m) != RULES_OK)
-        return DB_HARD_ERROR;   /* move_parse gave it: cannot happen */
+        return db_tx_fail(tx, "game %s: a parsed move did not apply", g->id);
     v->position_format(pos, g->fen, sizeof g->fen);
     g->ply++;
     /* The key joins the stored ones in SQL; after an irreversible move no
@@ -312,8 +318,10 @@ static enum db_status claim_tx(struct db_tx *tx, void *arg)
                  "this game is played without the fifty-move rule");
         return DB_OK;
     }
-    if (rules_claim_check(v, &pos, r->game.keys, r->game.key_count, a->text ? &m : NULL,
-                          &claim, &why) != RULES_OK) {
+    /* Keys of another version cannot be compared: only the position now counts. */
+    int keys = r->game.key_version == RULES_KEY_VERSION ? r->game.key_count : 0;
+    if (rules_claim_check(v, &pos, r->game.keys, keys, a->text ? &m : NULL, &claim,
+                          &why) != RULES_OK) {
         r->outcome = GAMES_ILLEGAL;
         r->reason = why.reason;
         snprintf(r->detail, sizeof r->detail, "%s", why.text);
@@ -513,11 +521,14 @@ static enum db_status time_out(struct db_tx *tx, struct db_game *g, void *arg)
     const struct rules_variant *v = NULL;
     struct rules_position pos;
     struct rules_report report;
-    enum db_status rc;
 
     (void)arg;
-    if ((rc = load(tx, g, &v, &pos)) != DB_OK)
-        return rc;
+    if (load(tx, g, &v, &pos) != DB_OK) {
+        /* One bad row must not stop every sweep: it waits for an arbiter. */
+        base_log(BASE_LOG_ERROR, "game %s: stored position '%s' is unreadable; its deadline "
+                 "is taken away for an arbiter to rule", g->id, g->fen);
+        return db_game_clear_deadline(tx, g->id);
+    }
     v->position_report(&pos, &report);
     finish(g, rules_result_text(rules_result_on_time(&report, v->side_to_move(&pos))),
            "timeout");
@@ -565,10 +576,10 @@ static enum db_status accept_tx(struct db_tx *tx, void *arg)
         return refuse(r, GAMES_CONFLICT, "the challenge is %s, not open", c.status);
     v = rules_variant_find(c.variant);
     if (v == NULL || v->position_parse(&pos, v->start_text, NULL) != RULES_OK)
-        return DB_HARD_ERROR;
+        return db_tx_fail(tx, "challenge %s: no start position for '%s'", c.id, c.variant);
     if (strcmp(c.color, "random") == 0) {
         if (!base_random_text(coin, 1))
-            return DB_HARD_ERROR;
+            return db_tx_fail(tx, "the random generator failed");
         challenger_white = (coin[0] & 1) == 0;
     } else {
         challenger_white = strcmp(c.color, "white") == 0;
@@ -586,7 +597,7 @@ static enum db_status accept_tx(struct db_tx *tx, void *arg)
     g->key_version = RULES_KEY_VERSION;
     g->keys = malloc(sizeof *g->keys);
     if (g->keys == NULL)
-        return DB_HARD_ERROR;
+        return db_tx_fail(tx, "out of memory");
     g->keys[0] = v->repetition_key(&pos);
     g->key_count = 1;
     g->sans = strdup("");
@@ -660,18 +671,18 @@ bool games_analyse(const struct db_game *g, struct games_analysis *out)
         return false;
     v->position_report(&pos, &out->report);
     out->to_move = v->side_to_move(&pos);
-    if (rules_claim_check(v, &pos, g->keys, g->key_count, NULL, &claim, NULL) != RULES_OK)
+    int count = g->key_version == RULES_KEY_VERSION ? g->key_count : 0;
+    if (rules_claim_check(v, &pos, g->keys, count, NULL, &claim, NULL) != RULES_OK)
         return false;
     /* Every occurrence (the claim keeps only the first few): keys run
      * oldest first and end with the current position, at ply. */
     out->earlier = malloc((size_t)(g->key_count + 1) * sizeof *out->earlier);
     if (out->earlier == NULL)
         return false;
-    int n = rules_repetition_count(g->keys, g->key_count, claim.key, out->earlier,
-                                   g->key_count);
+    int n = rules_repetition_count(g->keys, count, claim.key, out->earlier, count);
     for (int i = 0; i < n; i++)
-        if (out->earlier[i] < g->key_count - 1)
-            out->earlier[out->earlier_count++] = g->ply - (g->key_count - 1 - out->earlier[i]);
+        if (out->earlier[i] < count - 1)
+            out->earlier[out->earlier_count++] = g->ply - (count - 1 - out->earlier[i]);
     out->threefold_claimable = claim.threefold;
     out->fifty_move_claimable = g->fifty_move_rule && claim.fifty_move;
     return true;

@@ -32,15 +32,21 @@ struct korpd {
     struct db_pool *pool;
 };
 
-/* Ends games whose deadline has passed, every KORP_SWEEP_SECONDS.  Safe
- * with several korpd: each game is taken with FOR UPDATE SKIP LOCKED. */
+/* Ends games whose deadline has passed, every KORP_SWEEP_SECONDS, and
+ * drops idempotency keys past 24 hours.  Safe with several korpd: each
+ * game is taken with FOR UPDATE SKIP LOCKED. */
 static void sweeper(struct base_worker *w, void *arg)
 {
     struct korpd *k = arg;
-    char err[512];
-    while (base_worker_sleep(w, k->config.sweep_seconds * 1000))
+    char err[512] = "";
+    int pruned;
+    while (base_worker_sleep(w, k->config.sweep_seconds * 1000)) {
         if (games_sweep(k->pool, err, sizeof err) < 0)
             base_log(BASE_LOG_WARN, "deadline sweep failed: %s", err);
+        /* Idempotency keys are kept for 24 hours. */
+        if (db_idempotency_prune(k->pool, &pruned, err, sizeof err) != DB_OK)
+            base_log(BASE_LOG_WARN, "pruning idempotency keys failed: %s", err);
+    }
 }
 
 /* Background workers: each service (the deadline sweeper; later the
@@ -75,7 +81,7 @@ static void workers_stop(void)
 /* korpd admin create-arbiter NAME: prints the new arbiter's token. */
 static int admin(struct korpd *k, int argc, char **argv)
 {
-    char err[512], token[BASE_TOKEN_LEN + 1];
+    char err[512] = "the random generator failed", token[BASE_TOKEN_LEN + 1];
     struct db_player p;
     enum db_status st;
     struct db_pool_config db = { k->config.database_url, 1, k->config.db_timeout_ms };

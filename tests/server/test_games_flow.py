@@ -975,6 +975,92 @@ def test_timeout_loses_or_draws_by_material(api, arbiter, two_players):
 # ------------------------------------------------ resign, abort, adjudication
 
 
+def sql(query):
+    """One query on the suite's database with psql (an independent client)."""
+    url = os.environ["KORP_TEST_DATABASE_URL"]
+    out = subprocess.run(["psql", url, "-Atqc", query], capture_output=True, text=True,
+                         timeout=30, check=True)
+    return out.stdout.strip()
+
+
+def move_clock_forward(api, arbiter, seconds):
+    """Moves the shared test clock `seconds` past where it stands; returns korpd's answer."""
+    offset = max(0, math.ceil(server_offset(api))) + seconds
+    _, clock = arbiter.call("POST", "/v1/admin/clock", json={"offset_seconds": offset},
+                            expect=200)
+    # The answer tells the moved time, not the time before the move.
+    moved = parse_time(clock["now"]).timestamp() - time.time()
+    assert abs(moved - offset) < 5, (clock, offset)
+    return clock
+
+
+def test_a_late_move_loses_on_time_before_the_sweeper_comes(api, arbiter, two_players,
+                                                             start_korpd, shared_db_url):
+    # A korpd whose sweeper would not come for an hour: the deadline is still the law.
+    wa, _, ba, b = two_players
+    lazy = start_korpd(shared_db_url, KORP_TEST_CLOCK=1, KORP_SWEEP_SECONDS=3600)
+    lw, lb = Api(lazy.base, wa.token), Api(lazy.base, ba.token)
+    gid = lw.new_game(lb, b["id"], days_per_move=1)["id"]
+    play(lw, lb, gid, ["K@e1", "K@e8"], 0)
+    move_clock_forward(api, arbiter, 86400 + 60)
+    status, problem = lw.call("POST", MOVES, [gid], json={"move": "N@c3"})
+    assert status == 409 and problem["type"] == "/problems/game-over", problem
+    game = lw.game(gid)
+    # White was to move when the day ran out, and Black can still mate: 0-1.
+    assert (game["status"], game["result"], game["termination"]) == \
+        ("finished", "0-1", "timeout")
+    assert game["ply"] == 2
+
+
+def test_a_game_the_sweeper_cannot_end_does_not_stop_the_sweep(api, arbiter, two_players):
+    wa, _, ba, b = two_players
+    broken = wa.new_game(ba, b["id"], days_per_move=1)["id"]
+    fine = wa.new_game(ba, b["id"], days_per_move=1)["id"]
+    # A row no move could make: its position is unreadable.
+    sql(f"UPDATE games SET fen = 'garbage', deadline = korp_now() - interval '1 hour'"
+        f" WHERE id = '{broken}'")
+    move_clock_forward(api, arbiter, 86400 + 60)
+    wait_until(lambda: wa.game(fine)["status"] == "finished", 15,
+               what="the sweeper to end the readable game")
+    assert wa.game(fine)["termination"] == "timeout"
+    # The broken one waits for an arbiter, with no deadline left to trip the sweep.
+    assert sql(f"SELECT status, deadline IS NULL FROM games WHERE id = '{broken}'") == "active|t"
+
+
+def test_old_idempotency_keys_are_pruned(api, arbiter, two_players):
+    wa, _, ba, b = two_players
+    gid = wa.new_game(ba, b["id"])["id"]
+    key = f"prune-{uuid.uuid4()}"
+    wa.call("POST", MOVES, [gid], json={"move": "K@e1"}, headers={"Idempotency-Key": key},
+            expect=201)
+    assert sql(f"SELECT count(*) FROM idempotency_keys WHERE key = '{key}'") == "1"
+    move_clock_forward(api, arbiter, 25 * 3600)
+    wait_until(lambda: sql(f"SELECT count(*) FROM idempotency_keys WHERE key = '{key}'") == "0",
+               15, what="the sweeper to drop the key")
+
+
+def test_keys_of_another_version_are_not_compared(api, two_players):
+    # A stored game whose keys were written by an older key version: claims and the
+    # analysis count only the position on the board until the next move starts a new list.
+    wa, _, ba, b = two_players
+    gid = wa.new_game(ba, b["id"])["id"]
+    # After 2...N@f6 (ply 4, irreversible) the knights shuffle: the position after
+    # ply 11 (6.Nf3) stood after ply 7; Nf6 would bring ply 4's position a third time.
+    shuffle = ["K@e1", "K@e8", "N@f3", "N@f6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8",
+               "Nf3"]
+    play(wa, ba, gid, shuffle, 0)
+    assert analysis(api, gid)["earlier_occurrences"] == [7]
+    sql(f"UPDATE games SET key_version = key_version - 1 WHERE id = '{gid}'")
+    assert analysis(api, gid)["earlier_occurrences"] == []
+    # Would be accepted with comparable keys (see the threefold tests); not now.
+    _, claim = ba.call("POST", "/v1/games/{id}/claims", [gid],
+                       json={"kind": "threefold", "move": "Nf6"}, expect=200)
+    assert claim["accepted"] is False
+    game = ba.move(gid, "Nf6")
+    assert game["ply"] == 12
+    assert sql(f"SELECT array_length(repetition_keys, 1) FROM games WHERE id = '{gid}'") == "1"
+
+
 def test_resign(api, two_players):
     wa, w, ba, b = two_players
     outsider, _ = api.new_player("x")

@@ -82,7 +82,9 @@ def test_hung_postgres_answers_503_within_the_deadline(own_postgres, start_korpd
         inflight = []
         t = threading.Thread(target=lambda: inflight.append(health(k).status_code))
         t.start()
-        time.sleep(0.3)
+        # The request must be in flight (waiting on the hung database) before the
+        # signal; its statement deadline is 2 s, so 1 s is well inside it.
+        time.sleep(1.0)
         start = time.monotonic()
         k.signal(signal.SIGTERM)
         assert k.wait(timeout=15) == 0
@@ -94,10 +96,19 @@ def test_hung_postgres_answers_503_within_the_deadline(own_postgres, start_korpd
 
 
 def _partial_upload(k, total=10, first="abc"):
-    """Opens a request whose body is still coming: a request in flight."""
+    """Opens a request whose body is still coming: a request in flight.  It asks for
+    "100 Continue", which libmicrohttpd sends only once korpd's handler has taken the
+    request (and counted it in flight), and waits for it: no sleep to guess at."""
     s = socket.create_connection(("127.0.0.1", k.port), timeout=10)
     s.sendall(f"POST /nowhere HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-              f"Content-Length: {total}\r\n\r\n{first}".encode())
+              f"Expect: 100-continue\r\nContent-Length: {total}\r\n\r\n".encode())
+    got = b""
+    while b"\r\n\r\n" not in got:
+        chunk = s.recv(4096)
+        assert chunk, "korpd closed the connection instead of continuing"
+        got += chunk
+    assert got.startswith(b"HTTP/1.1 100"), got
+    s.sendall(first.encode())
     return s
 
 
@@ -114,7 +125,6 @@ def _read_status(s):
 def test_sigterm_finishes_the_request_in_flight(own_postgres, start_korpd):
     k = start_korpd(own_postgres.url)
     s = _partial_upload(k)
-    time.sleep(0.2)
     k.signal(signal.SIGTERM)
     time.sleep(0.5)
     assert k.proc.poll() is None, "korpd left before its request finished"
@@ -138,7 +148,6 @@ def test_sigterm_finishes_the_request_in_flight(own_postgres, start_korpd):
 def test_second_signal_exits_at_once(own_postgres, start_korpd):
     k = start_korpd(own_postgres.url, KORP_SHUTDOWN_SECONDS=60)
     s = _partial_upload(k)
-    time.sleep(0.2)
     k.signal(signal.SIGTERM)
     time.sleep(0.3)
     assert k.proc.poll() is None
