@@ -263,14 +263,31 @@ enum db_status db_game_clear_deadline(struct db_tx *tx, const char *game_id);
 enum db_status db_move_insert(struct db_tx *tx, const char *game_id, int ply, const char *san,
                               const char *uci, const char *fen);
 
+/* The kinds of event, as the players' event stream names them. */
+enum db_event {
+    DB_EVENT_CHALLENGE = 0,       /* "challenge" */
+    DB_EVENT_CHALLENGE_DECLINED,  /* "challenge_declined" */
+    DB_EVENT_CHALLENGE_CANCELED,  /* "challenge_canceled" */
+    DB_EVENT_GAME_START,          /* "game_start" */
+    DB_EVENT_MOVE,                /* "move" */
+    DB_EVENT_DRAW_OFFER,          /* "draw_offer": made, or declined (draw_offer null) */
+    DB_EVENT_CLAIM,               /* "claim": an accepted draw claim */
+    DB_EVENT_GAME_END,            /* "game_end" */
+    DB_EVENT_COUNT
+};
+
+/* The stream's name of a kind of event. */
+const char *db_event_name(enum db_event event);
+
 /* Records an event for both players of a game, with a snapshot of its
- * state; `detail` is a JSON object text merged in (or NULL). */
-enum db_status db_game_event(struct db_tx *tx, const char *game_id, const char *type,
+ * state (id, ply, fen, to_move, status, result, termination, draw offer);
+ * `detail` is a JSON object text merged in (or NULL). */
+enum db_status db_game_event(struct db_tx *tx, const char *game_id, enum db_event event,
                              const char *detail);
 
 /* Records an event for the two players of a challenge. */
 enum db_status db_challenge_event(struct db_tx *tx, const char *challenge_id,
-                                  const char *type);
+                                  enum db_event event);
 
 /* A game with its moves' SAN.  DB_NOT_FOUND if none. */
 enum db_status db_game_get(struct db_pool *pool, const char *id, struct db_game *out,

@@ -47,7 +47,7 @@ static enum db_status challenge_create(struct db_tx *tx, void *arg)
     PQclear(res);
     res = NULL;
     if (rc == DB_OK)
-        rc = db_exec(tx, DB_STMT_CHALLENGE_EVENT, (const char *[]){ c->id, "challenge" }, NULL);
+        rc = db_challenge_event(tx, c->id, DB_EVENT_CHALLENGE);
     if (rc == DB_OK)
         rc = db_exec(tx, DB_STMT_CHALLENGE_GET, get, &res);
     if (rc == DB_OK)
@@ -120,9 +120,10 @@ enum db_status db_challenge_set_status(struct db_tx *tx, const char *id, const c
     return db_exec(tx, DB_STMT_CHALLENGE_SET_STATUS, params, NULL);
 }
 
-enum db_status db_challenge_event(struct db_tx *tx, const char *challenge_id, const char *type)
+enum db_status db_challenge_event(struct db_tx *tx, const char *challenge_id,
+                                  enum db_event event)
 {
-    const char *params[2] = { challenge_id, type };
+    const char *params[2] = { challenge_id, db_event_name(event) };
     return db_exec(tx, DB_STMT_CHALLENGE_EVENT, params, NULL);
 }
 

@@ -29,8 +29,10 @@
 
 /* A snapshot of the game that every game event carries. */
 #define GAME_SNAPSHOT                                                                  \
-    "jsonb_build_object('game_id', g.id, 'ply', g.ply, 'fen', g.fen, 'status', g.status," \
-    " 'result', g.result, 'termination', g.termination, 'draw_offer', g.draw_offer)"
+    "jsonb_build_object('game_id', g.id, 'variant', g.variant, 'ply', g.ply, 'fen', g.fen," \
+    " 'to_move', CASE WHEN g.ply % 2 = 0 THEN 'white' ELSE 'black' END,"              \
+    " 'status', g.status, 'result', g.result, 'termination', g.termination,"          \
+    " 'draw_offer', g.draw_offer)"
 
 const struct db_statement db_statements[] = {
     [DB_STMT_SCHEMA_VERSION] = { DB_STMT_SCHEMA_VERSION, "schema_version",

@@ -173,7 +173,7 @@ static bool read_move(const struct rules_variant *v, const struct rules_position
 static enum db_status save_end(struct db_tx *tx, struct db_game *g)
 {
     enum db_status rc = db_game_save(tx, g);
-    return rc == DB_OK ? db_game_event(tx, g->id, "game-end", NULL) : rc;
+    return rc == DB_OK ? db_game_event(tx, g->id, DB_EVENT_GAME_END, NULL) : rc;
 }
 
 /*
@@ -213,10 +213,10 @@ static enum db_status play(struct db_tx *tx, const struct rules_variant *v,
     snprintf(detail, sizeof detail, "{\"san\":\"%s\",\"uci\":\"%s\"}", san, uci);
     if ((rc = db_move_insert(tx, g->id, g->ply, san, uci, g->fen)) != DB_OK ||
         (rc = db_game_save(tx, g)) != DB_OK ||
-        (rc = db_game_event(tx, g->id, "move", detail)) != DB_OK)
+        (rc = db_game_event(tx, g->id, DB_EVENT_MOVE, detail)) != DB_OK)
         return rc;
     if (strcmp(g->status, "active") != 0)
-        rc = db_game_event(tx, g->id, "game-end", NULL);
+        rc = db_game_event(tx, g->id, DB_EVENT_GAME_END, NULL);
     return rc;
 }
 
@@ -303,6 +303,7 @@ static enum db_status claim_tx(struct db_tx *tx, void *arg)
     struct rules_move m;
     struct rules_claim claim;
     struct rules_why why = { 0 };
+    char detail[64];
     int color = -1;
     bool accepted;
     enum db_status rc;
@@ -352,7 +353,12 @@ static enum db_status claim_tx(struct db_tx *tx, void *arg)
                  "%d plies have passed without a capture, pawn move or drop",
                  claim.halfmove_clock);
     finish(&r->game, "1/2-1/2", a->kind == GAMES_CLAIM_THREEFOLD ? "threefold" : "fifty-move");
-    return save_end(tx, &r->game);
+    snprintf(detail, sizeof detail, "{\"claim\":\"%s\"}",
+             a->kind == GAMES_CLAIM_THREEFOLD ? "threefold" : "fifty-move");
+    if ((rc = db_game_save(tx, &r->game)) != DB_OK ||
+        (rc = db_game_event(tx, r->game.id, DB_EVENT_CLAIM, detail)) != DB_OK)
+        return rc;
+    return db_game_event(tx, r->game.id, DB_EVENT_GAME_END, NULL);
 }
 
 void games_claim(struct db_pool *pool, const char *player_id, const char *game_id,
@@ -418,7 +424,7 @@ static enum db_status draw_step(struct db_tx *tx, struct games_result *r,
         snprintf(r->game.draw_offer, sizeof r->game.draw_offer, "%s", mine);
         if ((rc = db_game_save(tx, &r->game)) != DB_OK)
             return rc;
-        return db_game_event(tx, r->game.id, "draw-offer", NULL);
+        return db_game_event(tx, r->game.id, DB_EVENT_DRAW_OFFER, NULL);
     }
     if (strcmp(r->game.draw_offer, theirs) != 0)
         return refuse(r, GAMES_CONFLICT, "your opponent has not offered a draw");
@@ -426,7 +432,7 @@ static enum db_status draw_step(struct db_tx *tx, struct games_result *r,
         r->game.draw_offer[0] = '\0';
         if ((rc = db_game_save(tx, &r->game)) != DB_OK)
             return rc;
-        return db_game_event(tx, r->game.id, "draw-declined", NULL);
+        return db_game_event(tx, r->game.id, DB_EVENT_DRAW_OFFER, NULL);
     }
     /* Accepting, or offering back against a standing offer. */
     finish(&r->game, "1/2-1/2", "agreement");
@@ -602,10 +608,9 @@ static enum db_status accept_tx(struct db_tx *tx, void *arg)
     g->key_count = 1;
     g->sans = strdup("");
     if ((rc = db_game_insert(tx, g)) != DB_OK ||
-        (rc = db_challenge_set_status(tx, c.id, "accepted", g->id)) != DB_OK ||
-        (rc = db_challenge_event(tx, c.id, "challenge-accepted")) != DB_OK)
+        (rc = db_challenge_set_status(tx, c.id, "accepted", g->id)) != DB_OK)
         return rc;
-    return db_game_event(tx, g->id, "game-start", NULL);
+    return db_game_event(tx, g->id, DB_EVENT_GAME_START, NULL);
 }
 
 void games_challenge_accept(struct db_pool *pool, const char *player_id,
@@ -645,8 +650,8 @@ static enum db_status close_tx(struct db_tx *tx, void *arg)
     if ((rc = db_challenge_set_status(tx, a->c->id, status, NULL)) != DB_OK)
         return rc;
     snprintf(a->c->status, sizeof a->c->status, "%s", status);
-    return db_challenge_event(tx, a->c->id, a->decline ? "challenge-declined"
-                                                       : "challenge-cancelled");
+    return db_challenge_event(tx, a->c->id, a->decline ? DB_EVENT_CHALLENGE_DECLINED
+                                                       : DB_EVENT_CHALLENGE_CANCELED);
 }
 
 void games_challenge_close(struct db_pool *pool, const char *player_id,

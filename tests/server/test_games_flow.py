@@ -1061,6 +1061,42 @@ def test_keys_of_another_version_are_not_compared(api, two_players):
     assert sql(f"SELECT array_length(repetition_keys, 1) FROM games WHERE id = '{gid}'") == "1"
 
 
+def test_every_state_change_writes_its_events(api, two_players):
+    # The events table is the record the event stream (issue 9) will serve: one row per
+    # player concerned, named as the stream names them, committed with the change.
+    wa, w, ba, b = two_players
+    _, ch = wa.call("POST", "/v1/challenges",
+                    json={"variant": "glinski", "opponent": b["id"], "color": "white"},
+                    expect=201)
+    gid = ba.call("POST", "/v1/challenges/{id}/accept", [ch["id"]], expect=201)[1]["game_id"]
+    wa.move(gid, "g1g2")
+    wa.call("POST", "/v1/games/{id}/draw", [gid], json={"action": "offer"}, expect=200)
+    ba.call("POST", "/v1/games/{id}/draw", [gid], json={"action": "decline"}, expect=200)
+    # Black and White walk their kings back and forth (Glinski: g10-h8 and g1-g2; the
+    # position after ply 1 comes back after plies 5 and 9).
+    play(wa, ba, gid, ["g10h8", "g2g1", "h8g10", "g1g2", "g10h8", "g2g1", "h8g10"], 1)
+    _, claim = wa.call("POST", "/v1/games/{id}/claims", [gid],
+                       json={"kind": "threefold", "move": "g1g2"}, expect=200)
+    assert claim["accepted"] is True, claim
+    rows = sql(f"SELECT player_id, type, payload->>'ply', payload->>'to_move',"
+               f" payload->>'status', coalesce(payload->>'san', '') FROM events"
+               f" WHERE game_id = '{gid}' ORDER BY id").splitlines()
+    kinds = [r.split("|")[1] for r in rows]
+    # Each kind twice in a row: once for White, once for Black.
+    per_player = kinds[::2]
+    assert kinds[1::2] == per_player
+    assert per_player == ["game_start", "move", "draw_offer", "draw_offer"] + \
+        ["move"] * 7 + ["claim", "game_end"], per_player
+    players = {r.split("|")[0] for r in rows}
+    assert players == {w["id"], b["id"]}
+    first_move = rows[2].split("|")
+    assert first_move[2:] == ["1", "black", "active", "Kg2"], first_move
+    assert rows[-1].split("|")[4] == "finished"
+    challenge_kinds = sql(f"SELECT type FROM events WHERE payload->>'challenge_id' ="
+                          f" '{ch['id']}' ORDER BY id").splitlines()
+    assert challenge_kinds == ["challenge", "challenge"]
+
+
 def test_resign(api, two_players):
     wa, w, ba, b = two_players
     outsider, _ = api.new_player("x")
