@@ -17,6 +17,7 @@ struct api_config {
     struct db_pool *pool;      /* borrowed; must outlive the server */
     const char *version;
     bool test_clock;           /* KORP_TEST_CLOCK=1: POST /v1/admin/clock exists */
+    int keepalive_seconds;     /* comment lines on idle event streams */
 };
 
 struct api_server;

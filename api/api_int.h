@@ -27,9 +27,12 @@ enum {
     API_TEST_CLOCK = 1 << 3,   /* exists only with KORP_TEST_CLOCK=1 */
 };
 
+struct api_hub;
+
 /* One request, from first call of the access handler to completion. */
 struct api_request {
     const struct api_config *config;
+    struct api_hub *hub;                        /* the server's event streams */
     struct MHD_Connection *conn;
     const char *method;
     const char *path;
@@ -188,6 +191,23 @@ enum MHD_Result api_game_resign(struct api_request *req);
 enum MHD_Result api_game_abort(struct api_request *req);
 enum MHD_Result api_game_adjudicate(struct api_request *req);
 enum MHD_Result api_admin_clock(struct api_request *req);
+enum MHD_Result api_events(struct api_request *req);
+
+/* ---- Event streams (api_events.c): one hub per server. */
+
+/* Starts the listener and the keep-alive timer; NULL with a message. */
+struct api_hub *api_hub_new(struct db_pool *pool, int keepalive_seconds, char *err,
+                            size_t errsize);
+/* Stops the listener and the timer and ends every stream (korpd stops). */
+void api_hub_close(struct api_hub *hub);
+/* Frees the hub, after the daemon has stopped.  NULL is a no-op. */
+void api_hub_free(struct api_hub *hub);
+/* Open streams. */
+int api_hub_streams(struct api_hub *hub);
+
+/* Finds the caller from the bearer token; replies 401/503 itself and
+ * returns false when there is none. */
+bool api_authenticate(struct api_request *req, enum MHD_Result *replied);
 
 /* ---- Shared by the game handlers (api_game_json.c). */
 struct games_result;

@@ -44,6 +44,7 @@ static const struct route routes[] = {
     { "POST", "/v1/games/{id}/abort", API_TOKEN, api_game_abort },
     { "POST", "/v1/games/{id}/adjudication", API_TOKEN | API_ARBITER | API_JSON_BODY,
       api_game_adjudicate },
+    { "GET", "/v1/events", 0, api_events },
     { "POST", "/v1/admin/clock", API_TEST_CLOCK | API_TOKEN | API_ARBITER | API_JSON_BODY,
       api_admin_clock },
     { NULL, NULL, 0, NULL },
@@ -53,7 +54,7 @@ static const struct route routes[] = {
  * Finds the caller from "Authorization: Bearer <token>"; replies 401 (or
  * 503) itself and returns false when there is none.
  */
-static bool authenticate(struct api_request *req, enum MHD_Result *replied)
+bool api_authenticate(struct api_request *req, enum MHD_Result *replied)
 {
     const char *auth = MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND,
                                                    MHD_HTTP_HEADER_AUTHORIZATION);
@@ -169,7 +170,7 @@ enum MHD_Result api_route(struct api_request *req)
                                 "nothing has that id: ids are letters and digits, like "
                                 "aZ3kP9qwX2");
         enum MHD_Result replied;
-        if ((r->needs & API_TOKEN) && !authenticate(req, &replied))
+        if ((r->needs & API_TOKEN) && !api_authenticate(req, &replied))
             return replied;
         if ((r->needs & API_ARBITER) && !req->caller.arbiter)
             return api_fail(req, API_PROBLEM_FORBIDDEN, "only an arbiter may do this");

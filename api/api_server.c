@@ -26,6 +26,7 @@
 struct api_server {
     struct MHD_Daemon *daemon;
     struct api_config config;
+    struct api_hub *hub;
     atomic_int in_flight;
     bool quiesced;
 };
@@ -57,6 +58,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
         if (req == NULL)
             return MHD_NO;
         req->config = &server->config;
+        req->hub = server->hub;
         req->conn = conn;
         req->method = method;
         req->path = url;
@@ -190,13 +192,21 @@ struct api_server *api_server_start(const struct api_config *config, char *err,
         return NULL;
     }
     server->config = *config;
+    server->hub = api_hub_new(config->pool, config->keepalive_seconds, err, errsize);
+    if (server->hub == NULL) {
+        free(server);
+        return NULL;
+    }
     fd = listen_on(config->host, config->port, err, errsize);
     if (fd < 0) {
+        api_hub_close(server->hub);
+        api_hub_free(server->hub);
         free(server);
         return NULL;
     }
     server->daemon = MHD_start_daemon(
-        MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC, 0,
+        MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC |
+            MHD_ALLOW_SUSPEND_RESUME, 0,
         NULL, NULL,
         on_request, server,
         MHD_OPTION_LISTEN_SOCKET, fd,
@@ -209,6 +219,8 @@ struct api_server *api_server_start(const struct api_config *config, char *err,
         snprintf(err, errsize, "cannot start the HTTP server on %s:%u", config->host,
                  config->port);
         close(fd);
+        api_hub_close(server->hub);
+        api_hub_free(server->hub);
         free(server);
         return NULL;
     }
@@ -224,6 +236,8 @@ void api_server_quiesce(struct api_server *server)
     if (fd != MHD_INVALID_SOCKET)
         close(fd);
     server->quiesced = true;
+    /* Streams would hold the drain until its deadline: end them now. */
+    api_hub_close(server->hub);
 }
 
 int api_server_in_flight(struct api_server *server)
@@ -235,6 +249,9 @@ void api_server_stop(struct api_server *server)
 {
     if (server == NULL)
         return;
+    /* Suspended connections must be resumed before the daemon stops. */
+    api_hub_close(server->hub);
     MHD_stop_daemon(server->daemon);
+    api_hub_free(server->hub);
     free(server);
 }

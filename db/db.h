@@ -328,6 +328,46 @@ typedef enum db_status (*db_game_fn)(struct db_tx *tx, struct db_game *g, void *
 enum db_status db_games_overdue(struct db_pool *pool, int max, db_game_fn end, void *arg,
                                 int *ended, char *err, size_t errsize);
 
+/* ---- The event log and its live feed --------------------------------------- */
+
+/* The channel every event is NOTIFYed on (payload: the new ids, comma-separated). */
+#define DB_EVENTS_CHANNEL "korp_events"
+
+struct db_event_row {
+    long long id;
+    char type[32];
+    char *payload;        /* JSON object text; owned by the array's owner */
+};
+
+/*
+ * Up to `max` events after `after_id`, oldest first: the player's (all
+ * their games and challenges, or only `game_id`'s when it is not NULL), or
+ * with player_id NULL one game's as a spectator sees them.  *rows is
+ * malloc'd (db_event_rows_free).
+ */
+enum db_status db_events_since(struct db_pool *pool, const char *player_id,
+                               const char *game_id, long long after_id, int max,
+                               struct db_event_row **rows, int *count, char *err,
+                               size_t errsize);
+void db_event_rows_free(struct db_event_row *rows, int count);
+
+/* The newest event id (0 when none): where a stream without Last-Event-ID starts. */
+enum db_status db_events_last(struct db_pool *pool, long long *id, char *err, size_t errsize);
+
+/*
+ * A thread that LISTENs on its own connection and calls on_event(arg, id,
+ * player_id, game_id) for each event committed by any korpd, and
+ * on_reconnect(arg) after its connection was lost and made again (events
+ * may have been missed: streams should read again).
+ */
+struct db_listener;
+typedef void (*db_event_fn)(void *arg, long long id, const char *player_id,
+                            const char *game_id);
+struct db_listener *db_listener_start(struct db_pool *pool, db_event_fn on_event,
+                                      void (*on_reconnect)(void *arg), void *arg,
+                                      char *err, size_t errsize);
+void db_listener_stop(struct db_listener *l);
+
 /* ---- The clock and idempotency ---------------------------------------- */
 
 /* Moves the one clock forward to `offset_seconds` past the database's own;

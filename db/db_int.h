@@ -46,6 +46,8 @@ enum db_stmt {
     DB_STMT_GAME_SAVE,
     DB_STMT_GAME_EVENT,
     DB_STMT_GAME_OVERDUE,
+    DB_STMT_EVENTS_SINCE,
+    DB_STMT_EVENTS_LAST,
     DB_STMT_GAME_CLEAR_DEADLINE,
     DB_STMT_MOVE_INSERT,
     DB_STMT_MOVE_LIST,
@@ -114,6 +116,10 @@ void db_copy(char *dst, size_t size, const PGresult *res, int row, int col);
 
 /* Reads the game columns of GAME_COLUMNS (db_statements.c) from row. */
 void db_game_read(struct db_game *g, const PGresult *res, int row);
+
+/* Opens a new connection with the pool's settings (for LISTEN), or NULL
+ * with a message. */
+PGconn *db_pool_connect(struct db_pool *pool, char *err, size_t errsize);
 
 /* Makes a new random id into id (DB_ID_SIZE); false if the generator failed. */
 bool db_new_id(char *id);

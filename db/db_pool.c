@@ -211,6 +211,19 @@ static void on_notice(void *arg, const char *message)
     base_log(BASE_LOG_DEBUG, "database: %.*s", (int)n, message);
 }
 
+PGconn *db_pool_connect(struct db_pool *pool, char *err, size_t errsize)
+{
+    PGconn *pg = PQconnectdbParams((const char *const *)pool->keys,
+                                   (const char *const *)pool->values, 0);
+    if (pg == NULL || PQstatus(pg) != CONNECTION_OK) {
+        db_error_copy(pg, NULL, err, errsize);
+        PQfinish(pg);
+        return NULL;
+    }
+    PQsetNoticeProcessor(pg, on_notice, NULL);
+    return pg;
+}
+
 enum db_status db_pool_acquire(struct db_pool *pool, struct db_tx *tx, char *err,
                                size_t errsize)
 {

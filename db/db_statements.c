@@ -84,12 +84,16 @@ const struct db_statement db_statements[] = {
         ") l WHERE n <= $2 ORDER BY 12 DESC, 1 DESC", 2 },
     [DB_STMT_CHALLENGE_SET_STATUS] = { DB_STMT_CHALLENGE_SET_STATUS, "challenge_set_status",
         "UPDATE challenges SET status = $2, game_id = nullif($3, '') WHERE id = $1", 3 },
+    /* Events are NOTIFYed (payload: their ids) with the transaction that
+     * writes them: every korpd LISTENs and wakes the streams concerned. */
     [DB_STMT_CHALLENGE_EVENT] = { DB_STMT_CHALLENGE_EVENT, "challenge_event",
-        "INSERT INTO events (player_id, game_id, type, payload, created_at)"
+        "WITH e AS (INSERT INTO events (player_id, game_id, type, payload, created_at)"
         " SELECT p, NULL, $2, jsonb_build_object('challenge_id', c.id, 'status', c.status,"
-        " 'challenger', c.challenger_id, 'opponent', c.opponent_id, 'game_id', c.game_id),"
+        " 'variant', c.variant, 'challenger', c.challenger_id, 'opponent', c.opponent_id,"
+        " 'game_id', c.game_id),"
         " korp_now() FROM challenges c, unnest(ARRAY[c.challenger_id, c.opponent_id]) p"
-        " WHERE c.id = $1", 2 },
+        " WHERE c.id = $1 RETURNING id)"
+        " SELECT pg_notify('" DB_EVENTS_CHANNEL "', string_agg(id::text, ',')) FROM e", 2 },
 
     /* ---- games and moves */
     [DB_STMT_GAME_INSERT] = { DB_STMT_GAME_INSERT, "game_insert",
@@ -134,9 +138,22 @@ const struct db_statement db_statements[] = {
         " updated_at = korp_now() WHERE id = $1"
         " RETURNING korp_time(updated_at), korp_time(deadline), sans", 12 },
     [DB_STMT_GAME_EVENT] = { DB_STMT_GAME_EVENT, "game_event",
-        "INSERT INTO events (player_id, game_id, type, payload, created_at)"
+        "WITH e AS (INSERT INTO events (player_id, game_id, type, payload, created_at)"
         " SELECT p, g.id, $2, " GAME_SNAPSHOT " || coalesce($3::jsonb, '{}'), korp_now()"
-        " FROM games g, unnest(ARRAY[g.white_id, g.black_id]) p WHERE g.id = $1", 3 },
+        " FROM games g, unnest(ARRAY[g.white_id, g.black_id]) p WHERE g.id = $1 RETURNING id)"
+        " SELECT pg_notify('" DB_EVENTS_CHANNEL "', string_agg(id::text, ',')) FROM e", 3 },
+    /* A player's events after an id (all their games and challenges, or one
+     * game); or, with no player, one game's events as a spectator sees them
+     * (one row per event: White's copy). */
+    [DB_STMT_EVENTS_SINCE] = { DB_STMT_EVENTS_SINCE, "events_since",
+        "SELECT e.id, e.type, e.payload::text FROM events e"
+        " WHERE e.id > $3::bigint AND ($2::text IS NULL OR e.game_id = $2)"
+        " AND ($1::text IS NOT NULL AND e.player_id = $1"
+        "      OR $1::text IS NULL AND e.player_id = (SELECT white_id FROM games WHERE id = $2))"
+        " ORDER BY e.id LIMIT $4", 4 },
+    [DB_STMT_EVENTS_LAST] = { DB_STMT_EVENTS_LAST, "events_last",
+        "SELECT coalesce(max(id), 0) FROM events", 0 },
+
     [DB_STMT_GAME_OVERDUE] = { DB_STMT_GAME_OVERDUE, "game_overdue",
         "SELECT " GAME_COLUMNS_NO_KEYS GAME_FROM
         " WHERE g.status = 'active' AND g.deadline < korp_now()"

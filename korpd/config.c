@@ -22,6 +22,8 @@ const char korpd_config_help[] =
     "                       finish (default 10, 0-600); a second signal stops at once\n"
     "  KORP_SWEEP_SECONDS   how often games past their deadline are ended\n"
     "                       (default 5, 1-3600)\n"
+    "  KORP_SSE_KEEPALIVE_SECONDS  how often an idle event stream gets a comment\n"
+    "                       line (default 15, 1-300)\n"
     "  KORP_TEST_CLOCK      1: enable POST /v1/admin/clock (tests only; default 0)\n"
     "  KORP_SMTP_URL        SMTP server for turn emails, smtp://host:port (default: none)\n"
     "  KORP_MAIL_FROM       sender address of turn emails (required with KORP_SMTP_URL)\n"
@@ -87,6 +89,8 @@ bool korpd_config_load(struct korpd_config *c, char *err, size_t errsize)
            read_int("KORP_DB_TIMEOUT_MS", 5000, 100, 600000, &c->db_timeout_ms, err, errsize) &&
            read_int("KORP_SHUTDOWN_SECONDS", 10, 0, 600, &c->shutdown_seconds, err, errsize) &&
            read_int("KORP_SWEEP_SECONDS", 5, 1, 3600, &c->sweep_seconds, err, errsize) &&
+           read_int("KORP_SSE_KEEPALIVE_SECONDS", 15, 1, 300, &c->keepalive_seconds, err,
+                    errsize) &&
            read_int("KORP_TEST_CLOCK", 0, 0, 1, &test_clock, err, errsize) &&
            (c->test_clock = test_clock == 1, true) &&
            notify_config_check(&c->notify, err, errsize);

@@ -22,6 +22,7 @@ struct korpd_config {
     int db_timeout_ms;         /* wait for a connection / a statement */
     int shutdown_seconds;      /* grace for requests in flight on SIGTERM */
     int sweep_seconds;         /* how often overdue games are ended */
+    int keepalive_seconds;     /* comment lines on idle event streams */
     bool test_clock;           /* KORP_TEST_CLOCK=1: the clock may be moved */
     struct notify_config notify;
 };

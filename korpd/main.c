@@ -210,7 +210,8 @@ int main(int argc, char **argv)
     if (!workers_start(&k, err, sizeof err))
         goto fail;
     struct api_config api = { config.listen_host, config.listen_port, config.http_threads,
-                              pool, KORP_VERSION, config.test_clock };
+                              pool, KORP_VERSION, config.test_clock,
+                              config.keepalive_seconds };
     if (config.test_clock)
         base_log(BASE_LOG_WARN, "KORP_TEST_CLOCK=1: arbiters may move the clock (tests only)");
     server = api_server_start(&api, err, sizeof err);

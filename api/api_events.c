@@ -1,0 +1,322 @@
+/*
+ * api_events.c — GET /v1/events: one Server-Sent Events stream per player
+ * (all their games and challenges), or one game's for a spectator.
+ *
+ * The stream reads the events table from its last id, so a client that
+ * reconnects with Last-Event-ID misses nothing and sees nothing twice.
+ * An idle stream costs no thread: its connection is suspended, and resumed
+ * when the listener hears an event that concerns it (from any korpd, by
+ * LISTEN/NOTIFY), when a keep-alive comment is due, or when korpd stops.
+ */
+#include "api_int.h"
+
+#include "base.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EVENTS_PER_READ 100
+
+struct stream {
+    struct api_hub *hub;
+    struct MHD_Connection *conn;
+    char player_id[DB_ID_SIZE];     /* "" for a spectator */
+    char game_id[API_PARAM_MAX + 1]; /* "" for all the player's games */
+    long long last_id;
+    bool suspended, wake, keepalive_due;
+    char *pending;                   /* text to send, from pending_off */
+    size_t pending_len, pending_off;
+    struct stream *next;
+};
+
+struct api_hub {
+    pthread_mutex_t lock;
+    struct stream *streams;
+    int count;
+    bool closing;
+    struct db_pool *pool;
+    struct db_listener *listener;
+    struct base_worker *keepalive;
+    int keepalive_ms;
+};
+
+/* Resumes a suspended stream so that its reader runs (hub locked). */
+static void resume(struct stream *s)
+{
+    if (s->suspended) {
+        s->suspended = false;
+        MHD_resume_connection(s->conn);
+    }
+}
+
+static void on_event(void *arg, long long id, const char *player_id, const char *game_id)
+{
+    struct api_hub *hub = arg;
+    (void)id;
+    pthread_mutex_lock(&hub->lock);
+    for (struct stream *s = hub->streams; s != NULL; s = s->next) {
+        bool mine = s->player_id[0] != '\0' ? strcmp(s->player_id, player_id) == 0
+                                            : strcmp(s->game_id, game_id) == 0;
+        if (mine && (s->game_id[0] == '\0' || strcmp(s->game_id, game_id) == 0)) {
+            s->wake = true;
+            resume(s);
+        }
+    }
+    pthread_mutex_unlock(&hub->lock);
+}
+
+/* After the listener lost its connection: every stream reads again. */
+static void on_reconnect(void *arg)
+{
+    struct api_hub *hub = arg;
+    pthread_mutex_lock(&hub->lock);
+    for (struct stream *s = hub->streams; s != NULL; s = s->next) {
+        s->wake = true;
+        resume(s);
+    }
+    pthread_mutex_unlock(&hub->lock);
+}
+
+static void keepalive(struct base_worker *w, void *arg)
+{
+    struct api_hub *hub = arg;
+    while (base_worker_sleep(w, hub->keepalive_ms)) {
+        pthread_mutex_lock(&hub->lock);
+        for (struct stream *s = hub->streams; s != NULL; s = s->next) {
+            s->keepalive_due = true;
+            resume(s);
+        }
+        pthread_mutex_unlock(&hub->lock);
+    }
+}
+
+struct api_hub *api_hub_new(struct db_pool *pool, int keepalive_seconds, char *err,
+                            size_t errsize)
+{
+    struct api_hub *hub = calloc(1, sizeof *hub);
+    if (hub == NULL) {
+        snprintf(err, errsize, "out of memory");
+        return NULL;
+    }
+    pthread_mutex_init(&hub->lock, NULL);
+    hub->pool = pool;
+    hub->keepalive_ms = (keepalive_seconds > 0 ? keepalive_seconds : 15) * 1000;
+    hub->listener = db_listener_start(pool, on_event, on_reconnect, hub, err, errsize);
+    hub->keepalive = hub->listener ? base_worker_start("keep-alive", keepalive, hub, err,
+                                                       errsize)
+                                   : NULL;
+    if (hub->keepalive == NULL) {
+        api_hub_free(hub);
+        return NULL;
+    }
+    return hub;
+}
+
+void api_hub_close(struct api_hub *hub)
+{
+    if (hub == NULL)
+        return;
+    /* First nothing else may resume a connection, then every stream ends. */
+    db_listener_stop(hub->listener);
+    base_worker_stop(hub->keepalive);
+    hub->listener = NULL;
+    hub->keepalive = NULL;
+    pthread_mutex_lock(&hub->lock);
+    hub->closing = true;
+    for (struct stream *s = hub->streams; s != NULL; s = s->next)
+        resume(s);
+    pthread_mutex_unlock(&hub->lock);
+}
+
+void api_hub_free(struct api_hub *hub)
+{
+    if (hub == NULL)
+        return;
+    db_listener_stop(hub->listener);
+    base_worker_stop(hub->keepalive);
+    pthread_mutex_destroy(&hub->lock);
+    free(hub);
+}
+
+/* Appends the events after s->last_id to s->pending (hub not locked). */
+static bool fetch(struct stream *s, bool *more)
+{
+    struct db_event_row *rows = NULL;
+    int count = 0;
+    char err[512] = "";
+    enum db_status st = db_events_since(s->hub->pool, s->player_id[0] ? s->player_id : NULL,
+                                        s->game_id[0] ? s->game_id : NULL, s->last_id,
+                                        EVENTS_PER_READ, &rows, &count, err, sizeof err);
+    size_t need = 0;
+    char *text;
+
+    *more = false;
+    if (st != DB_OK) {
+        base_log(BASE_LOG_WARN, "event stream: %s", err);
+        return false;
+    }
+    for (int i = 0; i < count; i++)
+        need += strlen(rows[i].payload) + strlen(rows[i].type) + 64;
+    text = count > 0 ? malloc(need + 1) : NULL;
+    if (text != NULL) {
+        size_t n = 0;
+        for (int i = 0; i < count; i++) {
+            n += (size_t)snprintf(text + n, need + 1 - n, "id: %lld\nevent: %s\ndata: %s\n\n",
+                                  rows[i].id, rows[i].type, rows[i].payload);
+            s->last_id = rows[i].id;
+        }
+        pthread_mutex_lock(&s->hub->lock);
+        free(s->pending);
+        s->pending = text;
+        s->pending_len = n;
+        s->pending_off = 0;
+        pthread_mutex_unlock(&s->hub->lock);
+    }
+    *more = count == EVENTS_PER_READ;
+    db_event_rows_free(rows, count);
+    return count == 0 || text != NULL;
+}
+
+/* Copies what is pending into buf (hub locked); 0 when nothing is. */
+static ssize_t take(struct stream *s, char *buf, size_t max)
+{
+    size_t n = s->pending_len - s->pending_off;
+    if (s->pending == NULL || n == 0)
+        return 0;
+    if (n > max)
+        n = max;
+    memcpy(buf, s->pending + s->pending_off, n);
+    s->pending_off += n;
+    return (ssize_t)n;
+}
+
+static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    static const char comment[] = ": keep-alive\n\n";
+    struct stream *s = cls;
+    struct api_hub *hub = s->hub;
+    ssize_t n;
+    bool fetch_now, more = false;
+
+    (void)pos;
+    pthread_mutex_lock(&hub->lock);
+    if (hub->closing) {
+        pthread_mutex_unlock(&hub->lock);
+        return MHD_CONTENT_READER_END_OF_STREAM;
+    }
+    if ((n = take(s, buf, max)) > 0 || !(fetch_now = s->wake)) {
+        if (n == 0 && s->keepalive_due && max >= sizeof comment - 1) {
+            s->keepalive_due = false;
+            memcpy(buf, comment, sizeof comment - 1);
+            n = (ssize_t)(sizeof comment - 1);
+        } else if (n == 0) {
+            /* Nothing to say: sleep until an event, a keep-alive or the end. */
+            s->suspended = true;
+            MHD_suspend_connection(s->conn);
+        }
+        pthread_mutex_unlock(&hub->lock);
+        return n;
+    }
+    s->wake = false;
+    pthread_mutex_unlock(&hub->lock);
+
+    /* The database is read without the hub's lock held. */
+    if (fetch_now && !fetch(s, &more))
+        return MHD_CONTENT_READER_END_WITH_ERROR;
+    pthread_mutex_lock(&hub->lock);
+    if (more)
+        s->wake = true;
+    n = take(s, buf, max);
+    pthread_mutex_unlock(&hub->lock);
+    return n;   /* 0 here means: called again at once, and then suspended */
+}
+
+static void stream_free(void *cls)
+{
+    struct stream *s = cls;
+    struct api_hub *hub = s->hub;
+    pthread_mutex_lock(&hub->lock);
+    for (struct stream **p = &hub->streams; *p != NULL; p = &(*p)->next)
+        if (*p == s) {
+            *p = s->next;
+            hub->count--;
+            break;
+        }
+    pthread_mutex_unlock(&hub->lock);
+    free(s->pending);
+    free(s);
+}
+
+int api_hub_streams(struct api_hub *hub)
+{
+    int n;
+    pthread_mutex_lock(&hub->lock);
+    n = hub->count;
+    pthread_mutex_unlock(&hub->lock);
+    return n;
+}
+
+enum MHD_Result api_events(struct api_request *req)
+{
+    const char *game = api_query(req, "game");
+    const char *last = MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND,
+                                                   "Last-Event-ID");
+    struct api_hub *hub = req->hub;
+    struct MHD_Response *resp;
+    struct stream *s;
+    char err[512] = "";
+    enum MHD_Result replied;
+
+    if (last == NULL)
+        last = api_query(req, "last_event_id");
+    if (game != NULL && !api_id_valid(game))
+        return api_fail(req, API_PROBLEM_BAD_REQUEST,
+                        "'game' is a game id: letters and digits, like aZ3kP9qwX2");
+    /* A player's own stream needs their token; one game's is public. */
+    if (game == NULL && !api_authenticate(req, &replied))
+        return replied;
+    if (game != NULL && MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND,
+                                                    MHD_HTTP_HEADER_AUTHORIZATION) != NULL &&
+        !api_authenticate(req, &replied))
+        return replied;
+    if ((s = calloc(1, sizeof *s)) == NULL)
+        return MHD_NO;
+    s->hub = hub;
+    s->conn = req->conn;
+    s->wake = true;
+    if (req->authenticated)
+        snprintf(s->player_id, sizeof s->player_id, "%s", req->caller.player_id);
+    if (game != NULL)
+        snprintf(s->game_id, sizeof s->game_id, "%s", game);
+    if (last != NULL) {
+        char *end = NULL;
+        s->last_id = strtoll(last, &end, 10);
+        if (last[0] < '0' || last[0] > '9' || *end != '\0' || s->last_id < 0) {
+            free(s);
+            return api_fail(req, API_PROBLEM_BAD_REQUEST,
+                            "Last-Event-ID is the id of the last event received, a number");
+        }
+    } else {
+        enum db_status st = db_events_last(hub->pool, &s->last_id, err, sizeof err);
+        if (st != DB_OK) {
+            free(s);
+            return api_fail_db(req, st, err);
+        }
+    }
+    resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, reader, s, stream_free);
+    if (resp == NULL) {
+        free(s);
+        return MHD_NO;
+    }
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    MHD_add_response_header(resp, "X-Accel-Buffering", "no");
+    pthread_mutex_lock(&hub->lock);
+    s->next = hub->streams;
+    hub->streams = s;
+    hub->count++;
+    pthread_mutex_unlock(&hub->lock);
+    return api_reply(req, MHD_HTTP_OK, resp);
+}

@@ -1,0 +1,202 @@
+/*
+ * db_events.c — the event log as streams read it, and the listener that
+ * hears every korpd's commits (LISTEN on a connection of its own, outside
+ * the pool: a LISTEN cannot go through a pooled, shared connection).
+ */
+#include "db_int.h"
+
+#include "base.h"
+
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void db_event_rows_free(struct db_event_row *rows, int count)
+{
+    for (int i = 0; rows != NULL && i < count; i++)
+        free(rows[i].payload);
+    free(rows);
+}
+
+struct since {
+    const char *player_id, *game_id;
+    long long after_id;
+    int max;
+    struct db_event_row **rows;
+    int *count;
+};
+
+static enum db_status since(struct db_tx *tx, void *arg)
+{
+    struct since *s = arg;
+    char after[24], max[16];
+    const char *params[4] = { s->player_id, s->game_id, after, max };
+    PGresult *res = NULL;
+    enum db_status rc;
+
+    snprintf(after, sizeof after, "%lld", s->after_id);
+    snprintf(max, sizeof max, "%d", s->max);
+    rc = db_exec(tx, DB_STMT_EVENTS_SINCE, params, &res);
+    if (rc == DB_OK) {
+        int n = PQntuples(res);
+        struct db_event_row *rows = calloc((size_t)(n > 0 ? n : 1), sizeof *rows);
+        if (rows == NULL) {
+            PQclear(res);
+            return db_tx_fail(tx, "out of memory");
+        }
+        for (int i = 0; i < n; i++) {
+            rows[i].id = atoll(PQgetvalue(res, i, 0));
+            db_copy(rows[i].type, sizeof rows[i].type, res, i, 1);
+            rows[i].payload = strdup(PQgetvalue(res, i, 2));
+            if (rows[i].payload == NULL) {
+                db_event_rows_free(rows, i);
+                PQclear(res);
+                return db_tx_fail(tx, "out of memory");
+            }
+        }
+        *s->rows = rows;
+        *s->count = n;
+    }
+    PQclear(res);
+    return rc;
+}
+
+enum db_status db_events_since(struct db_pool *pool, const char *player_id,
+                               const char *game_id, long long after_id, int max,
+                               struct db_event_row **rows, int *count, char *err,
+                               size_t errsize)
+{
+    struct since s = { player_id, game_id, after_id, max, rows, count };
+    *rows = NULL;
+    *count = 0;
+    return db_run_once(pool, since, &s, err, errsize);
+}
+
+static enum db_status last(struct db_tx *tx, void *arg)
+{
+    PGresult *res = NULL;
+    enum db_status rc = db_exec(tx, DB_STMT_EVENTS_LAST, NULL, &res);
+    if (rc == DB_OK)
+        *(long long *)arg = atoll(PQgetvalue(res, 0, 0));
+    PQclear(res);
+    return rc;
+}
+
+enum db_status db_events_last(struct db_pool *pool, long long *id, char *err, size_t errsize)
+{
+    *id = 0;
+    return db_run_once(pool, last, id, err, errsize);
+}
+
+/* ---- The listener ------------------------------------------------------ */
+
+struct db_listener {
+    struct db_pool *pool;
+    db_event_fn on_event;
+    void (*on_reconnect)(void *arg);
+    void *arg;
+    struct base_worker *worker;
+};
+
+/* Asks who the notified events concern (the payload has their ids only). */
+static void dispatch(struct db_listener *l, PGconn *pg, const char *ids)
+{
+    char array[8200];
+    const char *params[1] = { array };
+    PGresult *res;
+
+    snprintf(array, sizeof array, "{%s}", ids);
+    res = PQexecParams(pg, "SELECT id, player_id, coalesce(game_id, '') FROM events"
+                           " WHERE id = ANY ($1::bigint[])",
+                       1, NULL, params, NULL, NULL, 0);
+    if (PQresultStatus(res) == PGRES_TUPLES_OK)
+        for (int i = 0; i < PQntuples(res); i++)
+            l->on_event(l->arg, atoll(PQgetvalue(res, i, 0)), PQgetvalue(res, i, 1),
+                        PQgetvalue(res, i, 2));
+    PQclear(res);
+}
+
+static PGconn *listen_on(struct db_listener *l)
+{
+    char err[512] = "";
+    PGconn *pg = db_pool_connect(l->pool, err, sizeof err);
+    PGresult *res;
+    if (pg == NULL) {
+        base_log(BASE_LOG_WARN, "event listener: cannot connect: %s", err);
+        return NULL;
+    }
+    res = PQexec(pg, "LISTEN " DB_EVENTS_CHANNEL);
+    if (PQresultStatus(res) != PGRES_COMMAND_OK) {
+        base_log(BASE_LOG_WARN, "event listener: LISTEN failed: %s", PQerrorMessage(pg));
+        PQclear(res);
+        PQfinish(pg);
+        return NULL;
+    }
+    PQclear(res);
+    return pg;
+}
+
+static void run(struct base_worker *w, void *arg)
+{
+    struct db_listener *l = arg;
+    PGconn *pg = NULL;
+    bool lost = false;
+
+    while (!base_worker_stopping(w)) {
+        struct pollfd p;
+        PGnotify *n;
+
+        if (pg == NULL) {
+            if ((pg = listen_on(l)) == NULL) {
+                base_worker_sleep(w, 1000);
+                continue;
+            }
+            if (lost) {
+                base_log(BASE_LOG_INFO, "event listener: reconnected");
+                l->on_reconnect(l->arg);   /* events may have been missed */
+            }
+        }
+        /* Wakes twice a second to see whether it should stop. */
+        p = (struct pollfd){ .fd = PQsocket(pg), .events = POLLIN };
+        if (poll(&p, 1, 500) > 0 && !PQconsumeInput(pg)) {
+            base_log(BASE_LOG_WARN, "event listener: connection lost: %s", PQerrorMessage(pg));
+            PQfinish(pg);
+            pg = NULL;
+            lost = true;
+            continue;
+        }
+        while ((n = PQnotifies(pg)) != NULL) {
+            if (n->extra != NULL && n->extra[0] != '\0')
+                dispatch(l, pg, n->extra);
+            PQfreemem(n);
+        }
+    }
+    PQfinish(pg);
+}
+
+struct db_listener *db_listener_start(struct db_pool *pool, db_event_fn on_event,
+                                      void (*on_reconnect)(void *arg), void *arg,
+                                      char *err, size_t errsize)
+{
+    struct db_listener *l = calloc(1, sizeof *l);
+    if (l == NULL) {
+        snprintf(err, errsize, "out of memory");
+        return NULL;
+    }
+    *l = (struct db_listener){ pool, on_event, on_reconnect, arg, NULL };
+    l->worker = base_worker_start("event listener", run, l, err, errsize);
+    if (l->worker == NULL) {
+        free(l);
+        return NULL;
+    }
+    return l;
+}
+
+void db_listener_stop(struct db_listener *l)
+{
+    if (l == NULL)
+        return;
+    base_worker_stop(l->worker);
+    free(l);
+}
