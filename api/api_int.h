@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 #include <microhttpd.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 /* Largest request body accepted. */
 #define API_BODY_LIMIT (64 * 1024)
@@ -16,6 +17,8 @@
 /* Path parameters a route pattern may capture, and their longest text. */
 #define API_MAX_PARAMS 2
 #define API_PARAM_MAX 64
+/* Longest X-Request-Id taken from a client (longer ones are replaced). */
+#define API_REQUEST_ID_MAX 64
 /* Seconds a client is told to wait after a 503. */
 #define API_RETRY_AFTER "2"
 
@@ -44,6 +47,12 @@ struct api_request {
     cJSON *json;                                /* the parsed body (API_JSON_BODY) */
     bool authenticated;
     struct db_caller caller;                    /* valid when authenticated */
+    /* For the access log: the route's pattern ("-" for none), the status
+     * answered, when the request began, and its id (X-Request-Id). */
+    const char *route;
+    unsigned status;
+    int64_t started_us;
+    char request_id[API_REQUEST_ID_MAX + 1];
 };
 
 typedef enum MHD_Result (*api_handler)(struct api_request *req);

@@ -82,6 +82,8 @@ enum MHD_Result api_reply(struct api_request *req, unsigned status, struct MHD_R
         return MHD_NO;
     if (status == MHD_HTTP_SERVICE_UNAVAILABLE)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, API_RETRY_AFTER);
+    MHD_add_response_header(resp, "X-Request-Id", req->request_id);
+    req->status = status;
     rc = MHD_queue_response(req->conn, status, resp);
     MHD_destroy_response(resp);
     req->replied = true;

@@ -164,6 +164,7 @@ enum MHD_Result api_route(struct api_request *req)
             continue;
         }
         memcpy(req->params, scratch, sizeof scratch);
+        req->route = r->pattern;
         for (int i = 0; i < API_MAX_PARAMS && req->params[i][0] != '\0'; i++)
             if (!api_id_valid(req->params[i]))
                 return api_fail(req, API_PROBLEM_NOT_FOUND,

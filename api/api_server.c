@@ -31,6 +31,23 @@ struct api_server {
     bool quiesced;
 };
 
+/*
+ * The request's id: the client's X-Request-Id when it is 1 to 64 printable
+ * characters without spaces (so proxies can correlate), else a new one.
+ */
+static void request_id(struct MHD_Connection *conn, char out[API_REQUEST_ID_MAX + 1])
+{
+    const char *given = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Request-Id");
+    size_t n = given ? strlen(given) : 0;
+    bool usable = n > 0 && n <= API_REQUEST_ID_MAX;
+    for (size_t i = 0; usable && i < n; i++)
+        usable = given[i] > 0x20 && given[i] < 0x7f;
+    if (usable)
+        memcpy(out, given, n + 1);
+    else if (!base_random_text(out, 16))
+        snprintf(out, API_REQUEST_ID_MAX + 1, "-");
+}
+
 /* Whether the Content-Length header announces more than we accept. */
 static bool announced_too_large(struct MHD_Connection *conn)
 {
@@ -62,6 +79,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
         req->conn = conn;
         req->method = method;
         req->path = url;
+        req->route = "-";
+        req->started_us = base_monotonic_us();
+        request_id(conn, req->request_id);
         *con_cls = req;
         atomic_fetch_add(&server->in_flight, 1);
         if (announced_too_large(conn)) {
@@ -108,6 +128,10 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     (void)conn;
     (void)toe;
     if (req != NULL) {
+        /* One access-log line per request. */
+        base_log(BASE_LOG_INFO, "%s %s %u %.1f ms id=%s", req->method, req->route,
+                 req->status, (double)(base_monotonic_us() - req->started_us) / 1000.0,
+                 req->request_id);
         cJSON_Delete(req->json);
         free(req->body);
         free(req);

@@ -190,3 +190,22 @@ def test_too_large_body_is_refused_before_it_is_read(own_postgres, start_korpd):
     s.close()
     # The server is still fine.
     assert health(k).status_code == 200
+
+
+def test_every_request_has_an_id_and_an_access_log_line(own_postgres, start_korpd):
+    k = start_korpd(own_postgres.url)
+    r = requests.get(k.base + "/v1/games/aZ3kP9qwX2", headers={"X-Request-Id": "trace-42"},
+                     timeout=10)
+    assert r.status_code == 404 and r.headers["X-Request-Id"] == "trace-42"
+    r = requests.get(k.base + "/healthz", timeout=10)
+    generated = r.headers["X-Request-Id"]
+    assert len(generated) == 16 and generated.isalnum()
+    # A client's id with spaces or too long is replaced, not echoed.
+    r = requests.get(k.base + "/healthz", headers={"X-Request-Id": "a b"}, timeout=10)
+    assert r.headers["X-Request-Id"] != "a b"
+
+    def logged():
+        text = k.log_text()
+        return ("GET /v1/games/{id} 404" in text and "id=trace-42" in text and
+                f"GET /healthz 200" in text and f"id={generated}" in text)
+    wait_until(logged, 5, what="the access-log lines")
