@@ -18,6 +18,9 @@
 #include <string.h>
 
 #define EVENTS_PER_READ 100
+/* Every this many keep-alives a stream also reads the table: a backstop
+ * for a notification that never came. */
+#define KEEPALIVES_PER_READ 4
 
 struct stream {
     struct api_hub *hub;
@@ -26,6 +29,7 @@ struct stream {
     char game_id[API_PARAM_MAX + 1]; /* "" for all the player's games */
     long long last_id;
     bool suspended, wake, keepalive_due;
+    int keepalives;
     char *pending;                   /* text to send, from pending_off */
     size_t pending_len, pending_off;
     struct stream *next;
@@ -86,6 +90,8 @@ static void keepalive(struct base_worker *w, void *arg)
         pthread_mutex_lock(&hub->lock);
         for (struct stream *s = hub->streams; s != NULL; s = s->next) {
             s->keepalive_due = true;
+            if (++s->keepalives % KEEPALIVES_PER_READ == 0)
+                s->wake = true;
             resume(s);
         }
         pthread_mutex_unlock(&hub->lock);
@@ -268,12 +274,20 @@ enum MHD_Result api_events(struct api_request *req)
     struct stream *s;
     char err[512] = "";
     enum MHD_Result replied;
+    long long last_id = 0;
 
     if (last == NULL)
         last = api_query(req, "last_event_id");
     if (game != NULL && !api_id_valid(game))
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
                         "'game' is a game id: letters and digits, like aZ3kP9qwX2");
+    if (last != NULL) {
+        char *end = NULL;
+        last_id = strtoll(last, &end, 10);
+        if (last[0] < '0' || last[0] > '9' || *end != '\0' || last_id < 0)
+            return api_fail(req, API_PROBLEM_BAD_REQUEST,
+                            "Last-Event-ID is the id of the last event received, a number");
+    }
     /* A player's own stream needs their token; one game's is public. */
     if (game == NULL && !api_authenticate(req, &replied))
         return replied;
@@ -281,25 +295,36 @@ enum MHD_Result api_events(struct api_request *req)
                                                     MHD_HTTP_HEADER_AUTHORIZATION) != NULL &&
         !api_authenticate(req, &replied))
         return replied;
+    bool own_view = req->authenticated;
+    if (game != NULL) {
+        struct db_game g;
+        enum db_status st;
+        memset(&g, 0, sizeof g);
+        st = db_game_get(hub->pool, game, &g, err, sizeof err);
+        if (st == DB_NOT_FOUND)
+            return api_fail(req, API_PROBLEM_NOT_FOUND, "no game has the id '%s'", game);
+        if (st != DB_OK)
+            return api_fail_db(req, st, err);
+        /* Someone signed in who does not play the game watches it as anyone. */
+        own_view = req->authenticated && (strcmp(g.white_id, req->caller.player_id) == 0 ||
+                                          strcmp(g.black_id, req->caller.player_id) == 0);
+        db_game_clear(&g);
+    }
     if ((s = calloc(1, sizeof *s)) == NULL)
         return MHD_NO;
     s->hub = hub;
     s->conn = req->conn;
     s->wake = true;
-    if (req->authenticated)
+    if (own_view)
         snprintf(s->player_id, sizeof s->player_id, "%s", req->caller.player_id);
     if (game != NULL)
         snprintf(s->game_id, sizeof s->game_id, "%s", game);
     if (last != NULL) {
-        char *end = NULL;
-        s->last_id = strtoll(last, &end, 10);
-        if (last[0] < '0' || last[0] > '9' || *end != '\0' || s->last_id < 0) {
-            free(s);
-            return api_fail(req, API_PROBLEM_BAD_REQUEST,
-                            "Last-Event-ID is the id of the last event received, a number");
-        }
+        s->last_id = last_id;
     } else {
-        enum db_status st = db_events_last(hub->pool, &s->last_id, err, sizeof err);
+        enum db_status st = db_events_last(hub->pool, s->player_id[0] ? s->player_id : NULL,
+                                           s->game_id[0] ? s->game_id : NULL, &s->last_id,
+                                           err, sizeof err);
         if (st != DB_OK) {
             free(s);
             return api_fail_db(req, st, err);

@@ -17,6 +17,9 @@
 /* Path parameters a route pattern may capture, and their longest text. */
 #define API_MAX_PARAMS 2
 #define API_PARAM_MAX 64
+/* Connections (event streams included) one korpd holds at most; korpd
+ * raises its descriptor limit to match where it may. */
+#define API_CONNECTION_LIMIT 20000
 /* Longest X-Request-Id taken from a client (longer ones are replaced). */
 #define API_REQUEST_ID_MAX 64
 /* Seconds a client is told to wait after a 503. */

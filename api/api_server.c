@@ -237,6 +237,8 @@ struct api_server *api_server_start(const struct api_config *config, char *err,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(config->threads > 0 ? config->threads : 2),
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, server,
         MHD_OPTION_CONNECTION_TIMEOUT, 60u,
+        /* Idle event streams are connections too (suspended, not threads). */
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)API_CONNECTION_LIMIT,
         MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
         MHD_OPTION_END);
     if (server->daemon == NULL) {

@@ -351,8 +351,10 @@ enum db_status db_events_since(struct db_pool *pool, const char *player_id,
                                size_t errsize);
 void db_event_rows_free(struct db_event_row *rows, int count);
 
-/* The newest event id (0 when none): where a stream without Last-Event-ID starts. */
-enum db_status db_events_last(struct db_pool *pool, long long *id, char *err, size_t errsize);
+/* The newest event id a stream with this filter would show (0 when none):
+ * where a stream without Last-Event-ID starts. */
+enum db_status db_events_last(struct db_pool *pool, const char *player_id,
+                              const char *game_id, long long *id, char *err, size_t errsize);
 
 /*
  * A thread that LISTENs on its own connection and calls on_event(arg, id,

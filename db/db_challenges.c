@@ -124,6 +124,9 @@ enum db_status db_challenge_event(struct db_tx *tx, const char *challenge_id,
                                   enum db_event event)
 {
     const char *params[2] = { challenge_id, db_event_name(event) };
+    enum db_status rc = db_exec(tx, DB_STMT_EVENT_LOCK_CHALLENGE, params, NULL);
+    if (rc != DB_OK)
+        return rc;
     return db_exec(tx, DB_STMT_CHALLENGE_EVENT, params, NULL);
 }
 

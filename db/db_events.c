@@ -73,20 +73,29 @@ enum db_status db_events_since(struct db_pool *pool, const char *player_id,
     return db_run_once(pool, since, &s, err, errsize);
 }
 
+struct last {
+    const char *player_id, *game_id;
+    long long *id;
+};
+
 static enum db_status last(struct db_tx *tx, void *arg)
 {
+    struct last *l = arg;
+    const char *params[2] = { l->player_id, l->game_id };
     PGresult *res = NULL;
-    enum db_status rc = db_exec(tx, DB_STMT_EVENTS_LAST, NULL, &res);
+    enum db_status rc = db_exec(tx, DB_STMT_EVENTS_LAST, params, &res);
     if (rc == DB_OK)
-        *(long long *)arg = atoll(PQgetvalue(res, 0, 0));
+        *l->id = atoll(PQgetvalue(res, 0, 0));
     PQclear(res);
     return rc;
 }
 
-enum db_status db_events_last(struct db_pool *pool, long long *id, char *err, size_t errsize)
+enum db_status db_events_last(struct db_pool *pool, const char *player_id,
+                              const char *game_id, long long *id, char *err, size_t errsize)
 {
+    struct last l = { player_id, game_id, id };
     *id = 0;
-    return db_run_once(pool, last, id, err, errsize);
+    return db_run_once(pool, last, &l, err, errsize);
 }
 
 /* ---- The listener ------------------------------------------------------ */
@@ -99,9 +108,11 @@ struct db_listener {
     struct base_worker *worker;
 };
 
-/* Asks who the notified events concern (the payload has their ids only). */
-static void dispatch(struct db_listener *l, PGconn *pg, const char *ids)
+/* Asks who the notified events concern (the payload has their ids only);
+ * false when the connection failed. */
+static bool dispatch(struct db_listener *l, PGconn *pg, const char *ids)
 {
+    bool ok;
     char array[8200];
     const char *params[1] = { array };
     PGresult *res;
@@ -110,11 +121,15 @@ static void dispatch(struct db_listener *l, PGconn *pg, const char *ids)
     res = PQexecParams(pg, "SELECT id, player_id, coalesce(game_id, '') FROM events"
                            " WHERE id = ANY ($1::bigint[])",
                        1, NULL, params, NULL, NULL, 0);
-    if (PQresultStatus(res) == PGRES_TUPLES_OK)
-        for (int i = 0; i < PQntuples(res); i++)
-            l->on_event(l->arg, atoll(PQgetvalue(res, i, 0)), PQgetvalue(res, i, 1),
-                        PQgetvalue(res, i, 2));
+    ok = PQresultStatus(res) == PGRES_TUPLES_OK;
+    for (int i = 0; ok && i < PQntuples(res); i++)
+        l->on_event(l->arg, atoll(PQgetvalue(res, i, 0)), PQgetvalue(res, i, 1),
+                    PQgetvalue(res, i, 2));
+    if (!ok)
+        base_log(BASE_LOG_WARN, "event listener: cannot read events %s: %s", ids,
+                 PQerrorMessage(pg));
     PQclear(res);
+    return ok;
 }
 
 static PGconn *listen_on(struct db_listener *l)
@@ -147,15 +162,24 @@ static void run(struct base_worker *w, void *arg)
         struct pollfd p;
         PGnotify *n;
 
+        /* A connection that failed inside libpq (its socket closed) is as
+         * lost as one poll() reports. */
+        if (pg != NULL && (PQstatus(pg) != CONNECTION_OK || PQsocket(pg) < 0)) {
+            base_log(BASE_LOG_WARN, "event listener: connection lost");
+            PQfinish(pg);
+            pg = NULL;
+            lost = true;
+        }
         if (pg == NULL) {
             if ((pg = listen_on(l)) == NULL) {
                 base_worker_sleep(w, 1000);
                 continue;
             }
-            if (lost) {
+            if (lost)
                 base_log(BASE_LOG_INFO, "event listener: reconnected");
-                l->on_reconnect(l->arg);   /* events may have been missed */
-            }
+            /* Events committed while nobody listened (at start, or while
+             * reconnecting) were not heard: every stream reads again. */
+            l->on_reconnect(l->arg);
         }
         /* Wakes twice a second to see whether it should stop. */
         p = (struct pollfd){ .fd = PQsocket(pg), .events = POLLIN };
@@ -167,9 +191,12 @@ static void run(struct base_worker *w, void *arg)
             continue;
         }
         while ((n = PQnotifies(pg)) != NULL) {
-            if (n->extra != NULL && n->extra[0] != '\0')
-                dispatch(l, pg, n->extra);
+            bool ok = n->extra == NULL || n->extra[0] == '\0' || dispatch(l, pg, n->extra);
             PQfreemem(n);
+            if (!ok) {
+                l->on_reconnect(l->arg);   /* who it concerned is unknown: all read */
+                break;
+            }
         }
     }
     PQfinish(pg);

@@ -192,6 +192,9 @@ enum db_status db_game_event(struct db_tx *tx, const char *game_id, enum db_even
                              const char *detail)
 {
     const char *params[3] = { game_id, db_event_name(event), detail };
+    enum db_status rc = db_exec(tx, DB_STMT_EVENT_LOCK_GAME, params, NULL);
+    if (rc != DB_OK)
+        return rc;
     return db_exec(tx, DB_STMT_GAME_EVENT, params, NULL);
 }
 

@@ -151,8 +151,22 @@ const struct db_statement db_statements[] = {
         " AND ($1::text IS NOT NULL AND e.player_id = $1"
         "      OR $1::text IS NULL AND e.player_id = (SELECT white_id FROM games WHERE id = $2))"
         " ORDER BY e.id LIMIT $4", 4 },
+    /* Where a new stream starts: the newest event it would show. */
     [DB_STMT_EVENTS_LAST] = { DB_STMT_EVENTS_LAST, "events_last",
-        "SELECT coalesce(max(id), 0) FROM events", 0 },
+        "SELECT coalesce(max(e.id), 0) FROM events e"
+        " WHERE ($2::text IS NULL OR e.game_id = $2)"
+        " AND ($1::text IS NOT NULL AND e.player_id = $1"
+        "      OR $1::text IS NULL AND e.player_id = (SELECT white_id FROM games WHERE id = $2))", 2 },
+    /* A player's events must take their ids in commit order, or a stream
+     * reading "after id N" would skip one committed late with a smaller
+     * id.  Locking the players concerned (in id order, no deadlock) before
+     * the events are written makes each player's events one at a time. */
+    [DB_STMT_EVENT_LOCK_GAME] = { DB_STMT_EVENT_LOCK_GAME, "event_lock_game",
+        "SELECT 1 FROM players p JOIN games g ON p.id IN (g.white_id, g.black_id)"
+        " WHERE g.id = $1 ORDER BY p.id FOR NO KEY UPDATE OF p", 1 },
+    [DB_STMT_EVENT_LOCK_CHALLENGE] = { DB_STMT_EVENT_LOCK_CHALLENGE, "event_lock_challenge",
+        "SELECT 1 FROM players p JOIN challenges c ON p.id IN (c.challenger_id, c.opponent_id)"
+        " WHERE c.id = $1 ORDER BY p.id FOR NO KEY UPDATE OF p", 1 },
 
     [DB_STMT_GAME_OVERDUE] = { DB_STMT_GAME_OVERDUE, "game_overdue",
         "SELECT " GAME_COLUMNS_NO_KEYS GAME_FROM

@@ -14,6 +14,7 @@
 #include "rules.h"
 
 #include <curl/curl.h>
+#include <sys/resource.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -184,6 +185,14 @@ int main(int argc, char **argv)
                  "requests can use the database at once",
                  config.http_threads, config.db_pool_size, config.http_threads);
     rules_init();
+    /* Every event stream holds a descriptor: take all the system allows. */
+    {
+        struct rlimit files;
+        if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+            files.rlim_cur = files.rlim_max;
+            setrlimit(RLIMIT_NOFILE, &files);
+        }
+    }
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
         base_log(BASE_LOG_ERROR, "cannot initialise libcurl");
         return 1;

@@ -174,7 +174,7 @@ def test_a_move_through_another_korpd_reaches_the_stream(api, two_players, korpd
         (gid, 1, "K@e1", "K@e1", "black", "active")
     assert d["fen"] == "8/8/8/8/8/8/8/4K3[QRRBBNNPPPPPPPPkqrrbbnnpppppppp] b - - 0 1"
     assert challenge["id"] < started["id"] < moved["id"]
-    assert latency < 2, latency          # a bound for CI; the benchmark measures it
+    assert latency < 5, latency          # a bound for CI; the benchmark measures it
 
 
 def test_a_reconnecting_client_misses_nothing_and_sees_nothing_twice(api, two_players, korpd,
@@ -217,6 +217,44 @@ def test_a_spectator_follows_one_game_without_a_token(api, two_players, korpd, s
     # From the start of the game, with ?last_event_id=0.
     replay = streams(korpd.base, query=f"?game={gid}&last_event_id=0")
     assert [e["event"] for e in replay.events(2)] == ["game_start", "move"]
+
+
+def test_a_signed_in_stranger_watches_as_a_spectator(api, two_players, korpd, streams):
+    wa, w, ba, b = two_players
+    stranger, _ = api.new_player("watcher")
+    gid = wa.new_game(ba, b["id"])["id"]
+    s = streams(korpd.base, query=f"?game={gid}", token=stranger.token)
+    assert s.status() == 200
+    wa.move(gid, "K@e1")
+    ev, = s.events(1)
+    assert ev["data"]["san"] == "K@e1"
+    r = requests.get(korpd.base + "/v1/events?game=aZ3kP9qwX2", timeout=10)
+    check(r, "GET", "/v1/events")
+    assert r.status_code == 404
+
+
+def test_the_listener_survives_losing_its_connection(api, two_players, korpd, streams):
+    # PostgreSQL ends korpd's LISTEN connection (as a restart or a failover would): the
+    # listener reconnects, and every stream reads what it may have missed.
+    import subprocess
+    import os
+    wa, w, ba, b = two_players
+    gid = wa.new_game(ba, b["id"])["id"]
+    s = streams(korpd.base, token=ba.token)
+    assert s.status() == 200
+    subprocess.run(["psql", os.environ["KORP_TEST_DATABASE_URL"], "-Atqc",
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                    " WHERE query ILIKE 'LISTEN korp_events%' OR query ILIKE 'SELECT id, player_id%'"],
+                   check=True, timeout=30, capture_output=True)
+    wa.move(gid, "K@e1")
+    ev, = s.events(1, timeout=15)
+    assert ev["data"]["san"] == "K@e1"
+    wa_move = ba.move(gid, "K@e8")
+    assert wa_move["ply"] == 2
+    ev, = s.events(1, timeout=15)
+    assert ev["data"]["san"] == "K@e8"
+    # It did lose its connection, and made it again.
+    assert "event listener: reconnected" in korpd.log_text()
 
 
 def test_stream_errors_are_problems(korpd):
