@@ -119,6 +119,7 @@ enum MHD_Result api_challenge_accept(struct api_request *req)
     games_challenge_accept(req->config->pool, req->caller.player_id, req->params[0], &r);
     if (r.outcome != GAMES_OK)
         return api_reply_outcome(req, &r, MHD_HTTP_CREATED, NULL);
+    api_metrics_game(req->metrics, &r.game, true);
     json = cJSON_CreateObject();
     cJSON_AddStringToObject(json, "game_id", r.game.id);
     cJSON_AddItemToObject(json, "game", api_game_json(&r.game));

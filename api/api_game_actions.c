@@ -18,6 +18,13 @@ static const struct api_field move_fields[] = {
     { NULL, API_STRING, false, false, 0, 0 },
 };
 
+/* Counts a game a request ended. */
+static void count_end(struct api_request *req, const struct games_result *r)
+{
+    if (r->outcome == GAMES_OK && strcmp(r->game.status, "active") != 0)
+        api_metrics_game(req->metrics, &r->game, false);
+}
+
 static bool key_valid(const char *key)
 {
     size_t n = strlen(key);
@@ -92,6 +99,8 @@ enum MHD_Result api_game_move(struct api_request *req)
     ply = api_body_integer(req, "ply", -1, NULL);
     games_move(req->config->pool, req->caller.player_id, req->params[0], m.move, (int)ply,
                key != NULL ? &hooks : NULL, &r);
+    api_metrics_move(req->metrics, &r);
+    count_end(req, &r);
     if (key == NULL || r.outcome == GAMES_DB_ERROR) {
         free(m.body);
         return api_reply_outcome(req, &r, MHD_HTTP_CREATED, m.move);
@@ -133,6 +142,9 @@ enum MHD_Result api_game_claim(struct api_request *req)
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
                         "'kind' must be \"threefold\" or \"fifty-move\", not \"%.16s\"", kind);
     games_claim(req->config->pool, req->caller.player_id, req->params[0], claim, move, &r);
+    if (r.outcome == GAMES_OK)
+        api_metrics_claim(req->metrics, claim == GAMES_CLAIM_FIFTY_MOVE, r.claim_accepted);
+    count_end(req, &r);
     if (r.outcome != GAMES_OK)
         return api_reply_outcome(req, &r, MHD_HTTP_OK, move);
     game = api_game_json(&r.game);
@@ -170,6 +182,7 @@ enum MHD_Result api_game_draw(struct api_request *req)
                         action);
     games_draw(req->config->pool, req->caller.player_id, req->params[0],
                (enum games_draw_action)which, &r);
+    count_end(req, &r);
     return api_reply_outcome(req, &r, MHD_HTTP_OK, NULL);
 }
 
@@ -177,6 +190,7 @@ enum MHD_Result api_game_resign(struct api_request *req)
 {
     struct games_result r;
     games_resign(req->config->pool, req->caller.player_id, req->params[0], &r);
+    count_end(req, &r);
     return api_reply_outcome(req, &r, MHD_HTTP_OK, NULL);
 }
 
@@ -184,6 +198,7 @@ enum MHD_Result api_game_abort(struct api_request *req)
 {
     struct games_result r;
     games_abort(req->config->pool, req->caller.player_id, req->params[0], &r);
+    count_end(req, &r);
     return api_reply_outcome(req, &r, MHD_HTTP_OK, NULL);
 }
 
@@ -215,6 +230,7 @@ enum MHD_Result api_game_adjudicate(struct api_request *req)
                         "'result' must be 1-0, 0-1, 1/2-1/2, 3/4-1/4 or 1/4-3/4");
     games_adjudicate(req->config->pool, req->params[0], results[which],
                      api_body_string(req, "reason"), &r);
+    count_end(req, &r);
     return api_reply_outcome(req, &r, MHD_HTTP_OK, NULL);
 }
 

@@ -34,11 +34,15 @@ enum {
 };
 
 struct api_hub;
+struct api_metrics;
+struct games_result;
 
 /* One request, from first call of the access handler to completion. */
 struct api_request {
     const struct api_config *config;
     struct api_hub *hub;                        /* the server's event streams */
+    struct api_metrics *metrics;                /* the server's counters */
+    int route_index;                            /* in the route table, or -1 */
     struct MHD_Connection *conn;
     const char *method;
     const char *path;
@@ -204,6 +208,19 @@ enum MHD_Result api_game_abort(struct api_request *req);
 enum MHD_Result api_game_adjudicate(struct api_request *req);
 enum MHD_Result api_admin_clock(struct api_request *req);
 enum MHD_Result api_events(struct api_request *req);
+
+/* ---- Metrics (api_metrics.c): one set per server. */
+struct api_metrics *api_metrics_new(void);
+void api_metrics_free(struct api_metrics *m);
+void api_metrics_request(struct api_metrics *m, int route, unsigned status, long duration_us);
+/* A game started (started) or ended (not started) by a request here. */
+void api_metrics_game(struct api_metrics *m, const struct db_game *g, bool started);
+void api_metrics_move(struct api_metrics *m, const struct games_result *r);
+void api_metrics_claim(struct api_metrics *m, bool fifty_move, bool accepted);
+enum MHD_Result api_metrics_reply(struct api_request *req);
+
+/* The i-th route's method and pattern; false past the end of the table. */
+bool api_route_info(int i, const char **method, const char **pattern);
 
 /* ---- Event streams (api_events.c): one hub per server. */
 

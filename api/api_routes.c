@@ -45,6 +45,7 @@ static const struct route routes[] = {
     { "POST", "/v1/games/{id}/adjudication", API_TOKEN | API_ARBITER | API_JSON_BODY,
       api_game_adjudicate },
     { "GET", "/v1/events", 0, api_events },
+    { "GET", "/metrics", 0, api_metrics_reply },
     { "POST", "/v1/admin/clock", API_TEST_CLOCK | API_TOKEN | API_ARBITER | API_JSON_BODY,
       api_admin_clock },
     { NULL, NULL, 0, NULL },
@@ -109,6 +110,15 @@ static bool match(const char *pattern, const char *path,
     return *pattern == '\0' && *path == '\0';
 }
 
+bool api_route_info(int i, const char **method, const char **pattern)
+{
+    if (i < 0 || i >= (int)(sizeof routes / sizeof *routes) - 1)
+        return false;
+    *method = routes[i].method;
+    *pattern = routes[i].pattern;
+    return true;
+}
+
 bool api_id_valid(const char *text)
 {
     size_t n = strlen(text);
@@ -165,6 +175,7 @@ enum MHD_Result api_route(struct api_request *req)
         }
         memcpy(req->params, scratch, sizeof scratch);
         req->route = r->pattern;
+        req->route_index = (int)(r - routes);
         for (int i = 0; i < API_MAX_PARAMS && req->params[i][0] != '\0'; i++)
             if (!api_id_valid(req->params[i]))
                 return api_fail(req, API_PROBLEM_NOT_FOUND,

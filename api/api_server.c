@@ -27,6 +27,7 @@ struct api_server {
     struct MHD_Daemon *daemon;
     struct api_config config;
     struct api_hub *hub;
+    struct api_metrics *metrics;
     atomic_int in_flight;
     bool quiesced;
 };
@@ -76,6 +77,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
             return MHD_NO;
         req->config = &server->config;
         req->hub = server->hub;
+        req->metrics = server->metrics;
+        req->route_index = -1;
         req->conn = conn;
         req->method = method;
         req->path = url;
@@ -129,9 +132,10 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     (void)toe;
     if (req != NULL) {
         /* One access-log line per request. */
+        int64_t took = base_monotonic_us() - req->started_us;
         base_log(BASE_LOG_INFO, "%s %s %u %.1f ms id=%s", req->method, req->route,
-                 req->status, (double)(base_monotonic_us() - req->started_us) / 1000.0,
-                 req->request_id);
+                 req->status, (double)took / 1000.0, req->request_id);
+        api_metrics_request(req->metrics, req->route_index, req->status, (long)took);
         cJSON_Delete(req->json);
         free(req->body);
         free(req);
@@ -216,8 +220,12 @@ struct api_server *api_server_start(const struct api_config *config, char *err,
         return NULL;
     }
     server->config = *config;
-    server->hub = api_hub_new(config->pool, config->keepalive_seconds, err, errsize);
+    server->metrics = api_metrics_new();
+    server->hub = server->metrics ? api_hub_new(config->pool, config->keepalive_seconds, err,
+                                                errsize)
+                                  : NULL;
     if (server->hub == NULL) {
+        api_metrics_free(server->metrics);
         free(server);
         return NULL;
     }
@@ -225,6 +233,7 @@ struct api_server *api_server_start(const struct api_config *config, char *err,
     if (fd < 0) {
         api_hub_close(server->hub);
         api_hub_free(server->hub);
+        api_metrics_free(server->metrics);
         free(server);
         return NULL;
     }
@@ -247,6 +256,7 @@ struct api_server *api_server_start(const struct api_config *config, char *err,
         close(fd);
         api_hub_close(server->hub);
         api_hub_free(server->hub);
+        api_metrics_free(server->metrics);
         free(server);
         return NULL;
     }
@@ -279,5 +289,6 @@ void api_server_stop(struct api_server *server)
     api_hub_close(server->hub);
     MHD_stop_daemon(server->daemon);
     api_hub_free(server->hub);
+    api_metrics_free(server->metrics);
     free(server);
 }

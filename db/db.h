@@ -51,6 +51,20 @@ struct db_pool *db_pool_new(const struct db_pool_config *config, char *err, size
  * connection may be in use. */
 void db_pool_free(struct db_pool *pool);
 
+/* What the pool has done since it was made (counters; for /metrics). */
+struct db_pool_stats {
+    unsigned long waits;             /* acquisitions that waited for a free connection */
+    unsigned long wait_timeouts;     /* ... and gave up (DB_BUSY) */
+    unsigned long connects;          /* connections opened (first time or again) */
+    unsigned long connect_failures;
+    unsigned long retries_conflict;  /* transactions run again after 40001/40P01 */
+    unsigned long retries_broken;    /* ... after a connection broke before COMMIT */
+    unsigned long errors;            /* calls that ended in an error, any kind */
+};
+
+/* Copies the pool's counters. */
+void db_pool_stats(struct db_pool *pool, struct db_pool_stats *out);
+
 /* One transaction in progress, handed to a db_run_tx callback. */
 struct db_tx;
 

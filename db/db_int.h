@@ -86,6 +86,10 @@ struct db_tx {
     size_t errsize;
 };
 
+/* Counts a retry or an error in the pool's stats (db_tx.c). */
+enum db_counter { DB_COUNT_RETRY_CONFLICT, DB_COUNT_RETRY_BROKEN, DB_COUNT_ERROR };
+void db_pool_count(struct db_pool *pool, enum db_counter counter);
+
 /*
  * Takes a free connection, waiting at most the pool's timeout (DB_BUSY),
  * opening or re-opening it as needed (DB_UNREACHABLE on failure).

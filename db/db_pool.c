@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,8 @@ struct db_pool {
     int timeout_ms;
     bool ready;          /* lock and condition initialised */
     struct slot *slots;
+    atomic_ulong waits, wait_timeouts, connects, connect_failures;
+    atomic_ulong retries_conflict, retries_broken, errors;
     /* The connection parameters: ours under the user's, NULL-terminated. */
     char *keys[MAX_KEYS + 1];
     char *values[MAX_KEYS + 1];
@@ -230,6 +233,7 @@ enum db_status db_pool_acquire(struct db_pool *pool, struct db_tx *tx, char *err
     struct timespec until;
     struct slot *s;
     int slot = -1;
+    bool waited = false;
     PGconn *pg;
 
     clock_gettime(CLOCK_MONOTONIC, &until);
@@ -250,8 +254,13 @@ enum db_status db_pool_acquire(struct db_pool *pool, struct db_tx *tx, char *err
                 slot = i;
         if (slot >= 0)
             break;
+        if (!waited) {
+            waited = true;
+            atomic_fetch_add(&pool->waits, 1);
+        }
         if (pthread_cond_timedwait(&pool->released, &pool->lock, &until) == ETIMEDOUT) {
             pthread_mutex_unlock(&pool->lock);
+            atomic_fetch_add(&pool->wait_timeouts, 1);
             snprintf(err, errsize, "no database connection came free within %d ms (all %d in use)",
                      pool->timeout_ms, pool->size);
             return DB_BUSY;
@@ -273,7 +282,9 @@ enum db_status db_pool_acquire(struct db_pool *pool, struct db_tx *tx, char *err
         memset(s->prepared, 0, sizeof s->prepared);
         pg = PQconnectdbParams((const char *const *)pool->keys,
                                (const char *const *)pool->values, 0);
+        atomic_fetch_add(&pool->connects, 1);
         if (pg == NULL || PQstatus(pg) != CONNECTION_OK) {
+            atomic_fetch_add(&pool->connect_failures, 1);
             db_error_copy(pg, NULL, err, errsize);
             PQfinish(pg);
             pthread_mutex_lock(&pool->lock);
@@ -328,4 +339,24 @@ void db_pool_release(struct db_tx *tx)
     pthread_cond_signal(&pool->released);
     pthread_mutex_unlock(&pool->lock);
     tx->pool = NULL;
+}
+
+void db_pool_count(struct db_pool *pool, enum db_counter counter)
+{
+    switch (counter) {
+    case DB_COUNT_RETRY_CONFLICT: atomic_fetch_add(&pool->retries_conflict, 1); break;
+    case DB_COUNT_RETRY_BROKEN: atomic_fetch_add(&pool->retries_broken, 1); break;
+    case DB_COUNT_ERROR: atomic_fetch_add(&pool->errors, 1); break;
+    }
+}
+
+void db_pool_stats(struct db_pool *pool, struct db_pool_stats *out)
+{
+    out->waits = atomic_load(&pool->waits);
+    out->wait_timeouts = atomic_load(&pool->wait_timeouts);
+    out->connects = atomic_load(&pool->connects);
+    out->connect_failures = atomic_load(&pool->connect_failures);
+    out->retries_conflict = atomic_load(&pool->retries_conflict);
+    out->retries_broken = atomic_load(&pool->retries_broken);
+    out->errors = atomic_load(&pool->errors);
 }

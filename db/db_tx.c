@@ -52,9 +52,12 @@ static enum db_status run(struct db_pool *pool, db_tx_fn fn, void *arg, bool tra
 
         if (rc == DB_OK)
             return DB_OK;
-        if (broken && committing)
+        if (broken && committing) {
+            db_pool_count(pool, DB_COUNT_ERROR);
             return DB_COMMIT_UNKNOWN;
+        }
         if (rc == DB_SERIALIZATION && conflicts < SERIALIZATION_RETRIES) {
+            db_pool_count(pool, DB_COUNT_RETRY_CONFLICT);
             pause_before_retry(conflicts++);
             continue;
         }
@@ -63,10 +66,14 @@ static enum db_status run(struct db_pool *pool, db_tx_fn fn, void *arg, bool tra
         /* A connection that died under us (not one that missed its
          * deadline, which would only double the wait) gets one more go. */
         if (broken && !timed_out && rc == DB_UNREACHABLE && !reconnected) {
+            db_pool_count(pool, DB_COUNT_RETRY_BROKEN);
             reconnected = true;
             base_log(BASE_LOG_WARN, "database connection lost (%s); retrying once", err);
             continue;
         }
+        /* Answers the caller expects (not found, a conflict) are no errors. */
+        if (rc != DB_NOT_FOUND && rc != DB_CONFLICT)
+            db_pool_count(pool, DB_COUNT_ERROR);
         return rc;
     }
 }

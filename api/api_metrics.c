@@ -1,0 +1,255 @@
+/*
+ * api_metrics.c — GET /metrics in Prometheus's text format: requests by
+ * route and status with a latency histogram, moves by outcome, claims,
+ * games started and finished, open event streams, and the pool's counters.
+ * Counters are this process's (Prometheus sums the processes).
+ */
+#include "api_int.h"
+
+#include "games.h"
+
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_ROUTES 64
+
+static const unsigned statuses[] = { 200, 201, 204, 400, 401, 403, 404, 405, 409, 413,
+                                     415, 422, 429, 500, 503 };
+#define STATUS_SLOTS (sizeof statuses / sizeof *statuses + 1)   /* + other */
+
+/* Upper bounds of the latency histogram, in microseconds. */
+static const long buckets_us[] = { 1000, 5000, 10000, 25000, 50000, 100000, 250000, 500000,
+                                   1000000, 2500000, 5000000, 10000000 };
+#define BUCKETS (sizeof buckets_us / sizeof *buckets_us)
+
+/* Move outcomes, by games_outcome (and "accepted" for GAMES_OK). */
+static const char *const move_outcomes[] = {
+    [GAMES_OK] = "accepted", [GAMES_NOT_FOUND] = "not_found", [GAMES_FORBIDDEN] = "forbidden",
+    [GAMES_CONFLICT] = "conflict", [GAMES_NOT_YOUR_TURN] = "not_your_turn",
+    [GAMES_GAME_OVER] = "game_over", [GAMES_PLY_MISMATCH] = "ply_mismatch",
+    [GAMES_ILLEGAL] = "illegal", [GAMES_DRAW_NOT_ALLOWED] = "draw_not_allowed",
+    [GAMES_ANSWERED_BEFORE] = "answered_before", [GAMES_DB_ERROR] = "error",
+};
+#define OUTCOMES (sizeof move_outcomes / sizeof *move_outcomes)
+
+static const char *const variants[] = { "korpalski", "glinski" };
+static const char *const terminations[] = { "checkmate", "stalemate", "insufficient-material",
+                                            "threefold", "fifty-move", "agreement",
+                                            "resignation", "timeout", "adjudication",
+                                            "aborted" };
+#define VARIANTS (sizeof variants / sizeof *variants)
+#define TERMINATIONS (sizeof terminations / sizeof *terminations)
+
+struct api_metrics {
+    atomic_ulong requests[MAX_ROUTES + 1][STATUS_SLOTS];   /* last row: no route */
+    atomic_ulong latency[BUCKETS];
+    atomic_ulong latency_count, latency_sum_us;
+    atomic_ulong moves[OUTCOMES];
+    atomic_ulong claims[2][2];                               /* kind, accepted */
+    atomic_ulong started[VARIANTS];
+    atomic_ulong finished[VARIANTS][TERMINATIONS];
+};
+
+struct api_metrics *api_metrics_new(void)
+{
+    return calloc(1, sizeof(struct api_metrics));
+}
+
+void api_metrics_free(struct api_metrics *m)
+{
+    free(m);
+}
+
+static int index_of(const char *const *names, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(names[i], name) == 0)
+            return (int)i;
+    return -1;
+}
+
+void api_metrics_request(struct api_metrics *m, int route, unsigned status, long duration_us)
+{
+    size_t slot = STATUS_SLOTS - 1;
+    if (m == NULL)
+        return;
+    for (size_t i = 0; i < STATUS_SLOTS - 1; i++)
+        if (statuses[i] == status)
+            slot = i;
+    if (route < 0 || route >= MAX_ROUTES)
+        route = MAX_ROUTES;
+    atomic_fetch_add(&m->requests[route][slot], 1);
+    for (size_t b = 0; b < BUCKETS; b++)
+        if (duration_us <= buckets_us[b])
+            atomic_fetch_add(&m->latency[b], 1);
+    atomic_fetch_add(&m->latency_count, 1);
+    atomic_fetch_add(&m->latency_sum_us, (unsigned long)(duration_us > 0 ? duration_us : 0));
+}
+
+void api_metrics_game(struct api_metrics *m, const struct db_game *g, bool started)
+{
+    int v, t;
+    if (m == NULL || (v = index_of(variants, VARIANTS, g->variant)) < 0)
+        return;
+    if (started) {
+        atomic_fetch_add(&m->started[v], 1);
+        return;
+    }
+    t = index_of(terminations, TERMINATIONS,
+                 strcmp(g->status, "aborted") == 0 ? "aborted" : g->termination);
+    if (t >= 0)
+        atomic_fetch_add(&m->finished[v][t], 1);
+}
+
+void api_metrics_move(struct api_metrics *m, const struct games_result *r)
+{
+    if (m != NULL && (size_t)r->outcome < OUTCOMES)
+        atomic_fetch_add(&m->moves[r->outcome], 1);
+}
+
+void api_metrics_claim(struct api_metrics *m, bool fifty_move, bool accepted)
+{
+    if (m != NULL)
+        atomic_fetch_add(&m->claims[fifty_move][accepted], 1);
+}
+
+/* A growing text buffer. */
+struct text {
+    char *buf;
+    size_t len, cap;
+    bool failed;
+};
+
+static void put(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void put(struct text *t, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+    for (;;) {
+        if (t->failed)
+            return;
+        va_start(ap, fmt);
+        n = vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
+        va_end(ap);
+        if (n >= 0 && (size_t)n < t->cap - t->len) {
+            t->len += (size_t)n;
+            return;
+        }
+        size_t cap = t->cap * 2 + (size_t)(n > 0 ? n : 0);
+        char *grown = realloc(t->buf, cap);
+        if (grown == NULL) {
+            t->failed = true;
+            return;
+        }
+        t->buf = grown;
+        t->cap = cap;
+    }
+}
+
+enum MHD_Result api_metrics_reply(struct api_request *req)
+{
+    struct api_metrics *m = req->metrics;
+    struct text t = { malloc(16384), 0, 16384, false };
+    struct db_pool_stats db;
+    struct MHD_Response *resp;
+    unsigned long cumulative;
+
+    if (t.buf == NULL)
+        return MHD_NO;
+    put(&t, "# HELP korp_http_requests_total HTTP requests answered, by route and status.\n"
+            "# TYPE korp_http_requests_total counter\n");
+    for (int r = 0; r <= MAX_ROUTES; r++) {
+        const char *method = "-", *pattern = "-";
+        if (r < MAX_ROUTES && !api_route_info(r, &method, &pattern))
+            continue;
+        for (size_t s = 0; s < STATUS_SLOTS; s++) {
+            unsigned long n = atomic_load(&m->requests[r][s]);
+            char status[8];
+            if (n == 0)
+                continue;
+            if (s < STATUS_SLOTS - 1)
+                snprintf(status, sizeof status, "%u", statuses[s]);
+            else
+                snprintf(status, sizeof status, "other");
+            put(&t, "korp_http_requests_total{method=\"%s\",route=\"%s\",status=\"%s\"} %lu\n",
+                method, pattern, status, n);
+        }
+    }
+    put(&t, "# HELP korp_http_request_duration_seconds Time from a request's arrival to its "
+            "completion.\n# TYPE korp_http_request_duration_seconds histogram\n");
+    for (size_t b = 0; b < BUCKETS; b++) {
+        cumulative = atomic_load(&m->latency[b]);
+        put(&t, "korp_http_request_duration_seconds_bucket{le=\"%g\"} %lu\n",
+            (double)buckets_us[b] / 1e6, cumulative);
+    }
+    put(&t, "korp_http_request_duration_seconds_bucket{le=\"+Inf\"} %lu\n"
+            "korp_http_request_duration_seconds_sum %.6f\n"
+            "korp_http_request_duration_seconds_count %lu\n",
+        atomic_load(&m->latency_count), (double)atomic_load(&m->latency_sum_us) / 1e6,
+        atomic_load(&m->latency_count));
+
+    put(&t, "# HELP korp_moves_total Moves submitted, by outcome.\n"
+            "# TYPE korp_moves_total counter\n");
+    for (size_t o = 0; o < OUTCOMES; o++)
+        put(&t, "korp_moves_total{outcome=\"%s\"} %lu\n", move_outcomes[o],
+            atomic_load(&m->moves[o]));
+    put(&t, "# HELP korp_claims_total Draw claims, by kind and whether they held.\n"
+            "# TYPE korp_claims_total counter\n");
+    for (int k = 0; k < 2; k++)
+        for (int a = 0; a < 2; a++)
+            put(&t, "korp_claims_total{kind=\"%s\",accepted=\"%s\"} %lu\n",
+                k ? "fifty-move" : "threefold", a ? "true" : "false",
+                atomic_load(&m->claims[k][a]));
+    put(&t, "# HELP korp_games_started_total Games started, by variant.\n"
+            "# TYPE korp_games_started_total counter\n");
+    for (size_t v = 0; v < VARIANTS; v++)
+        put(&t, "korp_games_started_total{variant=\"%s\"} %lu\n", variants[v],
+            atomic_load(&m->started[v]));
+    put(&t, "# HELP korp_games_finished_total Games ended by a request to this process, by "
+            "variant and termination (time-outs found by the sweeper are not counted).\n"
+            "# TYPE korp_games_finished_total counter\n");
+    for (size_t v = 0; v < VARIANTS; v++)
+        for (size_t e = 0; e < TERMINATIONS; e++)
+            put(&t, "korp_games_finished_total{variant=\"%s\",termination=\"%s\"} %lu\n",
+                variants[v], terminations[e], atomic_load(&m->finished[v][e]));
+    put(&t, "# HELP korp_event_streams Event streams open now.\n"
+            "# TYPE korp_event_streams gauge\nkorp_event_streams %d\n",
+        api_hub_streams(req->hub));
+
+    db_pool_stats(req->config->pool, &db);
+    put(&t, "# HELP korp_db_pool_waits_total Requests that waited for a free database "
+            "connection.\n# TYPE korp_db_pool_waits_total counter\nkorp_db_pool_waits_total %lu\n"
+            "# HELP korp_db_pool_wait_timeouts_total Waits for a connection that timed out.\n"
+            "# TYPE korp_db_pool_wait_timeouts_total counter\n"
+            "korp_db_pool_wait_timeouts_total %lu\n"
+            "# HELP korp_db_connects_total Database connections opened.\n"
+            "# TYPE korp_db_connects_total counter\nkorp_db_connects_total %lu\n"
+            "# HELP korp_db_connect_failures_total Database connections that could not be "
+            "opened.\n# TYPE korp_db_connect_failures_total counter\n"
+            "korp_db_connect_failures_total %lu\n"
+            "# HELP korp_db_retries_total Transactions run again, by reason.\n"
+            "# TYPE korp_db_retries_total counter\n"
+            "korp_db_retries_total{reason=\"conflict\"} %lu\n"
+            "korp_db_retries_total{reason=\"connection\"} %lu\n"
+            "# HELP korp_db_errors_total Database calls that ended in an error.\n"
+            "# TYPE korp_db_errors_total counter\nkorp_db_errors_total %lu\n",
+        db.waits, db.wait_timeouts, db.connects, db.connect_failures, db.retries_conflict,
+        db.retries_broken, db.errors);
+    if (t.failed) {
+        free(t.buf);
+        return MHD_NO;
+    }
+    resp = MHD_create_response_from_buffer(t.len, t.buf, MHD_RESPMEM_MUST_FREE);
+    if (resp == NULL) {
+        free(t.buf);
+        return MHD_NO;
+    }
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+                            "text/plain; version=0.0.4; charset=utf-8");
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    return api_reply(req, MHD_HTTP_OK, resp);
+}

@@ -1,0 +1,72 @@
+"""GET /metrics: Prometheus's text format, checked by Prometheus's own promtool, and
+counters that follow what the requests did."""
+
+import re
+import shutil
+import subprocess
+
+import pytest
+import requests
+
+from korp_client import Api
+from openapi_check import check
+
+
+def scrape(base):
+    r = requests.get(base + "/metrics", timeout=10)
+    check(r, "GET", "/metrics")
+    assert r.headers["Content-Type"].startswith("text/plain; version=0.0.4")
+    return r.text
+
+
+def value(text, name, **labels):
+    want = ",".join(f'{k}="{v}"' for k, v in labels.items())
+    pattern = "^" + re.escape(name) + (r"\{" + re.escape(want) + r"\}" if want else "") + r" (\S+)$"
+    m = re.search(pattern, text, re.M)
+    assert m, f"{name}{{{want}}} not in the metrics"
+    return float(m.group(1))
+
+
+def test_metrics_follow_the_requests(shared_db_url, start_korpd):
+    k = start_korpd(shared_db_url)
+    api = Api(k.base)
+    wa, _ = api.new_player("mw")
+    ba, b = api.new_player("mb")
+    gid = wa.new_game(ba, b["id"])["id"]
+    wa.move(gid, "K@e1")
+    ba.move(gid, "K@e8")
+    wa.call("POST", "/v1/games/{id}/moves", [gid], json={"move": "Q@e2"}, expect=422)
+    wa.call("POST", "/v1/games/{id}/moves", [gid], json={"move": "K@e1"}, expect=422)
+    ba.call("POST", "/v1/games/{id}/moves", [gid], json={"move": "N@c6"}, expect=409)
+    wa.call("POST", "/v1/games/{id}/claims", [gid], json={"kind": "threefold"}, expect=200)
+    wa.call("POST", "/v1/games/{id}/resign", [gid], expect=200)
+
+    text = scrape(k.base)
+    assert value(text, "korp_moves_total", outcome="accepted") == 2
+    assert value(text, "korp_moves_total", outcome="illegal") == 2
+    assert value(text, "korp_moves_total", outcome="not_your_turn") == 1
+    assert value(text, "korp_claims_total", kind="threefold", accepted="false") == 1
+    assert value(text, "korp_games_started_total", variant="korpalski") == 1
+    assert value(text, "korp_games_finished_total", variant="korpalski",
+                 termination="resignation") == 1
+    assert value(text, "korp_http_requests_total", method="POST",
+                 route="/v1/games/{id}/moves", status="201") == 2
+    assert value(text, "korp_http_requests_total", method="POST",
+                 route="/v1/games/{id}/moves", status="422") == 2
+    assert value(text, "korp_event_streams") == 0
+    assert value(text, "korp_db_connects_total") >= 1
+    count = value(text, "korp_http_request_duration_seconds_count")
+    assert value(text, "korp_http_request_duration_seconds_bucket", le="+Inf") == count
+    assert count >= 10
+
+
+def test_promtool_accepts_the_metrics(shared_db_url, start_korpd):
+    promtool = shutil.which("promtool")
+    if promtool is None:
+        pytest.skip("promtool (Debian package prometheus) is not installed")
+    k = start_korpd(shared_db_url)
+    requests.get(k.base + "/healthz", timeout=10)
+    requests.get(k.base + "/no/such", timeout=10)
+    out = subprocess.run([promtool, "check", "metrics"], input=scrape(k.base), text=True,
+                         capture_output=True, timeout=60)
+    assert out.returncode == 0, out.stdout + out.stderr
