@@ -18,6 +18,8 @@ struct api_config {
     const char *version;
     bool test_clock;           /* KORP_TEST_CLOCK=1: POST /v1/admin/clock exists */
     int keepalive_seconds;     /* comment lines on idle event streams */
+    double rate_limit;         /* requests a second per token or address; 0: none */
+    double rate_burst;         /* requests a bucket holds */
 };
 
 struct api_server;

@@ -31,10 +31,12 @@ enum {
     API_TOKEN = 1 << 1,        /* a valid bearer token: req->caller */
     API_ARBITER = 1 << 2,      /* ... of an arbiter (with API_TOKEN) */
     API_TEST_CLOCK = 1 << 3,   /* exists only with KORP_TEST_CLOCK=1 */
+    API_UNLIMITED = 1 << 4,    /* not rate-limited (health and metrics) */
 };
 
 struct api_hub;
 struct api_metrics;
+struct api_limits;
 struct games_result;
 
 /* One request, from first call of the access handler to completion. */
@@ -42,6 +44,8 @@ struct api_request {
     const struct api_config *config;
     struct api_hub *hub;                        /* the server's event streams */
     struct api_metrics *metrics;                /* the server's counters */
+    struct api_limits *limits;                  /* the server's rate limits */
+    int retry_after;                            /* seconds, for a 429 */
     int route_index;                            /* in the route table, or -1 */
     struct MHD_Connection *conn;
     const char *method;
@@ -81,6 +85,7 @@ enum api_problem {
     API_PROBLEM_PLY_MISMATCH,
     API_PROBLEM_ILLEGAL_MOVE,
     API_PROBLEM_DRAW_NOT_ALLOWED,
+    API_PROBLEM_TOO_MANY_REQUESTS,
     API_PROBLEM_COUNT
 };
 
@@ -208,6 +213,16 @@ enum MHD_Result api_game_abort(struct api_request *req);
 enum MHD_Result api_game_adjudicate(struct api_request *req);
 enum MHD_Result api_admin_clock(struct api_request *req);
 enum MHD_Result api_events(struct api_request *req);
+
+/* ---- Rate limits (api_limits.c): one table per server. */
+struct api_limits *api_limits_new(double rate, double burst);
+void api_limits_free(struct api_limits *l);
+/* Takes one request from key's bucket; false (and *retry_after seconds)
+ * when it is empty.  A rate of 0 never limits. */
+bool api_limits_take(struct api_limits *l, const char *key, int *retry_after);
+/* Charges the request to its token's (or its address's) bucket; replies
+ * 429 itself and returns false over the limit. */
+bool api_limits_check(struct api_request *req, enum MHD_Result *replied);
 
 /* ---- Metrics (api_metrics.c): one set per server. */
 struct api_metrics *api_metrics_new(void);

@@ -32,6 +32,7 @@ static const struct {
     [API_PROBLEM_PLY_MISMATCH] = { 409, "ply-mismatch", "Ply does not match" },
     [API_PROBLEM_ILLEGAL_MOVE] = { 422, "illegal-move", "Illegal move" },
     [API_PROBLEM_DRAW_NOT_ALLOWED] = { 422, "draw-not-allowed", "Draw not allowed" },
+    [API_PROBLEM_TOO_MANY_REQUESTS] = { 429, "too-many-requests", "Too many requests" },
 };
 
 static struct MHD_Response *text_response(char *text, const char *content_type)
@@ -82,6 +83,11 @@ enum MHD_Result api_reply(struct api_request *req, unsigned status, struct MHD_R
         return MHD_NO;
     if (status == MHD_HTTP_SERVICE_UNAVAILABLE)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, API_RETRY_AFTER);
+    if (status == MHD_HTTP_TOO_MANY_REQUESTS) {
+        char seconds[16];
+        snprintf(seconds, sizeof seconds, "%d", req->retry_after > 0 ? req->retry_after : 1);
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, seconds);
+    }
     MHD_add_response_header(resp, "X-Request-Id", req->request_id);
     req->status = status;
     rc = MHD_queue_response(req->conn, status, resp);

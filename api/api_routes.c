@@ -18,8 +18,8 @@ struct route {
 };
 
 static const struct route routes[] = {
-    { "GET", "/healthz", 0, api_health },
-    { "HEAD", "/healthz", 0, api_health },
+    { "GET", "/healthz", API_UNLIMITED, api_health },
+    { "HEAD", "/healthz", API_UNLIMITED, api_health },
     { "POST", "/v1/players", API_JSON_BODY, api_player_create },
     { "GET", "/v1/players/me", API_TOKEN, api_player_me },
     { "POST", "/v1/players/me/tokens", API_TOKEN, api_token_create },
@@ -45,7 +45,7 @@ static const struct route routes[] = {
     { "POST", "/v1/games/{id}/adjudication", API_TOKEN | API_ARBITER | API_JSON_BODY,
       api_game_adjudicate },
     { "GET", "/v1/events", 0, api_events },
-    { "GET", "/metrics", 0, api_metrics_reply },
+    { "GET", "/metrics", API_UNLIMITED, api_metrics_reply },
     { "POST", "/v1/admin/clock", API_TEST_CLOCK | API_TOKEN | API_ARBITER | API_JSON_BODY,
       api_admin_clock },
     { NULL, NULL, 0, NULL },
@@ -183,6 +183,8 @@ enum MHD_Result api_route(struct api_request *req)
                                 "aZ3kP9qwX2");
         enum MHD_Result replied;
         if ((r->needs & API_TOKEN) && !api_authenticate(req, &replied))
+            return replied;
+        if (!(r->needs & API_UNLIMITED) && !api_limits_check(req, &replied))
             return replied;
         if ((r->needs & API_ARBITER) && !req->caller.arbiter)
             return api_fail(req, API_PROBLEM_FORBIDDEN, "only an arbiter may do this");

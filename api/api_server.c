@@ -28,6 +28,7 @@ struct api_server {
     struct api_config config;
     struct api_hub *hub;
     struct api_metrics *metrics;
+    struct api_limits *limits;
     atomic_int in_flight;
     bool quiesced;
 };
@@ -78,6 +79,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
         req->config = &server->config;
         req->hub = server->hub;
         req->metrics = server->metrics;
+        req->limits = server->limits;
         req->route_index = -1;
         req->conn = conn;
         req->method = method;
@@ -221,11 +223,15 @@ struct api_server *api_server_start(const struct api_config *config, char *err,
     }
     server->config = *config;
     server->metrics = api_metrics_new();
-    server->hub = server->metrics ? api_hub_new(config->pool, config->keepalive_seconds, err,
-                                                errsize)
-                                  : NULL;
+    server->limits = api_limits_new(config->rate_limit, config->rate_burst);
+    server->hub = server->metrics && server->limits
+                      ? api_hub_new(config->pool, config->keepalive_seconds, err, errsize)
+                      : NULL;
     if (server->hub == NULL) {
+        if (server->metrics == NULL || server->limits == NULL)
+            snprintf(err, errsize, "out of memory");
         api_metrics_free(server->metrics);
+        api_limits_free(server->limits);
         free(server);
         return NULL;
     }
@@ -234,6 +240,7 @@ struct api_server *api_server_start(const struct api_config *config, char *err,
         api_hub_close(server->hub);
         api_hub_free(server->hub);
         api_metrics_free(server->metrics);
+        api_limits_free(server->limits);
         free(server);
         return NULL;
     }
@@ -257,6 +264,7 @@ struct api_server *api_server_start(const struct api_config *config, char *err,
         api_hub_close(server->hub);
         api_hub_free(server->hub);
         api_metrics_free(server->metrics);
+        api_limits_free(server->limits);
         free(server);
         return NULL;
     }
@@ -290,5 +298,6 @@ void api_server_stop(struct api_server *server)
     MHD_stop_daemon(server->daemon);
     api_hub_free(server->hub);
     api_metrics_free(server->metrics);
+    api_limits_free(server->limits);
     free(server);
 }

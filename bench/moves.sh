@@ -139,7 +139,7 @@ for _ in $(seq 1 20); do
 done
 [ -n "$KPORT" ] || die "no free port for korpd"
 KORP_DATABASE_URL="host=127.0.0.1 port=$PORT dbname=korp_bench user=$KORP_PG_USER passfile=$TMP/korp.pgpass" \
-KORP_LISTEN=127.0.0.1:$KPORT "$KORPD" </dev/null >"$TMP/korpd.log" 2>&1 &
+KORP_LISTEN=127.0.0.1:$KPORT KORP_RATE_LIMIT=0 "$KORPD" </dev/null >"$TMP/korpd.log" 2>&1 &
 KPID=$!
 for _ in $(seq 1 100); do
     curl -sf "http://127.0.0.1:$KPORT/healthz" >/dev/null 2>&1 && break

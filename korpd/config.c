@@ -24,6 +24,9 @@ const char korpd_config_help[] =
     "                       (default 5, 1-3600)\n"
     "  KORP_SSE_KEEPALIVE_SECONDS  how often an idle event stream gets a comment\n"
     "                       line (default 15, 1-300)\n"
+    "  KORP_RATE_LIMIT      requests a second per token (per address on routes\n"
+    "                       without one); 0 turns limits off (default 20, 0-100000)\n"
+    "  KORP_RATE_BURST      requests a token may send at once (default 100, 1-100000)\n"
     "  KORP_TEST_CLOCK      1: enable POST /v1/admin/clock (tests only; default 0)\n"
     "  KORP_SMTP_URL        SMTP server for turn emails, smtp://host:port (default: none)\n"
     "  KORP_MAIL_FROM       sender address of turn emails (required with KORP_SMTP_URL)\n"
@@ -91,6 +94,8 @@ bool korpd_config_load(struct korpd_config *c, char *err, size_t errsize)
            read_int("KORP_SWEEP_SECONDS", 5, 1, 3600, &c->sweep_seconds, err, errsize) &&
            read_int("KORP_SSE_KEEPALIVE_SECONDS", 15, 1, 300, &c->keepalive_seconds, err,
                     errsize) &&
+           read_int("KORP_RATE_LIMIT", 20, 0, 100000, &c->rate_limit, err, errsize) &&
+           read_int("KORP_RATE_BURST", 100, 1, 100000, &c->rate_burst, err, errsize) &&
            read_int("KORP_TEST_CLOCK", 0, 0, 1, &test_clock, err, errsize) &&
            (c->test_clock = test_clock == 1, true) &&
            notify_config_check(&c->notify, err, errsize);

@@ -23,6 +23,8 @@ struct korpd_config {
     int shutdown_seconds;      /* grace for requests in flight on SIGTERM */
     int sweep_seconds;         /* how often overdue games are ended */
     int keepalive_seconds;     /* comment lines on idle event streams */
+    int rate_limit;            /* requests a second per token or address; 0: none */
+    int rate_burst;
     bool test_clock;           /* KORP_TEST_CLOCK=1: the clock may be moved */
     struct notify_config notify;
 };

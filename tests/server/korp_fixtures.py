@@ -120,6 +120,9 @@ class Korpd:
         self.base = f"http://127.0.0.1:{self.port}"
         env = dict(os.environ, KORP_DATABASE_URL=database_url,
                    KORP_LISTEN=f"127.0.0.1:{self.port}")
+        # Tests send bursts from one address and few tokens: no rate limits unless a
+        # test asks for them.
+        env.setdefault("KORP_RATE_LIMIT", "0")
         env.update({k: str(v) for k, v in settings.items()})
         self.log = tempfile.NamedTemporaryFile(prefix="korpd-", suffix=".log", delete=False)
         self.proc = subprocess.Popen([binary], env=env, stdout=self.log,

@@ -2,6 +2,7 @@
 counters that follow what the requests did."""
 
 import re
+import time
 import shutil
 import subprocess
 
@@ -70,3 +71,26 @@ def test_promtool_accepts_the_metrics(shared_db_url, start_korpd):
     out = subprocess.run([promtool, "check", "metrics"], input=scrape(k.base), text=True,
                          capture_output=True, timeout=60)
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_rate_limits_answer_429_with_retry_after(shared_db_url, start_korpd):
+    k = start_korpd(shared_db_url, KORP_RATE_LIMIT=2, KORP_RATE_BURST=3)
+    api = Api(k.base)
+    # Anonymous routes count per address: the player sign-ups below take 2 of 3.
+    a, body = api.new_player("rl")
+    b, _ = api.new_player("rl")
+    # Per token: a burst of 3, then 429 with Retry-After and a problem body.
+    statuses = [a.call("GET", "/v1/players/me")[0] for _ in range(3)]
+    assert statuses == [200, 200, 200]
+    r = requests.get(k.base + "/v1/players/me", headers={"Authorization": f"Bearer {a.token}"},
+                     timeout=10)
+    check(r, "GET", "/v1/players/me")
+    assert r.status_code == 429 and int(r.headers["Retry-After"]) >= 1
+    assert r.json()["type"] == "/problems/too-many-requests"
+    # Another token has its own bucket; health and metrics are never limited.
+    assert b.call("GET", "/v1/players/me")[0] == 200
+    assert all(requests.get(k.base + "/healthz", timeout=10).status_code == 200
+               for _ in range(6))
+    # The bucket refills at 2 a second.
+    time.sleep(1.2)
+    assert a.call("GET", "/v1/players/me")[0] == 200
