@@ -114,16 +114,8 @@ cc -O2 -Wall -Wextra -pthread -o "$TMP/moveload" bench/moveload.c
 # range (32768-60999), where outgoing connections may hold a port that
 # looks free (as scripts/test.sh does).
 random_port() { echo $((20000 + RANDOM % 12000)); }
-PORT=
-for _ in 1 2 3 4 5 6 7 8; do
-    candidate=$(random_port)
-    port_in_use "$candidate" && continue
-    rm -rf "$TMP/pg"
-    korp_pg_init "$TMP/pg" "$OWNER" "$candidate"
-    if korp_pg_start "$TMP/pg" "$OWNER"; then PORT=$candidate; break; fi
-    say "retrying on another port"
-done
-[ -n "$PORT" ] || die "could not start a throwaway PostgreSQL"
+korp_pg_throwaway "$TMP/pg" "$OWNER"
+PORT=$KORP_PG_PORT_FOUND
 korp_pg_role "$TMP/pg" "$OWNER" "$PORT"
 korp_pg_createdb "$TMP/pg" "$PORT" korp_bench
 korp_pg_createdb "$TMP/pg" "$PORT" korp_pgbench

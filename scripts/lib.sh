@@ -301,3 +301,20 @@ WHERE n.nspowner = 10 AND n.nspname NOT IN ('public', 'information_schema')
 \gexec
 SQL
 }
+
+# korp_pg_throwaway DATADIR OWNER: a new cluster on a free loopback port below
+# the kernel's ephemeral range (32768-60999, where outgoing connections may
+# hold a port that looks free), trying up to 8 ports; sets KORP_PG_PORT_FOUND.
+korp_pg_throwaway() {
+    local data=$1 owner=$2 candidate
+    KORP_PG_PORT_FOUND=
+    for _ in 1 2 3 4 5 6 7 8; do
+        candidate=$((20000 + RANDOM % 12000))
+        port_in_use "$candidate" && continue
+        rm -rf "$data"
+        korp_pg_init "$data" "$owner" "$candidate"
+        if korp_pg_start "$data" "$owner"; then KORP_PG_PORT_FOUND=$candidate; return 0; fi
+        say "retrying on another port"
+    done
+    die "could not start a throwaway PostgreSQL"
+}

@@ -24,18 +24,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-PORT=
-for _ in 1 2 3 4 5 6 7 8; do
-    # Below the kernel's ephemeral range (32768-60999), where outgoing
-    # connections may hold a port that looks free.
-    candidate=$((20000 + RANDOM % 12000))
-    port_in_use "$candidate" && continue
-    rm -rf "$TMP/pg"
-    korp_pg_init "$TMP/pg" "$OWNER" "$candidate"
-    if korp_pg_start "$TMP/pg" "$OWNER"; then PORT=$candidate; break; fi
-    say "retrying on another port"
-done
-[ -n "$PORT" ] || die "could not start a throwaway PostgreSQL"
+korp_pg_throwaway "$TMP/pg" "$OWNER"
+PORT=$KORP_PG_PORT_FOUND
 korp_pg_role "$TMP/pg" "$OWNER" "$PORT"
 say "throwaway PostgreSQL on 127.0.0.1:$PORT (role $KORP_PG_USER, password in $TMP/korp.pgpass)"
 # The tests connect as korp; libpq finds the password here.
