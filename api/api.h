@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 struct db_pool;
+struct notify_config;
 
 struct api_config {
     const char *host;          /* IPv4 address to listen on */
@@ -20,6 +21,7 @@ struct api_config {
     int keepalive_seconds;     /* comment lines on idle event streams */
     double rate_limit;         /* requests a second per token or address; 0: none */
     double rate_burst;         /* requests a bucket holds */
+    const struct notify_config *notify;   /* links, webhook URL rules; borrowed */
 };
 
 struct api_server;

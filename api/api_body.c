@@ -155,7 +155,8 @@ bool api_body_parse(struct api_request *req, enum MHD_Result *replied)
     return true;
 }
 
-static const char *const type_names[] = { "a string", "an integer", "true or false" };
+static const char *const type_names[] = { "a string", "an integer", "true or false",
+                                           "a list of strings", "an object" };
 
 static bool fits(const cJSON *v, const struct api_field *f, char *why, size_t size)
 {
@@ -185,6 +186,28 @@ static bool fits(const cJSON *v, const struct api_field *f, char *why, size_t si
         return true;
     case API_BOOLEAN:
         if (cJSON_IsBool(v))
+            return true;
+        break;
+    case API_LIST: {
+        const cJSON *item;
+        int n = 0;
+        if (!cJSON_IsArray(v))
+            break;
+        cJSON_ArrayForEach(item, v) {
+            if (!cJSON_IsString(item) || strlen(item->valuestring) > 64) {
+                snprintf(why, size, "'%s' must hold strings of at most 64 bytes", f->name);
+                return false;
+            }
+            n++;
+        }
+        if (n < f->min || n > f->max) {
+            snprintf(why, size, "'%s' must hold %ld to %ld strings", f->name, f->min, f->max);
+            return false;
+        }
+        return true;
+    }
+    case API_OBJECT:
+        if (cJSON_IsObject(v))
             return true;
         break;
     }

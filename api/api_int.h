@@ -86,6 +86,8 @@ enum api_problem {
     API_PROBLEM_ILLEGAL_MOVE,
     API_PROBLEM_DRAW_NOT_ALLOWED,
     API_PROBLEM_TOO_MANY_REQUESTS,
+    API_PROBLEM_INVALID_WEBHOOK_URL,
+    API_PROBLEM_INVALID_VALUE,
     API_PROBLEM_COUNT
 };
 
@@ -94,6 +96,8 @@ enum api_type {
     API_STRING = 0,
     API_INTEGER,
     API_BOOLEAN,
+    API_LIST,        /* an array of strings; min and max bound its length */
+    API_OBJECT,      /* an object, checked by the handler */
 };
 
 /*
@@ -213,6 +217,23 @@ enum MHD_Result api_game_abort(struct api_request *req);
 enum MHD_Result api_game_adjudicate(struct api_request *req);
 enum MHD_Result api_admin_clock(struct api_request *req);
 enum MHD_Result api_events(struct api_request *req);
+enum MHD_Result api_notifications_get(struct api_request *req);
+enum MHD_Result api_notifications_put(struct api_request *req);
+enum MHD_Result api_unsubscribe(struct api_request *req);
+enum MHD_Result api_webhook_create(struct api_request *req);
+enum MHD_Result api_webhook_list(struct api_request *req);
+enum MHD_Result api_webhook_get(struct api_request *req);
+enum MHD_Result api_webhook_delete(struct api_request *req);
+enum MHD_Result api_webhook_rotate(struct api_request *req);
+enum MHD_Result api_webhook_enable(struct api_request *req);
+enum MHD_Result api_webhook_deliveries(struct api_request *req);
+enum MHD_Result api_webhook_retry(struct api_request *req);
+
+/* Replies with the JSON a notify query answered (db_notify_query): ok
+ * status, or 404 with not_found's words when there was no row. */
+enum MHD_Result api_reply_notify(struct api_request *req, enum db_notify_query q,
+                                 const char *const *params, unsigned ok,
+                                 const char *not_found);
 
 /* ---- Rate limits (api_limits.c): one table per server. */
 struct api_limits *api_limits_new(double rate, double burst);

@@ -33,6 +33,9 @@ static const struct {
     [API_PROBLEM_ILLEGAL_MOVE] = { 422, "illegal-move", "Illegal move" },
     [API_PROBLEM_DRAW_NOT_ALLOWED] = { 422, "draw-not-allowed", "Draw not allowed" },
     [API_PROBLEM_TOO_MANY_REQUESTS] = { 429, "too-many-requests", "Too many requests" },
+    [API_PROBLEM_INVALID_WEBHOOK_URL] = { 422, "invalid-webhook-url",
+                                          "The webhook URL cannot be used" },
+    [API_PROBLEM_INVALID_VALUE] = { 422, "invalid-value", "A value is not allowed" },
 };
 
 static struct MHD_Response *text_response(char *text, const char *content_type)

@@ -384,6 +384,130 @@ struct db_listener *db_listener_start(struct db_pool *pool, db_event_fn on_event
                                       char *err, size_t errsize);
 void db_listener_stop(struct db_listener *l);
 
+/* ---- Notifications: preferences, webhooks and the outbox (db_notify.c) -- */
+
+/* The channel notify workers LISTEN on: NOTIFYed (empty payload) by every
+ * transaction that makes a delivery due. */
+#define DB_DELIVERIES_CHANNEL "korp_deliveries"
+
+/* The kinds of notification a player may choose (event types and the
+ * deadline reminder), as korp_notification_types() lists them. */
+#define DB_NOTIFICATION_TYPE_COUNT 9
+extern const char *const db_notification_types[DB_NOTIFICATION_TYPE_COUNT];
+
+/*
+ * The requests behind the notification routes.  Each runs one statement
+ * whose answer is one JSON text, built by the database; no row is
+ * DB_NOT_FOUND.  Parameters, in order (NULL: SQL NULL):
+ */
+enum db_notify_query {
+    DB_NQ_SETTINGS_GET,     /* player -> the preferences object */
+    DB_NQ_SETTINGS_PUT,     /* player, set_email ("t"/"f"), email (NULL clears),
+                               email_enabled, email_events ("{a,b}"), webhook_events,
+                               digest, digest_hour, reminder_hours (NULL: unchanged)
+                               -> the preferences object */
+    DB_NQ_WEBHOOK_CREATE,   /* id, player, url, events ("{a,b}"), secret, max per player
+                               -> the webhook with its secret (no row: at the maximum) */
+    DB_NQ_WEBHOOK_LIST,     /* player -> {"webhooks": [...]} */
+    DB_NQ_WEBHOOK_GET,      /* player, id -> the webhook */
+    DB_NQ_WEBHOOK_DELETE,   /* player, id -> {} */
+    DB_NQ_WEBHOOK_ROTATE,   /* player, id, new secret -> {"id", "secret"} */
+    DB_NQ_WEBHOOK_ENABLE,   /* player, id -> the webhook, enabled again */
+    DB_NQ_DELIVERY_LIST,    /* player, webhook id, limit -> {"deliveries": [...]} */
+    DB_NQ_DELIVERY_RETRY,   /* player, webhook id, delivery number -> the delivery */
+    DB_NQ_EMAIL_OFF,        /* player -> {"name"}: email switched off */
+    DB_NQ_COUNT
+};
+
+/* Runs a notify query; *json is malloc'd (caller frees). */
+enum db_status db_notify_query(struct db_pool *pool, enum db_notify_query q,
+                               const char *const *params, char **json, char *err,
+                               size_t errsize);
+
+/* The server's own secret `name` (made from `fresh`, `len` bytes, by the
+ * first process to ask; the same for every process after that) into out. */
+enum db_status db_server_secret(struct db_pool *pool, const char *name,
+                                const unsigned char *fresh, size_t len, unsigned char *out,
+                                char *err, size_t errsize);
+
+/* A delivery claimed by a worker, with what sending it needs. */
+struct db_delivery {
+    long long id;
+    char channel[8];               /* email, webhook */
+    char type[24];                 /* a notification type, "digest" or "webhook_disabled" */
+    char *payload;                 /* JSON object text; owned */
+    int attempt;                   /* this attempt's number, from 1 */
+    long long created_unix, now_unix;
+    char player_id[DB_ID_SIZE], player_name[DB_NAME_SIZE];
+    char email[256];               /* "" when none */
+    bool email_enabled;
+    char webhook_id[DB_ID_SIZE];
+    char url[2049];
+    char secret[128], previous_secret[128];   /* previous: "" unless rotated < 24 h ago */
+    bool webhook_enabled;
+    double failing_seconds;        /* how long the endpoint has failed; < 0: it has not */
+    char opponent_name[DB_NAME_SIZE];
+    char deadline[DB_TIME_SIZE];   /* the game's, "" when none */
+};
+
+/* Frees what a claimed delivery owns. */
+void db_deliveries_free(struct db_delivery *d, int count);
+
+/*
+ * Claims up to max due deliveries (FOR UPDATE SKIP LOCKED: workers in any
+ * process share the work), each leased for lease_s seconds: one not
+ * finished by then is due again.  *out is malloc'd (db_deliveries_free).
+ */
+enum db_status db_deliveries_claim(struct db_pool *pool, int max, double lease_s,
+                                   struct db_delivery **out, int *count, char *err,
+                                   size_t errsize);
+
+/* How an attempt ended. */
+enum db_delivery_outcome {
+    DB_DELIVERED,       /* done */
+    DB_RETRY,           /* try again after retry_s */
+    DB_FAILED,          /* this delivery is given up */
+    DB_ENDPOINT_GONE    /* given up, and its webhook disabled (reason) */
+};
+
+struct db_attempt {
+    int status_code;          /* HTTP or SMTP code; 0: none */
+    double latency_ms;
+    const char *error;        /* NULL when none */
+    enum db_delivery_outcome outcome;
+    double retry_s;           /* DB_RETRY */
+    const char *reason;       /* DB_ENDPOINT_GONE: why, for the owner */
+};
+
+/* Records an attempt and its outcome (one transaction).  Disabling an
+ * endpoint fails its other owed deliveries and, when the owner takes
+ * email, owes them a "webhook_disabled" message. */
+enum db_status db_delivery_finish(struct db_pool *pool, const struct db_delivery *d,
+                                  const struct db_attempt *a, char *err, size_t errsize);
+
+/* Earliest time a pending delivery falls due, in seconds from now (may be
+ * negative); *any false when nothing is pending. */
+enum db_status db_deliveries_next(struct db_pool *pool, double *seconds, bool *any,
+                                  char *err, size_t errsize);
+
+/* Sends the deadline reminders due (an event "deadline_near" for the player
+ * to move, once per ply), at most max; *sent says how many. */
+enum db_status db_reminders_send(struct db_pool *pool, int max, int *sent, char *err,
+                                 size_t errsize);
+
+/* Owes each player whose digest hour has come today a "digest" email
+ * listing the games where it is their move; *owed says how many. */
+enum db_status db_digests_owe(struct db_pool *pool, int *owed, char *err, size_t errsize);
+
+/*
+ * A thread that LISTENs on `channel` on its own connection and calls
+ * wake(arg) for each notification, and after (re)connecting (what was
+ * NOTIFYed meanwhile was not heard).
+ */
+struct db_listener *db_wakeup_start(struct db_pool *pool, const char *channel,
+                                    void (*wake)(void *arg), void *arg, char *err,
+                                    size_t errsize);
+
 /* ---- The clock and idempotency ---------------------------------------- */
 
 /* Moves the one clock forward to `offset_seconds` past the database's own;

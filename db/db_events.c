@@ -100,8 +100,12 @@ enum db_status db_events_last(struct db_pool *pool, const char *player_id,
 
 /* ---- The listener ------------------------------------------------------ */
 
+/* An events listener (on_event set) reads who each event concerns; a
+ * wake-up listener (on_event NULL) only calls on_reconnect, for every
+ * notification as after a reconnection. */
 struct db_listener {
     struct db_pool *pool;
+    const char *channel;
     db_event_fn on_event;
     void (*on_reconnect)(void *arg);
     void *arg;
@@ -126,7 +130,7 @@ static bool dispatch(struct db_listener *l, PGconn *pg, const char *ids)
         l->on_event(l->arg, atoll(PQgetvalue(res, i, 0)), PQgetvalue(res, i, 1),
                     PQgetvalue(res, i, 2));
     if (!ok)
-        base_log(BASE_LOG_WARN, "event listener: cannot read events %s: %s", ids,
+        base_log(BASE_LOG_WARN, "listener on %s: cannot read events %s: %s", l->channel, ids,
                  PQerrorMessage(pg));
     PQclear(res);
     return ok;
@@ -138,12 +142,15 @@ static PGconn *listen_on(struct db_listener *l)
     PGconn *pg = db_pool_connect(l->pool, err, sizeof err);
     PGresult *res;
     if (pg == NULL) {
-        base_log(BASE_LOG_WARN, "event listener: cannot connect: %s", err);
+        base_log(BASE_LOG_WARN, "listener on %s: cannot connect: %s", l->channel, err);
         return NULL;
     }
-    res = PQexec(pg, "LISTEN " DB_EVENTS_CHANNEL);
+    char listen[96];
+    snprintf(listen, sizeof listen, "LISTEN %s", l->channel);
+    res = PQexec(pg, listen);
     if (PQresultStatus(res) != PGRES_COMMAND_OK) {
-        base_log(BASE_LOG_WARN, "event listener: LISTEN failed: %s", PQerrorMessage(pg));
+        base_log(BASE_LOG_WARN, "listener on %s: LISTEN failed: %s", l->channel,
+                 PQerrorMessage(pg));
         PQclear(res);
         PQfinish(pg);
         return NULL;
@@ -165,7 +172,7 @@ static void run(struct base_worker *w, void *arg)
         /* A connection that failed inside libpq (its socket closed) is as
          * lost as one poll() reports. */
         if (pg != NULL && (PQstatus(pg) != CONNECTION_OK || PQsocket(pg) < 0)) {
-            base_log(BASE_LOG_WARN, "event listener: connection lost");
+            base_log(BASE_LOG_WARN, "listener on %s: connection lost", l->channel);
             PQfinish(pg);
             pg = NULL;
             lost = true;
@@ -176,7 +183,7 @@ static void run(struct base_worker *w, void *arg)
                 continue;
             }
             if (lost)
-                base_log(BASE_LOG_INFO, "event listener: reconnected");
+                base_log(BASE_LOG_INFO, "listener on %s: reconnected", l->channel);
             /* Events committed while nobody listened (at start, or while
              * reconnecting) were not heard: every stream reads again. */
             l->on_reconnect(l->arg);
@@ -184,14 +191,18 @@ static void run(struct base_worker *w, void *arg)
         /* Wakes twice a second to see whether it should stop. */
         p = (struct pollfd){ .fd = PQsocket(pg), .events = POLLIN };
         if (poll(&p, 1, 500) > 0 && !PQconsumeInput(pg)) {
-            base_log(BASE_LOG_WARN, "event listener: connection lost: %s", PQerrorMessage(pg));
+            base_log(BASE_LOG_WARN, "listener on %s: connection lost: %s", l->channel,
+                     PQerrorMessage(pg));
             PQfinish(pg);
             pg = NULL;
             lost = true;
             continue;
         }
         while ((n = PQnotifies(pg)) != NULL) {
-            bool ok = n->extra == NULL || n->extra[0] == '\0' || dispatch(l, pg, n->extra);
+            bool ok = l->on_event == NULL || n->extra == NULL || n->extra[0] == '\0' ||
+                      dispatch(l, pg, n->extra);
+            if (l->on_event == NULL)
+                l->on_reconnect(l->arg);
             PQfreemem(n);
             if (!ok) {
                 l->on_reconnect(l->arg);   /* who it concerned is unknown: all read */
@@ -202,22 +213,38 @@ static void run(struct base_worker *w, void *arg)
     PQfinish(pg);
 }
 
-struct db_listener *db_listener_start(struct db_pool *pool, db_event_fn on_event,
-                                      void (*on_reconnect)(void *arg), void *arg,
-                                      char *err, size_t errsize)
+static struct db_listener *listener_start(struct db_pool *pool, const char *channel,
+                                          db_event_fn on_event,
+                                          void (*on_reconnect)(void *arg), void *arg,
+                                          char *err, size_t errsize)
 {
     struct db_listener *l = calloc(1, sizeof *l);
     if (l == NULL) {
         snprintf(err, errsize, "out of memory");
         return NULL;
     }
-    *l = (struct db_listener){ pool, on_event, on_reconnect, arg, NULL };
-    l->worker = base_worker_start("event listener", run, l, err, errsize);
+    *l = (struct db_listener){ pool, channel, on_event, on_reconnect, arg, NULL };
+    l->worker = base_worker_start(on_event ? "event listener" : "wake-up listener", run, l,
+                                  err, errsize);
     if (l->worker == NULL) {
         free(l);
         return NULL;
     }
     return l;
+}
+
+struct db_listener *db_listener_start(struct db_pool *pool, db_event_fn on_event,
+                                      void (*on_reconnect)(void *arg), void *arg,
+                                      char *err, size_t errsize)
+{
+    return listener_start(pool, DB_EVENTS_CHANNEL, on_event, on_reconnect, arg, err, errsize);
+}
+
+struct db_listener *db_wakeup_start(struct db_pool *pool, const char *channel,
+                                    void (*wake)(void *arg), void *arg, char *err,
+                                    size_t errsize)
+{
+    return listener_start(pool, channel, NULL, wake, arg, err, errsize);
 }
 
 void db_listener_stop(struct db_listener *l)

@@ -34,14 +34,41 @@
     " 'status', g.status, 'result', g.result, 'termination', g.termination,"          \
     " 'draw_offer', g.draw_offer)"
 
+/* A player's notification preferences (players p, notification_settings s). */
+#define SETTINGS_JSON                                                                  \
+    "jsonb_build_object('email_address', p.email, 'email_enabled', s.email_enabled,"     \
+    " 'email_events', to_jsonb(s.email_events), 'webhook_events', to_jsonb(s.webhook_events)," \
+    " 'digest', jsonb_build_object('enabled', s.digest, 'hour_utc', s.digest_hour),"    \
+    " 'reminder_hours', s.reminder_hours)"
+
+/* A webhook as the API shows it (never its secret). */
+#define WEBHOOK_JSON                                                                   \
+    "jsonb_build_object('id', w.id, 'url', w.url, 'events', to_jsonb(w.events),"        \
+    " 'enabled', w.enabled, 'disabled_reason', w.disabled_reason,"                      \
+    " 'created_at', korp_time(w.created_at))"
+
+/* A delivery (deliveries d) with its attempts. */
+#define DELIVERY_JSON                                                                  \
+    "jsonb_build_object('id', 'msg_' || d.id, 'type', d.type, 'status', d.status,"      \
+    " 'event_id', d.event_id, 'created_at', korp_time(d.created_at),"                   \
+    " 'delivered_at', korp_time(d.delivered_at),"                                       \
+    " 'next_attempt_at', CASE WHEN d.status = 'pending' THEN korp_time(d.next_attempt_at) END," \
+    " 'last_error', d.last_error,"                                                      \
+    " 'attempts', (SELECT coalesce(jsonb_agg(jsonb_build_object('at', korp_time(a.at),"  \
+    " 'status_code', a.status_code, 'latency_ms', round(a.latency_ms::numeric, 1),"     \
+    " 'error', a.error) ORDER BY a.attempt), '[]') FROM delivery_attempts a"             \
+    " WHERE a.delivery_id = d.id))"
+
 const struct db_statement db_statements[] = {
     [DB_STMT_SCHEMA_VERSION] = { DB_STMT_SCHEMA_VERSION, "schema_version",
                                  "SELECT coalesce(max(version), 0) FROM schema_migrations", 0 },
 
     /* ---- players and tokens */
     [DB_STMT_PLAYER_INSERT] = { DB_STMT_PLAYER_INSERT, "player_insert",
-        "INSERT INTO players (id, name, email, role, created_at)"
-        " VALUES ($1, $2, $3, $4, korp_now()) RETURNING korp_time(created_at)", 4 },
+        "WITH p AS (INSERT INTO players (id, name, email, role, created_at)"
+        " VALUES ($1, $2, $3, $4, korp_now()) RETURNING id, created_at),"
+        " s AS (INSERT INTO notification_settings (player_id) SELECT id FROM p)"
+        " SELECT korp_time(created_at) FROM p", 4 },
     [DB_STMT_PLAYER_GET] = { DB_STMT_PLAYER_GET, "player_get",
         "SELECT p.id, p.name, p.email, p.role, korp_time(p.created_at),"
         " count(s.q), count(s.q) FILTER (WHERE s.q > 2), count(s.q) FILTER (WHERE s.q = 2),"
@@ -203,6 +230,166 @@ const struct db_statement db_statements[] = {
         " WHERE created_at < korp_now() - interval '24 hours' LIMIT 1000))", 0 },
     [DB_STMT_IDEMPOTENCY_STORE] = { DB_STMT_IDEMPOTENCY_STORE, "idempotency_store",
         "UPDATE idempotency_keys SET status = $3, body = $4 WHERE token_id = $1 AND key = $2", 4 },
+
+    /* ---- notifications (db_notify.c): preferences, webhooks, the outbox */
+    [DB_STMT_SETTINGS_GET] = { DB_STMT_SETTINGS_GET, "settings_get",
+        "SELECT " SETTINGS_JSON "::text FROM players p"
+        " JOIN notification_settings s ON s.player_id = p.id WHERE p.id = $1", 1 },
+    [DB_STMT_SETTINGS_PUT] = { DB_STMT_SETTINGS_PUT, "settings_put",
+        "WITH p AS (UPDATE players SET email = CASE WHEN $2::boolean THEN $3 ELSE email END"
+        " WHERE id = $1 RETURNING id, email),"
+        " s AS (UPDATE notification_settings SET"
+        " email_enabled = coalesce($4::boolean, email_enabled),"
+        " email_events = coalesce($5::text[], email_events),"
+        " webhook_events = coalesce($6::text[], webhook_events),"
+        " digest = coalesce($7::boolean, digest), digest_hour = coalesce($8::int, digest_hour),"
+        " reminder_hours = coalesce($9::int, reminder_hours)"
+        " WHERE player_id = $1 RETURNING *)"
+        " SELECT " SETTINGS_JSON "::text FROM p JOIN s ON s.player_id = p.id", 9 },
+    [DB_STMT_WEBHOOK_CREATE] = { DB_STMT_WEBHOOK_CREATE, "webhook_create",
+        "INSERT INTO webhooks AS w (id, player_id, url, events, secret, created_at)"
+        " SELECT $1, $2, $3, $4::text[], $5, korp_now()"
+        " WHERE (SELECT count(*) FROM webhooks WHERE player_id = $2) < $6::int"
+        " RETURNING (" WEBHOOK_JSON " || jsonb_build_object('secret', w.secret))::text", 6 },
+    [DB_STMT_WEBHOOK_LIST] = { DB_STMT_WEBHOOK_LIST, "webhook_list",
+        "SELECT jsonb_build_object('webhooks', coalesce(jsonb_agg(" WEBHOOK_JSON
+        " ORDER BY w.created_at, w.id), '[]'))::text FROM webhooks w WHERE w.player_id = $1", 1 },
+    [DB_STMT_WEBHOOK_GET] = { DB_STMT_WEBHOOK_GET, "webhook_get",
+        "SELECT " WEBHOOK_JSON "::text FROM webhooks w WHERE w.player_id = $1 AND w.id = $2", 2 },
+    [DB_STMT_WEBHOOK_DELETE] = { DB_STMT_WEBHOOK_DELETE, "webhook_delete",
+        "DELETE FROM webhooks WHERE player_id = $1 AND id = $2 RETURNING '{}'", 2 },
+    [DB_STMT_WEBHOOK_ROTATE] = { DB_STMT_WEBHOOK_ROTATE, "webhook_rotate",
+        "UPDATE webhooks w SET previous_secret = secret,"
+        " previous_until = korp_now() + interval '24 hours', secret = $3"
+        " WHERE w.player_id = $1 AND w.id = $2"
+        " RETURNING jsonb_build_object('id', w.id, 'secret', w.secret)::text", 3 },
+    [DB_STMT_WEBHOOK_ENABLE] = { DB_STMT_WEBHOOK_ENABLE, "webhook_enable",
+        "UPDATE webhooks w SET enabled = true, disabled_reason = NULL, failing_since = NULL"
+        " WHERE w.player_id = $1 AND w.id = $2 RETURNING " WEBHOOK_JSON "::text", 2 },
+    /* Newest first; no row when the webhook is not the player's. */
+    [DB_STMT_DELIVERY_LIST] = { DB_STMT_DELIVERY_LIST, "delivery_list",
+        "SELECT jsonb_build_object('deliveries', coalesce(jsonb_agg(" DELIVERY_JSON
+        " ORDER BY d.id DESC), '[]'))::text FROM (SELECT * FROM deliveries"
+        " WHERE webhook_id = $2 ORDER BY id DESC LIMIT $3) d"
+        " HAVING EXISTS (SELECT 1 FROM webhooks WHERE id = $2 AND player_id = $1)", 3 },
+    [DB_STMT_DELIVERY_RETRY] = { DB_STMT_DELIVERY_RETRY, "delivery_retry",
+        "WITH d AS (UPDATE deliveries d SET status = 'pending', next_attempt_at = korp_now(),"
+        " delivered_at = NULL FROM webhooks w"
+        " WHERE d.id = $3::bigint AND d.webhook_id = $2 AND w.id = d.webhook_id"
+        " AND w.player_id = $1 RETURNING d.*)"
+        " SELECT " DELIVERY_JSON "::text, pg_notify('" DB_DELIVERIES_CHANNEL "', '') FROM d", 3 },
+    [DB_STMT_EMAIL_OFF] = { DB_STMT_EMAIL_OFF, "email_off",
+        "UPDATE notification_settings s SET email_enabled = false FROM players p"
+        " WHERE s.player_id = $1 AND p.id = s.player_id"
+        " RETURNING jsonb_build_object('name', p.name)::text", 1 },
+    [DB_STMT_SECRET_PUT] = { DB_STMT_SECRET_PUT, "secret_put",
+        "WITH n AS (INSERT INTO server_secrets (name, value) VALUES ($1, decode($2, 'hex'))"
+        " ON CONFLICT (name) DO NOTHING RETURNING value)"
+        " SELECT encode(value, 'hex') FROM n UNION ALL"
+        " SELECT encode(value, 'hex') FROM server_secrets WHERE name = $1", 2 },
+    /* Claims due deliveries for $2 seconds (the lease) and reads what
+     * sending them needs: the recipient, the webhook, the opponent. */
+    [DB_STMT_DELIVERY_CLAIM] = { DB_STMT_DELIVERY_CLAIM, "delivery_claim",
+        "WITH c AS (UPDATE deliveries d"
+        " SET next_attempt_at = korp_now() + make_interval(secs => $2::float8),"
+        " attempts = d.attempts + 1"
+        " FROM (SELECT id FROM deliveries WHERE status = 'pending'"
+        "       AND next_attempt_at <= korp_now() ORDER BY next_attempt_at LIMIT $1"
+        "       FOR UPDATE SKIP LOCKED) due WHERE d.id = due.id RETURNING d.*)"
+        " SELECT c.id, c.channel, c.type, c.payload::text, c.attempts,"
+        " extract(epoch FROM c.created_at)::bigint, extract(epoch FROM korp_now())::bigint,"
+        " p.id, p.name, coalesce(p.email, ''), s.email_enabled, coalesce(c.webhook_id, ''),"
+        " coalesce(w.url, ''), coalesce(w.secret, ''),"
+        " CASE WHEN w.previous_until > korp_now() THEN w.previous_secret ELSE '' END,"
+        " coalesce(w.enabled, false),"
+        " coalesce(extract(epoch FROM korp_now() - w.failing_since), -1),"
+        " coalesce(CASE WHEN g.white_id = c.player_id THEN bp.name ELSE wp.name END,"
+        "          CASE WHEN ch.challenger_id = c.player_id THEN op.name ELSE cp.name END, ''),"
+        " coalesce(korp_time(g.deadline), '')"
+        " FROM c JOIN players p ON p.id = c.player_id"
+        " JOIN notification_settings s ON s.player_id = c.player_id"
+        " LEFT JOIN webhooks w ON w.id = c.webhook_id"
+        " LEFT JOIN games g ON g.id = c.payload->>'game_id'"
+        " LEFT JOIN players wp ON wp.id = g.white_id LEFT JOIN players bp ON bp.id = g.black_id"
+        " LEFT JOIN challenges ch ON ch.id = c.payload->>'challenge_id'"
+        " LEFT JOIN players cp ON cp.id = ch.challenger_id"
+        " LEFT JOIN players op ON op.id = ch.opponent_id ORDER BY c.id", 2 },
+    [DB_STMT_ATTEMPT_INSERT] = { DB_STMT_ATTEMPT_INSERT, "attempt_insert",
+        "INSERT INTO delivery_attempts (delivery_id, attempt, at, status_code, latency_ms, error)"
+        " VALUES ($1, $2, korp_now(), nullif($3::int, 0), $4, $5)"
+        " ON CONFLICT (delivery_id, attempt) DO NOTHING", 5 },
+    [DB_STMT_DELIVERY_DONE] = { DB_STMT_DELIVERY_DONE, "delivery_done",
+        "WITH d AS (UPDATE deliveries SET status = 'delivered', delivered_at = korp_now(),"
+        " last_error = NULL WHERE id = $1 RETURNING webhook_id)"
+        " UPDATE webhooks SET failing_since = NULL"
+        " WHERE id = (SELECT webhook_id FROM d) AND failing_since IS NOT NULL", 1 },
+    [DB_STMT_DELIVERY_RETRY_LATER] = { DB_STMT_DELIVERY_RETRY_LATER, "delivery_retry_later",
+        "WITH d AS (UPDATE deliveries SET last_error = $2,"
+        " next_attempt_at = korp_now() + make_interval(secs => $3::float8)"
+        " WHERE id = $1 RETURNING webhook_id)"
+        " UPDATE webhooks SET failing_since = korp_now()"
+        " WHERE id = (SELECT webhook_id FROM d) AND failing_since IS NULL", 3 },
+    [DB_STMT_DELIVERY_FAIL] = { DB_STMT_DELIVERY_FAIL, "delivery_fail",
+        "UPDATE deliveries SET status = 'failed', last_error = $2 WHERE id = $1", 2 },
+    /* Disables a webhook ($1), fails what it still owes, and owes its
+     * owner an email saying so (when they take email). */
+    [DB_STMT_WEBHOOK_DISABLE] = { DB_STMT_WEBHOOK_DISABLE, "webhook_disable",
+        "WITH w AS (UPDATE webhooks SET enabled = false, disabled_reason = $2"
+        " WHERE id = $1 AND enabled RETURNING id, player_id, url),"
+        " f AS (UPDATE deliveries SET status = 'failed', last_error = 'the endpoint was disabled'"
+        " WHERE webhook_id = $1 AND status = 'pending'),"
+        " m AS (INSERT INTO deliveries (player_id, channel, type, payload, next_attempt_at,"
+        " created_at) SELECT w.player_id, 'email', 'webhook_disabled',"
+        " jsonb_build_object('webhook_id', w.id, 'url', w.url, 'reason', $2::text),"
+        " korp_now(), korp_now() FROM w JOIN players p ON p.id = w.player_id"
+        " JOIN notification_settings s ON s.player_id = w.player_id"
+        " WHERE s.email_enabled AND coalesce(p.email, '') <> '' RETURNING 1)"
+        " SELECT pg_notify('" DB_DELIVERIES_CHANNEL "', '') FROM m", 2 },
+    [DB_STMT_DELIVERY_NEXT] = { DB_STMT_DELIVERY_NEXT, "delivery_next",
+        "SELECT extract(epoch FROM min(next_attempt_at) - korp_now())"
+        " FROM deliveries WHERE status = 'pending'", 0 },
+    /* A game whose player to move has less time left than they asked to be
+     * reminded at, and has not been reminded at this ply. */
+    [DB_STMT_REMINDER_DUE] = { DB_STMT_REMINDER_DUE, "reminder_due",
+        "SELECT g.id, CASE WHEN g.ply % 2 = 0 THEN g.white_id ELSE g.black_id END"
+        " FROM games g JOIN notification_settings s"
+        " ON s.player_id = CASE WHEN g.ply % 2 = 0 THEN g.white_id ELSE g.black_id END"
+        " WHERE g.status = 'active' AND g.deadline > korp_now()"
+        " AND g.reminded_ply IS DISTINCT FROM g.ply AND s.reminder_hours > 0"
+        " AND g.deadline <= korp_now() + make_interval(hours => s.reminder_hours)"
+        " ORDER BY g.deadline LIMIT 1 FOR UPDATE OF g SKIP LOCKED", 0 },
+    [DB_STMT_REMINDER_EVENT] = { DB_STMT_REMINDER_EVENT, "reminder_event",
+        "WITH r AS (UPDATE games SET reminded_ply = ply WHERE id = $1),"
+        " e AS (INSERT INTO events (player_id, game_id, type, payload, created_at)"
+        " SELECT $2, g.id, 'deadline_near', " GAME_SNAPSHOT
+        " || jsonb_build_object('deadline', korp_time(g.deadline)), korp_now()"
+        " FROM games g WHERE g.id = $1 RETURNING id)"
+        " SELECT pg_notify('" DB_EVENTS_CHANNEL "', string_agg(id::text, ',')) FROM e", 2 },
+    /* Players whose digest hour (UTC) has come today and who were not sent
+     * one yet: an email listing the games where it is their move. */
+    [DB_STMT_DIGEST_OWE] = { DB_STMT_DIGEST_OWE, "digest_owe",
+        "WITH due AS (SELECT s.player_id FROM notification_settings s"
+        " WHERE s.digest AND s.email_enabled"
+        " AND s.digest_hour <= extract(hour FROM korp_now() AT TIME ZONE 'UTC')"
+        " AND s.digest_sent_on IS DISTINCT FROM (korp_now() AT TIME ZONE 'UTC')::date"
+        " LIMIT 100 FOR UPDATE SKIP LOCKED),"
+        " mark AS (UPDATE notification_settings s"
+        " SET digest_sent_on = (korp_now() AT TIME ZONE 'UTC')::date"
+        " FROM due WHERE s.player_id = due.player_id),"
+        " mine AS (SELECT due.player_id, jsonb_agg(jsonb_build_object('game_id', g.id,"
+        " 'variant', g.variant, 'ply', g.ply, 'fen', g.fen,"
+        " 'opponent', CASE WHEN g.white_id = due.player_id THEN bp.name ELSE wp.name END,"
+        " 'deadline', korp_time(g.deadline)) ORDER BY g.deadline NULLS LAST, g.id) AS games"
+        " FROM due JOIN games g ON g.status = 'active'"
+        " AND due.player_id = CASE WHEN g.ply % 2 = 0 THEN g.white_id ELSE g.black_id END"
+        " JOIN players wp ON wp.id = g.white_id JOIN players bp ON bp.id = g.black_id"
+        " GROUP BY due.player_id),"
+        " ins AS (INSERT INTO deliveries (player_id, channel, type, payload, next_attempt_at,"
+        " created_at) SELECT mine.player_id, 'email', 'digest',"
+        " jsonb_build_object('games', mine.games), korp_now(), korp_now()"
+        " FROM mine JOIN players p ON p.id = mine.player_id"
+        " WHERE coalesce(p.email, '') <> '' RETURNING 1)"
+        " SELECT count(*), pg_notify('" DB_DELIVERIES_CHANNEL "', '') FROM ins HAVING count(*) > 0", 0 },
 };
 
 _Static_assert(sizeof db_statements / sizeof db_statements[0] == DB_STMT_COUNT,

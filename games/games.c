@@ -184,7 +184,8 @@ static enum db_status save_end(struct db_tx *tx, struct db_game *g)
 static enum db_status play(struct db_tx *tx, const struct rules_variant *v,
                            struct rules_position *pos, struct rules_move m, struct db_game *g)
 {
-    char san[RULES_MOVE_TEXT_MAX], uci[RULES_MOVE_TEXT_MAX], detail[128];
+    char san[RULES_MOVE_TEXT_MAX], uci[RULES_MOVE_TEXT_MAX], polish[RULES_MOVE_TEXT_MAX];
+    char detail[3 * RULES_MOVE_TEXT_MAX + 48];
     enum rules_color mover = v->side_to_move(pos);
     bool irreversible = v->move_is_irreversible(pos, m);
     struct rules_report report;
@@ -192,6 +193,7 @@ static enum db_status play(struct db_tx *tx, const struct rules_variant *v,
 
     v->move_format(pos, m, RULES_NOTATION_SAN, san, sizeof san);
     v->move_format(pos, m, RULES_NOTATION_UCI, uci, sizeof uci);
+    v->move_format(pos, m, RULES_NOTATION_POLISH_SHORT, polish, sizeof polish);
     if (v->position_apply(pos, m) != RULES_OK)
         return db_tx_fail(tx, "game %s: a parsed move did not apply", g->id);
     v->position_format(pos, g->fen, sizeof g->fen);
@@ -210,7 +212,12 @@ static enum db_status play(struct db_tx *tx, const struct rules_variant *v,
     if (report.status != RULES_ONGOING)
         finish(g, rules_result_text(report.result), rules_status_text(report.status));
 
-    snprintf(detail, sizeof detail, "{\"san\":\"%s\",\"uci\":\"%s\"}", san, uci);
+    /* Korpalski's moves also in the inventor's notation (for emails). */
+    if (strcmp(g->variant, "korpalski") == 0)
+        snprintf(detail, sizeof detail, "{\"san\":\"%s\",\"uci\":\"%s\",\"polish\":\"%s\"}",
+                 san, uci, polish);
+    else
+        snprintf(detail, sizeof detail, "{\"san\":\"%s\",\"uci\":\"%s\"}", san, uci);
     if ((rc = db_move_insert(tx, g->id, g->ply, san, uci, g->fen)) != DB_OK ||
         (rc = db_game_save(tx, g)) != DB_OK ||
         (rc = db_game_event(tx, g->id, DB_EVENT_MOVE, detail)) != DB_OK)

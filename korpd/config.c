@@ -28,9 +28,22 @@ const char korpd_config_help[] =
     "                       without one); 0 turns limits off (default 20, 0-100000)\n"
     "  KORP_RATE_BURST      requests a token may send at once (default 100, 1-100000)\n"
     "  KORP_TEST_CLOCK      1: enable POST /v1/admin/clock (tests only; default 0)\n"
-    "  KORP_SMTP_URL        SMTP server for turn emails, smtp://host:port (default: none)\n"
-    "  KORP_MAIL_FROM       sender address of turn emails (required with KORP_SMTP_URL)\n"
-    "  KORP_WEBHOOK_SECRET  key for webhook signatures, 16+ characters (default: none)\n";
+    "  KORP_PUBLIC_URL      where people reach korpd, for links in emails\n"
+    "                       (default http:// and KORP_LISTEN)\n"
+    "  KORP_SMTP_URL        SMTP server for emails: smtp://host:port, or smtps://\n"
+    "                       for TLS from the start (default: none, no email)\n"
+    "  KORP_SMTP_TLS        required: insist on STARTTLS with smtp:// (default: none)\n"
+    "  KORP_SMTP_USER, KORP_SMTP_PASSWORD  SMTP login (default: none)\n"
+    "  KORP_MAIL_FROM       sender address of emails (required with KORP_SMTP_URL)\n"
+    "  KORP_NOTIFY_WORKERS  delivery threads for email and webhooks; 0: this\n"
+    "                       process delivers nothing (default 2, 0-64)\n"
+    "  KORP_NOTIFY_BACKOFF_SCALE  multiplies retry delays (5 s, 5 min, 30 min, 2 h,\n"
+    "                       5 h, 10 h, daily) and the 3-day give-up (default 1)\n"
+    "  KORP_NOTIFY_LEASE_SECONDS  a delivery claimed by a worker that died is\n"
+    "                       taken over after this (default 60, 1-3600)\n"
+    "  KORP_WEBHOOK_ALLOW_PRIVATE  1: webhooks may reach private, loopback and\n"
+    "                       link-local addresses (tests, private deployments)\n"
+    "  KORP_WEBHOOK_TIMEOUT_SECONDS  per webhook attempt (default 10, 1-60)\n";
 
 static const char *env_or(const char *name, const char *fallback)
 {
@@ -58,6 +71,25 @@ static bool read_int(const char *name, int fallback, int min, int max, int *out,
     return true;
 }
 
+static bool read_double(const char *name, double fallback, double min, double max,
+                        double *out, char *err, size_t errsize)
+{
+    const char *v = getenv(name);
+    char *end = NULL;
+    double x;
+    if (v == NULL || v[0] == '\0') {
+        *out = fallback;
+        return true;
+    }
+    x = strtod(v, &end);
+    if (*end != '\0' || !(x >= min && x <= max)) {
+        snprintf(err, errsize, "%s must be a number from %g to %g, not '%s'", name, min, max, v);
+        return false;
+    }
+    *out = x;
+    return true;
+}
+
 static bool parse_listen(struct korpd_config *c, const char *v, char *err, size_t errsize)
 {
     const char *colon = strrchr(v, ':');
@@ -79,13 +111,26 @@ bad:
 
 bool korpd_config_load(struct korpd_config *c, char *err, size_t errsize)
 {
-    int test_clock = 0;
+    int test_clock = 0, allow_private = 0;
     memset(c, 0, sizeof *c);
     c->database_url = env_or("KORP_DATABASE_URL", KORPD_DEFAULT_DATABASE_URL);
     c->notify.smtp_url = env_or("KORP_SMTP_URL", NULL);
     c->notify.mail_from = env_or("KORP_MAIL_FROM", NULL);
-    c->notify.webhook_secret = env_or("KORP_WEBHOOK_SECRET", NULL);
-    return parse_listen(c, env_or("KORP_LISTEN", KORPD_DEFAULT_LISTEN), err, errsize) &&
+    c->notify.smtp_tls = env_or("KORP_SMTP_TLS", NULL);
+    c->notify.smtp_user = env_or("KORP_SMTP_USER", NULL);
+    c->notify.smtp_password = env_or("KORP_SMTP_PASSWORD", NULL);
+    if (!parse_listen(c, env_or("KORP_LISTEN", KORPD_DEFAULT_LISTEN), err, errsize))
+        return false;
+    snprintf(c->public_url, sizeof c->public_url, "%s",
+             env_or("KORP_PUBLIC_URL", ""));
+    if (c->public_url[0] == '\0')
+        snprintf(c->public_url, sizeof c->public_url, "http://%s:%u", c->listen_host,
+                 c->listen_port);
+    /* Links are made by appending paths. */
+    for (size_t n = strlen(c->public_url); n > 0 && c->public_url[n - 1] == '/'; n--)
+        c->public_url[n - 1] = '\0';
+    c->notify.public_url = c->public_url;
+    return read_int("KORP_DB_POOL_SIZE", 8, 1, 64, &c->db_pool_size, err, errsize) &&
            read_int("KORP_DB_POOL_SIZE", 8, 1, 64, &c->db_pool_size, err, errsize) &&
            read_int("KORP_HTTP_THREADS", c->db_pool_size, 1, 64, &c->http_threads, err,
                     errsize) &&
@@ -98,5 +143,15 @@ bool korpd_config_load(struct korpd_config *c, char *err, size_t errsize)
            read_int("KORP_RATE_BURST", 100, 1, 100000, &c->rate_burst, err, errsize) &&
            read_int("KORP_TEST_CLOCK", 0, 0, 1, &test_clock, err, errsize) &&
            (c->test_clock = test_clock == 1, true) &&
+           read_int("KORP_NOTIFY_WORKERS", 2, 0, 64, &c->notify.workers, err, errsize) &&
+           read_double("KORP_NOTIFY_BACKOFF_SCALE", 1, 1e-6, 1000, &c->notify.backoff_scale,
+                       err, errsize) &&
+           read_double("KORP_NOTIFY_LEASE_SECONDS", 60, 0.1, 3600, &c->notify.lease_seconds,
+                       err, errsize) &&
+           read_int("KORP_WEBHOOK_ALLOW_PRIVATE", 0, 0, 1, &allow_private, err, errsize) &&
+           (c->notify.allow_private = allow_private == 1, true) &&
+           read_int("KORP_WEBHOOK_TIMEOUT_SECONDS", 10, 1, 60,
+                    &c->notify.webhook_timeout_seconds, err, errsize) &&
+           (c->notify.sweep_seconds = c->sweep_seconds, true) &&
            notify_config_check(&c->notify, err, errsize);
 }

@@ -26,6 +26,7 @@ struct korpd_config {
     int rate_limit;            /* requests a second per token or address; 0: none */
     int rate_burst;
     bool test_clock;           /* KORP_TEST_CLOCK=1: the clock may be moved */
+    char public_url[512];      /* KORP_PUBLIC_URL, no trailing '/' */
     struct notify_config notify;
 };
 

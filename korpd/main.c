@@ -149,9 +149,11 @@ int main(int argc, char **argv)
     struct korpd_config config;
     struct db_pool *pool = NULL;
     struct api_server *server = NULL;
+    struct notify *notify = NULL;
     char err[512];
     sigset_t signals;
     int sig = 0, rc = 1;
+    bool notify_only = false;
 
     for (int i = 1; i < argc; i++) {
         if (i == 1 && strcmp(argv[i], "admin") == 0) {
@@ -161,9 +163,15 @@ int main(int argc, char **argv)
             }
             return admin(&k, argc, argv);
         }
+        if (strcmp(argv[i], "--notify-only") == 0) {
+            notify_only = true;
+            continue;
+        }
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("usage: korpd [--help] [--version]\n"
+            printf("usage: korpd [--help] [--version] [--notify-only]\n"
                    "       korpd admin create-arbiter NAME   prints the new arbiter's token\n\n"
+                   "--notify-only runs the notification workers alone (no HTTP), as many\n"
+                   "processes as you like beside the ones serving HTTP.\n\n"
                    "korp's correspondence play server; configured by the environment.\n\n%s",
                    korpd_config_help);
             return 0;
@@ -216,12 +224,27 @@ int main(int argc, char **argv)
     }
     k.config = config;
     k.pool = pool;
+    if (!notify_links_init(pool, err, sizeof err))
+        goto fail;
+    if (notify_only && k.config.notify.workers < 1)
+        k.config.notify.workers = 1;
+    if ((notify = notify_start(pool, &k.config.notify, err, sizeof err)) == NULL)
+        goto fail;
+    if (notify_only) {
+        base_log(BASE_LOG_INFO, "delivering notifications only (%d workers), no HTTP",
+                 k.config.notify.workers);
+        while (sigwait(&signals, &sig) != 0)
+            ;
+        base_log(BASE_LOG_INFO, "stopping on signal %d", sig);
+        rc = 0;
+        goto done;
+    }
     if (!workers_start(&k, err, sizeof err))
         goto fail;
     struct api_config api = { config.listen_host, config.listen_port, config.http_threads,
                               pool, KORP_VERSION, config.test_clock,
                               config.keepalive_seconds, config.rate_limit,
-                              config.rate_burst };
+                              config.rate_burst, &k.config.notify };
     if (config.test_clock)
         base_log(BASE_LOG_WARN, "KORP_TEST_CLOCK=1: arbiters may move the clock (tests only)");
     server = api_server_start(&api, err, sizeof err);
@@ -247,6 +270,7 @@ fail:
     base_log(BASE_LOG_ERROR, "%s", err);
 done:
     api_server_stop(server);
+    notify_stop(notify);
     workers_stop();
     db_pool_free(pool);
     curl_global_cleanup();

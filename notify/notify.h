@@ -1,21 +1,83 @@
 /*
  * notify.h — turn notifications by email (SMTP) and signed webhook.
- * Delivery comes with the notification issue; today this module owns the
- * settings and their validation, so korpd refuses a bad one at start-up.
+ *
+ * What is owed is written by the database in the transaction that commits
+ * the event (db/ migration 003: the outbox).  This module delivers it:
+ * worker threads claim due deliveries (any number of workers in any number
+ * of processes share them), send them, and record each attempt; failures
+ * are retried with backoff.  It also owns the settings and their
+ * validation, the webhook URL checks and secrets, and the signed one-click
+ * unsubscribe links.
  */
 #ifndef KORP_NOTIFY_H
 #define KORP_NOTIFY_H
+
+#include "db.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 
 struct notify_config {
     const char *smtp_url;        /* smtp://host:port or smtps://…; NULL: no email */
+    const char *smtp_tls;        /* "required": STARTTLS or nothing; NULL: as the URL says */
+    const char *smtp_user, *smtp_password;
     const char *mail_from;       /* envelope and From: address */
-    const char *webhook_secret;  /* HMAC-SHA256 key for webhook signatures */
+    const char *public_url;      /* where people reach korpd (links in emails) */
+    int workers;                 /* delivery threads; 0: this process delivers nothing */
+    double backoff_scale;        /* multiplies retry delays and the give-up window */
+    double lease_seconds;        /* a claimed delivery is due again after this */
+    bool allow_private;          /* webhooks may reach private addresses */
+    int webhook_timeout_seconds;
+    int sweep_seconds;           /* how often reminders and digests are looked for */
 };
 
 /* Checks the settings; false with a message in err if one is unusable. */
 bool notify_config_check(const struct notify_config *config, char *err, size_t errsize);
+
+/*
+ * Loads (or makes, once per database) the key that signs unsubscribe
+ * links.  Call once at start-up, before any thread uses the links.
+ */
+bool notify_links_init(struct db_pool *pool, char *err, size_t errsize);
+
+/* The one-click unsubscribe URL for a player (public_url + path + HMAC). */
+void notify_unsubscribe_url(const char *public_url, const char *player_id, char *out,
+                            size_t size);
+
+/* Whether sig is the signature of player_id's unsubscribe link. */
+bool notify_unsubscribe_valid(const char *player_id, const char *sig);
+
+/* Why a webhook URL is refused, or NOTIFY_WEBHOOK_URL_OK. */
+enum notify_webhook_url {
+    NOTIFY_WEBHOOK_URL_OK = 0,
+    NOTIFY_WEBHOOK_URL_BAD,          /* not an http(s) URL with a host */
+    NOTIFY_WEBHOOK_URL_PRIVATE,      /* an address webhooks may not reach */
+    NOTIFY_WEBHOOK_URL_UNRESOLVED    /* the host name does not resolve */
+};
+
+/* Checks a webhook URL at registration (resolving its host); err says
+ * what is wrong and how to put it right. */
+enum notify_webhook_url notify_webhook_url_check(const char *url, bool allow_private,
+                                                 char *err, size_t errsize);
+
+/* A new webhook secret: "whsec_" and base64 of 32 random bytes. */
+bool notify_webhook_secret(char *out, size_t size);
+
+/* Delivery counters since start (for /metrics), by channel. */
+struct notify_stats {
+    unsigned long delivered[2], retried[2], failed[2];   /* [0] email, [1] webhook */
+};
+void notify_stats(struct notify_stats *out);
+
+struct notify;
+
+/* Starts the delivery workers (config->workers of them), the wake-up
+ * listener and the reminder scheduler.  NULL with a message on failure;
+ * with no workers configured, returns a handle that does nothing. */
+struct notify *notify_start(struct db_pool *pool, const struct notify_config *config,
+                            char *err, size_t errsize);
+
+/* Stops and joins every thread.  A delivery in flight finishes first. */
+void notify_stop(struct notify *n);
 
 #endif

@@ -19,9 +19,20 @@ bool notify_config_check(const struct notify_config *config, char *err, size_t e
         snprintf(err, errsize, "KORP_MAIL_FROM must be an email address when KORP_SMTP_URL is set");
         return false;
     }
-    if (config->webhook_secret != NULL && config->webhook_secret[0] != '\0' &&
-        strlen(config->webhook_secret) < 16) {
-        snprintf(err, errsize, "KORP_WEBHOOK_SECRET must be at least 16 characters");
+    if (config->smtp_tls != NULL && strcmp(config->smtp_tls, "required") != 0 &&
+        strcmp(config->smtp_tls, "none") != 0) {
+        snprintf(err, errsize, "KORP_SMTP_TLS must be 'required' or 'none', not '%s'",
+                 config->smtp_tls);
+        return false;
+    }
+    if (config->mail_from != NULL && strpbrk(config->mail_from, " \t\r\n<>\"") != NULL) {
+        snprintf(err, errsize, "KORP_MAIL_FROM must be a plain address like korp@example.org");
+        return false;
+    }
+    if (config->public_url != NULL && strncmp(config->public_url, "http://", 7) != 0 &&
+        strncmp(config->public_url, "https://", 8) != 0) {
+        snprintf(err, errsize, "KORP_PUBLIC_URL must start with http:// or https://, not '%s'",
+                 config->public_url);
         return false;
     }
     return true;

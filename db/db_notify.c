@@ -1,0 +1,329 @@
+/*
+ * db_notify.c — notification preferences, webhooks and the outbox of
+ * deliveries.  Deliveries are owed by a trigger on the events table
+ * (migration 003), in the transaction that writes the event; workers
+ * claim them here, send them (notify/) and record how it went.
+ */
+#include "db_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const db_notification_types[DB_NOTIFICATION_TYPE_COUNT] = {
+    "challenge", "challenge_declined", "challenge_canceled", "game_start", "move",
+    "draw_offer", "claim", "game_end", "deadline_near",
+};
+
+/* Which statement answers each query, with how many parameters. */
+static const enum db_stmt query_statements[DB_NQ_COUNT] = {
+    [DB_NQ_SETTINGS_GET] = DB_STMT_SETTINGS_GET,
+    [DB_NQ_SETTINGS_PUT] = DB_STMT_SETTINGS_PUT,
+    [DB_NQ_WEBHOOK_CREATE] = DB_STMT_WEBHOOK_CREATE,
+    [DB_NQ_WEBHOOK_LIST] = DB_STMT_WEBHOOK_LIST,
+    [DB_NQ_WEBHOOK_GET] = DB_STMT_WEBHOOK_GET,
+    [DB_NQ_WEBHOOK_DELETE] = DB_STMT_WEBHOOK_DELETE,
+    [DB_NQ_WEBHOOK_ROTATE] = DB_STMT_WEBHOOK_ROTATE,
+    [DB_NQ_WEBHOOK_ENABLE] = DB_STMT_WEBHOOK_ENABLE,
+    [DB_NQ_DELIVERY_LIST] = DB_STMT_DELIVERY_LIST,
+    [DB_NQ_DELIVERY_RETRY] = DB_STMT_DELIVERY_RETRY,
+    [DB_NQ_EMAIL_OFF] = DB_STMT_EMAIL_OFF,
+};
+
+struct query {
+    enum db_stmt stmt;
+    const char *const *params;
+    char **json;
+};
+
+static enum db_status run_query(struct db_tx *tx, void *arg)
+{
+    struct query *q = arg;
+    PGresult *res = NULL;
+    enum db_status rc = db_exec(tx, q->stmt, q->params, &res);
+    if (rc == DB_OK && PQntuples(res) == 0)
+        rc = DB_NOT_FOUND;
+    if (rc == DB_OK && (*q->json = strdup(PQgetvalue(res, 0, 0))) == NULL)
+        rc = db_tx_fail(tx, "out of memory");
+    PQclear(res);
+    return rc;
+}
+
+enum db_status db_notify_query(struct db_pool *pool, enum db_notify_query q,
+                               const char *const *params, char **json, char *err,
+                               size_t errsize)
+{
+    struct query run = { query_statements[q], params, json };
+    *json = NULL;
+    if ((unsigned)q >= DB_NQ_COUNT) {
+        snprintf(err, errsize, "no such notify query %d", (int)q);
+        return DB_HARD_ERROR;
+    }
+    return db_run_tx(pool, run_query, &run, err, errsize);
+}
+
+/* ---- The server's own secrets ------------------------------------------ */
+
+struct secret {
+    const char *name;
+    const unsigned char *fresh;
+    size_t len;
+    unsigned char *out;
+};
+
+static int hex_digit(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+static enum db_status secret_put(struct db_tx *tx, void *arg)
+{
+    struct secret *s = arg;
+    char hex[2 * 256 + 1];
+    const char *params[2] = { s->name, hex };
+    PGresult *res = NULL;
+    enum db_status rc;
+
+    if (s->len > 256)
+        return db_tx_fail(tx, "a secret of %zu bytes is too long", s->len);
+    for (size_t i = 0; i < s->len; i++)
+        snprintf(hex + 2 * i, 3, "%02x", s->fresh[i]);
+    hex[2 * s->len] = '\0';
+    rc = db_exec(tx, DB_STMT_SECRET_PUT, params, &res);
+    if (rc == DB_OK) {
+        const char *got = PQntuples(res) > 0 ? PQgetvalue(res, 0, 0) : "";
+        if (strlen(got) != 2 * s->len)
+            rc = db_tx_fail(tx, "the stored secret %s has another length", s->name);
+        for (size_t i = 0; rc == DB_OK && i < s->len; i++)
+            s->out[i] = (unsigned char)(hex_digit(got[2 * i]) * 16 + hex_digit(got[2 * i + 1]));
+    }
+    PQclear(res);
+    return rc;
+}
+
+enum db_status db_server_secret(struct db_pool *pool, const char *name,
+                                const unsigned char *fresh, size_t len, unsigned char *out,
+                                char *err, size_t errsize)
+{
+    struct secret s = { name, fresh, len, out };
+    return db_run_tx(pool, secret_put, &s, err, errsize);
+}
+
+/* ---- Claiming and finishing deliveries --------------------------------- */
+
+void db_deliveries_free(struct db_delivery *d, int count)
+{
+    for (int i = 0; d != NULL && i < count; i++)
+        free(d[i].payload);
+    free(d);
+}
+
+struct claim {
+    int max;
+    double lease_s;
+    struct db_delivery **out;
+    int *count;
+};
+
+static void delivery_read(struct db_delivery *d, const PGresult *res, int row)
+{
+    d->id = atoll(PQgetvalue(res, row, 0));
+    db_copy(d->channel, sizeof d->channel, res, row, 1);
+    db_copy(d->type, sizeof d->type, res, row, 2);
+    d->attempt = atoi(PQgetvalue(res, row, 4));
+    d->created_unix = atoll(PQgetvalue(res, row, 5));
+    d->now_unix = atoll(PQgetvalue(res, row, 6));
+    db_copy(d->player_id, sizeof d->player_id, res, row, 7);
+    db_copy(d->player_name, sizeof d->player_name, res, row, 8);
+    db_copy(d->email, sizeof d->email, res, row, 9);
+    d->email_enabled = PQgetvalue(res, row, 10)[0] == 't';
+    db_copy(d->webhook_id, sizeof d->webhook_id, res, row, 11);
+    db_copy(d->url, sizeof d->url, res, row, 12);
+    db_copy(d->secret, sizeof d->secret, res, row, 13);
+    db_copy(d->previous_secret, sizeof d->previous_secret, res, row, 14);
+    d->webhook_enabled = PQgetvalue(res, row, 15)[0] == 't';
+    d->failing_seconds = atof(PQgetvalue(res, row, 16));
+    db_copy(d->opponent_name, sizeof d->opponent_name, res, row, 17);
+    db_copy(d->deadline, sizeof d->deadline, res, row, 18);
+}
+
+static enum db_status claim(struct db_tx *tx, void *arg)
+{
+    struct claim *c = arg;
+    char max[16], lease[32];
+    const char *params[2] = { max, lease };
+    PGresult *res = NULL;
+    enum db_status rc;
+
+    snprintf(max, sizeof max, "%d", c->max);
+    snprintf(lease, sizeof lease, "%.3f", c->lease_s);
+    rc = db_exec(tx, DB_STMT_DELIVERY_CLAIM, params, &res);
+    if (rc == DB_OK) {
+        int n = PQntuples(res);
+        struct db_delivery *d = calloc((size_t)(n > 0 ? n : 1), sizeof *d);
+        if (d == NULL) {
+            PQclear(res);
+            return db_tx_fail(tx, "out of memory");
+        }
+        for (int i = 0; i < n; i++) {
+            delivery_read(&d[i], res, i);
+            if ((d[i].payload = strdup(PQgetvalue(res, i, 3))) == NULL) {
+                db_deliveries_free(d, i);
+                PQclear(res);
+                return db_tx_fail(tx, "out of memory");
+            }
+        }
+        *c->out = d;
+        *c->count = n;
+    }
+    PQclear(res);
+    return rc;
+}
+
+enum db_status db_deliveries_claim(struct db_pool *pool, int max, double lease_s,
+                                   struct db_delivery **out, int *count, char *err,
+                                   size_t errsize)
+{
+    struct claim c = { max, lease_s, out, count };
+    *out = NULL;
+    *count = 0;
+    return db_run_tx(pool, claim, &c, err, errsize);
+}
+
+struct finish {
+    const struct db_delivery *d;
+    const struct db_attempt *a;
+};
+
+static enum db_status finish(struct db_tx *tx, void *arg)
+{
+    struct finish *f = arg;
+    char id[24], attempt[16], code[16], latency[32], retry[32];
+    const char *error = f->a->error;
+    const char *attempt_params[5] = { id, attempt, code, latency, error };
+    enum db_status rc;
+
+    snprintf(id, sizeof id, "%lld", f->d->id);
+    snprintf(attempt, sizeof attempt, "%d", f->d->attempt);
+    snprintf(code, sizeof code, "%d", f->a->status_code);
+    snprintf(latency, sizeof latency, "%.3f", f->a->latency_ms);
+    snprintf(retry, sizeof retry, "%.3f", f->a->retry_s);
+    /* Losing this record in a crash costs a repeated delivery, which
+     * at-least-once allows: no need to wait for the disk. */
+    if ((rc = db_exec_sql(tx, "SET LOCAL synchronous_commit = off", 0, NULL, NULL)) != DB_OK ||
+        (rc = db_exec(tx, DB_STMT_ATTEMPT_INSERT, attempt_params, NULL)) != DB_OK)
+        return rc;
+    switch (f->a->outcome) {
+    case DB_DELIVERED: {
+        const char *params[1] = { id };
+        return db_exec(tx, DB_STMT_DELIVERY_DONE, params, NULL);
+    }
+    case DB_RETRY: {
+        const char *params[3] = { id, error ? error : "", retry };
+        return db_exec(tx, DB_STMT_DELIVERY_RETRY_LATER, params, NULL);
+    }
+    case DB_FAILED: {
+        const char *params[2] = { id, error ? error : "" };
+        return db_exec(tx, DB_STMT_DELIVERY_FAIL, params, NULL);
+    }
+    case DB_ENDPOINT_GONE: {
+        const char *params[2] = { id, error ? error : "" };
+        const char *disable[2] = { f->d->webhook_id, f->a->reason ? f->a->reason : "" };
+        if ((rc = db_exec(tx, DB_STMT_DELIVERY_FAIL, params, NULL)) != DB_OK)
+            return rc;
+        return f->d->webhook_id[0] ? db_exec(tx, DB_STMT_WEBHOOK_DISABLE, disable, NULL) : DB_OK;
+    }
+    }
+    return db_tx_fail(tx, "unknown delivery outcome %d", (int)f->a->outcome);
+}
+
+enum db_status db_delivery_finish(struct db_pool *pool, const struct db_delivery *d,
+                                  const struct db_attempt *a, char *err, size_t errsize)
+{
+    struct finish f = { d, a };
+    return db_run_tx(pool, finish, &f, err, errsize);
+}
+
+struct next {
+    double *seconds;
+    bool *any;
+};
+
+static enum db_status next(struct db_tx *tx, void *arg)
+{
+    struct next *n = arg;
+    PGresult *res = NULL;
+    enum db_status rc = db_exec(tx, DB_STMT_DELIVERY_NEXT, NULL, &res);
+    if (rc == DB_OK) {
+        *n->any = !PQgetisnull(res, 0, 0);
+        *n->seconds = *n->any ? atof(PQgetvalue(res, 0, 0)) : 0;
+    }
+    PQclear(res);
+    return rc;
+}
+
+enum db_status db_deliveries_next(struct db_pool *pool, double *seconds, bool *any,
+                                  char *err, size_t errsize)
+{
+    struct next n = { seconds, any };
+    *any = false;
+    return db_run_once(pool, next, &n, err, errsize);
+}
+
+/* ---- Reminders and digests --------------------------------------------- */
+
+/* One game's reminder, in a transaction of its own (the players are locked
+ * first, as for every event: see event_lock_game). */
+static enum db_status remind_one(struct db_tx *tx, void *arg)
+{
+    bool *sent = arg;
+    PGresult *res = NULL;
+    char game[DB_ID_SIZE], player[DB_ID_SIZE];
+    const char *params[2] = { game, player };
+    enum db_status rc = db_exec(tx, DB_STMT_REMINDER_DUE, NULL, &res);
+
+    *sent = false;
+    if (rc != DB_OK || PQntuples(res) == 0) {
+        PQclear(res);
+        return rc;
+    }
+    db_copy(game, sizeof game, res, 0, 0);
+    db_copy(player, sizeof player, res, 0, 1);
+    PQclear(res);
+    if ((rc = db_exec(tx, DB_STMT_EVENT_LOCK_GAME, params, NULL)) != DB_OK ||
+        (rc = db_exec(tx, DB_STMT_REMINDER_EVENT, params, NULL)) != DB_OK)
+        return rc;
+    *sent = true;
+    return DB_OK;
+}
+
+enum db_status db_reminders_send(struct db_pool *pool, int max, int *sent, char *err,
+                                 size_t errsize)
+{
+    enum db_status rc = DB_OK;
+    *sent = 0;
+    for (int i = 0; i < max; i++) {
+        bool one = false;
+        if ((rc = db_run_tx(pool, remind_one, &one, err, errsize)) != DB_OK || !one)
+            break;
+        (*sent)++;
+    }
+    return rc;
+}
+
+static enum db_status owe_digests(struct db_tx *tx, void *arg)
+{
+    int *owed = arg;
+    PGresult *res = NULL;
+    enum db_status rc = db_exec(tx, DB_STMT_DIGEST_OWE, NULL, &res);
+    if (rc == DB_OK)
+        *owed = PQntuples(res) > 0 ? atoi(PQgetvalue(res, 0, 0)) : 0;
+    PQclear(res);
+    return rc;
+}
+
+enum db_status db_digests_owe(struct db_pool *pool, int *owed, char *err, size_t errsize)
+{
+    *owed = 0;
+    return db_run_tx(pool, owe_digests, owed, err, errsize);
+}

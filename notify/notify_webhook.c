@@ -1,0 +1,152 @@
+/*
+ * notify_webhook.c — one attempt at a webhook delivery, as the Standard
+ * Webhooks specification has it: POST of {"type", "timestamp", "data"}
+ * with webhook-id (stable across retries), webhook-timestamp and
+ * webhook-signature.  The URL is resolved and checked again here and the
+ * connection pinned to the checked address; at most 64 KiB of the answer
+ * is read; redirects are not followed.
+ */
+#include "notify_int.h"
+
+#include "base.h"
+#include "notify_sign.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define ANSWER_MAX (64 * 1024)
+
+/* Counts the answer's bytes, refusing more than ANSWER_MAX. */
+static size_t discard(char *data, size_t size, size_t n, void *arg)
+{
+    size_t *seen = arg;
+    (void)data;
+    *seen += size * n;
+    return *seen > ANSWER_MAX ? 0 : size * n;
+}
+
+/* The request body: the event's data under its type and time. */
+static char *body_of(const struct db_delivery *d)
+{
+    cJSON *root = cJSON_CreateObject(), *data = cJSON_Parse(d->payload);
+    char when[32], *text = NULL;
+
+    base_time_format(d->created_unix, when);
+    if (root != NULL && data != NULL && cJSON_AddStringToObject(root, "type", d->type) &&
+        cJSON_AddStringToObject(root, "timestamp", when)) {
+        cJSON_AddItemToObject(root, "data", data);
+        data = NULL;
+        text = cJSON_PrintUnformatted(root);
+    }
+    cJSON_Delete(data);
+    cJSON_Delete(root);
+    return text;
+}
+
+/* Sets the headers; false if out of memory or a secret is unusable. */
+static bool sign(const struct db_delivery *d, const char *body, struct curl_slist **headers,
+                 char *error, size_t errsize)
+{
+    const char *secrets[2] = { d->secret, d->previous_secret };
+    char id[40], stamp[48], signature[2 * (NOTIFY_SIGNATURE_LEN + 1) + 32];
+    char value[sizeof signature + 32];
+    long long now = (long long)time(NULL);
+    struct curl_slist *h = NULL;
+
+    snprintf(id, sizeof id, "webhook-id: msg_%lld", d->id);
+    snprintf(stamp, sizeof stamp, "webhook-timestamp: %lld", now);
+    if (!notify_sign_all(secrets, d->previous_secret[0] ? 2 : 1, id + 12, now, body,
+                         strlen(body), signature, sizeof signature)) {
+        snprintf(error, errsize, "the webhook's secret is unusable");
+        return false;
+    }
+    snprintf(value, sizeof value, "webhook-signature: %s", signature);
+    const char *lines[] = { "Content-Type: application/json", "User-Agent: korp-webhooks/1",
+                            id, stamp, value, "Expect:" };
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        struct curl_slist *more = curl_slist_append(h, lines[i]);
+        if (more == NULL) {
+            curl_slist_free_all(h);
+            snprintf(error, errsize, "out of memory");
+            return false;
+        }
+        h = more;
+    }
+    *headers = h;
+    return true;
+}
+
+void notify_webhook_send(struct notify_sender *s, const struct db_delivery *d,
+                         struct db_attempt *a, char *error, size_t errsize)
+{
+    const struct notify_config *c = s->config;
+    struct curl_slist *headers = NULL, *resolve = NULL;
+    struct notify_pin pin;
+    char *body = NULL, curl_error[CURL_ERROR_SIZE] = "";
+    size_t answered = 0;
+    long status = 0;
+    curl_off_t retry_after = -1;
+    long long started = base_monotonic_us();
+    CURLcode rc;
+
+    *a = (struct db_attempt){ 0 };
+    if (!d->webhook_enabled) {
+        a->outcome = DB_FAILED;
+        snprintf(error, errsize, "the webhook is disabled");
+        return;
+    }
+    if (!notify_url_pin(d->url, c->allow_private, &pin, error, errsize)) {
+        a->latency_ms = (double)(base_monotonic_us() - started) / 1000.0;
+        notify_retry_decide(c, d, 0, a);
+        return;
+    }
+    if ((body = body_of(d)) == NULL) {
+        a->outcome = DB_FAILED;
+        snprintf(error, errsize, "the event's data is unreadable");
+        return;
+    }
+    if (!sign(d, body, &headers, error, errsize)) {
+        free(body);
+        a->outcome = DB_FAILED;
+        return;
+    }
+    curl_easy_reset(s->curl);
+    if (!notify_curl_harden(s->curl, &pin, c->allow_private, &resolve)) {
+        snprintf(error, errsize, "cannot set up the request (out of memory)");
+        notify_retry_decide(c, d, 0, a);
+    } else {
+        curl_easy_setopt(s->curl, CURLOPT_URL, d->url);
+        curl_easy_setopt(s->curl, CURLOPT_POSTFIELDS, body);
+        curl_easy_setopt(s->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
+        curl_easy_setopt(s->curl, CURLOPT_HTTPHEADER, headers);
+        curl_easy_setopt(s->curl, CURLOPT_TIMEOUT, (long)c->webhook_timeout_seconds);
+        curl_easy_setopt(s->curl, CURLOPT_CONNECTTIMEOUT, (long)c->webhook_timeout_seconds);
+        curl_easy_setopt(s->curl, CURLOPT_WRITEFUNCTION, discard);
+        curl_easy_setopt(s->curl, CURLOPT_WRITEDATA, &answered);
+        curl_easy_setopt(s->curl, CURLOPT_ERRORBUFFER, curl_error);
+        rc = curl_easy_perform(s->curl);
+        a->latency_ms = (double)(base_monotonic_us() - started) / 1000.0;
+        curl_easy_getinfo(s->curl, CURLINFO_RESPONSE_CODE, &status);
+        curl_easy_getinfo(s->curl, CURLINFO_RETRY_AFTER, &retry_after);
+        a->status_code = (int)status;
+        if (status >= 200 && status < 300) {
+            a->outcome = DB_DELIVERED;
+        } else if (status == 410) {
+            a->outcome = DB_ENDPOINT_GONE;
+            a->reason = "the endpoint answered 410 Gone";
+            snprintf(error, errsize, "410 Gone: the webhook is disabled");
+        } else {
+            if (status != 0)
+                snprintf(error, errsize, "the endpoint answered %ld", status);
+            else
+                snprintf(error, errsize, "%s", curl_error[0] ? curl_error : curl_easy_strerror(rc));
+            notify_retry_decide(c, d, retry_after > 0 ? (double)retry_after : 0, a);
+        }
+    }
+    curl_slist_free_all(headers);
+    curl_slist_free_all(resolve);
+    free(body);
+}

@@ -1,0 +1,203 @@
+/*
+ * notify_worker.c — the delivery workers, the listener that wakes them and
+ * the scheduler of reminders and digests.
+ *
+ * A worker claims a batch of due deliveries (leased, FOR UPDATE SKIP
+ * LOCKED), sends each, and records the attempt.  With nothing due it
+ * sleeps until the next delivery falls due, or until a NOTIFY on
+ * korp_deliveries (a commit that owes something) wakes it: a delivery
+ * leaves within milliseconds of the commit that made it.
+ */
+#include "notify_int.h"
+
+#include "base.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CLAIM_BATCH 16
+#define MAX_IDLE_MS 5000     /* looks again at least this often */
+
+struct notify {
+    struct db_pool *pool;
+    struct notify_config config;
+    struct base_worker **workers;
+    int worker_count;
+    struct base_worker *scheduler;
+    struct db_listener *listener;
+};
+
+/* ---- Counters ------------------------------------------------------------ */
+
+static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct notify_stats stats;
+
+void notify_count(const struct db_delivery *d, const struct db_attempt *a)
+{
+    int channel = strcmp(d->channel, "webhook") == 0;
+    pthread_mutex_lock(&stats_lock);
+    if (a->outcome == DB_DELIVERED)
+        stats.delivered[channel]++;
+    else if (a->outcome == DB_RETRY)
+        stats.retried[channel]++;
+    else
+        stats.failed[channel]++;
+    pthread_mutex_unlock(&stats_lock);
+}
+
+void notify_stats(struct notify_stats *out)
+{
+    pthread_mutex_lock(&stats_lock);
+    *out = stats;
+    pthread_mutex_unlock(&stats_lock);
+}
+
+/* ---- Delivering -------------------------------------------------------- */
+
+static void deliver(struct notify *n, struct notify_sender *s, const struct db_delivery *d)
+{
+    char error[512] = "", err[512] = "";
+    struct db_attempt a = { 0 };
+    enum db_status rc;
+
+    if (strcmp(d->channel, "webhook") == 0)
+        notify_webhook_send(s, d, &a, error, sizeof error);
+    else
+        notify_email_send(s, d, &a, error, sizeof error);
+    a.error = error[0] ? error : NULL;
+    notify_count(d, &a);
+    base_log(a.outcome == DB_DELIVERED ? BASE_LOG_DEBUG : BASE_LOG_INFO,
+             "notify: %s %s msg_%lld attempt %d for %s: %s%s%s", d->channel, d->type, d->id,
+             d->attempt, d->player_id,
+             a.outcome == DB_DELIVERED ? "delivered"
+             : a.outcome == DB_RETRY   ? "will retry"
+                                       : "given up",
+             error[0] ? ": " : "", error);
+    /* If this record is lost, the lease runs out and the delivery is made
+     * again: at least once. */
+    if ((rc = db_delivery_finish(n->pool, d, &a, err, sizeof err)) != DB_OK)
+        base_log(BASE_LOG_WARN, "notify: cannot record msg_%lld: %s: %s", d->id,
+                 db_status_text(rc), err);
+}
+
+/* How long to sleep with nothing claimed: until the next due delivery. */
+static int idle_ms(struct notify *n)
+{
+    char err[512] = "";
+    double seconds = 0;
+    bool any = false;
+    if (db_deliveries_next(n->pool, &seconds, &any, err, sizeof err) != DB_OK || !any)
+        return MAX_IDLE_MS;
+    if (seconds * 1000 >= MAX_IDLE_MS)
+        return MAX_IDLE_MS;
+    return seconds <= 0.005 ? 5 : (int)(seconds * 1000) + 1;
+}
+
+static void work(struct base_worker *w, void *arg)
+{
+    struct notify *n = arg;
+    struct notify_sender sender = { &n->config, curl_easy_init() };
+    int wait_ms = 0;
+
+    if (sender.curl == NULL) {
+        base_log(BASE_LOG_ERROR, "notify: cannot make a curl handle");
+        return;
+    }
+    while (base_worker_sleep(w, wait_ms)) {
+        struct db_delivery *due = NULL;
+        char err[512] = "";
+        int count = 0;
+        enum db_status rc = db_deliveries_claim(n->pool, CLAIM_BATCH, n->config.lease_seconds,
+                                                &due, &count, err, sizeof err);
+        if (rc != DB_OK) {
+            base_log(BASE_LOG_WARN, "notify: cannot claim deliveries: %s: %s",
+                     db_status_text(rc), err);
+            wait_ms = 1000;
+            continue;
+        }
+        for (int i = 0; i < count; i++)
+            deliver(n, &sender, &due[i]);
+        db_deliveries_free(due, count);
+        /* After any work, look again at once: more may have come due. */
+        wait_ms = count > 0 ? 0 : idle_ms(n);
+    }
+    curl_easy_cleanup(sender.curl);
+}
+
+/* ---- Waking and scheduling ----------------------------------------------- */
+
+static void wake_all(void *arg)
+{
+    struct notify *n = arg;
+    for (int i = 0; i < n->worker_count; i++)
+        if (n->workers[i] != NULL)
+            base_worker_wake(n->workers[i]);
+}
+
+static void schedule(struct base_worker *w, void *arg)
+{
+    struct notify *n = arg;
+    int period_ms = (n->config.sweep_seconds > 0 ? n->config.sweep_seconds : 60) * 1000;
+
+    do {
+        char err[512] = "";
+        int sent = 0, owed = 0;
+        enum db_status rc = db_reminders_send(n->pool, 100, &sent, err, sizeof err);
+        if (rc != DB_OK)
+            base_log(BASE_LOG_WARN, "notify: reminders: %s: %s", db_status_text(rc), err);
+        else if (sent > 0)
+            base_log(BASE_LOG_INFO, "notify: %d deadline reminder(s) sent", sent);
+        rc = db_digests_owe(n->pool, &owed, err, sizeof err);
+        if (rc != DB_OK)
+            base_log(BASE_LOG_WARN, "notify: digests: %s: %s", db_status_text(rc), err);
+        else if (owed > 0)
+            base_log(BASE_LOG_INFO, "notify: %d daily digest(s) owed", owed);
+    } while (base_worker_sleep(w, period_ms));
+}
+
+struct notify *notify_start(struct db_pool *pool, const struct notify_config *config,
+                            char *err, size_t errsize)
+{
+    struct notify *n = calloc(1, sizeof *n);
+    if (n == NULL || (config->workers > 0 &&
+                      (n->workers = calloc((size_t)config->workers, sizeof *n->workers)) == NULL)) {
+        free(n);
+        snprintf(err, errsize, "out of memory");
+        return NULL;
+    }
+    n->pool = pool;
+    n->config = *config;
+    if (config->workers <= 0)
+        return n;
+    for (int i = 0; i < config->workers; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "notify %d", i + 1);
+        if ((n->workers[i] = base_worker_start(name, work, n, err, errsize)) == NULL) {
+            notify_stop(n);
+            return NULL;
+        }
+        n->worker_count = i + 1;
+    }
+    if ((n->scheduler = base_worker_start("notify scheduler", schedule, n, err, errsize)) ==
+            NULL ||
+        (n->listener = db_wakeup_start(pool, DB_DELIVERIES_CHANNEL, wake_all, n, err,
+                                       errsize)) == NULL) {
+        notify_stop(n);
+        return NULL;
+    }
+    return n;
+}
+
+void notify_stop(struct notify *n)
+{
+    if (n == NULL)
+        return;
+    db_listener_stop(n->listener);
+    base_worker_stop(n->scheduler);
+    for (int i = 0; i < n->worker_count; i++)
+        base_worker_stop(n->workers[i]);
+    free(n->workers);
+    free(n);
+}
