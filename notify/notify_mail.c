@@ -60,16 +60,21 @@ static void text_put(struct text *t, const char *fmt, ...) __attribute__((format
 
 static void text_put(struct text *t, const char *fmt, ...)
 {
-    char small[512];
-    va_list ap;
+    char small[256], *piece = small;
+    va_list ap, again;
     va_start(ap, fmt);
+    va_copy(again, ap);
     int n = vsnprintf(small, sizeof small, fmt, ap);
+    if (n >= (int)sizeof small && (piece = malloc((size_t)n + 1)) != NULL)
+        vsnprintf(piece, (size_t)n + 1, fmt, again);
+    va_end(again);
     va_end(ap);
-    if (n < 0 || (size_t)n >= sizeof small) {
-        t->failed = true;  /* every caller formats short pieces */
-        return;
-    }
-    text_add(t, small, (size_t)n);
+    if (n < 0 || piece == NULL)
+        t->failed = true;
+    else
+        text_add(t, piece, (size_t)n);
+    if (piece != small)
+        free(piece);
 }
 
 /* Hands the text over (NULL if it failed) and empties t. */
@@ -391,15 +396,19 @@ static void add_footer(struct text *t, const char *settings_url)
 static void add_move(struct text *t, const char *opponent, int ply, const char *san,
                      const char *polish)
 {
-    char move[64], para[256];
+    struct text para = { 0 };
+    char move[64];
     move_words(ply, san, move, sizeof move);
     if (polish && polish[0])
-        snprintf(para, sizeof para,
-                 "%s's last move: %s (in the inventor's Polish notation: %s).", opponent,
-                 move, polish);
+        text_put(&para, "%s's last move: %s (in the inventor's Polish notation: %s).",
+                 opponent, move, polish);
     else
-        snprintf(para, sizeof para, "%s's last move: %s.", opponent, move);
-    add_wrapped(t, para, "");
+        text_put(&para, "%s's last move: %s.", opponent, move);
+    if (para.failed)
+        t->failed = true;
+    else
+        add_wrapped(t, para.buf, "");
+    free(para.buf);
 }
 
 /* "Your deadline: Wednesday 25 November 2026, 13:45 UTC (in 24 hours)." */

@@ -15,7 +15,7 @@ KORP_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 KORP_PACKAGES="build-essential cmake pkg-config libmicrohttpd-dev libpq-dev libcjson-dev
   libcurl4-openssl-dev libcmocka-dev libssl-dev postgresql curl ca-certificates"
 KORP_TEST_PACKAGES="clang libclang-rt-14-dev python3-pytest python3-requests python3-jsonschema
-  python3-hypothesis python3-yaml prometheus haproxy"
+  python3-hypothesis python3-yaml prometheus haproxy postfix"
 
 KORP_PG_ADMIN=korp_admin
 KORP_PG_USER=korp
@@ -61,6 +61,12 @@ korp_install() {
         as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
             --no-install-recommends postgresql-common >/dev/null
         no_main_cluster
+    fi
+    if [[ " ${missing[*]} " == *" postfix "* ]]; then
+        # The tests use only postfix's smtp-sink: no mail system is set up
+        # (and none starts on port 25).
+        echo "postfix postfix/main_mailer_type select No configuration" |
+            as_root debconf-set-selections
     fi
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
         "${missing[@]}" >/dev/null

@@ -25,7 +25,18 @@ static const struct api_field challenge_fields[] = {
     { NULL, API_STRING, false, false, 0, 0 },
 };
 
-static const struct api_field *const tables[] = { move_fields, challenge_fields };
+/* Lists and objects: PUT /v1/players/me/notifications, POST /v1/webhooks. */
+static const struct api_field settings_fields[] = {
+    { "email_address", API_STRING, false, true, 3, 254 },
+    { "email_enabled", API_BOOLEAN, false, false, 0, 0 },
+    { "email_events", API_LIST, false, false, 0, 18 },
+    { "digest", API_OBJECT, false, false, 0, 0 },
+    { "reminder_hours", API_INTEGER, false, false, 0, 720 },
+    { NULL, API_STRING, false, false, 0, 0 },
+};
+
+static const struct api_field *const tables[] = { move_fields, challenge_fields,
+                                                  settings_fields };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

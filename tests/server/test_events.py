@@ -254,7 +254,7 @@ def test_the_listener_survives_losing_its_connection(api, two_players, korpd, st
     ev, = s.events(1, timeout=15)
     assert ev["data"]["san"] == "K@e8"
     # It did lose its connection, and made it again.
-    assert "event listener: reconnected" in korpd.log_text()
+    assert "listener on korp_events: reconnected" in korpd.log_text()
 
 
 def test_stream_errors_are_problems(korpd):
