@@ -100,6 +100,31 @@ bool api_authenticate(struct api_request *req, enum MHD_Result *replied)
     return true;
 }
 
+/*
+ * On a public route, a valid token still names its caller, so that the
+ * request is charged to the token's rate limit rather than to its address
+ * (a bot's /legal-moves and /analysis calls).  A bad or unknown token is
+ * ignored there, as the route needs none.
+ */
+static void identify_quietly(struct api_request *req)
+{
+    const char *auth = MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND,
+                                                   MHD_HTTP_HEADER_AUTHORIZATION);
+    char err[512] = "";
+
+    if (auth == NULL || strncasecmp(auth, "Bearer ", 7) != 0)
+        return;
+    auth += 7;
+    while (*auth == ' ')
+        auth++;
+    if (auth[0] == '\0' || strlen(auth) > 128)
+        return;
+    if (db_caller_find(req->config->pool, auth, &req->caller, err, sizeof err) == DB_OK)
+        req->authenticated = true;
+    else
+        memset(&req->caller, 0, sizeof req->caller);
+}
+
 /* Whether path matches pattern; fills params with the captures. */
 static bool match(const char *pattern, const char *path,
                   char params[API_MAX_PARAMS][API_PARAM_MAX + 1])
@@ -196,6 +221,8 @@ enum MHD_Result api_route(struct api_request *req)
         enum MHD_Result replied;
         if ((r->needs & API_TOKEN) && !api_authenticate(req, &replied))
             return replied;
+        if (!(r->needs & (API_TOKEN | API_UNLIMITED)))
+            identify_quietly(req);
         if (!(r->needs & API_UNLIMITED) && !api_limits_check(req, &replied))
             return replied;
         if ((r->needs & API_ARBITER) && !req->caller.arbiter)

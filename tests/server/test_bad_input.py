@@ -848,7 +848,7 @@ def token_operations():
 def fill(template, world):
     ids = {"/v1/players/me/tokens/{id}": NO_SUCH_ID, "/v1/challenges/{id}/accept": NO_SUCH_ID,
            "/v1/challenges/{id}/decline": NO_SUCH_ID, "/v1/challenges/{id}/cancel": NO_SUCH_ID}
-    return template.replace("{id}", ids.get(template, world.gid))
+    return template.replace("{id}", ids.get(template, world.gid)).replace("{delivery}", "msg_1")
 
 
 def body_for(template, world):

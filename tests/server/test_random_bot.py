@@ -1,0 +1,436 @@
+"""The example bot (examples/random-bot) against a real korpd: two bot processes play
+each other in both variants until every game ends by the rules or by resignation at the
+move cap, and `korp replay` (the rules library outside korpd) checks every move of every
+record.  Then the same while connections are cut under the bots and korpd is killed and
+restarted (they resume with Last-Event-ID), and under a rate limit (429 and Retry-After);
+and against a stand-in korpd whose event stream the test writes byte for byte."""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+
+import pytest
+
+from korp_client import Api
+from korp_fixtures import wait_until
+
+RULE_ENDS = {"checkmate", "stalemate", "insufficient-material", "threefold", "fifty-move"}
+# Random Korpalski games seldom mate: a cap keeps them short, and the bot resigns at it.
+MAX_PLIES = 160
+
+
+@pytest.fixture(scope="module")
+def bot_binary():
+    path = os.environ.get("KORP_RANDOM_BOT")
+    if not path:
+        pytest.skip("KORP_RANDOM_BOT is not set: run through ctest (scripts/test.sh)")
+    return path
+
+
+@pytest.fixture(scope="module")
+def korp_binary():
+    path = os.environ.get("KORP")
+    if not path:
+        pytest.skip("KORP is not set: run through ctest (scripts/test.sh)")
+    return path
+
+
+class Bot:
+    """One random-bot process, its stderr in a file; stopped by PID."""
+
+    def __init__(self, binary, base, token, *args):
+        self.log = tempfile.NamedTemporaryFile(prefix="random-bot-", suffix=".log",
+                                               delete=False)
+        env = dict(os.environ, KORP_TOKEN=token)
+        env.pop("KORP_URL", None)
+        self.proc = subprocess.Popen([binary, base, *args], env=env, stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.DEVNULL, stderr=self.log)
+
+    def text(self):
+        with open(self.log.name, errors="replace") as f:
+            return f.read()
+
+    def wait(self, timeout):
+        """The exit status; AssertionError (with the log's end) if it takes longer."""
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            tail = "\n".join(self.text().splitlines()[-30:])
+            raise AssertionError(f"random-bot {self.proc.pid} still running after "
+                                 f"{timeout} s; its log ends:\n{tail}") from None
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+        self.log.close()
+        os.unlink(self.log.name)
+
+
+@pytest.fixture
+def start_bot(bot_binary):
+    started = []
+
+    def start(base, token, *args):
+        b = Bot(bot_binary, base, token, *args)
+        started.append(b)
+        return b
+
+    yield start
+    for b in started:
+        b.stop()
+
+
+class Proxy:
+    """A TCP relay on a loopback port of its own to the korpd of the moment: the bots
+    keep one URL while the test cuts every connection or puts another korpd behind it."""
+
+    def __init__(self, target_port):
+        self.target = target_port
+        self.lock = threading.Lock()
+        self.sockets = []
+        self.cuts = 0
+        self.listener = socket.socket()
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(64)
+        self.base = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            try:
+                upstream = socket.create_connection(("127.0.0.1", self.target), timeout=5)
+                upstream.settimeout(None)
+            except OSError:
+                client.close()          # no korpd behind: the client sees the door shut
+                continue
+            with self.lock:
+                self.sockets += [client, upstream]
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _shut(s):
+        try:
+            s.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    def _pipe(self, src, dst):
+        try:
+            while True:
+                data = src.recv(65536)
+                if not data:
+                    break
+                dst.sendall(data)
+        except OSError:
+            pass
+        finally:
+            self._shut(src)
+            self._shut(dst)
+            with self.lock:
+                for s in (src, dst):
+                    if s in self.sockets:
+                        self.sockets.remove(s)
+                        s.close()
+
+    def cut(self):
+        """Drops every open connection, as a failing network or load balancer would."""
+        with self.lock:
+            live = list(self.sockets)
+            self.cuts += 1
+        for s in live:
+            self._shut(s)
+
+    def close(self):
+        self._shut(self.listener)
+        self.listener.close()
+        self.cut()
+
+
+@pytest.fixture
+def proxy():
+    made = []
+
+    def make(target_port):
+        p = Proxy(target_port)
+        made.append(p)
+        return p
+
+    yield make
+    for p in made:
+        p.close()
+
+
+def replay(korp, command, pgn):
+    out = subprocess.run([korp, command], input=pgn, capture_output=True, text=True,
+                         timeout=30)
+    assert out.returncode == 0, f"korp {command}: {out.stderr}\n{pgn}"
+    return out.stdout
+
+
+def check_game(api, korp, gid, max_plies):
+    """The game is over, by the rules or by resignation at the cap, and `korp replay`
+    accepts every move of its record, reaching korpd's position at every ply.
+    Returns the termination."""
+    g = api.game(gid)
+    assert g["status"] == "finished", g
+    term = g["termination"]
+    pgn = api.call("GET", "/v1/games/{id}/pgn", [gid], expect=200)[1]
+    moves = api.call("GET", "/v1/games/{id}/moves", [gid], expect=200)[1]["moves"]
+    lines = replay(korp, "replay", pgn).splitlines()
+    plies = [line.split(" ", 2) for line in lines[:-1]]
+    assert len(plies) == g["ply"] == len(moves)
+    assert [p[1] for p in plies] == g["moves"]
+    assert [p[2] for p in plies] == [m["fen"] for m in moves]
+    verdict = lines[-1]
+    if term in ("checkmate", "stalemate", "insufficient-material"):
+        # The final position ends the game by itself, with the same result.
+        assert verdict == f"result {g['result']} {term}", (verdict, g)
+    else:
+        assert verdict == "result * ongoing", (verdict, g)
+        if term == "resignation":
+            # Only at the cap, by the side to move there.
+            assert g["ply"] == max_plies, g
+            assert g["result"] == ("0-1" if g["to_move"] == "white" else "1-0"), g
+        else:
+            assert term in ("threefold", "fifty-move"), g
+            assert g["result"] == "1/2-1/2", g
+            facts = json.loads(replay(korp, "analyse", pgn))
+            assert facts["threefold_claimable" if term == "threefold"
+                         else "fifty_move_claimable"], (facts, g)
+    return term
+
+
+def challenge(api, opponent_id, variant, color):
+    return api.call("POST", "/v1/challenges",
+                    json={"variant": variant, "opponent": opponent_id, "color": color},
+                    expect=201)[1]["id"]
+
+
+def games_of(api, player_id):
+    _, page = api.call("GET", "/v1/games", query={"player": player_id, "limit": 100},
+                       expect=200)
+    return page["games"]
+
+
+def test_two_bots_play_both_variants_to_a_lawful_end(korpd, korp_binary, start_bot):
+    api = Api(korpd.base)
+    wa, w = api.new_player("rbw")
+    ba, b = api.new_player("rbb")
+
+    # Before the bots start: a game in progress (Black to move) and an open challenge.
+    started = wa.new_game(ba, b["id"], variant="korpalski", color="white")
+    wa.move(started["id"], "K@e1", ply=0)
+    pending = challenge(wa, b["id"], "glinski", "black")
+
+    args = ("--max-plies", str(MAX_PLIES), "--games", "4")
+    bot_w = start_bot(korpd.base, wa.token, *args)
+    bot_b = start_bot(korpd.base, ba.token, *args)
+    # The bots hear of these from their streams.
+    wait_until(lambda: "stream: open" in bot_b.text(), 20, what="bot b's stream")
+    later = [challenge(wa, b["id"], "korpalski", "black"),
+             challenge(wa, b["id"], "glinski", "white")]
+
+    assert bot_w.wait(60) == 0, bot_w.text()
+    assert bot_b.wait(60) == 0, bot_b.text()
+
+    games = games_of(api, w["id"])
+    assert len(games) == 4
+    assert sorted((g["variant"], g["white"]["id"] == w["id"]) for g in games) == [
+        ("glinski", False), ("glinski", True), ("korpalski", False), ("korpalski", True)]
+    for g in games:
+        check_game(api, korp_binary, g["id"], MAX_PLIES)
+    log_b = bot_b.text()
+    for cid in [pending] + later:
+        assert f"accept challenge {cid}: game" in log_b, log_b
+    # One line per action: every move of each bot is in its log.
+    for bot, side in ((bot_w, w), (bot_b, b)):
+        text = bot.text()
+        for g in games:
+            mine = 0 if g["white"]["id"] == side["id"] else 1
+            sans = [san for i, san in enumerate(g["moves"]) if i % 2 == mine]
+            if g["id"] == started["id"] and mine == 0:
+                sans = sans[1:]         # the test played White's first move itself
+            logged = [line.split(": ", 2)[2].split(" (")[0] for line in text.splitlines()
+                      if f"random-bot: move {g['id']} ply " in line]
+            assert logged == sans, (g["id"], logged, sans)
+
+
+def test_bots_survive_cut_connections_and_a_korpd_restart(shared_db_url, start_korpd,
+                                                          korp_binary, start_bot, proxy):
+    cap = 400
+    k1 = start_korpd(shared_db_url)
+    front = proxy(k1.port)
+    api = Api(front.base)
+    wa, w = api.new_player("rrw")
+    ba, b = api.new_player("rrb")
+    args = ("--max-plies", str(cap), "--games", "2", "--max-backoff", "2")
+    bot_w = start_bot(front.base, wa.token, *args)
+    bot_b = start_bot(front.base, ba.token, *args)
+    wait_until(lambda: "stream: open" in bot_b.text() and "stream: open" in bot_w.text(),
+               20, what="the bots' streams")
+    ids = [challenge(wa, b["id"], "korpalski", "white"),
+           challenge(wa, b["id"], "glinski", "black")]
+
+    # The test watches korpd directly, not through the proxy it cuts.
+    def games(k):
+        return games_of(Api(k.base), w["id"])
+
+    def least_ply(k):
+        return min([g["ply"] for g in games(k)] or [0])
+
+    wait_until(lambda: len(games(k1)) == 2 and least_ply(k1) >= 10, 20, step=0.01,
+               what="both games to get going")
+    # The network fails the bots a few times: every connection cut at once,
+    # streams and calls in flight alike.
+    for _ in range(2):
+        front.cut()
+        time.sleep(0.7)         # past the bots' first reconnection delay
+    mark = least_ply(k1)
+    wait_until(lambda: least_ply(k1) >= mark + 10 or
+               all(g["status"] != "active" for g in games(k1)),
+               20, step=0.01, what="the games to go on after the cuts")
+
+    # Mid-game korpd dies (SIGKILL: no goodbye), and another takes its place on the
+    # same database a second later.
+    k1.proc.kill()
+    k1.proc.wait(timeout=10)
+    time.sleep(1)
+    k2 = start_korpd(shared_db_url)
+    front.target = k2.port
+    before = games(k2)
+    assert any(g["status"] == "active" for g in before), before
+
+    assert bot_w.wait(60) == 0, bot_w.text()
+    assert bot_b.wait(60) == 0, bot_b.text()
+    after = games(k2)
+    assert len(after) == 2
+    for g in after:
+        check_game(Api(k2.base), korp_binary, g["id"], cap)
+    # Each game that was going on when korpd died went on after it.
+    for g in before:
+        if g["status"] == "active":
+            assert next(a for a in after if a["id"] == g["id"])["ply"] > g["ply"]
+    for bot in (bot_w, bot_b):
+        text = bot.text()
+        resumed = text.count(f"stream: connecting to {front.base}/v1/events with Last-Event-ID")
+        assert resumed >= 2, text
+    assert all(f"accept challenge {cid}: game" in bot_b.text() for cid in ids)
+
+
+def test_bot_waits_out_the_rate_limit(shared_db_url, start_korpd, korp_binary, start_bot):
+    # Public routes (/analysis, /legal-moves) count against the address, shared here by
+    # both bots and the test; moves count against each token.
+    k = start_korpd(shared_db_url, KORP_RATE_LIMIT=20, KORP_RATE_BURST=10)
+    api = Api(k.base)
+    wa, w = api.new_player("rlw")
+    ba, b = api.new_player("rlb")
+    challenge(wa, b["id"], "korpalski", "white")
+    args = ("--max-plies", "16", "--games", "1")
+    bot_w = start_bot(k.base, wa.token, *args)
+    bot_b = start_bot(k.base, ba.token, *args)
+    assert bot_w.wait(60) == 0, bot_w.text()
+    assert bot_b.wait(60) == 0, bot_b.text()
+    both = bot_w.text() + bot_b.text()
+    assert "HTTP 429; retry 1 in" in both and "(Retry-After)" in both, both
+    time.sleep(1)       # the address's bucket fills again for the checks
+    (g,) = games_of(api, w["id"])
+    assert check_game(api, korp_binary, g["id"], 16) in RULE_ENDS | {"resignation"}
+
+
+class FakeKorpd:
+    """Just enough of korpd for the bot to start, and an event stream the test writes
+    byte for byte: CRLF line ends, a comment, data over two lines, then an event cut
+    off half-way and silence.  Records the Last-Event-ID of each stream request."""
+
+    FIRST = (b": keep-alive\r\n\r\n"
+             b"id: 41\r\nevent: challenge\r\n"
+             b"data: {\"challenge_id\": \"C000000001\", \"status\": \"open\",\r\n"
+             b"data:  \"opponent\": \"Fake000001\", \"variant\": \"glinski\"}\r\n\r\n"
+             b"id: 42\nevent: move\ndata: {\"ply\": ")
+
+    def __init__(self):
+        import http.server
+
+        fake = self
+        self.resumed_from = []
+        self.stop = threading.Event()
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def reply(self, status, body):
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self):
+                if self.path == "/v1/players/me":
+                    self.reply(200, {"id": "Fake000001", "name": "fake"})
+                elif self.path == "/v1/challenges":
+                    self.reply(200, {"incoming": [], "outgoing": []})
+                elif self.path.startswith("/v1/games?"):
+                    self.reply(200, {"games": [], "next": None})
+                elif self.path == "/v1/events":
+                    fake.resumed_from.append(self.headers.get("Last-Event-ID"))
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/event-stream")
+                    self.end_headers()
+                    if len(fake.resumed_from) == 1:
+                        self.wfile.write(FakeKorpd.FIRST)
+                    self.wfile.flush()
+                    fake.stop.wait(20)      # then silence, until the test ends
+                else:
+                    self.reply(404, {"type": "/problems/not-found", "detail": "fake"})
+
+            def do_POST(self):
+                self.reply(409, {"type": "/problems/conflict", "detail": "fake conflict"})
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.stop.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_bot_parses_the_stream_and_resumes_a_silent_one(start_bot):
+    fake = FakeKorpd()
+    try:
+        bot = start_bot(fake.base, "korp_" + "x" * 32, "--idle-timeout", "1",
+                        "--max-backoff", "1")
+        wait_until(lambda: len(fake.resumed_from) >= 2, 15, what="the bot to reconnect")
+        text = bot.text()
+        # The multi-line CRLF event came through whole and was acted on.
+        assert "accept challenge C000000001: HTTP 409: fake conflict" in text, text
+        # Silence counts as a dead connection; the next request resumes after the last
+        # complete event (41), not the half-received one (42).
+        assert "stream: nothing for 1 s; reconnecting" in text, text
+        assert fake.resumed_from[:2] == [None, "41"], fake.resumed_from
+        bot.proc.send_signal(signal.SIGTERM)
+        assert bot.wait(10) == 0, bot.text()
+        assert "stopping on a signal" in bot.text()
+    finally:
+        fake.close()
