@@ -21,6 +21,18 @@
 /* Every this many keep-alives a stream also reads the table: a backstop
  * for a notification that never came. */
 #define KEEPALIVES_PER_READ 4
+/* Streams are spread over this many keep-alive slots, one slot's turn per
+ * 1/KEEPALIVE_SLOTS of the interval, so that thousands of streams do not
+ * all wake (and every fourth time read the database) at the same moment. */
+#define KEEPALIVE_SLOTS 16
+/* The index of streams by whom they follow: a player, or a game for a
+ * spectator.  A power of two; chains stay short up to about ten times as
+ * many streams. */
+#define INDEX_BUCKETS 8192
+/* After the listener reconnected, streams read the table again in batches
+ * of this many, this often, rather than all at once. */
+#define REREAD_BATCH 256
+#define REREAD_PAUSE_MS 10
 
 struct stream {
     struct api_hub *hub;
@@ -28,23 +40,37 @@ struct stream {
     char player_id[DB_ID_SIZE];     /* "" for a spectator */
     char game_id[API_PARAM_MAX + 1]; /* "" for all the player's games */
     long long last_id;
-    bool suspended, wake, keepalive_due;
+    bool suspended, wake, keepalive_due, reread;
     int keepalives;
     char *pending;                   /* text to send, from pending_off */
     size_t pending_len, pending_off;
-    struct stream *next;
+    unsigned bucket, slot;
+    struct stream *next, **prev;     /* its keep-alive slot's list */
+    struct stream *bnext, **bprev;   /* its bucket of the index */
 };
 
 struct api_hub {
     pthread_mutex_t lock;
-    struct stream *streams;
+    struct stream *slots[KEEPALIVE_SLOTS];
+    struct stream *index[INDEX_BUCKETS];
     int count;
+    unsigned next_slot;
+    int rereads;                     /* streams still to read after a reconnect */
     bool closing;
     struct db_pool *pool;
     struct db_listener *listener;
     struct base_worker *keepalive;
     int keepalive_ms;
 };
+
+/* FNV-1a over a kind letter ('p' player, 'g' game) and an id. */
+static unsigned bucket_of(char kind, const char *id)
+{
+    unsigned h = (2166136261u ^ (unsigned char)kind) * 16777619u;
+    for (; *id; id++)
+        h = (h ^ (unsigned char)*id) * 16777619u;
+    return h & (INDEX_BUCKETS - 1);
+}
 
 /* Resumes a suspended stream so that its reader runs (hub locked). */
 static void resume(struct stream *s)
@@ -55,46 +81,99 @@ static void resume(struct stream *s)
     }
 }
 
+static void wake(struct stream *s)
+{
+    s->wake = true;
+    s->reread = false;
+    resume(s);
+}
+
+/* An event for player_id (and game_id, "" for a challenge's) was committed:
+ * the player's own streams, and the game's spectators, read it. */
 static void on_event(void *arg, long long id, const char *player_id, const char *game_id)
 {
     struct api_hub *hub = arg;
     (void)id;
     pthread_mutex_lock(&hub->lock);
-    for (struct stream *s = hub->streams; s != NULL; s = s->next) {
-        bool mine = s->player_id[0] != '\0' ? strcmp(s->player_id, player_id) == 0
-                                            : strcmp(s->game_id, game_id) == 0;
-        if (mine && (s->game_id[0] == '\0' || strcmp(s->game_id, game_id) == 0)) {
-            s->wake = true;
-            resume(s);
-        }
-    }
+    for (struct stream *s = hub->index[bucket_of('p', player_id)]; s != NULL; s = s->bnext)
+        if (s->player_id[0] != '\0' && strcmp(s->player_id, player_id) == 0 &&
+            (s->game_id[0] == '\0' || strcmp(s->game_id, game_id) == 0))
+            wake(s);
+    if (game_id[0] != '\0')
+        for (struct stream *s = hub->index[bucket_of('g', game_id)]; s != NULL; s = s->bnext)
+            if (s->player_id[0] == '\0' && strcmp(s->game_id, game_id) == 0)
+                wake(s);
     pthread_mutex_unlock(&hub->lock);
 }
 
-/* After the listener lost its connection: every stream reads again. */
+/* After the listener lost its connection (or could not tell whom events
+ * concerned): every stream reads again, in batches (the keep-alive
+ * worker's), so that thousands of reads do not take every connection of
+ * the pool, and every HTTP thread, at once. */
 static void on_reconnect(void *arg)
 {
     struct api_hub *hub = arg;
+    int n = 0;
     pthread_mutex_lock(&hub->lock);
-    for (struct stream *s = hub->streams; s != NULL; s = s->next) {
-        s->wake = true;
-        resume(s);
-    }
+    for (int k = 0; k < KEEPALIVE_SLOTS; k++)
+        for (struct stream *s = hub->slots[k]; s != NULL; s = s->next) {
+            s->reread = true;
+            n++;
+        }
+    hub->rereads = n;
     pthread_mutex_unlock(&hub->lock);
+    if (n > 0 && hub->keepalive != NULL)
+        base_worker_wake(hub->keepalive);
+}
+
+/* Wakes up to REREAD_BATCH streams marked by on_reconnect (hub locked);
+ * how many remain. */
+static int reread_some(struct api_hub *hub)
+{
+    int n = 0;
+    for (int k = 0; k < KEEPALIVE_SLOTS && n < REREAD_BATCH; k++)
+        for (struct stream *s = hub->slots[k]; s != NULL && n < REREAD_BATCH; s = s->next)
+            if (s->reread) {
+                wake(s);
+                n++;
+            }
+    if (n < REREAD_BATCH)
+        hub->rereads = 0;   /* none left: also those that closed meanwhile */
+    else
+        hub->rereads -= n;
+    return hub->rereads;
 }
 
 static void keepalive(struct base_worker *w, void *arg)
 {
     struct api_hub *hub = arg;
-    while (base_worker_sleep(w, hub->keepalive_ms)) {
+    int tick_ms = hub->keepalive_ms >= KEEPALIVE_SLOTS ? hub->keepalive_ms / KEEPALIVE_SLOTS : 1;
+    int64_t next = base_monotonic_ms() + tick_ms;
+    unsigned slot = 0;
+
+    for (;;) {
+        int64_t left = next - base_monotonic_ms();
+        bool rereading;
         pthread_mutex_lock(&hub->lock);
-        for (struct stream *s = hub->streams; s != NULL; s = s->next) {
+        rereading = hub->rereads > 0 && reread_some(hub) > 0;
+        pthread_mutex_unlock(&hub->lock);
+        if (rereading && left > REREAD_PAUSE_MS)
+            left = REREAD_PAUSE_MS;
+        if (left > 0) {
+            if (!base_worker_sleep(w, (int)left))
+                return;
+            continue;
+        }
+        pthread_mutex_lock(&hub->lock);
+        for (struct stream *s = hub->slots[slot]; s != NULL; s = s->next) {
             s->keepalive_due = true;
             if (++s->keepalives % KEEPALIVES_PER_READ == 0)
                 s->wake = true;
             resume(s);
         }
         pthread_mutex_unlock(&hub->lock);
+        slot = (slot + 1) % KEEPALIVE_SLOTS;
+        next += tick_ms;
     }
 }
 
@@ -109,11 +188,13 @@ struct api_hub *api_hub_new(struct db_pool *pool, int keepalive_seconds, char *e
     pthread_mutex_init(&hub->lock, NULL);
     hub->pool = pool;
     hub->keepalive_ms = (keepalive_seconds > 0 ? keepalive_seconds : 15) * 1000;
-    hub->listener = db_listener_start(pool, on_event, on_reconnect, hub, err, errsize);
-    hub->keepalive = hub->listener ? base_worker_start("keep-alive", keepalive, hub, err,
+    /* The keep-alive worker first: the listener's first on_reconnect may
+     * hand it streams to wake. */
+    hub->keepalive = base_worker_start("keep-alive", keepalive, hub, err, errsize);
+    hub->listener = hub->keepalive ? db_listener_start(pool, on_event, on_reconnect, hub, err,
                                                        errsize)
                                    : NULL;
-    if (hub->keepalive == NULL) {
+    if (hub->listener == NULL) {
         api_hub_free(hub);
         return NULL;
     }
@@ -131,8 +212,9 @@ void api_hub_close(struct api_hub *hub)
     hub->keepalive = NULL;
     pthread_mutex_lock(&hub->lock);
     hub->closing = true;
-    for (struct stream *s = hub->streams; s != NULL; s = s->next)
-        resume(s);
+    for (int k = 0; k < KEEPALIVE_SLOTS; k++)
+        for (struct stream *s = hub->slots[k]; s != NULL; s = s->next)
+            resume(s);
     pthread_mutex_unlock(&hub->lock);
 }
 
@@ -244,12 +326,13 @@ static void stream_free(void *cls)
     struct stream *s = cls;
     struct api_hub *hub = s->hub;
     pthread_mutex_lock(&hub->lock);
-    for (struct stream **p = &hub->streams; *p != NULL; p = &(*p)->next)
-        if (*p == s) {
-            *p = s->next;
-            hub->count--;
-            break;
-        }
+    if (s->prev != NULL) {
+        if ((*s->prev = s->next) != NULL)
+            s->next->prev = s->prev;
+        if ((*s->bprev = s->bnext) != NULL)
+            s->bnext->bprev = s->bprev;
+        hub->count--;
+    }
     pthread_mutex_unlock(&hub->lock);
     free(s->pending);
     free(s);
@@ -338,9 +421,18 @@ enum MHD_Result api_events(struct api_request *req)
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
     MHD_add_response_header(resp, "X-Accel-Buffering", "no");
+    s->bucket = s->player_id[0] != '\0' ? bucket_of('p', s->player_id)
+                                         : bucket_of('g', s->game_id);
     pthread_mutex_lock(&hub->lock);
-    s->next = hub->streams;
-    hub->streams = s;
+    s->slot = hub->next_slot++ % KEEPALIVE_SLOTS;
+    if ((s->next = hub->slots[s->slot]) != NULL)
+        s->next->prev = &s->next;
+    s->prev = &hub->slots[s->slot];
+    hub->slots[s->slot] = s;
+    if ((s->bnext = hub->index[s->bucket]) != NULL)
+        s->bnext->bprev = &s->bnext;
+    s->bprev = &hub->index[s->bucket];
+    hub->index[s->bucket] = s;
     hub->count++;
     pthread_mutex_unlock(&hub->lock);
     return api_reply(req, MHD_HTTP_OK, resp);

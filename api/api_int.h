@@ -229,6 +229,12 @@ enum MHD_Result api_webhook_enable(struct api_request *req);
 enum MHD_Result api_webhook_deliveries(struct api_request *req);
 enum MHD_Result api_webhook_retry(struct api_request *req);
 
+/* Reads a list of notification kinds into a PostgreSQL array text
+ * ("{move,game_end}": the table's order, each once; every kind when list
+ * is NULL); false with the first unknown name in why. */
+bool api_notification_types(const cJSON *list, char *out, size_t size, char *why,
+                            size_t whysize);
+
 /* Replies with the JSON a notify query answered (db_notify_query): ok
  * status, or 404 with not_found's words when there was no row. */
 enum MHD_Result api_reply_notify(struct api_request *req, enum db_notify_query q,

@@ -35,20 +35,17 @@ enum MHD_Result api_notifications_get(struct api_request *req)
     return api_reply_notify(req, DB_NQ_SETTINGS_GET, params, 200, "no such player");
 }
 
-/* Writes a list of notification types as a PostgreSQL array ("{a,b}");
- * false with the first unknown name in why. */
-static bool types_array(const cJSON *list, char *out, size_t size, char *why, size_t whysize)
+bool api_notification_types(const cJSON *list, char *out, size_t size, char *why,
+                            size_t whysize)
 {
     const cJSON *item;
-    size_t used = 0;
+    size_t used = 1;
 
-    out[used++] = '{';
     cJSON_ArrayForEach(item, list) {
-        int known = -1;
+        bool known = false;
         for (int i = 0; i < DB_NOTIFICATION_TYPE_COUNT; i++)
-            if (strcmp(item->valuestring, db_notification_types[i]) == 0)
-                known = i;
-        if (known < 0) {
+            known = known || strcmp(item->valuestring, db_notification_types[i]) == 0;
+        if (!known) {
             char names[512] = "";
             for (int i = 0; i < DB_NOTIFICATION_TYPE_COUNT; i++)
                 snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
@@ -57,8 +54,17 @@ static bool types_array(const cJSON *list, char *out, size_t size, char *why, si
                      item->valuestring, names);
             return false;
         }
-        used += (size_t)snprintf(out + used, size - used, "%s%s", used > 1 ? "," : "",
-                                 db_notification_types[known]);
+    }
+    /* In the table's order, each once. */
+    out[0] = '{';
+    for (int i = 0; i < DB_NOTIFICATION_TYPE_COUNT; i++) {
+        bool wanted = list == NULL;
+        cJSON_ArrayForEach(item, list) wanted = wanted ||
+                                               strcmp(item->valuestring,
+                                                      db_notification_types[i]) == 0;
+        if (wanted)
+            used += (size_t)snprintf(out + used, size - used, "%s%s", used > 1 ? "," : "",
+                                     db_notification_types[i]);
     }
     snprintf(out + used, size - used, "}");
     return true;
@@ -116,12 +122,14 @@ enum MHD_Result api_notifications_put(struct api_request *req)
         params[3] = enabled;
     }
     if (email_events != NULL) {
-        if (!types_array(email_events, email_list, sizeof email_list, why, sizeof why))
+        if (!api_notification_types(email_events, email_list, sizeof email_list, why,
+                                    sizeof why))
             return api_fail(req, API_PROBLEM_INVALID_VALUE, "in 'email_events': %s", why);
         params[4] = email_list;
     }
     if (webhook_events != NULL) {
-        if (!types_array(webhook_events, webhook_list, sizeof webhook_list, why, sizeof why))
+        if (!api_notification_types(webhook_events, webhook_list, sizeof webhook_list, why,
+                                    sizeof why))
             return api_fail(req, API_PROBLEM_INVALID_VALUE, "in 'webhook_events': %s", why);
         params[5] = webhook_list;
     }

@@ -24,39 +24,6 @@ static const struct api_field webhook_fields[] = {
     { NULL, API_STRING, false, false, 0, 0 },
 };
 
-/* The events as a PostgreSQL array, every kind when none is given. */
-static bool events_array(const cJSON *list, char *out, size_t size, char *why, size_t whysize)
-{
-    size_t used = 1;
-    const cJSON *item;
-
-    out[0] = '{';
-    for (int i = 0; i < DB_NOTIFICATION_TYPE_COUNT; i++) {
-        bool wanted = list == NULL;
-        cJSON_ArrayForEach(item, list) wanted = wanted ||
-                                               strcmp(item->valuestring,
-                                                      db_notification_types[i]) == 0;
-        if (wanted)
-            used += (size_t)snprintf(out + used, size - used, "%s%s", used > 1 ? "," : "",
-                                     db_notification_types[i]);
-    }
-    snprintf(out + used, size - used, "}");
-    cJSON_ArrayForEach(item, list) {
-        bool known = false;
-        for (int i = 0; i < DB_NOTIFICATION_TYPE_COUNT; i++)
-            known = known || strcmp(item->valuestring, db_notification_types[i]) == 0;
-        if (!known) {
-            snprintf(why, whysize,
-                     "'%.64s' is not an event a webhook can receive; they are challenge, "
-                     "challenge_declined, challenge_canceled, game_start, move, draw_offer, "
-                     "claim, game_end and deadline_near",
-                     item->valuestring);
-            return false;
-        }
-    }
-    return true;
-}
-
 enum MHD_Result api_webhook_create(struct api_request *req)
 {
     enum MHD_Result replied;
@@ -70,8 +37,8 @@ enum MHD_Result api_webhook_create(struct api_request *req)
     if (!api_body_check(req, webhook_fields, &replied))
         return replied;
     url = api_body_string(req, "url");
-    if (!events_array(cJSON_GetObjectItemCaseSensitive(req->json, "events"), events,
-                      sizeof events, why, sizeof why))
+    if (!api_notification_types(cJSON_GetObjectItemCaseSensitive(req->json, "events"), events,
+                                sizeof events, why, sizeof why))
         return api_fail(req, API_PROBLEM_INVALID_VALUE, "%s", why);
     if (notify_webhook_url_check(url, allow_private, why, sizeof why) != NOTIFY_WEBHOOK_URL_OK)
         return api_fail(req, API_PROBLEM_INVALID_WEBHOOK_URL, "%s", why);

@@ -448,6 +448,7 @@ struct db_delivery {
     double failing_seconds;        /* how long the endpoint has failed; < 0: it has not */
     char opponent_name[DB_NAME_SIZE];
     char deadline[DB_TIME_SIZE];   /* the game's, "" when none */
+    char my_color[8];              /* the recipient's in the game, "" when none */
 };
 
 /* Frees what a claimed delivery owns. */
@@ -461,6 +462,11 @@ void db_deliveries_free(struct db_delivery *d, int count);
 enum db_status db_deliveries_claim(struct db_pool *pool, int max, double lease_s,
                                    struct db_delivery **out, int *count, char *err,
                                    size_t errsize);
+
+/* Extends a claimed delivery's lease by lease_s from now; *ours is false
+ * when another worker has taken it over meanwhile (do not send it). */
+enum db_status db_delivery_extend(struct db_pool *pool, const struct db_delivery *d,
+                                  double lease_s, bool *ours, char *err, size_t errsize);
 
 /* How an attempt ended. */
 enum db_delivery_outcome {

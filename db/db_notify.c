@@ -145,6 +145,7 @@ static void delivery_read(struct db_delivery *d, const PGresult *res, int row)
     d->failing_seconds = atof(PQgetvalue(res, row, 16));
     db_copy(d->opponent_name, sizeof d->opponent_name, res, row, 17);
     db_copy(d->deadline, sizeof d->deadline, res, row, 18);
+    db_copy(d->my_color, sizeof d->my_color, res, row, 19);
 }
 
 static enum db_status claim(struct db_tx *tx, void *arg)
@@ -188,6 +189,38 @@ enum db_status db_deliveries_claim(struct db_pool *pool, int max, double lease_s
     *out = NULL;
     *count = 0;
     return db_run_tx(pool, claim, &c, err, errsize);
+}
+
+struct extend {
+    const struct db_delivery *d;
+    double lease_s;
+    bool *ours;
+};
+
+static enum db_status extend(struct db_tx *tx, void *arg)
+{
+    struct extend *e = arg;
+    char id[24], attempt[16], lease[32];
+    const char *params[3] = { id, attempt, lease };
+    PGresult *res = NULL;
+    enum db_status rc;
+
+    snprintf(id, sizeof id, "%lld", e->d->id);
+    snprintf(attempt, sizeof attempt, "%d", e->d->attempt);
+    snprintf(lease, sizeof lease, "%.3f", e->lease_s);
+    rc = db_exec(tx, DB_STMT_DELIVERY_EXTEND, params, &res);
+    if (rc == DB_OK)
+        *e->ours = PQntuples(res) == 1;
+    PQclear(res);
+    return rc;
+}
+
+enum db_status db_delivery_extend(struct db_pool *pool, const struct db_delivery *d,
+                                  double lease_s, bool *ours, char *err, size_t errsize)
+{
+    struct extend e = { d, lease_s, ours };
+    *ours = false;
+    return db_run_once(pool, extend, &e, err, errsize);
 }
 
 struct finish {

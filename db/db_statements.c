@@ -305,7 +305,9 @@ const struct db_statement db_statements[] = {
         " coalesce(extract(epoch FROM korp_now() - w.failing_since), -1),"
         " coalesce(CASE WHEN g.white_id = c.player_id THEN bp.name ELSE wp.name END,"
         "          CASE WHEN ch.challenger_id = c.player_id THEN op.name ELSE cp.name END, ''),"
-        " coalesce(korp_time(g.deadline), '')"
+        " coalesce(korp_time(g.deadline), ''),"
+        " CASE WHEN g.white_id = c.player_id THEN 'white'"
+        "      WHEN g.black_id = c.player_id THEN 'black' ELSE '' END"
         " FROM c JOIN players p ON p.id = c.player_id"
         " JOIN notification_settings s ON s.player_id = c.player_id"
         " LEFT JOIN webhooks w ON w.id = c.webhook_id"
@@ -314,6 +316,10 @@ const struct db_statement db_statements[] = {
         " LEFT JOIN challenges ch ON ch.id = c.payload->>'challenge_id'"
         " LEFT JOIN players cp ON cp.id = ch.challenger_id"
         " LEFT JOIN players op ON op.id = ch.opponent_id ORDER BY c.id", 2 },
+    /* A claimed delivery's lease made longer, if it is still this attempt's. */
+    [DB_STMT_DELIVERY_EXTEND] = { DB_STMT_DELIVERY_EXTEND, "delivery_extend",
+        "UPDATE deliveries SET next_attempt_at = korp_now() + make_interval(secs => $3::float8)"
+        " WHERE id = $1 AND status = 'pending' AND attempts = $2 RETURNING 1", 3 },
     [DB_STMT_ATTEMPT_INSERT] = { DB_STMT_ATTEMPT_INSERT, "attempt_insert",
         "INSERT INTO delivery_attempts (delivery_id, attempt, at, status_code, latency_ms, error)"
         " VALUES ($1, $2, korp_now(), nullif($3::int, 0), $4, $5)"

@@ -40,7 +40,8 @@ const char korpd_config_help[] =
     "  KORP_NOTIFY_BACKOFF_SCALE  multiplies retry delays (5 s, 5 min, 30 min, 2 h,\n"
     "                       5 h, 10 h, daily) and the 3-day give-up (default 1)\n"
     "  KORP_NOTIFY_LEASE_SECONDS  a delivery claimed by a worker that died is\n"
-    "                       taken over after this (default 60, 1-3600)\n"
+    "                       taken over after this (default 60, 0.1-3600); keep it\n"
+    "                       above the longest attempt (webhook timeout; SMTP 30 s)\n"
     "  KORP_WEBHOOK_ALLOW_PRIVATE  1: webhooks may reach private, loopback and\n"
     "                       link-local addresses (tests, private deployments)\n"
     "  KORP_WEBHOOK_TIMEOUT_SECONDS  per webhook attempt (default 10, 1-60)\n";

@@ -69,18 +69,6 @@ static void links_make(const struct notify_config *c, const struct db_delivery *
     notify_unsubscribe_url(base, d->player_id, l->unsubscribe, sizeof l->unsubscribe);
 }
 
-/* The colour the recipient plays in the game of the payload. */
-static const char *my_color(const cJSON *data, const struct db_delivery *d)
-{
-    const char *to_move = text(data, "to_move");
-    if (to_move == NULL)
-        return NULL;
-    /* A move is addressed to the player to move; other game events go to
-     * both, and the payload does not say who is who: no colour then. */
-    return strcmp(d->type, "move") == 0 || strcmp(d->type, "deadline_near") == 0 ? to_move
-                                                                                   : NULL;
-}
-
 /* Subject and body of a single notification. */
 static bool compose_one(const struct notify_config *c, const struct db_delivery *d,
                         const cJSON *data, char *subject, size_t size, char **body,
@@ -99,7 +87,7 @@ static bool compose_one(const struct notify_config *c, const struct db_delivery 
     a.challenge_id = text(data, "challenge_id");
     a.player_name = d->player_name;
     a.opponent_name = d->opponent_name[0] ? d->opponent_name : NULL;
-    a.my_color = my_color(data, d);
+    a.my_color = d->my_color[0] ? d->my_color : NULL;
     a.fen = text(data, "fen");
     a.ply = number(data, "ply");
     a.last_san = text(data, "san");

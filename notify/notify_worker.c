@@ -117,8 +117,19 @@ static void work(struct base_worker *w, void *arg)
             wait_ms = 1000;
             continue;
         }
-        for (int i = 0; i < count; i++)
+        long long claimed_us = base_monotonic_us();
+        for (int i = 0; i < count; i++) {
+            /* Slow endpoints: before the lease runs short, make it longer,
+             * or another worker would send the rest of the batch again. */
+            if (i > 0 && (double)(base_monotonic_us() - claimed_us) / 1e6 >
+                             n->config.lease_seconds / 4) {
+                bool ours = false;
+                if (db_delivery_extend(n->pool, &due[i], n->config.lease_seconds, &ours, err,
+                                       sizeof err) != DB_OK || !ours)
+                    continue;
+            }
             deliver(n, &sender, &due[i]);
+        }
         db_deliveries_free(due, count);
         /* After any work, look again at once: more may have come due. */
         wait_ms = count > 0 ? 0 : idle_ms(n);
