@@ -355,9 +355,9 @@ const struct db_statement db_statements[] = {
         "SELECT extract(epoch FROM min(next_attempt_at) - korp_now())"
         " FROM deliveries WHERE status = 'pending'", 0 },
     /* A game whose player to move has less time left than they asked to be
-     * reminded at (at most half the time a move has: a one-day game is
-     * not reminded the moment it is one's turn), and has not been reminded
-     * at this ply. */
+     * reminded at (when a move's time is no longer than that, halfway: a
+     * one-day game is not reminded the moment the turn begins), and has not
+     * been reminded at this ply. */
     [DB_STMT_REMINDER_DUE] = { DB_STMT_REMINDER_DUE, "reminder_due",
         "SELECT g.id, CASE WHEN g.ply % 2 = 0 THEN g.white_id ELSE g.black_id END"
         " FROM games g JOIN notification_settings s"
@@ -365,7 +365,8 @@ const struct db_statement db_statements[] = {
         " WHERE g.status = 'active' AND g.deadline > korp_now()"
         " AND g.reminded_ply IS DISTINCT FROM g.ply AND s.reminder_hours > 0"
         " AND g.deadline <= korp_now() + make_interval(hours =>"
-        "     least(s.reminder_hours, g.days_per_move * 12))"
+        "     CASE WHEN g.days_per_move * 24 > s.reminder_hours THEN s.reminder_hours"
+        "          ELSE g.days_per_move * 12 END)"
         " ORDER BY g.deadline LIMIT 1 FOR UPDATE OF g SKIP LOCKED", 0 },
     [DB_STMT_REMINDER_EVENT] = { DB_STMT_REMINDER_EVENT, "reminder_event",
         "WITH r AS (UPDATE games SET reminded_ply = ply WHERE id = $1),"

@@ -32,7 +32,10 @@ void notify_retry_decide(const struct notify_config *c, const struct db_delivery
 
     if (retry_after_s > delay)
         delay = retry_after_s > 86400 ? 86400 : retry_after_s;
-    if (d->webhook_id[0] != '\0' && d->failing_seconds >= window) {
+    /* An endpoint that has failed for the whole window (this delivery's
+     * give-up included) is disabled. */
+    if (d->webhook_id[0] != '\0' && d->failing_seconds >= 0 &&
+        d->failing_seconds + delay > window) {
         a->outcome = DB_ENDPOINT_GONE;
         a->reason = "the endpoint failed every delivery for 3 days";
     } else if (age + delay > window) {

@@ -158,3 +158,291 @@ class Korpd:
             self.proc.wait(timeout=10)
         self.log.close()
         os.unlink(self.log.name)
+
+
+# ---------------------------------------------------------------------------
+# Notifications (issue 10): a real SMTP server (postfix's smtp-sink), a real
+# webhook endpoint (webhook_receiver.mjs, which checks signatures with the
+# Standard Webhooks library), and korpd started with arguments or on a port
+# chosen before it starts (KORP_PUBLIC_URL names it).
+
+REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+
+
+def _stop(proc, timeout=10):
+    """Stops a process this module started, by its PID: SIGTERM, then SIGKILL."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=timeout)
+
+
+class SinkMessage:
+    """One message smtp-sink received: its file, raw bytes, the parsed message
+    (email.policy.default) and the envelope smtp-sink recorded."""
+
+    def __init__(self, path):
+        import email
+        import email.policy
+        self.path = path
+        with open(path, "rb") as f:
+            self.raw = f.read()
+        self.msg = email.message_from_bytes(self.raw, policy=email.policy.default)
+        self.mail_from = str(self.msg.get("X-Mail-Args", ""))
+        self.rcpts = [str(v) for v in self.msg.get_all("X-Rcpt-Args", [])]
+        self.mtime = os.stat(path).st_mtime
+
+    def to(self, address):
+        """True if the envelope or the To: header names address."""
+        address = address.lower()
+        if any(f"<{address}>" in r.lower() for r in self.rcpts):
+            return True
+        return address in str(self.msg.get("To", "")).lower()
+
+    @property
+    def subject(self):
+        return str(self.msg.get("Subject", ""))
+
+    def original(self):
+        """The message as korpd sent it: the raw bytes without the lines smtp-sink
+        put in front (X-Client-Addr ... and its own Received: header)."""
+        lines = self.raw.split(b"\n")
+        i = 0
+        while i < len(lines) and lines[i].startswith(b"X-"):
+            i += 1
+        if i < len(lines) and lines[i].startswith(b"Received: ") and b"smtp-sink" in b"\n".join(lines[i:i + 3]):
+            i += 1
+            while i < len(lines) and lines[i][:1] in (b" ", b"\t"):
+                i += 1
+        return b"\n".join(lines[i:])
+
+
+class SmtpSink:
+    """postfix's smtp-sink on a free loopback port; it writes each message it
+    receives (headers included) to a file of its own in self.mail."""
+
+    def __init__(self):
+        binary = shutil.which("smtp-sink") or "/usr/sbin/smtp-sink"
+        assert os.access(binary, os.X_OK), "smtp-sink not found: install postfix"
+        self.dir = tempfile.mkdtemp(prefix="korp-smtp-")
+        os.chmod(self.dir, 0o755)
+        self.mail = os.path.join(self.dir, "mail")
+        os.mkdir(self.mail)
+        argv = [binary]
+        if os.geteuid() == 0:
+            # smtp-sink refuses to run as root: it drops to this user after binding.
+            shutil.chown(self.mail, "nobody")
+            argv += ["-u", "nobody"]
+        self.port = free_port()
+        self.url = f"smtp://127.0.0.1:{self.port}"
+        argv += ["-d", os.path.join(self.mail, "msg."), f"127.0.0.1:{self.port}", "64"]
+        self.log = open(os.path.join(self.dir, "smtp-sink.log"), "wb")
+        self.proc = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL, cwd="/")
+        wait_until(self._listening, 10, what="smtp-sink to listen")
+
+    def _listening(self):
+        if self.proc.poll() is not None:
+            raise AssertionError(f"smtp-sink exited early: {self.log_text()}")
+        with socket.socket() as s:
+            s.settimeout(1)
+            try:
+                s.connect(("127.0.0.1", self.port))
+                return True
+            except OSError:
+                return False
+
+    def log_text(self):
+        with open(self.log.name, errors="replace") as f:
+            return f.read()
+
+    def _open_files(self):
+        """Files smtp-sink holds open: messages still being received."""
+        held = set()
+        fd_dir = f"/proc/{self.proc.pid}/fd"
+        try:
+            names = os.listdir(fd_dir)
+        except OSError:
+            return held
+        for fd in names:
+            try:
+                held.add(os.readlink(os.path.join(fd_dir, fd)))
+            except OSError:
+                pass
+        return held
+
+    def messages(self, to=None):
+        """The messages received completely so far (oldest first), optionally only
+        those addressed to `to`."""
+        held = self._open_files()
+        out = []
+        for name in os.listdir(self.mail):
+            path = os.path.join(self.mail, name)
+            if path in held:
+                continue
+            try:
+                m = SinkMessage(path)
+            except OSError:
+                continue
+            if to is None or m.to(to):
+                out.append(m)
+        out.sort(key=lambda m: (m.mtime, m.path))
+        return out
+
+    def close(self):
+        _stop(self.proc)
+        self.log.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def ensure_node_modules(root=REPO_ROOT):
+    """The npm packages package.json pins, in root/node_modules: installs them with
+    `npm ci` when missing or older than package-lock.json (as tests/lint_openapi.sh
+    does).  Returns the folder."""
+    import fcntl
+    import json
+    modules = os.path.join(root, "node_modules")
+
+    def stale():
+        with open(os.path.join(root, "package.json")) as f:
+            want = json.load(f)["devDependencies"]
+        marker = os.path.join(modules, ".package-lock.json")
+        if not os.path.exists(marker):
+            return True
+        if os.stat(os.path.join(root, "package-lock.json")).st_mtime > os.stat(marker).st_mtime:
+            return True
+        for name, version in want.items():
+            try:
+                with open(os.path.join(modules, name, "package.json")) as f:
+                    if json.load(f)["version"] != version:
+                        return True
+            except OSError:
+                return True
+        return False
+
+    lock_path = os.path.join(tempfile.gettempdir(), "korp-npm-ci.lock")
+    with open(lock_path, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if stale():
+            npm = shutil.which("npm")
+            assert npm, "npm not found: the webhook receiver needs Node and npm"
+            out = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=root,
+                                 capture_output=True, text=True, timeout=600)
+            assert out.returncode == 0, f"npm ci failed: {out.stdout}\n{out.stderr}"
+            assert not stale(), "node_modules still does not match package.json after npm ci"
+    return modules
+
+
+class WebhookReceiver:
+    """tests/server/webhook_receiver.mjs on a free loopback port (see that file)."""
+
+    def __init__(self, script=None):
+        script = script or os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                        "webhook_receiver.mjs")
+        node = shutil.which("node") or shutil.which("nodejs")
+        assert node, "node not found: the webhook receiver runs on Node"
+        self.dir = tempfile.mkdtemp(prefix="korp-hooks-")
+        port_file = os.path.join(self.dir, "port")
+        self.log = open(os.path.join(self.dir, "receiver.log"), "wb")
+        self.proc = subprocess.Popen([node, script, port_file], stdout=self.log,
+                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                     cwd=REPO_ROOT)
+
+        def started():
+            if self.proc.poll() is not None:
+                raise AssertionError(f"webhook receiver exited early: {self.log_text()}")
+            return os.path.exists(port_file)
+
+        wait_until(started, 20, what="the webhook receiver to listen")
+        with open(port_file) as f:
+            self.port = int(f.read())
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.http = requests.Session()
+
+    def url(self, path):
+        return self.base + path
+
+    def configure(self, path, **settings):
+        """secrets=[...], responses=[...], default={...}, clock_offset_seconds=N,
+        release=True: see webhook_receiver.mjs."""
+        r = self.http.post(self.base + "/_control", json={"path": path, **settings}, timeout=10)
+        assert r.status_code == 200, r.text
+        return r.json()
+
+    def received(self, path=None):
+        params = {"path": path} if path is not None else None
+        r = self.http.get(self.base + "/_received", params=params, timeout=10)
+        assert r.status_code == 200, r.text
+        return r.json()["received"]
+
+    def log_text(self):
+        with open(self.log.name, errors="replace") as f:
+            return f.read()
+
+    def close(self):
+        _stop(self.proc)
+        self.log.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class KorpdProcess:
+    """korpd with command-line arguments (e.g. --notify-only) and settings from the
+    environment, on a port chosen before it starts (so KORP_PUBLIC_URL can name it).
+    With http=False (a process without a listener) it only has to stay up."""
+
+    def __init__(self, binary, database_url, args=(), port=None, http=True, **settings):
+        self.port = port or free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.http = http
+        env = dict(os.environ, KORP_DATABASE_URL=database_url,
+                   KORP_LISTEN=f"127.0.0.1:{self.port}")
+        env.setdefault("KORP_RATE_LIMIT", "0")
+        for k, v in settings.items():
+            if v is None:
+                env.pop(k, None)
+            else:
+                env[k] = str(v)
+        self.log = tempfile.NamedTemporaryFile(prefix="korpd-", suffix=".log", delete=False)
+        self.proc = subprocess.Popen([binary, *args], env=env, stdout=self.log,
+                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        if http:
+            wait_until(self._answers, 20, what="korpd to answer /healthz")
+        else:
+            time.sleep(0.5)
+            if self.proc.poll() is not None:
+                raise AssertionError(f"korpd {' '.join(args)} exited early "
+                                     f"({self.proc.returncode}): {self.log_text()}")
+
+    def _answers(self):
+        if self.proc.poll() is not None:
+            raise AssertionError(f"korpd exited early: {self.log_text()}")
+        try:
+            requests.get(self.base + "/healthz", timeout=5)
+            return True
+        except requests.ConnectionError:
+            return False
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def log_text(self):
+        with open(self.log.name, errors="replace") as f:
+            return f.read()
+
+    def kill9(self):
+        """SIGKILL, as a crash: nothing korpd has not committed survives."""
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=10)
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+        self.log.close()
+        try:
+            os.unlink(self.log.name)
+        except OSError:
+            pass
