@@ -2,14 +2,14 @@
 FROM debian:12 AS build
 RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       build-essential cmake pkg-config libmicrohttpd-dev libpq-dev libcjson-dev \
-      libcurl4-openssl-dev libcmocka-dev libssl-dev && rm -rf /var/lib/apt/lists/*
+      libcurl4-openssl-dev libcmocka-dev libssl-dev libargon2-dev && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
 RUN cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j"$(nproc)" --target korpd korp
 
 FROM debian:12-slim
 RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libmicrohttpd12 libpq5 libcjson1 libcurl4 libssl3 ca-certificates curl \
+      libmicrohttpd12 libpq5 libcjson1 libcurl4 libssl3 libargon2-1 ca-certificates curl \
       && rm -rf /var/lib/apt/lists/*
 COPY --from=build /src/build/korpd/korpd /src/build/cli/korp /usr/local/bin/
 USER nobody

@@ -19,9 +19,13 @@ static cJSON *challenge_json(const struct db_challenge *c)
     p = cJSON_AddObjectToObject(json, "challenger");
     cJSON_AddStringToObject(p, "id", c->challenger_id);
     cJSON_AddStringToObject(p, "name", c->challenger_name);
-    p = cJSON_AddObjectToObject(json, "opponent");
-    cJSON_AddStringToObject(p, "id", c->opponent_id);
-    cJSON_AddStringToObject(p, "name", c->opponent_name);
+    if (c->opponent_id[0] != '\0') {
+        p = cJSON_AddObjectToObject(json, "opponent");
+        cJSON_AddStringToObject(p, "id", c->opponent_id);
+        cJSON_AddStringToObject(p, "name", c->opponent_name);
+    } else {
+        cJSON_AddNullToObject(json, "opponent");   /* open to anyone */
+    }
     cJSON_AddStringToObject(json, "color", c->color);
     if (c->days_per_move > 0)
         cJSON_AddNumberToObject(json, "days_per_move", c->days_per_move);
@@ -39,7 +43,7 @@ static cJSON *challenge_json(const struct db_challenge *c)
 
 static const struct api_field challenge_fields[] = {
     { "variant", API_STRING, true, false, 1, 32 },
-    { "opponent", API_STRING, true, false, 1, 64 },
+    { "opponent", API_STRING, true, true, 1, 64 },
     { "color", API_STRING, false, false, 1, 16 },
     { "days_per_move", API_INTEGER, false, true, 1, 60 },
     { "fifty_move_rule", API_BOOLEAN, false, false, 0, 0 },
@@ -67,16 +71,17 @@ enum MHD_Result api_challenge_create(struct api_request *req)
     if (strcmp(color, "white") != 0 && strcmp(color, "black") != 0 && strcmp(color, "random") != 0)
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
                         "'color' must be \"white\", \"black\" or \"random\", not \"%.16s\"", color);
-    if (!api_id_valid(opponent))
+    if (opponent != NULL && !api_id_valid(opponent))
         return api_fail(req, API_PROBLEM_NOT_FOUND,
-                        "no player has that id: 'opponent' is a player id, letters and digits");
-    if (strcmp(opponent, req->caller.player_id) == 0)
+                        "no player has that id: 'opponent' is a player id, letters and digits "
+                        "(or null for a challenge anyone may accept)");
+    if (opponent != NULL && strcmp(opponent, req->caller.player_id) == 0)
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
                         "you cannot challenge yourself; 'opponent' is another player's id");
     memset(&c, 0, sizeof c);
     snprintf(c.variant, sizeof c.variant, "%s", variant);
     snprintf(c.challenger_id, sizeof c.challenger_id, "%s", req->caller.player_id);
-    snprintf(c.opponent_id, sizeof c.opponent_id, "%s", opponent);
+    snprintf(c.opponent_id, sizeof c.opponent_id, "%s", opponent ? opponent : "");
     snprintf(c.color, sizeof c.color, "%s", color);
     c.days_per_move = (int)api_body_integer(req, "days_per_move", 0, NULL);
     c.fifty_move_rule = api_body_boolean(req, "fifty_move_rule", true);
@@ -149,4 +154,11 @@ enum MHD_Result api_challenge_decline(struct api_request *req)
 enum MHD_Result api_challenge_cancel(struct api_request *req)
 {
     return close_challenge(req, false);
+}
+
+/* Challenges anyone may accept (opponent null), newest first. */
+enum MHD_Result api_challenge_open(struct api_request *req)
+{
+    const char *params[1] = { "100" };
+    return api_reply_query(req, DB_JQ_CHALLENGES_OPEN, params, 200, "no challenges");
 }

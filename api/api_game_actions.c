@@ -89,6 +89,9 @@ enum MHD_Result api_game_move(struct api_request *req)
     struct games_result r;
     long ply;
 
+    /* Keys are kept per token; a web session's moves (which send ply) have none. */
+    if (req->caller.by_session)
+        key = m.key = NULL;
     if (key != NULL && !key_valid(key))
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
                         "an Idempotency-Key is 1 to %d printable ASCII characters (a UUID is "

@@ -22,6 +22,12 @@
 #define API_CONNECTION_LIMIT 20000
 /* Longest X-Request-Id taken from a client (longer ones are replaced). */
 #define API_REQUEST_ID_MAX 64
+/* Sign-ins per account name: a bucket of 10, refilled one per 90 s, so a
+ * password cannot be guessed at speed (successful sign-ins count too). */
+#define API_LOGIN_RATE (1.0 / 90.0)
+#define API_LOGIN_BURST 10
+/* The web board's session cookie. */
+#define API_SESSION_COOKIE "korp_session"
 /* Seconds a client is told to wait after a 503. */
 #define API_RETRY_AFTER "2"
 
@@ -31,8 +37,18 @@ enum {
     API_TOKEN = 1 << 1,        /* a valid bearer token: req->caller */
     API_ARBITER = 1 << 2,      /* ... of an arbiter (with API_TOKEN) */
     API_TEST_CLOCK = 1 << 3,   /* exists only with KORP_TEST_CLOCK=1 */
-    API_UNLIMITED = 1 << 4,    /* not rate-limited (health and metrics) */
+    API_UNLIMITED = 1 << 4,    /* not rate-limited (health, metrics, the web board) */
+    API_FILE_PATH = 1 << 5,    /* its parameter is a file path, not an id */
 };
+
+/* A file of the web board, embedded at build time (api_web_files.c). */
+struct api_web_file {
+    const char *path;                /* under web/, e.g. "assets/board.js" */
+    const unsigned char *data;
+    size_t size;
+    const char *etag;                /* quoted */
+};
+extern const struct api_web_file api_web_files[];
 
 struct api_hub;
 struct api_metrics;
@@ -45,6 +61,8 @@ struct api_request {
     struct api_hub *hub;                        /* the server's event streams */
     struct api_metrics *metrics;                /* the server's counters */
     struct api_limits *limits;                  /* the server's rate limits */
+    struct api_limits *logins;                  /* sign-ins per account name */
+    char csrf[64];                              /* the session's, when by_session */
     int retry_after;                            /* seconds, for a 429 */
     int route_index;                            /* in the route table, or -1 */
     struct MHD_Connection *conn;
@@ -200,6 +218,7 @@ enum MHD_Result api_token_list(struct api_request *req);
 enum MHD_Result api_token_revoke(struct api_request *req);
 enum MHD_Result api_challenge_create(struct api_request *req);
 enum MHD_Result api_challenge_list(struct api_request *req);
+enum MHD_Result api_challenge_open(struct api_request *req);
 enum MHD_Result api_challenge_accept(struct api_request *req);
 enum MHD_Result api_challenge_decline(struct api_request *req);
 enum MHD_Result api_challenge_cancel(struct api_request *req);
@@ -217,6 +236,12 @@ enum MHD_Result api_game_abort(struct api_request *req);
 enum MHD_Result api_game_adjudicate(struct api_request *req);
 enum MHD_Result api_admin_clock(struct api_request *req);
 enum MHD_Result api_events(struct api_request *req);
+enum MHD_Result api_session_create(struct api_request *req);
+enum MHD_Result api_session_get(struct api_request *req);
+enum MHD_Result api_session_delete(struct api_request *req);
+enum MHD_Result api_player_search(struct api_request *req);
+enum MHD_Result api_web_page(struct api_request *req);
+enum MHD_Result api_web_asset(struct api_request *req);
 enum MHD_Result api_notifications_get(struct api_request *req);
 enum MHD_Result api_notifications_put(struct api_request *req);
 enum MHD_Result api_unsubscribe(struct api_request *req);
@@ -235,9 +260,9 @@ enum MHD_Result api_webhook_retry(struct api_request *req);
 bool api_notification_types(const cJSON *list, char *out, size_t size, char *why,
                             size_t whysize);
 
-/* Replies with the JSON a notify query answered (db_notify_query): ok
+/* Replies with the JSON a notify query answered (db_json_query): ok
  * status, or 404 with not_found's words when there was no row. */
-enum MHD_Result api_reply_notify(struct api_request *req, enum db_notify_query q,
+enum MHD_Result api_reply_query(struct api_request *req, enum db_json_query q,
                                  const char *const *params, unsigned ok,
                                  const char *not_found);
 
@@ -276,8 +301,13 @@ void api_hub_free(struct api_hub *hub);
 /* Open streams. */
 int api_hub_streams(struct api_hub *hub);
 
-/* Finds the caller from the bearer token; replies 401/503 itself and
- * returns false when there is none. */
+/* The caller from the web board's session cookie (api_session.c): false
+ * when there is none; *refused (a reply sent) for a change without the
+ * session's CSRF token, or a database failure. */
+bool api_session_caller(struct api_request *req, bool *refused, enum MHD_Result *replied);
+
+/* Finds the caller from the bearer token, else the session cookie; replies
+ * 401/403/503 itself and returns false when there is none. */
 bool api_authenticate(struct api_request *req, enum MHD_Result *replied);
 
 /* ---- Shared by the game handlers (api_game_json.c). */

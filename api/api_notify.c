@@ -11,12 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum MHD_Result api_reply_notify(struct api_request *req, enum db_notify_query q,
+enum MHD_Result api_reply_query(struct api_request *req, enum db_json_query q,
                                  const char *const *params, unsigned ok,
                                  const char *not_found)
 {
     char *json = NULL, err[512] = "";
-    enum db_status st = db_notify_query(req->config->pool, q, params, &json, err, sizeof err);
+    enum db_status st = db_json_query(req->config->pool, q, params, &json, err, sizeof err);
     if (st == DB_NOT_FOUND)
         return api_fail(req, API_PROBLEM_NOT_FOUND, "%s", not_found);
     if (st != DB_OK)
@@ -32,7 +32,7 @@ enum MHD_Result api_reply_notify(struct api_request *req, enum db_notify_query q
 enum MHD_Result api_notifications_get(struct api_request *req)
 {
     const char *params[1] = { req->caller.player_id };
-    return api_reply_notify(req, DB_NQ_SETTINGS_GET, params, 200, "no such player");
+    return api_reply_query(req, DB_JQ_SETTINGS_GET, params, 200, "no such player");
 }
 
 bool api_notification_types(const cJSON *list, char *out, size_t size, char *why,
@@ -149,7 +149,7 @@ enum MHD_Result api_notifications_put(struct api_request *req)
         snprintf(hours, sizeof hours, "%ld", api_body_integer(req, "reminder_hours", 24, NULL));
         params[8] = hours;
     }
-    return api_reply_notify(req, DB_NQ_SETTINGS_PUT, params, 200, "no such player");
+    return api_reply_query(req, DB_JQ_SETTINGS_PUT, params, 200, "no such player");
 }
 
 /* A small HTML page (the GET shows a button; the POST says it is done). */
@@ -199,7 +199,7 @@ enum MHD_Result api_unsubscribe(struct api_request *req)
                     "your notification settings.",
                     action);
     }
-    st = db_notify_query(req->config->pool, DB_NQ_EMAIL_OFF, params, &json, err, sizeof err);
+    st = db_json_query(req->config->pool, DB_JQ_EMAIL_OFF, params, &json, err, sizeof err);
     free(json);
     if (st == DB_NOT_FOUND)
         return api_fail(req, API_PROBLEM_NOT_FOUND, "no such player");

@@ -43,14 +43,15 @@ static cJSON *player_json(const struct db_player *p, bool private_view)
 static const struct api_field player_fields[] = {
     { "name", API_STRING, true, false, 0, 64 },
     { "email", API_STRING, false, true, 3, 254 },
+    { "password", API_STRING, false, false, 8, 200 },
     { NULL, API_STRING, false, false, 0, 0 },
 };
 
 enum MHD_Result api_player_create(struct api_request *req)
 {
     enum MHD_Result replied;
-    const char *name, *email;
-    char token[BASE_TOKEN_LEN + 1], err[512] = "";
+    const char *name, *email, *password;
+    char token[BASE_TOKEN_LEN + 1], err[512] = "", hash[BASE_PASSWORD_HASH_SIZE];
     struct db_player p;
     enum db_status st;
     cJSON *json;
@@ -65,9 +66,12 @@ enum MHD_Result api_player_create(struct api_request *req)
     if (email != NULL && !email_is_plausible(email))
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
                         "'email' must be one address like anna@example.org");
-    if (!base_token_new(token))
+    password = api_body_string(req, "password");
+    if (!base_token_new(token) ||
+        (password != NULL && !base_password_hash(password, hash, sizeof hash)))
         return api_fail_db(req, DB_HARD_ERROR, "the random generator failed");
-    st = db_player_create(req->config->pool, name, email, false, token, &p, err, sizeof err);
+    st = db_player_create(req->config->pool, name, email, password ? hash : NULL, false, token,
+                          &p, err, sizeof err);
     if (st == DB_CONFLICT)
         return api_fail(req, API_PROBLEM_CONFLICT,
                         "the name '%s' is taken (names are unique regardless of case); "
@@ -170,4 +174,30 @@ enum MHD_Result api_token_revoke(struct api_request *req)
         return api_fail_db(req, st, err);
     return api_reply(req, MHD_HTTP_NO_CONTENT,
                      MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT));
+}
+
+/* Players whose name starts with ?name= (case-insensitively), to find an
+ * opponent: at most 20, by name. */
+enum MHD_Result api_player_search(struct api_request *req)
+{
+    const char *prefix = api_query(req, "name");
+    char pattern[2 * DB_NAME_SIZE + 2];
+    size_t used = 0;
+    const char *params[2] = { pattern, "20" };
+
+    if (prefix == NULL || prefix[0] == '\0' || strlen(prefix) > 30)
+        return api_fail(req, API_PROBLEM_BAD_REQUEST,
+                        "give the start of a name: /v1/players?name=an (1 to 30 characters)");
+    for (const char *c = prefix; *c; c++) {
+        char ch = *c >= 'A' && *c <= 'Z' ? (char)(*c - 'A' + 'a') : *c;
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '-'))
+            return api_fail(req, API_PROBLEM_BAD_REQUEST,
+                            "names hold only letters, digits, '_' and '-'");
+        if (ch == '_')
+            pattern[used++] = '\\';          /* LIKE's wildcard, meant literally */
+        pattern[used++] = ch;
+    }
+    pattern[used++] = '%';
+    pattern[used] = '\0';
+    return api_reply_query(req, DB_JQ_PLAYER_SEARCH, params, 200, "no players");
 }

@@ -18,6 +18,16 @@ struct route {
 };
 
 static const struct route routes[] = {
+    /* The web board: its page at every address people open, its files. */
+    { "GET", "/", API_UNLIMITED, api_web_page },
+    { "GET", "/games/{id}", API_UNLIMITED, api_web_page },
+    { "GET", "/players/{id}", API_UNLIMITED, api_web_page },
+    { "GET", "/challenges/{id}", API_UNLIMITED, api_web_page },
+    { "GET", "/settings", API_UNLIMITED, api_web_page },
+    { "GET", "/login", API_UNLIMITED, api_web_page },
+    { "GET", "/signup", API_UNLIMITED, api_web_page },
+    { "GET", "/new", API_UNLIMITED, api_web_page },
+    { "GET", "/assets/{path*}", API_UNLIMITED | API_FILE_PATH, api_web_asset },
     { "GET", "/healthz", API_UNLIMITED, api_health },
     { "HEAD", "/healthz", API_UNLIMITED, api_health },
     { "POST", "/v1/players", API_JSON_BODY, api_player_create },
@@ -26,8 +36,13 @@ static const struct route routes[] = {
     { "GET", "/v1/players/me/tokens", API_TOKEN, api_token_list },
     { "DELETE", "/v1/players/me/tokens/{id}", API_TOKEN, api_token_revoke },
     { "GET", "/v1/players/{id}", 0, api_player_get },
+    { "GET", "/v1/players", 0, api_player_search },
+    { "POST", "/v1/session", API_JSON_BODY, api_session_create },
+    { "GET", "/v1/session", 0, api_session_get },
+    { "DELETE", "/v1/session", API_TOKEN, api_session_delete },
     { "POST", "/v1/challenges", API_TOKEN | API_JSON_BODY, api_challenge_create },
     { "GET", "/v1/challenges", API_TOKEN, api_challenge_list },
+    { "GET", "/v1/challenges/open", 0, api_challenge_open },
     { "POST", "/v1/challenges/{id}/accept", API_TOKEN, api_challenge_accept },
     { "POST", "/v1/challenges/{id}/decline", API_TOKEN, api_challenge_decline },
     { "POST", "/v1/challenges/{id}/cancel", API_TOKEN, api_challenge_cancel },
@@ -73,7 +88,13 @@ bool api_authenticate(struct api_request *req, enum MHD_Result *replied)
                                                    MHD_HTTP_HEADER_AUTHORIZATION);
     char err[512] = "";
     enum db_status st;
+    bool refused = false;
 
+    /* People on the web board: the session cookie instead of a token. */
+    if (auth == NULL && api_session_caller(req, &refused, replied))
+        return true;
+    if (refused)
+        return false;
     if (auth == NULL || strncasecmp(auth, "Bearer ", 7) != 0 || auth[7] == '\0') {
         *replied = api_fail(req, API_PROBLEM_UNAUTHORIZED,
                             "this request needs a token: send Authorization: Bearer <token> "
@@ -132,8 +153,9 @@ static bool match(const char *pattern, const char *path,
     int captured = 0;
     while (*pattern != '\0' && *path != '\0') {
         if (*pattern == '{') {
-            size_t len = strcspn(path, "/");
             const char *close = strchr(pattern, '}');
+            /* "{name*}" takes the rest of the path, slashes and all. */
+            size_t len = close != NULL && close[-1] == '*' ? strlen(path) : strcspn(path, "/");
             if (close == NULL || len == 0 || len > API_PARAM_MAX || captured == API_MAX_PARAMS)
                 return false;
             memcpy(params[captured], path, len);
@@ -214,7 +236,7 @@ enum MHD_Result api_route(struct api_request *req)
         req->route = r->pattern;
         req->route_index = (int)(r - routes);
         for (int i = 0; i < API_MAX_PARAMS && req->params[i][0] != '\0'; i++)
-            if (!api_id_valid(req->params[i]))
+            if (!(r->needs & API_FILE_PATH) && !api_id_valid(req->params[i]))
                 return api_fail(req, API_PROBLEM_NOT_FOUND,
                                 "nothing has that id: ids are letters and digits, like "
                                 "aZ3kP9qwX2");

@@ -46,7 +46,7 @@ enum MHD_Result api_webhook_create(struct api_request *req)
         return api_fail_db(req, DB_HARD_ERROR, "the random generator failed");
     params[2] = url;
     snprintf(max, sizeof max, "%d", WEBHOOKS_PER_PLAYER);
-    st = db_notify_query(req->config->pool, DB_NQ_WEBHOOK_CREATE, params, &json, err,
+    st = db_json_query(req->config->pool, DB_JQ_WEBHOOK_CREATE, params, &json, err,
                          sizeof err);
     if (st == DB_NOT_FOUND)
         return api_fail(req, API_PROBLEM_CONFLICT,
@@ -60,7 +60,7 @@ enum MHD_Result api_webhook_create(struct api_request *req)
 enum MHD_Result api_webhook_list(struct api_request *req)
 {
     const char *params[1] = { req->caller.player_id };
-    return api_reply_notify(req, DB_NQ_WEBHOOK_LIST, params, 200, "no such player");
+    return api_reply_query(req, DB_JQ_WEBHOOK_LIST, params, 200, "no such player");
 }
 
 /* The webhook id of the path, or a 404 already sent. */
@@ -73,28 +73,28 @@ static bool webhook_id(struct api_request *req, enum MHD_Result *replied)
 }
 
 /* The routes that take only the player and the webhook id. */
-static enum MHD_Result on_webhook(struct api_request *req, enum db_notify_query q, unsigned ok)
+static enum MHD_Result on_webhook(struct api_request *req, enum db_json_query q, unsigned ok)
 {
     enum MHD_Result replied;
     const char *params[2] = { req->caller.player_id, req->params[0] };
     if (!webhook_id(req, &replied))
         return replied;
-    return api_reply_notify(req, q, params, ok, not_yours);
+    return api_reply_query(req, q, params, ok, not_yours);
 }
 
 enum MHD_Result api_webhook_get(struct api_request *req)
 {
-    return on_webhook(req, DB_NQ_WEBHOOK_GET, 200);
+    return on_webhook(req, DB_JQ_WEBHOOK_GET, 200);
 }
 
 enum MHD_Result api_webhook_delete(struct api_request *req)
 {
-    return on_webhook(req, DB_NQ_WEBHOOK_DELETE, 204);
+    return on_webhook(req, DB_JQ_WEBHOOK_DELETE, 204);
 }
 
 enum MHD_Result api_webhook_enable(struct api_request *req)
 {
-    return on_webhook(req, DB_NQ_WEBHOOK_ENABLE, 200);
+    return on_webhook(req, DB_JQ_WEBHOOK_ENABLE, 200);
 }
 
 enum MHD_Result api_webhook_rotate(struct api_request *req)
@@ -106,7 +106,7 @@ enum MHD_Result api_webhook_rotate(struct api_request *req)
         return replied;
     if (!notify_webhook_secret(secret, sizeof secret))
         return api_fail_db(req, DB_HARD_ERROR, "the random generator failed");
-    return api_reply_notify(req, DB_NQ_WEBHOOK_ROTATE, params, 200, not_yours);
+    return api_reply_query(req, DB_JQ_WEBHOOK_ROTATE, params, 200, not_yours);
 }
 
 enum MHD_Result api_webhook_deliveries(struct api_request *req)
@@ -129,7 +129,7 @@ enum MHD_Result api_webhook_deliveries(struct api_request *req)
                             DELIVERIES_LISTED_MAX);
     }
     snprintf(count, sizeof count, "%ld", n);
-    return api_reply_notify(req, DB_NQ_DELIVERY_LIST, params, 200, not_yours);
+    return api_reply_query(req, DB_JQ_DELIVERY_LIST, params, 200, not_yours);
 }
 
 enum MHD_Result api_webhook_retry(struct api_request *req)
@@ -150,5 +150,5 @@ enum MHD_Result api_webhook_retry(struct api_request *req)
     if (digits == 0 || digits > 18 || delivery[4 + digits] != '\0')
         return api_fail(req, API_PROBLEM_NOT_FOUND, "%s", no_delivery);
     params[2] = delivery + 4;
-    return api_reply_notify(req, DB_NQ_DELIVERY_RETRY, params, 202, no_delivery);
+    return api_reply_query(req, DB_JQ_DELIVERY_RETRY, params, 202, no_delivery);
 }

@@ -55,6 +55,22 @@ void base_sha256_hex(const char *text, size_t len, char out[BASE_SHA256_HEX_LEN 
 /* Formats a Unix time in seconds as RFC 3339 UTC ("2026-11-22T13:45:00Z"). */
 void base_time_format(long long unix_seconds, char out[32]);
 
+/* ---- Passwords (Argon2id) ---------------------------------------------- */
+
+/* Room for an encoded hash with its parameters and salt. */
+#define BASE_PASSWORD_HASH_SIZE 128
+
+/* Hashes a password with a fresh salt into out ("$argon2id$v=19$m=…").
+ * False if the random generator or libargon2 failed. */
+bool base_password_hash(const char *password, char *out, size_t size);
+
+/* Whether password matches an encoded hash (false for an empty hash). */
+bool base_password_verify(const char *encoded, const char *password);
+
+/* Whether two secrets (tokens) are equal, in time that does not depend on
+ * where they differ. */
+bool base_text_equal(const char *a, const char *b);
+
 /* ---- Background workers ------------------------------------------------ */
 
 struct base_worker;

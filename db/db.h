@@ -129,23 +129,48 @@ struct db_player {
 
 /* Who a request's token belongs to. */
 struct db_caller {
-    char token_id[DB_ID_SIZE];
+    char token_id[DB_ID_SIZE];    /* a session's: "s-<session id>" */
     char player_id[DB_ID_SIZE];
     char name[DB_NAME_SIZE];
     bool arbiter;
+    bool by_session;              /* signed in on the web board (a cookie) */
 };
+
+/* ---- People on the web board: passwords and sessions (db_sessions.c) ---- */
+
+/* A player's name, id and password hash ("" when they have no password),
+ * found by name case-insensitively.  DB_NOT_FOUND if none. */
+enum db_status db_login_find(struct db_pool *pool, const char *name, char id[DB_ID_SIZE],
+                             char canonical_name[DB_NAME_SIZE], char *password_hash,
+                             size_t hash_size, char *err, size_t errsize);
+
+/* Opens a session for the player: `cookie` is the cookie's value (only its
+ * SHA-256 is stored), csrf the token the page sends back with changes. */
+enum db_status db_session_create(struct db_pool *pool, const char *player_id,
+                                 const char *cookie, const char *csrf, char *err,
+                                 size_t errsize);
+
+/* The owner of a live session (noting its use), with its CSRF token in
+ * csrf (64 bytes).  DB_NOT_FOUND for an unknown or expired one. */
+enum db_status db_session_find(struct db_pool *pool, const char *cookie,
+                               struct db_caller *out, char *csrf, char *err, size_t errsize);
+
+/* Ends a session.  DB_NOT_FOUND when there was none. */
+enum db_status db_session_delete(struct db_pool *pool, const char *cookie, char *err,
+                                 size_t errsize);
 
 /* Whether a name is 2-30 letters, digits, '_' or '-' (the schema's rule). */
 bool db_player_name_valid(const char *name);
 
 /*
- * Creates a player (role arbiter if asked) and a first token.  `token` is
+ * Creates a player (role arbiter if asked; with a password hash, or NULL)
+ * and a first token.  `token` is
  * the token's text (the caller makes it; only its SHA-256 is stored).
  * DB_CONFLICT when the name is taken, case-insensitively.
  */
 enum db_status db_player_create(struct db_pool *pool, const char *name, const char *email,
-                                bool arbiter, const char *token, struct db_player *out,
-                                char *err, size_t errsize);
+                                const char *password_hash, bool arbiter, const char *token,
+                                struct db_player *out, char *err, size_t errsize);
 
 /* A player with their record (finished games).  DB_NOT_FOUND if none. */
 enum db_status db_player_get(struct db_pool *pool, const char *id, struct db_player *out,
@@ -189,8 +214,9 @@ struct db_challenge {
     char created_at[DB_TIME_SIZE];
 };
 
-/* Creates an open challenge (id made here).  DB_NOT_FOUND when the
- * opponent does not exist. */
+/* Creates an open challenge (id made here), to one opponent or, with
+ * opponent_id "", to anyone.  DB_NOT_FOUND when the opponent does not
+ * exist. */
 enum db_status db_challenge_create(struct db_pool *pool, struct db_challenge *c, char *err,
                                    size_t errsize);
 
@@ -202,6 +228,11 @@ enum db_status db_challenge_list(struct db_pool *pool, const char *player_id,
 
 /* Locks a challenge for a state change.  DB_NOT_FOUND if none. */
 enum db_status db_challenge_lock(struct db_tx *tx, const char *id, struct db_challenge *out);
+
+/* Makes the player the opponent of an open challenge (locked), filling
+ * c's opponent.  DB_CONFLICT when it has an opponent already. */
+enum db_status db_challenge_take(struct db_tx *tx, struct db_challenge *c,
+                                 const char *player_id);
 
 /* Sets a challenge's status (and game id, "" for none). */
 enum db_status db_challenge_set_status(struct db_tx *tx, const char *id, const char *status,
@@ -396,31 +427,34 @@ void db_listener_stop(struct db_listener *l);
 extern const char *const db_notification_types[DB_NOTIFICATION_TYPE_COUNT];
 
 /*
- * The requests behind the notification routes.  Each runs one statement
- * whose answer is one JSON text, built by the database; no row is
- * DB_NOT_FOUND.  Parameters, in order (NULL: SQL NULL):
+ * Requests whose answer the database writes as one JSON text (the
+ * notification routes, player search, open challenges).  Each runs one
+ * statement; no row is DB_NOT_FOUND.  Parameters, in order (NULL: SQL NULL):
  */
-enum db_notify_query {
-    DB_NQ_SETTINGS_GET,     /* player -> the preferences object */
-    DB_NQ_SETTINGS_PUT,     /* player, set_email ("t"/"f"), email (NULL clears),
+enum db_json_query {
+    DB_JQ_SETTINGS_GET,     /* player -> the preferences object */
+    DB_JQ_SETTINGS_PUT,     /* player, set_email ("t"/"f"), email (NULL clears),
                                email_enabled, email_events ("{a,b}"), webhook_events,
                                digest, digest_hour, reminder_hours (NULL: unchanged)
                                -> the preferences object */
-    DB_NQ_WEBHOOK_CREATE,   /* id, player, url, events ("{a,b}"), secret, max per player
+    DB_JQ_WEBHOOK_CREATE,   /* id, player, url, events ("{a,b}"), secret, max per player
                                -> the webhook with its secret (no row: at the maximum) */
-    DB_NQ_WEBHOOK_LIST,     /* player -> {"webhooks": [...]} */
-    DB_NQ_WEBHOOK_GET,      /* player, id -> the webhook */
-    DB_NQ_WEBHOOK_DELETE,   /* player, id -> {} */
-    DB_NQ_WEBHOOK_ROTATE,   /* player, id, new secret -> {"id", "secret"} */
-    DB_NQ_WEBHOOK_ENABLE,   /* player, id -> the webhook, enabled again */
-    DB_NQ_DELIVERY_LIST,    /* player, webhook id, limit -> {"deliveries": [...]} */
-    DB_NQ_DELIVERY_RETRY,   /* player, webhook id, delivery number -> the delivery */
-    DB_NQ_EMAIL_OFF,        /* player -> {"name"}: email switched off */
-    DB_NQ_COUNT
+    DB_JQ_WEBHOOK_LIST,     /* player -> {"webhooks": [...]} */
+    DB_JQ_WEBHOOK_GET,      /* player, id -> the webhook */
+    DB_JQ_WEBHOOK_DELETE,   /* player, id -> {} */
+    DB_JQ_WEBHOOK_ROTATE,   /* player, id, new secret -> {"id", "secret"} */
+    DB_JQ_WEBHOOK_ENABLE,   /* player, id -> the webhook, enabled again */
+    DB_JQ_DELIVERY_LIST,    /* player, webhook id, limit -> {"deliveries": [...]} */
+    DB_JQ_DELIVERY_RETRY,   /* player, webhook id, delivery number -> the delivery */
+    DB_JQ_EMAIL_OFF,        /* player -> {"name"}: email switched off */
+    DB_JQ_PLAYER_SEARCH,    /* LIKE pattern (lower case, escaped), limit
+                               -> {"players": [{"id", "name"}]} */
+    DB_JQ_CHALLENGES_OPEN,  /* limit -> {"challenges": [...]}: open to anyone */
+    DB_JQ_COUNT
 };
 
-/* Runs a notify query; *json is malloc'd (caller frees). */
-enum db_status db_notify_query(struct db_pool *pool, enum db_notify_query q,
+/* Runs a JSON query; *json is malloc'd (caller frees). */
+enum db_status db_json_query(struct db_pool *pool, enum db_json_query q,
                                const char *const *params, char **json, char *err,
                                size_t errsize);
 

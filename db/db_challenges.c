@@ -29,7 +29,8 @@ static enum db_status challenge_create(struct db_tx *tx, void *arg)
 {
     struct db_challenge *c = arg;
     char days[16];
-    const char *params[7] = { c->id, c->variant, c->challenger_id, c->opponent_id, c->color,
+    const char *params[7] = { c->id, c->variant, c->challenger_id,
+                              c->opponent_id[0] ? c->opponent_id : NULL, c->color,
                               c->days_per_move > 0 ? days : NULL,
                               c->fifty_move_rule ? "true" : "false" };
     const char *get[1] = { c->id };
@@ -214,4 +215,20 @@ enum db_status db_idempotency_prune(struct db_pool *pool, int *deleted, char *er
 {
     *deleted = 0;
     return db_run_once(pool, prune, deleted, err, errsize);
+}
+
+enum db_status db_challenge_take(struct db_tx *tx, struct db_challenge *c,
+                                 const char *player_id)
+{
+    const char *params[2] = { c->id, player_id };
+    PGresult *res = NULL;
+    enum db_status rc = db_exec(tx, DB_STMT_CHALLENGE_TAKE, params, &res);
+    if (rc == DB_OK && PQntuples(res) == 0)
+        rc = DB_CONFLICT;
+    if (rc == DB_OK) {
+        snprintf(c->opponent_id, sizeof c->opponent_id, "%s", player_id);
+        db_copy(c->opponent_name, sizeof c->opponent_name, res, 0, 0);
+    }
+    PQclear(res);
+    return rc;
 }

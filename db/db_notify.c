@@ -16,18 +16,20 @@ const char *const db_notification_types[DB_NOTIFICATION_TYPE_COUNT] = {
 };
 
 /* Which statement answers each query, with how many parameters. */
-static const enum db_stmt query_statements[DB_NQ_COUNT] = {
-    [DB_NQ_SETTINGS_GET] = DB_STMT_SETTINGS_GET,
-    [DB_NQ_SETTINGS_PUT] = DB_STMT_SETTINGS_PUT,
-    [DB_NQ_WEBHOOK_CREATE] = DB_STMT_WEBHOOK_CREATE,
-    [DB_NQ_WEBHOOK_LIST] = DB_STMT_WEBHOOK_LIST,
-    [DB_NQ_WEBHOOK_GET] = DB_STMT_WEBHOOK_GET,
-    [DB_NQ_WEBHOOK_DELETE] = DB_STMT_WEBHOOK_DELETE,
-    [DB_NQ_WEBHOOK_ROTATE] = DB_STMT_WEBHOOK_ROTATE,
-    [DB_NQ_WEBHOOK_ENABLE] = DB_STMT_WEBHOOK_ENABLE,
-    [DB_NQ_DELIVERY_LIST] = DB_STMT_DELIVERY_LIST,
-    [DB_NQ_DELIVERY_RETRY] = DB_STMT_DELIVERY_RETRY,
-    [DB_NQ_EMAIL_OFF] = DB_STMT_EMAIL_OFF,
+static const enum db_stmt query_statements[DB_JQ_COUNT] = {
+    [DB_JQ_SETTINGS_GET] = DB_STMT_SETTINGS_GET,
+    [DB_JQ_SETTINGS_PUT] = DB_STMT_SETTINGS_PUT,
+    [DB_JQ_WEBHOOK_CREATE] = DB_STMT_WEBHOOK_CREATE,
+    [DB_JQ_WEBHOOK_LIST] = DB_STMT_WEBHOOK_LIST,
+    [DB_JQ_WEBHOOK_GET] = DB_STMT_WEBHOOK_GET,
+    [DB_JQ_WEBHOOK_DELETE] = DB_STMT_WEBHOOK_DELETE,
+    [DB_JQ_WEBHOOK_ROTATE] = DB_STMT_WEBHOOK_ROTATE,
+    [DB_JQ_WEBHOOK_ENABLE] = DB_STMT_WEBHOOK_ENABLE,
+    [DB_JQ_DELIVERY_LIST] = DB_STMT_DELIVERY_LIST,
+    [DB_JQ_DELIVERY_RETRY] = DB_STMT_DELIVERY_RETRY,
+    [DB_JQ_EMAIL_OFF] = DB_STMT_EMAIL_OFF,
+    [DB_JQ_PLAYER_SEARCH] = DB_STMT_PLAYER_SEARCH,
+    [DB_JQ_CHALLENGES_OPEN] = DB_STMT_CHALLENGES_OPEN,
 };
 
 struct query {
@@ -49,13 +51,13 @@ static enum db_status run_query(struct db_tx *tx, void *arg)
     return rc;
 }
 
-enum db_status db_notify_query(struct db_pool *pool, enum db_notify_query q,
+enum db_status db_json_query(struct db_pool *pool, enum db_json_query q,
                                const char *const *params, char **json, char *err,
                                size_t errsize)
 {
     struct query run = { query_statements[q], params, json };
     *json = NULL;
-    if ((unsigned)q >= DB_NQ_COUNT) {
+    if ((unsigned)q >= DB_JQ_COUNT) {
         snprintf(err, errsize, "no such notify query %d", (int)q);
         return DB_HARD_ERROR;
     }

@@ -35,7 +35,7 @@ bool db_new_id(char *id)
 }
 
 struct player_create {
-    const char *name, *email, *token;
+    const char *name, *email, *password_hash, *token;
     bool arbiter;
     struct db_player *out;
 };
@@ -67,7 +67,8 @@ static enum db_status player_create(struct db_tx *tx, void *arg)
 {
     struct player_create *c = arg;
     struct db_player *p = c->out;
-    const char *params[4] = { p->id, c->name, c->email, c->arbiter ? "arbiter" : "player" };
+    const char *params[5] = { p->id, c->name, c->email, c->arbiter ? "arbiter" : "player",
+                              c->password_hash };
     PGresult *res = NULL;
     enum db_status rc;
 
@@ -89,10 +90,10 @@ static enum db_status player_create(struct db_tx *tx, void *arg)
 }
 
 enum db_status db_player_create(struct db_pool *pool, const char *name, const char *email,
-                                bool arbiter, const char *token, struct db_player *out,
-                                char *err, size_t errsize)
+                                const char *password_hash, bool arbiter, const char *token,
+                                struct db_player *out, char *err, size_t errsize)
 {
-    struct player_create c = { name, email, token, arbiter, out };
+    struct player_create c = { name, email, password_hash, token, arbiter, out };
     return db_run_tx(pool, player_create, &c, err, errsize);
 }
 

@@ -25,7 +25,7 @@
     " c.days_per_move, c.fifty_move_rule, c.status, c.game_id, korp_time(c.created_at)"
 #define CHALLENGE_FROM                                                                 \
     " FROM challenges c JOIN players x ON x.id = c.challenger_id"                       \
-    " JOIN players o ON o.id = c.opponent_id"
+    " LEFT JOIN players o ON o.id = c.opponent_id"
 
 /* A snapshot of the game that every game event carries. */
 #define GAME_SNAPSHOT                                                                  \
@@ -65,10 +65,10 @@ const struct db_statement db_statements[] = {
 
     /* ---- players and tokens */
     [DB_STMT_PLAYER_INSERT] = { DB_STMT_PLAYER_INSERT, "player_insert",
-        "WITH p AS (INSERT INTO players (id, name, email, role, created_at)"
-        " VALUES ($1, $2, $3, $4, korp_now()) RETURNING id, created_at),"
+        "WITH p AS (INSERT INTO players (id, name, email, role, password_hash, created_at)"
+        " VALUES ($1, $2, $3, $4, $5, korp_now()) RETURNING id, created_at),"
         " s AS (INSERT INTO notification_settings (player_id) SELECT id FROM p)"
-        " SELECT korp_time(created_at) FROM p", 4 },
+        " SELECT korp_time(created_at) FROM p", 5 },
     [DB_STMT_PLAYER_GET] = { DB_STMT_PLAYER_GET, "player_get",
         "SELECT p.id, p.name, p.email, p.role, korp_time(p.created_at),"
         " count(s.q), count(s.q) FILTER (WHERE s.q > 2), count(s.q) FILTER (WHERE s.q = 2),"
@@ -97,7 +97,21 @@ const struct db_statement db_statements[] = {
     [DB_STMT_CHALLENGE_INSERT] = { DB_STMT_CHALLENGE_INSERT, "challenge_insert",
         "INSERT INTO challenges (id, variant, challenger_id, opponent_id, color,"
         " days_per_move, fifty_move_rule, created_at)"
-        " SELECT $1, $2, $3, p.id, $5, $6, $7, korp_now() FROM players p WHERE p.id = $4", 7 },
+        " SELECT $1, $2, $3, $4, $5, $6, $7, korp_now()"
+        " WHERE $4::text IS NULL OR EXISTS (SELECT 1 FROM players WHERE id = $4)", 7 },
+    /* An open challenge's opponent: whoever accepts it first. */
+    [DB_STMT_CHALLENGE_TAKE] = { DB_STMT_CHALLENGE_TAKE, "challenge_take",
+        "UPDATE challenges c SET opponent_id = p.id FROM players p"
+        " WHERE c.id = $1 AND c.opponent_id IS NULL AND p.id = $2 RETURNING p.name", 2 },
+    [DB_STMT_CHALLENGES_OPEN] = { DB_STMT_CHALLENGES_OPEN, "challenges_open",
+        "SELECT jsonb_build_object('challenges', coalesce(jsonb_agg(jsonb_build_object("
+        " 'id', c.id, 'variant', c.variant,"
+        " 'challenger', jsonb_build_object('id', x.id, 'name', x.name), 'opponent', NULL,"
+        " 'color', c.color, 'days_per_move', c.days_per_move,"
+        " 'fifty_move_rule', c.fifty_move_rule, 'status', c.status, 'game_id', NULL,"
+        " 'created_at', korp_time(c.created_at)) ORDER BY c.created_at DESC, c.id), '[]'))::text"
+        " FROM (SELECT * FROM challenges WHERE status = 'open' AND opponent_id IS NULL"
+        " ORDER BY created_at DESC, id LIMIT $1) c JOIN players x ON x.id = c.challenger_id", 1 },
     [DB_STMT_CHALLENGE_GET] = { DB_STMT_CHALLENGE_GET, "challenge_get",
         "SELECT " CHALLENGE_COLUMNS CHALLENGE_FROM " WHERE c.id = $1", 1 },
     [DB_STMT_CHALLENGE_LOCK] = { DB_STMT_CHALLENGE_LOCK, "challenge_lock",
@@ -119,7 +133,7 @@ const struct db_statement db_statements[] = {
         " 'variant', c.variant, 'challenger', c.challenger_id, 'opponent', c.opponent_id,"
         " 'game_id', c.game_id),"
         " korp_now() FROM challenges c, unnest(ARRAY[c.challenger_id, c.opponent_id]) p"
-        " WHERE c.id = $1 RETURNING id)"
+        " WHERE c.id = $1 AND p IS NOT NULL RETURNING id)"
         " SELECT pg_notify('" DB_EVENTS_CHANNEL "', string_agg(id::text, ',')) FROM e", 2 },
 
     /* ---- games and moves */
@@ -400,6 +414,31 @@ const struct db_statement db_statements[] = {
         " FROM mine JOIN players p ON p.id = mine.player_id"
         " WHERE coalesce(p.email, '') <> '' RETURNING 1)"
         " SELECT count(*), pg_notify('" DB_DELIVERIES_CHANNEL "', '') FROM ins HAVING count(*) > 0", 0 },
+
+    /* ---- people on the web board: search, passwords, sessions */
+    [DB_STMT_PLAYER_SEARCH] = { DB_STMT_PLAYER_SEARCH, "player_search",
+        "SELECT jsonb_build_object('players', coalesce(jsonb_agg(jsonb_build_object("
+        " 'id', p.id, 'name', p.name) ORDER BY lower(p.name)), '[]'))::text"
+        " FROM (SELECT id, name FROM players WHERE lower(name) LIKE $1"
+        " ORDER BY lower(name) LIMIT $2) p", 2 },
+    [DB_STMT_LOGIN_FIND] = { DB_STMT_LOGIN_FIND, "login_find",
+        "SELECT id, name, coalesce(password_hash, '') FROM players"
+        " WHERE lower(name) = lower($1)", 1 },
+    [DB_STMT_SESSION_INSERT] = { DB_STMT_SESSION_INSERT, "session_insert",
+        "INSERT INTO sessions (id, hash, player_id, csrf_token, created_at, expires_at,"
+        " last_seen_at) VALUES ($1, decode($2, 'hex'), $3, $4, korp_now(),"
+        " korp_now() + interval '30 days', korp_now())", 4 },
+    [DB_STMT_SESSION_FIND] = { DB_STMT_SESSION_FIND, "session_find",
+        "SELECT s.id, p.id, p.name, p.role, s.csrf_token,"
+        " s.last_seen_at < korp_now() - interval '1 minute'"
+        " FROM sessions s JOIN players p ON p.id = s.player_id"
+        " WHERE s.hash = decode($1, 'hex') AND s.expires_at > korp_now()", 1 },
+    /* A session in use lasts 30 days from its last use. */
+    [DB_STMT_SESSION_TOUCH] = { DB_STMT_SESSION_TOUCH, "session_touch",
+        "UPDATE sessions SET last_seen_at = korp_now(), expires_at = korp_now() + interval '30 days'"
+        " WHERE id = $1", 1 },
+    [DB_STMT_SESSION_DELETE] = { DB_STMT_SESSION_DELETE, "session_delete",
+        "DELETE FROM sessions WHERE hash = decode($1, 'hex') RETURNING id", 1 },
 };
 
 _Static_assert(sizeof db_statements / sizeof db_statements[0] == DB_STMT_COUNT,

@@ -583,10 +583,15 @@ static enum db_status accept_tx(struct db_tx *tx, void *arg)
         return refuse(r, GAMES_NOT_FOUND, "no challenge has the id '%s'", a->challenge_id);
     if (rc != DB_OK)
         return rc;
-    if (strcmp(c.opponent_id, a->player_id) != 0)
+    if (c.opponent_id[0] == '\0' && strcmp(c.challenger_id, a->player_id) == 0)
+        return refuse(r, GAMES_FORBIDDEN, "you cannot accept your own open challenge");
+    if (c.opponent_id[0] != '\0' && strcmp(c.opponent_id, a->player_id) != 0)
         return refuse(r, GAMES_FORBIDDEN, "only the challenged player may accept a challenge");
     if (strcmp(c.status, "open") != 0)
         return refuse(r, GAMES_CONFLICT, "the challenge is %s, not open", c.status);
+    /* An open challenge: the first to accept it is the opponent. */
+    if (c.opponent_id[0] == '\0' && (rc = db_challenge_take(tx, &c, a->player_id)) != DB_OK)
+        return rc;
     v = rules_variant_find(c.variant);
     if (v == NULL || v->position_parse(&pos, v->start_text, NULL) != RULES_OK)
         return db_tx_fail(tx, "challenge %s: no start position for '%s'", c.id, c.variant);

@@ -102,7 +102,8 @@ static int admin(struct korpd *k, int argc, char **argv)
         db_pool_free(k->pool);
         return 1;
     }
-    st = db_player_create(k->pool, argv[3], NULL, true, token, &p, err, sizeof err);
+    st = db_player_create(k->pool, argv[3], NULL, NULL, true, token, &p, err,
+                          sizeof err);
     db_pool_free(k->pool);
     if (st == DB_CONFLICT) {
         fprintf(stderr, "korpd: the name '%s' is taken\n", argv[3]);

@@ -13,7 +13,7 @@
 KORP_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 KORP_PACKAGES="build-essential cmake pkg-config libmicrohttpd-dev libpq-dev libcjson-dev
-  libcurl4-openssl-dev libcmocka-dev libssl-dev postgresql curl ca-certificates"
+  libcurl4-openssl-dev libcmocka-dev libssl-dev libargon2-dev postgresql curl ca-certificates"
 KORP_TEST_PACKAGES="clang libclang-rt-14-dev python3-pytest python3-requests python3-jsonschema
   python3-hypothesis python3-yaml prometheus haproxy postfix"
 

@@ -428,8 +428,8 @@ def wrong_values(ftype):
 
 def type_cases():
     fields = {
-        "players": {"name": "string", "email": "string|null"},
-        "challenges": {"variant": "string", "opponent": "string", "color": "string",
+        "players": {"name": "string", "email": "string|null", "password": "string"},
+        "challenges": {"variant": "string", "opponent": "string|null", "color": "string",
                        "days_per_move": "integer|null", "fifty_move_rule": "boolean"},
         "moves": {"move": "string", "ply": "integer"},
         "claims": {"kind": "string", "move": "string"},

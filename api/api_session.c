@@ -1,0 +1,179 @@
+/*
+ * api_session.c — people signing in on the web board: a name and password
+ * give a session cookie (HttpOnly, SameSite=Strict, Secure behind https)
+ * and a CSRF token that the page sends back (X-CSRF-Token) with every
+ * change.  Bots keep their bearer tokens.
+ */
+#include "api_int.h"
+
+#include "base.h"
+#include "notify.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#define SESSION_SECONDS (30 * 24 * 3600)
+
+static const struct api_field login_fields[] = {
+    { "name", API_STRING, true, false, 1, 64 },
+    { "password", API_STRING, true, false, 1, 200 },
+    { NULL, API_STRING, false, false, 0, 0 },
+};
+
+/* Whether korpd is reached over https (KORP_PUBLIC_URL): cookies are Secure. */
+static bool secure(const struct api_request *req)
+{
+    const struct notify_config *n = req->config->notify;
+    return n != NULL && n->public_url != NULL && strncmp(n->public_url, "https://", 8) == 0;
+}
+
+static void set_cookie(struct MHD_Response *resp, const struct api_request *req,
+                       const char *value, int max_age)
+{
+    char cookie[256];
+    snprintf(cookie, sizeof cookie, "%s=%s; Path=/; HttpOnly; SameSite=Strict; Max-Age=%d%s",
+             API_SESSION_COOKIE, value, max_age, secure(req) ? "; Secure" : "");
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, cookie);
+}
+
+static cJSON *session_json(const char *player_id, const char *name, const char *csrf)
+{
+    cJSON *json = cJSON_CreateObject(), *player = cJSON_AddObjectToObject(json, "player");
+    cJSON_AddStringToObject(player, "id", player_id);
+    cJSON_AddStringToObject(player, "name", name);
+    cJSON_AddStringToObject(json, "csrf_token", csrf);
+    return json;
+}
+
+enum MHD_Result api_session_create(struct api_request *req)
+{
+    enum MHD_Result replied;
+    const char *name, *password;
+    char id[DB_ID_SIZE] = "", canonical[DB_NAME_SIZE] = "", hash[BASE_PASSWORD_HASH_SIZE] = "";
+    char key[80], cookie[BASE_TOKEN_LEN + 1], csrf[BASE_TOKEN_LEN + 1], err[512] = "", *text;
+    int retry = 0;
+    enum db_status st;
+    struct MHD_Response *resp;
+    cJSON *json;
+
+    if (!api_body_check(req, login_fields, &replied))
+        return replied;
+    name = api_body_string(req, "name");
+    password = api_body_string(req, "password");
+    snprintf(key, sizeof key, "login:%.64s", name);
+    for (char *c = key; *c; c++)
+        *c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+    if (!api_limits_take(req->logins, key, &retry)) {
+        req->retry_after = retry;
+        return api_fail(req, API_PROBLEM_TOO_MANY_REQUESTS,
+                        "too many sign-ins for this name; try again in %d s", retry);
+    }
+    st = db_login_find(req->config->pool, name, id, canonical, hash, sizeof hash, err,
+                       sizeof err);
+    if (st != DB_OK && st != DB_NOT_FOUND)
+        return api_fail_db(req, st, err);
+    /* An unknown name costs a hash as long as a known one's check, so that
+     * the time taken does not tell which names exist. */
+    if (st != DB_OK || hash[0] == '\0') {
+        char wasted[BASE_PASSWORD_HASH_SIZE];
+        base_password_hash(password, wasted, sizeof wasted);
+    }
+    if (st != DB_OK || hash[0] == '\0' || !base_password_verify(hash, password))
+        return api_fail(req, API_PROBLEM_UNAUTHORIZED, "the name or the password is wrong");
+    if (!base_token_new(cookie) || !base_token_new(csrf))
+        return api_fail_db(req, DB_HARD_ERROR, "the random generator failed");
+    st = db_session_create(req->config->pool, id, cookie, csrf, err, sizeof err);
+    if (st != DB_OK)
+        return api_fail_db(req, st, err);
+    json = session_json(id, canonical, csrf);
+    text = cJSON_PrintUnformatted(json);
+    cJSON_Delete(json);
+    if (text == NULL)
+        return api_fail(req, API_PROBLEM_INTERNAL, "out of memory");
+    resp = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
+    if (resp != NULL) {
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+        set_cookie(resp, req, cookie, SESSION_SECONDS);
+    }
+    return api_reply(req, MHD_HTTP_OK, resp);
+}
+
+enum MHD_Result api_session_get(struct api_request *req)
+{
+    const char *cookie = MHD_lookup_connection_value(req->conn, MHD_COOKIE_KIND,
+                                                     API_SESSION_COOKIE);
+    char csrf[64] = "", err[512] = "";
+    struct db_caller caller;
+    enum db_status st;
+
+    if (cookie == NULL || cookie[0] == '\0' || strlen(cookie) > 128)
+        return api_fail(req, API_PROBLEM_UNAUTHORIZED, "you are not signed in");
+    st = db_session_find(req->config->pool, cookie, &caller, csrf, err, sizeof err);
+    if (st == DB_NOT_FOUND)
+        return api_fail(req, API_PROBLEM_UNAUTHORIZED,
+                        "your session has ended: sign in again");
+    if (st != DB_OK)
+        return api_fail_db(req, st, err);
+    return api_reply_json(req, MHD_HTTP_OK, session_json(caller.player_id, caller.name, csrf));
+}
+
+enum MHD_Result api_session_delete(struct api_request *req)
+{
+    const char *cookie = MHD_lookup_connection_value(req->conn, MHD_COOKIE_KIND,
+                                                     API_SESSION_COOKIE);
+    char err[512] = "";
+    struct MHD_Response *resp;
+    enum db_status st;
+
+    if (!req->caller.by_session || cookie == NULL)
+        return api_fail(req, API_PROBLEM_BAD_REQUEST,
+                        "only a web session signs out (a bot revokes its token instead: "
+                        "DELETE /v1/players/me/tokens/{id})");
+    st = db_session_delete(req->config->pool, cookie, err, sizeof err);
+    if (st != DB_OK && st != DB_NOT_FOUND)
+        return api_fail_db(req, st, err);
+    resp = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+    if (resp != NULL)
+        set_cookie(resp, req, "", 0);
+    return api_reply(req, MHD_HTTP_NO_CONTENT, resp);
+}
+
+/*
+ * The caller of a request without a bearer token, from the session cookie;
+ * false when there is none (not a reply).  A change (any method but GET
+ * and HEAD) must also carry the session's CSRF token, or it is refused
+ * (*refused set, 403 sent).
+ */
+bool api_session_caller(struct api_request *req, bool *refused, enum MHD_Result *replied)
+{
+    const char *cookie = MHD_lookup_connection_value(req->conn, MHD_COOKIE_KIND,
+                                                     API_SESSION_COOKIE);
+    const char *sent = MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, "X-CSRF-Token");
+    char err[512] = "";
+    enum db_status st;
+
+    *refused = false;
+    if (cookie == NULL || cookie[0] == '\0' || strlen(cookie) > 128)
+        return false;
+    st = db_session_find(req->config->pool, cookie, &req->caller, req->csrf, err, sizeof err);
+    if (st != DB_OK) {
+        memset(&req->caller, 0, sizeof req->caller);
+        if (st != DB_NOT_FOUND) {
+            *refused = true;
+            *replied = api_fail_db(req, st, err);
+        }
+        return false;
+    }
+    if (strcmp(req->method, "GET") != 0 && strcmp(req->method, "HEAD") != 0 &&
+        (sent == NULL || !base_text_equal(sent, req->csrf))) {
+        *refused = true;
+        *replied = api_fail(req, API_PROBLEM_FORBIDDEN,
+                            "a change made with the session cookie needs the X-CSRF-Token "
+                            "header (the csrf_token of POST or GET /v1/session)");
+        return false;
+    }
+    req->authenticated = true;
+    return true;
+}

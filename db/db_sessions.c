@@ -1,0 +1,128 @@
+/*
+ * db_sessions.c — people signed in on the web board: finding a player by
+ * name for a password check, and sessions (the cookie's SHA-256 only).
+ */
+#include "db_int.h"
+
+#include "base.h"
+
+#include <stdio.h>
+#include <string.h>
+
+struct login {
+    const char *name;
+    char *id, *canonical;
+    char *hash;
+    size_t hash_size;
+};
+
+static enum db_status login_find(struct db_tx *tx, void *arg)
+{
+    struct login *l = arg;
+    const char *params[1] = { l->name };
+    PGresult *res = NULL;
+    enum db_status rc = db_exec(tx, DB_STMT_LOGIN_FIND, params, &res);
+    if (rc == DB_OK && PQntuples(res) == 0)
+        rc = DB_NOT_FOUND;
+    if (rc == DB_OK) {
+        db_copy(l->id, DB_ID_SIZE, res, 0, 0);
+        db_copy(l->canonical, DB_NAME_SIZE, res, 0, 1);
+        db_copy(l->hash, l->hash_size, res, 0, 2);
+    }
+    PQclear(res);
+    return rc;
+}
+
+enum db_status db_login_find(struct db_pool *pool, const char *name, char id[DB_ID_SIZE],
+                             char canonical_name[DB_NAME_SIZE], char *password_hash,
+                             size_t hash_size, char *err, size_t errsize)
+{
+    struct login l = { name, id, canonical_name, password_hash, hash_size };
+    return db_run_once(pool, login_find, &l, err, errsize);
+}
+
+struct session {
+    const char *player_id, *cookie, *csrf;
+    struct db_caller *out;
+    char *csrf_out;
+};
+
+static enum db_status session_create(struct db_tx *tx, void *arg)
+{
+    struct session *s = arg;
+    char id[DB_ID_SIZE], hash[BASE_SHA256_HEX_LEN + 1];
+    const char *params[4] = { id, hash, s->player_id, s->csrf };
+    if (!db_new_id(id))
+        return db_tx_fail(tx, "the random generator failed");
+    base_sha256_hex(s->cookie, strlen(s->cookie), hash);
+    return db_exec(tx, DB_STMT_SESSION_INSERT, params, NULL);
+}
+
+enum db_status db_session_create(struct db_pool *pool, const char *player_id,
+                                 const char *cookie, const char *csrf, char *err,
+                                 size_t errsize)
+{
+    struct session s = { player_id, cookie, csrf, NULL, NULL };
+    return db_run_once(pool, session_create, &s, err, errsize);
+}
+
+static enum db_status session_find(struct db_tx *tx, void *arg)
+{
+    struct session *s = arg;
+    char hash[BASE_SHA256_HEX_LEN + 1];
+    const char *params[1] = { hash };
+    PGresult *res = NULL;
+    enum db_status rc;
+
+    base_sha256_hex(s->cookie, strlen(s->cookie), hash);
+    rc = db_exec(tx, DB_STMT_SESSION_FIND, params, &res);
+    if (rc == DB_OK && PQntuples(res) == 0)
+        rc = DB_NOT_FOUND;
+    if (rc == DB_OK) {
+        struct db_caller *c = s->out;
+        memset(c, 0, sizeof *c);
+        /* Rate limits and logs name a session like a token: "s-<id>". */
+        snprintf(c->token_id, sizeof c->token_id, "s-%.10s", PQgetvalue(res, 0, 0));
+        db_copy(c->player_id, sizeof c->player_id, res, 0, 1);
+        db_copy(c->name, sizeof c->name, res, 0, 2);
+        c->arbiter = strcmp(PQgetvalue(res, 0, 3), "arbiter") == 0;
+        c->by_session = true;
+        db_copy(s->csrf_out, 64, res, 0, 4);
+        if (PQgetvalue(res, 0, 5)[0] == 't') {
+            const char *touch[1] = { PQgetvalue(res, 0, 0) };
+            rc = db_exec(tx, DB_STMT_SESSION_TOUCH, touch, NULL);
+        }
+    }
+    PQclear(res);
+    return rc;
+}
+
+enum db_status db_session_find(struct db_pool *pool, const char *cookie,
+                               struct db_caller *out, char *csrf, char *err, size_t errsize)
+{
+    struct session s = { NULL, cookie, NULL, out, csrf };
+    return db_run_once(pool, session_find, &s, err, errsize);
+}
+
+static enum db_status session_delete(struct db_tx *tx, void *arg)
+{
+    struct session *s = arg;
+    char hash[BASE_SHA256_HEX_LEN + 1];
+    const char *params[1] = { hash };
+    PGresult *res = NULL;
+    enum db_status rc;
+
+    base_sha256_hex(s->cookie, strlen(s->cookie), hash);
+    rc = db_exec(tx, DB_STMT_SESSION_DELETE, params, &res);
+    if (rc == DB_OK && PQntuples(res) == 0)
+        rc = DB_NOT_FOUND;
+    PQclear(res);
+    return rc;
+}
+
+enum db_status db_session_delete(struct db_pool *pool, const char *cookie, char *err,
+                                 size_t errsize)
+{
+    struct session s = { NULL, cookie, NULL, NULL, NULL };
+    return db_run_once(pool, session_delete, &s, err, errsize);
+}
