@@ -162,3 +162,17 @@ enum MHD_Result api_challenge_open(struct api_request *req)
     const char *params[1] = { "100" };
     return api_reply_query(req, DB_JQ_CHALLENGES_OPEN, params, 200, "no challenges");
 }
+
+/* One challenge, for anyone with its link (the email's). */
+enum MHD_Result api_challenge_get(struct api_request *req)
+{
+    struct db_challenge c;
+    char err[512] = "";
+    enum db_status st = db_challenge_get(req->config->pool, req->params[0], &c, err, sizeof err);
+    if (st == DB_NOT_FOUND)
+        return api_fail(req, API_PROBLEM_NOT_FOUND, "no challenge has the id '%s'",
+                        req->params[0]);
+    if (st != DB_OK)
+        return api_fail_db(req, st, err);
+    return api_reply_json(req, MHD_HTTP_OK, challenge_json(&c));
+}

@@ -219,6 +219,7 @@ enum MHD_Result api_token_revoke(struct api_request *req);
 enum MHD_Result api_challenge_create(struct api_request *req);
 enum MHD_Result api_challenge_list(struct api_request *req);
 enum MHD_Result api_challenge_open(struct api_request *req);
+enum MHD_Result api_challenge_get(struct api_request *req);
 enum MHD_Result api_challenge_accept(struct api_request *req);
 enum MHD_Result api_challenge_decline(struct api_request *req);
 enum MHD_Result api_challenge_cancel(struct api_request *req);

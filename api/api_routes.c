@@ -43,6 +43,7 @@ static const struct route routes[] = {
     { "POST", "/v1/challenges", API_TOKEN | API_JSON_BODY, api_challenge_create },
     { "GET", "/v1/challenges", API_TOKEN, api_challenge_list },
     { "GET", "/v1/challenges/open", 0, api_challenge_open },
+    { "GET", "/v1/challenges/{id}", 0, api_challenge_get },
     { "POST", "/v1/challenges/{id}/accept", API_TOKEN, api_challenge_accept },
     { "POST", "/v1/challenges/{id}/decline", API_TOKEN, api_challenge_decline },
     { "POST", "/v1/challenges/{id}/cancel", API_TOKEN, api_challenge_cancel },

@@ -220,6 +220,10 @@ struct db_challenge {
 enum db_status db_challenge_create(struct db_pool *pool, struct db_challenge *c, char *err,
                                    size_t errsize);
 
+/* One challenge.  DB_NOT_FOUND if none. */
+enum db_status db_challenge_get(struct db_pool *pool, const char *id, struct db_challenge *out,
+                                char *err, size_t errsize);
+
 /* The open challenges a player received or sent, newest first. */
 enum db_status db_challenge_list(struct db_pool *pool, const char *player_id,
                                  struct db_challenge *incoming, int max_in, int *count_in,

@@ -232,3 +232,29 @@ enum db_status db_challenge_take(struct db_tx *tx, struct db_challenge *c,
     PQclear(res);
     return rc;
 }
+
+struct challenge_get {
+    const char *id;
+    struct db_challenge *out;
+};
+
+static enum db_status challenge_get(struct db_tx *tx, void *arg)
+{
+    struct challenge_get *g = arg;
+    const char *params[1] = { g->id };
+    PGresult *res = NULL;
+    enum db_status rc = db_exec(tx, DB_STMT_CHALLENGE_GET, params, &res);
+    if (rc == DB_OK && PQntuples(res) == 0)
+        rc = DB_NOT_FOUND;
+    if (rc == DB_OK)
+        challenge_read(g->out, res, 0);
+    PQclear(res);
+    return rc;
+}
+
+enum db_status db_challenge_get(struct db_pool *pool, const char *id, struct db_challenge *out,
+                                char *err, size_t errsize)
+{
+    struct challenge_get g = { id, out };
+    return db_run_once(pool, challenge_get, &g, err, errsize);
+}

@@ -122,6 +122,9 @@ def test_an_open_challenge_is_taken_by_whoever_accepts_first(korpd, two_players)
     _, c = a.call("POST", "/v1/challenges",
                   json={"variant": "glinski", "opponent": None, "color": "black"}, expect=201)
     assert c["opponent"] is None and c["status"] == "open"
+    _, shown = Api(korpd.base).call("GET", "/v1/challenges/{id}", [c["id"]], expect=200)
+    assert shown == c
+    Api(korpd.base).call("GET", "/v1/challenges/{id}", ["NoSuchOne0"], expect=404)
     _, listed = Api(korpd.base).call("GET", "/v1/challenges/open", expect=200)
     assert c["id"] in [x["id"] for x in listed["challenges"]]
     a.call("POST", "/v1/challenges/{id}/accept", [c["id"]], expect=403)
