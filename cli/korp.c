@@ -25,6 +25,8 @@ static const char usage[] =
     "                                earlier plies of the position, material\n"
     "  status [FEN]                  the position's status as one JSON object\n"
     "  moves [FEN]                   the legal moves, one per line: 'UCI SAN'\n"
+    "  uci                           the engine over the UCI protocol on stdin and\n"
+    "                                stdout (UCI_Variant korpalski or glinski)\n"
     "\n"
     "FEN defaults to the variant's start position; the variant defaults to\n"
     "korpalski (replay: the PGN Variant tag).  Exit status: 0 success, 1 an\n"
@@ -40,6 +42,7 @@ static const struct {
     { "moves", korp_moves },
     { "analyse", korp_analyse },
     { "analyze", korp_analyse },
+    { "uci", korp_uci },
     { NULL, NULL },
 };
 

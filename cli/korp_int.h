@@ -23,6 +23,8 @@ int korp_status(const struct korp_args *args);
 int korp_moves(const struct korp_args *args);
 int korp_replay(const struct korp_args *args);
 int korp_analyse(const struct korp_args *args);
+/* `korp uci`: the engine over UCI on stdin/stdout (korp_uci.c). */
+int korp_uci(const struct korp_args *args);
 
 /*
  * Prints, as one JSON object on a line, what an arbiter needs to rule on a

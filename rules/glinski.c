@@ -145,4 +145,11 @@ const struct rules_variant rules_glinski = {
     .fullmove_number = fullmove_number,
     .repetition_key = repetition_key,
     .can_drop = can_drop,
+    .cells = GL_CELLS,
+    .move_play = gl_search_play,
+    .null_play = gl_search_null,
+    .man_at = gl_search_man_at,
+    .reserve_count = gl_search_reserve,
+    .attacks_from = gl_search_attacks,
+    .insufficient_material = gl_search_insufficient,
 };

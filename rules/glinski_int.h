@@ -121,6 +121,15 @@ uint64_t gl_repetition_key(const struct gl_pos *p);
 extern const struct notation_geometry gl_geometry;
 void gl_cell_name(int cell, char *buf);
 
+/* glinski_search.c: the search helpers of the variant table (rules.h). */
+void gl_search_play(struct rules_position *pos, struct rules_move move);
+void gl_search_null(struct rules_position *pos);
+int gl_search_man_at(const struct rules_position *pos, int cell);
+int gl_search_reserve(const struct rules_position *pos, enum rules_color side,
+                      enum rules_piece type);
+struct rules_cells gl_search_attacks(const struct rules_position *pos, int cell);
+bool gl_search_insufficient(const struct rules_position *pos);
+
 extern const struct rules_variant rules_glinski;
 
 #endif

@@ -194,4 +194,11 @@ const struct rules_variant rules_korpalski = {
     .fullmove_number = fullmove_number,
     .repetition_key = repetition_key,
     .can_drop = can_drop,
+    .cells = 64,
+    .move_play = kp_search_play,
+    .null_play = kp_search_null,
+    .man_at = kp_search_man_at,
+    .reserve_count = kp_search_reserve,
+    .attacks_from = kp_search_attacks,
+    .insufficient_material = kp_search_insufficient,
 };

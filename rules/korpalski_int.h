@@ -103,6 +103,15 @@ extern const struct notation_geometry kp_geometry;
 bool kp_explain_illegal(const struct rules_position *pos,
                         const struct notation_pattern *pat, struct rules_why *why);
 
+/* korpalski_search.c: the search helpers of the variant table (rules.h). */
+void kp_search_play(struct rules_position *pos, struct rules_move move);
+void kp_search_null(struct rules_position *pos);
+int kp_search_man_at(const struct rules_position *pos, int cell);
+int kp_search_reserve(const struct rules_position *pos, enum rules_color side,
+                      enum rules_piece type);
+struct rules_cells kp_search_attacks(const struct rules_position *pos, int cell);
+bool kp_search_insufficient(const struct rules_position *pos);
+
 /* The variant table (korpalski.c). */
 extern const struct rules_variant rules_korpalski;
 

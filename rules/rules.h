@@ -76,6 +76,19 @@ struct rules_move {
 };
 
 /*
+ * A set of cells of any variant: cell i is bit (i % 64) of w[i / 64].
+ */
+struct rules_cells {
+    uint64_t w[2];
+};
+
+/* A man on a cell as search sees it: (colour << 3) | type, or RULES_NO_MAN. */
+#define RULES_MAN(color, type) (((color) << 3) | (type))
+#define RULES_MAN_COLOR(man) ((man) >> 3)
+#define RULES_MAN_TYPE(man) ((man) & 7)
+#define RULES_NO_MAN (-1)
+
+/*
  * A position: opaque, fixed size, no pointers inside, safe to copy with
  * assignment or memcpy.  Only the variant that made it may read it.
  */
@@ -244,6 +257,32 @@ struct rules_variant {
     uint64_t (*repetition_key)(const struct rules_position *pos);
     /* Whether `side` still has anything in reserve to drop. */
     bool (*can_drop)(const struct rules_position *pos, enum rules_color side);
+
+    /*
+     * For search (engine/): fast helpers that trust their caller.  They do
+     * not check moves, so they are meant for moves that came out of
+     * moves_legal on the same position; everything else uses the checked
+     * functions above.
+     */
+    int cells;               /* cells of the board: 64, 91 */
+    /* Plays a move of moves_legal(pos), unchecked (copy-make: copy the
+     * position first to keep the old one). */
+    void (*move_play)(struct rules_position *pos, struct rules_move move);
+    /* Hands the move to the other side with nothing played (no en passant
+     * afterwards): the "null move" of search, never a legal move.  Only
+     * for positions with both kings on the board and no check. */
+    void (*null_play)(struct rules_position *pos);
+    /* The man on `cell` (RULES_MAN) or RULES_NO_MAN. */
+    int (*man_at)(const struct rules_position *pos, int cell);
+    /* How many men of `type` `side` holds in reserve (0 without drops). */
+    int (*reserve_count)(const struct rules_position *pos, enum rules_color side,
+                         enum rules_piece type);
+    /* Cells the man on `cell` attacks with the current occupancy, own men's
+     * cells included (a pawn: its capture cells); empty for an empty cell. */
+    struct rules_cells (*attacks_from)(const struct rules_position *pos, int cell);
+    /* The variant's material rule alone (rules_report.insufficient_material
+     * without generating moves). */
+    bool (*insufficient_material)(const struct rules_position *pos);
 };
 
 /* Letter dialects for move_parse. */

@@ -1,0 +1,85 @@
+/*
+ * engine_int.h — what the files of engine/ share: the engine handle, the
+ * transposition table and the evaluation's tables.
+ */
+#ifndef KORP_ENGINE_INT_H
+#define KORP_ENGINE_INT_H
+
+#include "engine.h"
+
+#include <stdatomic.h>
+
+/* ---- transposition table (tt.c) ----------------------------------------- */
+
+enum tt_bound { TT_NONE = 0, TT_UPPER = 1, TT_LOWER = 2, TT_EXACT = 3 };
+
+struct tt_entry {
+    uint64_t key;
+    struct rules_move move;
+    int16_t score;           /* mate scores relative to this node (tt_score_to) */
+    uint8_t depth;
+    uint8_t bound;           /* enum tt_bound */
+};
+
+/* Two entries per bucket: the first keeps the deepest result, the second
+ * always takes the newest. */
+struct tt {
+    struct tt_entry *entries;
+    size_t buckets;          /* a power of two */
+};
+
+int tt_init(struct tt *tt, size_t mb);
+void tt_free(struct tt *tt);
+void tt_clear(struct tt *tt);
+/* The entry for key, or NULL. */
+const struct tt_entry *tt_probe(const struct tt *tt, uint64_t key);
+void tt_store(struct tt *tt, uint64_t key, struct rules_move move, int score,
+              int depth, enum tt_bound bound);
+/* Mate scores are stored relative to the node, read back relative to the root. */
+int tt_score_to(int score, int ply);
+int tt_score_from(int score, int ply);
+
+/* ---- the handle (engine.c) ---------------------------------------------- */
+
+struct engine {
+    struct tt tt;
+    atomic_bool stop;
+};
+
+/* ---- evaluation (eval.c, eval_korpalski.c, eval_glinski.c) --------------- */
+
+/*
+ * A variant's evaluation as data: every number the evaluation uses, so
+ * that tuning changes tables and not code.  Piece-square tables are from
+ * White's side, indexed by cell; Black reads them through `mirror`.
+ */
+struct eval_weights {
+    int cells;
+    const uint8_t *mirror;                       /* cell seen from Black */
+    int value[RULES_PIECE_TYPES];                /* a man on the board */
+    int reserve_value[RULES_PIECE_TYPES];        /* a man in reserve */
+    const int16_t *pst[RULES_PIECE_TYPES];       /* middle game (king: too) */
+    const int16_t *king_endgame;                 /* the king's table with few men left */
+    int mobility[RULES_PIECE_TYPES];             /* per attacked cell not own */
+    int king_attack[RULES_PIECE_TYPES];          /* danger per zone cell attacked */
+    int drop_danger[RULES_PIECE_TYPES];          /* danger per enemy man in reserve */
+    int shelter;                                 /* danger removed per own man in zone */
+    int danger_scale;                            /* penalty = units^2 / danger_scale */
+    int danger_max;
+    int pawn_last_ranks_no_prison;               /* pawn on 6th/7th with empty prison: */
+    int tempo;
+    int phase_full;                              /* non-pawn material of a full set, both sides */
+    int stalemate;                               /* score of being stalemated */
+};
+
+extern const struct eval_weights eval_korpalski;
+extern const struct eval_weights eval_glinski;
+
+/* The weights for variant v (Korpalski's for an unknown one). */
+const struct eval_weights *eval_weights_for(const struct rules_variant *v);
+
+/* Static evaluation for the side to move. */
+int eval_position(const struct eval_weights *w, const struct rules_variant *v,
+                  const struct rules_position *pos);
+
+#endif

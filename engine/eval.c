@@ -1,0 +1,161 @@
+/*
+ * eval.c — the static evaluation, one code path for both variants, read
+ * from a variant's table of weights (eval_korpalski.c, eval_glinski.c):
+ *
+ *   material on the board and in reserve, piece-square tables (the king's
+ *   blended from middle game to endgame by the material left), mobility
+ *   (attacked cells not holding an own man), and king danger: enemy
+ *   attacks on the king's zone (the king's cell and its neighbours), the
+ *   empty undefended zone cells the enemy could drop on weighted by what
+ *   the enemy holds in reserve, minus the own men sheltering the king; the
+ *   danger units are squared, so that attacks that come together count
+ *   more than their sum.
+ */
+#include "engine_int.h"
+
+#include <string.h>
+
+const struct eval_weights *eval_weights_for(const struct rules_variant *v)
+{
+    return v->cells == eval_glinski.cells ? &eval_glinski : &eval_korpalski;
+}
+
+static inline int count_cells(struct rules_cells c)
+{
+    return __builtin_popcountll(c.w[0]) + __builtin_popcountll(c.w[1]);
+}
+
+static inline struct rules_cells cells_and(struct rules_cells a, struct rules_cells b)
+{
+    return (struct rules_cells){ { a.w[0] & b.w[0], a.w[1] & b.w[1] } };
+}
+
+static inline struct rules_cells cells_not(struct rules_cells a)
+{
+    return (struct rules_cells){ { ~a.w[0], ~a.w[1] } };
+}
+
+static inline void cells_add(struct rules_cells *a, int cell)
+{
+    a->w[cell >> 6] |= 1ULL << (cell & 63);
+}
+
+static inline void cells_or(struct rules_cells *a, struct rules_cells b)
+{
+    a->w[0] |= b.w[0];
+    a->w[1] |= b.w[1];
+}
+
+/* Whether `side` has a promotion piece waiting in prison (Korpalski: set
+ * minus board minus reserve).  Glinski promotes freely: always true. */
+static bool prison_holds(const struct rules_variant *v, const struct rules_position *pos,
+                         const int on_board[2][RULES_PIECE_TYPES], int side)
+{
+    static const int set[RULES_PIECE_TYPES] = { 8, 2, 2, 2, 1, 1 };
+    if (v->cells != 64)
+        return true;
+    for (int t = RULES_KNIGHT; t <= RULES_QUEEN; t++)
+        if (on_board[side][t] + v->reserve_count(pos, (enum rules_color)side,
+                                                 (enum rules_piece)t) < set[t])
+            return true;
+    return false;
+}
+
+int eval_position(const struct eval_weights *w, const struct rules_variant *v,
+                  const struct rules_position *pos)
+{
+    int man[128];
+    struct rules_cells attacks[128];
+    struct rules_cells occupied[2] = { { { 0, 0 } }, { { 0, 0 } } };
+    struct rules_cells attacked[2] = { { { 0, 0 } }, { { 0, 0 } } };
+    int on_board[2][RULES_PIECE_TYPES];
+    int king[2] = { -1, -1 };
+    int score[2] = { 0, 0 }, phase = 0, king_mg[2] = { 0, 0 }, king_eg[2] = { 0, 0 };
+    int side = v->side_to_move(pos);
+
+    memset(on_board, 0, sizeof on_board);
+    for (int c = 0; c < w->cells; c++) {
+        man[c] = v->man_at(pos, c);
+        if (man[c] == RULES_NO_MAN)
+            continue;
+        int color = RULES_MAN_COLOR(man[c]), type = RULES_MAN_TYPE(man[c]);
+        on_board[color][type]++;
+        cells_add(&occupied[color], c);
+        if (type == RULES_KING)
+            king[color] = c;
+    }
+    /* Reserves: what can still come onto the board. */
+    for (int color = 0; color < 2; color++)
+        for (int t = RULES_PAWN; t < RULES_KING; t++) {
+            int n = v->reserve_count(pos, (enum rules_color)color, (enum rules_piece)t);
+            score[color] += n * w->reserve_value[t];
+            if (t != RULES_PAWN)
+                phase += n * w->value[t];
+        }
+
+    bool promotes[2] = { prison_holds(v, pos, (const int(*)[RULES_PIECE_TYPES])on_board, 0),
+                         prison_holds(v, pos, (const int(*)[RULES_PIECE_TYPES])on_board, 1) };
+
+    for (int c = 0; c < w->cells; c++) {
+        if (man[c] == RULES_NO_MAN)
+            continue;
+        int color = RULES_MAN_COLOR(man[c]), type = RULES_MAN_TYPE(man[c]);
+        int rel = color == RULES_WHITE ? c : w->mirror[c];
+        attacks[c] = v->attacks_from(pos, c);
+        cells_or(&attacked[color], attacks[c]);
+        if (type == RULES_KING) {
+            king_mg[color] = w->pst[RULES_KING][rel];
+            king_eg[color] = w->king_endgame[rel];
+            continue;
+        }
+        int pst = w->pst[type][rel];
+        /* A pawn near the last rank with nothing to promote to is stuck. */
+        if (type == RULES_PAWN && !promotes[color] && pst > w->pawn_last_ranks_no_prison)
+            pst = w->pawn_last_ranks_no_prison;
+        score[color] += w->value[type] + pst;
+        if (type != RULES_PAWN)
+            phase += w->value[type];
+        score[color] += w->mobility[type] *
+                        count_cells(cells_and(attacks[c], cells_not(occupied[color])));
+    }
+
+    /* King danger, for each side's king. */
+    for (int color = 0; color < 2 && king[0] >= 0 && king[1] >= 0; color++) {
+        int them = color ^ 1, units = 0;
+        struct rules_cells zone = attacks[king[color]];
+        cells_add(&zone, king[color]);
+        for (int c = 0; c < w->cells; c++) {
+            if (man[c] == RULES_NO_MAN || RULES_MAN_COLOR(man[c]) != them)
+                continue;
+            units += w->king_attack[RULES_MAN_TYPE(man[c])] *
+                     count_cells(cells_and(attacks[c], zone));
+        }
+        int reserve_units = 0;
+        for (int t = RULES_PAWN; t < RULES_KING; t++)
+            reserve_units += w->drop_danger[t] *
+                             v->reserve_count(pos, (enum rules_color)them, (enum rules_piece)t);
+        if (reserve_units > 0) {
+            struct rules_cells empty = cells_not(occupied[0]);
+            empty = cells_and(empty, cells_not(occupied[1]));
+            struct rules_cells open = cells_and(cells_and(zone, empty),
+                                                cells_not(attacked[color]));
+            if (reserve_units > 12)
+                reserve_units = 12;
+            units += count_cells(open) * reserve_units / 2;
+        }
+        units -= w->shelter * count_cells(cells_and(zone, occupied[color]));
+        if (units > 0) {
+            int pen = units * units / w->danger_scale;
+            score[color] -= pen > w->danger_max ? w->danger_max : pen;
+        }
+    }
+
+    /* The king's table moves from shelter to centre as material goes. */
+    if (phase > w->phase_full)
+        phase = w->phase_full;
+    for (int color = 0; color < 2; color++)
+        score[color] += (king_mg[color] * phase + king_eg[color] * (w->phase_full - phase)) /
+                        w->phase_full;
+
+    return score[side] - score[side ^ 1] + w->tempo;
+}
