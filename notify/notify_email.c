@@ -1,6 +1,6 @@
 /*
  * notify_email.c — one attempt at an email delivery: the facts from the
- * outbox row, the text from notify_mail.c, the message sent over SMTP with
+ * outbox row, the text from notify_mail_text.c, the message sent over SMTP with
  * libcurl (smtp://, smtps://, STARTTLS when KORP_SMTP_TLS=required).
  */
 #include "notify_int.h"

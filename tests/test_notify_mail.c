@@ -6,7 +6,7 @@
  * Expected diagrams are written by hand from docs/rules/ (korpalski.md
  * sections 1 and 5, glinski.md sections 1, 2 and 5) and the layout the
  * header promises; messages are read back with a small parser and
- * decoders written here, independent of notify_mail.c.
+ * decoders written here, independent of notify_mail_message.c.
  */
 #include <setjmp.h>
 #include <stdarg.h>
