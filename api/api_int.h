@@ -243,6 +243,7 @@ enum MHD_Result api_session_delete(struct api_request *req);
 enum MHD_Result api_player_search(struct api_request *req);
 enum MHD_Result api_web_page(struct api_request *req);
 enum MHD_Result api_web_asset(struct api_request *req);
+enum MHD_Result api_web_icon(struct api_request *req);
 enum MHD_Result api_notifications_get(struct api_request *req);
 enum MHD_Result api_notifications_put(struct api_request *req);
 enum MHD_Result api_unsubscribe(struct api_request *req);

@@ -159,3 +159,9 @@ enum MHD_Result api_web_asset(struct api_request *req)
     snprintf(path, sizeof path, "assets/%s", req->params[0]);
     return serve(req, path, false);
 }
+
+/* Browsers ask for /favicon.ico whatever the page says: the page's icon. */
+enum MHD_Result api_web_icon(struct api_request *req)
+{
+    return serve(req, "assets/favicon.svg", false);
+}

@@ -15,7 +15,7 @@ KORP_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 KORP_PACKAGES="build-essential cmake pkg-config libmicrohttpd-dev libpq-dev libcjson-dev
   libcurl4-openssl-dev libcmocka-dev libssl-dev libargon2-dev postgresql curl ca-certificates"
 KORP_TEST_PACKAGES="clang libclang-rt-14-dev python3-pytest python3-requests python3-jsonschema
-  python3-hypothesis python3-yaml prometheus haproxy postfix"
+  python3-hypothesis python3-yaml prometheus haproxy postfix chromium"
 
 KORP_PG_ADMIN=korp_admin
 KORP_PG_USER=korp
@@ -323,4 +323,66 @@ korp_pg_throwaway() {
         say "retrying on another port"
     done
     die "could not start a throwaway PostgreSQL"
+}
+
+# ---- the engine bots (issue 12): players on the local korpd that answer
+# challenges with korp's engine (examples/random-bot --engine).  Each runs as
+# the cluster owner from HOME/korp-bot (a copy, as korpd), its token in
+# HOME/<name>.token (0600, the owner's; read by the bot's own shell, never on
+# a command line), its log in HOME/<name>.log, its pid in var/<name>.pid.
+
+# korp_bot_token HOME OWNER BASE NAME: makes sure HOME/NAME.token holds a
+# token korpd accepts, creating player NAME when there is none; returns 1
+# (with a message) when it cannot.
+korp_bot_token() {
+    local home=$1 owner=$2 base=$3 name=$4 file reply code token
+    file=$home/$name.token
+    if [ -s "$file" ]; then
+        code=$(as_owner "$owner" cat "$file" | sed 's/^/Authorization: Bearer /' |
+            curl -s -o /dev/null -w '%{http_code}' -H @- "$base/v1/players/me") || code=000
+        [ "$code" = 200 ] && return 0
+    fi
+    reply=$(curl -s -w '\n%{http_code}' -H 'Content-Type: application/json' \
+        -d "{\"name\":\"$name\"}" "$base/v1/players") || reply=$'\n000'
+    code=${reply##*$'\n'}
+    token=$(printf '%s' "${reply%$'\n'*}" | sed -n 's/.*"token":"\([^"]*\)".*/\1/p')
+    if [ "$code" != 201 ] || [ -z "$token" ]; then
+        say "cannot create player $name (HTTP $code): it exists without its token in $file?"
+        return 1
+    fi
+    printf '%s\n' "$token" | owner_write "$owner" "$file"
+    say "created player $name (token in var/$name.token)"
+}
+
+# korp_bot_stop NAME BIN...: stops the bot whose pid var/NAME.pid holds, if
+# that process runs one of BIN (a stale pid may name somebody else's).
+korp_bot_stop() {
+    local name=$1 pid; shift
+    [ -f "var/$name.pid" ] || return 0
+    pid=$(cat "var/$name.pid")
+    if korp_pid_runs "$pid" "$@"; then
+        say "stopping the $name bot (pid $pid)"
+        korp_stop_pid "$pid"
+    fi
+    rm -f "var/$name.pid"
+}
+
+# korp_bot_start HOME OWNER BASE NAME BIN: starts BIN --engine as player NAME
+# in the background (its level: the number ending NAME, else the default).
+korp_bot_start() {
+    local home=$1 owner=$2 base=$3 name=$4 bin=$5 launch=() pid
+    korp_bot_token "$home" "$owner" "$base" "$name" || return 0
+    [ "$home" = "$KORP_ROOT/var" ] || {
+        ln -sfn "$home/$name.token" "var/$name.token"
+        ln -sfn "$home/$name.log" "var/$name.log"
+    }
+    [ "$(id -un)" = "$owner" ] ||
+        launch=(setpriv --reuid="$owner" --regid="$(id -g "$owner")" --init-groups --)
+    (cd / && exec setsid "${launch[@]}" sh -c \
+        'KORP_TOKEN=$(cat "$1") && export KORP_TOKEN && exec "$0" --engine "$2" >>"$3" 2>&1' \
+        "$bin" "$home/$name.token" "$base" "$home/$name.log" </dev/null) &
+    pid=$!
+    rm -f "var/$name.pid"
+    (set -C && echo "$pid" >"var/$name.pid")
+    say "the $name bot plays on $base (pid $pid, log: var/$name.log)"
 }

@@ -1,0 +1,49 @@
+// Sign in (/login) and sign up (/signup): a name and a password.
+
+import { signIn, signUp } from './api.js';
+import { h, messageBox } from './ui.js';
+
+export function render(main, { mode, navigate, refreshNav }) {
+  const signup = mode === 'signup';
+  document.title = (signup ? 'Sign up' : 'Sign in') + ' · korp';
+  const next = new URLSearchParams(location.search).get('next');
+  const safeNext = next && next.startsWith('/') && !next.startsWith('//') ? next : '/';
+  const msg = messageBox();
+  const name = h('input', { id: 'name', name: 'name', autocomplete: 'username', required: true, minlength: 2, maxlength: 30, pattern: '[A-Za-z0-9_\\-]{2,30}' });
+  const password = h('input', { id: 'password', name: 'password', type: 'password', required: true, minlength: 8, maxlength: 200,
+    autocomplete: signup ? 'new-password' : 'current-password' });
+  const email = h('input', { id: 'email', name: 'email', type: 'email', autocomplete: 'email', maxlength: 254 });
+  const submit = h('button', { type: 'submit', class: 'primary' }, signup ? 'Create account' : 'Sign in');
+  const form = h('form', { class: 'card form auth-form', novalidate: true },
+    h('h1', {}, signup ? 'Sign up' : 'Sign in'),
+    h('label', { for: 'name' }, 'Name'), name,
+    signup ? h('p', { class: 'hint' }, '2-30 letters, digits, _ or -') : null,
+    h('label', { for: 'password' }, 'Password'), password,
+    signup ? h('p', { class: 'hint' }, 'At least 8 characters') : null,
+    signup ? [h('label', { for: 'email' }, 'Email (optional, for notifications)'), email] : null,
+    submit, msg,
+    h('p', {}, signup ? 'Have an account? ' : 'New here? ',
+      h('a', { href: (signup ? '/login' : '/signup') + (next ? '?next=' + encodeURIComponent(safeNext) : '') }, signup ? 'Sign in' : 'Sign up')));
+  form.addEventListener('submit', async e => {
+    e.preventDefault();
+    msg.clear();
+    if (!form.checkValidity()) {
+      const bad = [name, password, email].find(i => !i.checkValidity());
+      msg.show(bad === name ? 'A name is 2-30 letters, digits, _ or -.' : bad === password ? 'A password has 8-200 characters.' : 'That email address does not look right.', 'error');
+      bad.focus();
+      return;
+    }
+    submit.disabled = true;
+    try {
+      if (signup) await signUp(name.value.trim(), password.value, email.value.trim() || null);
+      else await signIn(name.value.trim(), password.value);
+      refreshNav();
+      navigate(safeNext, { replace: true });
+    } catch (err) {
+      msg.show(err.status === 401 ? 'Wrong name or password.' : err.message, 'error');
+      submit.disabled = false;
+    }
+  });
+  main.append(form);
+  name.focus();
+}

@@ -1,0 +1,286 @@
+// A game (/games/{id}): the board, the players and their time, the move
+// list, the actions, a text box for moves; live through the game's event
+// stream. Anyone may watch; the two players, signed in, also play.
+
+import { api, me, q } from './api.js';
+import { createBoard } from './board.js';
+import { geometryFor, parseUci } from './geometry.js';
+import { sanToPolish } from './notation.js';
+import { h, messageBox, sideName, variantName, timeLeft, resultText, playerLink } from './ui.js';
+
+const RETRY_MAX_MS = 30000;
+
+export async function render(main, { params }) {
+  const id = params[0];
+  let game, moves = [], legal = [], analysis = null;
+  let closed = false;
+  let es = null, retryTimer = null, retryMs = 1000;
+  let loading = null, again = false;
+
+  try {
+    game = await api('GET', `/v1/games/${q(id)}`);
+  } catch (e) {
+    main.append(h('h1', {}, 'Game not found'), h('p', {}, e.status === 404 ? `There is no game ${id}.` : e.message));
+    return null;
+  }
+
+  const player = me();
+  const myColor = player ? (game.white.id === player.id ? 'white' : game.black.id === player.id ? 'black' : null) : null;
+  const korpalski = game.variant === 'korpalski';
+  let notation = korpalski && localStorage.getItem('korp-notation') === 'polish' ? 'polish' : 'san';
+
+  // ---- the page's parts ---------------------------------------------------
+  const msg = messageBox();
+  msg.id = 'game-message';
+  const status = h('p', { id: 'game-status', class: 'game-status', 'aria-live': 'polite' });
+  const live = h('span', { id: 'live', class: 'live', title: 'Live updates' }, 'connecting…');
+  const stripTop = h('div', { class: 'player-strip', id: 'strip-top' });
+  const stripBottom = h('div', { class: 'player-strip', id: 'strip-bottom' });
+  const boardRoot = h('div', { id: 'board' });
+  const moveList = h('ol', { id: 'move-list', class: 'move-list', 'aria-label': 'Moves' });
+  const moveInput = h('input', { id: 'move-input', name: 'move', autocomplete: 'off', spellcheck: 'false', maxlength: 32,
+    placeholder: korpalski ? 'e.g. N@e5, Nf3, g1f3 or S/e5' : 'e.g. Nf4, h3h5 or Hdf8', 'aria-describedby': 'move-help' });
+  const moveForm = h('form', { class: 'move-form', id: 'move-form' },
+    h('label', { for: 'move-input' }, 'Type a move'),
+    h('div', { class: 'row' }, moveInput, h('button', { type: 'submit', class: 'primary' }, 'Play')),
+    h('p', { id: 'move-help', class: 'hint' }, korpalski
+      ? 'SAN (N@e5, Qf5+, e8=Q), UCI-style (g1f3, e7e8q) or Polish (S/e5, W:f3+, pe1=H)'
+      : 'SAN (Nf4, Qxf9#), coordinates (h3h5, e9d9q) or Hungarian letters (Hdf8)'));
+  const actions = h('div', { class: 'actions', id: 'actions' });
+  const flipBtn = h('button', { type: 'button', id: 'flip', onclick: () => { board.flip(); drawStrips(); } }, 'Flip board');
+  const notationSel = korpalski ? h('select', { id: 'notation', 'aria-label': 'Notation' },
+    h('option', { value: 'san' }, 'SAN'), h('option', { value: 'polish' }, 'Polish (inventor)')) : null;
+  if (notationSel) {
+    notationSel.value = notation;
+    notationSel.addEventListener('change', () => {
+      notation = notationSel.value;
+      localStorage.setItem('korp-notation', notation);
+      drawMoves();
+    });
+  }
+  const pgn = h('a', { href: `/v1/games/${q(id)}/pgn`, download: `korp-${id}.pgn`, id: 'pgn', class: 'button' }, 'Download PGN');
+
+  main.append(h('section', { class: 'game-page' },
+    h('div', { class: 'game-board-col' }, stripTop, boardRoot, stripBottom),
+    h('aside', { class: 'game-side' },
+      h('h1', { class: 'game-title' }, `${variantName(game.variant)}: `, playerLink(game.white), ' – ', playerLink(game.black)),
+      h('p', { class: 'game-meta' }, game.days_per_move ? `${game.days_per_move} day${game.days_per_move > 1 ? 's' : ''} a move` : 'No time limit',
+        game.fifty_move_rule ? '' : ' · no fifty-move rule', ' · ', live),
+      status, msg,
+      myColor ? moveForm : (player ? null : h('p', { class: 'hint' }, h('a', { href: `/login?next=${q(location.pathname)}` }, 'Sign in'), ' to play your games.')),
+      actions,
+      h('div', { class: 'toolbar' }, flipBtn, notationSel, pgn),
+      h('h2', { class: 'visually-hidden' }, 'Moves'),
+      moveList)));
+
+  const board = createBoard(boardRoot, geometryFor(game.variant), {
+    label: `${variantName(game.variant)} board`,
+    onMove: uci => play(uci),
+  });
+  board.setOrientation(myColor || 'white');
+
+  // ---- drawing ------------------------------------------------------------
+
+  function lastMove() {
+    const last = moves[moves.length - 1];
+    const u = last && parseUci(last.uci);
+    return u ? { from: u.from, to: u.to } : null;
+  }
+
+  function inCheck() {
+    const last = game.moves[game.moves.length - 1];
+    return !!last && /[+#]$/.test(last);
+  }
+
+  function drawStrips() {
+    const topColor = board.orientation === 'white' ? 'black' : 'white';
+    for (const [strip, color] of [[stripTop, topColor], [stripBottom, topColor === 'white' ? 'black' : 'white']]) {
+      const p = game[color];
+      const toMove = game.status === 'active' && game.to_move === color;
+      strip.className = 'player-strip' + (toMove ? ' to-move' : '');
+      strip.replaceChildren(...[
+        h('span', { class: 'swatch swatch-' + color, 'aria-hidden': 'true' }),
+        h('span', { class: 'who' }, playerLink(p), ` (${color})`, myColor === color ? ' · you' : ''),
+        toMove ? h('span', { class: 'clock', 'data-clock': color }, game.deadline ? timeLeft(game.deadline) + ' left' : 'to move') : null,
+      ].filter(Boolean));
+    }
+  }
+
+  function drawStatus() {
+    let text;
+    if (game.status === 'active') {
+      text = myColor ? (game.to_move === myColor ? 'Your move' : `Waiting for ${game[game.to_move].name}`) : `${sideName(game.to_move)} to move`;
+      if (inCheck()) text += ' (check)';
+      if (game.deadline) text += ` · ${timeLeft(game.deadline)} left`;
+      if (game.draw_offer) text += ` · ${sideName(game.draw_offer)} offers a draw`;
+    } else {
+      text = `Game over: ${resultText(game)}`;
+      if (game.adjudication_reason) text += ` – ${game.adjudication_reason}`;
+    }
+    status.textContent = text;
+    moveForm.hidden = !(myColor && game.status === 'active' && game.to_move === myColor);
+  }
+
+  function drawMoves() {
+    moveList.replaceChildren();
+    const sans = game.moves;
+    for (let i = 0; i < sans.length; i += 2) {
+      const li = h('li', { class: 'move-pair', value: i / 2 + 1 });
+      for (const k of [i, i + 1]) {
+        if (k >= sans.length) break;
+        const text = notation === 'polish' ? sanToPolish(sans[k]) : sans[k];
+        li.appendChild(h('span', { class: 'move' + (k === sans.length - 1 ? ' current' : ''), 'data-ply': k + 1 }, text));
+      }
+      moveList.appendChild(li);
+    }
+    if (game.status !== 'active') moveList.appendChild(h('li', { class: 'result', 'data-result': game.result }, game.result));
+    moveList.scrollTop = moveList.scrollHeight;
+  }
+
+  function button(label, idName, onclick, { disabled = false, title = null, kind = '' } = {}) {
+    return h('button', { type: 'button', id: idName, class: kind, disabled, title, onclick }, label);
+  }
+
+  function drawActions() {
+    actions.replaceChildren();
+    if (!myColor || game.status !== 'active') return;
+    const myTurn = game.to_move === myColor;
+    const opp = myColor === 'white' ? 'black' : 'white';
+    if (game.draw_offer === opp) {
+      actions.append(h('p', { class: 'offer' }, `${game[opp].name} offers a draw.`),
+        button('Accept draw', 'draw-accept', () => act('POST', 'draw', { action: 'accept' })),
+        button('Decline draw', 'draw-decline', () => act('POST', 'draw', { action: 'decline' })));
+    } else if (game.draw_offer === myColor) {
+      actions.append(h('p', { class: 'offer' }, 'You offered a draw.'));
+    } else {
+      actions.append(button('Offer draw', 'draw-offer', () => act('POST', 'draw', { action: 'offer' }),
+        { title: analysis && !analysis.draw_by_agreement_allowed ? 'Korpalski allows a draw by agreement only when both reserves are empty' : null }));
+    }
+    actions.append(
+      button('Claim threefold', 'claim-threefold', () => claim('threefold'), { disabled: !(myTurn && analysis?.threefold_claimable) }),
+      button('Claim fifty moves', 'claim-fifty', () => claim('fifty-move'), { disabled: !(myTurn && analysis?.fifty_move_claimable) }));
+    if (game.ply < 2) actions.append(button('Abort', 'abort', () => act('POST', 'abort'), { kind: 'danger' }));
+    const resign = button('Resign', 'resign', () => {
+      resign.replaceWith(h('span', { class: 'confirm' }, 'Resign this game? ',
+        button('Yes, resign', 'resign-confirm', () => act('POST', 'resign'), { kind: 'danger' }),
+        button('No', 'resign-cancel', () => drawActions())));
+    }, { kind: 'danger' });
+    actions.append(resign);
+  }
+
+  function draw() {
+    const movable = myColor && game.status === 'active' && game.to_move === myColor ? myColor : null;
+    board.update(game.fen, { legal, movable, lastMove: lastMove(), check: inCheck() });
+    drawStrips();
+    drawStatus();
+    drawMoves();
+    drawActions();
+    document.title = `${game.white.name} – ${game.black.name} (${variantName(game.variant)}) · korp`;
+    boardRoot.dataset.ply = String(game.ply);
+  }
+
+  // ---- loading and acting ---------------------------------------------------
+
+  async function reload() {
+    if (loading) { again = true; return loading; }
+    loading = (async () => {
+      do {
+        again = false;
+        try {
+          const [g, mv] = await Promise.all([api('GET', `/v1/games/${q(id)}`), api('GET', `/v1/games/${q(id)}/moves`)]);
+          let lg = [], an = null;
+          if (g.status === 'active') {
+            [lg, an] = await Promise.all([
+              myColor ? api('GET', `/v1/games/${q(id)}/legal-moves`).then(r => r.moves) : Promise.resolve([]),
+              api('GET', `/v1/games/${q(id)}/analysis`)]);
+          }
+          if (closed) return;
+          game = g; moves = mv.moves; legal = lg; analysis = an;
+          draw();
+        } catch (e) {
+          if (!closed) msg.show(e.message, 'error');
+        }
+      } while (again && !closed);
+    })();
+    try { await loading; } finally { loading = null; }
+  }
+
+  async function play(text) {
+    msg.clear();
+    try {
+      game = await api('POST', `/v1/games/${q(id)}/moves`, { move: text, ply: game.ply });
+      await reload();
+      return true;
+    } catch (e) {
+      msg.show(e.message, 'error');
+      if (e.problem?.type === '/problems/ply-mismatch') await reload();
+      return false;
+    }
+  }
+
+  async function act(method, what, body) {
+    msg.clear();
+    try {
+      await api(method, `/v1/games/${q(id)}/${what}`, body);
+      await reload();
+    } catch (e) {
+      msg.show(e.message, 'error');
+      drawActions();
+    }
+  }
+
+  async function claim(kind) {
+    msg.clear();
+    try {
+      const r = await api('POST', `/v1/games/${q(id)}/claims`, { kind });
+      msg.show((r.accepted ? 'Claim accepted: ' : 'Claim refused: ') + r.reason, r.accepted ? 'ok' : 'error');
+      await reload();
+    } catch (e) { msg.show(e.message, 'error'); }
+  }
+
+  moveForm.addEventListener('submit', async e => {
+    e.preventDefault();
+    const text = moveInput.value.trim();
+    if (!text) return;
+    if (await play(text)) moveInput.value = '';
+  });
+
+  // ---- live: the game's event stream -----------------------------------------
+
+  function connect() {
+    if (closed) return;
+    es = new EventSource(`/v1/events?game=${q(id)}`);
+    es.addEventListener('open', () => {
+      retryMs = 1000;
+      live.textContent = '● live';
+      live.className = 'live on';
+      reload();   // catch up with whatever happened while away
+    });
+    for (const kind of ['move', 'draw_offer', 'claim', 'game_end', 'game_start']) {
+      es.addEventListener(kind, () => reload());
+    }
+    es.addEventListener('error', () => {
+      live.textContent = 'reconnecting…';
+      live.className = 'live off';
+      // EventSource retries by itself unless the server refused the stream.
+      if (es.readyState === EventSource.CLOSED) {
+        es.close();
+        retryTimer = setTimeout(connect, retryMs);
+        retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
+      }
+    });
+  }
+
+  draw();
+  await reload();
+  connect();
+  const ticker = setInterval(() => { if (game.status === 'active' && game.deadline) { drawStrips(); drawStatus(); } }, 30000);
+
+  return () => {
+    closed = true;
+    es?.close();
+    clearTimeout(retryTimer);
+    clearInterval(ticker);
+    board.destroy();
+  };
+}

@@ -1,0 +1,100 @@
+// Home (/): signed in, "my games" (my turn first, with time left), the
+// challenges waiting for me and the ones I sent; signed out, a welcome.
+
+import { api, me, q } from './api.js';
+import { h, messageBox, timeLeft, variantName, resultText, playerLink } from './ui.js';
+
+export function gameRow(g, myId) {
+  const myColor = g.white.id === myId ? 'white' : g.black.id === myId ? 'black' : null;
+  const opp = myColor === 'white' ? g.black : myColor === 'black' ? g.white : null;
+  const myTurn = g.status === 'active' && myColor && g.to_move === myColor;
+  return h('li', { class: 'game-row' + (myTurn ? ' my-turn' : ''), 'data-game': g.id },
+    h('a', { href: '/games/' + q(g.id), class: 'game-link' },
+      h('span', { class: 'variant' }, variantName(g.variant)),
+      ' ',
+      opp ? h('span', { class: 'opp' }, `vs ${opp.name}`) : h('span', { class: 'opp' }, `${g.white.name} – ${g.black.name}`),
+      ' ',
+      h('span', { class: 'state' }, g.status === 'active'
+        ? (myTurn ? 'your move' : myColor ? 'their move' : `${g.to_move} to move`) + (g.deadline ? ` · ${timeLeft(g.deadline)} left` : '')
+        : resultText(g)),
+      h('span', { class: 'ply' }, ` · move ${Math.floor(g.ply / 2) + 1}`)));
+}
+
+function challengeText(c) {
+  const color = c.color === 'random' ? 'random colours' : `${c.challenger.name} plays ${c.color}`;
+  const time = c.days_per_move ? `${c.days_per_move} d/move` : 'no time limit';
+  return `${variantName(c.variant)}, ${color}, ${time}${c.fifty_move_rule ? '' : ', no fifty-move rule'}`;
+}
+
+export function challengeRow(c, { onAccept, onDecline, onCancel }) {
+  return h('li', { class: 'challenge-row', 'data-challenge': c.id },
+    h('span', {}, playerLink(c.challenger), ' → ', playerLink(c.opponent), ': ', challengeText(c), ' '),
+    onAccept ? h('button', { type: 'button', class: 'primary accept', onclick: onAccept }, 'Accept') : null,
+    onDecline ? h('button', { type: 'button', class: 'decline', onclick: onDecline }, 'Decline') : null,
+    onCancel ? h('button', { type: 'button', class: 'cancel', onclick: onCancel }, 'Withdraw') : null);
+}
+
+export async function render(main, { navigate }) {
+  const player = me();
+  if (!player) {
+    document.title = 'korp';
+    main.append(h('section', { class: 'card welcome' },
+      h('h1', {}, 'Correspondence chess, Polish style'),
+      h('p', {}, 'Play Korpalski Chess (the drop variant that starts on an empty board) and Glinski\'s hexagonal chess, a move a day or at your own pace.'),
+      h('p', {}, h('a', { href: '/signup', class: 'button primary' }, 'Sign up'), ' ', h('a', { href: '/login', class: 'button' }, 'Sign in'), ' ',
+        h('a', { href: '/new', class: 'button' }, 'Open challenges'))));
+    return null;
+  }
+  document.title = 'My games · korp';
+  const msg = messageBox();
+  const incoming = h('ul', { id: 'incoming', class: 'list' });
+  const outgoing = h('ul', { id: 'outgoing', class: 'list' });
+  const active = h('ul', { id: 'my-games', class: 'list' });
+  const finished = h('ul', { id: 'finished-games', class: 'list' });
+  main.append(h('h1', {}, 'My games'), msg,
+    h('section', { class: 'card' }, h('h2', {}, 'Challenges for you'), incoming),
+    h('section', { class: 'card' }, h('h2', {}, 'Games in progress'), active),
+    h('section', { class: 'card' }, h('h2', {}, 'Challenges you sent'), outgoing),
+    h('section', { class: 'card' }, h('h2', {}, 'Finished games'), finished),
+    h('p', {}, h('a', { href: '/new', class: 'button primary' }, 'New game')));
+
+  async function load() {
+    try {
+      const [ch, act, fin] = await Promise.all([
+        api('GET', '/v1/challenges'),
+        api('GET', `/v1/games?player=${q(player.id)}&status=active&limit=100`),
+        api('GET', `/v1/games?player=${q(player.id)}&status=finished&limit=20`)]);
+      const act2 = act.games.slice().sort((a, b) => {
+        const ta = a.to_move === (a.white.id === player.id ? 'white' : 'black') ? 0 : 1;
+        const tb = b.to_move === (b.white.id === player.id ? 'white' : 'black') ? 0 : 1;
+        if (ta !== tb) return ta - tb;
+        return (a.deadline ? Date.parse(a.deadline) : Infinity) - (b.deadline ? Date.parse(b.deadline) : Infinity);
+      });
+      active.replaceChildren(...(act2.length ? act2.map(g => gameRow(g, player.id)) : [h('li', { class: 'none' }, 'No games in progress.')]));
+      finished.replaceChildren(...(fin.games.length ? fin.games.map(g => gameRow(g, player.id)) : [h('li', { class: 'none' }, 'None yet.')]));
+      incoming.replaceChildren(...(ch.incoming.length ? ch.incoming.map(c => challengeRow(c, {
+        onAccept: () => answer(c, 'accept'), onDecline: () => answer(c, 'decline') })) : [h('li', { class: 'none' }, 'None.')]));
+      outgoing.replaceChildren(...(ch.outgoing.length ? ch.outgoing.map(c => challengeRow(c, {
+        onCancel: () => answer(c, 'cancel') })) : [h('li', { class: 'none' }, 'None.')]));
+    } catch (e) { msg.show(e.message, 'error'); }
+  }
+
+  async function answer(c, what) {
+    try {
+      const r = await api('POST', `/v1/challenges/${q(c.id)}/${what}`);
+      if (what === 'accept') { navigate('/games/' + q(r.game_id)); return; }
+      await load();
+    } catch (e) { msg.show(e.message, 'error'); await load(); }
+  }
+
+  await load();
+  // The player's own stream: challenges and moves arrive without a reload.
+  let es = null;
+  try {
+    es = new EventSource('/v1/events');
+    for (const kind of ['challenge', 'challenge_declined', 'challenge_canceled', 'game_start', 'move', 'game_end']) {
+      es.addEventListener(kind, () => load());
+    }
+  } catch { /* no stream: the page still works */ }
+  return () => es?.close();
+}

@@ -1,0 +1,45 @@
+// A player (/players/{id}): the record and the games, public.
+
+import { api, me, q } from './api.js';
+import { h, messageBox } from './ui.js';
+import { gameRow } from './page-home.js';
+
+export async function render(main, { params }) {
+  const id = params[0];
+  const msg = messageBox();
+  let p;
+  try {
+    p = await api('GET', `/v1/players/${q(id)}`);
+  } catch (e) {
+    main.append(h('h1', {}, 'Player not found'), h('p', {}, e.message));
+    return null;
+  }
+  document.title = `${p.name} · korp`;
+  const active = h('ul', { class: 'list', id: 'player-active' });
+  const done = h('ul', { class: 'list', id: 'player-finished' });
+  const more = h('button', { type: 'button', hidden: true }, 'More games');
+  let cursor = null;
+  main.append(h('h1', {}, p.name, p.role === 'arbiter' ? ' (arbiter)' : ''), msg,
+    h('p', { class: 'record', id: 'record' },
+      `${p.played} games: ${p.won} won, ${p.drawn} drawn, ${p.lost} lost · ${p.points} points`),
+    me() && me().id !== p.id ? h('p', {}, h('a', { href: '/new', class: 'button' }, 'Challenge someone')) : null,
+    h('section', { class: 'card' }, h('h2', {}, 'Games in progress'), active),
+    h('section', { class: 'card' }, h('h2', {}, 'Finished games'), done, more));
+
+  async function loadMore() {
+    try {
+      const r = await api('GET', `/v1/games?player=${q(id)}&status=finished&limit=20` + (cursor ? `&cursor=${q(cursor)}` : ''));
+      done.append(...r.games.map(g => gameRow(g, id)));
+      if (!done.children.length) done.append(h('li', { class: 'none' }, 'None yet.'));
+      cursor = r.next;
+      more.hidden = !cursor;
+    } catch (e) { msg.show(e.message, 'error'); }
+  }
+  more.addEventListener('click', loadMore);
+  try {
+    const r = await api('GET', `/v1/games?player=${q(id)}&status=active&limit=100`);
+    active.replaceChildren(...(r.games.length ? r.games.map(g => gameRow(g, id)) : [h('li', { class: 'none' }, 'None.')]));
+  } catch (e) { msg.show(e.message, 'error'); }
+  await loadMore();
+  return null;
+}

@@ -1,0 +1,112 @@
+// Settings (/settings): notification preferences, webhooks, tokens for bots.
+
+import { api, me, q } from './api.js';
+import { h, messageBox } from './ui.js';
+
+const KINDS = ['challenge', 'challenge_declined', 'challenge_canceled', 'game_start', 'move', 'draw_offer', 'claim', 'game_end', 'deadline_near'];
+
+function kindBoxes(prefix, selected) {
+  return h('fieldset', { class: 'kinds', id: prefix + '-events' },
+    h('legend', {}, prefix === 'email' ? 'Email me about' : 'Send to webhooks'),
+    ...KINDS.map(k => h('label', { class: 'check' },
+      h('input', { type: 'checkbox', name: prefix + '-' + k, value: k, checked: selected.includes(k) }), ' ', k.replace(/_/g, ' '))));
+}
+
+function checked(fieldset) { return [...fieldset.querySelectorAll('input:checked')].map(i => i.value); }
+
+export async function render(main, { navigate }) {
+  if (!me()) { navigate('/login?next=/settings', { replace: true }); return null; }
+  document.title = 'Settings · korp';
+  const notifMsg = messageBox(), hookMsg = messageBox(), tokMsg = messageBox();
+  const notif = h('section', { class: 'card', id: 'notifications' }, h('h2', {}, 'Notifications'), notifMsg);
+  const hooks = h('section', { class: 'card', id: 'webhooks' }, h('h2', {}, 'Webhooks'), hookMsg);
+  const toks = h('section', { class: 'card', id: 'tokens' }, h('h2', {}, 'Tokens for bots'), tokMsg);
+  main.append(h('h1', {}, 'Settings'), notif, hooks, toks);
+
+  // ---- notification preferences ---------------------------------------------
+  try {
+    const s = await api('GET', '/v1/players/me/notifications');
+    const enabled = h('input', { type: 'checkbox', id: 'email-enabled', checked: s.email_enabled });
+    const address = h('input', { type: 'email', id: 'email-address', value: s.email_address || '', maxlength: 254 });
+    const emailKinds = kindBoxes('email', s.email_events);
+    const hookKinds = kindBoxes('webhook', s.webhook_events);
+    const digest = h('input', { type: 'checkbox', id: 'digest', checked: s.digest.enabled });
+    const hour = h('input', { type: 'number', id: 'digest-hour', min: 0, max: 23, value: s.digest.hour_utc });
+    const reminder = h('input', { type: 'number', id: 'reminder-hours', min: 0, max: 720, value: s.reminder_hours });
+    const form = h('form', { class: 'form', id: 'notifications-form' },
+      h('label', { class: 'check' }, enabled, ' Send me email'),
+      h('label', { for: 'email-address' }, 'Email address'), address,
+      emailKinds,
+      h('label', { class: 'check' }, digest, ' One daily digest instead of an email per move'),
+      h('label', { for: 'digest-hour' }, 'Digest hour (UTC)'), hour,
+      h('label', { for: 'reminder-hours' }, 'Remind me when fewer hours than this are left (0: never)'), reminder,
+      hookKinds,
+      h('button', { type: 'submit', class: 'primary' }, 'Save'));
+    form.addEventListener('submit', async e => {
+      e.preventDefault();
+      try {
+        await api('PUT', '/v1/players/me/notifications', {
+          email_enabled: enabled.checked, email_address: address.value.trim() || null,
+          email_events: checked(emailKinds), webhook_events: checked(hookKinds),
+          digest: { enabled: digest.checked, hour_utc: Number(hour.value) }, reminder_hours: Number(reminder.value) });
+        notifMsg.show('Saved.', 'ok');
+      } catch (err) { notifMsg.show(err.message, 'error'); }
+    });
+    notif.append(form);
+  } catch (e) { notifMsg.show(e.message, 'error'); }
+
+  // ---- webhooks -----------------------------------------------------------
+  const hookList = h('ul', { class: 'list', id: 'webhook-list' });
+  const url = h('input', { type: 'url', id: 'webhook-url', placeholder: 'https://bot.example.org/korp/hook', required: true });
+  const hookForm = h('form', { class: 'form row-form', id: 'webhook-form' },
+    h('label', { for: 'webhook-url' }, 'New webhook URL'), url, h('button', { type: 'submit' }, 'Add webhook'));
+  async function loadHooks() {
+    try {
+      const r = await api('GET', '/v1/webhooks');
+      hookList.replaceChildren(...(r.webhooks.length ? r.webhooks.map(w => h('li', { 'data-webhook': w.id },
+        h('code', {}, w.url), ' ', w.enabled ? '' : h('span', { class: 'warn' }, `disabled: ${w.disabled_reason} `),
+        !w.enabled ? h('button', { type: 'button', onclick: () => hookAct(`/v1/webhooks/${q(w.id)}/enable`, 'POST') }, 'Enable') : null,
+        h('button', { type: 'button', class: 'danger', onclick: () => hookAct(`/v1/webhooks/${q(w.id)}`, 'DELETE') }, 'Delete')))
+        : [h('li', { class: 'none' }, 'No webhooks.')]));
+    } catch (e) { hookMsg.show(e.message, 'error'); }
+  }
+  async function hookAct(path, method) {
+    try { await api(method, path); await loadHooks(); } catch (e) { hookMsg.show(e.message, 'error'); }
+  }
+  hookForm.addEventListener('submit', async e => {
+    e.preventDefault();
+    try {
+      const w = await api('POST', '/v1/webhooks', { url: url.value.trim() });
+      hookMsg.show(`Webhook added. Its signing secret, shown only now: ${w.secret}`, 'ok');
+      url.value = '';
+      await loadHooks();
+    } catch (err) { hookMsg.show(err.message, 'error'); }
+  });
+  hooks.append(hookList, hookForm);
+
+  // ---- tokens ---------------------------------------------------------------
+  const tokList = h('ul', { class: 'list', id: 'token-list' });
+  const shown = h('p', { class: 'secret', id: 'new-token', hidden: true });
+  async function loadTokens() {
+    try {
+      const r = await api('GET', '/v1/players/me/tokens');
+      tokList.replaceChildren(...(r.tokens.length ? r.tokens.map(t => h('li', { 'data-token': t.id },
+        h('code', {}, t.id), ` created ${t.created_at.slice(0, 10)}, last used ${t.last_used_at ? t.last_used_at.slice(0, 10) : 'never'} `,
+        h('button', { type: 'button', class: 'danger', onclick: async () => {
+          try { await api('DELETE', `/v1/players/me/tokens/${q(t.id)}`); tokMsg.show('Token revoked.', 'ok'); await loadTokens(); } catch (e) { tokMsg.show(e.message, 'error'); }
+        } }, 'Revoke')))
+        : [h('li', { class: 'none' }, 'No tokens.')]));
+    } catch (e) { tokMsg.show(e.message, 'error'); }
+  }
+  const create = h('button', { type: 'button', id: 'token-create', onclick: async () => {
+    try {
+      const t = await api('POST', '/v1/players/me/tokens', {});
+      shown.replaceChildren('New token, shown only now: ', h('code', {}, t.token));
+      shown.hidden = false;
+      await loadTokens();
+    } catch (e) { tokMsg.show(e.message, 'error'); }
+  } }, 'Create a token');
+  toks.append(h('p', { class: 'hint' }, 'A bot signs in with a token: Authorization: Bearer korp_…'), tokList, create, shown);
+  await Promise.all([loadHooks(), loadTokens()]);
+  return null;
+}

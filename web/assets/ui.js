@@ -1,0 +1,57 @@
+// Small helpers shared by the pages: building elements, messages, times.
+
+/* h('div', {class: 'x', onclick: fn}, child, 'text', ...): an element. */
+export function h(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k.startsWith('on') && typeof v === 'function') e.addEventListener(k.slice(2), v);
+    else if (k === 'text') e.textContent = v;
+    else e.setAttribute(k, v === true ? '' : v);
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    e.appendChild(typeof c === 'string' || typeof c === 'number' ? document.createTextNode(String(c)) : c);
+  }
+  return e;
+}
+
+/* A place for messages: .show(text, kind) with kind 'error' | 'ok' | 'info'. */
+export function messageBox() {
+  const box = h('div', { class: 'message', role: 'status', 'aria-live': 'polite', hidden: true });
+  box.show = (text, kind = 'info') => {
+    box.textContent = text;
+    box.className = 'message message-' + kind;
+    box.setAttribute('role', kind === 'error' ? 'alert' : 'status');
+    box.hidden = !text;
+  };
+  box.clear = () => box.show('');
+  return box;
+}
+
+export function sideName(color) { return color === 'white' ? 'White' : 'Black'; }
+export function variantName(v) { return v === 'glinski' ? 'Glinski' : 'Korpalski'; }
+
+/* "2 d 5 h", "3 h 20 min", "45 min", "overdue" for a deadline. */
+export function timeLeft(deadline, now = Date.now()) {
+  if (!deadline) return 'no time limit';
+  let s = Math.floor((Date.parse(deadline) - now) / 1000);
+  if (s <= 0) return 'overdue';
+  const d = Math.floor(s / 86400); s -= d * 86400;
+  const hr = Math.floor(s / 3600); s -= hr * 3600;
+  const min = Math.floor(s / 60);
+  if (d) return `${d} d ${hr} h`;
+  if (hr) return `${hr} h ${min} min`;
+  return `${Math.max(min, 1)} min`;
+}
+
+export function resultText(game) {
+  if (game.status === 'aborted') return 'aborted';
+  if (game.status === 'active') return 'in progress';
+  const why = game.termination ? ` (${game.termination.replace(/-/g, ' ')})` : '';
+  return game.result + why;
+}
+
+export function link(href, text, attrs = {}) { return h('a', { href, ...attrs }, text); }
+
+export function playerLink(p) { return p ? link('/players/' + encodeURIComponent(p.id), p.name) : h('span', { text: 'anyone' }); }
