@@ -539,6 +539,10 @@ enum db_status db_deliveries_next(struct db_pool *pool, double *seconds, bool *a
 enum db_status db_reminders_send(struct db_pool *pool, int max, int *sent, char *err,
                                  size_t errsize);
 
+/* Deletes up to 1000 deliveries finished more than 30 days ago (with their
+ * attempts) and up to 1000 expired sessions; *deleted says how many. */
+enum db_status db_records_prune(struct db_pool *pool, int *deleted, char *err, size_t errsize);
+
 /* Owes each player whose digest hour has come today a "digest" email
  * listing the games where it is their move; *owed says how many. */
 enum db_status db_digests_owe(struct db_pool *pool, int *owed, char *err, size_t errsize);

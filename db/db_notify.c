@@ -362,3 +362,20 @@ enum db_status db_digests_owe(struct db_pool *pool, int *owed, char *err, size_t
     *owed = 0;
     return db_run_tx(pool, owe_digests, owed, err, errsize);
 }
+
+static enum db_status prune(struct db_tx *tx, void *arg)
+{
+    int *deleted = arg;
+    PGresult *res = NULL;
+    enum db_status rc = db_exec(tx, DB_STMT_DELIVERY_PRUNE, NULL, &res);
+    if (rc == DB_OK)
+        *deleted = atoi(PQgetvalue(res, 0, 0));
+    PQclear(res);
+    return rc;
+}
+
+enum db_status db_records_prune(struct db_pool *pool, int *deleted, char *err, size_t errsize)
+{
+    *deleted = 0;
+    return db_run_tx(pool, prune, deleted, err, errsize);
+}

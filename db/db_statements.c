@@ -439,6 +439,14 @@ const struct db_statement db_statements[] = {
         " WHERE id = $1", 1 },
     [DB_STMT_SESSION_DELETE] = { DB_STMT_SESSION_DELETE, "session_delete",
         "DELETE FROM sessions WHERE hash = decode($1, 'hex') RETURNING id", 1 },
+    /* Old records: deliveries done or given up 30 days ago, ended sessions. */
+    [DB_STMT_DELIVERY_PRUNE] = { DB_STMT_DELIVERY_PRUNE, "delivery_prune",
+        "WITH d AS (DELETE FROM deliveries WHERE id = ANY (ARRAY(SELECT id FROM deliveries"
+        " WHERE status <> 'pending' AND created_at < korp_now() - interval '30 days'"
+        " LIMIT 1000)) RETURNING 1),"
+        " s AS (DELETE FROM sessions WHERE ctid = ANY (ARRAY(SELECT ctid FROM sessions"
+        " WHERE expires_at < korp_now() LIMIT 1000)) RETURNING 1)"
+        " SELECT (SELECT count(*) FROM d) + (SELECT count(*) FROM s)", 0 },
 };
 
 _Static_assert(sizeof db_statements / sizeof db_statements[0] == DB_STMT_COUNT,

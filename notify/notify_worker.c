@@ -165,6 +165,9 @@ static void schedule(struct base_worker *w, void *arg)
             base_log(BASE_LOG_WARN, "notify: digests: %s: %s", db_status_text(rc), err);
         else if (owed > 0)
             base_log(BASE_LOG_INFO, "notify: %d daily digest(s) owed", owed);
+        rc = db_records_prune(n->pool, &owed, err, sizeof err);
+        if (rc != DB_OK)
+            base_log(BASE_LOG_WARN, "notify: pruning: %s: %s", db_status_text(rc), err);
     } while (base_worker_sleep(w, period_ms));
 }
 
