@@ -86,8 +86,12 @@ enum MHD_Result api_challenge_create(struct api_request *req)
     c.days_per_move = (int)api_body_integer(req, "days_per_move", 0, NULL);
     c.fifty_move_rule = api_body_boolean(req, "fifty_move_rule", true);
     st = db_challenge_create(req->config->pool, &c, err, sizeof err);
+    if (st == DB_NOT_FOUND && opponent == NULL)
+        return api_fail(req, API_PROBLEM_CONFLICT,
+                        "you have 10 open challenges waiting already: cancel one first");
     if (st == DB_NOT_FOUND)
-        return api_fail(req, API_PROBLEM_NOT_FOUND, "no player has the id '%.64s'", opponent);
+        return api_fail(req, API_PROBLEM_NOT_FOUND, "no player has the id '%.64s'",
+                        opponent ? opponent : "");
     if (st != DB_OK)
         return api_fail_db(req, st, err);
     return api_reply_json(req, MHD_HTTP_CREATED, challenge_json(&c));

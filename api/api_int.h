@@ -22,10 +22,6 @@
 #define API_CONNECTION_LIMIT 20000
 /* Longest X-Request-Id taken from a client (longer ones are replaced). */
 #define API_REQUEST_ID_MAX 64
-/* Sign-ins per account name: a bucket of 10, refilled one per 90 s, so a
- * password cannot be guessed at speed (successful sign-ins count too). */
-#define API_LOGIN_RATE (1.0 / 90.0)
-#define API_LOGIN_BURST 10
 /* The web board's session cookie. */
 #define API_SESSION_COOKIE "korp_session"
 /* Seconds a client is told to wait after a 503. */
@@ -61,7 +57,6 @@ struct api_request {
     struct api_hub *hub;                        /* the server's event streams */
     struct api_metrics *metrics;                /* the server's counters */
     struct api_limits *limits;                  /* the server's rate limits */
-    struct api_limits *logins;                  /* sign-ins per account name */
     char csrf[64];                              /* the session's, when by_session */
     int retry_after;                            /* seconds, for a 429 */
     int route_index;                            /* in the route table, or -1 */
@@ -307,6 +302,19 @@ int api_hub_streams(struct api_hub *hub);
  * when there is none; *refused (a reply sent) for a change without the
  * session's CSRF token, or a database failure. */
 bool api_session_caller(struct api_request *req, bool *refused, enum MHD_Result *replied);
+
+/* The session cookie's value, or NULL. */
+const char *api_session_cookie(struct api_request *req);
+
+/* ---- Sign-in throttle and hashing gate (api_logins.c). */
+/* Whether name may try a password from address now (else *retry_after s). */
+bool api_login_allowed(const char *name, const char *address, int *retry_after);
+/* Counts a wrong password for name from address. */
+void api_login_failed(const char *name, const char *address);
+/* A slot for one Argon2id hash (false: too many at once); api_hash_end
+ * gives it back. */
+bool api_hash_begin(void);
+void api_hash_end(void);
 
 /* Finds the caller from the bearer token, else the session cookie; replies
  * 401/403/503 itself and returns false when there is none. */

@@ -67,8 +67,17 @@ enum MHD_Result api_player_create(struct api_request *req)
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
                         "'email' must be one address like anna@example.org");
     password = api_body_string(req, "password");
-    if (!base_token_new(token) ||
-        (password != NULL && !base_password_hash(password, hash, sizeof hash)))
+    if (password != NULL) {
+        bool hashed;
+        if (!api_hash_begin())
+            return api_fail(req, API_PROBLEM_UNAVAILABLE,
+                            "korpd is hashing other passwords; try again in a second");
+        hashed = base_password_hash(password, hash, sizeof hash);
+        api_hash_end();
+        if (!hashed)
+            return api_fail_db(req, DB_HARD_ERROR, "cannot hash the password");
+    }
+    if (!base_token_new(token))
         return api_fail_db(req, DB_HARD_ERROR, "the random generator failed");
     st = db_player_create(req->config->pool, name, email, password ? hash : NULL, false, token,
                           &p, err, sizeof err);

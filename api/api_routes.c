@@ -230,7 +230,11 @@ enum MHD_Result api_route(struct api_request *req)
         memset(scratch, 0, sizeof scratch);
         if (!match(r->pattern, req->path, scratch))
             continue;
-        if (strcmp(r->method, req->method) != 0) {
+        /* HEAD of the pages and files (uptime and link checkers): as GET,
+         * libmicrohttpd sends no body. */
+        bool head_of_get = strcmp(req->method, "HEAD") == 0 && strcmp(r->method, "GET") == 0 &&
+                           (r->needs & API_UNLIMITED);
+        if (strcmp(r->method, req->method) != 0 && !head_of_get) {
             allow_add(allow, sizeof allow, r->method);
             continue;
         }

@@ -29,7 +29,6 @@ struct api_server {
     struct api_hub *hub;
     struct api_metrics *metrics;
     struct api_limits *limits;
-    struct api_limits *logins;     /* failed sign-ins, by name and by address */
     atomic_int in_flight;
     bool quiesced;
 };
@@ -81,7 +80,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
         req->hub = server->hub;
         req->metrics = server->metrics;
         req->limits = server->limits;
-        req->logins = server->logins;
         req->route_index = -1;
         req->conn = conn;
         req->method = method;
@@ -226,16 +224,14 @@ struct api_server *api_server_start(const struct api_config *config, char *err,
     server->config = *config;
     server->metrics = api_metrics_new();
     server->limits = api_limits_new(config->rate_limit, config->rate_burst);
-    server->logins = api_limits_new(API_LOGIN_RATE, API_LOGIN_BURST);
-    server->hub = server->metrics && server->limits && server->logins
+    server->hub = server->metrics && server->limits
                       ? api_hub_new(config->pool, config->keepalive_seconds, err, errsize)
                       : NULL;
     if (server->hub == NULL) {
-        if (server->metrics == NULL || server->limits == NULL || server->logins == NULL)
+        if (server->metrics == NULL || server->limits == NULL)
             snprintf(err, errsize, "out of memory");
         api_metrics_free(server->metrics);
         api_limits_free(server->limits);
-        api_limits_free(server->logins);
         free(server);
         return NULL;
     }
@@ -245,7 +241,6 @@ struct api_server *api_server_start(const struct api_config *config, char *err,
         api_hub_free(server->hub);
         api_metrics_free(server->metrics);
         api_limits_free(server->limits);
-        api_limits_free(server->logins);
         free(server);
         return NULL;
     }
@@ -270,7 +265,6 @@ struct api_server *api_server_start(const struct api_config *config, char *err,
         api_hub_free(server->hub);
         api_metrics_free(server->metrics);
         api_limits_free(server->limits);
-        api_limits_free(server->logins);
         free(server);
         return NULL;
     }
@@ -305,6 +299,5 @@ void api_server_stop(struct api_server *server)
     api_hub_free(server->hub);
     api_metrics_free(server->metrics);
     api_limits_free(server->limits);
-    api_limits_free(server->logins);
     free(server);
 }

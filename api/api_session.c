@@ -9,6 +9,8 @@
 #include "base.h"
 #include "notify.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -28,13 +30,42 @@ static bool secure(const struct api_request *req)
     return n != NULL && n->public_url != NULL && strncmp(n->public_url, "https://", 8) == 0;
 }
 
+/* The cookie's name: with https, "__Host-" makes browsers refuse one set
+ * by another host (a sibling subdomain) or for a narrower path. */
+static const char *cookie_name(const struct api_request *req)
+{
+    return secure(req) ? "__Host-" API_SESSION_COOKIE : API_SESSION_COOKIE;
+}
+
+const char *api_session_cookie(struct api_request *req)
+{
+    const char *v = MHD_lookup_connection_value(req->conn, MHD_COOKIE_KIND, cookie_name(req));
+    return v != NULL && v[0] != '\0' && strlen(v) <= 128 ? v : NULL;
+}
+
 static void set_cookie(struct MHD_Response *resp, const struct api_request *req,
                        const char *value, int max_age)
 {
     char cookie[256];
     snprintf(cookie, sizeof cookie, "%s=%s; Path=/; HttpOnly; SameSite=Strict; Max-Age=%d%s",
-             API_SESSION_COOKIE, value, max_age, secure(req) ? "; Secure" : "");
+             cookie_name(req), value, max_age, secure(req) ? "; Secure" : "");
     MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, cookie);
+}
+
+/* The client's address, for the sign-in throttle. */
+static void client_address(struct api_request *req, char *out, size_t size)
+{
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    snprintf(out, size, "?");
+    if (info == NULL || info->client_addr == NULL)
+        return;
+    if (info->client_addr->sa_family == AF_INET)
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)info->client_addr)->sin_addr, out,
+                  (socklen_t)size);
+    else if (info->client_addr->sa_family == AF_INET6)
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)info->client_addr)->sin6_addr, out,
+                  (socklen_t)size);
 }
 
 static cJSON *session_json(const char *player_id, const char *name, const char *csrf)
@@ -46,48 +77,14 @@ static cJSON *session_json(const char *player_id, const char *name, const char *
     return json;
 }
 
-enum MHD_Result api_session_create(struct api_request *req)
+/* Replies with a session's JSON, setting (or renewing) its cookie. */
+static enum MHD_Result reply_session(struct api_request *req, const char *player_id,
+                                     const char *name, const char *csrf, const char *cookie)
 {
-    enum MHD_Result replied;
-    const char *name, *password;
-    char id[DB_ID_SIZE] = "", canonical[DB_NAME_SIZE] = "", hash[BASE_PASSWORD_HASH_SIZE] = "";
-    char key[80], cookie[BASE_TOKEN_LEN + 1], csrf[BASE_TOKEN_LEN + 1], err[512] = "", *text;
-    int retry = 0;
-    enum db_status st;
+    cJSON *json = session_json(player_id, name, csrf);
+    char *text = cJSON_PrintUnformatted(json);
     struct MHD_Response *resp;
-    cJSON *json;
 
-    if (!api_body_check(req, login_fields, &replied))
-        return replied;
-    name = api_body_string(req, "name");
-    password = api_body_string(req, "password");
-    snprintf(key, sizeof key, "login:%.64s", name);
-    for (char *c = key; *c; c++)
-        *c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
-    if (!api_limits_take(req->logins, key, &retry)) {
-        req->retry_after = retry;
-        return api_fail(req, API_PROBLEM_TOO_MANY_REQUESTS,
-                        "too many sign-ins for this name; try again in %d s", retry);
-    }
-    st = db_login_find(req->config->pool, name, id, canonical, hash, sizeof hash, err,
-                       sizeof err);
-    if (st != DB_OK && st != DB_NOT_FOUND)
-        return api_fail_db(req, st, err);
-    /* An unknown name costs a hash as long as a known one's check, so that
-     * the time taken does not tell which names exist. */
-    if (st != DB_OK || hash[0] == '\0') {
-        char wasted[BASE_PASSWORD_HASH_SIZE];
-        base_password_hash(password, wasted, sizeof wasted);
-    }
-    if (st != DB_OK || hash[0] == '\0' || !base_password_verify(hash, password))
-        return api_fail(req, API_PROBLEM_UNAUTHORIZED, "the name or the password is wrong");
-    if (!base_token_new(cookie) || !base_token_new(csrf))
-        return api_fail_db(req, DB_HARD_ERROR, "the random generator failed");
-    st = db_session_create(req->config->pool, id, cookie, csrf, err, sizeof err);
-    if (st != DB_OK)
-        return api_fail_db(req, st, err);
-    json = session_json(id, canonical, csrf);
-    text = cJSON_PrintUnformatted(json);
     cJSON_Delete(json);
     if (text == NULL)
         return api_fail(req, API_PROBLEM_INTERNAL, "out of memory");
@@ -100,15 +97,68 @@ enum MHD_Result api_session_create(struct api_request *req)
     return api_reply(req, MHD_HTTP_OK, resp);
 }
 
+
+enum MHD_Result api_session_create(struct api_request *req)
+{
+    enum MHD_Result replied;
+    const char *name, *password;
+    char id[DB_ID_SIZE] = "", canonical[DB_NAME_SIZE] = "", hash[BASE_PASSWORD_HASH_SIZE] = "";
+    char address[64], cookie[BASE_TOKEN_LEN + 1], csrf[BASE_TOKEN_LEN + 1], err[512] = "";
+    int retry = 0;
+    enum db_status st;
+    bool good;
+
+    if (!api_body_check(req, login_fields, &replied))
+        return replied;
+    name = api_body_string(req, "name");
+    password = api_body_string(req, "password");
+    if (!db_player_name_valid(name))
+        return api_fail(req, API_PROBLEM_UNAUTHORIZED, "the name or the password is wrong");
+    client_address(req, address, sizeof address);
+    if (!api_login_allowed(name, address, &retry)) {
+        req->retry_after = retry;
+        return api_fail(req, API_PROBLEM_TOO_MANY_REQUESTS,
+                        "too many wrong passwords from here; try again in %d s", retry);
+    }
+    st = db_login_find(req->config->pool, name, id, canonical, hash, sizeof hash, err,
+                       sizeof err);
+    if (st != DB_OK && st != DB_NOT_FOUND)
+        return api_fail_db(req, st, err);
+    if (!api_hash_begin()) {
+        req->retry_after = 1;
+        return api_fail(req, API_PROBLEM_UNAVAILABLE,
+                        "korpd is checking other passwords; try again in a second");
+    }
+    /* An unknown name costs a hash as long as a known one's check, so that
+     * the time taken does not tell which names exist. */
+    if (st != DB_OK || hash[0] == '\0') {
+        char wasted[BASE_PASSWORD_HASH_SIZE];
+        base_password_hash(password, wasted, sizeof wasted);
+        good = false;
+    } else {
+        good = base_password_verify(hash, password);
+    }
+    api_hash_end();
+    if (!good) {
+        api_login_failed(name, address);
+        return api_fail(req, API_PROBLEM_UNAUTHORIZED, "the name or the password is wrong");
+    }
+    if (!base_token_new(cookie) || !base_token_new(csrf))
+        return api_fail_db(req, DB_HARD_ERROR, "the random generator failed");
+    st = db_session_create(req->config->pool, id, cookie, csrf, err, sizeof err);
+    if (st != DB_OK)
+        return api_fail_db(req, st, err);
+    return reply_session(req, id, canonical, csrf, cookie);
+}
+
 enum MHD_Result api_session_get(struct api_request *req)
 {
-    const char *cookie = MHD_lookup_connection_value(req->conn, MHD_COOKIE_KIND,
-                                                     API_SESSION_COOKIE);
+    const char *cookie = api_session_cookie(req);
     char csrf[64] = "", err[512] = "";
     struct db_caller caller;
     enum db_status st;
 
-    if (cookie == NULL || cookie[0] == '\0' || strlen(cookie) > 128)
+    if (cookie == NULL)
         return api_fail(req, API_PROBLEM_UNAUTHORIZED, "you are not signed in");
     st = db_session_find(req->config->pool, cookie, &caller, csrf, err, sizeof err);
     if (st == DB_NOT_FOUND)
@@ -116,13 +166,13 @@ enum MHD_Result api_session_get(struct api_request *req)
                         "your session has ended: sign in again");
     if (st != DB_OK)
         return api_fail_db(req, st, err);
-    return api_reply_json(req, MHD_HTTP_OK, session_json(caller.player_id, caller.name, csrf));
+    /* The cookie lasts 30 days from the last visit, as the session does. */
+    return reply_session(req, caller.player_id, caller.name, csrf, cookie);
 }
 
 enum MHD_Result api_session_delete(struct api_request *req)
 {
-    const char *cookie = MHD_lookup_connection_value(req->conn, MHD_COOKIE_KIND,
-                                                     API_SESSION_COOKIE);
+    const char *cookie = api_session_cookie(req);
     char err[512] = "";
     struct MHD_Response *resp;
     enum db_status st;
@@ -148,14 +198,13 @@ enum MHD_Result api_session_delete(struct api_request *req)
  */
 bool api_session_caller(struct api_request *req, bool *refused, enum MHD_Result *replied)
 {
-    const char *cookie = MHD_lookup_connection_value(req->conn, MHD_COOKIE_KIND,
-                                                     API_SESSION_COOKIE);
+    const char *cookie = api_session_cookie(req);
     const char *sent = MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, "X-CSRF-Token");
     char err[512] = "";
     enum db_status st;
 
     *refused = false;
-    if (cookie == NULL || cookie[0] == '\0' || strlen(cookie) > 128)
+    if (cookie == NULL)
         return false;
     st = db_session_find(req->config->pool, cookie, &req->caller, req->csrf, err, sizeof err);
     if (st != DB_OK) {

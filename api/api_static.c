@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define CSP                                                                             \
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "  \
@@ -77,8 +78,9 @@ static bool find(const char *path, const unsigned char **data, size_t *size, cha
         FILE *f;
         long n;
         unsigned char *bytes;
+        struct stat st;
         snprintf(file, sizeof file, "%s/%s", dir, path);
-        if ((f = fopen(file, "rb")) == NULL)
+        if (stat(file, &st) != 0 || !S_ISREG(st.st_mode) || (f = fopen(file, "rb")) == NULL)
             return false;
         if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || n > WEB_FILE_MAX ||
             fseek(f, 0, SEEK_SET) != 0 || (bytes = malloc((size_t)n + 1)) == NULL) {

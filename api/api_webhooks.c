@@ -139,7 +139,7 @@ enum MHD_Result api_webhook_retry(struct api_request *req)
     const char *params[3] = { req->caller.player_id, req->params[0], NULL };
     static const char no_delivery[] =
         "this webhook has no delivery with that id (ids look like msg_123; "
-        "GET /v1/webhooks/{id}/deliveries lists them)";
+        "GET /v1/webhooks/{id}/deliveries lists them), or it is being sent right now";
     size_t digits;
 
     if (!webhook_id(req, &replied))

@@ -286,8 +286,9 @@ struct db_game {
 /* Frees what a db_game owns.  Safe on a zeroed or cleared game. */
 void db_game_clear(struct db_game *g);
 
-/* Creates a game from its first position (id made here, into g->id). */
-enum db_status db_game_insert(struct db_tx *tx, struct db_game *g);
+/* Creates a game from its first position (id made here, into g->id), from
+ * the challenge accepted (or NULL). */
+enum db_status db_game_insert(struct db_tx *tx, struct db_game *g, const char *challenge_id);
 
 /* Locks a game row for a state change, with its repetition keys when
  * asked (claims) or without (a move appends its key in SQL).
@@ -495,9 +496,11 @@ void db_deliveries_free(struct db_delivery *d, int count);
 /*
  * Claims up to max due deliveries (FOR UPDATE SKIP LOCKED: workers in any
  * process share the work), each leased for lease_s seconds: one not
- * finished by then is due again.  *out is malloc'd (db_deliveries_free).
+ * finished by then is due again.  Emails only when `email` (a process
+ * without SMTP settings leaves them to others).  *out is malloc'd
+ * (db_deliveries_free).
  */
-enum db_status db_deliveries_claim(struct db_pool *pool, int max, double lease_s,
+enum db_status db_deliveries_claim(struct db_pool *pool, int max, double lease_s, bool email,
                                    struct db_delivery **out, int *count, char *err,
                                    size_t errsize);
 

@@ -90,12 +90,13 @@ void db_game_read(struct db_game *g, const PGresult *res, int row)
     g->overdue = PQgetvalue(res, row, 21)[0] == 't';
 }
 
-enum db_status db_game_insert(struct db_tx *tx, struct db_game *g)
+enum db_status db_game_insert(struct db_tx *tx, struct db_game *g, const char *challenge_id)
 {
     char days[16], version[16], fifty[8];
     char *keys = keys_format(g->keys, g->key_count);
     const char *params[10] = { g->id, g->variant, g->white_id, g->black_id, g->fen, fifty,
-                               g->days_per_move > 0 ? days : NULL, keys, version, "" };
+                               g->days_per_move > 0 ? days : NULL, keys, version,
+                               challenge_id ? challenge_id : "" };
     PGresult *res = NULL;
     enum db_status rc;
 

@@ -42,7 +42,11 @@ static enum db_status run_query(struct db_tx *tx, void *arg)
 {
     struct query *q = arg;
     PGresult *res = NULL;
-    enum db_status rc = db_exec(tx, q->stmt, q->params, &res);
+    enum db_status rc;
+
+    free(*q->json);          /* a run again starts afresh */
+    *q->json = NULL;
+    rc = db_exec(tx, q->stmt, q->params, &res);
     if (rc == DB_OK && PQntuples(res) == 0)
         rc = DB_NOT_FOUND;
     if (rc == DB_OK && (*q->json = strdup(PQgetvalue(res, 0, 0))) == NULL)
@@ -56,12 +60,18 @@ enum db_status db_json_query(struct db_pool *pool, enum db_json_query q,
                                size_t errsize)
 {
     struct query run = { query_statements[q], params, json };
+    enum db_status rc;
     *json = NULL;
     if ((unsigned)q >= DB_JQ_COUNT) {
-        snprintf(err, errsize, "no such notify query %d", (int)q);
+        snprintf(err, errsize, "no such JSON query %d", (int)q);
         return DB_HARD_ERROR;
     }
-    return db_run_tx(pool, run_query, &run, err, errsize);
+    rc = db_run_tx(pool, run_query, &run, err, errsize);
+    if (rc != DB_OK) {
+        free(*json);
+        *json = NULL;
+    }
+    return rc;
 }
 
 /* ---- The server's own secrets ------------------------------------------ */
@@ -123,6 +133,7 @@ void db_deliveries_free(struct db_delivery *d, int count)
 struct claim {
     int max;
     double lease_s;
+    bool email;
     struct db_delivery **out;
     int *count;
 };
@@ -154,10 +165,14 @@ static enum db_status claim(struct db_tx *tx, void *arg)
 {
     struct claim *c = arg;
     char max[16], lease[32];
-    const char *params[2] = { max, lease };
+    const char *params[3] = { max, lease, c->email ? "true" : "false" };
     PGresult *res = NULL;
     enum db_status rc;
 
+    /* A transaction run again (db_run_tx retries) starts afresh. */
+    db_deliveries_free(*c->out, *c->count);
+    *c->out = NULL;
+    *c->count = 0;
     snprintf(max, sizeof max, "%d", c->max);
     snprintf(lease, sizeof lease, "%.3f", c->lease_s);
     rc = db_exec(tx, DB_STMT_DELIVERY_CLAIM, params, &res);
@@ -183,14 +198,21 @@ static enum db_status claim(struct db_tx *tx, void *arg)
     return rc;
 }
 
-enum db_status db_deliveries_claim(struct db_pool *pool, int max, double lease_s,
+enum db_status db_deliveries_claim(struct db_pool *pool, int max, double lease_s, bool email,
                                    struct db_delivery **out, int *count, char *err,
                                    size_t errsize)
 {
-    struct claim c = { max, lease_s, out, count };
+    struct claim c = { max, lease_s, email, out, count };
+    enum db_status rc;
     *out = NULL;
     *count = 0;
-    return db_run_tx(pool, claim, &c, err, errsize);
+    rc = db_run_tx(pool, claim, &c, err, errsize);
+    if (rc != DB_OK) {      /* claimed in a transaction that did not commit */
+        db_deliveries_free(*out, *count);
+        *out = NULL;
+        *count = 0;
+    }
+    return rc;
 }
 
 struct extend {
@@ -236,6 +258,9 @@ static enum db_status finish(struct db_tx *tx, void *arg)
     char id[24], attempt[16], code[16], latency[32], retry[32];
     const char *error = f->a->error;
     const char *attempt_params[5] = { id, attempt, code, latency, error };
+    /* Each outcome is recorded only while this attempt still holds the
+     * delivery: a worker whose lease ran out must not overwrite the state
+     * its successor sets. */
     enum db_status rc;
 
     snprintf(id, sizeof id, "%lld", f->d->id);
@@ -250,19 +275,19 @@ static enum db_status finish(struct db_tx *tx, void *arg)
         return rc;
     switch (f->a->outcome) {
     case DB_DELIVERED: {
-        const char *params[1] = { id };
+        const char *params[2] = { id, attempt };
         return db_exec(tx, DB_STMT_DELIVERY_DONE, params, NULL);
     }
     case DB_RETRY: {
-        const char *params[3] = { id, error ? error : "", retry };
+        const char *params[4] = { id, error ? error : "", retry, attempt };
         return db_exec(tx, DB_STMT_DELIVERY_RETRY_LATER, params, NULL);
     }
     case DB_FAILED: {
-        const char *params[2] = { id, error ? error : "" };
+        const char *params[3] = { id, error ? error : "", attempt };
         return db_exec(tx, DB_STMT_DELIVERY_FAIL, params, NULL);
     }
     case DB_ENDPOINT_GONE: {
-        const char *params[2] = { id, error ? error : "" };
+        const char *params[3] = { id, error ? error : "", attempt };
         const char *disable[2] = { f->d->webhook_id, f->a->reason ? f->a->reason : "" };
         if ((rc = db_exec(tx, DB_STMT_DELIVERY_FAIL, params, NULL)) != DB_OK)
             return rc;

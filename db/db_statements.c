@@ -98,7 +98,9 @@ const struct db_statement db_statements[] = {
         "INSERT INTO challenges (id, variant, challenger_id, opponent_id, color,"
         " days_per_move, fifty_move_rule, created_at)"
         " SELECT $1, $2, $3, $4, $5, $6, $7, korp_now()"
-        " WHERE $4::text IS NULL OR EXISTS (SELECT 1 FROM players WHERE id = $4)", 7 },
+        " WHERE $4::text IS NULL AND (SELECT count(*) FROM challenges WHERE challenger_id = $3"
+        "       AND opponent_id IS NULL AND status = 'open') < 10"
+        " OR EXISTS (SELECT 1 FROM players WHERE id = $4)", 7 },
     /* An open challenge's opponent: whoever accepts it first. */
     [DB_STMT_CHALLENGE_TAKE] = { DB_STMT_CHALLENGE_TAKE, "challenge_take",
         "UPDATE challenges c SET opponent_id = p.id FROM players p"
@@ -290,7 +292,8 @@ const struct db_statement db_statements[] = {
         "WITH d AS (UPDATE deliveries d SET status = 'pending', next_attempt_at = korp_now(),"
         " delivered_at = NULL FROM webhooks w"
         " WHERE d.id = $3::bigint AND d.webhook_id = $2 AND w.id = d.webhook_id"
-        " AND w.player_id = $1 RETURNING d.*)"
+        " AND w.player_id = $1 AND (d.status <> 'pending' OR d.next_attempt_at <= korp_now())"
+        " RETURNING d.*)"
         " SELECT " DELIVERY_JSON "::text, pg_notify('" DB_DELIVERIES_CHANNEL "', '') FROM d", 3 },
     [DB_STMT_EMAIL_OFF] = { DB_STMT_EMAIL_OFF, "email_off",
         "UPDATE notification_settings s SET email_enabled = false FROM players p"
@@ -308,7 +311,8 @@ const struct db_statement db_statements[] = {
         " SET next_attempt_at = korp_now() + make_interval(secs => $2::float8),"
         " attempts = d.attempts + 1"
         " FROM (SELECT id FROM deliveries WHERE status = 'pending'"
-        "       AND next_attempt_at <= korp_now() ORDER BY next_attempt_at LIMIT $1"
+        "       AND next_attempt_at <= korp_now() AND (channel = 'webhook' OR $3)"
+        "       ORDER BY next_attempt_at LIMIT $1"
         "       FOR UPDATE SKIP LOCKED) due WHERE d.id = due.id RETURNING d.*)"
         " SELECT c.id, c.channel, c.type, c.payload::text, c.attempts,"
         " extract(epoch FROM c.created_at)::bigint, extract(epoch FROM korp_now())::bigint,"
@@ -329,7 +333,7 @@ const struct db_statement db_statements[] = {
         " LEFT JOIN players wp ON wp.id = g.white_id LEFT JOIN players bp ON bp.id = g.black_id"
         " LEFT JOIN challenges ch ON ch.id = c.payload->>'challenge_id'"
         " LEFT JOIN players cp ON cp.id = ch.challenger_id"
-        " LEFT JOIN players op ON op.id = ch.opponent_id ORDER BY c.id", 2 },
+        " LEFT JOIN players op ON op.id = ch.opponent_id ORDER BY c.id", 3 },
     /* A claimed delivery's lease made longer, if it is still this attempt's. */
     [DB_STMT_DELIVERY_EXTEND] = { DB_STMT_DELIVERY_EXTEND, "delivery_extend",
         "UPDATE deliveries SET next_attempt_at = korp_now() + make_interval(secs => $3::float8)"
@@ -340,17 +344,19 @@ const struct db_statement db_statements[] = {
         " ON CONFLICT (delivery_id, attempt) DO NOTHING", 5 },
     [DB_STMT_DELIVERY_DONE] = { DB_STMT_DELIVERY_DONE, "delivery_done",
         "WITH d AS (UPDATE deliveries SET status = 'delivered', delivered_at = korp_now(),"
-        " last_error = NULL WHERE id = $1 RETURNING webhook_id)"
+        " last_error = NULL WHERE id = $1 AND status = 'pending' AND attempts = $2"
+        " RETURNING webhook_id)"
         " UPDATE webhooks SET failing_since = NULL"
-        " WHERE id = (SELECT webhook_id FROM d) AND failing_since IS NOT NULL", 1 },
+        " WHERE id = (SELECT webhook_id FROM d) AND failing_since IS NOT NULL", 2 },
     [DB_STMT_DELIVERY_RETRY_LATER] = { DB_STMT_DELIVERY_RETRY_LATER, "delivery_retry_later",
         "WITH d AS (UPDATE deliveries SET last_error = $2,"
         " next_attempt_at = korp_now() + make_interval(secs => $3::float8)"
-        " WHERE id = $1 RETURNING webhook_id)"
+        " WHERE id = $1 AND status = 'pending' AND attempts = $4 RETURNING webhook_id)"
         " UPDATE webhooks SET failing_since = korp_now()"
-        " WHERE id = (SELECT webhook_id FROM d) AND failing_since IS NULL", 3 },
+        " WHERE id = (SELECT webhook_id FROM d) AND failing_since IS NULL", 4 },
     [DB_STMT_DELIVERY_FAIL] = { DB_STMT_DELIVERY_FAIL, "delivery_fail",
-        "UPDATE deliveries SET status = 'failed', last_error = $2 WHERE id = $1", 2 },
+        "UPDATE deliveries SET status = 'failed', last_error = $2"
+        " WHERE id = $1 AND status = 'pending' AND attempts = $3", 3 },
     /* Disables a webhook ($1), fails what it still owes, and owes its
      * owner an email saying so (when they take email). */
     [DB_STMT_WEBHOOK_DISABLE] = { DB_STMT_WEBHOOK_DISABLE, "webhook_disable",

@@ -583,12 +583,13 @@ static enum db_status accept_tx(struct db_tx *tx, void *arg)
         return refuse(r, GAMES_NOT_FOUND, "no challenge has the id '%s'", a->challenge_id);
     if (rc != DB_OK)
         return rc;
+    /* Not open any more (another took an open challenge first) is 409. */
+    if (strcmp(c.status, "open") != 0)
+        return refuse(r, GAMES_CONFLICT, "the challenge is %s, not open", c.status);
     if (c.opponent_id[0] == '\0' && strcmp(c.challenger_id, a->player_id) == 0)
         return refuse(r, GAMES_FORBIDDEN, "you cannot accept your own open challenge");
     if (c.opponent_id[0] != '\0' && strcmp(c.opponent_id, a->player_id) != 0)
         return refuse(r, GAMES_FORBIDDEN, "only the challenged player may accept a challenge");
-    if (strcmp(c.status, "open") != 0)
-        return refuse(r, GAMES_CONFLICT, "the challenge is %s, not open", c.status);
     /* An open challenge: the first to accept it is the opponent. */
     if (c.opponent_id[0] == '\0' && (rc = db_challenge_take(tx, &c, a->player_id)) != DB_OK)
         return rc;
@@ -619,7 +620,7 @@ static enum db_status accept_tx(struct db_tx *tx, void *arg)
     g->keys[0] = v->repetition_key(&pos);
     g->key_count = 1;
     g->sans = strdup("");
-    if ((rc = db_game_insert(tx, g)) != DB_OK ||
+    if ((rc = db_game_insert(tx, g, c.id)) != DB_OK ||
         (rc = db_challenge_set_status(tx, c.id, "accepted", g->id)) != DB_OK)
         return rc;
     return db_game_event(tx, g->id, DB_EVENT_GAME_START, NULL);

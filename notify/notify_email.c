@@ -158,7 +158,8 @@ static size_t read_message(char *out, size_t size, size_t n, void *arg)
 
 /* Sends a message; false with the server's or libcurl's words in error. */
 static bool smtp_send(struct notify_sender *s, const struct db_delivery *d,
-                      const char *message, struct db_attempt *a, char *error, size_t errsize)
+                      const char *message, struct db_attempt *a, char *error, size_t errsize,
+                      bool *refused)
 {
     const struct notify_config *c = s->config;
     struct curl_slist *rcpt = curl_slist_append(NULL, d->email);
@@ -179,7 +180,7 @@ static bool smtp_send(struct notify_sender *s, const struct db_delivery *d,
     curl_easy_setopt(s->curl, CURLOPT_READDATA, &r);
     curl_easy_setopt(s->curl, CURLOPT_UPLOAD, 1L);
     curl_easy_setopt(s->curl, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(s->curl, CURLOPT_TIMEOUT, 30L);
+    curl_easy_setopt(s->curl, CURLOPT_TIMEOUT, (long)NOTIFY_SMTP_TIMEOUT_SECONDS);
     curl_easy_setopt(s->curl, CURLOPT_CONNECTTIMEOUT, 10L);
     curl_easy_setopt(s->curl, CURLOPT_ERRORBUFFER, curl_error);
     if (c->smtp_tls != NULL && strcmp(c->smtp_tls, "required") == 0)
@@ -192,6 +193,10 @@ static bool smtp_send(struct notify_sender *s, const struct db_delivery *d,
     curl_easy_getinfo(s->curl, CURLINFO_RESPONSE_CODE, &code);
     curl_slist_free_all(rcpt);
     a->status_code = (int)code;
+    /* 550-553: no such mailbox, not here, over quota, bad address (RFC 5321
+     * 4.2.3): this recipient, for good.  A refused login (535), a required
+     * TLS (530) or a failing server (554) are not the message's fault. */
+    *refused = rc != CURLE_OK && code >= 550 && code <= 553;
     if (rc == CURLE_OK)
         return true;
     snprintf(error, errsize, "%s", curl_error[0] ? curl_error : curl_easy_strerror(rc));
@@ -206,7 +211,7 @@ void notify_email_send(struct notify_sender *s, const struct db_delivery *d,
     char *body = NULL, *message = NULL;
     cJSON *data = NULL;
     long long started = base_monotonic_us();
-    bool composed;
+    bool composed, refused = false;
 
     *a = (struct db_attempt){ 0 };
     a->outcome = DB_FAILED;
@@ -247,11 +252,13 @@ void notify_email_send(struct notify_sender *s, const struct db_delivery *d,
     free(body);
     if (message == NULL)
         return;
-    if (smtp_send(s, d, message, a, error, errsize)) {
+    if (smtp_send(s, d, message, a, error, errsize, &refused)) {
         a->outcome = DB_DELIVERED;
-    } else if (a->status_code >= 500 && a->status_code < 600) {
-        a->outcome = DB_FAILED;      /* the server refuses it for good */
+    } else if (refused) {
+        a->outcome = DB_FAILED;      /* the server refuses this recipient for good */
     } else {
+        /* Anything else (a 5xx login or TLS refusal included) is korpd's or
+         * the server's to fix: tried again, with backoff. */
         notify_retry_decide(c, d, 0, a);
     }
     a->latency_ms = (double)(base_monotonic_us() - started) / 1000.0;

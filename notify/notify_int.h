@@ -6,6 +6,9 @@
 
 #include <curl/curl.h>
 
+/* The longest an SMTP conversation may take. */
+#define NOTIFY_SMTP_TIMEOUT_SECONDS 30
+
 /* A delivery worker's own things: its curl handle (kept between webhooks,
  * so that connections to an endpoint stay open) and the settings. */
 struct notify_sender {

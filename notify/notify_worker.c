@@ -19,6 +19,7 @@
 
 #define CLAIM_BATCH 16
 #define MAX_IDLE_MS 5000     /* looks again at least this often */
+#define PRUNE_EVERY_MS (3600 * 1000LL)   /* old deliveries and sessions */
 
 struct notify {
     struct db_pool *pool;
@@ -82,6 +83,14 @@ static void deliver(struct notify *n, struct notify_sender *s, const struct db_d
                  db_status_text(rc), err);
 }
 
+/* The longest one attempt may take: its timeout, and a margin for name
+ * resolution and recording. */
+static double longest_attempt(const struct notify_config *c, const struct db_delivery *d)
+{
+    return (strcmp(d->channel, "webhook") == 0 ? c->webhook_timeout_seconds
+                                               : NOTIFY_SMTP_TIMEOUT_SECONDS) + 10.0;
+}
+
 /* How long to sleep with nothing claimed: until the next due delivery. */
 static int idle_ms(struct notify *n)
 {
@@ -109,8 +118,9 @@ static void work(struct base_worker *w, void *arg)
         struct db_delivery *due = NULL;
         char err[512] = "";
         int count = 0;
+        bool email = n->config.smtp_url != NULL && n->config.smtp_url[0] != '\0';
         enum db_status rc = db_deliveries_claim(n->pool, CLAIM_BATCH, n->config.lease_seconds,
-                                                &due, &count, err, sizeof err);
+                                                email, &due, &count, err, sizeof err);
         if (rc != DB_OK) {
             base_log(BASE_LOG_WARN, "notify: cannot claim deliveries: %s: %s",
                      db_status_text(rc), err);
@@ -118,14 +128,19 @@ static void work(struct base_worker *w, void *arg)
             continue;
         }
         long long claimed_us = base_monotonic_us();
-        for (int i = 0; i < count; i++) {
-            /* Slow endpoints: before the lease runs short, make it longer,
-             * or another worker would send the rest of the batch again. */
-            if (i > 0 && (double)(base_monotonic_us() - claimed_us) / 1e6 >
-                             n->config.lease_seconds / 4) {
+        for (int i = 0; i < count && !base_worker_stopping(w); i++) {
+            /* Later items of a slow batch: when the lease left is shorter
+             * than the longest attempt could be, make it longer, or another
+             * worker would send the item again while this one does. */
+            double left = n->config.lease_seconds -
+                          (double)(base_monotonic_us() - claimed_us) / 1e6;
+            double longest = longest_attempt(&n->config, &due[i]);
+            if (i > 0 && left < longest) {
                 bool ours = false;
-                if (db_delivery_extend(n->pool, &due[i], n->config.lease_seconds, &ours, err,
-                                       sizeof err) != DB_OK || !ours)
+                double lease = n->config.lease_seconds > longest ? n->config.lease_seconds
+                                                                 : longest;
+                if (db_delivery_extend(n->pool, &due[i], lease, &ours, err, sizeof err) !=
+                        DB_OK || !ours)
                     continue;
             }
             deliver(n, &sender, &due[i]);
@@ -151,6 +166,7 @@ static void schedule(struct base_worker *w, void *arg)
 {
     struct notify *n = arg;
     int period_ms = (n->config.sweep_seconds > 0 ? n->config.sweep_seconds : 60) * 1000;
+    long long last_prune_ms = 0;
 
     do {
         char err[512] = "";
@@ -165,9 +181,12 @@ static void schedule(struct base_worker *w, void *arg)
             base_log(BASE_LOG_WARN, "notify: digests: %s: %s", db_status_text(rc), err);
         else if (owed > 0)
             base_log(BASE_LOG_INFO, "notify: %d daily digest(s) owed", owed);
-        rc = db_records_prune(n->pool, &owed, err, sizeof err);
-        if (rc != DB_OK)
-            base_log(BASE_LOG_WARN, "notify: pruning: %s: %s", db_status_text(rc), err);
+        if (last_prune_ms == 0 || base_monotonic_ms() - last_prune_ms > PRUNE_EVERY_MS) {
+            last_prune_ms = base_monotonic_ms();
+            rc = db_records_prune(n->pool, &owed, err, sizeof err);
+            if (rc != DB_OK)
+                base_log(BASE_LOG_WARN, "notify: pruning: %s: %s", db_status_text(rc), err);
+        }
     } while (base_worker_sleep(w, period_ms));
 }
 

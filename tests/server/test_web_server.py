@@ -38,6 +38,8 @@ def test_the_page_is_served_with_a_strict_policy(korpd):
         assert "default-src 'none'" in csp and "script-src 'self'" in csp, csp
         assert "unsafe-inline" not in csp and "http" not in csp, csp
         assert r.headers["X-Content-Type-Options"] == "nosniff"
+        head = requests.head(korpd.base + path, timeout=30)
+        assert head.status_code == 200 and head.content == b"", head.status_code
         etag = r.headers["ETag"]
         again = requests.get(korpd.base + path, headers={"If-None-Match": etag}, timeout=30)
         assert again.status_code == 304 and again.content == b"", again.status_code
