@@ -6,6 +6,8 @@
  */
 #include "api_int.h"
 
+#include "notify.h"
+
 #include "games.h"
 
 #include <stdarg.h>
@@ -155,6 +157,8 @@ enum MHD_Result api_metrics_reply(struct api_request *req)
     struct api_metrics *m = req->metrics;
     struct text t = { malloc(16384), 0, 16384, false };
     struct db_pool_stats db;
+    struct notify_stats sent;
+    static const char *const channels[2] = { "email", "webhook" };
     struct MHD_Response *resp;
     unsigned long cumulative;
 
@@ -239,6 +243,16 @@ enum MHD_Result api_metrics_reply(struct api_request *req)
             "# TYPE korp_db_errors_total counter\nkorp_db_errors_total %lu\n",
         db.waits, db.wait_timeouts, db.connects, db.connect_failures, db.retries_conflict,
         db.retries_broken, db.errors);
+    notify_stats(&sent);
+    put(&t, "# HELP korp_notifications_total Delivery attempts by this process's notify "
+            "workers, by channel and outcome.\n# TYPE korp_notifications_total counter\n");
+    for (int c = 0; c < 2; c++)
+        put(&t,
+            "korp_notifications_total{channel=\"%s\",outcome=\"delivered\"} %lu\n"
+            "korp_notifications_total{channel=\"%s\",outcome=\"retried\"} %lu\n"
+            "korp_notifications_total{channel=\"%s\",outcome=\"failed\"} %lu\n",
+            channels[c], sent.delivered[c], channels[c], sent.retried[c], channels[c],
+            sent.failed[c]);
     if (t.failed) {
         free(t.buf);
         return MHD_NO;

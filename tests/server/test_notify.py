@@ -859,6 +859,13 @@ def test_failed_deliveries_are_retried_and_410_disables(korpds, fresh_db, receiv
     time.sleep(SETTLE)
     assert keys(delivered(receiver, "/hook/gone")) == [("move", gid, 5)]
 
+    # The process's counters (/metrics) saw deliveries, retries and failures.
+    text = requests.get(k.base + "/metrics", timeout=30).text
+    counts = {m.group(1): float(m.group(2)) for m in re.finditer(
+        r'^korp_notifications_total\{channel="webhook",outcome="(\w+)"\} (\S+)$', text, re.M)}
+    assert counts.get("delivered", 0) >= 4 and counts.get("retried", 0) >= 1 and \
+        counts.get("failed", 0) >= 1, counts
+
 
 def test_a_delivery_is_given_up_after_three_days(korpds, fresh_db, receiver):
     # Scale 1e-5: 5 s ... 10 h then daily, all within 3 days = 2.6 s.
