@@ -1,0 +1,58 @@
+# bench/lib.sh — what bench/moves.sh and bench/streams.sh share; source it
+# after scripts/lib.sh, from the repository's root.
+
+# bench_build_korpd BUILD REVDIR TMP: builds korpd (Release, -Werror) and
+# sets SRC (the sources built) and KORPD (the binary).
+#   from the working tree into BUILD, or, with BENCH_REV=<git revision>,
+#   from a snapshot of that revision in REVDIR/src (only changed files
+#   rewritten, so the build stays incremental) into REVDIR/build: others may
+#   be editing the working tree.  BENCH_OVERLAY="path ..." copies those
+#   files of the working tree over the snapshot (a change under test on a
+#   committed base).  BENCH_SRC=<dir> builds another source tree (a
+#   scratch copy, for experiments) in <dir>/build-bench.
+bench_build_korpd() {
+    local build=$1 revdir=$2 tmp=$3 rev snap f
+    SRC=.
+    if [ -n "${BENCH_SRC:-}" ]; then
+        # An experiment: another source tree (a scratch copy), built in it.
+        [ -f "$BENCH_SRC/korpd/main.c" ] || die "BENCH_SRC: no korp sources in $BENCH_SRC"
+        SRC=$BENCH_SRC; build=$BENCH_SRC/build-bench
+        say "korpd from the sources in $SRC (an experiment)"
+    elif [ -n "${BENCH_REV:-}" ]; then
+        rev=$(git rev-parse --verify "$BENCH_REV^{commit}") || die "no revision $BENCH_REV"
+        SRC=$revdir/src; build=$revdir/build
+        snap=$tmp/src; mkdir "$snap"
+        git archive "$rev" | tar -x -C "$snap"
+        for f in ${BENCH_OVERLAY:-}; do
+            [ -f "$f" ] || die "BENCH_OVERLAY: no file $f"
+            mkdir -p "$snap/$(dirname "$f")"; cp "$f" "$snap/$f"
+        done
+        mkdir -p "$SRC"
+        (cd "$snap" && find . -type f) | while read -r f; do
+            cmp -s "$snap/$f" "$SRC/$f" || { mkdir -p "$SRC/$(dirname "$f")"; cp "$snap/$f" "$SRC/$f"; }
+        done
+        (cd "$SRC" && find . -type f) | while read -r f; do [ -e "$snap/$f" ] || rm -f "$SRC/$f"; done
+        rm -rf "$snap"
+        say "korpd from revision $(git rev-parse --short "$rev")${BENCH_OVERLAY:+ + working-tree files: ${BENCH_OVERLAY}} (working tree: $(git status --porcelain -uno | wc -l) files changed)"
+    else
+        say "korpd from the working tree at $(git rev-parse --short HEAD) ($(git status --porcelain -uno | wc -l) files changed)"
+    fi
+    # -DCMAKE_C_FLAGS= clears flags an earlier configure may have cached.
+    cmake -S "$SRC" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS= >/dev/null
+    cmake --build "$build" -j 2 --target korpd >"$build/bench-build.log" 2>&1 ||
+        { tail -n 20 "$build/bench-build.log" >&2; die "korpd does not build (Release, -Werror)"; }
+    case $build in /*) KORPD=$build/korpd/korpd ;; *) KORPD=$PWD/$build/korpd/korpd ;; esac
+}
+
+# bench_free_port [AVOID...]: a free loopback port in 20000-31999, below the
+# kernel's ephemeral range (32768-60999), where outgoing connections may
+# hold a port that looks free (as scripts/test.sh does).
+bench_free_port() {
+    local candidate a ok
+    for _ in $(seq 1 20); do
+        candidate=$((20000 + RANDOM % 12000)); ok=1
+        for a in "$@"; do [ "$a" = "$candidate" ] && ok=0; done
+        [ "$ok" = 1 ] && ! port_in_use "$candidate" && { echo "$candidate"; return 0; }
+    done
+    return 1
+}
