@@ -29,10 +29,6 @@
  * spectator.  A power of two; chains stay short up to about ten times as
  * many streams. */
 #define INDEX_BUCKETS 8192
-/* After the listener reconnected, streams read the table again in batches
- * of this many, this often, rather than all at once. */
-#define REREAD_BATCH 256
-#define REREAD_PAUSE_MS 10
 
 struct stream {
     struct api_hub *hub;
@@ -40,7 +36,7 @@ struct stream {
     char player_id[DB_ID_SIZE];     /* "" for a spectator */
     char game_id[API_PARAM_MAX + 1]; /* "" for all the player's games */
     long long last_id;
-    bool suspended, wake, keepalive_due, reread;
+    bool suspended, wake, keepalive_due;
     int keepalives;
     char *pending;                   /* text to send, from pending_off */
     size_t pending_len, pending_off;
@@ -55,7 +51,6 @@ struct api_hub {
     struct stream *index[INDEX_BUCKETS];
     int count;
     unsigned next_slot;
-    int rereads;                     /* streams still to read after a reconnect */
     bool closing;
     struct db_pool *pool;
     struct db_listener *listener;
@@ -84,7 +79,6 @@ static void resume(struct stream *s)
 static void wake(struct stream *s)
 {
     s->wake = true;
-    s->reread = false;
     resume(s);
 }
 
@@ -107,41 +101,18 @@ static void on_event(void *arg, long long id, const char *player_id, const char 
 }
 
 /* After the listener lost its connection (or could not tell whom events
- * concerned): every stream reads again, in batches (the keep-alive
- * worker's), so that thousands of reads do not take every connection of
- * the pool, and every HTTP thread, at once. */
+ * concerned): every stream reads again, all at once.  With 10 000 streams
+ * that held moves up for under a second, once per reconnection
+ * (bench/streams.sh LISTENER_KILL=1); reading in paced batches instead
+ * delayed the missed events themselves by as much (docs/benchmarks.md). */
 static void on_reconnect(void *arg)
 {
     struct api_hub *hub = arg;
-    int n = 0;
     pthread_mutex_lock(&hub->lock);
     for (int k = 0; k < KEEPALIVE_SLOTS; k++)
-        for (struct stream *s = hub->slots[k]; s != NULL; s = s->next) {
-            s->reread = true;
-            n++;
-        }
-    hub->rereads = n;
+        for (struct stream *s = hub->slots[k]; s != NULL; s = s->next)
+            wake(s);
     pthread_mutex_unlock(&hub->lock);
-    if (n > 0 && hub->keepalive != NULL)
-        base_worker_wake(hub->keepalive);
-}
-
-/* Wakes up to REREAD_BATCH streams marked by on_reconnect (hub locked);
- * how many remain. */
-static int reread_some(struct api_hub *hub)
-{
-    int n = 0;
-    for (int k = 0; k < KEEPALIVE_SLOTS && n < REREAD_BATCH; k++)
-        for (struct stream *s = hub->slots[k]; s != NULL && n < REREAD_BATCH; s = s->next)
-            if (s->reread) {
-                wake(s);
-                n++;
-            }
-    if (n < REREAD_BATCH)
-        hub->rereads = 0;   /* none left: also those that closed meanwhile */
-    else
-        hub->rereads -= n;
-    return hub->rereads;
 }
 
 static void keepalive(struct base_worker *w, void *arg)
@@ -153,12 +124,11 @@ static void keepalive(struct base_worker *w, void *arg)
 
     for (;;) {
         int64_t left = next - base_monotonic_ms();
-        bool rereading;
-        pthread_mutex_lock(&hub->lock);
-        rereading = hub->rereads > 0 && reread_some(hub) > 0;
-        pthread_mutex_unlock(&hub->lock);
-        if (rereading && left > REREAD_PAUSE_MS)
-            left = REREAD_PAUSE_MS;
+        if (left < -hub->keepalive_ms) {
+            /* Far behind (the process was stopped): no burst of catching up. */
+            next = base_monotonic_ms();
+            left = 0;
+        }
         if (left > 0) {
             if (!base_worker_sleep(w, (int)left))
                 return;
@@ -188,13 +158,11 @@ struct api_hub *api_hub_new(struct db_pool *pool, int keepalive_seconds, char *e
     pthread_mutex_init(&hub->lock, NULL);
     hub->pool = pool;
     hub->keepalive_ms = (keepalive_seconds > 0 ? keepalive_seconds : 15) * 1000;
-    /* The keep-alive worker first: the listener's first on_reconnect may
-     * hand it streams to wake. */
-    hub->keepalive = base_worker_start("keep-alive", keepalive, hub, err, errsize);
-    hub->listener = hub->keepalive ? db_listener_start(pool, on_event, on_reconnect, hub, err,
+    hub->listener = db_listener_start(pool, on_event, on_reconnect, hub, err, errsize);
+    hub->keepalive = hub->listener ? base_worker_start("keep-alive", keepalive, hub, err,
                                                        errsize)
                                    : NULL;
-    if (hub->listener == NULL) {
+    if (hub->keepalive == NULL) {
         api_hub_free(hub);
         return NULL;
     }
@@ -413,7 +381,7 @@ enum MHD_Result api_events(struct api_request *req)
             return api_fail_db(req, st, err);
         }
     }
-    resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, reader, s, stream_free);
+    resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 512, reader, s, stream_free);
     if (resp == NULL) {
         free(s);
         return MHD_NO;

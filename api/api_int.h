@@ -20,6 +20,8 @@
 /* Connections (event streams included) one korpd holds at most; korpd
  * raises its descriptor limit to match where it may. */
 #define API_CONNECTION_LIMIT 20000
+/* Bytes of libmicrohttpd's pool per connection (request headers included). */
+#define API_CONNECTION_MEMORY (16 * 1024)
 /* Longest X-Request-Id taken from a client (longer ones are replaced). */
 #define API_REQUEST_ID_MAX 64
 /* The web board's session cookie. */

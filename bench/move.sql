@@ -1,9 +1,22 @@
 -- bench/move.sql — pgbench's "move": the SQL korpd runs for one
--- POST /v1/games/{id}/moves (db/db_statements.c, db/db_games.c,
--- games/games.c), statement texts copied verbatim: token_find, then BEGIN;
--- game_lock (the row locked; no repetition keys, NULL in their place);
--- move_insert; game_save (the move's key and SAN appended in SQL, `sans`
--- returned); game_event; COMMIT.
+-- POST /v1/games/{id}/moves, in korpd's order (api/api_routes.c
+-- api_authenticate, games/games.c move_checked and play, db/db_games.c
+-- db_game_event), statement texts copied verbatim from db/db_statements.c:
+--   token_find                   (the caller, outside the transaction)
+--   BEGIN
+--   game_lock                    (the game row locked; no repetition keys)
+--   move_insert
+--   game_save                    (the move's key and SAN appended in SQL)
+--   event_lock_game              (both players' rows, in id order)
+--   game_event                   (two event rows, and their ids NOTIFYed)
+--   COMMIT
+-- bench/moves.sh checks, before it runs pgbench, that these texts are
+-- still db/db_statements.c's (bench/statements.c prints korpd's), with
+-- each :variable in place of a $n.  What korpd does besides: it touches
+-- the token's last_used_at once a minute (not here: the bench token's is
+-- in the future), and its LISTEN connection reads each NOTIFYed event's
+-- row back (db/db_events.c dispatch) — work korpd's figures include and
+-- pgbench's do not.
 -- Run by bench/moves.sh with -M prepared, -t a multiple of per, and
 --   -D base=<first game id - 1> -D per=<games per client> -D nc=<clients>
 --   -D ply0=<the set's ply before the run> -D it=0 -D rk=<last ply whose
@@ -14,10 +27,10 @@
 -- name a variable may have), so the script knows each game's ply instead:
 -- client c plays its games base+1+c, base+1+c+nc, ... in turn, one move
 -- each per round (as bench/moveload.c does: no lock waits between
--- clients), all of the set's games at ply0 when the run starts; `it`
--- counts the client's moves.  The new position is the set's stored one
--- (pgbench makes no move); the new repetition key repeats with period 4
--- like the knights' shuffle korpd plays.
+-- clients, on games or on players), all of the set's games at ply0 when
+-- the run starts; `it` counts the client's moves.  The new position is the
+-- set's stored one (pgbench makes no move); the new repetition key
+-- repeats with period 4 like the knights' shuffle korpd plays.
 -- An empty text for the empty fields (pgbench's -D cannot define one).
 \if :it = 0
 SELECT '' AS none
@@ -29,9 +42,10 @@ SELECT '' AS none
 \set key 7000000000000000000 + :next % 4
 SELECT t.id, p.id, p.name, p.role, t.last_used_at IS NULL OR t.last_used_at < korp_now() - interval '1 minute' FROM tokens t JOIN players p ON p.id = t.player_id WHERE t.hash = decode(:hash, 'hex');
 BEGIN;
-SELECT g.id, g.variant, g.white_id, w.name, g.black_id, b.name, g.fen, g.ply, g.status, g.result, g.termination, g.adjudication_reason, g.days_per_move, korp_time(g.deadline), g.draw_offer, g.fifty_move_rule, g.key_version, NULL, korp_time(g.created_at), korp_time(g.updated_at), g.sans FROM games g JOIN players w ON w.id = g.white_id JOIN players b ON b.id = g.black_id WHERE g.id = :g FOR UPDATE OF g;
+SELECT g.id, g.variant, g.white_id, w.name, g.black_id, b.name, g.fen, g.ply, g.status, g.result, g.termination, g.adjudication_reason, g.days_per_move, korp_time(g.deadline), g.draw_offer, g.fifty_move_rule, g.key_version, NULL, korp_time(g.created_at), korp_time(g.updated_at), g.sans, g.status = 'active' AND g.deadline IS NOT NULL AND g.deadline <= korp_now() FROM games g JOIN players w ON w.id = g.white_id JOIN players b ON b.id = g.black_id WHERE g.id = :g FOR UPDATE OF g;
 INSERT INTO moves (game_id, ply, san, uci, fen, played_at) VALUES (:g, :next, :san, :uci, :fen, korp_now());
 UPDATE games SET fen = :fen, ply = :next, status = :status, result = :result, termination = nullif(:none, ''), adjudication_reason = nullif(:none, ''), draw_offer = nullif(:none, ''), repetition_keys = CASE WHEN :key::bigint IS NULL THEN repetition_keys                        WHEN :reset THEN ARRAY[:key::bigint]                        ELSE repetition_keys || :key::bigint END, key_version = CASE WHEN :key::bigint IS NULL THEN key_version ELSE :version END, sans = CASE WHEN :san::text IS NULL THEN sans WHEN sans = '' THEN :san             ELSE sans || ' ' || :san END, deadline = CASE WHEN :status <> 'active' OR days_per_move IS NULL THEN NULL                 WHEN :san::text IS NOT NULL                 THEN korp_now() + make_interval(days => days_per_move)                 ELSE deadline END, updated_at = korp_now() WHERE id = :g RETURNING korp_time(updated_at), korp_time(deadline), sans;
-INSERT INTO events (player_id, game_id, type, payload, created_at) SELECT p, g.id, :type, jsonb_build_object('game_id', g.id, 'ply', g.ply, 'fen', g.fen, 'status', g.status, 'result', g.result, 'termination', g.termination, 'draw_offer', g.draw_offer) || coalesce(:detail::jsonb, '{}'), korp_now() FROM games g, unnest(ARRAY[g.white_id, g.black_id]) p WHERE g.id = :g;
+SELECT 1 FROM players p JOIN games g ON p.id IN (g.white_id, g.black_id) WHERE g.id = :g ORDER BY p.id FOR NO KEY UPDATE OF p;
+WITH e AS (INSERT INTO events (player_id, game_id, type, payload, created_at) SELECT p, g.id, :type, jsonb_build_object('game_id', g.id, 'variant', g.variant, 'ply', g.ply, 'fen', g.fen, 'to_move', CASE WHEN g.ply % 2 = 0 THEN 'white' ELSE 'black' END, 'status', g.status, 'result', g.result, 'termination', g.termination, 'draw_offer', g.draw_offer) || coalesce(:detail::jsonb, '{}'), korp_now() FROM games g, unnest(ARRAY[g.white_id, g.black_id]) p WHERE g.id = :g RETURNING id) SELECT pg_notify('korp_events', string_agg(id::text, ',')) FROM e;
 COMMIT;
 \set it :it + 1

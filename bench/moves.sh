@@ -1,67 +1,98 @@
 #!/usr/bin/env bash
 # bench/moves.sh — moves over HTTP: korpd against pgbench running the same
-# SQL, on short games (ply ~3) and long ones (ply ~300), 1 and 8 clients,
-# in one invocation.
+# SQL, on short games (ply ~3) and long ones (ply ~300), 1, 8 and 32
+# clients, in one invocation.
 #
 # Issue 8: a move "must cost the same at ply 300 as at ply 3: never replay
 # the game's history".  The long/short ratio of moves/s says whether it does
 # (1.0: no history-proportional cost); korpd/pgbench says what the HTTP,
-# rules and JSON layers cost on top of the database's own work.
+# rules and JSON layers cost on top of the database's own work.  Issue 9:
+# at 32 clients korpd should reach 0.8 of pgbench's rate, and a move's
+# latency at ply 300 be within 10% of that at ply ~10.
 #
 # What it does, all on loopback, everything stopped by PID on exit:
 #   - a throwaway PostgreSQL (fsync on, C.UTF-8) in a temp dir and korpd
 #     (Release, built into build-bench/), each on a random free port in
 #     20000-31999 (below the kernel's ephemeral range);
 #   - through the API (bench/moves_setup.py): PAIRS pairs of players and
-#     SHORT_GAMES + LONG_GAMES Korpalski games (3 days per move); kings
+#     SHORT_GAMES + LONG_GAMES Korpalski games (3 days per move), game i
+#     between pair i % PAIRS (with PAIRS a multiple of the clients, no two
+#     clients share a player: a move locks its players' rows); kings
 #     placed, a knight dropped each, then the knights shuffle for ever
 #     (bench/moveload.c, a C client on keep-alive connections, one per
 #     client thread, each client on its own games);
 #   - the long games are played to LONG_PLY first, the short ones to ply 3;
 #   - the pgbench baseline: pgbench -M prepared -f bench/move.sql (korpd's
-#     statements, token lookup included) on a copy of the schema
-#     (db/migrations/*.sql) in another database of the same cluster, with
-#     as many games as korpd's sets at the same plies, each set's games
-#     given the fen, `sans` and repetition keys of one of korpd's games
-#     (their moves rows interleaved as if played over time); and a third
-#     set "longk": the long games, but with a pawn move or capture at every
-#     move (the keys restart each move, as in korpd after an irreversible
-#     move), so that long vs longk is the cost of the keys array alone;
-#   - measured: MOVES_1 moves with 1 client and MOVES_8 with 8, on each set,
-#     spread evenly over the set's games (one move per game per round), each
-#     korpd run followed by the pgbench run on the same set; all of it
-#     REPEAT times, the best run of each kind counting (other work on the
-#     machine only slows runs down);
+#     statements for a move, token lookup included, checked against the
+#     benchmarked db/db_statements.c before the runs) on a copy of the
+#     schema (db/migrations/*.sql) in another database of the same
+#     cluster, with as many games as korpd's sets at the same plies,
+#     between as many pairs of players (with the notification settings
+#     korpd gives every player), each set's games given the fen, `sans`
+#     and repetition keys of one of korpd's games (their moves rows
+#     interleaved as if played over time); a third set "longk": the long
+#     games, but with a pawn move or capture at every move (the keys
+#     restart each move, as in korpd after an irreversible move), so that
+#     long vs longk is the cost of the keys array alone;
+#   - "pgbench+L": pgbench again on short and long, with korpd's LISTEN
+#     sessions on its database (bench/listen.c): PostgreSQL signals every
+#     listening session of a database at each NOTIFY, so this is the
+#     database's whole work per move;
+#   - measured: MOVES_1 moves with 1 client, MOVES_8 with 8 and MOVES_32
+#     with 32, on each set, spread evenly over the set's games (one move
+#     per game per round), each korpd run followed by the pgbench runs on
+#     the same set; all of it REPEAT times, the best run of each kind
+#     counting (other work on the machine only slows runs down);
 #   - CPU per move of korpd, of PostgreSQL (the whole cluster) and of the
-#     client, from /proc; WAL bytes per move; korpd's answer size; with
-#     WAL_RECORDS=1 also each pgbench run's WAL by record type
-#     (pg_walinspect).
+#     client, from /proc, and their sums compared; WAL bytes per move;
+#     korpd's answer size; with WAL_RECORDS=1 also each pgbench run's WAL
+#     by record type (pg_walinspect).
 # The last lines are the summary table.
 #
 # usage: bench/moves.sh                  (korpd from the working tree)
-#        BENCH_REV=HEAD bench/moves.sh   (korpd from a committed revision)
-#   (SHORT_GAMES=768 LONG_GAMES=192 LONG_PLY=300 PAIRS=8 MOVES_1=1536
-#    MOVES_8=3072 REPEAT=3)
+#        BENCH_REV=HEAD bench/moves.sh   (korpd from a committed revision;
+#          BENCH_OVERLAY="api/api_events.c" with that file of the working
+#          tree; bench/lib.sh)
+#   (SHORT_GAMES=768 LONG_GAMES=192 LONG_PLY=300 PAIRS=32 MOVES_1=1536
+#    MOVES_8=3072 MOVES_32=6144 REPEAT=3 CLIENTS="1 8 32"; korpd's
+#    KORP_DB_POOL_SIZE=POOL and KORP_HTTP_THREADS=THREADS, POOL=32 and
+#    THREADS=POOL by default: one database connection per client at 32
+#    clients, as many sessions as pgbench's)
+#   PGBENCH_LISTEN=0 leaves out the pgbench+L runs.  PERF=1 adds korpd's
+#   CPU profile at the most clients (perf record -g).  MOVE_SQL=<file> runs
+#   pgbench on another script, for experiments (with BENCH_SRC=<tree>,
+#   bench/lib.sh; CHECK_SQL=0 lets it differ from korpd's statements).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
+. bench/lib.sh
 
 SHORT_GAMES=${SHORT_GAMES:-768}
 LONG_GAMES=${LONG_GAMES:-192}
 LONG_PLY=${LONG_PLY:-300}
-PAIRS=${PAIRS:-8}
+PAIRS=${PAIRS:-32}
 MOVES_1=${MOVES_1:-1536}
 MOVES_8=${MOVES_8:-3072}
+MOVES_32=${MOVES_32:-6144}
 REPEAT=${REPEAT:-3}
+CLIENTS=${CLIENTS:-1 8 32}
+POOL=${POOL:-32}
+THREADS=${THREADS:-$POOL}
 BUILD=build-bench
+MOVE_SQL=${MOVE_SQL:-bench/move.sql}
+PGBENCH_LISTEN=${PGBENCH_LISTEN:-1}
 
-for n in SHORT_GAMES LONG_GAMES MOVES_1 MOVES_8; do
-    v=${!n}; [ "$v" -ge 8 ] && [ $((v % 8)) = 0 ] || die "$n must be a multiple of 8"
+for c in $CLIENTS; do
+    case $c in 1|8|32) ;; *) die "CLIENTS: 1, 8 and/or 32, not $c" ;; esac
+    n=MOVES_$c; n=${!n}
+    [ $((n % SHORT_GAMES)) = 0 ] && [ $((n % LONG_GAMES)) = 0 ] && [ $((n % c)) = 0 ] ||
+        die "MOVES_$c must be a multiple of SHORT_GAMES, LONG_GAMES and $c"
+    [ $((SHORT_GAMES % c)) = 0 ] && [ $((LONG_GAMES % c)) = 0 ] ||
+        die "SHORT_GAMES and LONG_GAMES must be multiples of $c (each client its own games)"
+    [ $((PAIRS % c)) = 0 ] || die "PAIRS must be a multiple of $c (no two clients on one player)"
 done
+[ $((SHORT_GAMES % PAIRS)) = 0 ] || die "PAIRS must divide SHORT_GAMES"
 [ "$LONG_PLY" -ge 8 ] || die "LONG_PLY must be at least 8"
-[ $((MOVES_1 % SHORT_GAMES)) = 0 ] && [ $((MOVES_1 % LONG_GAMES)) = 0 ] &&
-    [ $((MOVES_8 % SHORT_GAMES)) = 0 ] && [ $((MOVES_8 % LONG_GAMES)) = 0 ] ||
-    die "MOVES_1 and MOVES_8 must be multiples of SHORT_GAMES and LONG_GAMES"
 
 korp_install $KORP_PACKAGES python3
 T_START=$(date +%s)
@@ -73,7 +104,10 @@ chmod 755 "$TMP"
 OWNER=$(korp_pg_owner)
 [ "$(id -un)" = "$OWNER" ] || chown "$OWNER" "$TMP"
 KPID=
+LPIDS=()
 cleanup() {
+    local p
+    for p in "${LPIDS[@]}"; do kill "$p" 2>/dev/null; done
     [ -n "$KPID" ] && korp_stop_pid "$KPID"
     [ -f "$TMP/pg/PG_VERSION" ] && korp_pg_stop "$TMP/pg" "$OWNER"
     rm -rf "$TMP"
@@ -81,39 +115,38 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# ---- build: korpd in Release, and the load client
-# BENCH_REV=<git revision> builds that revision (a snapshot in
-# build-bench-rev/src, only changed files rewritten, so the build stays
-# incremental) instead of the working tree, which others may be editing.
-SRC=.
-if [ -n "${BENCH_REV:-}" ]; then
-    rev=$(git rev-parse --verify "$BENCH_REV^{commit}") || die "no revision $BENCH_REV"
-    SRC=build-bench-rev/src; BUILD=build-bench-rev/build
-    snap=$TMP/src; mkdir "$snap"
-    git archive "$rev" | tar -x -C "$snap"
-    mkdir -p "$SRC"
-    (cd "$snap" && find . -type f) | while read -r f; do
-        cmp -s "$snap/$f" "$SRC/$f" || { mkdir -p "$SRC/$(dirname "$f")"; cp "$snap/$f" "$SRC/$f"; }
-    done
-    (cd "$SRC" && find . -type f) | while read -r f; do [ -e "$snap/$f" ] || rm -f "$SRC/$f"; done
-    rm -rf "$snap"
-    say "korpd from revision $(git rev-parse --short "$rev") (working tree: $(git status --porcelain -uno | wc -l) files changed)"
-else
-    say "korpd from the working tree at $(git rev-parse --short HEAD) ($(git status --porcelain -uno | wc -l) files changed)"
-fi
-# -DCMAKE_C_FLAGS= clears flags an earlier configure may have cached.
-cmake -S "$SRC" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS= >/dev/null
-cmake --build "$BUILD" -j 2 --target korpd >"$BUILD/bench-build.log" 2>&1 ||
-    { tail -n 20 "$BUILD/bench-build.log" >&2; die "korpd does not build (Release, -Werror)"; }
-KORPD=$PWD/$BUILD/korpd/korpd
-
-
+# ---- build: korpd in Release (bench/lib.sh: BENCH_REV, BENCH_OVERLAY), and
+# the load client
+bench_build_korpd "$BUILD" build-bench-rev "$TMP"
 cc -O2 -Wall -Wextra -pthread -o "$TMP/moveload" bench/moveload.c
+cc -O2 -Wall -Wextra $(pkg-config --cflags libpq) -o "$TMP/listen" bench/listen.c $(pkg-config --libs libpq)
+# korpd's statement texts, to check that bench/move.sql still runs them.
+cc -O2 -Wall -Wextra -I "$SRC/db" -I "$SRC/base" $(pkg-config --cflags libpq) \
+    -o "$TMP/statements" bench/statements.c "$SRC/db/db_statements.c"
+# move.sql's SQL lines (the \gset helper aside) against korpd's statements
+# for a move, in order, each $n and each :variable written as $?.
+"$TMP/statements" | awk -F '\t' '
+    { sql[$1] = $2 }
+    END {
+        n = split("token_find BEGIN game_lock move_insert game_save event_lock_game game_event COMMIT", order, " ")
+        for (i = 1; i <= n; i++) {
+            s = order[i] ~ /^[A-Z]+$/ ? order[i] : sql[order[i]]
+            if (s == "") { print "no statement " order[i] > "/dev/stderr"; exit 1 }
+            gsub(/\$[0-9]+/, "$?", s)
+            print s ";"
+        }
+    }' >"$TMP/move.expected"
+grep -v -e '^\\' -e '^--' -e '^$' -e "^SELECT '' AS none$" "$MOVE_SQL" |
+    sed -E 's/(^|[^:]):[a-z_]+/\1$?/g' >"$TMP/move.actual"
+if diff "$TMP/move.expected" "$TMP/move.actual" >"$TMP/move.diff"; then
+    say "$MOVE_SQL runs korpd's $(wc -l <"$TMP/move.expected") statements for a move, verbatim"
+elif [ "${CHECK_SQL:-1}" = 0 ]; then
+    say "$MOVE_SQL differs from korpd's move (CHECK_SQL=0: an experiment)"
+else
+    cat "$TMP/move.diff" >&2; die "$MOVE_SQL is not korpd's move (db/db_statements.c); update it"
+fi
 
-# ---- PostgreSQL, then korpd, on random ports below the kernel's ephemeral
-# range (32768-60999), where outgoing connections may hold a port that
-# looks free (as scripts/test.sh does).
-random_port() { echo $((20000 + RANDOM % 12000)); }
+# ---- PostgreSQL, then korpd, on random free ports (bench/lib.sh).
 korp_pg_throwaway "$TMP/pg" "$OWNER"
 PORT=$KORP_PG_PORT_FOUND
 korp_pg_role "$TMP/pg" "$OWNER" "$PORT"
@@ -124,14 +157,10 @@ PG_MAIN=$(head -n 1 "$TMP/pg/postmaster.pid")
 say "PostgreSQL $("$(korp_pg_bin)/postgres" --version | awk '{print $3}') on 127.0.0.1:$PORT (fsync on)"
 
 # ---- korpd
-KPORT=
-for _ in $(seq 1 20); do
-    candidate=$(random_port)
-    [ "$candidate" = "$PORT" ] || port_in_use "$candidate" || { KPORT=$candidate; break; }
-done
-[ -n "$KPORT" ] || die "no free port for korpd"
+KPORT=$(bench_free_port "$PORT") || die "no free port for korpd"
 KORP_DATABASE_URL="host=127.0.0.1 port=$PORT dbname=korp_bench user=$KORP_PG_USER passfile=$TMP/korp.pgpass" \
-KORP_LISTEN=127.0.0.1:$KPORT KORP_RATE_LIMIT=0 "$KORPD" </dev/null >"$TMP/korpd.log" 2>&1 &
+KORP_LISTEN=127.0.0.1:$KPORT KORP_RATE_LIMIT=0 KORP_DB_POOL_SIZE=$POOL KORP_HTTP_THREADS=$THREADS \
+    "$KORPD" </dev/null >"$TMP/korpd.log" 2>&1 &
 KPID=$!
 for _ in $(seq 1 100); do
     curl -sf "http://127.0.0.1:$KPORT/healthz" >/dev/null 2>&1 && break
@@ -140,6 +169,13 @@ for _ in $(seq 1 100); do
 done
 curl -sf "http://127.0.0.1:$KPORT/healthz" >/dev/null || die "korpd does not answer on $KPORT"
 say "korpd (pid $KPID) on 127.0.0.1:$KPORT: $(grep -m1 -o "[0-9]* database connections, [0-9]* HTTP threads" "$TMP/korpd.log" || true)"
+# korpd's LISTEN sessions (each is signalled by every NOTIFY in its
+# database): their last statement is the LISTEN until the first event.
+sleep 1
+KORPD_LISTENS=$("$(korp_pg_bin)/psql" -X -q -w -h 127.0.0.1 -p "$PORT" -U "$KORP_PG_USER" -d korp_bench \
+    -tAc "SELECT string_agg(substr(query, 8), ' ' ORDER BY query) FROM pg_stat_activity
+          WHERE datname = 'korp_bench' AND query LIKE 'LISTEN %'")
+say "korpd listens on: ${KORPD_LISTENS:-nothing}"
 
 # ---- CPU from /proc, in clock ticks; WAL from the server
 TICK=$(getconf CLK_TCK)
@@ -192,22 +228,34 @@ say "long games to ply $LONG_PLY: $(field moves "$out") moves in $(field seconds
 # with the fen, SANs, keys and key version of one of korpd's games of the
 # set.  Short games are ids 1.., long ones 1000001.., "longk" 2000001..
 # (long, keys restarting at every move).
-for f in db/migrations/*.sql; do "${PSQL[@]}" -d korp_pgbench -f "$f" >/dev/null; done
+for f in "$SRC"/db/migrations/*.sql; do "${PSQL[@]}" -d korp_pgbench -f "$f" >/dev/null; done
 HASH=$(printf 'korp_bench' | sha256sum | cut -d' ' -f1)
-"${PSQL[@]}" -d korp_bench -v hash="$HASH" -v ns="$SHORT_GAMES" -v nl="$LONG_GAMES" -v lp="$LONG_PLY" <<'SQL'
+"${PSQL[@]}" -d korp_bench -v hash="$HASH" -v ns="$SHORT_GAMES" -v nl="$LONG_GAMES" -v lp="$LONG_PLY" \
+    -v pairs="$PAIRS" <<'SQL'
 SELECT fen AS s_fen, sans AS s_sans, repetition_keys::text AS s_keys, key_version AS version
 FROM games WHERE ply = 3 LIMIT 1 \gset
 SELECT fen AS l_fen, sans AS l_sans, repetition_keys::text AS l_keys
 FROM games WHERE ply = :lp LIMIT 1 \gset
 \connect korp_pgbench
-INSERT INTO players (id, name, role, created_at) VALUES
-    ('benchw0000', 'benchw', 'player', now()), ('benchb0000', 'benchb', 'player', now());
+-- PAIRS pairs of players, game base+i between pair (i - 1) % PAIRS, as in
+-- korpd's sets: no two clients lock the same player.
+INSERT INTO players (id, name, role, created_at)
+SELECT 'bench' || side || lpad(k::text, 5, '0'), 'bench' || side || k, 'player', now()
+FROM generate_series(0, :pairs - 1) k, unnest(ARRAY['w', 'b']) side;
+-- What korpd makes with each player (POST /v1/players): its notification
+-- settings, at their defaults.  The events' trigger reads them at every
+-- move (without a row it stops at once: less work than korpd's moves do).
+SELECT to_regclass('notification_settings') IS NOT NULL AS has_settings \gset
+\if :has_settings
+INSERT INTO notification_settings (player_id) SELECT id FROM players;
+\endif
 -- last_used_at in the future: never old enough to be touched (korpd touches once a minute)
 INSERT INTO tokens (id, player_id, hash, created_at, last_used_at)
-    VALUES ('benchtk000', 'benchw0000', decode(:'hash', 'hex'), now(), now() + interval '1 day');
+    VALUES ('benchtk000', 'benchw00000', decode(:'hash', 'hex'), now(), now() + interval '1 day');
 INSERT INTO games (id, variant, white_id, black_id, fen, ply, days_per_move, deadline,
                    fifty_move_rule, repetition_keys, key_version, sans, created_at, updated_at)
-SELECT (base + i)::text, 'korpalski', 'benchw0000', 'benchb0000', fen, ply, 3,
+SELECT (base + i)::text, 'korpalski', 'benchw' || lpad(((i - 1) % :pairs)::text, 5, '0'),
+       'benchb' || lpad(((i - 1) % :pairs)::text, 5, '0'), fen, ply, 3,
        now() + interval '3 days', true, keys, :version, sans, now(), now()
 FROM (VALUES (0, :ns, 3, :'s_fen', :'s_keys'::bigint[], :'s_sans'),
              (1000000, :nl, :lp, :'l_fen', :'l_keys'::bigint[], :'l_sans'),
@@ -222,6 +270,26 @@ VACUUM ANALYZE players, tokens, games, moves;
 SQL
 [ "${WAL_RECORDS:-0}" = 0 ] || korp_pg_admin "$TMP/pg" "$PORT" -d korp_bench -c "CREATE EXTENSION pg_walinspect"
 VERSION=$("${PSQL[@]}" -d korp_bench -tAc "SELECT key_version FROM games LIMIT 1")
+# pgbench+L: pgbench again with the same LISTEN sessions on its database as
+# korpd keeps on its own (bench/listen.c; the events channel's reads back
+# the notified rows, as korpd's listener does): PostgreSQL signals every
+# listening session of the database at each NOTIFY, so this is the
+# database's whole work per move.  PGBENCH_LISTEN=0 leaves these runs out.
+listeners_start() {
+    local ch mode
+    for ch in $KORPD_LISTENS; do
+        mode=; [ "$ch" = korp_events ] && mode=read
+        "$TMP/listen" "host=127.0.0.1 port=$PORT dbname=korp_pgbench user=$KORP_PG_USER passfile=$TMP/korp.pgpass" \
+            "$ch" $mode >>"$TMP/listen-$ch.log" 2>&1 &
+        LPIDS+=($!)
+    done
+    sleep 0.3
+}
+listeners_stop() {
+    local p
+    for p in "${LPIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null || true; done
+    LPIDS=()
+}
 declare -A SET_BASE=([short]=0 [long]=1000000 [longk]=2000000)
 declare -A SET_GAMES=([short]=$SHORT_GAMES [long]=$LONG_GAMES [longk]=$LONG_GAMES)
 declare -A SET_FEN SET_RK=([short]=4 [long]=4 [longk]=1000000000)
@@ -250,8 +318,17 @@ korpd_run() {  # SET CLIENTS MOVES
     games=$(wc -l <"$TMP/$set.txt")
     ply0=$(awk '{ s += $2 } END { printf "%.0f", s / NR }' "$TMP/$set.txt")
     k0=$(proc_ticks "$KPID"); p0=$(pg_ticks); w0=$(wal_lsn)
+    # PERF=1: korpd's CPU profile (with call graphs) during its runs at the
+    # most clients, appended to one perf.data; reported at the end.
+    local perf_pid=
+    if [ "${PERF:-0}" = 1 ] && [ "$c" = "${CLIENTS##* }" ]; then
+        perf record -q -g -p "$KPID" -o "$TMP/perf.$set.$c.$rep" >/dev/null 2>&1 &
+        perf_pid=$!
+        sleep 0.5
+    fi
     out=$(load "$set" "$c" $((n / games)))
     k1=$(proc_ticks "$KPID"); p1=$(pg_ticks); w1=$(wal_lsn)
+    if [ -n "$perf_pid" ]; then kill -INT "$perf_pid"; wait "$perf_pid" || true; fi
     ply1=$(awk '{ s += $2 } END { printf "%.0f", s / NR }' "$TMP/$set.txt")
     moves=$(field moves "$out")
     keep k "$set" "$c" "$(field rate "$out")" "$ply0" "$ply1" \
@@ -269,15 +346,16 @@ pg_children() { ps --ppid "$PG_MAIN" -o pid= | wc -l; }
 pg_settle() {
     for _ in $(seq 1 50); do [ "$(pg_children)" -le "$1" ] && return; sleep 0.1; done
 }
-pgbench_run() {   # SET CLIENTS MOVES: the set's games all at one ply before and after
-    local set=$1 c=$2 n=$3 games=${SET_GAMES[$1]} p0 p1 w0 w1 tps ntx plies p50 p99 kids
+pgbench_run() {   # SET CLIENTS MOVES [l]: the set's games all at one ply before and after
+    local set=$1 c=$2 n=$3 eng=${4:-p} games=${SET_GAMES[$1]} p0 p1 w0 w1 tps ntx plies p50 p99 kids
     plies=$("${PSQL[@]}" -d korp_pgbench -tAc "SELECT min(ply) || ' ' || max(ply) FROM games WHERE $(set_where "$set")")
     [ "${plies% *}" = "${plies#* }" ] || die "pgbench's $set games are at plies $plies, not at one"
     rm -f "$TMP"/pgb.*
+    [ "$eng" = l ] && listeners_start
     pg_settle 1000; kids=$(pg_children)
     p0=$(pg_ticks); w0=$(wal_lsn)
     { time "$(korp_pg_bin)/pgbench" -n -h 127.0.0.1 -p "$PORT" -U "$KORP_PG_USER" -M prepared \
-        -c "$c" -j $((c < 2 ? c : 2)) -t $((n / c)) -f bench/move.sql \
+        -c "$c" -j $((c < 2 ? c : 2)) -t $((n / c)) -f "$MOVE_SQL" \
         -D base="${SET_BASE[$set]}" -D per=$((games / c)) -D nc="$c" -D ply0="${plies% *}" -D it=0 \
         -D rk="${SET_RK[$set]}" -D hash="$HASH" -D fen="${SET_FEN[$set]}" -D san=Nf3 -D uci=g1f3 \
         -D status=active -D result='*' -D version="$VERSION" -D type=move \
@@ -286,6 +364,7 @@ pgbench_run() {   # SET CLIENTS MOVES: the set's games all at one ply before and
         { cat "$TMP/pgbench.err" "$TMP/pgbench.out" >&2; die "pgbench failed"; }
     pg_settle "$kids"
     p1=$(pg_ticks); w1=$(wal_lsn)
+    [ "$eng" = l ] && listeners_stop
     [ "${WAL_RECORDS:-0}" = 0 ] || korp_pg_admin "$TMP/pg" "$PORT" -d korp_bench -c "SELECT '$set $c' AS
         pgbench, \"resource_manager/record_type\" AS record, count, round(record_size / $n) AS bytes_per_move,
         round(fpi_size / $n) AS fpi_per_move FROM pg_get_wal_stats('$w0', '$w1', true) WHERE count > 0
@@ -297,53 +376,91 @@ pgbench_run() {   # SET CLIENTS MOVES: the set's games all at one ply before and
     # -l: one line per transaction, its latency in microseconds in field 3
     read -r p50 p99 < <(cat "$TMP"/pgb.* | awk '{ print $3 }' | sort -n |
         awk '{ v[NR] = $1 } END { printf "%.2f %.2f\n", v[int(0.5 * (NR - 1) + 1.5)] / 1e3, v[int(0.99 * (NR - 1) + 1.5)] / 1e3 }')
-    keep p "$set" "$c" "$tps" "${plies% *}" $(( ${plies% *} + n / games )) p50="$p50" p99="$p99" \
+    keep "$eng" "$set" "$c" "$tps" "${plies% *}" $(( ${plies% *} + n / games )) p50="$p50" p99="$p99" \
         cpu_p="$(us_per $((p1 - p0)) "$n")" wal="$(wal_per "$w0" "$w1" "$n")" \
         cpu_c="$(awk -v n="$n" '{ printf "%.0f", ($1 + $2) * 1e6 / n }' "$TMP/pgbench.time")"
-    printf 'pgbench  %-5s %d client(s), plies %-8s tps=%s transactions=%s p50_ms=%s p99_ms=%s\n' \
-        "$set" "$c" "${plies% *}-$(( ${plies% *} + n / games ))" "$tps" "$n" "$p50" "$p99"
+    local label=; [ "$eng" = l ] && label=+L
+    printf 'pgbench%-2s %-5s %d client(s), plies %-8s tps=%s transactions=%s p50_ms=%s p99_ms=%s\n' \
+        "$label" "$set" "$c" "${plies% *}-$(( ${plies% *} + n / games ))" "$tps" "$n" "$p50" "$p99"
 }
 # korpd and pgbench take turns on each set, so that other work on the
 # machine weighs on both alike; the best of REPEAT runs counts.
 TIMEFORMAT='%U %S'
 for rep in $(seq 1 "$REPEAT"); do
     say "run $rep of $REPEAT (load $(cut -d' ' -f1-3 /proc/loadavg))"
-    for c in 1 8; do
-        n=$MOVES_1; [ "$c" = 8 ] && n=$MOVES_8
+    for c in $CLIENTS; do
+        n=MOVES_$c; n=${!n}
         for s in short long; do
             korpd_run "$s" "$c" "$n"
             pgbench_run "$s" "$c" "$n"
+            [ "$PGBENCH_LISTEN" = 0 ] || pgbench_run "$s" "$c" "$n" l
         done
         pgbench_run longk "$c" "$n"
     done
 done
+if [ "${PERF:-0}" = 1 ]; then
+    for f in "$TMP"/perf.*; do
+        [ -s "$f" ] || continue
+        echo "== perf: korpd, ${f##*/perf.} (set.clients.run): self time by binary, then by symbol"
+        perf report -q -i "$f" --no-children -g none --sort dso --percent-limit 1 2>/dev/null |
+            grep -v '^$' | head -n 8
+        perf report -q -i "$f" --no-children -g none --sort dso,symbol --percent-limit 0.7 \
+            2>/dev/null | grep -v '^$' | head -n 30
+    done
+fi
 say "korpd's games now: short $(row_sizes korp_bench "$(korpd_games short)"); long $(row_sizes korp_bench "$(korpd_games long)")"
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 echo
 echo "moves over HTTP (korpd) vs pgbench (same SQL, -M prepared), best of $REPEAT; $(nproc) cores; load before $LOAD_BEFORE, after $LOAD_AFTER; $(( $(date +%s) - T_START )) s"
-printf '%-6s %2s | %-9s %7s %5s %5s %5s | %9s %5s %5s | %6s | %s\n' set cl plies "korpd/s" p50ms p99ms ansB \
-    "pgbench/s" p50ms p99ms "k/pgb" "CPU us/move: korpd, its postgres, client | pgbench's postgres, client | WAL B/move: korpd, pgbench"
-for c in 1 8; do
+printf '%-6s %2s | %-9s %7s %5s %5s %5s | %9s %5s %5s | %6s | %7s %6s | %s\n' set cl plies "korpd/s" p50ms p99ms ansB \
+    "pgbench/s" p50ms p99ms "k/pgb" "pgb+L/s" "k/pgbL" \
+    "CPU us/move: korpd, its postgres, client | pgbench's postgres, client; pgbench+L's postgres | WAL B/move: korpd, pgbench"
+for c in $CLIENTS; do
     for s in short long longk; do
         if [ "$s" = longk ]; then
-            printf '%-6s %2s | %-9s %7s %5s %5s %5s | %9.0f %5s %5s | %6s | %5s %5s %5s | %5s %5s | %5s %5s\n' \
+            printf '%-6s %2s | %-9s %7s %5s %5s %5s | %9.0f %5s %5s | %6s | %7s %6s | %5s %5s %5s | %5s %5s; %5s | %5s %5s\n' \
                 "$s" "$c" "${R[p,$s,$c,lo]}-${R[p,$s,$c,hi]}" - - - - \
-                "${R[p,$s,$c,rate]}" "${R[p,$s,$c,p50]}" "${R[p,$s,$c,p99]}" - - - - \
-                "${R[p,$s,$c,cpu_p]}" "${R[p,$s,$c,cpu_c]}" - "${R[p,$s,$c,wal]}"
+                "${R[p,$s,$c,rate]}" "${R[p,$s,$c,p50]}" "${R[p,$s,$c,p99]}" - - - - - - \
+                "${R[p,$s,$c,cpu_p]}" "${R[p,$s,$c,cpu_c]}" - - "${R[p,$s,$c,wal]}"
             continue
         fi
-        printf '%-6s %2s | %-9s %7.0f %5s %5s %5s | %9.0f %5s %5s | %5sx | %5s %5s %5s | %5s %5s | %5s %5s\n' \
+        lrate=-; lratio=-; lcpu=-
+        if [ -n "${R[l,$s,$c,rate]:-}" ]; then
+            lrate=$(printf '%.0f' "${R[l,$s,$c,rate]}")
+            lratio=$(ratio "${R[k,$s,$c,rate]}" "${R[l,$s,$c,rate]}")x
+            lcpu=${R[l,$s,$c,cpu_p]}
+        fi
+        printf '%-6s %2s | %-9s %7.0f %5s %5s %5s | %9.0f %5s %5s | %5sx | %7s %6s | %5s %5s %5s | %5s %5s; %5s | %5s %5s\n' \
             "$s" "$c" "${R[k,$s,$c,lo]}-${R[k,$s,$c,hi]}" "${R[k,$s,$c,rate]}" "${R[k,$s,$c,p50]}" \
             "${R[k,$s,$c,p99]}" "${R[k,$s,$c,bytes]}" \
             "${R[p,$s,$c,rate]}" "${R[p,$s,$c,p50]}" "${R[p,$s,$c,p99]}" \
-            "$(ratio "${R[k,$s,$c,rate]}" "${R[p,$s,$c,rate]}")" \
+            "$(ratio "${R[k,$s,$c,rate]}" "${R[p,$s,$c,rate]}")" "$lrate" "$lratio" \
             "${R[k,$s,$c,cpu_k]}" "${R[k,$s,$c,cpu_p]}" "${R[k,$s,$c,cpu_c]}" \
-            "${R[p,$s,$c,cpu_p]}" "${R[p,$s,$c,cpu_c]}" "${R[k,$s,$c,wal]}" "${R[p,$s,$c,wal]}"
+            "${R[p,$s,$c,cpu_p]}" "${R[p,$s,$c,cpu_c]}" "$lcpu" "${R[k,$s,$c,wal]}" "${R[p,$s,$c,wal]}"
     done
 done
-printf 'long/short moves/s: korpd %s (1 client), %s (8 clients); pgbench %s (1 client), %s (8 clients); pgbench longk/short %s, %s\n' \
-    "$(ratio "${R[k,long,1,rate]}" "${R[k,short,1,rate]}")" "$(ratio "${R[k,long,8,rate]}" "${R[k,short,8,rate]}")" \
-    "$(ratio "${R[p,long,1,rate]}" "${R[p,short,1,rate]}")" "$(ratio "${R[p,long,8,rate]}" "${R[p,short,8,rate]}")" \
-    "$(ratio "${R[p,longk,1,rate]}" "${R[p,short,1,rate]}")" "$(ratio "${R[p,longk,8,rate]}" "${R[p,short,8,rate]}")"
+# CPU per move, all of it (server, database, client): what the rate ratio
+# would be if both were bound by these 2 cores alone; other work on the
+# machine moves rates far more than it moves CPU per move.
+for c in $CLIENTS; do
+    for s in short long; do
+        printf '%2s client(s) %-5s: CPU per move korpd+postgres+client %s us, pgbench %s us (k/pgb by CPU %sx), pgbench+L %s us (%sx)\n' \
+            "$c" "$s" "$(( R[k,$s,$c,cpu_k] + R[k,$s,$c,cpu_p] + R[k,$s,$c,cpu_c] ))" \
+            "$(( R[p,$s,$c,cpu_p] + R[p,$s,$c,cpu_c] ))" \
+            "$(ratio $(( R[p,$s,$c,cpu_p] + R[p,$s,$c,cpu_c] )) $(( R[k,$s,$c,cpu_k] + R[k,$s,$c,cpu_p] + R[k,$s,$c,cpu_c] )))" \
+            "$( [ -n "${R[l,$s,$c,cpu_p]:-}" ] && echo $(( R[l,$s,$c,cpu_p] + R[l,$s,$c,cpu_c] )) || echo -)" \
+            "$( [ -n "${R[l,$s,$c,cpu_p]:-}" ] && ratio $(( R[l,$s,$c,cpu_p] + R[l,$s,$c,cpu_c] )) $(( R[k,$s,$c,cpu_k] + R[k,$s,$c,cpu_p] + R[k,$s,$c,cpu_c] )) || echo -)"
+    done
+done
+# Issue 8/9: long against short, by clients (1.00: a move costs the same at
+# ply 300 as near ply 3); moves/s, and korpd's p50 and p99 latency.
+for c in $CLIENTS; do
+    printf '%2s client(s), long/short: moves/s korpd %s, pgbench %s (longk %s); latency korpd p50 %s, p99 %s\n' "$c" \
+        "$(ratio "${R[k,long,$c,rate]}" "${R[k,short,$c,rate]}")" \
+        "$(ratio "${R[p,long,$c,rate]}" "${R[p,short,$c,rate]}")" \
+        "$(ratio "${R[p,longk,$c,rate]}" "${R[p,short,$c,rate]}")" \
+        "$(ratio "${R[k,long,$c,p50]}" "${R[k,short,$c,p50]}")" \
+        "$(ratio "${R[k,long,$c,p99]}" "${R[k,short,$c,p99]}")"
+done

@@ -4,6 +4,8 @@
  */
 #include "korp_int.h"
 
+#include "engine.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,11 +20,15 @@ static const char usage[] =
     "                                stdin: '<ply> <SAN> <FEN>' per ply, then\n"
     "                                'result <R> <termination>'; --pgn writes the\n"
     "                                checked game as PGN instead\n"
-    "  analyse [--ply N] [FILE]      for an arbiter: replays a game record (as\n"
+    "  analyse [--ply N | --every-ply] [--engine [--depth N | --movetime MS]]\n"
+    "          [FILE | FEN]          for an arbiter: replays a game record (as\n"
     "                                replay reads it) and prints, for the final\n"
-    "                                position or ply N, one JSON object: halfmove\n"
-    "                                clock, fifty-move and threefold claimable,\n"
-    "                                earlier plies of the position, material\n"
+    "                                position, ply N or every ply (or for a FEN),\n"
+    "                                one JSON object: halfmove clock, fifty-move\n"
+    "                                and threefold claimable, earlier plies of the\n"
+    "                                position, material; --engine adds the\n"
+    "                                engine's score (from White's point of view)\n"
+    "                                and best line (default --depth 6)\n"
     "  status [FEN]                  the position's status as one JSON object\n"
     "  moves [FEN]                   the legal moves, one per line: 'UCI SAN'\n"
     "  uci                           the engine over the UCI protocol on stdin and\n"
@@ -92,6 +98,26 @@ int main(int argc, char **argv)
             if (n == NULL || *n == '\0' || *end != '\0' || v < 0 || v > 1000000)
                 return bad_usage("--ply needs a ply number (0 or more)", n);
             args.stop_ply = (int)v;
+        } else if (commands[cmd].run == korp_analyse && strcmp(a, "--every-ply") == 0) {
+            args.every_ply = true;
+        } else if (commands[cmd].run == korp_analyse && strcmp(a, "--engine") == 0) {
+            args.engine = true;
+        } else if (commands[cmd].run == korp_analyse &&
+                   (strcmp(a, "--depth") == 0 || strncmp(a, "--depth=", 8) == 0 ||
+                    strcmp(a, "--movetime") == 0 || strncmp(a, "--movetime=", 11) == 0)) {
+            bool depth = a[2] == 'd';
+            size_t len = depth ? 7 : 10;
+            const char *n = a[len] == '=' ? a + len + 1 : (i + 1 < argc ? argv[++i] : NULL);
+            char *end = NULL;
+            long v = n ? strtol(n, &end, 10) : -1;
+            long max = depth ? ENGINE_MAX_PLY - 1 : 86400000;
+            if (n == NULL || *n == '\0' || *end != '\0' || v < 1 || v > max)
+                return bad_usage(depth ? "--depth needs a depth (1 to 127)"
+                                       : "--movetime needs milliseconds (1 or more)", n);
+            if (depth)
+                args.engine_depth = (int)v;
+            else
+                args.engine_movetime = (int)v;
         } else if (strcmp(a, "--help") == 0) {
             fputs(usage, stdout);
             return 0;
@@ -112,5 +138,9 @@ int main(int argc, char **argv)
             }
         }
     }
+    if ((args.engine_depth || args.engine_movetime) && !args.engine)
+        return bad_usage("--depth and --movetime go with --engine", NULL);
+    if (args.every_ply && args.stop_ply >= 0)
+        return bad_usage("--ply and --every-ply exclude each other", NULL);
     return commands[cmd].run(&args);
 }

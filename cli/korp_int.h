@@ -7,12 +7,19 @@
 
 #include "rules.h"
 
+/* analyse --engine without --depth or --movetime searches to this depth. */
+#define KORP_ANALYSE_DEFAULT_DEPTH 6
+
 struct korp_args {
     const struct rules_variant *variant;  /* NULL: not given */
     bool divide;
     bool pgn;                             /* replay: write PGN */
     bool analyse;                         /* replay as analyse */
     int stop_ply;                         /* analyse --ply N, or -1 */
+    bool every_ply;                       /* analyse --every-ply */
+    bool engine;                          /* analyse --engine */
+    int engine_depth;                     /* analyse --depth N, or 0 */
+    int engine_movetime;                  /* analyse --movetime MS, or 0 */
     const char *operands[8];
     int operand_count;
     char position[512];                   /* operands joined, for FENs */
@@ -33,6 +40,12 @@ int korp_uci(const struct korp_args *args);
  */
 void korp_print_analysis(const struct rules_variant *v, const struct rules_position *pos,
                          const uint64_t *keys, int count, int ply);
+
+/* Makes korp_print_analysis add the engine's opinion ("engine": ...) with
+ * these limits (args->engine_depth, args->engine_movetime); false when out
+ * of memory.  korp_analysis_engine_end frees what it took. */
+bool korp_analysis_engine_start(const struct korp_args *args);
+void korp_analysis_engine_end(void);
 
 /* Parses args->position (or the variant's start if empty) into *pos;
  * prints the error and returns 2 if it is not a valid position. */

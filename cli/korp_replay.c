@@ -38,6 +38,7 @@ struct replay {
     /* For analyse: stop after this ply (-1: play all), and the repetition
      * keys since the last irreversible move, the current position's last. */
     bool analyse;
+    bool every_ply;    /* analyse --every-ply: an object per position */
     int stop_ply;
     uint64_t *keys;
     int key_count, key_cap;
@@ -196,6 +197,8 @@ static bool start_game(struct replay *r)
         fprintf(stderr, "korp: out of memory\n");
         return false;
     }
+    if (r->every_ply)
+        korp_print_analysis(r->variant, &r->pos, r->keys, r->key_count, r->ply);
     return true;
 }
 
@@ -246,6 +249,8 @@ static int on_move(void *arg, const char *token)
             fprintf(stderr, "korp: out of memory\n");
             return 1;
         }
+        if (r->every_ply)
+            korp_print_analysis(v, &r->pos, r->keys, r->key_count, r->ply);
     } else if (!r->pgn) {
         v->position_format(&r->pos, fen, sizeof fen);
         printf("%d %s %s\n", r->ply, san, fen);
@@ -264,8 +269,10 @@ static int on_game_end(void *arg)
             fprintf(stderr, "korp: --ply %d: the game has only %d plies\n", r->stop_ply,
                     r->ply);
             r->failed = true;
-        } else if (r->analyse) {
+        } else if (r->analyse && !r->every_ply) {
             korp_print_analysis(r->variant, &r->pos, r->keys, r->key_count, r->ply);
+        } else if (r->analyse) {
+            /* every position was printed as it came */
         } else if (r->pgn) {
             write_pgn(r, &rep);
         } else {
@@ -344,6 +351,7 @@ int korp_replay(const struct korp_args *args)
     r.pgn = args->pgn;
     r.analyse = args->analyse;
     r.stop_ply = args->stop_ply;
+    r.every_ply = args->analyse && args->every_ply;
     r.game = 1;
     r.ended_ply = -1;
     r.games = rules_pgn_dialects(text, len, NULL, 0);

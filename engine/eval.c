@@ -20,9 +20,19 @@ const struct eval_weights *eval_weights_for(const struct rules_variant *v)
     return v->cells == eval_glinski.cells ? &eval_glinski : &eval_korpalski;
 }
 
+/* Bits set, without relying on a popcount instruction (a plain x86-64
+ * build calls a slow library routine for __builtin_popcountll). */
+static inline int popcount64(uint64_t x)
+{
+    x = x - ((x >> 1) & 0x5555555555555555ULL);
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+    return (int)((x * 0x0101010101010101ULL) >> 56);
+}
+
 static inline int count_cells(struct rules_cells c)
 {
-    return __builtin_popcountll(c.w[0]) + __builtin_popcountll(c.w[1]);
+    return popcount64(c.w[0]) + popcount64(c.w[1]);
 }
 
 static inline struct rules_cells cells_and(struct rules_cells a, struct rules_cells b)

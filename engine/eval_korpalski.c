@@ -5,10 +5,11 @@
  * how and how they will be tuned).  Tables are from White's side, a1 = 0,
  * rank 1 first; Black reads them through `mirror`.
  *
- * What is particular to the variant: a man in reserve is worth more than
- * the same man on an average square (it can go anywhere, and cannot be
- * attacked), but less than on a good one, so that the engine drops when a
- * drop does something; the king prefers the edge and the corner, where it
+ * What is particular to the variant: a man in reserve is worth less than
+ * the same man on the board (90-96% of it), so that the engine brings its
+ * men into play instead of hoarding them: self-play between builds found
+ * this clearly stronger than the crazyhouse-style premium it started with
+ * (docs/engine.md has the figures); the king prefers the edge and the corner, where it
  * has fewer neighbours for the enemy to drop on; and a pawn near the last
  * rank counts for little while its side has nothing in prison to promote to.
  */
@@ -107,15 +108,15 @@ const struct eval_weights eval_korpalski = {
     .mirror = mirror,
     /*                P    N    B    R    Q    K */
     .value =        { 100, 310, 320, 480, 900, 0 },
-    .reserve_value = { 115, 335, 340, 500, 925, 0 },
+    .reserve_value = { 90, 290, 300, 450, 860, 0 },
     .pst = { pawn, knight, bishop, rook, queen, king },
     .king_endgame = king_endgame,
     .mobility =     { 0, 3, 3, 2, 1, 0 },
     .king_attack =  { 1, 2, 2, 3, 5, 0 },
     .drop_danger =  { 1, 2, 2, 3, 4, 0 },
     .shelter = 2,
-    .danger_scale = 16,
-    .danger_max = 600,
+    .danger_scale = 8,
+    .danger_max = 900,
     .pawn_last_ranks_no_prison = 22,
     .tempo = 10,
     .phase_full = 2 * (2 * 310 + 2 * 320 + 2 * 480 + 900),

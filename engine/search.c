@@ -26,6 +26,13 @@
 #define KEYS_KEPT 256           /* game positions kept for repetitions */
 #define HISTORY_MAX 16384
 #define QUIETS_MAX 64
+#define EVAL_CACHE_SIZE (1 << 15)   /* entries, a power of two */
+
+struct eval_slot {
+    uint64_t key;
+    int score;
+    bool filled;
+};
 
 /* The search's tuned numbers, in one place. */
 static const struct {
@@ -71,6 +78,7 @@ struct search {
     int pv_len[ENGINE_MAX_PLY + 1];
     struct rules_move moves[ENGINE_MAX_PLY + 1][RULES_MAX_MOVES];
     int order[ENGINE_MAX_PLY + 1][RULES_MAX_MOVES];
+    struct eval_slot eval_cache[EVAL_CACHE_SIZE];
 };
 
 static const struct rules_move no_move = { 0, 0, 0, 0 };
@@ -107,9 +115,24 @@ static bool count_node(struct search *s)
     return s->stopped;
 }
 
-static int evaluate(const struct search *s, const struct rules_position *pos)
+/* The static evaluation through a small cache keyed by the position's
+ * hash key: the evaluation is the dearest step of a node, and the search
+ * meets the same positions again (transpositions, re-searches, the next
+ * iteration). */
+static int evaluate_keyed(struct search *s, const struct rules_position *pos, uint64_t key)
 {
-    return eval_position(s->w, s->v, pos);
+    struct eval_slot *slot = &s->eval_cache[key & (EVAL_CACHE_SIZE - 1)];
+    if (slot->key == key && slot->filled)
+        return slot->score;
+    slot->key = key;
+    slot->score = eval_position(s->w, s->v, pos);
+    slot->filled = true;
+    return slot->score;
+}
+
+static int evaluate(struct search *s, const struct rules_position *pos)
+{
+    return evaluate_keyed(s, pos, s->v->repetition_key(pos));
 }
 
 /* The type that moves (or is dropped), 8 more for drops: history's index. */
@@ -252,22 +275,34 @@ static int quiesce(struct search *s, const struct rules_position *pos, int alpha
     if (ply >= ENGINE_MAX_PLY - 1)
         return evaluate(s, pos);
 
+    /* Standing pat comes before the move generator: most quiescence nodes
+     * end here, and the generator (drops included) is the dearest step.
+     * A stalemate that stands pat at or above beta is missed, as in most
+     * engines; mates are not (in check there is no standing pat). */
     struct rules_move *moves = s->moves[ply];
-    int n = v->moves_legal(pos, moves);
     bool in_check = v->in_check(pos);
-    if (n == 0)
-        return in_check ? -ENGINE_MATE + ply : s->w->stalemate;
+    int best = -INF, stand = 0;
     if (v->insufficient_material(pos))
         return 0;
-
-    int best = -INF, stand = 0;
     if (!in_check) {
         stand = evaluate(s, pos);
         if (stand >= beta)
             return stand;
+    }
+    int n = v->moves_legal(pos, moves);
+    if (n == 0)
+        return in_check ? -ENGINE_MATE + ply : s->w->stalemate;
+    if (!in_check) {
         if (stand > alpha)
             alpha = stand;
         best = stand;
+        /* Only captures and promotions are for us: drop the rest (most of
+         * the list, with drops) before ordering. */
+        int kept = 0;
+        for (int i = 0; i < n; i++)
+            if (!is_quiet(moves[i]))
+                moves[kept++] = moves[i];
+        n = kept;
     }
     score_moves(s, pos, ply, n, no_move);
     for (int i = 0; i < n; i++) {
@@ -354,7 +389,8 @@ static int negamax(struct search *s, const struct rules_position *pos, int alpha
         depth++;
 
     /* 6. Pruning before the moves. */
-    int static_eval = in_check ? -INF : evaluate(s, pos);
+    /* Only the pruning below uses it, and not at PV nodes. */
+    int static_eval = in_check || pv_node ? -INF : evaluate_keyed(s, pos, key);
     bool placing = placing_kings(s, pos);
     if (!pv_node && !in_check && !placing && depth <= tune.rfp_depth &&
         beta > -ENGINE_MATE_BOUND && beta < ENGINE_MATE_BOUND) {
@@ -388,15 +424,20 @@ static int negamax(struct search *s, const struct rules_position *pos, int alpha
         bool quiet = is_quiet(m);
         bool killer = move_eq(m, s->killers[ply][0]) || move_eq(m, s->killers[ply][1]);
 
+        /* Late quiet moves near the leaves are not searched at all; checks
+         * are, because mates hide among them.  A drop never gives check
+         * (Korpalski forbids it; Glinski has none), so a late drop is
+         * pruned before it is even played. */
+        bool drop = (m.flags & RULES_MOVE_DROP) != 0;
+        bool late = !pv_node && !in_check && quiet && !killer && depth <= tune.lmp_depth &&
+                    best > -ENGINE_MATE_BOUND &&
+                    searched >= tune.lmp_base + tune.lmp_per_depth2 * depth * depth;
+        if (late && drop)
+            continue;
         struct rules_position next = *pos;
         v->move_play(&next, m);
-        bool gives_check = v->in_check(&next);
-
-        /* Late quiet moves near the leaves are not searched at all; checks
-         * are, because mates hide among them. */
-        if (!pv_node && !in_check && quiet && !killer && !gives_check &&
-            depth <= tune.lmp_depth && best > -ENGINE_MATE_BOUND &&
-            searched >= tune.lmp_base + tune.lmp_per_depth2 * depth * depth)
+        bool gives_check = !drop && v->in_check(&next);
+        if (late && !gives_check)
             continue;
         int new_depth = depth - 1, score;
 
@@ -522,8 +563,19 @@ int engine_search(struct engine *e, const struct rules_variant *v,
         s->root_depth = depth;
         s->seldepth = 0;
         int score = negamax(s, pos, -INF, INF, depth, 0, false);
-        if (s->stopped && (depth > 1 || s->pv_len[0] == 0))
+        if (s->stopped && (depth > 1 || s->pv_len[0] == 0)) {
+            /* A stopped iteration's score is not kept, but its best move is
+             * when the root searched the previous best first (the table's
+             * move, as a rule) and another move then beat it: that one is
+             * better by a deeper search. */
+            if (depth > 1 && s->pv_len[0] > 0 && move_eq(s->moves[0][0], out->best) &&
+                !move_eq(s->pv[0][0], out->best)) {
+                out->best = s->pv[0][0];
+                out->has_ponder = s->pv_len[0] > 1;
+                out->ponder = out->has_ponder ? s->pv[0][1] : no_move;
+            }
             break;
+        }
         if (s->pv_len[0] > 0) {
             out->best = s->pv[0][0];
             out->has_ponder = s->pv_len[0] > 1;

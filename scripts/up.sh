@@ -6,10 +6,18 @@
 # korpd, and upgrades a cluster made by an older up.sh in place.  Stop
 # everything with scripts/down.sh.
 #
+# It also creates the players korp-engine, korp-engine-1 and korp-engine-3
+# and starts a bot for each (examples/random-bot --engine, as the cluster
+# owner) that accepts every challenge and plays with korp's engine: the
+# number ending the name is the level, 1 (weakest) to 10; korp-engine plays
+# level 7 (1 s a move).  Challenge the one you want.  Their tokens are in
+# var/<name>.token (0600), their logs in var/<name>.log.
+#
 # Settings: KORP_PG_PORT (54320, for a new cluster), KORP_LISTEN
 # (127.0.0.1:8080), KORP_DATABASE_URL (default: role korp on the embedded
 # cluster, its password from var/korp.pgpass), KORP_BUILD_DIR (use korpd
-# from this existing build instead of building into build/).
+# from this existing build instead of building into build/),
+# KORP_ENGINE_BOTS (the engine bots' accounts; empty: none).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$KORP_ROOT"
@@ -59,6 +67,15 @@ if [ "$HOME_DIR" != "$KORP_ROOT/var" ]; then
     done
 fi
 KORPD_BIN=$HOME_DIR/korpd
+BOT_BIN=$HOME_DIR/korp-bot
+BOTS=${KORP_ENGINE_BOTS-korp-engine korp-engine-1 korp-engine-3}
+
+# The engine bots go first (they would only reconnect to the new korpd).
+for f in var/korp-engine*.pid; do
+    [ -e "$f" ] || continue
+    name=$(basename "$f" .pid)
+    korp_bot_stop "$name" "$BOT_BIN"
+done
 
 # Stop the running korpd first (only if the pid file names our korpd: it
 # may be stale, and its number reused by another program).
@@ -115,6 +132,15 @@ for _ in $(seq 1 100); do
     if curl -sf "http://$LISTEN/healthz" >/dev/null 2>&1; then
         say "korpd is up (pid $pid): curl -s http://$LISTEN/healthz"
         curl -s "http://$LISTEN/healthz"; echo
+        if [ -n "$BOTS" ] && [ -x "$BUILD/examples/random-bot/random-bot" ]; then
+            as_owner "$OWNER" sh -c 'umask 022 && cat >"$1.new" && chmod 755 "$1.new" && mv -f "$1.new" "$1"' \
+                sh "$BOT_BIN" <"$BUILD/examples/random-bot/random-bot"
+            for name in $BOTS; do
+                korp_bot_start "$HOME_DIR" "$OWNER" "http://$LISTEN" "$name" "$BOT_BIN"
+            done
+        elif [ -n "$BOTS" ]; then
+            say "no examples/random-bot in $BUILD: the engine bots are not started"
+        fi
         exit 0
     fi
     kill -0 "$pid" 2>/dev/null || break

@@ -7,8 +7,11 @@
 #      /healthz answers, korpd does not run as root, no login without a
 #      password, role korp is no superuser and owns database korp, the
 #      password files are 0600 and the owner's;
-#   2. up.sh again restarts korpd;
-#   3. down.sh stops everything; a stale pid file naming an unrelated live
+#      the engine bots run (player korp-engine exists, its token file is 0600
+#      and the owner's, its bot runs as the owner, accepts a challenge and
+#      answers with a move);
+#   2. up.sh again restarts korpd (and the bots);
+#   3. down.sh stops everything, bots included; a stale pid file naming an unrelated live
 #      process is left alone by down.sh and by up.sh;
 #   4. a cluster of the old scheme (trust, korp the superuser) is upgraded in
 #      place and keeps its data.
@@ -51,6 +54,15 @@ teardown() {
         kill "$pid" 2>/dev/null || true
         wait_gone "$pid" || kill -KILL "$pid" 2>/dev/null || true
     fi
+    for f in "$co"/var/korp-engine*.pid; do
+        [ -e "$f" ] || continue
+        pid=$(cat "$f")
+        exe=$(readlink "/proc/$pid/exe" 2>/dev/null || true)
+        if [ "$exe" = "$(dirname "$data")/korp-bot" ]; then
+            kill "$pid" 2>/dev/null || true
+            wait_gone "$pid" || kill -KILL "$pid" 2>/dev/null || true
+        fi
+    done
     if [ -f "$data/PG_VERSION" ]; then
         as_owner "$PG_BIN/pg_ctl" -D "$data" -w -t 30 stop -m immediate >/dev/null 2>&1 || true
     fi
@@ -141,6 +153,52 @@ check_korpd() {
     ok "korpd (pid $pid) answers on $listen as $user"
 }
 
+# json FIELD...: the value at that path of the JSON object on stdin.
+json() { python3 -c 'import json, sys
+v = json.load(sys.stdin)
+for k in sys.argv[1:]:
+    v = v[int(k)] if isinstance(v, list) else v[k]
+print(v)' "$@"; }
+
+bot_pid() { cat "$1/var/korp-engine.pid" 2>/dev/null; }
+
+check_bots() {
+    local co=$1 listen=$2 base pid exe mode id reply token cid gid game ply=0
+    base=http://$listen
+    pid=$(bot_pid "$co") || fail "no var/korp-engine.pid"
+    for _ in $(seq 1 50); do
+        exe=$(readlink "/proc/$pid/exe" 2>/dev/null || true)
+        [ "${exe##*/}" = korp-bot ] && break
+        sleep 0.1
+    done
+    [ "${exe##*/}" = korp-bot ] || fail "the korp-engine bot (pid $pid) does not run (exe '$exe')"
+    [ "$(stat -c %U "/proc/$pid")" = "$OWNER" ] || fail "the bot does not run as $OWNER"
+    mode=$(stat -L -c '%a %U' "$co/var/korp-engine.token") || fail "no var/korp-engine.token"
+    [ "$mode" = "600 $OWNER" ] || fail "var/korp-engine.token is '$mode', not '600 $OWNER'"
+    id=$(curl -sf "$base/v1/players?name=korp-engine" |
+        json players 0 id) || fail "no player korp-engine"
+    ok "player korp-engine exists ($id); its bot runs as $OWNER (pid $pid), token file 0600"
+    reply=$(curl -sf -H 'Content-Type: application/json' -d "{\"name\":\"up$RANDOM$RANDOM\"}" \
+        "$base/v1/players") || fail "cannot create a challenger"
+    token=$(json token <<<"$reply")
+    # The challenger takes Black: the bot, White, must move first.
+    cid=$(printf 'Authorization: Bearer %s\n' "$token" |
+        curl -sf -H @- -H 'Content-Type: application/json' \
+            -d "{\"variant\":\"korpalski\",\"opponent\":\"$id\",\"color\":\"black\"}" \
+            "$base/v1/challenges" | json id) || fail "cannot challenge korp-engine"
+    for _ in $(seq 1 300); do
+        gid=$(curl -sf "$base/v1/challenges/$cid" | json game_id 2>/dev/null || true)
+        if [ -n "$gid" ] && [ "$gid" != None ]; then
+            game=$(curl -sf "$base/v1/games/$gid") || true
+            ply=$(json ply <<<"$game" 2>/dev/null || echo 0)
+            [ "$ply" -ge 1 ] && break
+        fi
+        sleep 0.1
+    done
+    [ "$ply" -ge 1 ] || { tail -n 20 "$co/var/korp-engine.log" >&2; fail "the bot did not accept and move (game '$gid', ply $ply)"; }
+    ok "korp-engine accepted challenge $cid and played $(json moves 0 <<<"$game") in game $gid"
+}
+
 # 1. A new cluster; the owner cannot enter the checkout when we are root.
 mkdir -m 700 "$T/private"
 A=$T/private/co
@@ -150,11 +208,16 @@ up "$A" KORP_PG_PORT="$PG" KORP_LISTEN="$HTTP" LANG=en_US.UTF-8 LC_ALL=
 ok "up.sh with LANG=en_US.UTF-8"
 check_korpd "$A" "$HTTP"
 check_secured "$A" "$PG"
+check_bots "$A" "$HTTP"
 
-# 2. Again: korpd restarts.
+# 2. Again: korpd restarts, and the bots with it.
 first=$(korpd_pid "$A")
+first_bot=$(bot_pid "$A")
 up "$A" KORP_LISTEN="$HTTP"
 second=$(korpd_pid "$A")
+second_bot=$(bot_pid "$A")
+[ "$first_bot" != "$second_bot" ] || fail "the second up.sh did not restart the bot"
+wait_gone "$first_bot" || fail "the first bot (pid $first_bot) still runs"
 [ "$first" != "$second" ] || fail "the second up.sh did not restart korpd (pid $first)"
 kill -0 "$first" 2>/dev/null && fail "the first korpd (pid $first) still runs"
 check_korpd "$A" "$HTTP"
@@ -163,6 +226,7 @@ ok "a second up.sh restarts korpd ($first -> $second)"
 # 3. down.sh, and a stale pid file naming somebody else's live process.
 down "$A"
 wait_gone "$second" || fail "down.sh left korpd (pid $second) running"
+wait_gone "$second_bot" || fail "down.sh left the bot (pid $second_bot) running"
 for _ in $(seq 1 50); do listening "$PG" || break; sleep 0.1; done
 listening "$PG" && fail "down.sh left PostgreSQL running on port $PG"
 ok "down.sh stops korpd and PostgreSQL"

@@ -10,8 +10,18 @@
  * Its turn in a game is: read /analysis and claim a draw if one is
  * claimable; resign at the move cap; else read /legal-moves and play one at
  * random, sending the ply it saw and an Idempotency-Key.
+ *
+ * In engine mode the choice is korp's engine's instead: the bot reads the
+ * game (its moves since the start, for the repetitions, and its FEN),
+ * replays it with the rules library, searches at its level, and plays the
+ * answer if korpd lists it among the legal moves (else a random one, with
+ * a log line: korpd is the truth).
  */
 #include "bot.h"
+
+#ifdef RANDOM_BOT_ENGINE
+#include "engine.h"     /* engine mode: korp's engine and rules libraries */
+#endif
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +64,9 @@ struct bot {
     bool catch_up;              /* the open challenges and active games must be listed */
     double catch_up_not_before;
     bool fatal;
+#ifdef RANDOM_BOT_ENGINE
+    struct engine *engine;      /* engine mode only */
+#endif
 };
 
 /* ---- small helpers */
@@ -232,6 +245,12 @@ struct bot *bot_new(struct client *client, const struct bot_settings *settings)
                                  : ((uint64_t)client_now() * 1000003u) ^ (uint64_t)getpid();
     if (b->rng == 0)
         b->rng = 1;
+#ifdef RANDOM_BOT_ENGINE
+    if (settings->engine && (b->engine = engine_new(ENGINE_HASH_DEFAULT_MB)) == NULL) {
+        free(b);
+        return NULL;
+    }
+#endif
     return b;
 }
 
@@ -239,6 +258,9 @@ void bot_free(struct bot *b)
 {
     if (b == NULL)
         return;
+#ifdef RANDOM_BOT_ENGINE
+    engine_free(b->engine);
+#endif
     free(b->games);
     free(b->challenges);
     free(b);
@@ -258,6 +280,16 @@ bool bot_login(struct bot *b)
         snprintf(b->me, sizeof b->me, "%s", client_json_string(r.json, "id"));
         snprintf(b->name, sizeof b->name, "%s", client_json_string(r.json, "name"));
         client_log("playing as %s (%s) on %s", b->name, b->me, client_base(b->client));
+        if (b->set.engine) {
+            if (b->set.level == 0)
+                b->set.level = bot_level_of_name(b->name);
+            if (b->set.level == 0)
+                b->set.level = BOT_LEVEL_DEFAULT;
+            struct bot_level l = bot_level_limits(b->set.level);
+            client_log("engine mode, level %d: %s %d%s", b->set.level,
+                       l.depth ? "depth" : "time per move", l.depth ? l.depth : l.movetime_ms,
+                       l.depth ? "" : " ms");
+        }
         ok = true;
     }
     client_reply_clear(&r);
@@ -450,15 +482,162 @@ static void new_key(struct bot *b, char key[33])
         snprintf(key + 2 * i, 3, "%02x", bytes[i]);
 }
 
-/* Plays a random legal move. */
+/* ---- engine mode */
+
+bool bot_engine_built(void)
+{
+#ifdef RANDOM_BOT_ENGINE
+    return true;
+#else
+    return false;
+#endif
+}
+
+struct bot_level bot_level_limits(int level)
+{
+    /* Levels 1-4 search to a depth (quick, and weaker the lower); from 5 on
+     * the time per move doubles: 250 ms ... 8 s. */
+    struct bot_level l = { 0, 0 };
+    if (level < 1)
+        level = 1;
+    if (level > BOT_LEVEL_MAX)
+        level = BOT_LEVEL_MAX;
+    if (level <= 4)
+        l.depth = level;
+    else
+        l.movetime_ms = 250 << (level - 5);
+    return l;
+}
+
+int bot_level_of_name(const char *name)
+{
+    const char *dash = strrchr(name, '-');
+    int level = 0;
+    if (dash == NULL || dash[1] == '\0' || strlen(dash + 1) > 2)
+        return 0;
+    for (const char *p = dash + 1; *p != '\0'; p++) {
+        if (*p < '0' || *p > '9')
+            return 0;
+        level = level * 10 + (*p - '0');
+    }
+    return level >= 1 && level <= BOT_LEVEL_MAX ? level : 0;
+}
+
+#ifdef RANDOM_BOT_ENGINE
+/*
+ * The engine's move in game g as UCI text (into uci), from the game as korpd
+ * gives it: the moves since the start are replayed with the rules library,
+ * for the repetition keys the search needs; when they do not lead to korpd's
+ * FEN, the FEN alone is searched.  False when the game could not be read or
+ * has moved on (the caller then reads it again).
+ */
+static bool engine_choice(struct bot *b, struct game *g, char *uci, size_t size)
+{
+    struct client_reply r = { 0, NULL };
+    const struct rules_variant *v;
+    struct rules_position pos, fen_pos;
+    struct rules_why why;
+    struct engine_result res;
+    struct engine_limits limits = { 0 };
+    struct bot_level level = bot_level_limits(b->set.level);
+    const cJSON *moves, *san;
+    uint64_t *keys = NULL;
+    int count = 0;
+    bool ok = false, replayed = true;
+    char path[96];
+
+    snprintf(path, sizeof path, "/v1/games/%s", g->id);
+    if (!call(b, "GET", path, NULL, NULL, &r) || r.status != 200)
+        goto done;
+    game_learn(b, g, r.json);
+    if (g->over || g->me != g->to_move || json_int(r.json, "ply", -1) != g->ply)
+        goto done;
+    v = rules_variant_find(client_json_string(r.json, "variant"));
+    if (v == NULL ||
+        v->position_parse(&fen_pos, client_json_string(r.json, "fen"), &why) != RULES_OK) {
+        client_log("game %s: cannot read its position", g->id);
+        goto done;
+    }
+    moves = cJSON_GetObjectItemCaseSensitive(r.json, "moves");
+    keys = malloc(((size_t)cJSON_GetArraySize(moves) + 1) * sizeof *keys);
+    if (keys == NULL)
+        goto done;
+    if (v->position_parse(&pos, v->start_text, &why) != RULES_OK)
+        replayed = false;
+    else
+        keys[count++] = v->repetition_key(&pos);
+    cJSON_ArrayForEach(san, moves) {
+        struct rules_move m;
+        if (!replayed)
+            break;
+        if (!cJSON_IsString(san) ||
+            v->move_parse(&pos, san->valuestring, 0, &m, &why) != RULES_OK) {
+            replayed = false;
+            break;
+        }
+        if (v->move_is_irreversible(&pos, m))
+            count = 0;
+        if (v->position_apply(&pos, m) != RULES_OK) {
+            replayed = false;
+            break;
+        }
+        keys[count++] = v->repetition_key(&pos);
+    }
+    if (!replayed || v->repetition_key(&pos) != v->repetition_key(&fen_pos)) {
+        pos = fen_pos;          /* the position without its history */
+        keys[0] = v->repetition_key(&pos);
+        count = 1;
+    }
+    limits.depth = level.depth;
+    limits.movetime_ms = level.movetime_ms;
+    engine_stop_reset(b->engine);
+    if (engine_search(b->engine, v, &pos, keys, count, &limits, NULL, NULL, &res) != 0 ||
+        !res.has_move)
+        goto done;
+    v->move_format(&pos, res.best, RULES_NOTATION_UCI, uci, size);
+    client_log("engine %s ply %d: %s, score %d (side to move), depth %d, %llu nodes, "
+               "%lld ms", g->id, g->ply + 1, uci, res.score, res.depth,
+               (unsigned long long)res.nodes, (long long)res.time_ms);
+    ok = true;
+done:
+    free(keys);
+    client_reply_clear(&r);
+    return ok;
+}
+#else
+static bool engine_choice(struct bot *b, struct game *g, char *uci, size_t size)
+{
+    (void)b, (void)g, (void)uci, (void)size;
+    return false;
+}
+#endif
+
+/* Whether the bot chooses with the engine. */
+static bool engine_mode(const struct bot *b)
+{
+#ifdef RANDOM_BOT_ENGINE
+    return b->engine != NULL;
+#else
+    (void)b;
+    return false;
+#endif
+}
+
+/* Plays a legal move: the engine's in engine mode, else one at random. */
 static void move(struct bot *b, struct game *g)
 {
     struct client_reply r = { 0, NULL };
     cJSON *body = NULL;
     const cJSON *moves, *chosen;
-    char path[96], key[33], uci[40], san[40];
+    char path[96], key[33], uci[40], san[40], wanted[40] = "";
     int count;
 
+    if (engine_mode(b) && !engine_choice(b, g, wanted, sizeof wanted)) {
+        /* It read the game: wait only if that failed and it is still our turn. */
+        if (!g->over && g->me == g->to_move)
+            g->not_before = client_now() + RETRY_SECONDS;
+        goto done;
+    }
     snprintf(path, sizeof path, "/v1/games/%s/legal-moves", g->id);
     if (!call(b, "GET", path, NULL, NULL, &r)) {
         g->not_before = client_now() + RETRY_SECONDS;
@@ -472,8 +651,19 @@ static void move(struct bot *b, struct game *g)
         g->not_before = client_now() + RETRY_SECONDS;
         goto done;
     }
-    /* The choice.  A real bot puts its thinking here. */
-    chosen = cJSON_GetArrayItem(moves, (int)(next_random(b) % (uint64_t)count));
+    /* The choice.  A real bot puts its thinking here (engine mode does). */
+    chosen = NULL;
+    if (engine_mode(b)) {
+        const cJSON *item;
+        cJSON_ArrayForEach(item, moves)
+            if (strcmp(client_json_string(item, "uci"), wanted) == 0)
+                chosen = item;
+        if (chosen == NULL)
+            client_log("game %s: the engine's move %s is not among korpd's legal moves; "
+                       "playing a random one", g->id, wanted);
+    }
+    if (chosen == NULL)
+        chosen = cJSON_GetArrayItem(moves, (int)(next_random(b) % (uint64_t)count));
     snprintf(uci, sizeof uci, "%s", client_json_string(chosen, "uci"));
     snprintf(san, sizeof san, "%s", client_json_string(chosen, "san"));
     client_reply_clear(&r);

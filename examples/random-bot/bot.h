@@ -1,6 +1,7 @@
 /*
  * bot.h — what the random bot knows and does: the games it plays, the
- * challenges it accepts, and how it chooses a move (at random).
+ * challenges it accepts, and how it chooses a move (at random, or with
+ * korp's engine in engine mode).
  *
  * Events only update what the bot knows (bot_on_event makes no call);
  * bot_work then does whatever is due: accept, catch up, claim, resign, move.
@@ -17,7 +18,28 @@ struct bot_settings {
     int max_plies;      /* resign when it is our turn at this ply or later */
     int games;          /* stop once this many of our games have ended; 0: never */
     uint64_t seed;      /* for the choice of moves; 0 picks one */
+    bool engine;        /* choose moves with korp's engine, not at random */
+    int level;          /* engine mode's strength, 1..BOT_LEVEL_MAX; 0: from the
+                           account's name ("korp-engine-3": 3), else BOT_LEVEL_DEFAULT */
 };
+
+#define BOT_LEVEL_MAX 10
+#define BOT_LEVEL_DEFAULT 7
+
+/* What a level means: a fixed depth (levels 1-4) or a time per move. */
+struct bot_level {
+    int depth;
+    int movetime_ms;
+};
+struct bot_level bot_level_limits(int level);
+
+/* Whether this build has engine mode (RANDOM_BOT_ENGINE: linked with korp's
+ * engine and rules libraries, as the repository's build does). */
+bool bot_engine_built(void);
+
+/* The level an account name asks for: its digits after the last '-' when
+ * they make 1..BOT_LEVEL_MAX, else 0. */
+int bot_level_of_name(const char *name);
 
 enum bot_status {
     BOT_OK,

@@ -1,5 +1,6 @@
 /*
- * main.c — random-bot: a korp bot that plays random legal moves.
+ * main.c — random-bot: a korp bot that plays random legal moves (or, with
+ * --engine, korp's engine's moves at a level).
  *
  * It accepts every challenge made to it, follows its event stream
  * (GET /v1/events), and whenever it is its turn claims a draw if one is
@@ -13,6 +14,9 @@
 #include "bot.h"
 #include "client.h"
 #include "stream.h"
+#ifdef RANDOM_BOT_ENGINE
+#include "rules.h"
+#endif
 
 #include <curl/curl.h>
 #include <signal.h>
@@ -27,8 +31,8 @@ static const char usage[] =
     "\n"
     "Plays random legal moves on a korp server: accepts every challenge made\n"
     "to it, and in each of its games claims a draw when one is claimable,\n"
-    "resigns at the move cap, or plays a random move.  Logs a line per action\n"
-    "to stderr.\n"
+    "resigns at the move cap, or plays a random move (with --engine: the move\n"
+    "korp's engine chooses).  Logs a line per action to stderr.\n"
     "\n"
     "  URL                 korpd's base URL (or KORP_URL; default\n"
     "                      http://127.0.0.1:8080)\n"
@@ -39,6 +43,11 @@ static const char usage[] =
     "  --games N           exit once N of our games have ended (default 0:\n"
     "                      run until stopped)\n"
     "  --seed N            seed of the move choice (default: from the clock)\n"
+    "  --engine            choose moves with korp's engine instead (engine mode)\n"
+    "  --level N           engine mode's strength, 1-10: depth 1-4 for levels\n"
+    "                      1-4, then 250 ms per move doubling up to 8 s at 10;\n"
+    "                      default: the number ending the account's name\n"
+    "                      (korp-engine-3 plays level 3), else 7 (1 s)\n"
     "  --idle-timeout S    reconnect when the stream says nothing, not even a\n"
     "                      keep-alive, for S seconds (default 45)\n"
     "  --max-backoff S     longest wait between reconnection attempts\n"
@@ -76,7 +85,7 @@ static int bad_usage(const char *what, const char *arg)
 static int parse(int argc, char **argv, struct options *o)
 {
     /* The numeric options: name, bounds, where the value goes. */
-    double max_plies = 400, games = 0, seed = 0;
+    double max_plies = 400, games = 0, seed = 0, level = 0;
     double idle = 45, backoff = 30;
     const struct {
         const char *name;
@@ -86,6 +95,7 @@ static int parse(int argc, char **argv, struct options *o)
         { "--max-plies", 1, 100000, &max_plies },
         { "--games", 0, 1000000, &games },
         { "--seed", 0, 9007199254740992.0, &seed },
+        { "--level", 1, BOT_LEVEL_MAX, &level },
         { "--idle-timeout", 1, 86400, &idle },
         { "--max-backoff", 0.1, 3600, &backoff },
         { NULL, 0, 0, NULL },
@@ -101,6 +111,10 @@ static int parse(int argc, char **argv, struct options *o)
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(usage, stdout);
             return 0;
+        }
+        if (strcmp(a, "--engine") == 0) {
+            o->bot.engine = true;
+            continue;
         }
         for (int k = 0; numeric[k].name != NULL; k++) {
             size_t n = strlen(numeric[k].name);
@@ -130,6 +144,11 @@ static int parse(int argc, char **argv, struct options *o)
     o->bot.max_plies = (int)max_plies;
     o->bot.games = (int)games;
     o->bot.seed = (uint64_t)seed;
+    o->bot.level = (int)level;
+    if (o->bot.level != 0 && !o->bot.engine)
+        return bad_usage("--level goes with --engine", NULL);
+    if (o->bot.engine && !bot_engine_built())
+        return bad_usage("--engine: this build has no engine (build it in korp's tree)", NULL);
     o->stream.idle_timeout = idle;
     o->stream.max_backoff = backoff;
     return -1;
@@ -156,6 +175,9 @@ int main(int argc, char **argv)
     if ((rc = parse(argc, argv, &o)) >= 0)
         return rc;
     rc = 1;
+#ifdef RANDOM_BOT_ENGINE
+    rules_init();
+#endif
     /* Signals wait until the loop looks at them: a move is never cut in half. */
     sigemptyset(&signals);
     sigaddset(&signals, SIGINT);
