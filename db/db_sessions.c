@@ -66,18 +66,28 @@ enum db_status db_session_create(struct db_pool *pool, const char *player_id,
     return db_run_once(pool, session_create, &s, err, errsize);
 }
 
+/* Runs a statement whose one parameter is the cookie's SHA-256; no row is
+ * DB_NOT_FOUND (res kept for the caller, who PQclears it). */
+static enum db_status by_cookie(struct db_tx *tx, enum db_stmt stmt, const char *cookie,
+                                PGresult **res)
+{
+    char hash[BASE_SHA256_HEX_LEN + 1];
+    const char *params[1] = { hash };
+    enum db_status rc;
+
+    base_sha256_hex(cookie, strlen(cookie), hash);
+    rc = db_exec(tx, stmt, params, res);
+    if (rc == DB_OK && PQntuples(*res) == 0)
+        rc = DB_NOT_FOUND;
+    return rc;
+}
+
 static enum db_status session_find(struct db_tx *tx, void *arg)
 {
     struct session *s = arg;
-    char hash[BASE_SHA256_HEX_LEN + 1];
-    const char *params[1] = { hash };
     PGresult *res = NULL;
-    enum db_status rc;
+    enum db_status rc = by_cookie(tx, DB_STMT_SESSION_FIND, s->cookie, &res);
 
-    base_sha256_hex(s->cookie, strlen(s->cookie), hash);
-    rc = db_exec(tx, DB_STMT_SESSION_FIND, params, &res);
-    if (rc == DB_OK && PQntuples(res) == 0)
-        rc = DB_NOT_FOUND;
     if (rc == DB_OK) {
         struct db_caller *c = s->out;
         memset(c, 0, sizeof *c);
@@ -107,15 +117,8 @@ enum db_status db_session_find(struct db_pool *pool, const char *cookie,
 static enum db_status session_delete(struct db_tx *tx, void *arg)
 {
     struct session *s = arg;
-    char hash[BASE_SHA256_HEX_LEN + 1];
-    const char *params[1] = { hash };
     PGresult *res = NULL;
-    enum db_status rc;
-
-    base_sha256_hex(s->cookie, strlen(s->cookie), hash);
-    rc = db_exec(tx, DB_STMT_SESSION_DELETE, params, &res);
-    if (rc == DB_OK && PQntuples(res) == 0)
-        rc = DB_NOT_FOUND;
+    enum db_status rc = by_cookie(tx, DB_STMT_SESSION_DELETE, s->cookie, &res);
     PQclear(res);
     return rc;
 }

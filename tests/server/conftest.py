@@ -78,3 +78,22 @@ def arbiter(korpd_binary, shared_db_url, korpd):
     token = out.stdout.strip()
     assert token.startswith("korp_"), out
     return Api(korpd.base, token)
+
+
+def _binary(variable):
+    path = os.environ.get(variable)
+    if not path:
+        pytest.skip(f"{variable} is not set: run through ctest (scripts/test.sh)")
+    return path
+
+
+@pytest.fixture(scope="module")
+def bot_binary():
+    """examples/random-bot's binary (ctest sets KORP_RANDOM_BOT)."""
+    return _binary("KORP_RANDOM_BOT")
+
+
+@pytest.fixture(scope="module")
+def korp_binary():
+    """The korp tool (ctest sets KORP)."""
+    return _binary("KORP")

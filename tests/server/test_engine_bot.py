@@ -22,24 +22,6 @@ def named_player(api, suffix):
     return api.as_(body["token"]), body
 
 
-@pytest.fixture(scope="module")
-def bot_binary():
-    import os
-    path = os.environ.get("KORP_RANDOM_BOT")
-    if not path:
-        pytest.skip("KORP_RANDOM_BOT is not set: run through ctest (scripts/test.sh)")
-    return path
-
-
-@pytest.fixture(scope="module")
-def korp_binary():
-    import os
-    path = os.environ.get("KORP")
-    if not path:
-        pytest.skip("KORP is not set: run through ctest (scripts/test.sh)")
-    return path
-
-
 @pytest.fixture
 def start_bot(bot_binary):
     started = []

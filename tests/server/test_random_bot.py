@@ -24,22 +24,6 @@ RULE_ENDS = {"checkmate", "stalemate", "insufficient-material", "threefold", "fi
 MAX_PLIES = 160
 
 
-@pytest.fixture(scope="module")
-def bot_binary():
-    path = os.environ.get("KORP_RANDOM_BOT")
-    if not path:
-        pytest.skip("KORP_RANDOM_BOT is not set: run through ctest (scripts/test.sh)")
-    return path
-
-
-@pytest.fixture(scope="module")
-def korp_binary():
-    path = os.environ.get("KORP")
-    if not path:
-        pytest.skip("KORP is not set: run through ctest (scripts/test.sh)")
-    return path
-
-
 class Bot:
     """One random-bot process, its stderr in a file; stopped by PID."""
 
