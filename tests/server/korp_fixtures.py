@@ -113,21 +113,36 @@ class Postgres:
 
 
 class Korpd:
-    """korpd started as users start it, with settings from the environment."""
+    """korpd started as users start it, with settings from the environment (a setting
+    given as None is left out of it), and with command-line arguments (e.g.
+    --notify-only) on a port that may be chosen before it starts (so KORP_PUBLIC_URL
+    can name it).  With http=False (a process without a listener) it only has to stay
+    up."""
 
-    def __init__(self, binary, database_url, **settings):
-        self.port = free_port()
+    def __init__(self, binary, database_url, args=(), port=None, http=True, **settings):
+        self.port = port or free_port()
         self.base = f"http://127.0.0.1:{self.port}"
+        self.http = http
         env = dict(os.environ, KORP_DATABASE_URL=database_url,
                    KORP_LISTEN=f"127.0.0.1:{self.port}")
         # Tests send bursts from one address and few tokens: no rate limits unless a
         # test asks for them.
         env.setdefault("KORP_RATE_LIMIT", "0")
-        env.update({k: str(v) for k, v in settings.items()})
+        for k, v in settings.items():
+            if v is None:
+                env.pop(k, None)
+            else:
+                env[k] = str(v)
         self.log = tempfile.NamedTemporaryFile(prefix="korpd-", suffix=".log", delete=False)
-        self.proc = subprocess.Popen([binary], env=env, stdout=self.log,
+        self.proc = subprocess.Popen([binary, *args], env=env, stdout=self.log,
                                      stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        wait_until(self._answers, 20, what="korpd to answer /healthz")
+        if http:
+            wait_until(self._answers, 20, what="korpd to answer /healthz")
+        else:
+            time.sleep(0.5)
+            if self.proc.poll() is not None:
+                raise AssertionError(f"korpd {' '.join(args)} exited early "
+                                     f"({self.proc.returncode}): {self.log_text()}")
 
     def _answers(self):
         if self.proc.poll() is not None:
@@ -141,6 +156,14 @@ class Korpd:
     def log_text(self):
         with open(self.log.name, errors="replace") as f:
             return f.read()
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def kill9(self):
+        """SIGKILL, as a crash: nothing korpd has not committed survives."""
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=10)
 
     def signal(self, sig=signal.SIGTERM):
         self.proc.send_signal(sig)
@@ -157,14 +180,16 @@ class Korpd:
             self.proc.kill()
             self.proc.wait(timeout=10)
         self.log.close()
-        os.unlink(self.log.name)
+        try:
+            os.unlink(self.log.name)
+        except OSError:
+            pass
 
 
 # ---------------------------------------------------------------------------
 # Notifications (issue 10): a real SMTP server (postfix's smtp-sink), a real
 # webhook endpoint (webhook_receiver.mjs, which checks signatures with the
-# Standard Webhooks library), and korpd started with arguments or on a port
-# chosen before it starts (KORP_PUBLIC_URL names it).
+# Standard Webhooks library).
 
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
@@ -388,61 +413,3 @@ class WebhookReceiver:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-class KorpdProcess:
-    """korpd with command-line arguments (e.g. --notify-only) and settings from the
-    environment, on a port chosen before it starts (so KORP_PUBLIC_URL can name it).
-    With http=False (a process without a listener) it only has to stay up."""
-
-    def __init__(self, binary, database_url, args=(), port=None, http=True, **settings):
-        self.port = port or free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.http = http
-        env = dict(os.environ, KORP_DATABASE_URL=database_url,
-                   KORP_LISTEN=f"127.0.0.1:{self.port}")
-        env.setdefault("KORP_RATE_LIMIT", "0")
-        for k, v in settings.items():
-            if v is None:
-                env.pop(k, None)
-            else:
-                env[k] = str(v)
-        self.log = tempfile.NamedTemporaryFile(prefix="korpd-", suffix=".log", delete=False)
-        self.proc = subprocess.Popen([binary, *args], env=env, stdout=self.log,
-                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        if http:
-            wait_until(self._answers, 20, what="korpd to answer /healthz")
-        else:
-            time.sleep(0.5)
-            if self.proc.poll() is not None:
-                raise AssertionError(f"korpd {' '.join(args)} exited early "
-                                     f"({self.proc.returncode}): {self.log_text()}")
-
-    def _answers(self):
-        if self.proc.poll() is not None:
-            raise AssertionError(f"korpd exited early: {self.log_text()}")
-        try:
-            requests.get(self.base + "/healthz", timeout=5)
-            return True
-        except requests.ConnectionError:
-            return False
-
-    def alive(self):
-        return self.proc.poll() is None
-
-    def log_text(self):
-        with open(self.log.name, errors="replace") as f:
-            return f.read()
-
-    def kill9(self):
-        """SIGKILL, as a crash: nothing korpd has not committed survives."""
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(timeout=10)
-
-    def close(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(timeout=10)
-        self.log.close()
-        try:
-            os.unlink(self.log.name)
-        except OSError:
-            pass

@@ -6,11 +6,9 @@ at comes from --level or from its account's name ("...-3" plays level 3)."""
 
 import uuid
 
-import pytest
-
 from korp_client import Api
 from korp_fixtures import wait_until
-from test_random_bot import Bot, check_game, challenge, games_of
+from test_random_bot import check_game, challenge, games_of, start_bot  # noqa: F401 (a fixture)
 
 RANDOM_CAP = 300
 
@@ -20,20 +18,6 @@ def named_player(api, suffix):
     name = f"e{uuid.uuid4().hex[:10]}{suffix}"
     _, body = api.call("POST", "/v1/players", json={"name": name}, expect=201)
     return api.as_(body["token"]), body
-
-
-@pytest.fixture
-def start_bot(bot_binary):
-    started = []
-
-    def start(base, token, *args):
-        b = Bot(bot_binary, base, token, *args)
-        started.append(b)
-        return b
-
-    yield start
-    for b in started:
-        b.stop()
 
 
 def test_engine_bot_beats_the_random_bot_in_both_variants(korpd, korp_binary, start_bot):

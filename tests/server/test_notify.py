@@ -26,7 +26,7 @@ import pytest
 import requests
 
 from korp_client import Api
-from korp_fixtures import (KorpdProcess, Postgres, SmtpSink, WebhookReceiver,
+from korp_fixtures import (Korpd, Postgres, SmtpSink, WebhookReceiver,
                            ensure_node_modules, free_port)
 from openapi_check import check, spec
 
@@ -141,7 +141,7 @@ def korpds(korpd_binary):
         if public == "https":
             env["KORP_PUBLIC_URL"] = f"https://127.0.0.1:{port}"
         env.update(settings)
-        k = KorpdProcess(korpd_binary, db_url, args=args, port=port, http=http, **env)
+        k = Korpd(korpd_binary, db_url, args=args, port=port, http=http, **env)
         k.public = env["KORP_PUBLIC_URL"]
         started.append(k)
         return k
