@@ -253,6 +253,10 @@ enum MHD_Result api_webhook_enable(struct api_request *req);
 enum MHD_Result api_webhook_deliveries(struct api_request *req);
 enum MHD_Result api_webhook_retry(struct api_request *req);
 
+/* Whether text looks like one plain address (local@domain, none of the
+ * characters that quote, comment or separate addresses). */
+bool api_email_plausible(const char *email);
+
 /* Reads a list of notification kinds into a PostgreSQL array text
  * ("{move,game_end}": the table's order, each once; every kind when list
  * is NULL); false with the first unknown name in why. */

@@ -86,13 +86,6 @@ static const struct api_field digest_fields[] = {
     { NULL, API_STRING, false, false, 0, 0 },
 };
 
-static bool email_plausible(const char *email)
-{
-    const char *at = strchr(email, '@');
-    return at != NULL && at != email && at[1] != '\0' && strchr(at + 1, '@') == NULL &&
-           strpbrk(email, " \t\r\n<>,;\"()[]\\") == NULL;
-}
-
 enum MHD_Result api_notifications_put(struct api_request *req)
 {
     enum MHD_Result replied;
@@ -109,7 +102,7 @@ enum MHD_Result api_notifications_put(struct api_request *req)
     if (digest != NULL && !api_json_check(digest, digest_fields, why, sizeof why))
         return api_fail(req, API_PROBLEM_BAD_REQUEST, "in 'digest': %s", why);
     if (address != NULL) {
-        if (cJSON_IsString(address) && !email_plausible(address->valuestring))
+        if (cJSON_IsString(address) && !api_email_plausible(address->valuestring))
             return api_fail(req, API_PROBLEM_INVALID_VALUE,
                             "'email_address' must be one address like anna@example.org, "
                             "or null for none");
