@@ -253,6 +253,10 @@ enum MHD_Result api_webhook_enable(struct api_request *req);
 enum MHD_Result api_webhook_deliveries(struct api_request *req);
 enum MHD_Result api_webhook_retry(struct api_request *req);
 
+/* The client's IP address as text ("?" when unknown): rate limits and the
+ * sign-in throttle key on it. */
+void api_client_address(struct api_request *req, char *out, size_t size);
+
 /* Whether text looks like one plain address (local@domain, none of the
  * characters that quote, comment or separate addresses). */
 bool api_email_plausible(const char *email);

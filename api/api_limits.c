@@ -8,8 +8,6 @@
 
 #include "base.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,19 +86,14 @@ bool api_limits_take(struct api_limits *l, const char *key, int *retry_after)
 /* The bucket of a request: its token's, else its address's. */
 bool api_limits_check(struct api_request *req, enum MHD_Result *replied)
 {
-    char key[48];
+    char key[56];
     int retry = 1;
 
     if (req->authenticated) {
         snprintf(key, sizeof key, "t:%s", req->caller.token_id);
     } else {
-        const union MHD_ConnectionInfo *info =
-            MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-        char addr[40] = "?";
-        if (info != NULL && info->client_addr != NULL &&
-            info->client_addr->sa_family == AF_INET)
-            inet_ntop(AF_INET, &((const struct sockaddr_in *)info->client_addr)->sin_addr, addr,
-                      sizeof addr);
+        char addr[48];
+        api_client_address(req, addr, sizeof addr);
         snprintf(key, sizeof key, "a:%s", addr);
     }
     if (api_limits_take(req->limits, key, &retry))

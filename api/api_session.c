@@ -52,8 +52,7 @@ static void set_cookie(struct MHD_Response *resp, const struct api_request *req,
     MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, cookie);
 }
 
-/* The client's address, for the sign-in throttle. */
-static void client_address(struct api_request *req, char *out, size_t size)
+void api_client_address(struct api_request *req, char *out, size_t size)
 {
     const union MHD_ConnectionInfo *info =
         MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
@@ -114,7 +113,7 @@ enum MHD_Result api_session_create(struct api_request *req)
     password = api_body_string(req, "password");
     if (!db_player_name_valid(name))
         return api_fail(req, API_PROBLEM_UNAUTHORIZED, "the name or the password is wrong");
-    client_address(req, address, sizeof address);
+    api_client_address(req, address, sizeof address);
     if (!api_login_allowed(name, address, &retry)) {
         req->retry_after = retry;
         return api_fail(req, API_PROBLEM_TOO_MANY_REQUESTS,
