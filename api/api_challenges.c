@@ -15,7 +15,7 @@ static cJSON *challenge_json(const struct db_challenge *c)
 {
     cJSON *json = cJSON_CreateObject(), *p;
     cJSON_AddStringToObject(json, "id", c->id);
-    cJSON_AddStringToObject(json, "variant", c->variant);
+    cJSON_AddStringToObject(json, "variant", c->variant ? c->variant->name : "");
     p = cJSON_AddObjectToObject(json, "challenger");
     cJSON_AddStringToObject(p, "id", c->challenger_id);
     cJSON_AddStringToObject(p, "name", c->challenger_name);
@@ -26,13 +26,13 @@ static cJSON *challenge_json(const struct db_challenge *c)
     } else {
         cJSON_AddNullToObject(json, "opponent");   /* open to anyone */
     }
-    cJSON_AddStringToObject(json, "color", c->color);
+    cJSON_AddStringToObject(json, "color", db_color_text(c->color));
     if (c->days_per_move > 0)
         cJSON_AddNumberToObject(json, "days_per_move", c->days_per_move);
     else
         cJSON_AddNullToObject(json, "days_per_move");
     cJSON_AddBoolToObject(json, "fifty_move_rule", c->fifty_move_rule);
-    cJSON_AddStringToObject(json, "status", c->status);
+    cJSON_AddStringToObject(json, "status", db_challenge_status_text(c->status));
     if (c->game_id[0] != '\0')
         cJSON_AddStringToObject(json, "game_id", c->game_id);
     else
@@ -55,6 +55,7 @@ enum MHD_Result api_challenge_create(struct api_request *req)
     enum MHD_Result replied;
     struct db_challenge c;
     const char *variant, *opponent, *color;
+    enum db_color chosen = DB_COLOR_NONE;
     char err[512] = "";
     enum db_status st;
 
@@ -65,10 +66,10 @@ enum MHD_Result api_challenge_create(struct api_request *req)
     color = api_body_string(req, "color");
     if (color == NULL)
         color = "random";
-    if (rules_variant_find(variant) == NULL || strcmp(rules_variant_find(variant)->name, variant) != 0)
+    if (db_variant_parse(variant) == NULL)
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
                         "'variant' must be \"korpalski\" or \"glinski\", not \"%.32s\"", variant);
-    if (strcmp(color, "white") != 0 && strcmp(color, "black") != 0 && strcmp(color, "random") != 0)
+    if (!db_color_parse(color, &chosen) || chosen == DB_COLOR_NONE)
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
                         "'color' must be \"white\", \"black\" or \"random\", not \"%.16s\"", color);
     if (opponent != NULL && !api_id_valid(opponent))
@@ -79,10 +80,10 @@ enum MHD_Result api_challenge_create(struct api_request *req)
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
                         "you cannot challenge yourself; 'opponent' is another player's id");
     memset(&c, 0, sizeof c);
-    snprintf(c.variant, sizeof c.variant, "%s", variant);
+    c.variant = db_variant_parse(variant);
     snprintf(c.challenger_id, sizeof c.challenger_id, "%s", req->caller.player_id);
     snprintf(c.opponent_id, sizeof c.opponent_id, "%s", opponent ? opponent : "");
-    snprintf(c.color, sizeof c.color, "%s", color);
+    c.color = chosen;
     c.days_per_move = (int)api_body_integer(req, "days_per_move", 0, NULL);
     c.fifty_move_rule = api_body_boolean(req, "fifty_move_rule", true);
     st = db_challenge_create(req->config->pool, &c, err, sizeof err);

@@ -21,7 +21,7 @@ static const struct api_field move_fields[] = {
 /* Counts a game a request ended. */
 static void count_end(struct api_request *req, const struct games_result *r)
 {
-    if (r->outcome == GAMES_OK && strcmp(r->game.status, "active") != 0)
+    if (r->outcome == GAMES_OK && r->game.status != DB_GAME_ACTIVE)
         api_metrics_game(req->metrics, &r->game, false);
 }
 
@@ -131,15 +131,18 @@ enum MHD_Result api_game_claim(struct api_request *req)
     struct games_result r;
     const char *kind, *move;
     enum games_claim claim;
+    enum db_termination named = DB_END_NONE;
     cJSON *json, *game;
 
     if (!api_body_check(req, claim_fields, &replied))
         return replied;
     kind = api_body_string(req, "kind");
     move = api_body_string(req, "move");
-    if (strcmp(kind, "threefold") == 0)
+    /* A claim is named as the termination it would bring. */
+    db_termination_parse(kind, &named);
+    if (named == DB_END_THREEFOLD)
         claim = GAMES_CLAIM_THREEFOLD;
-    else if (strcmp(kind, "fifty-move") == 0)
+    else if (named == DB_END_FIFTY_MOVE)
         claim = GAMES_CLAIM_FIFTY_MOVE;
     else
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
@@ -213,25 +216,17 @@ static const struct api_field adjudication_fields[] = {
 
 enum MHD_Result api_game_adjudicate(struct api_request *req)
 {
-    static const enum rules_result results[] = {
-        RULES_RESULT_WHITE_WINS, RULES_RESULT_BLACK_WINS, RULES_RESULT_DRAW,
-        RULES_RESULT_WHITE_3_4, RULES_RESULT_BLACK_3_4,
-    };
     enum MHD_Result replied;
     struct games_result r;
-    const char *result;
-    int which = -1;
+    enum rules_result result = RULES_RESULT_NONE;
 
     if (!api_body_check(req, adjudication_fields, &replied))
         return replied;
-    result = api_body_string(req, "result");
-    for (int i = 0; i < (int)(sizeof results / sizeof *results); i++)
-        if (strcmp(result, rules_result_text(results[i])) == 0)
-            which = i;
-    if (which < 0)
+    if (!rules_result_parse(api_body_string(req, "result"), &result) ||
+        result == RULES_RESULT_NONE)
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
                         "'result' must be 1-0, 0-1, 1/2-1/2, 3/4-1/4 or 1/4-3/4");
-    games_adjudicate(req->config->pool, req->params[0], results[which],
+    games_adjudicate(req->config->pool, req->params[0], result,
                      api_body_string(req, "reason"), &r);
     count_end(req, &r);
     return api_reply_outcome(req, &r, MHD_HTTP_OK, NULL);

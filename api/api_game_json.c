@@ -29,17 +29,17 @@ static cJSON *player_ref(const char *id, const char *name)
 cJSON *api_game_json(const struct db_game *g)
 {
     cJSON *json = cJSON_CreateObject(), *moves;
-    bool active = strcmp(g->status, "active") == 0;
+    bool active = g->status == DB_GAME_ACTIVE;
 
     cJSON_AddStringToObject(json, "id", g->id);
-    cJSON_AddStringToObject(json, "variant", g->variant);
+    cJSON_AddStringToObject(json, "variant", g->variant ? g->variant->name : "");
     cJSON_AddItemToObject(json, "white", player_ref(g->white_id, g->white_name));
     cJSON_AddItemToObject(json, "black", player_ref(g->black_id, g->black_name));
-    cJSON_AddStringToObject(json, "status", g->status);
-    cJSON_AddStringToObject(json, "result", g->result);
-    add_text_or_null(json, "termination", g->termination);
+    cJSON_AddStringToObject(json, "status", db_game_status_text(g->status));
+    cJSON_AddStringToObject(json, "result", rules_result_text(g->result));
+    add_text_or_null(json, "termination", db_termination_text(g->termination));
     add_text_or_null(json, "adjudication_reason",
-                     strcmp(g->termination, "adjudication") == 0 ? g->adjudication_reason : NULL);
+                     g->termination == DB_END_ADJUDICATION ? g->adjudication_reason : NULL);
     cJSON_AddStringToObject(json, "fen", g->fen);
     cJSON_AddNumberToObject(json, "ply", g->ply);
     /* Both variants start with White and alternate, drops included. */
@@ -65,7 +65,7 @@ cJSON *api_game_json(const struct db_game *g)
     else
         cJSON_AddNullToObject(json, "days_per_move");
     add_text_or_null(json, "deadline", active ? g->deadline : NULL);
-    add_text_or_null(json, "draw_offer", active ? g->draw_offer : NULL);
+    add_text_or_null(json, "draw_offer", active ? db_color_text(g->draw_offer) : NULL);
     cJSON_AddBoolToObject(json, "fifty_move_rule", g->fifty_move_rule);
     cJSON_AddStringToObject(json, "created_at", g->created_at);
     cJSON_AddStringToObject(json, "updated_at", g->updated_at);

@@ -69,6 +69,8 @@ enum MHD_Result api_game_list(struct api_request *req)
 {
     struct db_game_filter f = { 0 };
     const char *limit = api_query(req, "limit"), *cursor = api_query(req, "cursor");
+    const char *status, *variant;
+    enum db_game_status wanted = DB_GAME_ACTIVE;
     char us[24], id[DB_ID_SIZE], err[512] = "", next[64];
     struct db_game *games;
     int count = 0;
@@ -77,8 +79,8 @@ enum MHD_Result api_game_list(struct api_request *req)
     cJSON *json, *list;
 
     f.player_id = api_query(req, "player");
-    f.status = api_query(req, "status");
-    f.variant = api_query(req, "variant");
+    status = api_query(req, "status");
+    variant = api_query(req, "variant");
     f.limit = LIST_DEFAULT;
     if (limit != NULL) {
         char *end = NULL;
@@ -88,12 +90,11 @@ enum MHD_Result api_game_list(struct api_request *req)
                             "'limit' must be a whole number from 1 to %d", LIST_MAX);
         f.limit = (int)n;
     }
-    if (f.status != NULL && strcmp(f.status, "active") != 0 &&
-        strcmp(f.status, "finished") != 0 && strcmp(f.status, "aborted") != 0)
+    if (status != NULL && !db_game_status_parse(status, &wanted))
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
                         "'status' must be active, finished or aborted");
-    if (f.variant != NULL && strcmp(f.variant, "korpalski") != 0 &&
-        strcmp(f.variant, "glinski") != 0)
+    f.status = status != NULL ? &wanted : NULL;
+    if (variant != NULL && (f.variant = db_variant_parse(variant)) == NULL)
         return api_fail(req, API_PROBLEM_BAD_REQUEST, "'variant' must be korpalski or glinski");
     if (f.player_id != NULL && !api_id_valid(f.player_id))
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
@@ -169,12 +170,12 @@ enum MHD_Result api_game_legal_moves(struct api_request *req)
 
     if (!load_game(req, &g, &rc))
         return rc;
-    v = games_variant(&g);
+    v = g.variant;
     if (v == NULL || v->position_parse(&pos, g.fen, NULL) != RULES_OK) {
         db_game_clear(&g);
         return api_fail_db(req, DB_HARD_ERROR, "stored position unreadable");
     }
-    if (strcmp(g.status, "active") == 0)
+    if (g.status == DB_GAME_ACTIVE)
         n = v->moves_legal(&pos, moves);
     json = cJSON_CreateObject();
     list = cJSON_AddArrayToObject(json, "moves");
@@ -194,26 +195,15 @@ enum MHD_Result api_game_legal_moves(struct api_request *req)
 /* PGN's own words for how a game ended (the Termination tag). */
 static const char *pgn_termination(const struct db_game *g)
 {
-    if (strcmp(g->status, "aborted") == 0)
+    if (g->status == DB_GAME_ABORTED)
         return "abandoned";
-    if (strcmp(g->status, "active") == 0)
+    if (g->status == DB_GAME_ACTIVE)
         return "unterminated";
-    if (strcmp(g->termination, "timeout") == 0)
-        return "time forfeit";
-    if (strcmp(g->termination, "adjudication") == 0)
-        return "adjudication";
-    return "normal";
-}
-
-static enum rules_result result_of(const char *text)
-{
-    static const enum rules_result all[] = { RULES_RESULT_WHITE_WINS, RULES_RESULT_BLACK_WINS,
-                                             RULES_RESULT_DRAW, RULES_RESULT_WHITE_3_4,
-                                             RULES_RESULT_BLACK_3_4 };
-    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
-        if (strcmp(rules_result_text(all[i]), text) == 0)
-            return all[i];
-    return RULES_RESULT_NONE;
+    switch (g->termination) {
+    case DB_END_TIMEOUT: return "time forfeit";
+    case DB_END_ADJUDICATION: return "adjudication";
+    default: return "normal";
+    }
 }
 
 enum MHD_Result api_game_pgn(struct api_request *req)
@@ -236,7 +226,7 @@ enum MHD_Result api_game_pgn(struct api_request *req)
     /* Two reads: a move committed between them is not this game's yet. */
     if (count > g.ply)
         count = g.ply;
-    v = games_variant(&g);
+    v = g.variant;
     moves = calloc((size_t)count + 1, sizeof *moves);
     if (st != DB_OK || v == NULL || moves == NULL ||
         v->position_parse(&start, v->start_text, NULL) != RULES_OK) {
@@ -266,7 +256,7 @@ enum MHD_Result api_game_pgn(struct api_request *req)
                                "Date", date, "Round", "-", "White", g.white_name,
                                "Black", g.black_name, "Termination", pgn_termination(&g),
                                "TimeControl", time_control, NULL };
-        enum rules_result result = result_of(g.result);
+        enum rules_result result = g.result;
         size = rules_pgn_write(v, tags, &start, moves, count, result, NULL, 0) + 1;
         pgn = malloc(size);
         if (pgn == NULL) {
@@ -315,7 +305,7 @@ enum MHD_Result api_game_analysis(struct api_request *req)
     json = cJSON_CreateObject();
     cJSON_AddNumberToObject(json, "ply", g.ply);
     cJSON_AddStringToObject(json, "status", rules_status_text(a.report.status));
-    cJSON_AddStringToObject(json, "to_move", a.to_move == RULES_WHITE ? "white" : "black");
+    cJSON_AddStringToObject(json, "to_move", db_color_text(db_color_of(a.to_move)));
     cJSON_AddNumberToObject(json, "halfmove_clock", a.report.halfmove_clock);
     cJSON_AddBoolToObject(json, "fifty_move_rule", g.fifty_move_rule);
     cJSON_AddBoolToObject(json, "fifty_move_claimable", a.fifty_move_claimable);
@@ -328,7 +318,7 @@ enum MHD_Result api_game_analysis(struct api_request *req)
     sides(json, "can_mate", a.report.can_mate[RULES_WHITE], a.report.can_mate[RULES_BLACK]);
     sides(json, "can_drop", a.report.can_drop[RULES_WHITE], a.report.can_drop[RULES_BLACK]);
     cJSON_AddBoolToObject(json, "draw_by_agreement_allowed", a.report.draw_agreement_allowed);
-    cJSON_AddStringToObject(json, "game_status", g.status);
+    cJSON_AddStringToObject(json, "game_status", db_game_status_text(g.status));
     games_analysis_clear(&a);
     db_game_clear(&g);
     return api_reply_json(req, MHD_HTTP_OK, json);

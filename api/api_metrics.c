@@ -37,13 +37,24 @@ static const char *const move_outcomes[] = {
 };
 #define OUTCOMES (sizeof move_outcomes / sizeof *move_outcomes)
 
-static const char *const variants[] = { "korpalski", "glinski" };
-static const char *const terminations[] = { "checkmate", "stalemate", "insufficient-material",
-                                            "threefold", "fifty-move", "agreement",
-                                            "resignation", "timeout", "adjudication",
-                                            "aborted" };
-#define VARIANTS (sizeof variants / sizeof *variants)
-#define TERMINATIONS (sizeof terminations / sizeof *terminations)
+/* Games by variant (its place in rules_variant_list) and by termination
+ * (enum db_termination; its slot DB_END_NONE counts aborted games). */
+#define VARIANTS 4
+#define TERMINATIONS (DB_END_ADJUDICATION + 1)
+
+static int variant_index(const struct rules_variant *v)
+{
+    const struct rules_variant *const *all = rules_variant_list();
+    for (int i = 0; i < VARIANTS && all[i] != NULL; i++)
+        if (all[i] == v)
+            return i;
+    return -1;
+}
+
+static const char *termination_label(size_t e)
+{
+    return e == DB_END_NONE ? "aborted" : db_termination_text((enum db_termination)e);
+}
 
 struct api_metrics {
     atomic_ulong requests[MAX_ROUTES + 1][STATUS_SLOTS];   /* last row: no route */
@@ -63,14 +74,6 @@ struct api_metrics *api_metrics_new(void)
 void api_metrics_free(struct api_metrics *m)
 {
     free(m);
-}
-
-static int index_of(const char *const *names, size_t n, const char *name)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(names[i], name) == 0)
-            return (int)i;
-    return -1;
 }
 
 void api_metrics_request(struct api_metrics *m, int route, unsigned status, long duration_us)
@@ -93,17 +96,17 @@ void api_metrics_request(struct api_metrics *m, int route, unsigned status, long
 
 void api_metrics_game(struct api_metrics *m, const struct db_game *g, bool started)
 {
-    int v, t;
-    if (m == NULL || (v = index_of(variants, VARIANTS, g->variant)) < 0)
+    int v;
+    if (m == NULL || (v = variant_index(g->variant)) < 0)
         return;
     if (started) {
         atomic_fetch_add(&m->started[v], 1);
         return;
     }
-    t = index_of(terminations, TERMINATIONS,
-                 strcmp(g->status, "aborted") == 0 ? "aborted" : g->termination);
-    if (t >= 0)
-        atomic_fetch_add(&m->finished[v][t], 1);
+    if (g->status == DB_GAME_ABORTED)
+        atomic_fetch_add(&m->finished[v][DB_END_NONE], 1);
+    else if (g->termination != DB_END_NONE)
+        atomic_fetch_add(&m->finished[v][g->termination], 1);
 }
 
 void api_metrics_move(struct api_metrics *m, const struct games_result *r)
@@ -210,16 +213,19 @@ enum MHD_Result api_metrics_reply(struct api_request *req)
                 atomic_load(&m->claims[k][a]));
     put(&t, "# HELP korp_games_started_total Games started, by variant.\n"
             "# TYPE korp_games_started_total counter\n");
-    for (size_t v = 0; v < VARIANTS; v++)
-        put(&t, "korp_games_started_total{variant=\"%s\"} %lu\n", variants[v],
+    const struct rules_variant *const *variants = rules_variant_list();
+    for (size_t v = 0; v < VARIANTS && variants[v] != NULL; v++)
+        put(&t, "korp_games_started_total{variant=\"%s\"} %lu\n", variants[v]->name,
             atomic_load(&m->started[v]));
     put(&t, "# HELP korp_games_finished_total Games ended by a request to this process, by "
             "variant and termination (time-outs found by the sweeper are not counted).\n"
             "# TYPE korp_games_finished_total counter\n");
-    for (size_t v = 0; v < VARIANTS; v++)
-        for (size_t e = 0; e < TERMINATIONS; e++)
+    for (size_t v = 0; v < VARIANTS && variants[v] != NULL; v++)
+        for (size_t k = 1; k <= TERMINATIONS; k++) {   /* aborted (slot 0) last */
+            size_t e = k % TERMINATIONS;
             put(&t, "korp_games_finished_total{variant=\"%s\",termination=\"%s\"} %lu\n",
-                variants[v], terminations[e], atomic_load(&m->finished[v][e]));
+                variants[v]->name, termination_label(e), atomic_load(&m->finished[v][e]));
+        }
     put(&t, "# HELP korp_event_streams Event streams open now.\n"
             "# TYPE korp_event_streams gauge\nkorp_event_streams %d\n",
         api_hub_streams(req->hub));

@@ -62,14 +62,6 @@ static bool keep_key(struct replay *r, bool restart)
     return true;
 }
 
-static enum rules_result result_of_text(const char *text)
-{
-    for (enum rules_result r = RULES_RESULT_WHITE_WINS; r <= RULES_RESULT_BLACK_3_4; r++)
-        if (strcmp(rules_result_text(r), text) == 0)
-            return r;
-    return RULES_RESULT_NONE;
-}
-
 static bool keep_move(struct replay *r, struct rules_move m)
 {
     if (r->move_count == r->move_cap) {
@@ -101,8 +93,8 @@ static void write_pgn(struct replay *r, const struct rules_report *rep)
             tagged = r->tag_text[i][1];
     }
     tags[2 * r->tag_count] = NULL;
-    if (rep->status == RULES_ONGOING && tagged != NULL)
-        result = result_of_text(tagged);
+    if (rep->status == RULES_ONGOING && tagged != NULL && !rules_result_parse(tagged, &result))
+        result = RULES_RESULT_NONE;
     need = rules_pgn_write(r->variant, tags, &r->start, r->moves, r->move_count, result,
                            NULL, 0);
     text = malloc(need + 1);

@@ -9,6 +9,8 @@
 #ifndef KORP_DB_H
 #define KORP_DB_H
 
+#include "rules.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -111,6 +113,63 @@ enum db_status db_migrate(struct db_pool *pool, char *err, size_t errsize);
 /* Number of migrations this build knows. */
 int db_migration_count(void);
 
+/* ---- The vocabulary of stored state (db_names.c) ---------------------------
+ * Each kind of state is an enum here and text only where rows are read and
+ * written and where JSON is written: each converts through one {enum, text}
+ * table, so a misspelt state is a compile error, not a silent mismatch.
+ * Results are enum rules_result (rules_result_text / rules_result_parse);
+ * variants are const struct rules_variant * (db_variant_parse). */
+
+enum db_game_status { DB_GAME_ACTIVE = 0, DB_GAME_FINISHED, DB_GAME_ABORTED };
+
+/* How a finished game ended; DB_END_NONE while it has not. */
+enum db_termination {
+    DB_END_NONE = 0,
+    DB_END_CHECKMATE,
+    DB_END_STALEMATE,
+    DB_END_INSUFFICIENT_MATERIAL,
+    DB_END_THREEFOLD,
+    DB_END_FIFTY_MOVE,
+    DB_END_AGREEMENT,
+    DB_END_RESIGNATION,
+    DB_END_TIMEOUT,
+    DB_END_ADJUDICATION
+};
+
+/* A side: whose draw offer stands (NONE: nobody's), which colour a
+ * challenger asked for (RANDOM: drawn when accepted), a recipient's colour. */
+enum db_color { DB_COLOR_NONE = 0, DB_COLOR_WHITE, DB_COLOR_BLACK, DB_COLOR_RANDOM };
+
+enum db_challenge_status {
+    DB_CHALLENGE_OPEN = 0,
+    DB_CHALLENGE_ACCEPTED,
+    DB_CHALLENGE_DECLINED,
+    DB_CHALLENGE_CANCELLED
+};
+
+/* Text of each ("" for DB_END_NONE and DB_COLOR_NONE: stored as NULL, shown as null). */
+const char *db_game_status_text(enum db_game_status status);
+const char *db_termination_text(enum db_termination termination);
+const char *db_color_text(enum db_color color);
+const char *db_challenge_status_text(enum db_challenge_status status);
+
+/* Each reads its own words exactly (NULL or "" reads as DB_END_NONE and
+ * DB_COLOR_NONE where those exist); false for any other text. */
+bool db_game_status_parse(const char *text, enum db_game_status *out);
+bool db_termination_parse(const char *text, enum db_termination *out);
+bool db_color_parse(const char *text, enum db_color *out);
+bool db_challenge_status_parse(const char *text, enum db_challenge_status *out);
+
+/* The variant of exactly that name (lower case, as stored), or NULL. */
+const struct rules_variant *db_variant_parse(const char *text);
+
+/* A colour of the rules as a db_color, and back (WHITE for anything but BLACK). */
+enum db_color db_color_of(enum rules_color color);
+enum rules_color db_color_rules(enum db_color color);
+
+/* How the rules' verdict on a position ends a game (DB_END_NONE: ongoing). */
+enum db_termination db_termination_of(enum rules_status status);
+
 /* ---- Players and tokens ------------------------------------------------ */
 
 #define DB_ID_SIZE 16      /* ids are 10 characters */
@@ -203,13 +262,13 @@ enum db_status db_token_revoke(struct db_pool *pool, const char *player_id,
 
 struct db_challenge {
     char id[DB_ID_SIZE];
-    char variant[16];
+    const struct rules_variant *variant;
     char challenger_id[DB_ID_SIZE], challenger_name[DB_NAME_SIZE];
     char opponent_id[DB_ID_SIZE], opponent_name[DB_NAME_SIZE];
-    char color[8];            /* white, black, random: the challenger's */
+    enum db_color color;      /* the challenger's: white, black or random */
     int days_per_move;        /* 0: no deadline */
     bool fifty_move_rule;
-    char status[12];          /* open, accepted, declined, cancelled */
+    enum db_challenge_status status;
     char game_id[DB_ID_SIZE]; /* "" until accepted */
     char created_at[DB_TIME_SIZE];
 };
@@ -238,9 +297,9 @@ enum db_status db_challenge_lock(struct db_tx *tx, const char *id, struct db_cha
 enum db_status db_challenge_take(struct db_tx *tx, struct db_challenge *c,
                                  const char *player_id);
 
-/* Sets a challenge's status (and game id, "" for none). */
-enum db_status db_challenge_set_status(struct db_tx *tx, const char *id, const char *status,
-                                       const char *game_id);
+/* Sets a challenge's status (and game id, "" or NULL for none). */
+enum db_status db_challenge_set_status(struct db_tx *tx, const char *id,
+                                       enum db_challenge_status status, const char *game_id);
 
 /* ---- Games ------------------------------------------------------------- */
 
@@ -248,18 +307,18 @@ enum db_status db_challenge_set_status(struct db_tx *tx, const char *id, const c
 
 struct db_game {
     char id[DB_ID_SIZE];
-    char variant[16];
+    const struct rules_variant *variant;
     char white_id[DB_ID_SIZE], white_name[DB_NAME_SIZE];
     char black_id[DB_ID_SIZE], black_name[DB_NAME_SIZE];
     char fen[DB_FEN_SIZE];
     int ply;
-    char status[12];              /* active, finished, aborted */
-    char result[12];              /* *, 1-0, 0-1, 1/2-1/2, 3/4-1/4, 1/4-3/4 */
-    char termination[32];         /* "" while none */
+    enum db_game_status status;
+    enum rules_result result;     /* RULES_RESULT_NONE ("*") while active */
+    enum db_termination termination;
     char adjudication_reason[512];
     int days_per_move;            /* 0: no deadline */
     char deadline[DB_TIME_SIZE];  /* "" when none */
-    char draw_offer[8];           /* "", white, black */
+    enum db_color draw_offer;     /* NONE, WHITE or BLACK: who offers a draw */
     bool fifty_move_rule;
     int key_version;
     /* Repetition keys since the last irreversible move, the current
@@ -345,8 +404,8 @@ enum db_status db_game_get(struct db_pool *pool, const char *id, struct db_game 
 
 struct db_game_filter {
     const char *player_id;    /* NULL: any */
-    const char *status;       /* NULL: any */
-    const char *variant;      /* NULL: any */
+    const enum db_game_status *status;           /* NULL: any */
+    const struct rules_variant *variant;         /* NULL: any */
     const char *after_us;     /* keyset cursor: created_us and id of the */
     const char *after_id;     /* last game of the previous page; NULL: first */
     int limit;

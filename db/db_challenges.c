@@ -10,27 +10,29 @@
 
 static void challenge_read(struct db_challenge *c, const PGresult *res, int row)
 {
+    const struct db_row r = { res, row };
+
     memset(c, 0, sizeof *c);
-    db_copy(c->id, sizeof c->id, res, row, 0);
-    db_copy(c->variant, sizeof c->variant, res, row, 1);
-    db_copy(c->challenger_id, sizeof c->challenger_id, res, row, 2);
-    db_copy(c->challenger_name, sizeof c->challenger_name, res, row, 3);
-    db_copy(c->opponent_id, sizeof c->opponent_id, res, row, 4);
-    db_copy(c->opponent_name, sizeof c->opponent_name, res, row, 5);
-    db_copy(c->color, sizeof c->color, res, row, 6);
-    c->days_per_move = atoi(PQgetvalue(res, row, 7));
-    c->fifty_move_rule = PQgetvalue(res, row, 8)[0] == 't';
-    db_copy(c->status, sizeof c->status, res, row, 9);
-    db_copy(c->game_id, sizeof c->game_id, res, row, 10);
-    db_copy(c->created_at, sizeof c->created_at, res, row, 11);
+    db_row_text(&r, "id", c->id, sizeof c->id);
+    c->variant = db_variant_parse(db_row_value(&r, "variant"));
+    db_row_text(&r, "challenger_id", c->challenger_id, sizeof c->challenger_id);
+    db_row_text(&r, "challenger_name", c->challenger_name, sizeof c->challenger_name);
+    db_row_text(&r, "opponent_id", c->opponent_id, sizeof c->opponent_id);
+    db_row_text(&r, "opponent_name", c->opponent_name, sizeof c->opponent_name);
+    db_color_parse(db_row_value(&r, "color"), &c->color);
+    c->days_per_move = db_row_int(&r, "days_per_move");
+    c->fifty_move_rule = db_row_bool(&r, "fifty_move_rule");
+    db_challenge_status_parse(db_row_value(&r, "status"), &c->status);
+    db_row_text(&r, "game_id", c->game_id, sizeof c->game_id);
+    db_row_text(&r, "created_at", c->created_at, sizeof c->created_at);
 }
 
 static enum db_status challenge_create(struct db_tx *tx, void *arg)
 {
     struct db_challenge *c = arg;
     char days[16];
-    const char *params[7] = { c->id, c->variant, c->challenger_id,
-                              c->opponent_id[0] ? c->opponent_id : NULL, c->color,
+    const char *params[7] = { c->id, c->variant->name, c->challenger_id,
+                              c->opponent_id[0] ? c->opponent_id : NULL, db_color_text(c->color),
                               c->days_per_move > 0 ? days : NULL,
                               c->fifty_move_rule ? "true" : "false" };
     const char *get[1] = { c->id };
@@ -43,7 +45,7 @@ static enum db_status challenge_create(struct db_tx *tx, void *arg)
     }
     snprintf(days, sizeof days, "%d", c->days_per_move);
     rc = db_exec(tx, DB_STMT_CHALLENGE_INSERT, params, &res);
-    if (rc == DB_OK && strcmp(PQcmdTuples(res), "0") == 0)
+    if (rc == DB_OK && atoi(PQcmdTuples(res)) == 0)
         rc = DB_NOT_FOUND;   /* no such opponent */
     PQclear(res);
     res = NULL;
@@ -81,7 +83,8 @@ static enum db_status challenge_list(struct db_tx *tx, void *arg)
     rc = db_exec(tx, DB_STMT_CHALLENGE_LIST, params, &res);
     *l->count_in = *l->count_out = 0;
     for (int i = 0; rc == DB_OK && i < PQntuples(res); i++) {
-        bool incoming = strcmp(PQgetvalue(res, i, 4), l->player_id) == 0;
+        const char *opponent = db_row_value(&(struct db_row){ res, i }, "opponent_id");
+        bool incoming = opponent != NULL && strcmp(opponent, l->player_id) == 0;
         if (incoming && *l->count_in < l->max_in)
             challenge_read(&l->in[(*l->count_in)++], res, i);
         else if (!incoming && *l->count_out < l->max_out)
@@ -114,10 +117,10 @@ enum db_status db_challenge_lock(struct db_tx *tx, const char *id, struct db_cha
     return rc;
 }
 
-enum db_status db_challenge_set_status(struct db_tx *tx, const char *id, const char *status,
-                                       const char *game_id)
+enum db_status db_challenge_set_status(struct db_tx *tx, const char *id,
+                                       enum db_challenge_status status, const char *game_id)
 {
-    const char *params[3] = { id, status, game_id ? game_id : "" };
+    const char *params[3] = { id, db_challenge_status_text(status), game_id ? game_id : "" };
     return db_exec(tx, DB_STMT_CHALLENGE_SET_STATUS, params, NULL);
 }
 
@@ -148,7 +151,7 @@ static enum db_status clock_set(struct db_tx *tx, void *arg)
     snprintf(offset, sizeof offset, "%lld", c->offset);
     rc = db_exec(tx, DB_STMT_CLOCK_SET, params, &res);
     if (rc == DB_OK)
-        db_copy(c->now, DB_TIME_SIZE, res, 0, 0);
+        db_row_text(&(struct db_row){ res, 0 }, "now", c->now, DB_TIME_SIZE);
     PQclear(res);
     return rc;
 }
@@ -178,12 +181,13 @@ enum db_status db_idempotency_claim(struct db_tx *tx, const char *token_id, cons
     res = NULL;
     rc = db_exec(tx, DB_STMT_IDEMPOTENCY_GET, params, &res);
     if (rc == DB_OK && PQntuples(res) == 1) {
-        if (PQgetvalue(res, 0, 2)[0] != 't') {
+        const struct db_row r = { res, 0 };
+        if (!db_row_bool(&r, "same_request")) {
             *found = DB_KEY_OTHER_REQUEST;
         } else {
             *found = DB_KEY_ANSWERED;
-            *status = atoi(PQgetvalue(res, 0, 0));
-            if ((*body = strdup(PQgetvalue(res, 0, 1))) == NULL)
+            *status = db_row_int(&r, "status");
+            if ((*body = strdup(db_row_value(&r, "body") ? db_row_value(&r, "body") : "")) == NULL)
                 rc = DB_HARD_ERROR;
         }
     }
@@ -227,7 +231,7 @@ enum db_status db_challenge_take(struct db_tx *tx, struct db_challenge *c,
         rc = DB_CONFLICT;
     if (rc == DB_OK) {
         snprintf(c->opponent_id, sizeof c->opponent_id, "%s", player_id);
-        db_copy(c->opponent_name, sizeof c->opponent_name, res, 0, 0);
+        db_row_text(&(struct db_row){ res, 0 }, "name", c->opponent_name, sizeof c->opponent_name);
     }
     PQclear(res);
     return rc;

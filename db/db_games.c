@@ -64,37 +64,43 @@ static char *keys_format(const uint64_t *keys, int count)
 
 void db_game_read(struct db_game *g, const PGresult *res, int row)
 {
+    const struct db_row r = { res, row };
+    const char *keys = db_row_value(&r, "repetition_keys");
+
     memset(g, 0, sizeof *g);
-    db_copy(g->id, sizeof g->id, res, row, 0);
-    db_copy(g->variant, sizeof g->variant, res, row, 1);
-    db_copy(g->white_id, sizeof g->white_id, res, row, 2);
-    db_copy(g->white_name, sizeof g->white_name, res, row, 3);
-    db_copy(g->black_id, sizeof g->black_id, res, row, 4);
-    db_copy(g->black_name, sizeof g->black_name, res, row, 5);
-    db_copy(g->fen, sizeof g->fen, res, row, 6);
-    g->ply = atoi(PQgetvalue(res, row, 7));
-    db_copy(g->status, sizeof g->status, res, row, 8);
-    db_copy(g->result, sizeof g->result, res, row, 9);
-    db_copy(g->termination, sizeof g->termination, res, row, 10);
-    db_copy(g->adjudication_reason, sizeof g->adjudication_reason, res, row, 11);
-    g->days_per_move = atoi(PQgetvalue(res, row, 12));
-    db_copy(g->deadline, sizeof g->deadline, res, row, 13);
-    db_copy(g->draw_offer, sizeof g->draw_offer, res, row, 14);
-    g->fifty_move_rule = PQgetvalue(res, row, 15)[0] == 't';
-    g->key_version = atoi(PQgetvalue(res, row, 16));
-    if (!keys_parse(PQgetvalue(res, row, 17), &g->keys, &g->key_count))
+    db_row_text(&r, "id", g->id, sizeof g->id);
+    /* The schema's CHECKs hold these to our words; an unknown one reads as
+     * NULL (variant) or the first value, and rules/ refuses the game. */
+    g->variant = db_variant_parse(db_row_value(&r, "variant"));
+    db_row_text(&r, "white_id", g->white_id, sizeof g->white_id);
+    db_row_text(&r, "white_name", g->white_name, sizeof g->white_name);
+    db_row_text(&r, "black_id", g->black_id, sizeof g->black_id);
+    db_row_text(&r, "black_name", g->black_name, sizeof g->black_name);
+    db_row_text(&r, "fen", g->fen, sizeof g->fen);
+    g->ply = db_row_int(&r, "ply");
+    db_game_status_parse(db_row_value(&r, "status"), &g->status);
+    rules_result_parse(db_row_value(&r, "result"), &g->result);
+    db_termination_parse(db_row_value(&r, "termination"), &g->termination);
+    db_row_text(&r, "adjudication_reason", g->adjudication_reason,
+                sizeof g->adjudication_reason);
+    g->days_per_move = db_row_int(&r, "days_per_move");
+    db_row_text(&r, "deadline", g->deadline, sizeof g->deadline);
+    db_color_parse(db_row_value(&r, "draw_offer"), &g->draw_offer);
+    g->fifty_move_rule = db_row_bool(&r, "fifty_move_rule");
+    g->key_version = db_row_int(&r, "key_version");
+    if (!keys_parse(keys != NULL ? keys : "", &g->keys, &g->key_count))
         g->key_count = 0;
-    db_copy(g->created_at, sizeof g->created_at, res, row, 18);
-    db_copy(g->updated_at, sizeof g->updated_at, res, row, 19);
-    g->sans = strdup(PQgetvalue(res, row, 20));
-    g->overdue = PQgetvalue(res, row, 21)[0] == 't';
+    db_row_text(&r, "created_at", g->created_at, sizeof g->created_at);
+    db_row_text(&r, "updated_at", g->updated_at, sizeof g->updated_at);
+    g->sans = strdup(db_row_value(&r, "sans") ? db_row_value(&r, "sans") : "");
+    g->overdue = db_row_bool(&r, "overdue");
 }
 
 enum db_status db_game_insert(struct db_tx *tx, struct db_game *g, const char *challenge_id)
 {
     char days[16], version[16], fifty[8];
     char *keys = keys_format(g->keys, g->key_count);
-    const char *params[10] = { g->id, g->variant, g->white_id, g->black_id, g->fen, fifty,
+    const char *params[10] = { g->id, g->variant->name, g->white_id, g->black_id, g->fen, fifty,
                                g->days_per_move > 0 ? days : NULL, keys, version,
                                challenge_id ? challenge_id : "" };
     PGresult *res = NULL;
@@ -110,9 +116,10 @@ enum db_status db_game_insert(struct db_tx *tx, struct db_game *g, const char *c
     snprintf(fifty, sizeof fifty, "%s", g->fifty_move_rule ? "true" : "false");
     rc = db_exec(tx, DB_STMT_GAME_INSERT, params, &res);
     if (rc == DB_OK) {
-        db_copy(g->created_at, sizeof g->created_at, res, 0, 0);
-        db_copy(g->updated_at, sizeof g->updated_at, res, 0, 1);
-        db_copy(g->deadline, sizeof g->deadline, res, 0, 2);
+        const struct db_row r = { res, 0 };
+        db_row_text(&r, "created_at", g->created_at, sizeof g->created_at);
+        db_row_text(&r, "updated_at", g->updated_at, sizeof g->updated_at);
+        db_row_text(&r, "deadline", g->deadline, sizeof g->deadline);
     }
     PQclear(res);
     free(keys);
@@ -138,8 +145,10 @@ enum db_status db_game_save(struct db_tx *tx, struct db_game *g)
 {
     char ply[16], key[24], version[16];
     bool moved = g->move_san[0] != '\0';
-    const char *params[12] = { g->id, g->fen, ply, g->status, g->result, g->termination,
-                               g->adjudication_reason, g->draw_offer, moved ? key : NULL,
+    const char *params[12] = { g->id, g->fen, ply, db_game_status_text(g->status),
+                               rules_result_text(g->result), db_termination_text(g->termination),
+                               g->adjudication_reason, db_color_text(g->draw_offer),
+                               moved ? key : NULL,
                                g->reset_keys ? "true" : "false", version,
                                moved ? g->move_san : NULL };
     PGresult *res = NULL;
@@ -150,9 +159,10 @@ enum db_status db_game_save(struct db_tx *tx, struct db_game *g)
     snprintf(version, sizeof version, "%d", g->key_version);
     rc = db_exec(tx, DB_STMT_GAME_SAVE, params, &res);
     if (rc == DB_OK) {
-        char *sans = strdup(PQgetvalue(res, 0, 2));
-        db_copy(g->updated_at, sizeof g->updated_at, res, 0, 0);
-        db_copy(g->deadline, sizeof g->deadline, res, 0, 1);
+        const struct db_row r = { res, 0 };
+        char *sans = strdup(db_row_value(&r, "sans") ? db_row_value(&r, "sans") : "");
+        db_row_text(&r, "updated_at", g->updated_at, sizeof g->updated_at);
+        db_row_text(&r, "deadline", g->deadline, sizeof g->deadline);
         if (sans == NULL)
             rc = DB_HARD_ERROR;
         else {
@@ -236,7 +246,9 @@ static enum db_status game_list(struct db_tx *tx, void *arg)
 {
     struct game_list *l = arg;
     char limit[16];
-    const char *params[6] = { l->f->player_id, l->f->status, l->f->variant, l->f->after_us,
+    const char *params[6] = { l->f->player_id,
+                              l->f->status ? db_game_status_text(*l->f->status) : NULL,
+                              l->f->variant ? l->f->variant->name : NULL, l->f->after_us,
                               l->f->after_id, limit };
     PGresult *res = NULL;
     enum db_status rc;
@@ -252,7 +264,8 @@ static enum db_status game_list(struct db_tx *tx, void *arg)
             *l->count = l->max;
         for (int i = 0; i < *l->count; i++) {
             db_game_read(&l->out[i], res, i);
-            db_copy(l->out[i].created_us, sizeof l->out[i].created_us, res, i, 22);
+            const struct db_row r = { res, i };
+            db_row_text(&r, "created_us", l->out[i].created_us, sizeof l->out[i].created_us);
         }
     }
     PQclear(res);
@@ -287,7 +300,7 @@ static enum db_status move_list(struct db_tx *tx, void *arg)
         rc = DB_NOT_FOUND;
     if (rc == DB_OK) {
         /* A game without moves comes back as one row of NULLs. */
-        n = PQgetisnull(res, 0, 1) ? 0 : PQntuples(res);
+        n = db_row_is_null(&(struct db_row){ res, 0 }, "ply") ? 0 : PQntuples(res);
         *l->moves = calloc((size_t)(n > 0 ? n : 1), sizeof **l->moves);
         if (*l->moves == NULL) {
             PQclear(res);
@@ -296,11 +309,12 @@ static enum db_status move_list(struct db_tx *tx, void *arg)
         }
         for (int i = 0; i < n; i++) {
             struct db_move *m = &(*l->moves)[i];
-            m->ply = atoi(PQgetvalue(res, i, 1));
-            db_copy(m->san, sizeof m->san, res, i, 2);
-            db_copy(m->uci, sizeof m->uci, res, i, 3);
-            db_copy(m->fen, sizeof m->fen, res, i, 4);
-            db_copy(m->at, sizeof m->at, res, i, 5);
+            const struct db_row r = { res, i };
+            m->ply = db_row_int(&r, "ply");
+            db_row_text(&r, "san", m->san, sizeof m->san);
+            db_row_text(&r, "uci", m->uci, sizeof m->uci);
+            db_row_text(&r, "fen", m->fen, sizeof m->fen);
+            db_row_text(&r, "at", m->at, sizeof m->at);
         }
         *l->count = n;
     }

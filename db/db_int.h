@@ -152,6 +152,22 @@ enum db_status db_exec_sql(struct db_tx *tx, const char *sql, int nparams,
 /* Copies a column's text into a buffer of that size ("" for NULL). */
 void db_copy(char *dst, size_t size, const PGresult *res, int row, int col);
 
+/* One row of a result, read by column name (db_row.c). */
+struct db_row {
+    const PGresult *res;
+    int row;
+};
+
+/* The column's text, or NULL for SQL NULL (or a name the result lacks). */
+const char *db_row_value(const struct db_row *r, const char *name);
+/* Its text into dst ("" for NULL); as a number (0 for NULL); 't' as true. */
+void db_row_text(const struct db_row *r, const char *name, char *dst, size_t size);
+int db_row_int(const struct db_row *r, const char *name);
+long long db_row_long(const struct db_row *r, const char *name);
+double db_row_double(const struct db_row *r, const char *name);
+bool db_row_bool(const struct db_row *r, const char *name);
+bool db_row_is_null(const struct db_row *r, const char *name);
+
 /* Reads the game columns of GAME_COLUMNS (db_statements.c) from row. */
 void db_game_read(struct db_game *g, const PGresult *res, int row);
 

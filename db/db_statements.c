@@ -5,24 +5,28 @@
  */
 #include "db_int.h"
 
-/* The columns db_game_read reads, in its order, and where they come from. */
+/* The columns db_game_read reads, by these names. */
 #define GAME_HEAD                                                                    \
-    "g.id, g.variant, g.white_id, w.name, g.black_id, b.name, g.fen, g.ply, g.status," \
-    " g.result, g.termination, g.adjudication_reason, g.days_per_move,"               \
-    " korp_time(g.deadline), g.draw_offer, g.fifty_move_rule, g.key_version, "
+    "g.id, g.variant, g.white_id, w.name AS white_name, g.black_id,"                  \
+    " b.name AS black_name, g.fen, g.ply, g.status, g.result, g.termination,"         \
+    " g.adjudication_reason, g.days_per_move, korp_time(g.deadline) AS deadline,"     \
+    " g.draw_offer, g.fifty_move_rule, g.key_version, "
 #define GAME_TAIL                                                                    \
-    " korp_time(g.created_at), korp_time(g.updated_at), g.sans,"                      \
-    " g.status = 'active' AND g.deadline IS NOT NULL AND g.deadline <= korp_now()"
+    " korp_time(g.created_at) AS created_at, korp_time(g.updated_at) AS updated_at,"  \
+    " g.sans, g.status = 'active' AND g.deadline IS NOT NULL"                         \
+    " AND g.deadline <= korp_now() AS overdue"
 /* With the repetition keys (claims, analysis), or without them (a move
  * appends its key in SQL and needs none of them). */
 #define GAME_COLUMNS GAME_HEAD "g.repetition_keys," GAME_TAIL
-#define GAME_COLUMNS_NO_KEYS GAME_HEAD "NULL," GAME_TAIL
+#define GAME_COLUMNS_NO_KEYS GAME_HEAD "NULL AS repetition_keys," GAME_TAIL
 #define GAME_FROM                                                                    \
     " FROM games g JOIN players w ON w.id = g.white_id JOIN players b ON b.id = g.black_id"
 
+/* The columns challenge_read reads, by these names. */
 #define CHALLENGE_COLUMNS                                                              \
-    "c.id, c.variant, c.challenger_id, x.name, c.opponent_id, o.name, c.color,"          \
-    " c.days_per_move, c.fifty_move_rule, c.status, c.game_id, korp_time(c.created_at)"
+    "c.id, c.variant, c.challenger_id, x.name AS challenger_name, c.opponent_id,"        \
+    " o.name AS opponent_name, c.color, c.days_per_move, c.fifty_move_rule, c.status,"   \
+    " c.game_id, korp_time(c.created_at) AS created_at"
 #define CHALLENGE_FROM                                                                 \
     " FROM challenges c JOIN players x ON x.id = c.challenger_id"                       \
     " LEFT JOIN players o ON o.id = c.opponent_id"
@@ -104,7 +108,7 @@ const struct db_statement db_statements[] = {
     /* An open challenge's opponent: whoever accepts it first. */
     [DB_STMT_CHALLENGE_TAKE] = { DB_STMT_CHALLENGE_TAKE, "challenge_take",
         "UPDATE challenges c SET opponent_id = p.id FROM players p"
-        " WHERE c.id = $1 AND c.opponent_id IS NULL AND p.id = $2 RETURNING p.name", 2 },
+        " WHERE c.id = $1 AND c.opponent_id IS NULL AND p.id = $2 RETURNING p.name AS name", 2 },
     [DB_STMT_CHALLENGES_OPEN] = { DB_STMT_CHALLENGES_OPEN, "challenges_open",
         "SELECT jsonb_build_object('challenges', coalesce(jsonb_agg(jsonb_build_object("
         " 'id', c.id, 'variant', c.variant,"
@@ -124,7 +128,7 @@ const struct db_statement db_statements[] = {
         "SELECT * FROM (SELECT " CHALLENGE_COLUMNS ", row_number() OVER ("
         " PARTITION BY c.opponent_id = $1 ORDER BY c.created_at DESC, c.id DESC) AS n"
         CHALLENGE_FROM " WHERE c.status = 'open' AND (c.opponent_id = $1 OR c.challenger_id = $1)"
-        ") l WHERE n <= $2 ORDER BY 12 DESC, 1 DESC", 2 },
+        ") l WHERE n <= $2 ORDER BY created_at DESC, id DESC", 2 },
     [DB_STMT_CHALLENGE_SET_STATUS] = { DB_STMT_CHALLENGE_SET_STATUS, "challenge_set_status",
         "UPDATE challenges SET status = $2, game_id = nullif($3, '') WHERE id = $1", 3 },
     /* Events are NOTIFYed (payload: their ids) with the transaction that
@@ -146,7 +150,8 @@ const struct db_statement db_statements[] = {
         " VALUES ($1, $2, $3, $4, $5, $6, $7::int,"
         " korp_now() + make_interval(days => $7::int), $8::bigint[], $9, nullif($10, ''),"
         " korp_now(), korp_now())"
-        " RETURNING korp_time(created_at), korp_time(updated_at), korp_time(deadline)", 10 },
+        " RETURNING korp_time(created_at) AS created_at, korp_time(updated_at) AS updated_at,"
+        " korp_time(deadline) AS deadline", 10 },
     [DB_STMT_GAME_LOCK] = { DB_STMT_GAME_LOCK, "game_lock",
         "SELECT " GAME_COLUMNS_NO_KEYS GAME_FROM " WHERE g.id = $1 FOR UPDATE OF g", 1 },
     [DB_STMT_GAME_LOCK_KEYS] = { DB_STMT_GAME_LOCK_KEYS, "game_lock_keys",
@@ -155,7 +160,7 @@ const struct db_statement db_statements[] = {
         "SELECT " GAME_COLUMNS GAME_FROM " WHERE g.id = $1", 1 },
     [DB_STMT_GAME_LIST] = { DB_STMT_GAME_LIST, "game_list",
         "SELECT " GAME_COLUMNS_NO_KEYS ","
-        " (extract(epoch FROM g.created_at) * 1000000)::bigint" GAME_FROM
+        " (extract(epoch FROM g.created_at) * 1000000)::bigint AS created_us" GAME_FROM
         " WHERE ($1::text IS NULL OR g.white_id = $1 OR g.black_id = $1)"
         " AND ($2::text IS NULL OR g.status = $2) AND ($3::text IS NULL OR g.variant = $3)"
         " AND ($4::bigint IS NULL OR (g.created_at, g.id) <"
@@ -179,7 +184,8 @@ const struct db_statement db_statements[] = {
         "                 THEN korp_now() + make_interval(days => days_per_move)"
         "                 ELSE deadline END,"
         " updated_at = korp_now() WHERE id = $1"
-        " RETURNING korp_time(updated_at), korp_time(deadline), sans", 12 },
+        " RETURNING korp_time(updated_at) AS updated_at, korp_time(deadline) AS deadline, sans",
+        12 },
     [DB_STMT_GAME_EVENT] = { DB_STMT_GAME_EVENT, "game_event",
         "WITH e AS (INSERT INTO events (player_id, game_id, type, payload, created_at)"
         " SELECT p, g.id, $2, " GAME_SNAPSHOT " || coalesce($3::jsonb, '{}'), korp_now()"
@@ -221,13 +227,13 @@ const struct db_statement db_statements[] = {
         "INSERT INTO moves (game_id, ply, san, uci, fen, played_at)"
         " VALUES ($1, $2, $3, $4, $5, korp_now())", 5 },
     [DB_STMT_MOVE_LIST] = { DB_STMT_MOVE_LIST, "move_list",
-        "SELECT g.id, m.ply, m.san, m.uci, m.fen, korp_time(m.played_at)"
+        "SELECT g.id, m.ply, m.san, m.uci, m.fen, korp_time(m.played_at) AS at"
         " FROM games g LEFT JOIN moves m ON m.game_id = g.id WHERE g.id = $1 ORDER BY m.ply", 1 },
 
     /* ---- the clock and idempotency keys */
     [DB_STMT_CLOCK_SET] = { DB_STMT_CLOCK_SET, "clock_set",
         "UPDATE clock SET offset_seconds = $1"
-        " RETURNING korp_time(now() + make_interval(secs => offset_seconds))", 1 },
+        " RETURNING korp_time(now() + make_interval(secs => offset_seconds)) AS now", 1 },
     /* Claiming a key inserts its row (status 0) in the request's own
      * transaction: a concurrent request with the same key waits on the
      * unique index until the first commits, then finds its answer.  A key
@@ -239,7 +245,7 @@ const struct db_statement db_statements[] = {
         " WHERE idempotency_keys.created_at <= korp_now() - interval '24 hours'"
         " RETURNING 1", 4 },
     [DB_STMT_IDEMPOTENCY_GET] = { DB_STMT_IDEMPOTENCY_GET, "idempotency_get",
-        "SELECT status, body, method = $3 AND path = $4 FROM idempotency_keys"
+        "SELECT status, body, method = $3 AND path = $4 AS same_request FROM idempotency_keys"
         " WHERE token_id = $1 AND key = $2", 4 },
     [DB_STMT_IDEMPOTENCY_PRUNE] = { DB_STMT_IDEMPOTENCY_PRUNE, "idempotency_prune",
         "DELETE FROM idempotency_keys WHERE ctid = ANY (ARRAY(SELECT ctid FROM idempotency_keys"

@@ -5,6 +5,11 @@
  * the stored position, saves the game, appends the move and writes the
  * events it owes.  No history is replayed: the game row holds the position
  * and the repetition keys since the last irreversible move.
+ *
+ * Where each lives: games_core.c (the frame: locking, refusing, ending),
+ * games_moves.c, games_claims.c (claims and draw offers), games_endings.c
+ * (resignation, abort, adjudication), games_clock.c (deadlines and the
+ * sweeper), games_challenges.c, games_analysis.c.
  */
 #ifndef KORP_GAMES_H
 #define KORP_GAMES_H
@@ -122,8 +127,5 @@ struct games_analysis {
  * games_analysis_clear frees what it holds. */
 bool games_analyse(const struct db_game *g, struct games_analysis *out);
 void games_analysis_clear(struct games_analysis *a);
-
-/* The variant of a game, or NULL for an unknown name. */
-const struct rules_variant *games_variant(const struct db_game *g);
 
 #endif

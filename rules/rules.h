@@ -204,6 +204,11 @@ struct rules_variant {
     const char *name;        /* "korpalski", "glinski" */
     const char *pgn_name;    /* value of the PGN Variant tag */
     const char *start_text;  /* start position as FEN/HFEN */
+    /* What callers need to know of a variant, so that none compares names: */
+    bool hungarian_letters;  /* move_parse also reads RULES_DIALECT_HUNGARIAN
+                                (where B is a rook, bastya) */
+    bool polish_notation;    /* move_format writes the inventor's Polish
+                                notation (RULES_NOTATION_POLISH_SHORT) */
 
     /* Reads a FEN/HFEN.  Counters up to RULES_COUNTER_MAX are accepted. */
     enum rules_error (*position_parse)(struct rules_position *pos,
@@ -303,6 +308,13 @@ const struct rules_variant *const *rules_variant_list(void);
 
 /* "1-0", "0-1", "1/2-1/2", "3/4-1/4", "1/4-3/4" or "*". */
 const char *rules_result_text(enum rules_result result);
+
+/* The result written as rules_result_text writes it, into *out; false
+ * (and *out untouched) for any other text. */
+bool rules_result_parse(const char *text, enum rules_result *out);
+
+/* Whether two moves are the same move (all four bytes). */
+bool rules_move_equal(struct rules_move a, struct rules_move b);
 
 /* "ongoing", "checkmate", "stalemate", "insufficient-material". */
 const char *rules_status_text(enum rules_status status);

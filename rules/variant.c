@@ -50,16 +50,35 @@ const struct rules_variant *rules_variant_find_pgn(const char *tag)
     return NULL;
 }
 
+/* Results in the words of PGN: the one table both ways. */
+static const char *const result_texts[] = {
+    [RULES_RESULT_NONE] = "*",
+    [RULES_RESULT_WHITE_WINS] = "1-0",
+    [RULES_RESULT_BLACK_WINS] = "0-1",
+    [RULES_RESULT_DRAW] = "1/2-1/2",
+    [RULES_RESULT_WHITE_3_4] = "3/4-1/4",
+    [RULES_RESULT_BLACK_3_4] = "1/4-3/4",
+};
+
 const char *rules_result_text(enum rules_result result)
 {
-    switch (result) {
-    case RULES_RESULT_WHITE_WINS: return "1-0";
-    case RULES_RESULT_BLACK_WINS: return "0-1";
-    case RULES_RESULT_DRAW: return "1/2-1/2";
-    case RULES_RESULT_WHITE_3_4: return "3/4-1/4";
-    case RULES_RESULT_BLACK_3_4: return "1/4-3/4";
-    default: return "*";
-    }
+    return (unsigned)result < sizeof result_texts / sizeof *result_texts
+               ? result_texts[result] : "*";
+}
+
+bool rules_result_parse(const char *text, enum rules_result *out)
+{
+    for (size_t i = 0; text != NULL && i < sizeof result_texts / sizeof *result_texts; i++)
+        if (strcmp(result_texts[i], text) == 0) {
+            *out = (enum rules_result)i;
+            return true;
+        }
+    return false;
+}
+
+bool rules_move_equal(struct rules_move a, struct rules_move b)
+{
+    return a.from == b.from && a.to == b.to && a.piece == b.piece && a.flags == b.flags;
 }
 
 const char *rules_status_text(enum rules_status status)

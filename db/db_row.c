@@ -1,0 +1,66 @@
+/*
+ * db_row.c — reading a result row by column name.  Every statement names
+ * the columns it returns (AS alias where an expression), and readers ask
+ * for them by that name, so a column added or moved in the SQL can never
+ * be read as another.  A name the result lacks is a programming error:
+ * it is logged and reads as NULL, and the tests that read the row fail.
+ */
+#include "db_int.h"
+
+#include "base.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The column's number, or -1 (logged). */
+static int column(const struct db_row *r, const char *name)
+{
+    int col = PQfnumber(r->res, name);
+    if (col < 0)
+        base_log(BASE_LOG_ERROR, "db: a result has no column '%s'", name);
+    return col;
+}
+
+const char *db_row_value(const struct db_row *r, const char *name)
+{
+    int col = column(r, name);
+    if (col < 0 || PQgetisnull(r->res, r->row, col))
+        return NULL;
+    return PQgetvalue(r->res, r->row, col);
+}
+
+void db_row_text(const struct db_row *r, const char *name, char *dst, size_t size)
+{
+    const char *v = db_row_value(r, name);
+    snprintf(dst, size, "%s", v != NULL ? v : "");
+}
+
+int db_row_int(const struct db_row *r, const char *name)
+{
+    const char *v = db_row_value(r, name);
+    return v != NULL ? atoi(v) : 0;
+}
+
+long long db_row_long(const struct db_row *r, const char *name)
+{
+    const char *v = db_row_value(r, name);
+    return v != NULL ? strtoll(v, NULL, 10) : 0;
+}
+
+double db_row_double(const struct db_row *r, const char *name)
+{
+    const char *v = db_row_value(r, name);
+    return v != NULL ? strtod(v, NULL) : 0.0;
+}
+
+bool db_row_bool(const struct db_row *r, const char *name)
+{
+    const char *v = db_row_value(r, name);
+    return v != NULL && v[0] == 't';
+}
+
+bool db_row_is_null(const struct db_row *r, const char *name)
+{
+    return db_row_value(r, name) == NULL;
+}

@@ -1,0 +1,59 @@
+/* games_int.h — what the files of games/ share: the transaction frame every
+ * state change runs in, and the steps most of them take. */
+#ifndef KORP_GAMES_INT_H
+#define KORP_GAMES_INT_H
+
+#include "games.h"
+
+/* Clears a result for a transaction body's (re)run: it may run more than
+ * once (db_run_tx retries), so nothing of an earlier run may remain. */
+void games_result_reset(struct games_result *r);
+
+/* Refuses a state change: the outcome and words for a person; returns
+ * DB_OK, so that the transaction commits nothing it has not written. */
+enum db_status games_refuse(struct games_result *r, enum games_outcome outcome,
+                            const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Runs fn as one transaction; a database failure becomes GAMES_DB_ERROR. */
+void games_run(struct db_pool *pool, db_tx_fn fn, void *arg, struct games_result *r);
+
+/* "white" or "black". */
+const char *games_color_name(enum rules_color c);
+
+/* Reads the stored position; an unreadable one is a hard error (a stored
+ * position is never trusted, never guessed). */
+enum db_status games_load(struct db_tx *tx, const struct db_game *g,
+                          struct rules_position *pos);
+
+/*
+ * Locks the game for a player's state change and checks that they may act
+ * on it now: a player of it, the game active (one past its deadline is
+ * ended on time first, in this transaction), and when needs_turn, their
+ * move.  Refusals are set in r (r->outcome); pos and *color are filled
+ * when the game may be acted on.
+ */
+enum db_status games_lock_for_player(struct db_tx *tx, const char *game_id,
+                                     const char *player_id, bool needs_turn, bool with_keys,
+                                     struct games_result *r, struct rules_position *pos,
+                                     enum rules_color *color);
+
+/* Locks a game that must be active (an arbiter's ruling); refuses one
+ * that is not found or over. */
+enum db_status games_lock_active(struct db_tx *tx, const char *game_id,
+                                 struct games_result *r);
+
+/* Marks the game over with that result and termination (the draw offer lapses). */
+void games_finish(struct db_game *g, enum rules_result result, enum db_termination termination);
+
+/* Saves a game that has just ended and tells both players. */
+enum db_status games_save_end(struct db_tx *tx, struct db_game *g);
+
+/* Ends a locked game whose deadline has passed (games_clock.c). */
+enum db_status games_time_out(struct db_tx *tx, struct db_game *g, void *arg);
+
+/* Reads a move in any notation the variant reads (games_moves.c); false
+ * with r's outcome, reason and detail set when it is illegal or ambiguous. */
+bool games_read_move(const struct rules_variant *v, const struct rules_position *pos,
+                     const char *text, struct rules_move *m, struct games_result *r);
+
+#endif

@@ -1,0 +1,172 @@
+/*
+ * games_moves.c — a move: read in any notation the variant reads, played
+ * on the locked game, the move row, the game's new state and the events
+ * written in one transaction (with the caller's hooks, such as an
+ * idempotency key, in the same one).
+ */
+#include "games_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Whether text is the move's SAN as korpd writes it (check marks aside). */
+static bool is_own_san(const struct rules_variant *v, const struct rules_position *pos,
+                       struct rules_move m, const char *text)
+{
+    char san[RULES_MOVE_TEXT_MAX];
+    size_t n = v->move_format(pos, m, RULES_NOTATION_SAN, san, sizeof san);
+    while (n > 0 && (san[n - 1] == '+' || san[n - 1] == '#'))
+        san[--n] = '\0';
+    size_t t = strlen(text);
+    while (t > 0 && (text[t - 1] == '+' || text[t - 1] == '#'))
+        t--;
+    return t == n && strncmp(san, text, n) == 0;
+}
+
+/*
+ * Players of a variant with Hungarian letters also write them, where B is
+ * a rook (bastya), not a bishop.  korpd's own SAN (English letters, as
+ * /legal-moves and /moves write it) always means what it says; any other
+ * text that is a legal move in both readings, differently, is refused as
+ * ambiguous rather than guessed (a correspondence move cannot be taken
+ * back).
+ */
+bool games_read_move(const struct rules_variant *v, const struct rules_position *pos,
+                     const char *text, struct rules_move *m, struct games_result *r)
+{
+    struct rules_why why = { 0 }, other = { 0 };
+    struct rules_move hungarian;
+    enum rules_error e = v->move_parse(pos, text, RULES_DIALECT_DEFAULT, m, &why);
+    bool read_hu = v->hungarian_letters &&
+                   v->move_parse(pos, text, RULES_DIALECT_HUNGARIAN, &hungarian, &other) == RULES_OK;
+
+    if (e == RULES_OK && read_hu && !rules_move_equal(*m, hungarian) &&
+        !is_own_san(v, pos, *m, text)) {
+        char a[RULES_MOVE_TEXT_MAX], b[RULES_MOVE_TEXT_MAX];
+        v->move_format(pos, *m, RULES_NOTATION_UCI, a, sizeof a);
+        v->move_format(pos, hungarian, RULES_NOTATION_UCI, b, sizeof b);
+        r->outcome = GAMES_ILLEGAL;
+        r->reason = RULES_REASON_AMBIGUOUS;
+        snprintf(r->detail, sizeof r->detail,
+                 "'%s' is %s with English piece letters but %s with Hungarian ones "
+                 "(B is a rook there); send the move in coordinates", text, a, b);
+        return false;
+    }
+    if (e != RULES_OK && read_hu) {
+        *m = hungarian;
+        e = RULES_OK;
+    }
+    if (e == RULES_OK)
+        return true;
+    r->outcome = GAMES_ILLEGAL;
+    r->reason = why.reason;
+    snprintf(r->detail, sizeof r->detail, "%s", why.text[0] ? why.text : rules_error_text(e));
+    return false;
+}
+
+/*
+ * Plays a legal move on the locked game: the move row, the game's new
+ * state (status, keys, draw offer) and the events.  Ends the game when the
+ * position does.
+ */
+static enum db_status play(struct db_tx *tx, struct rules_position *pos, struct rules_move m,
+                           struct db_game *g)
+{
+    const struct rules_variant *v = g->variant;
+    char san[RULES_MOVE_TEXT_MAX], uci[RULES_MOVE_TEXT_MAX], polish[RULES_MOVE_TEXT_MAX];
+    char detail[3 * RULES_MOVE_TEXT_MAX + 48];
+    enum rules_color mover = v->side_to_move(pos);
+    bool irreversible = v->move_is_irreversible(pos, m);
+    struct rules_report report;
+    enum db_status rc;
+
+    v->move_format(pos, m, RULES_NOTATION_SAN, san, sizeof san);
+    v->move_format(pos, m, RULES_NOTATION_UCI, uci, sizeof uci);
+    if (v->polish_notation)
+        v->move_format(pos, m, RULES_NOTATION_POLISH_SHORT, polish, sizeof polish);
+    if (v->position_apply(pos, m) != RULES_OK)
+        return db_tx_fail(tx, "game %s: a parsed move did not apply", g->id);
+    v->position_format(pos, g->fen, sizeof g->fen);
+    g->ply++;
+    /* The key joins the stored ones in SQL; after an irreversible move no
+     * earlier position can recur, and keys of another version cannot be
+     * compared: the list starts again. */
+    g->move_key = v->repetition_key(pos);
+    g->reset_keys = irreversible || g->key_version != RULES_KEY_VERSION;
+    g->key_version = RULES_KEY_VERSION;
+    snprintf(g->move_san, sizeof g->move_san, "%s", san);
+    /* An offer lapses when the offering side's opponent moves. */
+    if (g->draw_offer != DB_COLOR_NONE && db_color_rules(g->draw_offer) != mover)
+        g->draw_offer = DB_COLOR_NONE;
+    v->position_report(pos, &report);
+    if (report.status != RULES_ONGOING)
+        games_finish(g, report.result, db_termination_of(report.status));
+
+    /* The inventor's notation too, where the variant has one (for emails). */
+    if (v->polish_notation)
+        snprintf(detail, sizeof detail, "{\"san\":\"%s\",\"uci\":\"%s\",\"polish\":\"%s\"}",
+                 san, uci, polish);
+    else
+        snprintf(detail, sizeof detail, "{\"san\":\"%s\",\"uci\":\"%s\"}", san, uci);
+    if ((rc = db_move_insert(tx, g->id, g->ply, san, uci, g->fen)) != DB_OK ||
+        (rc = db_game_save(tx, g)) != DB_OK ||
+        (rc = db_game_event(tx, g->id, DB_EVENT_MOVE, detail)) != DB_OK)
+        return rc;
+    if (g->status != DB_GAME_ACTIVE)
+        rc = db_game_event(tx, g->id, DB_EVENT_GAME_END, NULL);
+    return rc;
+}
+
+struct move_args {
+    const char *player_id, *game_id, *text;
+    int ply;
+    const struct games_hooks *hooks;
+    struct games_result *out;
+};
+
+static enum db_status move_checked(struct db_tx *tx, struct move_args *a)
+{
+    struct games_result *r = a->out;
+    struct rules_position pos;
+    struct rules_move m;
+    enum rules_color color;
+    enum db_status rc;
+
+    rc = games_lock_for_player(tx, a->game_id, a->player_id, true, false, r, &pos, &color);
+    if (rc != DB_OK || r->outcome != GAMES_OK)
+        return rc;
+    if (a->ply >= 0 && a->ply != r->game.ply)
+        return games_refuse(r, GAMES_PLY_MISMATCH,
+                            "you sent ply %d, but %d plies have been played; read the game again",
+                            a->ply, r->game.ply);
+    if (!games_read_move(r->game.variant, &pos, a->text, &m, r))
+        return DB_OK;
+    return play(tx, &pos, m, &r->game);
+}
+
+static enum db_status move_tx(struct db_tx *tx, void *arg)
+{
+    struct move_args *a = arg;
+    const struct games_hooks *h = a->hooks;
+    enum db_status rc = DB_OK;
+
+    games_result_reset(a->out);
+    if (h != NULL && h->before != NULL && (rc = h->before(tx, h->arg)) == DB_CONFLICT) {
+        a->out->outcome = GAMES_ANSWERED_BEFORE;
+        return DB_OK;
+    }
+    if (rc == DB_OK)
+        rc = move_checked(tx, a);
+    if (rc == DB_OK && h != NULL && h->after != NULL)
+        rc = h->after(tx, a->out, h->arg);
+    return rc;
+}
+
+void games_move(struct db_pool *pool, const char *player_id, const char *game_id,
+                const char *move, int ply, const struct games_hooks *hooks,
+                struct games_result *out)
+{
+    struct move_args a = { player_id, game_id, move, ply, hooks, out };
+    memset(out, 0, sizeof *out);
+    games_run(pool, move_tx, &a, out);
+}
