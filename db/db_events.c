@@ -46,9 +46,11 @@ static enum db_status since(struct db_tx *tx, void *arg)
             return db_tx_fail(tx, "out of memory");
         }
         for (int i = 0; i < n; i++) {
-            rows[i].id = atoll(PQgetvalue(res, i, 0));
-            db_copy(rows[i].type, sizeof rows[i].type, res, i, 1);
-            rows[i].payload = strdup(PQgetvalue(res, i, 2));
+            const struct db_row r = { res, i };
+            const char *payload = db_row_value(&r, "payload");
+            rows[i].id = db_row_long(&r, "id");
+            db_row_text(&r, "type", rows[i].type, sizeof rows[i].type);
+            rows[i].payload = strdup(payload != NULL ? payload : "{}");
             if (rows[i].payload == NULL) {
                 db_event_rows_free(rows, i);
                 PQclear(res);
@@ -85,7 +87,7 @@ static enum db_status last(struct db_tx *tx, void *arg)
     PGresult *res = NULL;
     enum db_status rc = db_exec(tx, DB_STMT_EVENTS_LAST, params, &res);
     if (rc == DB_OK)
-        *l->id = atoll(PQgetvalue(res, 0, 0));
+        *l->id = db_row_long(&(struct db_row){ res, 0 }, "id");
     PQclear(res);
     return rc;
 }
@@ -122,13 +124,15 @@ static bool dispatch(struct db_listener *l, PGconn *pg, const char *ids)
     PGresult *res;
 
     snprintf(array, sizeof array, "{%s}", ids);
-    res = PQexecParams(pg, "SELECT id, player_id, coalesce(game_id, '') FROM events"
+    res = PQexecParams(pg, "SELECT id, player_id, coalesce(game_id, '') AS game_id FROM events"
                            " WHERE id = ANY ($1::bigint[])",
                        1, NULL, params, NULL, NULL, 0);
     ok = PQresultStatus(res) == PGRES_TUPLES_OK;
-    for (int i = 0; ok && i < PQntuples(res); i++)
-        l->on_event(l->arg, atoll(PQgetvalue(res, i, 0)), PQgetvalue(res, i, 1),
-                    PQgetvalue(res, i, 2));
+    for (int i = 0; ok && i < PQntuples(res); i++) {
+        const struct db_row r = { res, i };
+        const char *player = db_row_value(&r, "player_id"), *game = db_row_value(&r, "game_id");
+        l->on_event(l->arg, db_row_long(&r, "id"), player ? player : "", game ? game : "");
+    }
     if (!ok)
         base_log(BASE_LOG_WARN, "listener on %s: cannot read events %s: %s", l->channel, ids,
                  PQerrorMessage(pg));

@@ -21,7 +21,7 @@ static enum db_status ping(struct db_tx *tx, void *arg)
 
     if (rc == DB_OK) {
         p->latency_ms = (double)(base_monotonic_us() - start) / 1000.0;
-        p->schema_version = atoi(PQgetvalue(res, 0, 0));
+        p->schema_version = db_row_int(&(struct db_row){ res, 0 }, "version");
     }
     PQclear(res);
     return rc;

@@ -149,9 +149,6 @@ enum db_status db_exec(struct db_tx *tx, enum db_stmt id, const char *const *par
 enum db_status db_exec_sql(struct db_tx *tx, const char *sql, int nparams,
                            const char *const *params, PGresult **res);
 
-/* Copies a column's text into a buffer of that size ("" for NULL). */
-void db_copy(char *dst, size_t size, const PGresult *res, int row, int col);
-
 /* One row of a result, read by column name (db_row.c). */
 struct db_row {
     const PGresult *res;

@@ -49,8 +49,11 @@ static enum db_status run_query(struct db_tx *tx, void *arg)
     rc = db_exec(tx, q->stmt, q->params, &res);
     if (rc == DB_OK && PQntuples(res) == 0)
         rc = DB_NOT_FOUND;
-    if (rc == DB_OK && (*q->json = strdup(PQgetvalue(res, 0, 0))) == NULL)
-        rc = db_tx_fail(tx, "out of memory");
+    if (rc == DB_OK) {
+        const char *json = db_row_value(&(struct db_row){ res, 0 }, "json");
+        if ((*q->json = strdup(json != NULL ? json : "null")) == NULL)
+            rc = db_tx_fail(tx, "out of memory");
+    }
     PQclear(res);
     return rc;
 }
@@ -103,7 +106,10 @@ static enum db_status secret_put(struct db_tx *tx, void *arg)
     hex[2 * s->len] = '\0';
     rc = db_exec(tx, DB_STMT_SECRET_PUT, params, &res);
     if (rc == DB_OK) {
-        const char *got = PQntuples(res) > 0 ? PQgetvalue(res, 0, 0) : "";
+        const char *got = PQntuples(res) > 0 ? db_row_value(&(struct db_row){ res, 0 }, "hex")
+                                              : NULL;
+        if (got == NULL)
+            got = "";
         if (strlen(got) != 2 * s->len)
             rc = db_tx_fail(tx, "the stored secret %s has another length", s->name);
         for (size_t i = 0; rc == DB_OK && i < s->len; i++)
@@ -140,25 +146,26 @@ struct claim {
 
 static void delivery_read(struct db_delivery *d, const PGresult *res, int row)
 {
-    d->id = atoll(PQgetvalue(res, row, 0));
-    db_copy(d->channel, sizeof d->channel, res, row, 1);
-    db_copy(d->type, sizeof d->type, res, row, 2);
-    d->attempt = atoi(PQgetvalue(res, row, 4));
-    d->created_unix = atoll(PQgetvalue(res, row, 5));
-    d->now_unix = atoll(PQgetvalue(res, row, 6));
-    db_copy(d->player_id, sizeof d->player_id, res, row, 7);
-    db_copy(d->player_name, sizeof d->player_name, res, row, 8);
-    db_copy(d->email, sizeof d->email, res, row, 9);
-    d->email_enabled = PQgetvalue(res, row, 10)[0] == 't';
-    db_copy(d->webhook_id, sizeof d->webhook_id, res, row, 11);
-    db_copy(d->url, sizeof d->url, res, row, 12);
-    db_copy(d->secret, sizeof d->secret, res, row, 13);
-    db_copy(d->previous_secret, sizeof d->previous_secret, res, row, 14);
-    d->webhook_enabled = PQgetvalue(res, row, 15)[0] == 't';
-    d->failing_seconds = atof(PQgetvalue(res, row, 16));
-    db_copy(d->opponent_name, sizeof d->opponent_name, res, row, 17);
-    db_copy(d->deadline, sizeof d->deadline, res, row, 18);
-    db_copy(d->my_color, sizeof d->my_color, res, row, 19);
+    const struct db_row r = { res, row };
+    d->id = db_row_long(&r, "id");
+    db_row_text(&r, "channel", d->channel, sizeof d->channel);
+    db_row_text(&r, "type", d->type, sizeof d->type);
+    d->attempt = db_row_int(&r, "attempts");
+    d->created_unix = db_row_long(&r, "created_unix");
+    d->now_unix = db_row_long(&r, "now_unix");
+    db_row_text(&r, "player_id", d->player_id, sizeof d->player_id);
+    db_row_text(&r, "player_name", d->player_name, sizeof d->player_name);
+    db_row_text(&r, "email", d->email, sizeof d->email);
+    d->email_enabled = db_row_bool(&r, "email_enabled");
+    db_row_text(&r, "webhook_id", d->webhook_id, sizeof d->webhook_id);
+    db_row_text(&r, "url", d->url, sizeof d->url);
+    db_row_text(&r, "secret", d->secret, sizeof d->secret);
+    db_row_text(&r, "previous_secret", d->previous_secret, sizeof d->previous_secret);
+    d->webhook_enabled = db_row_bool(&r, "webhook_enabled");
+    d->failing_seconds = db_row_double(&r, "failing_seconds");
+    db_row_text(&r, "opponent_name", d->opponent_name, sizeof d->opponent_name);
+    db_row_text(&r, "deadline", d->deadline, sizeof d->deadline);
+    db_row_text(&r, "my_color", d->my_color, sizeof d->my_color);
 }
 
 static enum db_status claim(struct db_tx *tx, void *arg)
@@ -185,7 +192,8 @@ static enum db_status claim(struct db_tx *tx, void *arg)
         }
         for (int i = 0; i < n; i++) {
             delivery_read(&d[i], res, i);
-            if ((d[i].payload = strdup(PQgetvalue(res, i, 3))) == NULL) {
+            const char *payload = db_row_value(&(struct db_row){ res, i }, "payload");
+            if ((d[i].payload = strdup(payload != NULL ? payload : "{}")) == NULL) {
                 db_deliveries_free(d, i);
                 PQclear(res);
                 return db_tx_fail(tx, "out of memory");
@@ -315,8 +323,9 @@ static enum db_status next(struct db_tx *tx, void *arg)
     PGresult *res = NULL;
     enum db_status rc = db_exec(tx, DB_STMT_DELIVERY_NEXT, NULL, &res);
     if (rc == DB_OK) {
-        *n->any = !PQgetisnull(res, 0, 0);
-        *n->seconds = *n->any ? atof(PQgetvalue(res, 0, 0)) : 0;
+        const struct db_row r = { res, 0 };
+        *n->any = !db_row_is_null(&r, "seconds");
+        *n->seconds = db_row_double(&r, "seconds");
     }
     PQclear(res);
     return rc;
@@ -347,8 +356,8 @@ static enum db_status remind_one(struct db_tx *tx, void *arg)
         PQclear(res);
         return rc;
     }
-    db_copy(game, sizeof game, res, 0, 0);
-    db_copy(player, sizeof player, res, 0, 1);
+    db_row_text(&(struct db_row){ res, 0 }, "game_id", game, sizeof game);
+    db_row_text(&(struct db_row){ res, 0 }, "player_id", player, sizeof player);
     PQclear(res);
     if ((rc = db_exec(tx, DB_STMT_EVENT_LOCK_GAME, params, NULL)) != DB_OK ||
         (rc = db_exec(tx, DB_STMT_REMINDER_EVENT, params, NULL)) != DB_OK)
@@ -377,7 +386,7 @@ static enum db_status owe_digests(struct db_tx *tx, void *arg)
     PGresult *res = NULL;
     enum db_status rc = db_exec(tx, DB_STMT_DIGEST_OWE, NULL, &res);
     if (rc == DB_OK)
-        *owed = PQntuples(res) > 0 ? atoi(PQgetvalue(res, 0, 0)) : 0;
+        *owed = PQntuples(res) > 0 ? db_row_int(&(struct db_row){ res, 0 }, "owed") : 0;
     PQclear(res);
     return rc;
 }
@@ -394,7 +403,7 @@ static enum db_status prune(struct db_tx *tx, void *arg)
     PGresult *res = NULL;
     enum db_status rc = db_exec(tx, DB_STMT_DELIVERY_PRUNE, NULL, &res);
     if (rc == DB_OK)
-        *deleted = atoi(PQgetvalue(res, 0, 0));
+        *deleted = db_row_int(&(struct db_row){ res, 0 }, "deleted");
     PQclear(res);
     return rc;
 }

@@ -10,11 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void db_copy(char *dst, size_t size, const PGresult *res, int row, int col)
-{
-    snprintf(dst, size, "%s", PQgetisnull(res, row, col) ? "" : PQgetvalue(res, row, col));
-}
-
 bool db_player_name_valid(const char *name)
 {
     size_t n = strlen(name);
@@ -56,7 +51,8 @@ static enum db_status insert_token(struct db_tx *tx, const char *player_id, cons
     rc = db_exec(tx, DB_STMT_TOKEN_INSERT, params, &res);
     if (rc == DB_OK && out != NULL) {
         snprintf(out->id, sizeof out->id, "%s", id);
-        db_copy(out->created_at, sizeof out->created_at, res, 0, 0);
+        db_row_text(&(struct db_row){ res, 0 }, "created_at", out->created_at,
+                    sizeof out->created_at);
         out->last_used_at[0] = '\0';
     }
     PQclear(res);
@@ -82,7 +78,8 @@ static enum db_status player_create(struct db_tx *tx, void *arg)
         snprintf(p->name, sizeof p->name, "%s", c->name);
         snprintf(p->email, sizeof p->email, "%s", c->email ? c->email : "");
         p->arbiter = c->arbiter;
-        db_copy(p->created_at, sizeof p->created_at, res, 0, 0);
+        db_row_text(&(struct db_row){ res, 0 }, "created_at", p->created_at,
+                    sizeof p->created_at);
         rc = insert_token(tx, p->id, c->token, NULL);
     }
     PQclear(res);
@@ -113,17 +110,18 @@ static enum db_status player_get(struct db_tx *tx, void *arg)
     if (rc == DB_OK && PQntuples(res) == 0)
         rc = DB_NOT_FOUND;
     if (rc == DB_OK) {
+        const struct db_row r = { res, 0 };
         memset(p, 0, sizeof *p);
-        db_copy(p->id, sizeof p->id, res, 0, 0);
-        db_copy(p->name, sizeof p->name, res, 0, 1);
-        db_copy(p->email, sizeof p->email, res, 0, 2);
-        p->arbiter = strcmp(PQgetvalue(res, 0, 3), "arbiter") == 0;
-        db_copy(p->created_at, sizeof p->created_at, res, 0, 4);
-        p->played = atoi(PQgetvalue(res, 0, 5));
-        p->won = atoi(PQgetvalue(res, 0, 6));
-        p->drawn = atoi(PQgetvalue(res, 0, 7));
-        p->lost = atoi(PQgetvalue(res, 0, 8));
-        p->quarter_points = atoi(PQgetvalue(res, 0, 9));
+        db_row_text(&r, "id", p->id, sizeof p->id);
+        db_row_text(&r, "name", p->name, sizeof p->name);
+        db_row_text(&r, "email", p->email, sizeof p->email);
+        p->arbiter = db_row_bool(&r, "arbiter");
+        db_row_text(&r, "created_at", p->created_at, sizeof p->created_at);
+        p->played = db_row_int(&r, "played");
+        p->won = db_row_int(&r, "won");
+        p->drawn = db_row_int(&r, "drawn");
+        p->lost = db_row_int(&r, "lost");
+        p->quarter_points = db_row_int(&r, "quarter_points");
     }
     PQclear(res);
     return rc;
@@ -155,13 +153,14 @@ static enum db_status caller_find(struct db_tx *tx, void *arg)
         rc = DB_NOT_FOUND;
     if (rc == DB_OK) {
         struct db_caller *c = f->out;
-        db_copy(c->token_id, sizeof c->token_id, res, 0, 0);
-        db_copy(c->player_id, sizeof c->player_id, res, 0, 1);
-        db_copy(c->name, sizeof c->name, res, 0, 2);
-        c->arbiter = strcmp(PQgetvalue(res, 0, 3), "arbiter") == 0;
+        const struct db_row r = { res, 0 };
+        db_row_text(&r, "token_id", c->token_id, sizeof c->token_id);
+        db_row_text(&r, "player_id", c->player_id, sizeof c->player_id);
+        db_row_text(&r, "name", c->name, sizeof c->name);
+        c->arbiter = db_row_bool(&r, "arbiter");
         /* Last use is noted at most once a minute: a write per request
          * would cost more than the request. */
-        if (PQgetvalue(res, 0, 4)[0] == 't') {
+        if (db_row_bool(&r, "stale")) {
             const char *touch[1] = { c->token_id };
             rc = db_exec(tx, DB_STMT_TOKEN_TOUCH, touch, NULL);
         }
@@ -214,9 +213,11 @@ static enum db_status token_list(struct db_tx *tx, void *arg)
     if (rc == DB_OK) {
         *l->count = PQntuples(res);
         for (int i = 0; i < *l->count; i++) {
-            db_copy(l->out[i].id, sizeof l->out[i].id, res, i, 0);
-            db_copy(l->out[i].created_at, sizeof l->out[i].created_at, res, i, 1);
-            db_copy(l->out[i].last_used_at, sizeof l->out[i].last_used_at, res, i, 2);
+            const struct db_row r = { res, i };
+            db_row_text(&r, "id", l->out[i].id, sizeof l->out[i].id);
+            db_row_text(&r, "created_at", l->out[i].created_at, sizeof l->out[i].created_at);
+            db_row_text(&r, "last_used_at", l->out[i].last_used_at,
+                        sizeof l->out[i].last_used_at);
         }
     }
     PQclear(res);
@@ -240,7 +241,7 @@ static enum db_status token_revoke(struct db_tx *tx, void *arg)
     const char *params[2] = { r->token_id, r->player_id };
     PGresult *res = NULL;
     enum db_status rc = db_exec(tx, DB_STMT_TOKEN_DELETE, params, &res);
-    if (rc == DB_OK && strcmp(PQcmdTuples(res), "0") == 0)
+    if (rc == DB_OK && atoi(PQcmdTuples(res)) == 0)
         rc = DB_NOT_FOUND;
     PQclear(res);
     return rc;

@@ -25,9 +25,10 @@ static enum db_status login_find(struct db_tx *tx, void *arg)
     if (rc == DB_OK && PQntuples(res) == 0)
         rc = DB_NOT_FOUND;
     if (rc == DB_OK) {
-        db_copy(l->id, DB_ID_SIZE, res, 0, 0);
-        db_copy(l->canonical, DB_NAME_SIZE, res, 0, 1);
-        db_copy(l->hash, l->hash_size, res, 0, 2);
+        const struct db_row r = { res, 0 };
+        db_row_text(&r, "id", l->id, DB_ID_SIZE);
+        db_row_text(&r, "name", l->canonical, DB_NAME_SIZE);
+        db_row_text(&r, "password_hash", l->hash, l->hash_size);
     }
     PQclear(res);
     return rc;
@@ -90,16 +91,18 @@ static enum db_status session_find(struct db_tx *tx, void *arg)
 
     if (rc == DB_OK) {
         struct db_caller *c = s->out;
+        const struct db_row r = { res, 0 };
+        const char *session_id = db_row_value(&r, "session_id");
         memset(c, 0, sizeof *c);
         /* Rate limits and logs name a session like a token: "s-<id>". */
-        snprintf(c->token_id, sizeof c->token_id, "s-%.10s", PQgetvalue(res, 0, 0));
-        db_copy(c->player_id, sizeof c->player_id, res, 0, 1);
-        db_copy(c->name, sizeof c->name, res, 0, 2);
-        c->arbiter = strcmp(PQgetvalue(res, 0, 3), "arbiter") == 0;
+        snprintf(c->token_id, sizeof c->token_id, "s-%.10s", session_id ? session_id : "");
+        db_row_text(&r, "player_id", c->player_id, sizeof c->player_id);
+        db_row_text(&r, "name", c->name, sizeof c->name);
+        c->arbiter = db_row_bool(&r, "arbiter");
         c->by_session = true;
-        db_copy(s->csrf_out, 64, res, 0, 4);
-        if (PQgetvalue(res, 0, 5)[0] == 't') {
-            const char *touch[1] = { PQgetvalue(res, 0, 0) };
+        db_row_text(&r, "csrf_token", s->csrf_out, 64);
+        if (db_row_bool(&r, "stale")) {
+            const char *touch[1] = { session_id };
             rc = db_exec(tx, DB_STMT_SESSION_TOUCH, touch, NULL);
         }
     }

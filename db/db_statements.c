@@ -65,18 +65,19 @@
 
 const struct db_statement db_statements[] = {
     [DB_STMT_SCHEMA_VERSION] = { DB_STMT_SCHEMA_VERSION, "schema_version",
-                                 "SELECT coalesce(max(version), 0) FROM schema_migrations", 0 },
+                                 "SELECT coalesce(max(version), 0) AS version FROM schema_migrations", 0 },
 
     /* ---- players and tokens */
     [DB_STMT_PLAYER_INSERT] = { DB_STMT_PLAYER_INSERT, "player_insert",
         "WITH p AS (INSERT INTO players (id, name, email, role, password_hash, created_at)"
         " VALUES ($1, $2, $3, $4, $5, korp_now()) RETURNING id, created_at),"
         " s AS (INSERT INTO notification_settings (player_id) SELECT id FROM p)"
-        " SELECT korp_time(created_at) FROM p", 5 },
+        " SELECT korp_time(created_at) AS created_at FROM p", 5 },
     [DB_STMT_PLAYER_GET] = { DB_STMT_PLAYER_GET, "player_get",
-        "SELECT p.id, p.name, p.email, p.role, korp_time(p.created_at),"
-        " count(s.q), count(s.q) FILTER (WHERE s.q > 2), count(s.q) FILTER (WHERE s.q = 2),"
-        " count(s.q) FILTER (WHERE s.q < 2), coalesce(sum(s.q), 0)"
+        "SELECT p.id, p.name, p.email, p.role = 'arbiter' AS arbiter,"
+        " korp_time(p.created_at) AS created_at, count(s.q) AS played,"
+        " count(s.q) FILTER (WHERE s.q > 2) AS won, count(s.q) FILTER (WHERE s.q = 2) AS drawn,"
+        " count(s.q) FILTER (WHERE s.q < 2) AS lost, coalesce(sum(s.q), 0) AS quarter_points"
         " FROM players p LEFT JOIN LATERAL ("
         "   SELECT CASE WHEN g.white_id = p.id THEN korp_white_quarters(g.result)"
         "               ELSE 4 - korp_white_quarters(g.result) END AS q"
@@ -84,15 +85,17 @@ const struct db_statement db_statements[] = {
         " ) s ON true WHERE p.id = $1 GROUP BY p.id", 1 },
     [DB_STMT_TOKEN_INSERT] = { DB_STMT_TOKEN_INSERT, "token_insert",
         "INSERT INTO tokens (id, player_id, hash, created_at)"
-        " VALUES ($1, $2, decode($3, 'hex'), korp_now()) RETURNING korp_time(created_at)", 3 },
+        " VALUES ($1, $2, decode($3, 'hex'), korp_now())"
+        " RETURNING korp_time(created_at) AS created_at", 3 },
     [DB_STMT_TOKEN_FIND] = { DB_STMT_TOKEN_FIND, "token_find",
-        "SELECT t.id, p.id, p.name, p.role,"
-        " t.last_used_at IS NULL OR t.last_used_at < korp_now() - interval '1 minute'"
+        "SELECT t.id AS token_id, p.id AS player_id, p.name, p.role = 'arbiter' AS arbiter,"
+        " t.last_used_at IS NULL OR t.last_used_at < korp_now() - interval '1 minute' AS stale"
         " FROM tokens t JOIN players p ON p.id = t.player_id WHERE t.hash = decode($1, 'hex')", 1 },
     [DB_STMT_TOKEN_TOUCH] = { DB_STMT_TOKEN_TOUCH, "token_touch",
         "UPDATE tokens SET last_used_at = korp_now() WHERE id = $1", 1 },
     [DB_STMT_TOKEN_LIST] = { DB_STMT_TOKEN_LIST, "token_list",
-        "SELECT id, korp_time(created_at), korp_time(last_used_at) FROM tokens"
+        "SELECT id, korp_time(created_at) AS created_at, korp_time(last_used_at) AS last_used_at"
+        " FROM tokens"
         " WHERE player_id = $1 ORDER BY created_at, id LIMIT $2", 2 },
     [DB_STMT_TOKEN_DELETE] = { DB_STMT_TOKEN_DELETE, "token_delete",
         "DELETE FROM tokens WHERE id = $1 AND player_id = $2", 2 },
@@ -116,6 +119,7 @@ const struct db_statement db_statements[] = {
         " 'color', c.color, 'days_per_move', c.days_per_move,"
         " 'fifty_move_rule', c.fifty_move_rule, 'status', c.status, 'game_id', NULL,"
         " 'created_at', korp_time(c.created_at)) ORDER BY c.created_at DESC, c.id), '[]'))::text"
+        " AS json"
         " FROM (SELECT * FROM challenges WHERE status = 'open' AND opponent_id IS NULL"
         " ORDER BY created_at DESC, id LIMIT $1) c JOIN players x ON x.id = c.challenger_id", 1 },
     [DB_STMT_CHALLENGE_GET] = { DB_STMT_CHALLENGE_GET, "challenge_get",
@@ -195,14 +199,14 @@ const struct db_statement db_statements[] = {
      * game); or, with no player, one game's events as a spectator sees them
      * (one row per event: White's copy). */
     [DB_STMT_EVENTS_SINCE] = { DB_STMT_EVENTS_SINCE, "events_since",
-        "SELECT e.id, e.type, e.payload::text FROM events e"
+        "SELECT e.id, e.type, e.payload::text AS payload FROM events e"
         " WHERE e.id > $3::bigint AND ($2::text IS NULL OR e.game_id = $2)"
         " AND ($1::text IS NOT NULL AND e.player_id = $1"
         "      OR $1::text IS NULL AND e.player_id = (SELECT white_id FROM games WHERE id = $2))"
         " ORDER BY e.id LIMIT $4", 4 },
     /* Where a new stream starts: the newest event it would show. */
     [DB_STMT_EVENTS_LAST] = { DB_STMT_EVENTS_LAST, "events_last",
-        "SELECT coalesce(max(e.id), 0) FROM events e"
+        "SELECT coalesce(max(e.id), 0) AS id FROM events e"
         " WHERE ($2::text IS NULL OR e.game_id = $2)"
         " AND ($1::text IS NOT NULL AND e.player_id = $1"
         "      OR $1::text IS NULL AND e.player_id = (SELECT white_id FROM games WHERE id = $2))", 2 },
@@ -255,7 +259,7 @@ const struct db_statement db_statements[] = {
 
     /* ---- notifications (db_notify.c): preferences, webhooks, the outbox */
     [DB_STMT_SETTINGS_GET] = { DB_STMT_SETTINGS_GET, "settings_get",
-        "SELECT " SETTINGS_JSON "::text FROM players p"
+        "SELECT " SETTINGS_JSON "::text AS json FROM players p"
         " JOIN notification_settings s ON s.player_id = p.id WHERE p.id = $1", 1 },
     [DB_STMT_SETTINGS_PUT] = { DB_STMT_SETTINGS_PUT, "settings_put",
         "WITH p AS (UPDATE players SET email = CASE WHEN $2::boolean THEN $3 ELSE email END"
@@ -267,31 +271,33 @@ const struct db_statement db_statements[] = {
         " digest = coalesce($7::boolean, digest), digest_hour = coalesce($8::int, digest_hour),"
         " reminder_hours = coalesce($9::int, reminder_hours)"
         " WHERE player_id = $1 RETURNING *)"
-        " SELECT " SETTINGS_JSON "::text FROM p JOIN s ON s.player_id = p.id", 9 },
+        " SELECT " SETTINGS_JSON "::text AS json FROM p JOIN s ON s.player_id = p.id", 9 },
     [DB_STMT_WEBHOOK_CREATE] = { DB_STMT_WEBHOOK_CREATE, "webhook_create",
         "INSERT INTO webhooks AS w (id, player_id, url, events, secret, created_at)"
         " SELECT $1, $2, $3, $4::text[], $5, korp_now()"
         " WHERE (SELECT count(*) FROM webhooks WHERE player_id = $2) < $6::int"
-        " RETURNING (" WEBHOOK_JSON " || jsonb_build_object('secret', w.secret))::text", 6 },
+        " RETURNING (" WEBHOOK_JSON " || jsonb_build_object('secret', w.secret))::text AS json", 6 },
     [DB_STMT_WEBHOOK_LIST] = { DB_STMT_WEBHOOK_LIST, "webhook_list",
         "SELECT jsonb_build_object('webhooks', coalesce(jsonb_agg(" WEBHOOK_JSON
-        " ORDER BY w.created_at, w.id), '[]'))::text FROM webhooks w WHERE w.player_id = $1", 1 },
+        " ORDER BY w.created_at, w.id), '[]'))::text AS json FROM webhooks w"
+        " WHERE w.player_id = $1", 1 },
     [DB_STMT_WEBHOOK_GET] = { DB_STMT_WEBHOOK_GET, "webhook_get",
-        "SELECT " WEBHOOK_JSON "::text FROM webhooks w WHERE w.player_id = $1 AND w.id = $2", 2 },
+        "SELECT " WEBHOOK_JSON "::text AS json FROM webhooks w"
+        " WHERE w.player_id = $1 AND w.id = $2", 2 },
     [DB_STMT_WEBHOOK_DELETE] = { DB_STMT_WEBHOOK_DELETE, "webhook_delete",
-        "DELETE FROM webhooks WHERE player_id = $1 AND id = $2 RETURNING '{}'", 2 },
+        "DELETE FROM webhooks WHERE player_id = $1 AND id = $2 RETURNING '{}' AS json", 2 },
     [DB_STMT_WEBHOOK_ROTATE] = { DB_STMT_WEBHOOK_ROTATE, "webhook_rotate",
         "UPDATE webhooks w SET previous_secret = secret,"
         " previous_until = korp_now() + interval '24 hours', secret = $3"
         " WHERE w.player_id = $1 AND w.id = $2"
-        " RETURNING jsonb_build_object('id', w.id, 'secret', w.secret)::text", 3 },
+        " RETURNING jsonb_build_object('id', w.id, 'secret', w.secret)::text AS json", 3 },
     [DB_STMT_WEBHOOK_ENABLE] = { DB_STMT_WEBHOOK_ENABLE, "webhook_enable",
         "UPDATE webhooks w SET enabled = true, disabled_reason = NULL, failing_since = NULL"
-        " WHERE w.player_id = $1 AND w.id = $2 RETURNING " WEBHOOK_JSON "::text", 2 },
+        " WHERE w.player_id = $1 AND w.id = $2 RETURNING " WEBHOOK_JSON "::text AS json", 2 },
     /* Newest first; no row when the webhook is not the player's. */
     [DB_STMT_DELIVERY_LIST] = { DB_STMT_DELIVERY_LIST, "delivery_list",
         "SELECT jsonb_build_object('deliveries', coalesce(jsonb_agg(" DELIVERY_JSON
-        " ORDER BY d.id DESC), '[]'))::text FROM (SELECT * FROM deliveries"
+        " ORDER BY d.id DESC), '[]'))::text AS json FROM (SELECT * FROM deliveries"
         " WHERE webhook_id = $2 ORDER BY id DESC LIMIT $3) d"
         " HAVING EXISTS (SELECT 1 FROM webhooks WHERE id = $2 AND player_id = $1)", 3 },
     [DB_STMT_DELIVERY_RETRY] = { DB_STMT_DELIVERY_RETRY, "delivery_retry",
@@ -300,15 +306,16 @@ const struct db_statement db_statements[] = {
         " WHERE d.id = $3::bigint AND d.webhook_id = $2 AND w.id = d.webhook_id"
         " AND w.player_id = $1 AND (d.status <> 'pending' OR d.next_attempt_at <= korp_now())"
         " RETURNING d.*)"
-        " SELECT " DELIVERY_JSON "::text, pg_notify('" DB_DELIVERIES_CHANNEL "', '') FROM d", 3 },
+        " SELECT " DELIVERY_JSON "::text AS json, pg_notify('" DB_DELIVERIES_CHANNEL "', '')"
+        " FROM d", 3 },
     [DB_STMT_EMAIL_OFF] = { DB_STMT_EMAIL_OFF, "email_off",
         "UPDATE notification_settings s SET email_enabled = false FROM players p"
         " WHERE s.player_id = $1 AND p.id = s.player_id"
-        " RETURNING jsonb_build_object('name', p.name)::text", 1 },
+        " RETURNING jsonb_build_object('name', p.name)::text AS json", 1 },
     [DB_STMT_SECRET_PUT] = { DB_STMT_SECRET_PUT, "secret_put",
         "WITH n AS (INSERT INTO server_secrets (name, value) VALUES ($1, decode($2, 'hex'))"
         " ON CONFLICT (name) DO NOTHING RETURNING value)"
-        " SELECT encode(value, 'hex') FROM n UNION ALL"
+        " SELECT encode(value, 'hex') AS hex FROM n UNION ALL"
         " SELECT encode(value, 'hex') FROM server_secrets WHERE name = $1", 2 },
     /* Claims due deliveries for $2 seconds (the lease) and reads what
      * sending them needs: the recipient, the webhook, the opponent. */
@@ -320,18 +327,20 @@ const struct db_statement db_statements[] = {
         "       AND next_attempt_at <= korp_now() AND (channel = 'webhook' OR $3)"
         "       ORDER BY next_attempt_at LIMIT $1"
         "       FOR UPDATE SKIP LOCKED) due WHERE d.id = due.id RETURNING d.*)"
-        " SELECT c.id, c.channel, c.type, c.payload::text, c.attempts,"
-        " extract(epoch FROM c.created_at)::bigint, extract(epoch FROM korp_now())::bigint,"
-        " p.id, p.name, coalesce(p.email, ''), s.email_enabled, coalesce(c.webhook_id, ''),"
-        " coalesce(w.url, ''), coalesce(w.secret, ''),"
-        " CASE WHEN w.previous_until > korp_now() THEN w.previous_secret ELSE '' END,"
-        " coalesce(w.enabled, false),"
-        " coalesce(extract(epoch FROM korp_now() - w.failing_since), -1),"
+        " SELECT c.id, c.channel, c.type, c.payload::text AS payload, c.attempts,"
+        " extract(epoch FROM c.created_at)::bigint AS created_unix,"
+        " extract(epoch FROM korp_now())::bigint AS now_unix,"
+        " p.id AS player_id, p.name AS player_name, coalesce(p.email, '') AS email,"
+        " s.email_enabled, coalesce(c.webhook_id, '') AS webhook_id,"
+        " coalesce(w.url, '') AS url, coalesce(w.secret, '') AS secret,"
+        " CASE WHEN w.previous_until > korp_now() THEN w.previous_secret ELSE '' END"
+        " AS previous_secret, coalesce(w.enabled, false) AS webhook_enabled,"
+        " coalesce(extract(epoch FROM korp_now() - w.failing_since), -1) AS failing_seconds,"
         " coalesce(CASE WHEN g.white_id = c.player_id THEN bp.name ELSE wp.name END,"
-        "          CASE WHEN ch.challenger_id = c.player_id THEN op.name ELSE cp.name END, ''),"
-        " coalesce(korp_time(g.deadline), ''),"
+        "          CASE WHEN ch.challenger_id = c.player_id THEN op.name ELSE cp.name END, '')"
+        " AS opponent_name, coalesce(korp_time(g.deadline), '') AS deadline,"
         " CASE WHEN g.white_id = c.player_id THEN 'white'"
-        "      WHEN g.black_id = c.player_id THEN 'black' ELSE '' END"
+        "      WHEN g.black_id = c.player_id THEN 'black' ELSE '' END AS my_color"
         " FROM c JOIN players p ON p.id = c.player_id"
         " JOIN notification_settings s ON s.player_id = c.player_id"
         " LEFT JOIN webhooks w ON w.id = c.webhook_id"
@@ -378,14 +387,15 @@ const struct db_statement db_statements[] = {
         " WHERE s.email_enabled AND coalesce(p.email, '') <> '' RETURNING 1)"
         " SELECT pg_notify('" DB_DELIVERIES_CHANNEL "', '') FROM m", 2 },
     [DB_STMT_DELIVERY_NEXT] = { DB_STMT_DELIVERY_NEXT, "delivery_next",
-        "SELECT extract(epoch FROM min(next_attempt_at) - korp_now())"
+        "SELECT extract(epoch FROM min(next_attempt_at) - korp_now()) AS seconds"
         " FROM deliveries WHERE status = 'pending'", 0 },
     /* A game whose player to move has less time left than they asked to be
      * reminded at (when a move's time is no longer than that, halfway: a
      * one-day game is not reminded the moment the turn begins), and has not
      * been reminded at this ply. */
     [DB_STMT_REMINDER_DUE] = { DB_STMT_REMINDER_DUE, "reminder_due",
-        "SELECT g.id, CASE WHEN g.ply % 2 = 0 THEN g.white_id ELSE g.black_id END"
+        "SELECT g.id AS game_id, CASE WHEN g.ply % 2 = 0 THEN g.white_id ELSE g.black_id END"
+        " AS player_id"
         " FROM games g JOIN notification_settings s"
         " ON s.player_id = CASE WHEN g.ply % 2 = 0 THEN g.white_id ELSE g.black_id END"
         " WHERE g.status = 'active' AND g.deadline > korp_now()"
@@ -425,24 +435,25 @@ const struct db_statement db_statements[] = {
         " jsonb_build_object('games', mine.games), korp_now(), korp_now()"
         " FROM mine JOIN players p ON p.id = mine.player_id"
         " WHERE coalesce(p.email, '') <> '' RETURNING 1)"
-        " SELECT count(*), pg_notify('" DB_DELIVERIES_CHANNEL "', '') FROM ins HAVING count(*) > 0", 0 },
+        " SELECT count(*) AS owed, pg_notify('" DB_DELIVERIES_CHANNEL "', '') FROM ins"
+        " HAVING count(*) > 0", 0 },
 
     /* ---- people on the web board: search, passwords, sessions */
     [DB_STMT_PLAYER_SEARCH] = { DB_STMT_PLAYER_SEARCH, "player_search",
         "SELECT jsonb_build_object('players', coalesce(jsonb_agg(jsonb_build_object("
-        " 'id', p.id, 'name', p.name) ORDER BY lower(p.name)), '[]'))::text"
+        " 'id', p.id, 'name', p.name) ORDER BY lower(p.name)), '[]'))::text AS json"
         " FROM (SELECT id, name FROM players WHERE lower(name) LIKE $1"
         " ORDER BY lower(name) LIMIT $2) p", 2 },
     [DB_STMT_LOGIN_FIND] = { DB_STMT_LOGIN_FIND, "login_find",
-        "SELECT id, name, coalesce(password_hash, '') FROM players"
+        "SELECT id, name, coalesce(password_hash, '') AS password_hash FROM players"
         " WHERE lower(name) = lower($1)", 1 },
     [DB_STMT_SESSION_INSERT] = { DB_STMT_SESSION_INSERT, "session_insert",
         "INSERT INTO sessions (id, hash, player_id, csrf_token, created_at, expires_at,"
         " last_seen_at) VALUES ($1, decode($2, 'hex'), $3, $4, korp_now(),"
         " korp_now() + interval '30 days', korp_now())", 4 },
     [DB_STMT_SESSION_FIND] = { DB_STMT_SESSION_FIND, "session_find",
-        "SELECT s.id, p.id, p.name, p.role, s.csrf_token,"
-        " s.last_seen_at < korp_now() - interval '1 minute'"
+        "SELECT s.id AS session_id, p.id AS player_id, p.name, p.role = 'arbiter' AS arbiter,"
+        " s.csrf_token, s.last_seen_at < korp_now() - interval '1 minute' AS stale"
         " FROM sessions s JOIN players p ON p.id = s.player_id"
         " WHERE s.hash = decode($1, 'hex') AND s.expires_at > korp_now()", 1 },
     /* A session in use lasts 30 days from its last use. */
@@ -458,7 +469,7 @@ const struct db_statement db_statements[] = {
         " LIMIT 1000)) RETURNING 1),"
         " s AS (DELETE FROM sessions WHERE ctid = ANY (ARRAY(SELECT ctid FROM sessions"
         " WHERE expires_at < korp_now() LIMIT 1000)) RETURNING 1)"
-        " SELECT (SELECT count(*) FROM d) + (SELECT count(*) FROM s)", 0 },
+        " SELECT (SELECT count(*) FROM d) + (SELECT count(*) FROM s) AS deleted", 0 },
 };
 
 _Static_assert(sizeof db_statements / sizeof db_statements[0] == DB_STMT_COUNT,
