@@ -11,8 +11,9 @@ import { chromium } from 'playwright-core';
 
 export const REPO = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
 
-// Listening ports come from below 32768: the kernel hands 32768-60999 to
-// outgoing connections, which may hold a port picked there (docs: NOTES.md).
+// Listening ports come from below 32768: the kernel hands 32768-60999
+// (net.ipv4.ip_local_port_range) to outgoing connections, and one of them
+// may hold a port picked there.
 // The probe starts at a place that depends on the process id, so that test
 // files running side by side look in different places.
 const PORT_LOW = 20000, PORT_COUNT = 12000;
