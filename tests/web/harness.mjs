@@ -11,13 +11,35 @@ import { chromium } from 'playwright-core';
 
 export const REPO = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
 
-function freePort() {
-  return new Promise((resolve, reject) => {
+// Listening ports come from below 32768: the kernel hands 32768-60999
+// (net.ipv4.ip_local_port_range) to outgoing connections, and one of them
+// may hold a port picked there.
+// The probe starts at a place that depends on the process id, so that test
+// files running side by side look in different places.
+const PORT_LOW = 20000, PORT_COUNT = 12000;
+
+function canListen(port) {
+  return new Promise(resolve => {
     const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
-    s.on('error', reject);
+    s.once('error', () => resolve(false));
+    s.listen({ port, host: '127.0.0.1', exclusive: true }, () => s.close(() => resolve(true)));
   });
 }
+
+export async function freePort() {
+  const start = (process.pid * 7919 + nextProbe++ * 101) % PORT_COUNT;
+  for (let i = 0; i < PORT_COUNT; i++) {
+    const port = PORT_LOW + (start + i) % PORT_COUNT;
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port in ${PORT_LOW}-${PORT_LOW + PORT_COUNT - 1}`);
+}
+let nextProbe = 0;
+
+// A port probed free may be taken before the server binds it: start again
+// on another one, a few times, when the failure says so.
+const BIND_FAILED = /could not bind|address already in use|EADDRINUSE/i;
+const START_TRIES = 3;
 
 function pgBin() {
   const base = '/usr/lib/postgresql';
@@ -40,11 +62,22 @@ export async function startPostgres() {
   fs.chmodSync(dir, 0o755);
   if (root) spawnSync('chown', ['postgres', dir]);
   const data = path.join(dir, 'data');
-  const port = await freePort();
   asOwner(['initdb', '-D', data, '-U', 'korp', '--auth=trust', '--locale=C.UTF-8', '-E', 'UTF8']);
-  fs.appendFileSync(path.join(data, 'postgresql.conf'),
-    `listen_addresses = '127.0.0.1'\nport = ${port}\nunix_socket_directories = ''\n`);
-  asOwner(['pg_ctl', '-D', data, '-l', path.join(dir, 'log'), '-w', '-t', '60', 'start']);
+  const conf = path.join(data, 'postgresql.conf');
+  const original = fs.readFileSync(conf, 'utf8');
+  let port;
+  for (let tries = 1; ; tries++) {
+    port = await freePort();
+    fs.writeFileSync(conf, original +
+      `listen_addresses = '127.0.0.1'\nport = ${port}\nunix_socket_directories = ''\n`);
+    try {
+      asOwner(['pg_ctl', '-D', data, '-l', path.join(dir, 'log'), '-w', '-t', '60', 'start']);
+      break;
+    } catch (e) {
+      const log = fs.existsSync(path.join(dir, 'log')) ? fs.readFileSync(path.join(dir, 'log'), 'utf8') : '';
+      if (tries >= START_TRIES || !BIND_FAILED.test(e.message + log)) throw e;
+    }
+  }
   const r = spawnSync(path.join(pgBin(), 'createdb'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'korp', 'korp'], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error('createdb failed: ' + r.stderr);
   return {
@@ -56,28 +89,48 @@ export async function startPostgres() {
   };
 }
 
-export async function startKorpd(binary, databaseUrl, extraEnv = {}) {
-  const port = await freePort();
+/* Starts korpd and waits (at most 20 s) until it answers /healthz. */
+async function spawnKorpd(binary, databaseUrl, extraEnv, port, logPath) {
   const base = `http://127.0.0.1:${port}`;
-  const logPath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'korp-web-korpd-')), 'korpd.log');
   const log = fs.openSync(logPath, 'w');
   const env = { ...process.env, KORP_DATABASE_URL: databaseUrl, KORP_LISTEN: `127.0.0.1:${port}`, KORP_RATE_LIMIT: '0', ...extraEnv };
   const proc = spawn(binary, [], { env, stdio: ['ignore', log, log] });
+  const exited = new Promise(r => proc.once('exit', r));
   const deadline = Date.now() + 20000;
   for (;;) {
-    if (proc.exitCode !== null) throw new Error('korpd exited early: ' + fs.readFileSync(logPath, 'utf8'));
+    if (proc.exitCode !== null || proc.signalCode !== null) {
+      fs.closeSync(log);
+      return { proc: null, base, text: fs.readFileSync(logPath, 'utf8') };
+    }
     try { const r = await fetch(base + '/healthz'); if (r.ok) break; } catch { /* not yet */ }
-    if (Date.now() > deadline) throw new Error('korpd did not answer /healthz within 20 s');
+    if (Date.now() > deadline) {
+      proc.kill('SIGKILL');
+      await exited;
+      fs.closeSync(log);
+      throw new Error('korpd did not answer /healthz within 20 s: ' + fs.readFileSync(logPath, 'utf8'));
+    }
     await new Promise(r => setTimeout(r, 100));
   }
+  return { proc, base, log, exited };
+}
+
+export async function startKorpd(binary, databaseUrl, extraEnv = {}) {
+  const logPath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'korp-web-korpd-')), 'korpd.log');
+  let run;
+  for (let tries = 1; ; tries++) {
+    run = await spawnKorpd(binary, databaseUrl, extraEnv, await freePort(), logPath);
+    if (run.proc) break;
+    if (tries >= START_TRIES || !/cannot listen/.test(run.text)) throw new Error('korpd exited early: ' + run.text);
+  }
+  const { proc, base, log, exited } = run;
   return {
     base,
     logText: () => fs.readFileSync(logPath, 'utf8'),
     async close() {
-      if (proc.exitCode === null) {
+      if (proc.exitCode === null && proc.signalCode === null) {
         proc.kill('SIGTERM');
-        await Promise.race([new Promise(r => proc.once('exit', r)), new Promise(r => setTimeout(r, 10000))]);
-        if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+        const stopped = await Promise.race([exited.then(() => true), new Promise(r => setTimeout(r, 10000, false))]);
+        if (!stopped) { proc.kill('SIGKILL'); await exited; }
       }
       fs.closeSync(log);
       fs.rmSync(path.dirname(logPath), { recursive: true, force: true });

@@ -22,7 +22,8 @@ export async function render(main, { params }) {
   main.append(h('h1', {}, p.name, p.role === 'arbiter' ? ' (arbiter)' : ''), msg,
     h('p', { class: 'record', id: 'record' },
       `${p.played} games: ${p.won} won, ${p.drawn} drawn, ${p.lost} lost · ${p.points} points`),
-    me() && me().id !== p.id ? h('p', {}, h('a', { href: '/new', class: 'button' }, 'Challenge someone')) : null,
+    // Not null for "no link": append() writes null out as the text "null".
+    ...(me() && me().id !== p.id ? [h('p', {}, h('a', { href: '/new', class: 'button' }, 'Challenge someone'))] : []),
     h('section', { class: 'card' }, h('h2', {}, 'Games in progress'), active),
     h('section', { class: 'card' }, h('h2', {}, 'Finished games'), done, more));
 

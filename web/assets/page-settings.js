@@ -64,7 +64,7 @@ export async function render(main, { navigate }) {
     try {
       const r = await api('GET', '/v1/webhooks');
       hookList.replaceChildren(...(r.webhooks.length ? r.webhooks.map(w => h('li', { 'data-webhook': w.id },
-        h('code', {}, w.url), ' ', w.enabled ? '' : h('span', { class: 'warn' }, `disabled: ${w.disabled_reason} `),
+        h('code', {}, w.url), ' ', w.enabled ? '' : h('span', { class: 'warn' }, `disabled${w.disabled_reason ? ': ' + w.disabled_reason : ''} `),
         !w.enabled ? h('button', { type: 'button', onclick: () => hookAct(`/v1/webhooks/${q(w.id)}/enable`, 'POST') }, 'Enable') : null,
         h('button', { type: 'button', class: 'danger', onclick: () => hookAct(`/v1/webhooks/${q(w.id)}`, 'DELETE') }, 'Delete')))
         : [h('li', { class: 'none' }, 'No webhooks.')]));
