@@ -1,6 +1,7 @@
 /*
  * api.h — korp's HTTP interface: libmicrohttpd in, JSON out.  It turns
- * requests into calls on db/ and rules/ and holds no game logic.
+ * requests into calls on games/ (state changes) and db/ (reads), with
+ * rules/ for names and notation, and holds no game logic.
  */
 #ifndef KORP_API_H
 #define KORP_API_H
