@@ -164,8 +164,20 @@ enum MHD_Result api_challenge_cancel(struct api_request *req)
 /* Challenges anyone may accept (opponent null), newest first. */
 enum MHD_Result api_challenge_open(struct api_request *req)
 {
-    const char *params[1] = { "100" };
-    return api_reply_query(req, DB_JQ_CHALLENGES_OPEN, params, 200, "no challenges");
+    struct db_challenge open[MAX_CHALLENGES_LISTED];
+    char err[512] = "";
+    int count = 0;
+    enum db_status st = db_challenges_open(req->config->pool, open, MAX_CHALLENGES_LISTED,
+                                           &count, err, sizeof err);
+    cJSON *json, *list;
+
+    if (st != DB_OK)
+        return api_fail_db(req, st, err);
+    json = cJSON_CreateObject();
+    list = cJSON_AddArrayToObject(json, "challenges");
+    for (int i = 0; i < count; i++)
+        cJSON_AddItemToArray(list, challenge_json(&open[i]));
+    return api_reply_json(req, MHD_HTTP_OK, json);
 }
 
 /* One challenge, for anyone with its link (the email's). */

@@ -261,17 +261,16 @@ void api_client_address(struct api_request *req, char *out, size_t size);
  * characters that quote, comment or separate addresses). */
 bool api_email_plausible(const char *email);
 
-/* Reads a list of notification kinds into a PostgreSQL array text
- * ("{move,game_end}": the table's order, each once; every kind when list
- * is NULL); false with the first unknown name in why. */
-bool api_notification_types(const cJSON *list, char *out, size_t size, char *why,
+/* Reads a list of notification kinds into a set (every kind when list is
+ * NULL); false with the first unknown name in why. */
+bool api_notification_types(const cJSON *list, db_notification_set *out, char *why,
                             size_t whysize);
 
-/* Replies with the JSON a notify query answered (db_json_query): ok
- * status, or 404 with not_found's words when there was no row. */
-enum MHD_Result api_reply_query(struct api_request *req, enum db_json_query q,
-                                 const char *const *params, unsigned ok,
-                                 const char *not_found);
+/* Replies with a JSON text the database wrote (taking it), or the problem
+ * its status names: 404 with not_found's words when there was no row.
+ * A 204 sends no body. */
+enum MHD_Result api_reply_answer(struct api_request *req, enum db_status st, char *json,
+                                 const char *err, unsigned ok, const char *not_found);
 
 /* ---- Rate limits (api_limits.c): one table per server. */
 struct api_limits *api_limits_new(double rate, double burst);

@@ -11,12 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum MHD_Result api_reply_query(struct api_request *req, enum db_json_query q,
-                                 const char *const *params, unsigned ok,
-                                 const char *not_found)
+enum MHD_Result api_reply_answer(struct api_request *req, enum db_status st, char *json,
+                                 const char *err, unsigned ok, const char *not_found)
 {
-    char *json = NULL, err[512] = "";
-    enum db_status st = db_json_query(req->config->pool, q, params, &json, err, sizeof err);
     if (st == DB_NOT_FOUND)
         return api_fail(req, API_PROBLEM_NOT_FOUND, "%s", not_found);
     if (st != DB_OK)
@@ -31,21 +28,21 @@ enum MHD_Result api_reply_query(struct api_request *req, enum db_json_query q,
 
 enum MHD_Result api_notifications_get(struct api_request *req)
 {
-    const char *params[1] = { req->caller.player_id };
-    return api_reply_query(req, DB_JQ_SETTINGS_GET, params, 200, "no such player");
+    char *json = NULL, err[512] = "";
+    enum db_status st = db_settings_get(req->config->pool, req->caller.player_id, &json, err,
+                                        sizeof err);
+    return api_reply_answer(req, st, json, err, 200, "no such player");
 }
 
-bool api_notification_types(const cJSON *list, char *out, size_t size, char *why,
+bool api_notification_types(const cJSON *list, db_notification_set *out, char *why,
                             size_t whysize)
 {
     const cJSON *item;
-    size_t used = 1;
 
+    *out = list == NULL ? DB_NOTIFICATION_ALL : 0;
     cJSON_ArrayForEach(item, list) {
-        bool known = false;
-        for (int i = 0; i < DB_NOTIFICATION_TYPE_COUNT; i++)
-            known = known || strcmp(item->valuestring, db_notification_types[i]) == 0;
-        if (!known) {
+        int kind = db_notification_type_index(item->valuestring);
+        if (kind < 0) {
             char names[512] = "";
             for (int i = 0; i < DB_NOTIFICATION_TYPE_COUNT; i++)
                 snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
@@ -54,19 +51,8 @@ bool api_notification_types(const cJSON *list, char *out, size_t size, char *why
                      item->valuestring, names);
             return false;
         }
+        *out |= 1u << kind;
     }
-    /* In the table's order, each once. */
-    out[0] = '{';
-    for (int i = 0; i < DB_NOTIFICATION_TYPE_COUNT; i++) {
-        bool wanted = list == NULL;
-        cJSON_ArrayForEach(item, list) wanted = wanted ||
-                                               strcmp(item->valuestring,
-                                                      db_notification_types[i]) == 0;
-        if (wanted)
-            used += (size_t)snprintf(out + used, size - used, "%s%s", used > 1 ? "," : "",
-                                     db_notification_types[i]);
-    }
-    snprintf(out + used, size - used, "}");
     return true;
 }
 
@@ -93,9 +79,9 @@ enum MHD_Result api_notifications_put(struct api_request *req)
     const cJSON *address = cJSON_GetObjectItemCaseSensitive(json, "email_address");
     const cJSON *email_events = cJSON_GetObjectItemCaseSensitive(json, "email_events");
     const cJSON *webhook_events = cJSON_GetObjectItemCaseSensitive(json, "webhook_events");
-    char email_list[256], webhook_list[256], why[512], enabled[8], on[8], hour[8], hours[8];
-    const char *params[9] = { req->caller.player_id, "f", NULL, NULL, NULL, NULL,
-                              NULL, NULL, NULL };
+    struct db_settings_change change = { 0 };
+    char why[512], *answer = NULL, err[512] = "";
+    enum db_status st;
 
     if (!api_body_check(req, settings_fields, &replied))
         return replied;
@@ -106,43 +92,38 @@ enum MHD_Result api_notifications_put(struct api_request *req)
             return api_fail(req, API_PROBLEM_INVALID_VALUE,
                             "'email_address' must be one address like anna@example.org, "
                             "or null for none");
-        params[1] = "t";
-        params[2] = cJSON_IsString(address) ? address->valuestring : NULL;
+        change.set_email = true;
+        change.email = cJSON_IsString(address) ? address->valuestring : NULL;
     }
     if (cJSON_HasObjectItem(json, "email_enabled")) {
-        snprintf(enabled, sizeof enabled, "%s", api_body_boolean(req, "email_enabled", true)
-                                                    ? "t" : "f");
-        params[3] = enabled;
+        change.set_email_enabled = true;
+        change.email_enabled = api_body_boolean(req, "email_enabled", true);
     }
     if (email_events != NULL) {
-        if (!api_notification_types(email_events, email_list, sizeof email_list, why,
-                                    sizeof why))
+        if (!api_notification_types(email_events, &change.email_events, why, sizeof why))
             return api_fail(req, API_PROBLEM_INVALID_VALUE, "in 'email_events': %s", why);
-        params[4] = email_list;
+        change.set_email_events = true;
     }
     if (webhook_events != NULL) {
-        if (!api_notification_types(webhook_events, webhook_list, sizeof webhook_list, why,
-                                    sizeof why))
+        if (!api_notification_types(webhook_events, &change.webhook_events, why, sizeof why))
             return api_fail(req, API_PROBLEM_INVALID_VALUE, "in 'webhook_events': %s", why);
-        params[5] = webhook_list;
+        change.set_webhook_events = true;
     }
     if (digest != NULL) {
         const cJSON *e = cJSON_GetObjectItemCaseSensitive(digest, "enabled");
         const cJSON *h = cJSON_GetObjectItemCaseSensitive(digest, "hour_utc");
-        if (e != NULL) {
-            snprintf(on, sizeof on, "%s", cJSON_IsTrue(e) ? "t" : "f");
-            params[6] = on;
-        }
-        if (h != NULL) {
-            snprintf(hour, sizeof hour, "%d", h->valueint);
-            params[7] = hour;
-        }
+        change.set_digest = e != NULL;
+        change.digest = cJSON_IsTrue(e);
+        change.set_digest_hour = h != NULL;
+        change.digest_hour = h != NULL ? h->valueint : 0;
     }
     if (cJSON_HasObjectItem(json, "reminder_hours")) {
-        snprintf(hours, sizeof hours, "%ld", api_body_integer(req, "reminder_hours", 24, NULL));
-        params[8] = hours;
+        change.set_reminder_hours = true;
+        change.reminder_hours = (int)api_body_integer(req, "reminder_hours", 24, NULL);
     }
-    return api_reply_query(req, DB_JQ_SETTINGS_PUT, params, 200, "no such player");
+    st = db_settings_put(req->config->pool, req->caller.player_id, &change, &answer, err,
+                         sizeof err);
+    return api_reply_answer(req, st, answer, err, 200, "no such player");
 }
 
 /* A small HTML page (the GET shows a button; the POST says it is done). */
@@ -175,8 +156,7 @@ static enum MHD_Result page(struct api_request *req, unsigned status, const char
 enum MHD_Result api_unsubscribe(struct api_request *req)
 {
     const char *player = api_query(req, "player"), *sig = api_query(req, "sig");
-    const char *params[1] = { player };
-    char action[256], *json = NULL, err[512] = "";
+    char action[256], err[512] = "";
     enum db_status st;
 
     if (player == NULL || sig == NULL || !api_id_valid(player))
@@ -192,8 +172,7 @@ enum MHD_Result api_unsubscribe(struct api_request *req)
                     "your notification settings.",
                     action);
     }
-    st = db_json_query(req->config->pool, DB_JQ_EMAIL_OFF, params, &json, err, sizeof err);
-    free(json);
+    st = db_email_off(req->config->pool, player, err, sizeof err);
     if (st == DB_NOT_FOUND)
         return api_fail(req, API_PROBLEM_NOT_FOUND, "no such player");
     if (st != DB_OK)

@@ -190,23 +190,16 @@ enum MHD_Result api_token_revoke(struct api_request *req)
 enum MHD_Result api_player_search(struct api_request *req)
 {
     const char *prefix = api_query(req, "name");
-    char pattern[2 * DB_NAME_SIZE + 2];
-    size_t used = 0;
-    const char *params[2] = { pattern, "20" };
+    char *json = NULL, err[512] = "";
+    enum db_status st;
 
     if (prefix == NULL || prefix[0] == '\0' || strlen(prefix) > 30)
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
                         "give the start of a name: /v1/players?name=an (1 to 30 characters)");
-    for (const char *c = prefix; *c; c++) {
-        char ch = *c >= 'A' && *c <= 'Z' ? (char)(*c - 'A' + 'a') : *c;
-        if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '-'))
-            return api_fail(req, API_PROBLEM_BAD_REQUEST,
-                            "names hold only letters, digits, '_' and '-'");
-        if (ch == '_')
-            pattern[used++] = '\\';          /* LIKE's wildcard, meant literally */
-        pattern[used++] = ch;
-    }
-    pattern[used++] = '%';
-    pattern[used] = '\0';
-    return api_reply_query(req, DB_JQ_PLAYER_SEARCH, params, 200, "no players");
+    if (strspn(prefix, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
+        strlen(prefix))
+        return api_fail(req, API_PROBLEM_BAD_REQUEST,
+                        "names hold only letters, digits, '_' and '-'");
+    st = db_player_search(req->config->pool, prefix, 20, &json, err, sizeof err);
+    return api_reply_answer(req, st, json, err, 200, "no players");
 }

@@ -28,39 +28,37 @@ enum MHD_Result api_webhook_create(struct api_request *req)
 {
     enum MHD_Result replied;
     const char *url;
-    char events[256], why[512] = "", id[DB_ID_SIZE], secret[96], max[8], err[512] = "";
+    char why[512] = "", id[DB_ID_SIZE], secret[96], err[512] = "";
     char *json = NULL;
+    db_notification_set events;
     enum db_status st;
-    const char *params[6] = { id, req->caller.player_id, NULL, events, secret, max };
     bool allow_private = req->config->notify != NULL && req->config->notify->allow_private;
 
     if (!api_body_check(req, webhook_fields, &replied))
         return replied;
     url = api_body_string(req, "url");
-    if (!api_notification_types(cJSON_GetObjectItemCaseSensitive(req->json, "events"), events,
-                                sizeof events, why, sizeof why))
+    if (!api_notification_types(cJSON_GetObjectItemCaseSensitive(req->json, "events"), &events,
+                                why, sizeof why))
         return api_fail(req, API_PROBLEM_INVALID_VALUE, "%s", why);
     if (notify_webhook_url_check(url, allow_private, why, sizeof why) != NOTIFY_WEBHOOK_URL_OK)
         return api_fail(req, API_PROBLEM_INVALID_WEBHOOK_URL, "%s", why);
     if (!base_random_text(id, 10) || !notify_webhook_secret(secret, sizeof secret))
         return api_fail_db(req, DB_HARD_ERROR, "the random generator failed");
-    params[2] = url;
-    snprintf(max, sizeof max, "%d", WEBHOOKS_PER_PLAYER);
-    st = db_json_query(req->config->pool, DB_JQ_WEBHOOK_CREATE, params, &json, err,
-                         sizeof err);
-    if (st == DB_NOT_FOUND)
+    st = db_webhook_create(req->config->pool, id, req->caller.player_id, url, events, secret,
+                           WEBHOOKS_PER_PLAYER, &json, err, sizeof err);
+    if (st == DB_CONFLICT)
         return api_fail(req, API_PROBLEM_CONFLICT,
                         "you have %d webhooks already, the most a player may have: "
                         "delete one first (DELETE /v1/webhooks/{id})", WEBHOOKS_PER_PLAYER);
-    if (st != DB_OK)
-        return api_fail_db(req, st, err);
-    return api_reply_stored(req, 201, json);
+    return api_reply_answer(req, st, json, err, 201, "no such player");
 }
 
 enum MHD_Result api_webhook_list(struct api_request *req)
 {
-    const char *params[1] = { req->caller.player_id };
-    return api_reply_query(req, DB_JQ_WEBHOOK_LIST, params, 200, "no such player");
+    char *json = NULL, err[512] = "";
+    enum db_status st = db_webhook_list(req->config->pool, req->caller.player_id, &json, err,
+                                        sizeof err);
+    return api_reply_answer(req, st, json, err, 200, "no such player");
 }
 
 /* The webhook id of the path, or a 404 already sent. */
@@ -72,50 +70,70 @@ static bool webhook_id(struct api_request *req, enum MHD_Result *replied)
     return false;
 }
 
-/* The routes that take only the player and the webhook id. */
-static enum MHD_Result on_webhook(struct api_request *req, enum db_json_query q, unsigned ok)
+/* What the routes on one webhook do with the player's webhook of that id. */
+enum webhook_action { WEBHOOK_GET, WEBHOOK_DELETE, WEBHOOK_ENABLE };
+
+static enum MHD_Result on_webhook(struct api_request *req, enum webhook_action action)
 {
     enum MHD_Result replied;
-    const char *params[2] = { req->caller.player_id, req->params[0] };
+    const char *player = req->caller.player_id, *id = req->params[0];
+    char *json = NULL, err[512] = "";
+    enum db_status st;
+
     if (!webhook_id(req, &replied))
         return replied;
-    return api_reply_query(req, q, params, ok, not_yours);
+    switch (action) {
+    case WEBHOOK_GET:
+        st = db_webhook_get(req->config->pool, player, id, &json, err, sizeof err);
+        break;
+    case WEBHOOK_DELETE:
+        st = db_webhook_delete(req->config->pool, player, id, err, sizeof err);
+        break;
+    default:
+        st = db_webhook_enable(req->config->pool, player, id, &json, err, sizeof err);
+        break;
+    }
+    return api_reply_answer(req, st, json, err, action == WEBHOOK_DELETE ? 204 : 200,
+                            not_yours);
 }
 
 enum MHD_Result api_webhook_get(struct api_request *req)
 {
-    return on_webhook(req, DB_JQ_WEBHOOK_GET, 200);
+    return on_webhook(req, WEBHOOK_GET);
 }
 
 enum MHD_Result api_webhook_delete(struct api_request *req)
 {
-    return on_webhook(req, DB_JQ_WEBHOOK_DELETE, 204);
+    return on_webhook(req, WEBHOOK_DELETE);
 }
 
 enum MHD_Result api_webhook_enable(struct api_request *req)
 {
-    return on_webhook(req, DB_JQ_WEBHOOK_ENABLE, 200);
+    return on_webhook(req, WEBHOOK_ENABLE);
 }
 
 enum MHD_Result api_webhook_rotate(struct api_request *req)
 {
     enum MHD_Result replied;
-    char secret[96];
-    const char *params[3] = { req->caller.player_id, req->params[0], secret };
+    char secret[96], *json = NULL, err[512] = "";
+    enum db_status st;
+
     if (!webhook_id(req, &replied))
         return replied;
     if (!notify_webhook_secret(secret, sizeof secret))
         return api_fail_db(req, DB_HARD_ERROR, "the random generator failed");
-    return api_reply_query(req, DB_JQ_WEBHOOK_ROTATE, params, 200, not_yours);
+    st = db_webhook_rotate(req->config->pool, req->caller.player_id, req->params[0], secret,
+                           &json, err, sizeof err);
+    return api_reply_answer(req, st, json, err, 200, not_yours);
 }
 
 enum MHD_Result api_webhook_deliveries(struct api_request *req)
 {
     enum MHD_Result replied;
     const char *limit = api_query(req, "limit");
-    char count[16];
-    const char *params[3] = { req->caller.player_id, req->params[0], count };
+    char *json = NULL, err[512] = "";
     long n = DELIVERIES_LISTED_DEFAULT;
+    enum db_status st;
 
     if (!webhook_id(req, &replied))
         return replied;
@@ -128,18 +146,20 @@ enum MHD_Result api_webhook_deliveries(struct api_request *req)
                             "'limit' must be a whole number from 1 to %d",
                             DELIVERIES_LISTED_MAX);
     }
-    snprintf(count, sizeof count, "%ld", n);
-    return api_reply_query(req, DB_JQ_DELIVERY_LIST, params, 200, not_yours);
+    st = db_delivery_list(req->config->pool, req->caller.player_id, req->params[0], (int)n,
+                          &json, err, sizeof err);
+    return api_reply_answer(req, st, json, err, 200, not_yours);
 }
 
 enum MHD_Result api_webhook_retry(struct api_request *req)
 {
     enum MHD_Result replied;
     const char *delivery = req->params[1];
-    const char *params[3] = { req->caller.player_id, req->params[0], NULL };
     static const char no_delivery[] =
         "this webhook has no delivery with that id (ids look like msg_123; "
         "GET /v1/webhooks/{id}/deliveries lists them), or it is being sent right now";
+    char *json = NULL, err[512] = "";
+    enum db_status st;
     size_t digits;
 
     if (!webhook_id(req, &replied))
@@ -149,6 +169,7 @@ enum MHD_Result api_webhook_retry(struct api_request *req)
     digits = strspn(delivery + 4, "0123456789");
     if (digits == 0 || digits > 18 || delivery[4 + digits] != '\0')
         return api_fail(req, API_PROBLEM_NOT_FOUND, "%s", no_delivery);
-    params[2] = delivery + 4;
-    return api_reply_query(req, DB_JQ_DELIVERY_RETRY, params, 202, no_delivery);
+    st = db_delivery_retry(req->config->pool, req->caller.player_id, req->params[0],
+                           strtoll(delivery + 4, NULL, 10), &json, err, sizeof err);
+    return api_reply_answer(req, st, json, err, 202, no_delivery);
 }

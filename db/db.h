@@ -490,37 +490,81 @@ void db_listener_stop(struct db_listener *l);
 #define DB_NOTIFICATION_TYPE_COUNT 9
 extern const char *const db_notification_types[DB_NOTIFICATION_TYPE_COUNT];
 
+/* A set of notification kinds: bit i stands for db_notification_types[i]. */
+typedef unsigned db_notification_set;
+#define DB_NOTIFICATION_ALL ((1u << DB_NOTIFICATION_TYPE_COUNT) - 1)
+
+/* The kind of that name, or -1. */
+int db_notification_type_index(const char *name);
+
 /*
- * Requests whose answer the database writes as one JSON text (the
- * notification routes, player search, open challenges).  Each runs one
- * statement; no row is DB_NOT_FOUND.  Parameters, in order (NULL: SQL NULL):
+ * Preferences, webhooks and deliveries answer with the JSON object the API
+ * shows, written by the database (the one place these objects are built);
+ * *json is malloc'd (the caller frees).  DB_NOT_FOUND: no such row, or not
+ * the player's.
  */
-enum db_json_query {
-    DB_JQ_SETTINGS_GET,     /* player -> the preferences object */
-    DB_JQ_SETTINGS_PUT,     /* player, set_email ("t"/"f"), email (NULL clears),
-                               email_enabled, email_events ("{a,b}"), webhook_events,
-                               digest, digest_hour, reminder_hours (NULL: unchanged)
-                               -> the preferences object */
-    DB_JQ_WEBHOOK_CREATE,   /* id, player, url, events ("{a,b}"), secret, max per player
-                               -> the webhook with its secret (no row: at the maximum) */
-    DB_JQ_WEBHOOK_LIST,     /* player -> {"webhooks": [...]} */
-    DB_JQ_WEBHOOK_GET,      /* player, id -> the webhook */
-    DB_JQ_WEBHOOK_DELETE,   /* player, id -> {} */
-    DB_JQ_WEBHOOK_ROTATE,   /* player, id, new secret -> {"id", "secret"} */
-    DB_JQ_WEBHOOK_ENABLE,   /* player, id -> the webhook, enabled again */
-    DB_JQ_DELIVERY_LIST,    /* player, webhook id, limit -> {"deliveries": [...]} */
-    DB_JQ_DELIVERY_RETRY,   /* player, webhook id, delivery number -> the delivery */
-    DB_JQ_EMAIL_OFF,        /* player -> {"name"}: email switched off */
-    DB_JQ_PLAYER_SEARCH,    /* LIKE pattern (lower case, escaped), limit
-                               -> {"players": [{"id", "name"}]} */
-    DB_JQ_CHALLENGES_OPEN,  /* limit -> {"challenges": [...]}: open to anyone */
-    DB_JQ_COUNT
+
+/* A change to a player's preferences: only what is marked set changes. */
+struct db_settings_change {
+    bool set_email;              /* email: an address, or NULL for none */
+    const char *email;
+    bool set_email_enabled, email_enabled;
+    bool set_email_events;
+    db_notification_set email_events;
+    bool set_webhook_events;
+    db_notification_set webhook_events;
+    bool set_digest, digest;
+    bool set_digest_hour;
+    int digest_hour;             /* 0-23, UTC */
+    bool set_reminder_hours;
+    int reminder_hours;
 };
 
-/* Runs a JSON query; *json is malloc'd (caller frees). */
-enum db_status db_json_query(struct db_pool *pool, enum db_json_query q,
-                               const char *const *params, char **json, char *err,
-                               size_t errsize);
+enum db_status db_settings_get(struct db_pool *pool, const char *player_id, char **json,
+                               char *err, size_t errsize);
+enum db_status db_settings_put(struct db_pool *pool, const char *player_id,
+                               const struct db_settings_change *change, char **json,
+                               char *err, size_t errsize);
+/* Switches a player's email off (the unsubscribe link). */
+enum db_status db_email_off(struct db_pool *pool, const char *player_id, char *err,
+                            size_t errsize);
+
+/* Registers a webhook (the answer shows its secret, this once); DB_CONFLICT
+ * when the player has `max` already. */
+enum db_status db_webhook_create(struct db_pool *pool, const char *id, const char *player_id,
+                                 const char *url, db_notification_set events,
+                                 const char *secret, int max, char **json, char *err,
+                                 size_t errsize);
+/* {"webhooks": [...]}, oldest first. */
+enum db_status db_webhook_list(struct db_pool *pool, const char *player_id, char **json,
+                               char *err, size_t errsize);
+enum db_status db_webhook_get(struct db_pool *pool, const char *player_id, const char *id,
+                              char **json, char *err, size_t errsize);
+enum db_status db_webhook_delete(struct db_pool *pool, const char *player_id, const char *id,
+                                 char *err, size_t errsize);
+/* A new secret; the old one signs too for 24 hours.  {"id", "secret"}. */
+enum db_status db_webhook_rotate(struct db_pool *pool, const char *player_id, const char *id,
+                                 const char *secret, char **json, char *err, size_t errsize);
+/* Enables a webhook again (its failures forgotten). */
+enum db_status db_webhook_enable(struct db_pool *pool, const char *player_id, const char *id,
+                                 char **json, char *err, size_t errsize);
+/* {"deliveries": [...]}: at most `limit`, newest first, with their attempts. */
+enum db_status db_delivery_list(struct db_pool *pool, const char *player_id,
+                                const char *webhook_id, int limit, char **json, char *err,
+                                size_t errsize);
+/* Sends a delivery again now (not one that is being sent). */
+enum db_status db_delivery_retry(struct db_pool *pool, const char *player_id,
+                                 const char *webhook_id, long long delivery, char **json,
+                                 char *err, size_t errsize);
+
+/* {"players": [{"id", "name"}]}: at most `limit` whose name starts with
+ * `prefix` (letters, digits, '_' and '-'), case-insensitively, by name. */
+enum db_status db_player_search(struct db_pool *pool, const char *prefix, int limit,
+                                char **json, char *err, size_t errsize);
+
+/* Challenges open to anyone, newest first: at most max into out. */
+enum db_status db_challenges_open(struct db_pool *pool, struct db_challenge *out, int max,
+                                  int *count, char *err, size_t errsize);
 
 /* The server's own secret `name` (made from `fresh`, `len` bytes, by the
  * first process to ask; the same for every process after that) into out. */

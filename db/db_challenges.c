@@ -65,6 +65,36 @@ enum db_status db_challenge_create(struct db_pool *pool, struct db_challenge *c,
     return db_run_tx(pool, challenge_create, c, err, errsize);
 }
 
+struct challenges_open {
+    struct db_challenge *out;
+    int max, *count;
+};
+
+static enum db_status challenges_open(struct db_tx *tx, void *arg)
+{
+    struct challenges_open *o = arg;
+    char most[16];
+    const char *params[1] = { most };
+    PGresult *res = NULL;
+    enum db_status rc;
+
+    snprintf(most, sizeof most, "%d", o->max);
+    rc = db_exec(tx, DB_STMT_CHALLENGES_OPEN, params, &res);
+    *o->count = 0;
+    for (int i = 0; rc == DB_OK && i < PQntuples(res) && i < o->max; i++)
+        challenge_read(&o->out[(*o->count)++], res, i);
+    PQclear(res);
+    return rc;
+}
+
+enum db_status db_challenges_open(struct db_pool *pool, struct db_challenge *out, int max,
+                                  int *count, char *err, size_t errsize)
+{
+    struct challenges_open o = { out, max, count };
+    *count = 0;
+    return db_run_once(pool, challenges_open, &o, err, errsize);
+}
+
 struct challenge_list {
     const char *player_id;
     struct db_challenge *in, *out;

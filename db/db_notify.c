@@ -15,66 +15,12 @@ const char *const db_notification_types[DB_NOTIFICATION_TYPE_COUNT] = {
     "draw_offer", "claim", "game_end", "deadline_near",
 };
 
-/* Which statement answers each query, with how many parameters. */
-static const enum db_stmt query_statements[DB_JQ_COUNT] = {
-    [DB_JQ_SETTINGS_GET] = DB_STMT_SETTINGS_GET,
-    [DB_JQ_SETTINGS_PUT] = DB_STMT_SETTINGS_PUT,
-    [DB_JQ_WEBHOOK_CREATE] = DB_STMT_WEBHOOK_CREATE,
-    [DB_JQ_WEBHOOK_LIST] = DB_STMT_WEBHOOK_LIST,
-    [DB_JQ_WEBHOOK_GET] = DB_STMT_WEBHOOK_GET,
-    [DB_JQ_WEBHOOK_DELETE] = DB_STMT_WEBHOOK_DELETE,
-    [DB_JQ_WEBHOOK_ROTATE] = DB_STMT_WEBHOOK_ROTATE,
-    [DB_JQ_WEBHOOK_ENABLE] = DB_STMT_WEBHOOK_ENABLE,
-    [DB_JQ_DELIVERY_LIST] = DB_STMT_DELIVERY_LIST,
-    [DB_JQ_DELIVERY_RETRY] = DB_STMT_DELIVERY_RETRY,
-    [DB_JQ_EMAIL_OFF] = DB_STMT_EMAIL_OFF,
-    [DB_JQ_PLAYER_SEARCH] = DB_STMT_PLAYER_SEARCH,
-    [DB_JQ_CHALLENGES_OPEN] = DB_STMT_CHALLENGES_OPEN,
-};
-
-struct query {
-    enum db_stmt stmt;
-    const char *const *params;
-    char **json;
-};
-
-static enum db_status run_query(struct db_tx *tx, void *arg)
+int db_notification_type_index(const char *name)
 {
-    struct query *q = arg;
-    PGresult *res = NULL;
-    enum db_status rc;
-
-    free(*q->json);          /* a run again starts afresh */
-    *q->json = NULL;
-    rc = db_exec(tx, q->stmt, q->params, &res);
-    if (rc == DB_OK && PQntuples(res) == 0)
-        rc = DB_NOT_FOUND;
-    if (rc == DB_OK) {
-        const char *json = db_row_value(&(struct db_row){ res, 0 }, "json");
-        if ((*q->json = strdup(json != NULL ? json : "null")) == NULL)
-            rc = db_tx_fail(tx, "out of memory");
-    }
-    PQclear(res);
-    return rc;
-}
-
-enum db_status db_json_query(struct db_pool *pool, enum db_json_query q,
-                               const char *const *params, char **json, char *err,
-                               size_t errsize)
-{
-    struct query run = { query_statements[q], params, json };
-    enum db_status rc;
-    *json = NULL;
-    if ((unsigned)q >= DB_JQ_COUNT) {
-        snprintf(err, errsize, "no such JSON query %d", (int)q);
-        return DB_HARD_ERROR;
-    }
-    rc = db_run_tx(pool, run_query, &run, err, errsize);
-    if (rc != DB_OK) {
-        free(*json);
-        *json = NULL;
-    }
-    return rc;
+    for (int i = 0; name != NULL && i < DB_NOTIFICATION_TYPE_COUNT; i++)
+        if (strcmp(db_notification_types[i], name) == 0)
+            return i;
+    return -1;
 }
 
 /* ---- The server's own secrets ------------------------------------------ */

@@ -113,15 +113,9 @@ const struct db_statement db_statements[] = {
         "UPDATE challenges c SET opponent_id = p.id FROM players p"
         " WHERE c.id = $1 AND c.opponent_id IS NULL AND p.id = $2 RETURNING p.name AS name", 2 },
     [DB_STMT_CHALLENGES_OPEN] = { DB_STMT_CHALLENGES_OPEN, "challenges_open",
-        "SELECT jsonb_build_object('challenges', coalesce(jsonb_agg(jsonb_build_object("
-        " 'id', c.id, 'variant', c.variant,"
-        " 'challenger', jsonb_build_object('id', x.id, 'name', x.name), 'opponent', NULL,"
-        " 'color', c.color, 'days_per_move', c.days_per_move,"
-        " 'fifty_move_rule', c.fifty_move_rule, 'status', c.status, 'game_id', NULL,"
-        " 'created_at', korp_time(c.created_at)) ORDER BY c.created_at DESC, c.id), '[]'))::text"
-        " AS json"
-        " FROM (SELECT * FROM challenges WHERE status = 'open' AND opponent_id IS NULL"
-        " ORDER BY created_at DESC, id LIMIT $1) c JOIN players x ON x.id = c.challenger_id", 1 },
+        "SELECT " CHALLENGE_COLUMNS CHALLENGE_FROM
+        " WHERE c.id IN (SELECT id FROM challenges WHERE status = 'open' AND opponent_id IS NULL"
+        " ORDER BY created_at DESC, id LIMIT $1) ORDER BY c.created_at DESC, c.id", 1 },
     [DB_STMT_CHALLENGE_GET] = { DB_STMT_CHALLENGE_GET, "challenge_get",
         "SELECT " CHALLENGE_COLUMNS CHALLENGE_FROM " WHERE c.id = $1", 1 },
     [DB_STMT_CHALLENGE_LOCK] = { DB_STMT_CHALLENGE_LOCK, "challenge_lock",

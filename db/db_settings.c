@@ -1,0 +1,191 @@
+/*
+ * db_settings.c — what a player sets about being told: notification
+ * preferences, webhooks and their deliveries.  Each answers with the JSON
+ * object the API shows, built in SQL (db_statements.c: SETTINGS_JSON,
+ * WEBHOOK_JSON, DELIVERY_JSON), the one place these objects are written.
+ */
+#include "db_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct answer {
+    enum db_stmt stmt;
+    const char *const *params;
+    char **json;
+};
+
+static enum db_status answer_tx(struct db_tx *tx, void *arg)
+{
+    struct answer *a = arg;
+    PGresult *res = NULL;
+    enum db_status rc;
+
+    free(*a->json);          /* a run again starts afresh */
+    *a->json = NULL;
+    rc = db_exec(tx, a->stmt, a->params, &res);
+    if (rc == DB_OK && PQntuples(res) == 0)
+        rc = DB_NOT_FOUND;
+    if (rc == DB_OK) {
+        const char *text = db_row_value(&(struct db_row){ res, 0 }, "json");
+        if ((*a->json = strdup(text != NULL ? text : "null")) == NULL)
+            rc = db_tx_fail(tx, "out of memory");
+    }
+    PQclear(res);
+    return rc;
+}
+
+/* Runs a statement that answers one JSON text; json may be NULL (not wanted). */
+static enum db_status answer(struct db_pool *pool, enum db_stmt stmt,
+                             const char *const *params, char **json, char *err,
+                             size_t errsize)
+{
+    char *unwanted = NULL;
+    struct answer a = { stmt, params, json != NULL ? json : &unwanted };
+    enum db_status rc = db_run_tx(pool, answer_tx, &a, err, errsize);
+    if (rc != DB_OK || json == NULL) {
+        free(*a.json);
+        *a.json = NULL;
+    }
+    return rc;
+}
+
+/* A set of kinds as a text[] literal, in the table's order: "{move,game_end}". */
+static void kinds_text(db_notification_set set, char *out, size_t size)
+{
+    size_t used = 0;
+    out[used++] = '{';
+    for (int i = 0; i < DB_NOTIFICATION_TYPE_COUNT; i++)
+        if (set & (1u << i))
+            used += (size_t)snprintf(out + used, size - used, "%s%s", used > 1 ? "," : "",
+                                     db_notification_types[i]);
+    snprintf(out + used, size - used, "}");
+}
+
+enum db_status db_settings_get(struct db_pool *pool, const char *player_id, char **json,
+                               char *err, size_t errsize)
+{
+    const char *params[1] = { player_id };
+    return answer(pool, DB_STMT_SETTINGS_GET, params, json, err, errsize);
+}
+
+enum db_status db_settings_put(struct db_pool *pool, const char *player_id,
+                               const struct db_settings_change *c, char **json,
+                               char *err, size_t errsize)
+{
+    char email_events[256], webhook_events[256], hour[16], hours[16];
+    const char *params[9] = {
+        player_id,
+        c->set_email ? "true" : "false",
+        c->set_email ? c->email : NULL,
+        c->set_email_enabled ? (c->email_enabled ? "true" : "false") : NULL,
+        c->set_email_events ? email_events : NULL,
+        c->set_webhook_events ? webhook_events : NULL,
+        c->set_digest ? (c->digest ? "true" : "false") : NULL,
+        c->set_digest_hour ? hour : NULL,
+        c->set_reminder_hours ? hours : NULL,
+    };
+    kinds_text(c->email_events, email_events, sizeof email_events);
+    kinds_text(c->webhook_events, webhook_events, sizeof webhook_events);
+    snprintf(hour, sizeof hour, "%d", c->digest_hour);
+    snprintf(hours, sizeof hours, "%d", c->reminder_hours);
+    return answer(pool, DB_STMT_SETTINGS_PUT, params, json, err, errsize);
+}
+
+enum db_status db_email_off(struct db_pool *pool, const char *player_id, char *err,
+                            size_t errsize)
+{
+    const char *params[1] = { player_id };
+    return answer(pool, DB_STMT_EMAIL_OFF, params, NULL, err, errsize);
+}
+
+enum db_status db_webhook_create(struct db_pool *pool, const char *id, const char *player_id,
+                                 const char *url, db_notification_set events,
+                                 const char *secret, int max, char **json, char *err,
+                                 size_t errsize)
+{
+    char kinds[256], most[16];
+    const char *params[6] = { id, player_id, url, kinds, secret, most };
+    enum db_status rc;
+
+    kinds_text(events, kinds, sizeof kinds);
+    snprintf(most, sizeof most, "%d", max);
+    rc = answer(pool, DB_STMT_WEBHOOK_CREATE, params, json, err, errsize);
+    return rc == DB_NOT_FOUND ? DB_CONFLICT : rc;   /* no row: at the maximum */
+}
+
+enum db_status db_webhook_list(struct db_pool *pool, const char *player_id, char **json,
+                               char *err, size_t errsize)
+{
+    const char *params[1] = { player_id };
+    return answer(pool, DB_STMT_WEBHOOK_LIST, params, json, err, errsize);
+}
+
+enum db_status db_webhook_get(struct db_pool *pool, const char *player_id, const char *id,
+                              char **json, char *err, size_t errsize)
+{
+    const char *params[2] = { player_id, id };
+    return answer(pool, DB_STMT_WEBHOOK_GET, params, json, err, errsize);
+}
+
+enum db_status db_webhook_delete(struct db_pool *pool, const char *player_id, const char *id,
+                                 char *err, size_t errsize)
+{
+    const char *params[2] = { player_id, id };
+    return answer(pool, DB_STMT_WEBHOOK_DELETE, params, NULL, err, errsize);
+}
+
+enum db_status db_webhook_rotate(struct db_pool *pool, const char *player_id, const char *id,
+                                 const char *secret, char **json, char *err, size_t errsize)
+{
+    const char *params[3] = { player_id, id, secret };
+    return answer(pool, DB_STMT_WEBHOOK_ROTATE, params, json, err, errsize);
+}
+
+enum db_status db_webhook_enable(struct db_pool *pool, const char *player_id, const char *id,
+                                 char **json, char *err, size_t errsize)
+{
+    const char *params[2] = { player_id, id };
+    return answer(pool, DB_STMT_WEBHOOK_ENABLE, params, json, err, errsize);
+}
+
+enum db_status db_delivery_list(struct db_pool *pool, const char *player_id,
+                                const char *webhook_id, int limit, char **json, char *err,
+                                size_t errsize)
+{
+    char most[16];
+    const char *params[3] = { player_id, webhook_id, most };
+    snprintf(most, sizeof most, "%d", limit);
+    return answer(pool, DB_STMT_DELIVERY_LIST, params, json, err, errsize);
+}
+
+enum db_status db_delivery_retry(struct db_pool *pool, const char *player_id,
+                                 const char *webhook_id, long long delivery, char **json,
+                                 char *err, size_t errsize)
+{
+    char number[24];
+    const char *params[3] = { player_id, webhook_id, number };
+    snprintf(number, sizeof number, "%lld", delivery);
+    return answer(pool, DB_STMT_DELIVERY_RETRY, params, json, err, errsize);
+}
+
+enum db_status db_player_search(struct db_pool *pool, const char *prefix, int limit,
+                                char **json, char *err, size_t errsize)
+{
+    char pattern[2 * DB_NAME_SIZE + 2], most[16];
+    const char *params[2] = { pattern, most };
+    size_t used = 0;
+
+    /* Lower case, with LIKE's wildcard '_' meant literally, and '%' after. */
+    for (const char *c = prefix; *c != '\0' && used + 3 < sizeof pattern; c++) {
+        char ch = *c >= 'A' && *c <= 'Z' ? (char)(*c - 'A' + 'a') : *c;
+        if (ch == '_' || ch == '%' || ch == '\\')
+            pattern[used++] = '\\';
+        pattern[used++] = ch;
+    }
+    pattern[used++] = '%';
+    pattern[used] = '\0';
+    snprintf(most, sizeof most, "%d", limit);
+    return answer(pool, DB_STMT_PLAYER_SEARCH, params, json, err, errsize);
+}
