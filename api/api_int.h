@@ -186,7 +186,6 @@ enum MHD_Result api_fail_db(struct api_request *req, enum db_status status, cons
 /* Finds the route, checks its needs, runs it; replies 404/405/4xx itself. */
 enum MHD_Result api_route(struct api_request *req);
 
-
 /* Whether text is 1 to API_PARAM_MAX letters, digits, '_' or '-': the
  * form of every id korpd makes (anything else names nothing). */
 bool api_id_valid(const char *text);

@@ -109,7 +109,7 @@ void base_text_put(struct base_text *t, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* Hands the text over (malloc'd, the caller frees), or NULL if it failed
- * (the buffer freed), and empties t. */
+ * (the buffer freed) or nothing was appended, and empties t. */
 char *base_text_take(struct base_text *t);
 
 /* ---- UTF-8 (base_utf8.c) ----------------------------------------------- */
