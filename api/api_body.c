@@ -4,41 +4,12 @@
  */
 #include "api_int.h"
 
+#include "base.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-
-/* Offset of the first byte that breaks UTF-8 (RFC 3629), or -1. */
-long api_utf8_invalid_at(const unsigned char *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        unsigned char c = s[i];
-        size_t len;
-        unsigned cp;
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        if (c >= 0xC2 && c <= 0xDF) { len = 2; cp = c & 0x1F; }
-        else if (c >= 0xE0 && c <= 0xEF) { len = 3; cp = c & 0x0F; }
-        else if (c >= 0xF0 && c <= 0xF4) { len = 4; cp = c & 0x07; }
-        else return (long)i;
-        if (i + len > n)
-            return (long)i;
-        for (size_t k = 1; k < len; k++) {
-            if ((s[i + k] & 0xC0) != 0x80)
-                return (long)i;
-            cp = (cp << 6) | (s[i + k] & 0x3F);
-        }
-        if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-            (cp >= 0xD800 && cp <= 0xDFFF))
-            return (long)i;
-        i += len;
-    }
-    return -1;
-}
 
 /*
  * What cJSON lets through but JSON (RFC 8259) or korpd refuse, found by one
@@ -107,7 +78,7 @@ bool api_json_read(const char *body, size_t len, cJSON **out, char *why, size_t 
         snprintf(why, size, "the request body is empty; send a JSON object");
         return false;
     }
-    if ((bad = api_utf8_invalid_at((const unsigned char *)body, len)) >= 0) {
+    if ((bad = base_utf8_invalid_at((const unsigned char *)body, len)) >= 0) {
         snprintf(why, size, "the request body is not valid UTF-8 (byte %ld)", bad);
         return false;
     }

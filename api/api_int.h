@@ -3,6 +3,7 @@
 #define KORP_API_INT_H
 
 #include "api.h"
+#include "base.h"
 #include "db.h"
 
 #include <cjson/cJSON.h>
@@ -185,9 +186,6 @@ enum MHD_Result api_fail_db(struct api_request *req, enum db_status status, cons
 /* Finds the route, checks its needs, runs it; replies 404/405/4xx itself. */
 enum MHD_Result api_route(struct api_request *req);
 
-/* Offset of the first byte that breaks UTF-8 (RFC 3629), or -1. */
-long api_utf8_invalid_at(const unsigned char *s, size_t n);
-
 /* Whether text is 1 to API_PARAM_MAX letters, digits, '_' or '-': the
  * form of every id korpd makes (anything else names nothing). */
 bool api_id_valid(const char *text);
@@ -256,10 +254,6 @@ enum MHD_Result api_webhook_retry(struct api_request *req);
 /* The client's IP address as text ("?" when unknown): rate limits and the
  * sign-in throttle key on it. */
 void api_client_address(struct api_request *req, char *out, size_t size);
-
-/* Whether text looks like one plain address (local@domain, none of the
- * characters that quote, comment or separate addresses). */
-bool api_email_plausible(const char *email);
 
 /* Reads a list of notification kinds into a set (every kind when list is
  * NULL); false with the first unknown name in why. */

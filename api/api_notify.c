@@ -88,7 +88,7 @@ enum MHD_Result api_notifications_put(struct api_request *req)
     if (digest != NULL && !api_json_check(digest, digest_fields, why, sizeof why))
         return api_fail(req, API_PROBLEM_BAD_REQUEST, "in 'digest': %s", why);
     if (address != NULL) {
-        if (cJSON_IsString(address) && !api_email_plausible(address->valuestring))
+        if (cJSON_IsString(address) && !base_email_valid(address->valuestring))
             return api_fail(req, API_PROBLEM_INVALID_VALUE,
                             "'email_address' must be one address like anna@example.org, "
                             "or null for none");

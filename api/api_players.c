@@ -11,13 +11,6 @@
 
 #define MAX_TOKENS_LISTED 100
 
-bool api_email_plausible(const char *email)
-{
-    const char *at = strchr(email, '@');
-    return at != NULL && at != email && at[1] != '\0' && strchr(at + 1, '@') == NULL &&
-           strpbrk(email, " \t\r\n<>,;\"()[]\\") == NULL;
-}
-
 /* The public record of a player: what GET /v1/players/{id} shows. */
 static cJSON *player_json(const struct db_player *p, bool private_view)
 {
@@ -63,7 +56,7 @@ enum MHD_Result api_player_create(struct api_request *req)
     if (!db_player_name_valid(name))
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
                         "a name is 2 to 30 letters, digits, '_' or '-', like 'anna_k'");
-    if (email != NULL && !api_email_plausible(email))
+    if (email != NULL && !base_email_valid(email))
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
                         "'email' must be one address like anna@example.org");
     password = api_body_string(req, "password");

@@ -148,7 +148,7 @@ static void utf8_mend(char *text)
 {
     size_t n = strlen(text);
     long bad;
-    while ((bad = api_utf8_invalid_at((const unsigned char *)text, n)) >= 0)
+    while ((bad = base_utf8_invalid_at((const unsigned char *)text, n)) >= 0)
         text[bad] = '?';
 }
 

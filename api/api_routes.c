@@ -8,7 +8,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 struct route {
     const char *method;
@@ -88,6 +87,7 @@ bool api_authenticate(struct api_request *req, enum MHD_Result *replied)
 {
     const char *auth = MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND,
                                                    MHD_HTTP_HEADER_AUTHORIZATION);
+    const char *token = base_bearer_token(auth);
     char err[512] = "";
     enum db_status st;
     bool refused = false;
@@ -97,20 +97,17 @@ bool api_authenticate(struct api_request *req, enum MHD_Result *replied)
         return true;
     if (refused)
         return false;
-    if (auth == NULL || strncasecmp(auth, "Bearer ", 7) != 0 || auth[7] == '\0') {
+    if (token == NULL) {
         *replied = api_fail(req, API_PROBLEM_UNAUTHORIZED,
                             "this request needs a token: send Authorization: Bearer <token> "
                             "(POST /v1/players gives one)");
         return false;
     }
-    auth += 7;
-    while (*auth == ' ')
-        auth++;
-    if (strlen(auth) > 128) {
+    if (strlen(token) > 128) {
         *replied = api_fail(req, API_PROBLEM_UNAUTHORIZED, "the token is unknown or revoked");
         return false;
     }
-    st = db_caller_find(req->config->pool, auth, &req->caller, err, sizeof err);
+    st = db_caller_find(req->config->pool, token, &req->caller, err, sizeof err);
     if (st == DB_NOT_FOUND) {
         *replied = api_fail(req, API_PROBLEM_UNAUTHORIZED, "the token is unknown or revoked");
         return false;
@@ -131,18 +128,13 @@ bool api_authenticate(struct api_request *req, enum MHD_Result *replied)
  */
 static void identify_quietly(struct api_request *req)
 {
-    const char *auth = MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND,
-                                                   MHD_HTTP_HEADER_AUTHORIZATION);
+    const char *token = base_bearer_token(MHD_lookup_connection_value(
+        req->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION));
     char err[512] = "";
 
-    if (auth == NULL || strncasecmp(auth, "Bearer ", 7) != 0)
+    if (token == NULL || strlen(token) > 128)
         return;
-    auth += 7;
-    while (*auth == ' ')
-        auth++;
-    if (auth[0] == '\0' || strlen(auth) > 128)
-        return;
-    if (db_caller_find(req->config->pool, auth, &req->caller, err, sizeof err) == DB_OK)
+    if (db_caller_find(req->config->pool, token, &req->caller, err, sizeof err) == DB_OK)
         req->authenticated = true;
     else
         memset(&req->caller, 0, sizeof req->caller);

@@ -101,7 +101,7 @@ enum MHD_Result api_session_create(struct api_request *req)
 {
     enum MHD_Result replied;
     const char *name, *password;
-    char id[DB_ID_SIZE] = "", canonical[DB_NAME_SIZE] = "", hash[BASE_PASSWORD_HASH_SIZE] = "";
+    char id[BASE_ID_SIZE] = "", canonical[DB_NAME_SIZE] = "", hash[BASE_PASSWORD_HASH_SIZE] = "";
     char address[64], cookie[BASE_TOKEN_LEN + 1], csrf[BASE_TOKEN_LEN + 1], err[512] = "";
     int retry = 0;
     enum db_status st;
@@ -215,7 +215,7 @@ bool api_session_caller(struct api_request *req, bool *refused, enum MHD_Result 
         return false;
     }
     if (strcmp(req->method, "GET") != 0 && strcmp(req->method, "HEAD") != 0 &&
-        (sent == NULL || !base_text_equal(sent, req->csrf))) {
+        (sent == NULL || !base_secret_equal(sent, req->csrf))) {
         *refused = true;
         *replied = api_fail(req, API_PROBLEM_FORBIDDEN,
                             "a change made with the session cookie needs the X-CSRF-Token "

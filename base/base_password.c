@@ -30,12 +30,3 @@ bool base_password_verify(const char *encoded, const char *password)
     return encoded != NULL && encoded[0] != '\0' &&
            argon2id_verify(encoded, password, strlen(password)) == ARGON2_OK;
 }
-
-bool base_text_equal(const char *a, const char *b)
-{
-    size_t n = strlen(a), m = strlen(b);
-    unsigned char diff = (unsigned char)(n != m);
-    for (size_t i = 0; i < n && i < m; i++)
-        diff |= (unsigned char)(a[i] ^ b[i]);
-    return diff == 0;
-}

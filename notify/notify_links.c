@@ -7,6 +7,8 @@
 
 #include "notify_sign.h"
 
+#include "base.h"
+
 #include <openssl/rand.h>
 #include <stdio.h>
 #include <string.h>
@@ -56,8 +58,9 @@ void notify_unsubscribe_url(const char *public_url, const char *player_id, char 
 bool notify_unsubscribe_valid(const char *player_id, const char *sig)
 {
     char expected[65];
-    if (!link_key_loaded || player_id == NULL || sig == NULL || strlen(player_id) > 32)
+    if (!link_key_loaded || player_id == NULL || sig == NULL ||
+        strlen(player_id) != BASE_ID_LEN)
         return false;
     signature(player_id, expected);
-    return notify_hex_equal(expected, sig);
+    return base_secret_equal(expected, sig);
 }

@@ -13,7 +13,6 @@
  */
 #include "notify_mail.h"
 #include "notify_sign.h"
-#include "notify_text.h"
 
 #include "base.h"
 
@@ -22,24 +21,6 @@
 #include <string.h>
 
 /* ---- Checking header values -------------------------------------------------- */
-
-/* Length of the UTF-8 sequence at s (RFC 3629: no overlong forms, no
- * surrogates, nothing above U+10FFFF), or 0 if it is not one. */
-static size_t utf8_sequence(const unsigned char *s)
-{
-    if (s[0] < 0x80)
-        return 1;
-    size_t n = s[0] >= 0xF0 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 ? 2 : 0;
-    if (n == 0 || s[0] > 0xF4)
-        return 0;
-    for (size_t i = 1; i < n; i++)
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-    if ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] > 0x9F) ||
-        (s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] > 0x8F))
-        return 0;
-    return n;
-}
 
 /*
  * Whether `s` may go into a header: not too long, no control character
@@ -64,52 +45,12 @@ static bool check_text(const char *what, const char *s, bool ascii, char *err, s
             snprintf(err, errsize, "%s must be ASCII", what);
             return false;
         }
-        size_t n = utf8_sequence((const unsigned char *)s + i);
+        size_t n = base_utf8_char_len((const unsigned char *)s + i, len - i);
         if (n == 0) {
             snprintf(err, errsize, "%s is not valid UTF-8 at byte %zu", what, i);
             return false;
         }
         i += n;
-    }
-    return true;
-}
-
-/* RFC 5322 atext: what an atom or a dot-atom's parts may hold. */
-static bool is_atext(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           (c != '\0' && strchr("!#$%&'*+-/=?^_`{|}~", c) != NULL);
-}
-
-/* A dot-atom-text of n bytes: atext runs joined by single dots. */
-static bool is_dot_atom(const char *s, size_t n)
-{
-    if (n == 0 || s[0] == '.' || s[n - 1] == '.')
-        return false;
-    for (size_t i = 0; i < n; i++)
-        if (s[i] == '.' ? s[i + 1] == '.' : !is_atext(s[i]))
-            return false;
-    return true;
-}
-
-/* A host name of n bytes: labels of letters, digits and inner hyphens. */
-static bool is_domain(const char *s, size_t n)
-{
-    if (n == 0 || n > 253)
-        return false;
-    size_t label = 0;
-    for (size_t i = 0; i <= n; i++) {
-        char c = i < n ? s[i] : '.';
-        if (c == '.') {
-            if (label == 0 || label > 63 || s[i - 1] == '-' || s[i - label] == '-')
-                return false;
-            label = 0;
-        } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                   (c >= '0' && c <= '9') || c == '-') {
-            label++;
-        } else {
-            return false;
-        }
     }
     return true;
 }
@@ -124,9 +65,7 @@ static bool check_address(const char *what, const char *s, char *err, size_t err
     }
     if (!check_text(what, s, true, err, errsize))
         return false;
-    const char *at = strrchr(s, '@');
-    if (at == NULL || at - s > 64 || !is_dot_atom(s, (size_t)(at - s)) ||
-        !is_domain(at + 1, strlen(at + 1))) {
+    if (!base_email_valid(s)) {
         snprintf(err, errsize, "%s '%s' is not a plain address like name@example.org", what,
                  s);
         return false;
@@ -141,32 +80,32 @@ enum { LINE_SOFT_MAX = 78, LINE_HARD_MAX = 998 };
 /* One header field being written, folded before words that would pass
  * column 78. */
 struct header {
-    struct notify_text *t;
+    struct base_text *t;
     size_t column;   /* characters on the current line */
     bool has_word;   /* the current line holds a word after the name */
 };
 
-static void header_begin(struct header *h, struct notify_text *t, const char *name)
+static void header_begin(struct header *h, struct base_text *t, const char *name)
 {
     *h = (struct header){ .t = t, .column = strlen(name) + 1 };
-    notify_text_str(t, name);
-    notify_text_str(t, ":");
+    base_text_str(t, name);
+    base_text_str(t, ":");
 }
 
 /* Adds " word", on a new line when the current one would grow too long. */
 static void header_word(struct header *h, const char *word, size_t n)
 {
     if (h->has_word && n > 0 && h->column + 1 + n > LINE_SOFT_MAX) {
-        notify_text_str(h->t, "\r\n");
+        base_text_str(h->t, "\r\n");
         h->column = 0;
     }
-    notify_text_str(h->t, " ");
-    notify_text_add(h->t, word, n);
+    base_text_str(h->t, " ");
+    base_text_add(h->t, word, n);
     h->column += 1 + n;
     h->has_word = true;
 }
 
-static void header_end(struct header *h) { notify_text_str(h->t, "\r\n"); }
+static void header_end(struct header *h) { base_text_str(h->t, "\r\n"); }
 
 /*
  * Adds UTF-8 text as RFC 2047 encoded words, each whole characters and at
@@ -180,14 +119,14 @@ static void header_encoded(struct header *h, const char *s)
     while (i < len) {
         size_t n = 0;
         while (i + n < len) {
-            size_t step = utf8_sequence((const unsigned char *)s + i + n);
+            size_t step = base_utf8_char_len((const unsigned char *)s + i + n, len - i - n);
             if (step == 0 || n + step > CHUNK)
                 break;
             n += step;
         }
-        char word[OPEN_LEN + NOTIFY_BASE64_LEN(CHUNK) + sizeof "?="];
+        char word[OPEN_LEN + BASE_BASE64_LEN(CHUNK) + sizeof "?="];
         memcpy(word, "=?UTF-8?B?", OPEN_LEN);
-        size_t w = OPEN_LEN + notify_base64_encode(s + i, n, word + OPEN_LEN,
+        size_t w = OPEN_LEN + base_base64_encode(s + i, n, word + OPEN_LEN,
                                                    sizeof word - OPEN_LEN);
         memcpy(word + w, "?=", 2);
         header_word(h, word, w + 2);
@@ -239,7 +178,7 @@ static void header_mailbox(struct header *h, const char *name, const char *addre
     bool printable = true;
     size_t quoted_len = 2;
     for (const char *p = name; *p; p++) {
-        if (!(is_atext(*p) || (*p == ' ' && p[1] != ' ' && p[1] != '\0')))
+        if (!(base_email_atext(*p) || (*p == ' ' && p[1] != ' ' && p[1] != '\0')))
             atoms = false;
         if ((unsigned char)*p >= 0x80)
             printable = false;
@@ -293,7 +232,7 @@ static bool date_header(time_t date, char *out, size_t size)
  * line, and (RFC 2049 section 3) a line's leading '.' or the F of a
  * leading "From " are encoded.
  */
-static void add_quoted_printable(struct notify_text *t, const char *body)
+static void add_quoted_printable(struct base_text *t, const char *body)
 {
     enum { QP_LINE = 75 };  /* and the soft break's '=' */
     const char *p = body;
@@ -313,19 +252,19 @@ static void add_quoted_printable(struct notify_text *t, const char *body)
                                                (c == 'F' && strncmp(p + i, "From ", 5) == 0)));
                 size_t width = encode ? 3 : 1;
                 if (column + width > QP_LINE) {
-                    notify_text_str(t, "=\r\n");
+                    base_text_str(t, "=\r\n");
                     column = 0;
                     continue;  /* decide again at the start of a line */
                 }
                 if (encode)
-                    notify_text_put(t, "=%02X", c);
+                    base_text_put(t, "=%02X", c);
                 else
-                    notify_text_add(t, (const char *)&c, 1);
+                    base_text_add(t, (const char *)&c, 1);
                 column += width;
                 break;
             }
         }
-        notify_text_str(t, "\r\n");
+        base_text_str(t, "\r\n");
         p += n;
         if (*p == '\n')
             p++;
@@ -337,7 +276,7 @@ static void add_quoted_printable(struct notify_text *t, const char *body)
 char *notify_mail_message(const struct notify_mail *m, char *err, size_t errsize)
 {
     char *message = NULL;
-    struct notify_text t = { 0 };
+    struct base_text t = { 0 };
     struct header h;
 
     if (!check_address("from address", m->from_address, err, errsize) ||
@@ -355,13 +294,10 @@ char *notify_mail_message(const struct notify_mail *m, char *err, size_t errsize
         snprintf(err, errsize, "body is missing");
         goto done;
     }
-    for (size_t i = 0; m->body[i];) {
-        size_t n = utf8_sequence((const unsigned char *)m->body + i);
-        if (n == 0) {
-            snprintf(err, errsize, "body is not valid UTF-8 at byte %zu", i);
-            goto done;
-        }
-        i += n;
+    long bad = base_utf8_invalid_at((const unsigned char *)m->body, strlen(m->body));
+    if (bad >= 0) {
+        snprintf(err, errsize, "body is not valid UTF-8 at byte %ld", bad);
+        goto done;
     }
 
     char id[NOTIFY_HEADER_TEXT_MAX + 3];
@@ -369,8 +305,8 @@ char *notify_mail_message(const struct notify_mail *m, char *err, size_t errsize
         const char *at = strrchr(m->message_id, '@');
         if (!check_text("message id", m->message_id, true, err, errsize))
             goto done;
-        if (at == NULL || !is_dot_atom(m->message_id, (size_t)(at - m->message_id)) ||
-            !is_dot_atom(at + 1, strlen(at + 1))) {
+        if (at == NULL || !base_email_dot_atom(m->message_id, (size_t)(at - m->message_id)) ||
+            !base_email_dot_atom(at + 1, strlen(at + 1))) {
             snprintf(err, errsize, "message id '%s' is not of the form left@right",
                      m->message_id);
             goto done;
@@ -382,7 +318,7 @@ char *notify_mail_message(const struct notify_mail *m, char *err, size_t errsize
         char random[25];
         if (!check_text("message id domain", domain, true, err, errsize))
             goto done;
-        if (!is_domain(domain, strlen(domain))) {
+        if (!base_email_host(domain, strlen(domain))) {
             snprintf(err, errsize, "message id domain '%s' is not a host name", domain);
             goto done;
         }
@@ -427,7 +363,7 @@ char *notify_mail_message(const struct notify_mail *m, char *err, size_t errsize
     header_begin(&h, &t, "Message-ID");
     header_word(&h, id, strlen(id));
     header_end(&h);
-    notify_text_str(&t, "MIME-Version: 1.0\r\n"
+    base_text_str(&t, "MIME-Version: 1.0\r\n"
                  "Content-Type: text/plain; charset=UTF-8\r\n"
                  "Content-Transfer-Encoding: quoted-printable\r\n"
                  "Auto-Submitted: auto-generated\r\n");
@@ -439,9 +375,9 @@ char *notify_mail_message(const struct notify_mail *m, char *err, size_t errsize
         header_end(&h);
         /* One-click unsubscribing needs an https URL (RFC 8058 section 3). */
         if (https)
-            notify_text_str(&t, "List-Unsubscribe-Post: List-Unsubscribe=One-Click\r\n");
+            base_text_str(&t, "List-Unsubscribe-Post: List-Unsubscribe=One-Click\r\n");
     }
-    notify_text_str(&t, "\r\n");
+    base_text_str(&t, "\r\n");
     add_quoted_printable(&t, m->body);
 
     if (t.failed) {
@@ -457,7 +393,7 @@ char *notify_mail_message(const struct notify_mail *m, char *err, size_t errsize
         }
         line = crlf + 2;
     }
-    message = notify_text_take(&t);
+    message = base_text_take(&t);
 
 done:
     free(t.buf);

@@ -9,8 +9,8 @@
  * columns; notify_mail_message.c turns them into a message.
  */
 #include "notify_mail.h"
-#include "notify_text.h"
 
+#include "base.h"
 #include "rules.h"
 
 #include <stdio.h>
@@ -239,7 +239,7 @@ static const struct {
  * Appends `template` with each {field} replaced by its value.  False with
  * a message naming what is missing when a field has no value.
  */
-static bool expand(struct notify_text *out, const char *template,
+static bool expand(struct base_text *out, const char *template,
                    const char *const value[FIELD_COUNT], const char *kind, char *err,
                    size_t errsize)
 {
@@ -247,10 +247,10 @@ static bool expand(struct notify_text *out, const char *template,
     while (*p) {
         const char *open = strchr(p, '{');
         if (open == NULL) {
-            notify_text_str(out, p);
+            base_text_str(out, p);
             break;
         }
-        notify_text_add(out, p, (size_t)(open - p));
+        base_text_add(out, p, (size_t)(open - p));
         const char *close = strchr(open, '}');
         size_t n = close ? (size_t)(close - open - 1) : 0;
         int f = 0;
@@ -265,7 +265,7 @@ static bool expand(struct notify_text *out, const char *template,
             snprintf(err, errsize, "%s notification needs %s", kind, fields[f].source);
             return false;
         }
-        notify_text_str(out, value[f]);
+        base_text_str(out, value[f]);
         p = close + 1;
     }
     return true;
@@ -275,7 +275,7 @@ static bool expand(struct notify_text *out, const char *template,
  * Appends a paragraph wrapped at 72 columns (UTF-8 characters), each line
  * starting with `indent`.  A word longer than a line (a URL) stands alone.
  */
-static void add_wrapped(struct notify_text *t, const char *para, const char *indent)
+static void add_wrapped(struct base_text *t, const char *para, const char *indent)
 {
     enum { WIDTH = 72 };
     size_t col = 0;
@@ -290,34 +290,34 @@ static void add_wrapped(struct notify_text *t, const char *para, const char *ind
         for (size_t i = 0; i < n; i++)
             chars += ((unsigned char)p[i] & 0xC0) != 0x80;
         if (col > 0 && col + 1 + chars > WIDTH) {
-            notify_text_str(t, "\n");
+            base_text_str(t, "\n");
             col = 0;
         }
         if (col == 0) {
-            notify_text_str(t, indent);
+            base_text_str(t, indent);
             col = strlen(indent);
         } else {
-            notify_text_str(t, " ");
+            base_text_str(t, " ");
             col++;
         }
-        notify_text_add(t, p, n);
+        base_text_add(t, p, n);
         col += chars;
         p += n;
     }
-    notify_text_str(t, "\n");
+    base_text_str(t, "\n");
 }
 
 /* A URL on a line of its own, never wrapped. */
-static void add_link(struct notify_text *t, const char *before, const char *url)
+static void add_link(struct base_text *t, const char *before, const char *url)
 {
-    notify_text_str(t, before);
-    notify_text_str(t, url);
-    notify_text_str(t, "\n");
+    base_text_str(t, before);
+    base_text_str(t, url);
+    base_text_str(t, "\n");
 }
 
-static void add_footer(struct notify_text *t, const char *settings_url)
+static void add_footer(struct base_text *t, const char *settings_url)
 {
-    notify_text_str(t, "\n-- \n");
+    base_text_str(t, "\n-- \n");
     add_wrapped(t, "korp correspondence chess. You get this mail because email "
                    "notifications are on for your account. To choose which mails you "
                    "get, or to unsubscribe, go to your notification settings:", "");
@@ -326,17 +326,17 @@ static void add_footer(struct notify_text *t, const char *settings_url)
 
 /* The last move as a paragraph: "alice's last move: 12... Nf6 (in the
  * inventor's Polish notation: S/f6)." */
-static void add_move(struct notify_text *t, const char *opponent, int ply, const char *san,
+static void add_move(struct base_text *t, const char *opponent, int ply, const char *san,
                      const char *polish)
 {
-    struct notify_text para = { 0 };
+    struct base_text para = { 0 };
     char move[64];
     move_words(ply, san, move, sizeof move);
     if (polish && polish[0])
-        notify_text_put(&para, "%s's last move: %s (in the inventor's Polish notation: %s).",
+        base_text_put(&para, "%s's last move: %s (in the inventor's Polish notation: %s).",
                  opponent, move, polish);
     else
-        notify_text_put(&para, "%s's last move: %s.", opponent, move);
+        base_text_put(&para, "%s's last move: %s.", opponent, move);
     if (para.failed)
         t->failed = true;
     else
@@ -345,7 +345,7 @@ static void add_move(struct notify_text *t, const char *opponent, int ply, const
 }
 
 /* "Your deadline: Wednesday 25 November 2026, 13:45 UTC (in 24 hours)." */
-static bool add_deadline(struct notify_text *t, const char *label, const char *indent,
+static bool add_deadline(struct base_text *t, const char *label, const char *indent,
                          const char *deadline, long long now)
 {
     long long when;
@@ -354,17 +354,17 @@ static bool add_deadline(struct notify_text *t, const char *label, const char *i
         return false;
     if (when > now) {
         time_left_words(when - now, left, sizeof left);
-        notify_text_put(t, "%s%s %s (in %s).\n", indent, label, words, left);
+        base_text_put(t, "%s%s %s (in %s).\n", indent, label, words, left);
     } else {
-        notify_text_put(t, "%s%s %s (passed).\n", indent, label, words);
+        base_text_put(t, "%s%s %s (passed).\n", indent, label, words);
     }
     return true;
 }
 
 /* Hands out the body, or fails with the reason. */
-static bool finish_body(struct notify_text *t, char **body, char *err, size_t errsize)
+static bool finish_body(struct base_text *t, char **body, char *err, size_t errsize)
 {
-    *body = notify_text_take(t);
+    *body = base_text_take(t);
     if (*body == NULL) {
         snprintf(err, errsize, "out of memory writing a mail");
         return false;
@@ -376,7 +376,7 @@ bool notify_mail_text(const struct notify_about *a, char *subject, size_t subjec
                       char **body, char *err, size_t errsize)
 {
     bool ok = false;
-    struct notify_text t = { 0 }, subj = { 0 };
+    struct base_text t = { 0 }, subj = { 0 };
     char left[32] = "";
     *body = NULL;
     if (subject_size > 0)
@@ -431,7 +431,7 @@ bool notify_mail_text(const struct notify_about *a, char *subject, size_t subjec
 
     if (!expand(&t, "Hello {player},\n\n", value, kind, err, errsize))
         goto done;
-    struct notify_text summary = { 0 };
+    struct base_text summary = { 0 };
     bool expanded = expand(&summary, kinds[k].summary, value, kind, err, errsize);
     if (expanded && !summary.failed)
         add_wrapped(&t, summary.buf, "");
@@ -441,7 +441,7 @@ bool notify_mail_text(const struct notify_about *a, char *subject, size_t subjec
 
     unsigned show = kinds[k].show;
     if ((show & SHOW_MOVE) && a->last_san && a->last_san[0] && a->opponent_name) {
-        notify_text_str(&t, "\n");
+        base_text_str(&t, "\n");
         add_move(&t, a->opponent_name, a->ply, a->last_san, a->last_polish);
     }
     if ((show & SHOW_DIAGRAM) && a->fen && a->fen[0]) {
@@ -451,11 +451,11 @@ bool notify_mail_text(const struct notify_about *a, char *subject, size_t subjec
                      kind, a->fen);
             goto done;
         }
-        notify_text_str(&t, "\n");
-        notify_text_str(&t, diagram);
+        base_text_str(&t, "\n");
+        base_text_str(&t, diagram);
     }
     if ((show & SHOW_DEADLINE) && a->deadline && a->deadline[0]) {
-        notify_text_str(&t, "\n");
+        base_text_str(&t, "\n");
         if (!add_deadline(&t, "Your deadline:", "", a->deadline, a->now)) {
             snprintf(err, errsize, "%s notification: unreadable deadline '%s'", kind,
                      a->deadline);
@@ -481,7 +481,7 @@ bool notify_mail_digest(const struct notify_digest *d, char *subject, size_t sub
                         char **body, char *err, size_t errsize)
 {
     bool ok = false;
-    struct notify_text t = { 0 };
+    struct base_text t = { 0 };
     *body = NULL;
     if (subject_size > 0)
         subject[0] = '\0';
@@ -502,8 +502,8 @@ bool notify_mail_digest(const struct notify_digest *d, char *subject, size_t sub
         goto done;
     }
 
-    notify_text_put(&t, "Hello %s,\n\n", d->player_name);
-    notify_text_put(&t, "It is your move in %zu game%s:\n", d->count,
+    base_text_put(&t, "Hello %s,\n\n", d->player_name);
+    base_text_put(&t, "It is your move in %zu game%s:\n", d->count,
                     d->count == 1 ? "" : "s");
     for (size_t i = 0; i < d->count; i++) {
         const struct notify_digest_game *g = &d->games[i];
@@ -514,15 +514,15 @@ bool notify_mail_digest(const struct notify_digest *d, char *subject, size_t sub
                      "known variant", i + 1);
             goto done;
         }
-        notify_text_put(&t, "\n* Game %s against %s (%s)", g->game_id, g->opponent_name,
+        base_text_put(&t, "\n* Game %s against %s (%s)", g->game_id, g->opponent_name,
                         variant);
         if (color >= 0)
-            notify_text_put(&t, ", you play %s", color_words[color]);
-        notify_text_str(&t, "\n");
+            base_text_put(&t, ", you play %s", color_words[color]);
+        base_text_str(&t, "\n");
         if (g->last_san && g->last_san[0]) {
             char move[64];
             move_words(g->ply, g->last_san, move, sizeof move);
-            notify_text_put(&t, "  Last move: %s\n", move);
+            base_text_put(&t, "  Last move: %s\n", move);
         }
         if (g->deadline && g->deadline[0] &&
             !add_deadline(&t, "Deadline:", "  ", g->deadline, d->now)) {

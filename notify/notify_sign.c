@@ -1,9 +1,11 @@
 /*
  * notify_sign.c — Standard Webhooks signatures (HMAC-SHA256 over
  * "<msg_id>.<timestamp>.<body>"), webhook secrets, the HMAC of the server's
- * own signed links, and the strict base64 they are written in.
+ * own signed links.
  */
 #include "notify_sign.h"
+
+#include "base.h"
 
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
@@ -11,77 +13,6 @@
 #include <openssl/rand.h>
 #include <stdio.h>
 #include <string.h>
-
-static const char base64_alphabet[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-/* ---- Base64 -------------------------------------------------------------- */
-
-size_t notify_base64_encode(const void *data, size_t len, char *out, size_t size)
-{
-    const unsigned char *in = data;
-    size_t n = NOTIFY_BASE64_LEN(len);
-    if (size == 0)
-        return 0;
-    if (n + 1 > size) {
-        out[0] = '\0';
-        return 0;
-    }
-    char *p = out;
-    for (size_t i = 0; i < len; i += 3) {
-        unsigned long group = (unsigned long)in[i] << 16;
-        if (i + 1 < len)
-            group |= (unsigned long)in[i + 1] << 8;
-        if (i + 2 < len)
-            group |= in[i + 2];
-        *p++ = base64_alphabet[(group >> 18) & 63];
-        *p++ = base64_alphabet[(group >> 12) & 63];
-        *p++ = i + 1 < len ? base64_alphabet[(group >> 6) & 63] : '=';
-        *p++ = i + 2 < len ? base64_alphabet[group & 63] : '=';
-    }
-    *p = '\0';
-    return n;
-}
-
-/* The value of one base64 letter, or -1. */
-static int base64_value(char c)
-{
-    const char *hit = c ? strchr(base64_alphabet, c) : NULL;
-    return hit ? (int)(hit - base64_alphabet) : -1;
-}
-
-bool notify_base64_decode(const char *text, unsigned char *out, size_t size, size_t *len)
-{
-    size_t text_len = strlen(text);
-    *len = 0;
-    if (text_len % 4 != 0)
-        return false;
-    size_t n = 0;
-    for (size_t i = 0; i < text_len; i += 4) {
-        bool last = i + 4 == text_len;
-        /* '=' may only stand in the last one or two places of the text. */
-        int pad = 0;
-        if (last && text[i + 3] == '=')
-            pad = text[i + 2] == '=' ? 2 : 1;
-        unsigned long group = 0;
-        for (int k = 0; k < 4; k++) {
-            int v = k >= 4 - pad ? 0 : base64_value(text[i + k]);
-            if (v < 0)
-                return false;
-            group = group << 6 | (unsigned long)v;
-        }
-        size_t bytes = 3 - (size_t)pad;
-        if (n + bytes > size)
-            return false;
-        out[n++] = (unsigned char)(group >> 16);
-        if (bytes > 1)
-            out[n++] = (unsigned char)(group >> 8);
-        if (bytes > 2)
-            out[n++] = (unsigned char)group;
-    }
-    *len = n;
-    return true;
-}
 
 /* ---- HMAC-SHA256 ------------------------------------------------------- */
 
@@ -133,7 +64,7 @@ bool notify_secret_new(char *out, size_t size)
     out[0] = '\0';
     if (RAND_bytes(key, sizeof key) == 1) {
         memcpy(out, NOTIFY_SECRET_PREFIX, 6);
-        ok = notify_base64_encode(key, sizeof key, out + 6, size - 6) > 0;
+        ok = base_base64_encode(key, sizeof key, out + 6, size - 6) > 0;
     }
     OPENSSL_cleanse(key, sizeof key);
     return ok;
@@ -147,7 +78,7 @@ static bool secret_key(const char *secret, unsigned char key[NOTIFY_KEY_MAX_BYTE
     size_t prefix = strlen(NOTIFY_SECRET_PREFIX);
     if (!secret || strncmp(secret, NOTIFY_SECRET_PREFIX, prefix) != 0)
         return false;
-    if (!notify_base64_decode(secret + prefix, key, NOTIFY_KEY_MAX_BYTES, key_len))
+    if (!base_base64_decode(secret + prefix, key, NOTIFY_KEY_MAX_BYTES, key_len))
         return false;
     return *key_len >= NOTIFY_KEY_MIN_BYTES;
 }
@@ -179,7 +110,7 @@ bool notify_sign(const char *secret, const char *msg_id, long long timestamp,
     if (!hmac_sha256(key, key_len, parts, 3, mac))
         goto done;
     memcpy(out, "v1,", 3);
-    ok = notify_base64_encode(mac, sizeof mac, out + 3, size - 3) > 0;
+    ok = base_base64_encode(mac, sizeof mac, out + 3, size - 3) > 0;
 done:
     OPENSSL_cleanse(key, sizeof key);
     if (!ok)
@@ -225,13 +156,4 @@ void notify_hmac_hex(const void *key, size_t key_len, const char *text, char out
         return;
     for (int i = 0; i < 32; i++)
         snprintf(out + 2 * i, 3, "%02x", mac[i]);
-}
-
-bool notify_hex_equal(const char *a, const char *b)
-{
-    size_t len = strlen(a);
-    /* The length of a digest is no secret; only its contents are. */
-    if (len == 0 || len != strlen(b))
-        return false;
-    return CRYPTO_memcmp(a, b, len) == 0;
 }

@@ -17,39 +17,22 @@
 #ifndef KORP_NOTIFY_SIGN_H
 #define KORP_NOTIFY_SIGN_H
 
+#include "base.h"
+
 #include <curl/curl.h>
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/socket.h>
 
-/* ---- Base64 (RFC 4648, standard alphabet, with padding) ---------------- */
-
-/* The length of the base64 text of n bytes, without the NUL. */
-#define NOTIFY_BASE64_LEN(n) (((n) + 2) / 3 * 4)
-
-/*
- * Writes the base64 of len bytes and a NUL to out (size bytes).  Returns
- * the text's length, or 0 with out empty if it does not fit (0 is also the
- * length for len 0).
- */
-size_t notify_base64_encode(const void *data, size_t len, char *out, size_t size);
-
-/*
- * Decodes base64 text into out (size bytes) and sets *len.  Strict: the
- * length must be a multiple of 4, '=' only as the final padding, no
- * whitespace.  False if the text is malformed or does not fit.
- */
-bool notify_base64_decode(const char *text, unsigned char *out, size_t size, size_t *len);
-
 /* ---- Standard Webhooks signatures -------------------------------------- */
 
 #define NOTIFY_SECRET_PREFIX "whsec_"
 #define NOTIFY_SECRET_BYTES 32                                 /* keys we make */
-#define NOTIFY_SECRET_LEN (6 + NOTIFY_BASE64_LEN(NOTIFY_SECRET_BYTES)) /* 50 */
+#define NOTIFY_SECRET_LEN (6 + BASE_BASE64_LEN(NOTIFY_SECRET_BYTES)) /* 50 */
 #define NOTIFY_KEY_MIN_BYTES 24         /* the spec's minimum key: 192 bits */
 #define NOTIFY_KEY_MAX_BYTES 64         /* and maximum: 512 bits */
-#define NOTIFY_SIGNATURE_LEN (3 + NOTIFY_BASE64_LEN(32))        /* "v1," + 44 */
+#define NOTIFY_SIGNATURE_LEN (3 + BASE_BASE64_LEN(32))        /* "v1," + 44 */
 
 /*
  * Writes a new webhook secret, "whsec_" and the base64 of 32 bytes from
@@ -83,15 +66,9 @@ bool notify_sign_all(const char *const *secrets, int n, const char *msg_id,
 /*
  * HMAC-SHA256 of text under key as 64 lower-case hex digits and a NUL: the
  * server's own signed links (unsubscribe URLs).  On an OpenSSL failure out
- * is empty, which notify_hex_equal never accepts.
+ * is empty, which base_secret_equal never accepts.
  */
 void notify_hmac_hex(const void *key, size_t key_len, const char *text, char out[65]);
-
-/*
- * Compares two hex digests in time that does not depend on where they
- * differ.  False if either is empty or their lengths differ.
- */
-bool notify_hex_equal(const char *a, const char *b);
 
 /* ---- Webhook addresses and URLs (SSRF, DNS rebinding) ----------------- */
 

@@ -94,7 +94,7 @@ static void test_notify_sign_refuses_malformed_input(void **state)
     char long_secret[128];
     unsigned char key[65] = {0};
     memcpy(long_secret, "whsec_", 6);
-    notify_base64_encode(key, sizeof key, long_secret + 6, sizeof long_secret - 6);
+    base_base64_encode(key, sizeof key, long_secret + 6, sizeof long_secret - 6);
 
     static const char *const bad_secrets[] = {
         "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",          /* no whsec_ */
@@ -134,7 +134,7 @@ static void test_notify_sign_secret_new(void **state)
     assert_true(notify_secret_new(b, sizeof b));
     assert_int_equal(strlen(a), NOTIFY_SECRET_LEN);
     assert_memory_equal(a, "whsec_", 6);
-    assert_true(notify_base64_decode(a + 6, key, sizeof key, &key_len));
+    assert_true(base_base64_decode(a + 6, key, sizeof key, &key_len));
     assert_int_equal(key_len, 32);
     assert_string_not_equal(a, b);
     assert_false(notify_secret_new(a, NOTIFY_SECRET_LEN));
@@ -155,10 +155,10 @@ static void test_notify_sign_base64_rfc4648(void **state)
         unsigned char bytes[16];
         size_t len = 99;
         size_t n = strlen(vectors[i][0]);
-        assert_int_equal(notify_base64_encode(vectors[i][0], n, text, sizeof text),
+        assert_int_equal(base_base64_encode(vectors[i][0], n, text, sizeof text),
                          strlen(vectors[i][1]));
         assert_string_equal(text, vectors[i][1]);
-        assert_true(notify_base64_decode(vectors[i][1], bytes, sizeof bytes, &len));
+        assert_true(base_base64_decode(vectors[i][1], bytes, sizeof bytes, &len));
         assert_int_equal(len, n);
         assert_memory_equal(bytes, vectors[i][0], n);
     }
@@ -169,24 +169,24 @@ static void test_notify_sign_base64_round_trip(void **state)
     (void)state;
     for (size_t n = 0; n <= 70; n++) {
         unsigned char data[70], back[70];
-        char text[NOTIFY_BASE64_LEN(70) + 1];
+        char text[BASE_BASE64_LEN(70) + 1];
         unsigned char openssl_text[sizeof text];
         size_t len = 0;
         assert_int_equal(RAND_bytes(data, sizeof data), 1);
-        assert_int_equal(notify_base64_encode(data, n, text, sizeof text),
-                         NOTIFY_BASE64_LEN(n));
+        assert_int_equal(base_base64_encode(data, n, text, sizeof text),
+                         BASE_BASE64_LEN(n));
         /* The same text as OpenSSL's encoder. */
         EVP_EncodeBlock(openssl_text, data, (int)n);
         assert_string_equal(text, (const char *)openssl_text);
-        assert_true(notify_base64_decode(text, back, sizeof back, &len));
+        assert_true(base_base64_decode(text, back, sizeof back, &len));
         assert_int_equal(len, n);
         assert_memory_equal(back, data, n);
         /* One byte too little room, either way, is refused. */
         if (n > 0) {
-            assert_int_equal(notify_base64_encode(data, n, text, NOTIFY_BASE64_LEN(n)), 0);
+            assert_int_equal(base_base64_encode(data, n, text, BASE_BASE64_LEN(n)), 0);
             assert_string_equal(text, "");
-            assert_int_equal(notify_base64_encode(data, n, text, sizeof text), NOTIFY_BASE64_LEN(n));
-            assert_false(notify_base64_decode(text, back, n - 1, &len));
+            assert_int_equal(base_base64_encode(data, n, text, sizeof text), BASE_BASE64_LEN(n));
+            assert_false(base_base64_decode(text, back, n - 1, &len));
         }
     }
 }
@@ -201,7 +201,7 @@ static void test_notify_sign_base64_strict(void **state)
     unsigned char out[16];
     size_t len = 0;
     for (int i = 0; bad[i]; i++)
-        assert_false(notify_base64_decode(bad[i], out, sizeof out, &len));
+        assert_false(base_base64_decode(bad[i], out, sizeof out, &len));
 }
 
 /* ---- Signed links --------------------------------------------------------- */
@@ -215,12 +215,12 @@ static void test_notify_sign_hmac_hex(void **state)
     assert_string_equal(mac, "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
 
     notify_hmac_hex("Jefe", 4, "what do ya want for nothing!", again);
-    assert_true(notify_hex_equal(mac, mac));
-    assert_false(notify_hex_equal(mac, again));
-    assert_false(notify_hex_equal(mac, "5bdcc146"));
-    assert_false(notify_hex_equal("", ""));
-    assert_true(notify_hex_equal("00ff", "00ff"));
-    assert_false(notify_hex_equal("00ff", "00fe"));
+    assert_true(base_secret_equal(mac, mac));
+    assert_false(base_secret_equal(mac, again));
+    assert_false(base_secret_equal(mac, "5bdcc146"));
+    assert_false(base_secret_equal("", ""));
+    assert_true(base_secret_equal("00ff", "00ff"));
+    assert_false(base_secret_equal("00ff", "00fe"));
 }
 
 /* ---- The address table ---------------------------------------------------- */

@@ -1,15 +1,15 @@
 /*
- * notify_text.c — the growing text notify/'s mail writers append to (see
- * notify_text.h).
+ * base_text.c — a text that grows as it is appended to (struct base_text in
+ * base.h): a mail's words and its RFC 5322 message.
  */
-#include "notify_text.h"
+#include "base.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-void notify_text_add(struct notify_text *t, const char *s, size_t n)
+void base_text_add(struct base_text *t, const char *s, size_t n)
 {
     if (t->failed)
         return;
@@ -30,12 +30,12 @@ void notify_text_add(struct notify_text *t, const char *s, size_t n)
     t->buf[t->len] = '\0';
 }
 
-void notify_text_str(struct notify_text *t, const char *s)
+void base_text_str(struct base_text *t, const char *s)
 {
-    notify_text_add(t, s, strlen(s));
+    base_text_add(t, s, strlen(s));
 }
 
-void notify_text_put(struct notify_text *t, const char *fmt, ...)
+void base_text_put(struct base_text *t, const char *fmt, ...)
 {
     char small[256], *piece = small;
     va_list ap, again;
@@ -50,16 +50,16 @@ void notify_text_put(struct notify_text *t, const char *fmt, ...)
     if (n < 0 || piece == NULL)
         t->failed = true;
     else
-        notify_text_add(t, piece, (size_t)n);
+        base_text_add(t, piece, (size_t)n);
     if (piece != small)
         free(piece);
 }
 
-char *notify_text_take(struct notify_text *t)
+char *base_text_take(struct base_text *t)
 {
     char *out = t->failed ? NULL : t->buf;
     if (out == NULL)
         free(t->buf);
-    *t = (struct notify_text){ 0 };
+    *t = (struct base_text){ 0 };
     return out;
 }
