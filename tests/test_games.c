@@ -1,0 +1,1447 @@
+/*
+ * test_games.c — every state change of games/ called directly (no HTTP)
+ * against a real PostgreSQL: accepting, declining and cancelling
+ * challenges, moves, draw claims and offers, resignation, abort,
+ * adjudication, time-outs and the arbiter's analysis; each success with the
+ * game it leaves and the events it writes, each refusal with its outcome
+ * and an unchanged game row.
+ *
+ * Expected values come from the rules files (shared/rules/korpalski.md and
+ * glinski.md), from hand analysis written next to each case, and from the
+ * inventor's game (data/inventor-sample.pgn and its ply-by-ply FEN record).
+ * Other tests share the database: every player is new (names carry the pid
+ * and a counter), no game has a deadline unless a test gives it one, and
+ * the shared test clock is never moved.
+ * usage: test_games DATA_DIR
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <libpq-fe.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "db.h"
+#include "games.h"
+#include "rules.h"
+#include "test_env.h"
+
+/* The start positions as the rules files write them. */
+static const char korpalski_start[] =
+    "8/8/8/8/8/8/8/8[KQRRBBNNPPPPPPPPkqrrbbnnpppppppp] w - - 0 1";
+static const char glinski_start[] =
+    "b/qbk/n1b1n/r5r/ppppppppp/11/5P5/4P1P4/3P1B1P3/2P2B2P2/1PRNQBKNRP1 w - 0 1";
+
+static const char *url;
+static const char *data_dir;
+static struct db_pool *pool;
+static PGconn *conn;
+static int players_made;
+
+/* ---- SQL of our own, to look at what games/ wrote ------------------------ */
+
+static PGresult *sql(const char *text, int n, const char *const *params)
+{
+    PGresult *res = PQexecParams(conn, text, n, NULL, params, NULL, NULL, 0);
+    if (PQresultStatus(res) != PGRES_TUPLES_OK && PQresultStatus(res) != PGRES_COMMAND_OK)
+        fail_msg("%s: %s", text, PQresultErrorMessage(res));
+    return res;
+}
+
+/* The first column of the first row as text (out), "" when none. */
+static void sql_text(char *out, size_t size, const char *text, int n,
+                     const char *const *params)
+{
+    PGresult *res = sql(text, n, params);
+    snprintf(out, size, "%s", PQntuples(res) > 0 ? PQgetvalue(res, 0, 0) : "");
+    PQclear(res);
+}
+
+static long long sql_count(const char *text, int n, const char *const *params)
+{
+    char v[32];
+    sql_text(v, sizeof v, text, n, params);
+    return atoll(v);
+}
+
+/* Everything a state change may write about a game, as one text: a refusal
+ * must leave it as it was. */
+#define SNAPSHOT_SIZE 1024
+
+static void snapshot(const char *game_id, char *out, size_t size)
+{
+    const char *p[1] = { game_id };
+    sql_text(out, size,
+             "SELECT concat_ws('|', ply, status, result, termination, draw_offer, deadline,"
+             " updated_at, (SELECT count(*) FROM moves m WHERE m.game_id = g.id),"
+             " (SELECT count(*) FROM events e WHERE e.game_id = g.id), fen,"
+             " md5(sans), md5(repetition_keys::text), key_version)"
+             " FROM games g WHERE id = $1", 1, p);
+    assert_true(out[0] != '\0');
+    assert_true(strlen(out) < size - 1);   /* whole, not cut short */
+}
+
+static void assert_unchanged(const char *game_id, const char *before)
+{
+    char now[SNAPSHOT_SIZE];
+    snapshot(game_id, now, sizeof now);
+    assert_string_equal(now, before);
+}
+
+/* A player's events of a game, oldest first: "game_start move ...". */
+static void events_of(const char *game_id, const char *player_id, char *out, size_t size)
+{
+    const char *p[2] = { game_id, player_id };
+    sql_text(out, size,
+             "SELECT coalesce(string_agg(type, ' ' ORDER BY id), '') FROM events"
+             " WHERE game_id = $1 AND player_id = $2", 2, p);
+}
+
+struct pair {
+    struct db_player white, black;
+    char game[DB_ID_SIZE];
+};
+
+/* Both players got exactly these events of the game, in this order. */
+static void assert_events(const struct pair *g, const char *expected)
+{
+    char mine[4096];
+    events_of(g->game, g->white.id, mine, sizeof mine);
+    assert_string_equal(mine, expected);
+    events_of(g->game, g->black.id, mine, sizeof mine);
+    assert_string_equal(mine, expected);
+}
+
+/* A field of the newest event of that type (White's copy); "null" for JSON null. */
+static void event_field(const struct pair *g, const char *type, const char *field, char *out,
+                        size_t size)
+{
+    const char *p[4] = { g->game, g->white.id, type, field };
+    sql_text(out, size,
+             "SELECT coalesce(payload->>$4, 'null') FROM events WHERE game_id = $1"
+             " AND player_id = $2 AND type = $3 ORDER BY id DESC LIMIT 1", 4, p);
+}
+
+static void assert_event_field(const struct pair *g, const char *type, const char *field,
+                               const char *expected)
+{
+    char v[256];
+    event_field(g, type, field, v, sizeof v);
+    assert_string_equal(v, expected);
+}
+
+/* Sets a game's column by SQL: a deadline already passed, or a position. */
+static void make_overdue(const char *game_id)
+{
+    const char *p[1] = { game_id };
+    PQclear(sql("UPDATE games SET deadline = korp_now() - interval '1 minute' WHERE id = $1",
+                1, p));
+}
+
+static void set_position(const char *game_id, const char *fen)
+{
+    const char *p[2] = { game_id, fen };
+    PQclear(sql("UPDATE games SET fen = $2 WHERE id = $1", 2, p));
+}
+
+/* ---- Players, challenges and games ---------------------------------------- */
+
+/* A new player, with a name no other run or test uses; its token into
+ * token (may be NULL). */
+static void new_player(struct db_player *p, char *token, size_t token_size)
+{
+    char name[DB_NAME_SIZE], tok[96], err[512] = "";
+    snprintf(name, sizeof name, "gt%ld_%ld_%d", (long)getpid(), (long)(time(NULL) % 100000),
+             ++players_made);
+    snprintf(tok, sizeof tok, "test-games-token-%s", name);
+    if (db_player_create(pool, name, NULL, NULL, false, tok, p, err, sizeof err) != DB_OK)
+        fail_msg("player %s: %s", name, err);
+    if (token != NULL)
+        snprintf(token, token_size, "%s", tok);
+}
+
+/* A challenge from challenger to opponent (NULL: open to anyone). */
+static void new_challenge(const struct db_player *challenger, const struct db_player *opponent,
+                          const char *variant, enum db_color color, int days, bool fifty,
+                          struct db_challenge *c)
+{
+    char err[512] = "";
+    memset(c, 0, sizeof *c);
+    c->variant = db_variant_parse(variant);
+    assert_non_null(c->variant);
+    snprintf(c->challenger_id, sizeof c->challenger_id, "%s", challenger->id);
+    snprintf(c->opponent_id, sizeof c->opponent_id, "%s", opponent ? opponent->id : "");
+    c->color = color;
+    c->days_per_move = days;
+    c->fifty_move_rule = fifty;
+    if (db_challenge_create(pool, c, err, sizeof err) != DB_OK)
+        fail_msg("challenge: %s", err);
+    assert_int_equal(c->status, DB_CHALLENGE_OPEN);
+}
+
+/* Two new players and a game between them (White challenged Black), no
+ * deadline unless days > 0. */
+static void new_game(const char *variant, int days, bool fifty, struct pair *g)
+{
+    struct db_challenge c;
+    struct games_result r;
+    new_player(&g->white, NULL, 0);
+    new_player(&g->black, NULL, 0);
+    new_challenge(&g->white, &g->black, variant, DB_COLOR_WHITE, days, fifty, &c);
+    games_challenge_accept(pool, g->black.id, c.id, &r);
+    if (r.outcome != GAMES_OK)
+        fail_msg("accept: %d %s %s", r.outcome, r.detail, r.err);
+    snprintf(g->game, sizeof g->game, "%s", r.game.id);
+    games_result_clear(&r);
+}
+
+/* The player to move at a ply: White first in both variants. */
+static const struct db_player *to_move(const struct pair *g, int ply)
+{
+    return ply % 2 == 0 ? &g->white : &g->black;
+}
+
+static struct db_game read_game(const char *game_id)
+{
+    struct db_game game;
+    char err[512] = "";
+    memset(&game, 0, sizeof game);
+    if (db_game_get(pool, game_id, &game, err, sizeof err) != DB_OK)
+        fail_msg("game %s: %s", game_id, err);
+    return game;
+}
+
+/* Plays a move that must be accepted at that ply. */
+static void play(const struct pair *g, int ply, const char *move)
+{
+    struct games_result r;
+    games_move(pool, to_move(g, ply)->id, g->game, move, ply, NULL, &r);
+    if (r.outcome != GAMES_OK)
+        fail_msg("ply %d %s: outcome %d: %s %s", ply + 1, move, r.outcome, r.detail, r.err);
+    assert_int_equal(r.game.ply, ply + 1);
+    games_result_clear(&r);
+}
+
+/*
+ * The knight shuffle of the README's tour: both kings and one knight each
+ * dropped (plies 1-4: K@e1 K@e8 N@f3 N@f6), then the knights go out and
+ * back, Ng1 Ng8 Nf3 Nf6, so that the position after ply 4 recurs after
+ * plies 8, 12, 16 ...  The move played as ply n (from 1):
+ */
+static const char *shuffle_move(int n)
+{
+    static const char *const drops[4] = { "K@e1", "K@e8", "N@f3", "N@f6" };
+    static const char *const white[2] = { "Ng1", "Nf3" };
+    static const char *const black[2] = { "Ng8", "Nf6" };
+    if (n <= 4)
+        return drops[n - 1];
+    return n % 2 == 1 ? white[((n - 5) / 2) % 2] : black[((n - 6) / 2) % 2];
+}
+
+static void shuffle_to(const struct pair *g, int from_ply, int to_ply)
+{
+    for (int ply = from_ply; ply < to_ply; ply++)
+        play(g, ply, shuffle_move(ply + 1));
+}
+
+/* A refusal: that outcome, words for a person, the game as it was. */
+static void assert_refused(const struct games_result *r, enum games_outcome outcome)
+{
+    if (r->outcome != outcome)
+        fail_msg("expected outcome %d, got %d: %s %s", outcome, r->outcome, r->detail, r->err);
+    assert_true(r->detail[0] != '\0' || outcome == GAMES_ANSWERED_BEFORE);
+}
+
+/* ---- Challenges ------------------------------------------------------------ */
+
+static void assert_new_game(const struct db_game *game, const char *white_id,
+                            const char *black_id, const char *fen)
+{
+    assert_string_equal(game->white_id, white_id);
+    assert_string_equal(game->black_id, black_id);
+    assert_int_equal(game->status, DB_GAME_ACTIVE);
+    assert_int_equal(game->result, RULES_RESULT_NONE);
+    assert_int_equal(game->termination, DB_END_NONE);
+    assert_int_equal(game->ply, 0);
+    assert_int_equal(game->draw_offer, DB_COLOR_NONE);
+    assert_string_equal(game->fen, fen);
+}
+
+static void test_games_challenge_accept(void **state)
+{
+    struct db_player a, b, c;
+    struct db_challenge ch, got;
+    struct games_result r;
+    char err[512] = "";
+    (void)state;
+    new_player(&a, NULL, 0);
+    new_player(&b, NULL, 0);
+    new_player(&c, NULL, 0);
+
+    /* A asks B, A playing White. */
+    new_challenge(&a, &b, "korpalski", DB_COLOR_WHITE, 0, true, &ch);
+    games_challenge_accept(pool, b.id, "nosuchchal", &r);
+    assert_refused(&r, GAMES_NOT_FOUND);
+    games_challenge_accept(pool, c.id, ch.id, &r);
+    assert_refused(&r, GAMES_FORBIDDEN);      /* not the one challenged */
+    games_challenge_accept(pool, a.id, ch.id, &r);
+    assert_refused(&r, GAMES_FORBIDDEN);      /* the challenger */
+    assert_int_equal(db_challenge_get(pool, ch.id, &got, err, sizeof err), DB_OK);
+    assert_int_equal(got.status, DB_CHALLENGE_OPEN);
+    assert_string_equal(got.game_id, "");
+
+    games_challenge_accept(pool, b.id, ch.id, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    assert_new_game(&r.game, a.id, b.id, korpalski_start);
+    assert_string_equal(r.game.deadline, "");
+    assert_true(r.game.fifty_move_rule);
+    struct pair g = { a, b, "" };
+    snprintf(g.game, sizeof g.game, "%s", r.game.id);
+    games_result_clear(&r);
+    assert_events(&g, "game_start");
+    assert_event_field(&g, "game_start", "fen", korpalski_start);
+    assert_int_equal(db_challenge_get(pool, ch.id, &got, err, sizeof err), DB_OK);
+    assert_int_equal(got.status, DB_CHALLENGE_ACCEPTED);
+    assert_string_equal(got.game_id, g.game);
+    /* Accepted once: a second accept makes no second game. */
+    games_challenge_accept(pool, b.id, ch.id, &r);
+    assert_refused(&r, GAMES_CONFLICT);
+    const char *p[1] = { ch.id };
+    assert_int_equal(sql_count("SELECT count(*) FROM games WHERE challenge_id = $1", 1, p), 1);
+
+    /* A plays Black: B is White. */
+    new_challenge(&a, &b, "korpalski", DB_COLOR_BLACK, 0, false, &ch);
+    games_challenge_accept(pool, b.id, ch.id, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    assert_new_game(&r.game, b.id, a.id, korpalski_start);
+    assert_false(r.game.fifty_move_rule);
+    games_result_clear(&r);
+
+    /* Random: one of them White, the other Black. */
+    new_challenge(&a, &b, "korpalski", DB_COLOR_RANDOM, 0, true, &ch);
+    games_challenge_accept(pool, b.id, ch.id, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    bool a_white = strcmp(r.game.white_id, a.id) == 0;
+    assert_new_game(&r.game, a_white ? a.id : b.id, a_white ? b.id : a.id, korpalski_start);
+    games_result_clear(&r);
+
+    /* Open to anyone: not to its challenger; the first to accept plays. */
+    new_challenge(&a, NULL, "glinski", DB_COLOR_WHITE, 60, true, &ch);
+    games_challenge_accept(pool, a.id, ch.id, &r);
+    assert_refused(&r, GAMES_FORBIDDEN);
+    games_challenge_accept(pool, c.id, ch.id, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    assert_new_game(&r.game, a.id, c.id, glinski_start);
+    assert_int_equal(r.game.days_per_move, 60);
+    assert_true(r.game.deadline[0] != '\0');
+    games_result_clear(&r);
+    assert_int_equal(db_challenge_get(pool, ch.id, &got, err, sizeof err), DB_OK);
+    assert_string_equal(got.opponent_id, c.id);
+    games_challenge_accept(pool, b.id, ch.id, &r);
+    assert_refused(&r, GAMES_CONFLICT);
+
+    /* A declined challenge cannot be accepted. */
+    new_challenge(&a, &b, "korpalski", DB_COLOR_WHITE, 0, true, &ch);
+    games_challenge_close(pool, b.id, ch.id, true, &got, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    games_challenge_accept(pool, b.id, ch.id, &r);
+    assert_refused(&r, GAMES_CONFLICT);
+    p[0] = ch.id;
+    assert_int_equal(sql_count("SELECT count(*) FROM games WHERE challenge_id = $1", 1, p), 0);
+}
+
+/* A player's events about a challenge (they carry no game id). */
+static void challenge_events(const char *challenge_id, const char *player_id, char *out,
+                             size_t size)
+{
+    const char *p[2] = { challenge_id, player_id };
+    sql_text(out, size,
+             "SELECT coalesce(string_agg(type, ' ' ORDER BY id), '') FROM events"
+             " WHERE payload->>'challenge_id' = $1 AND player_id = $2", 2, p);
+}
+
+static void test_games_challenge_close(void **state)
+{
+    struct db_player a, b, c;
+    struct db_challenge ch, got;
+    struct games_result r;
+    char err[512] = "", events[256];
+    (void)state;
+    new_player(&a, NULL, 0);
+    new_player(&b, NULL, 0);
+    new_player(&c, NULL, 0);
+
+    /* Declined by its opponent only. */
+    new_challenge(&a, &b, "korpalski", DB_COLOR_WHITE, 0, true, &ch);
+    games_challenge_close(pool, b.id, "nosuchchal", true, &got, &r);
+    assert_refused(&r, GAMES_NOT_FOUND);
+    games_challenge_close(pool, a.id, ch.id, true, &got, &r);
+    assert_refused(&r, GAMES_FORBIDDEN);      /* the challenger declines */
+    games_challenge_close(pool, c.id, ch.id, true, &got, &r);
+    assert_refused(&r, GAMES_FORBIDDEN);      /* a stranger declines */
+    games_challenge_close(pool, b.id, ch.id, false, &got, &r);
+    assert_refused(&r, GAMES_FORBIDDEN);      /* the opponent cancels */
+    challenge_events(ch.id, a.id, events, sizeof events);
+    assert_string_equal(events, "challenge");
+    games_challenge_close(pool, b.id, ch.id, true, &got, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    assert_string_equal(r.detail, "");
+    assert_int_equal(got.status, DB_CHALLENGE_DECLINED);
+    assert_int_equal(db_challenge_get(pool, ch.id, &got, err, sizeof err), DB_OK);
+    assert_int_equal(got.status, DB_CHALLENGE_DECLINED);
+    challenge_events(ch.id, a.id, events, sizeof events);
+    assert_string_equal(events, "challenge challenge_declined");
+    challenge_events(ch.id, b.id, events, sizeof events);
+    assert_string_equal(events, "challenge challenge_declined");
+    games_challenge_close(pool, b.id, ch.id, true, &got, &r);
+    assert_refused(&r, GAMES_CONFLICT);
+    games_challenge_close(pool, a.id, ch.id, false, &got, &r);
+    assert_refused(&r, GAMES_CONFLICT);
+    challenge_events(ch.id, a.id, events, sizeof events);
+    assert_string_equal(events, "challenge challenge_declined");
+
+    /* Cancelled by its challenger only. */
+    new_challenge(&a, &b, "glinski", DB_COLOR_BLACK, 0, true, &ch);
+    games_challenge_close(pool, c.id, ch.id, false, &got, &r);
+    assert_refused(&r, GAMES_FORBIDDEN);
+    games_challenge_close(pool, a.id, ch.id, false, &got, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    assert_int_equal(got.status, DB_CHALLENGE_CANCELLED);
+    challenge_events(ch.id, b.id, events, sizeof events);
+    assert_string_equal(events, "challenge challenge_canceled");
+    games_challenge_close(pool, a.id, ch.id, false, &got, &r);
+    assert_refused(&r, GAMES_CONFLICT);
+
+    /* An accepted challenge is closed for both. */
+    new_challenge(&a, &b, "korpalski", DB_COLOR_WHITE, 0, true, &ch);
+    games_challenge_accept(pool, b.id, ch.id, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    games_result_clear(&r);
+    games_challenge_close(pool, a.id, ch.id, false, &got, &r);
+    assert_refused(&r, GAMES_CONFLICT);
+    games_challenge_close(pool, b.id, ch.id, true, &got, &r);
+    assert_refused(&r, GAMES_CONFLICT);
+
+    /* An open challenge concerns its challenger alone. */
+    new_challenge(&a, NULL, "korpalski", DB_COLOR_RANDOM, 0, true, &ch);
+    games_challenge_close(pool, a.id, ch.id, false, &got, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    const char *p[1] = { ch.id };
+    assert_int_equal(sql_count("SELECT count(*) FROM events WHERE type = 'challenge_canceled'"
+                               " AND payload->>'challenge_id' = $1", 1, p), 1);
+}
+
+/* ---- Moves ------------------------------------------------------------------ */
+
+/* An illegal move: refused with the rule's reason, nothing written. */
+static void assert_illegal(const struct pair *g, int ply, const char *move,
+                           enum rules_reason reason)
+{
+    char before[SNAPSHOT_SIZE];
+    struct games_result r;
+    snapshot(g->game, before, sizeof before);
+    games_move(pool, to_move(g, ply)->id, g->game, move, ply, NULL, &r);
+    assert_refused(&r, GAMES_ILLEGAL);
+    if (r.reason != reason)
+        fail_msg("%s: reason %s, expected %s (%s)", move, rules_reason_slug(r.reason),
+                 rules_reason_slug(reason), r.detail);
+    assert_int_equal(r.ply, ply);
+    games_result_clear(&r);
+    assert_unchanged(g->game, before);
+}
+
+static void test_games_move(void **state)
+{
+    struct pair g, other;
+    struct db_player stranger;
+    struct games_result r;
+    char before[SNAPSHOT_SIZE];
+    (void)state;
+    new_game("korpalski", 0, true, &g);
+    new_game("korpalski", 0, true, &other);
+    new_player(&stranger, NULL, 0);
+    snapshot(g.game, before, sizeof before);
+
+    games_move(pool, g.white.id, "nosuchgame", "K@e1", 0, NULL, &r);
+    assert_refused(&r, GAMES_NOT_FOUND);
+    games_move(pool, stranger.id, g.game, "K@e1", 0, NULL, &r);
+    assert_refused(&r, GAMES_FORBIDDEN);
+    games_result_clear(&r);
+    /* A player of another game is a stranger here. */
+    games_move(pool, other.white.id, g.game, "K@e1", 0, NULL, &r);
+    assert_refused(&r, GAMES_FORBIDDEN);
+    games_result_clear(&r);
+    games_move(pool, g.black.id, g.game, "K@e8", -1, NULL, &r);
+    assert_refused(&r, GAMES_NOT_YOUR_TURN);
+    games_result_clear(&r);
+    games_move(pool, g.white.id, g.game, "K@e1", 1, NULL, &r);
+    assert_refused(&r, GAMES_PLY_MISMATCH);
+    assert_int_equal(r.ply, 0);
+    games_result_clear(&r);
+    assert_unchanged(g.game, before);
+    /* §2.1: the first move of each side places its king. */
+    assert_illegal(&g, 0, "Q@d4", RULES_REASON_KING_NOT_PLACED);
+    assert_illegal(&g, 0, "zz99", RULES_REASON_SYNTAX);
+
+    games_move(pool, g.white.id, g.game, "K@e1", 0, NULL, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    assert_int_equal(r.ply, 0);
+    assert_int_equal(r.game.ply, 1);
+    assert_int_equal(r.game.status, DB_GAME_ACTIVE);
+    assert_int_equal(r.game.result, RULES_RESULT_NONE);
+    assert_int_equal(r.game.termination, DB_END_NONE);
+    assert_string_equal(r.game.fen,
+                        "8/8/8/8/8/8/8/4K3[QRRBBNNPPPPPPPPkqrrbbnnpppppppp] b - - 0 1");
+    assert_string_equal(r.game.sans, "K@e1");
+    games_result_clear(&r);
+    assert_events(&g, "game_start move");
+    assert_event_field(&g, "move", "san", "K@e1");
+    assert_event_field(&g, "move", "uci", "K@e1");
+    assert_event_field(&g, "move", "polish", "K/e1");   /* §5 Polish: drop '/' */
+    assert_event_field(&g, "move", "ply", "1");
+    const char *p[1] = { g.game };
+    assert_int_equal(sql_count("SELECT count(*) FROM moves WHERE game_id = $1 AND ply = 1"
+                               " AND san = 'K@e1'", 1, p), 1);
+    /* The same move again, now out of turn and at a stale ply. */
+    games_move(pool, g.white.id, g.game, "K@e1", 0, NULL, &r);
+    assert_refused(&r, GAMES_NOT_YOUR_TURN);
+    games_result_clear(&r);
+    snapshot(g.game, before, sizeof before);
+    games_move(pool, g.black.id, g.game, "K@e8", 0, NULL, &r);
+    assert_refused(&r, GAMES_PLY_MISMATCH);
+    games_result_clear(&r);
+    assert_unchanged(g.game, before);
+
+    /* §2.1: kings never touch. */
+    assert_illegal(&g, 1, "K@d2", RULES_REASON_KINGS_ADJACENT);
+    assert_illegal(&g, 1, "K@e1", RULES_REASON_DROP_ON_OCCUPIED_SQUARE);
+    play(&g, 1, "K@e8");
+    /* §2.3 Drops: a knight on f6 or d6 would attack e8; a queen on e5 too
+     * (the e-file); pawns never on rank 8; a man not in reserve. */
+    assert_illegal(&g, 2, "N@f6", RULES_REASON_DROP_GIVES_CHECK);
+    assert_illegal(&g, 2, "N@d6", RULES_REASON_DROP_GIVES_CHECK);
+    assert_illegal(&g, 2, "Q@e5", RULES_REASON_DROP_GIVES_CHECK);
+    assert_illegal(&g, 2, "P@a8", RULES_REASON_PAWN_DROP_RANK);
+    assert_illegal(&g, 2, "K@a1", RULES_REASON_NOT_IN_RESERVE);
+
+    games_move(pool, g.white.id, g.game, "N@f3", 2, NULL, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    assert_string_equal(r.game.fen,
+                        "4k3/8/8/8/8/5N2/8/4K3[QRRBBNPPPPPPPPqrrbbnnpppppppp] b - - 0 2");
+    assert_string_equal(r.game.sans, "K@e1 K@e8 N@f3");
+    assert_int_equal(r.game.draw_offer, DB_COLOR_NONE);
+    games_result_clear(&r);
+    assert_events(&g, "game_start move move move");
+    /* A knight on c6 attacks neither e1 nor anything near it. */
+    play(&g, 3, "N@c6");
+    /* The knight on f3 reaches g1, h2, h4, g5, e5, d4, d2, but not g2. */
+    assert_illegal(&g, 4, "Ng2", RULES_REASON_CANNOT_REACH);
+    assert_int_equal(sql_count("SELECT count(*) FROM moves WHERE game_id = $1", 1, p), 4);
+}
+
+/* ---- The inventor's game ----------------------------------------------------- */
+
+#define INVENTOR_PLIES 56
+
+struct inventor {
+    const struct pair *g;
+    char fens[INVENTOR_PLIES][RULES_TEXT_MAX];
+    int ply;
+    char result[16], termination[32];
+};
+
+static char *slurp(const char *name, size_t *len)
+{
+    char path[1024];
+    FILE *f;
+    char *buf = malloc(1 << 20);
+    assert_non_null(buf);
+    snprintf(path, sizeof path, "%s/%s", data_dir, name);
+    f = fopen(path, "rb");
+    if (f == NULL)
+        fail_msg("cannot read %s", path);
+    *len = fread(buf, 1, (1 << 20) - 1, f);
+    buf[*len] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* inventor-sample.fens.tsv: "ply \t san \t uci \t fen" for each ply. */
+static void read_fens(struct inventor *inv)
+{
+    size_t len;
+    char *text = slurp("inventor-sample.fens.tsv", &len);
+    char *save = NULL;
+    int rows = 0;
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        int ply;
+        char san[RULES_MOVE_TEXT_MAX], uci[RULES_MOVE_TEXT_MAX], fen[RULES_TEXT_MAX];
+        if (sscanf(line, "%d\t%23[^\t]\t%23[^\t]\t%191[^\n]", &ply, san, uci, fen) != 4)
+            continue;   /* the header */
+        assert_true(ply >= 1 && ply <= INVENTOR_PLIES);
+        memcpy(inv->fens[ply - 1], fen, sizeof fen);
+        rows++;
+    }
+    free(text);
+    assert_int_equal(rows, INVENTOR_PLIES);
+}
+
+static int on_tag(void *arg, const char *name, const char *value)
+{
+    struct inventor *inv = arg;
+    if (strcmp(name, "Result") == 0)
+        snprintf(inv->result, sizeof inv->result, "%s", value);
+    else if (strcmp(name, "Termination") == 0)
+        snprintf(inv->termination, sizeof inv->termination, "%s", value);
+    return 0;
+}
+
+/* Each move of the record through games_move, by the side to move, at the
+ * ply it is; the stored position must be the record's. */
+static int on_move(void *arg, const char *token)
+{
+    struct inventor *inv = arg;
+    struct games_result r;
+    assert_true(inv->ply < INVENTOR_PLIES);
+    games_move(pool, to_move(inv->g, inv->ply)->id, inv->g->game, token, inv->ply, NULL, &r);
+    if (r.outcome != GAMES_OK)
+        fail_msg("ply %d %s: outcome %d: %s", inv->ply + 1, token, r.outcome, r.detail);
+    assert_int_equal(r.game.ply, inv->ply + 1);
+    assert_string_equal(r.game.fen, inv->fens[inv->ply]);
+    if (inv->ply + 1 < INVENTOR_PLIES)
+        assert_int_equal(r.game.status, DB_GAME_ACTIVE);
+    games_result_clear(&r);
+    inv->ply++;
+    return 0;
+}
+
+static void test_games_inventor_game_to_mate(void **state)
+{
+    static struct inventor inv;
+    struct pair g;
+    size_t len;
+    struct games_result r;
+    struct games_analysis a;
+    enum rules_result expected;
+    enum db_termination how;
+    char events[4096], expected_events[4096] = "game_start", before[SNAPSHOT_SIZE];
+    (void)state;
+    memset(&inv, 0, sizeof inv);
+    new_game("korpalski", 0, true, &g);
+    inv.g = &g;
+    read_fens(&inv);
+    char *text = slurp("inventor-sample.pgn", &len);
+    struct rules_pgn_reader reader = { on_tag, on_move, NULL, &inv };
+    assert_int_equal(rules_pgn_read(text, len, &reader), 0);
+    free(text);
+    assert_int_equal(inv.ply, INVENTOR_PLIES);
+
+    /* The record's own words: Result "0-1", Termination "checkmate". */
+    assert_true(rules_result_parse(inv.result, &expected));
+    assert_int_equal(expected, RULES_RESULT_BLACK_WINS);
+    assert_true(db_termination_parse(inv.termination, &how));
+    struct db_game game = read_game(g.game);
+    assert_int_equal(game.status, DB_GAME_FINISHED);
+    assert_int_equal(game.result, expected);
+    assert_int_equal(game.termination, how);
+    assert_int_equal(game.ply, INVENTOR_PLIES);
+    assert_string_equal(game.fen, inv.fens[INVENTOR_PLIES - 1]);
+    assert_string_equal(game.deadline, "");
+    assert_true(games_analyse(&game, &a));
+    assert_int_equal(a.report.status, RULES_CHECKMATE);
+    assert_int_equal(a.to_move, RULES_WHITE);
+    assert_false(a.threefold_claimable);
+    games_analysis_clear(&a);
+    db_game_clear(&game);
+    for (int i = 0; i < INVENTOR_PLIES; i++)
+        strcat(expected_events, " move");
+    strcat(expected_events, " game_end");
+    events_of(g.game, g.white.id, events, sizeof events);
+    assert_string_equal(events, expected_events);
+    assert_event_field(&g, "game_end", "result", "0-1");
+    assert_event_field(&g, "game_end", "termination", "checkmate");
+    assert_event_field(&g, "move", "san", "Qxb2#");
+
+    /* Over: every change is refused, nothing written. */
+    snapshot(g.game, before, sizeof before);
+    games_move(pool, g.white.id, g.game, "Kxb2", -1, NULL, &r);
+    assert_refused(&r, GAMES_GAME_OVER);
+    assert_int_equal(r.game.result, RULES_RESULT_BLACK_WINS);
+    games_result_clear(&r);
+    games_resign(pool, g.white.id, g.game, &r);
+    assert_refused(&r, GAMES_GAME_OVER);
+    games_result_clear(&r);
+    games_draw(pool, g.black.id, g.game, GAMES_DRAW_OFFER, &r);
+    assert_refused(&r, GAMES_GAME_OVER);
+    games_result_clear(&r);
+    games_claim(pool, g.white.id, g.game, GAMES_CLAIM_THREEFOLD, NULL, &r);
+    assert_refused(&r, GAMES_GAME_OVER);
+    games_result_clear(&r);
+    games_adjudicate(pool, g.game, RULES_RESULT_DRAW, "no", &r);
+    assert_refused(&r, GAMES_GAME_OVER);
+    games_result_clear(&r);
+    assert_unchanged(g.game, before);
+
+    struct db_player w, b;
+    char err[512] = "";
+    assert_int_equal(db_player_get(pool, g.white.id, &w, err, sizeof err), DB_OK);
+    assert_int_equal(db_player_get(pool, g.black.id, &b, err, sizeof err), DB_OK);
+    assert_int_equal(w.lost, 1);
+    assert_int_equal(b.won, 1);
+    assert_int_equal(b.quarter_points, 4);
+}
+
+/* ---- Claims ------------------------------------------------------------------ */
+
+/* A claim that does not hold: answered, not accepted, nothing written. */
+static void assert_claim_rejected(const struct pair *g, int ply, enum games_claim kind,
+                                  const char *move)
+{
+    char before[SNAPSHOT_SIZE];
+    struct games_result r;
+    snapshot(g->game, before, sizeof before);
+    games_claim(pool, to_move(g, ply)->id, g->game, kind, move, &r);
+    if (r.outcome != GAMES_OK)
+        fail_msg("claim: outcome %d: %s %s", r.outcome, r.detail, r.err);
+    assert_false(r.claim_accepted);
+    assert_true(r.detail[0] != '\0');
+    assert_int_equal(r.game.status, DB_GAME_ACTIVE);
+    games_result_clear(&r);
+    assert_unchanged(g->game, before);
+}
+
+/* A claim that holds: drawn at that ply (a move sent with it not played). */
+static void assert_claim_accepted(const struct pair *g, int ply, enum games_claim kind,
+                                  const char *move, const char *events)
+{
+    char fen[DB_FEN_SIZE];
+    struct games_result r;
+    struct db_game game = read_game(g->game);
+    snprintf(fen, sizeof fen, "%s", game.fen);
+    db_game_clear(&game);
+    games_claim(pool, to_move(g, ply)->id, g->game, kind, move, &r);
+    if (r.outcome != GAMES_OK)
+        fail_msg("claim: outcome %d: %s %s", r.outcome, r.detail, r.err);
+    assert_true(r.claim_accepted);
+    assert_int_equal(r.game.status, DB_GAME_FINISHED);
+    assert_int_equal(r.game.result, RULES_RESULT_DRAW);
+    assert_int_equal(r.game.termination,
+                     kind == GAMES_CLAIM_THREEFOLD ? DB_END_THREEFOLD : DB_END_FIFTY_MOVE);
+    assert_int_equal(r.game.ply, ply);
+    assert_string_equal(r.game.fen, fen);
+    games_result_clear(&r);
+    game = read_game(g->game);
+    assert_int_equal(game.ply, ply);
+    assert_int_equal(game.status, DB_GAME_FINISHED);
+    assert_string_equal(game.fen, fen);
+    db_game_clear(&game);
+    const char *p[1] = { g->game };
+    assert_int_equal(sql_count("SELECT count(*) FROM moves WHERE game_id = $1", 1, p), ply);
+    char mine[8192];
+    events_of(g->game, g->white.id, mine, sizeof mine);
+    size_t n = strlen(mine), e = strlen(events);
+    assert_true(n >= e);
+    assert_string_equal(mine + n - e, events);
+    assert_event_field(g, "claim", "claim",
+                       kind == GAMES_CLAIM_THREEFOLD ? "threefold" : "fifty-move");
+    assert_event_field(g, "game_end", "result", "1/2-1/2");
+}
+
+static void analyse(const struct pair *g, struct games_analysis *a)
+{
+    struct db_game game = read_game(g->game);
+    assert_true(games_analyse(&game, a));
+    db_game_clear(&game);
+}
+
+static void test_games_claim_threefold(void **state)
+{
+    struct pair g, h;
+    struct db_player stranger;
+    struct games_result r;
+    struct games_analysis a;
+    char before[SNAPSHOT_SIZE];
+    (void)state;
+    new_game("korpalski", 0, true, &g);
+    new_player(&stranger, NULL, 0);
+    shuffle_to(&g, 0, 8);
+
+    /* After ply 8 the position of ply 4 stands for the second time: the
+     * drops reset the list of positions, so ply 4 is its only earlier one. */
+    analyse(&g, &a);
+    assert_int_equal(a.earlier_count, 1);
+    assert_int_equal(a.earlier[0], 4);
+    assert_false(a.threefold_claimable);
+    assert_false(a.fifty_move_claimable);
+    assert_int_equal(a.to_move, RULES_WHITE);
+    assert_int_equal(a.report.status, RULES_ONGOING);
+    games_analysis_clear(&a);
+    assert_claim_rejected(&g, 8, GAMES_CLAIM_THREEFOLD, NULL);
+    /* Ng1 would make the position of ply 5 a second time, not a third. */
+    assert_claim_rejected(&g, 8, GAMES_CLAIM_THREEFOLD, "Ng1");
+    assert_claim_rejected(&g, 8, GAMES_CLAIM_FIFTY_MOVE, NULL);
+
+    snapshot(g.game, before, sizeof before);
+    games_claim(pool, g.white.id, "nosuchgame", GAMES_CLAIM_THREEFOLD, NULL, &r);
+    assert_refused(&r, GAMES_NOT_FOUND);
+    games_claim(pool, stranger.id, g.game, GAMES_CLAIM_THREEFOLD, NULL, &r);
+    assert_refused(&r, GAMES_FORBIDDEN);
+    games_result_clear(&r);
+    games_claim(pool, g.black.id, g.game, GAMES_CLAIM_THREEFOLD, NULL, &r);
+    assert_refused(&r, GAMES_NOT_YOUR_TURN);
+    games_result_clear(&r);
+    /* The knight on f3 cannot reach h5. */
+    games_claim(pool, g.white.id, g.game, GAMES_CLAIM_THREEFOLD, "Nh5", &r);
+    assert_refused(&r, GAMES_ILLEGAL);
+    assert_int_equal(r.reason, RULES_REASON_CANNOT_REACH);
+    games_result_clear(&r);
+    games_claim(pool, g.white.id, g.game, GAMES_CLAIM_THREEFOLD, "N@d6", &r);
+    assert_refused(&r, GAMES_ILLEGAL);
+    assert_int_equal(r.reason, RULES_REASON_DROP_GIVES_CHECK);
+    games_result_clear(&r);
+    assert_unchanged(g.game, before);
+
+    /* Ng1 Ng8 Nf3: now Nf6 would make the position of plies 4 and 8 a
+     * third time.  Black claims with it; the move is not played. */
+    shuffle_to(&g, 8, 11);
+    assert_claim_rejected(&g, 11, GAMES_CLAIM_THREEFOLD, NULL);
+    assert_claim_rejected(&g, 11, GAMES_CLAIM_THREEFOLD, "Nh6");
+    assert_claim_accepted(&g, 11, GAMES_CLAIM_THREEFOLD, "Nf6", "move claim game_end");
+    games_claim(pool, g.black.id, g.game, GAMES_CLAIM_THREEFOLD, "Nf6", &r);
+    assert_refused(&r, GAMES_GAME_OVER);
+    games_result_clear(&r);
+
+    /* Played instead: after ply 12 White claims without a move. */
+    new_game("korpalski", 0, true, &h);
+    shuffle_to(&h, 0, 12);
+    analyse(&h, &a);
+    assert_int_equal(a.earlier_count, 2);
+    assert_int_equal(a.earlier[0], 4);
+    assert_int_equal(a.earlier[1], 8);
+    assert_true(a.threefold_claimable);
+    assert_false(a.fifty_move_claimable);
+    games_analysis_clear(&a);
+    assert_claim_accepted(&h, 12, GAMES_CLAIM_THREEFOLD, NULL, "move claim game_end");
+}
+
+static void test_games_claim_fifty_move(void **state)
+{
+    struct pair g, h, off;
+    struct games_analysis a;
+    (void)state;
+    /* §4.2: the last drop is ply 4 (N@f6); only knight moves follow, so
+     * after ply 103 the clock stands at 99, after ply 104 at 100. */
+    new_game("korpalski", 0, true, &g);
+    shuffle_to(&g, 0, 103);
+    analyse(&g, &a);
+    assert_int_equal(a.report.halfmove_clock, 99);
+    assert_false(a.fifty_move_claimable);
+    games_analysis_clear(&a);
+    assert_claim_rejected(&g, 103, GAMES_CLAIM_FIFTY_MOVE, NULL);
+    /* A drop with the claim would reset the clock. */
+    assert_claim_rejected(&g, 103, GAMES_CLAIM_FIFTY_MOVE, "R@a8");
+    assert_claim_accepted(&g, 103, GAMES_CLAIM_FIFTY_MOVE, shuffle_move(104),
+                          "move claim game_end");
+
+    new_game("korpalski", 0, true, &h);
+    shuffle_to(&h, 0, 104);
+    analyse(&h, &a);
+    assert_int_equal(a.report.halfmove_clock, 100);
+    assert_true(a.fifty_move_claimable);
+    games_analysis_clear(&a);
+    assert_claim_accepted(&h, 104, GAMES_CLAIM_FIFTY_MOVE, NULL, "move claim game_end");
+
+    /* A game played without the rule: 100 plies give no claim (the
+     * repetitions still do). */
+    new_game("korpalski", 0, false, &off);
+    shuffle_to(&off, 0, 104);
+    analyse(&off, &a);
+    assert_false(a.fifty_move_claimable);
+    assert_true(a.threefold_claimable);
+    games_analysis_clear(&a);
+    assert_claim_rejected(&off, 104, GAMES_CLAIM_FIFTY_MOVE, NULL);
+    assert_claim_rejected(&off, 104, GAMES_CLAIM_FIFTY_MOVE, shuffle_move(105));
+    assert_claim_accepted(&off, 104, GAMES_CLAIM_THREEFOLD, NULL, "move claim game_end");
+}
+
+/* ---- Draw offers ------------------------------------------------------------- */
+
+static void draw(const struct pair *g, const struct db_player *who,
+                 enum games_draw_action action, enum db_color offer_after)
+{
+    struct games_result r;
+    games_draw(pool, who->id, g->game, action, &r);
+    if (r.outcome != GAMES_OK)
+        fail_msg("draw %d: outcome %d: %s %s", action, r.outcome, r.detail, r.err);
+    assert_int_equal(r.game.draw_offer, offer_after);
+    games_result_clear(&r);
+    struct db_game game = read_game(g->game);
+    assert_int_equal(game.draw_offer, offer_after);
+    db_game_clear(&game);
+}
+
+static void draw_refused(const struct pair *g, const struct db_player *who,
+                         enum games_draw_action action, enum games_outcome outcome)
+{
+    char before[SNAPSHOT_SIZE];
+    struct games_result r;
+    snapshot(g->game, before, sizeof before);
+    games_draw(pool, who->id, g->game, action, &r);
+    assert_refused(&r, outcome);
+    games_result_clear(&r);
+    assert_unchanged(g->game, before);
+}
+
+static void test_games_draw(void **state)
+{
+    struct pair k, g, h;
+    struct db_player stranger;
+    struct games_result r;
+    char before[SNAPSHOT_SIZE];
+    (void)state;
+    new_player(&stranger, NULL, 0);
+
+    /* Korpalski §4.4: no agreement while anything is left to drop. */
+    new_game("korpalski", 0, true, &k);
+    draw_refused(&k, &k.white, GAMES_DRAW_OFFER, GAMES_DRAW_NOT_ALLOWED);
+    draw_refused(&k, &k.black, GAMES_DRAW_ACCEPT, GAMES_DRAW_NOT_ALLOWED);
+    draw_refused(&k, &k.black, GAMES_DRAW_DECLINE, GAMES_CONFLICT);   /* nothing offered */
+    play(&k, 0, "K@e1");
+    play(&k, 1, "K@e8");
+    draw_refused(&k, &k.black, GAMES_DRAW_OFFER, GAMES_DRAW_NOT_ALLOWED);
+
+    /* Glinski §4: agreement any time. */
+    new_game("glinski", 0, true, &g);
+    games_draw(pool, g.white.id, "nosuchgame", GAMES_DRAW_OFFER, &r);
+    assert_refused(&r, GAMES_NOT_FOUND);
+    draw_refused(&g, &stranger, GAMES_DRAW_OFFER, GAMES_FORBIDDEN);
+    draw_refused(&g, &g.black, GAMES_DRAW_ACCEPT, GAMES_CONFLICT);
+    draw_refused(&g, &g.black, GAMES_DRAW_DECLINE, GAMES_CONFLICT);
+    draw(&g, &g.white, GAMES_DRAW_OFFER, DB_COLOR_WHITE);
+    assert_events(&g, "game_start draw_offer");
+    assert_event_field(&g, "draw_offer", "draw_offer", "white");
+    /* Offered again: nothing new. */
+    snapshot(g.game, before, sizeof before);
+    draw(&g, &g.white, GAMES_DRAW_OFFER, DB_COLOR_WHITE);
+    assert_unchanged(g.game, before);
+    /* One's own offer is not there to accept or decline. */
+    draw_refused(&g, &g.white, GAMES_DRAW_ACCEPT, GAMES_CONFLICT);
+    draw_refused(&g, &g.white, GAMES_DRAW_DECLINE, GAMES_CONFLICT);
+    draw(&g, &g.black, GAMES_DRAW_DECLINE, DB_COLOR_NONE);
+    assert_events(&g, "game_start draw_offer draw_offer");
+    assert_event_field(&g, "draw_offer", "draw_offer", "null");
+
+    /* An offer stands through the offerer's own move and lapses when the
+     * opponent moves instead of answering. */
+    draw(&g, &g.white, GAMES_DRAW_OFFER, DB_COLOR_WHITE);
+    play(&g, 0, "e5");
+    struct db_game game = read_game(g.game);
+    assert_int_equal(game.draw_offer, DB_COLOR_WHITE);
+    db_game_clear(&game);
+    play(&g, 1, "e6");
+    game = read_game(g.game);
+    assert_int_equal(game.draw_offer, DB_COLOR_NONE);
+    db_game_clear(&game);
+    draw_refused(&g, &g.black, GAMES_DRAW_ACCEPT, GAMES_CONFLICT);
+
+    /* Black offers (not on its move), White accepts. */
+    draw(&g, &g.black, GAMES_DRAW_OFFER, DB_COLOR_BLACK);
+    games_draw(pool, g.white.id, g.game, GAMES_DRAW_ACCEPT, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    assert_int_equal(r.game.status, DB_GAME_FINISHED);
+    assert_int_equal(r.game.result, RULES_RESULT_DRAW);
+    assert_int_equal(r.game.termination, DB_END_AGREEMENT);
+    assert_int_equal(r.game.draw_offer, DB_COLOR_NONE);
+    assert_int_equal(r.game.ply, 2);
+    games_result_clear(&r);
+    assert_events(&g, "game_start draw_offer draw_offer draw_offer move move draw_offer "
+                      "game_end");
+    assert_event_field(&g, "game_end", "termination", "agreement");
+    draw_refused(&g, &g.black, GAMES_DRAW_OFFER, GAMES_GAME_OVER);
+
+    /* Offering back against a standing offer agrees. */
+    new_game("glinski", 0, true, &h);
+    draw(&h, &h.black, GAMES_DRAW_OFFER, DB_COLOR_BLACK);
+    games_draw(pool, h.white.id, h.game, GAMES_DRAW_OFFER, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    assert_int_equal(r.game.status, DB_GAME_FINISHED);
+    assert_int_equal(r.game.termination, DB_END_AGREEMENT);
+    games_result_clear(&r);
+    assert_events(&h, "game_start draw_offer game_end");
+}
+
+/* ---- Resignation, abort, adjudication ------------------------------------------ */
+
+static void test_games_resign(void **state)
+{
+    struct pair g, h;
+    struct db_player stranger, w, b;
+    struct games_result r;
+    char before[SNAPSHOT_SIZE], err[512] = "";
+    (void)state;
+    new_player(&stranger, NULL, 0);
+    new_game("korpalski", 0, true, &g);
+    games_resign(pool, g.white.id, "nosuchgame", &r);
+    assert_refused(&r, GAMES_NOT_FOUND);
+    snapshot(g.game, before, sizeof before);
+    games_resign(pool, stranger.id, g.game, &r);
+    assert_refused(&r, GAMES_FORBIDDEN);
+    games_result_clear(&r);
+    assert_unchanged(g.game, before);
+
+    /* White resigns before any move. */
+    games_resign(pool, g.white.id, g.game, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    assert_int_equal(r.game.status, DB_GAME_FINISHED);
+    assert_int_equal(r.game.result, RULES_RESULT_BLACK_WINS);
+    assert_int_equal(r.game.termination, DB_END_RESIGNATION);
+    assert_int_equal(r.game.ply, 0);
+    games_result_clear(&r);
+    assert_events(&g, "game_start game_end");
+    assert_event_field(&g, "game_end", "result", "0-1");
+    assert_event_field(&g, "game_end", "termination", "resignation");
+    snapshot(g.game, before, sizeof before);
+    games_resign(pool, g.black.id, g.game, &r);
+    assert_refused(&r, GAMES_GAME_OVER);
+    games_result_clear(&r);
+    games_move(pool, g.white.id, g.game, "K@e1", 0, NULL, &r);
+    assert_refused(&r, GAMES_GAME_OVER);
+    games_result_clear(&r);
+    assert_unchanged(g.game, before);
+
+    /* Black resigns while White is to move: resigning needs no turn. */
+    new_game("glinski", 0, true, &h);
+    play(&h, 0, "e5");
+    play(&h, 1, "e6");
+    games_resign(pool, h.black.id, h.game, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    assert_int_equal(r.game.result, RULES_RESULT_WHITE_WINS);
+    assert_int_equal(r.game.termination, DB_END_RESIGNATION);
+    assert_int_equal(r.game.ply, 2);
+    games_result_clear(&r);
+    assert_events(&h, "game_start move move game_end");
+    assert_int_equal(db_player_get(pool, h.white.id, &w, err, sizeof err), DB_OK);
+    assert_int_equal(db_player_get(pool, h.black.id, &b, err, sizeof err), DB_OK);
+    assert_int_equal(w.won, 1);
+    assert_int_equal(w.quarter_points, 4);
+    assert_int_equal(b.lost, 1);
+    assert_int_equal(b.quarter_points, 0);
+}
+
+static void test_games_abort(void **state)
+{
+    struct pair g, h, late;
+    struct db_player stranger, w;
+    struct games_result r;
+    char before[SNAPSHOT_SIZE], err[512] = "";
+    (void)state;
+    new_player(&stranger, NULL, 0);
+
+    /* Before any move, by the side not to move. */
+    new_game("korpalski", 0, true, &g);
+    games_abort(pool, g.white.id, "nosuchgame", &r);
+    assert_refused(&r, GAMES_NOT_FOUND);
+    snapshot(g.game, before, sizeof before);
+    games_abort(pool, stranger.id, g.game, &r);
+    assert_refused(&r, GAMES_FORBIDDEN);
+    games_result_clear(&r);
+    assert_unchanged(g.game, before);
+    games_abort(pool, g.black.id, g.game, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    assert_int_equal(r.game.status, DB_GAME_ABORTED);
+    assert_int_equal(r.game.result, RULES_RESULT_NONE);
+    assert_int_equal(r.game.termination, DB_END_NONE);
+    games_result_clear(&r);
+    assert_events(&g, "game_start game_end");
+    assert_event_field(&g, "game_end", "status", "aborted");
+    snapshot(g.game, before, sizeof before);
+    games_abort(pool, g.white.id, g.game, &r);
+    assert_refused(&r, GAMES_GAME_OVER);
+    games_result_clear(&r);
+    games_move(pool, g.white.id, g.game, "K@e1", 0, NULL, &r);
+    assert_refused(&r, GAMES_GAME_OVER);
+    games_result_clear(&r);
+    assert_unchanged(g.game, before);
+    /* An aborted game counts for nobody. */
+    assert_int_equal(db_player_get(pool, g.white.id, &w, err, sizeof err), DB_OK);
+    assert_int_equal(w.played, 0);
+
+    /* After White's first move, by White. */
+    new_game("korpalski", 0, true, &h);
+    play(&h, 0, "K@e1");
+    games_abort(pool, h.white.id, h.game, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    assert_int_equal(r.game.status, DB_GAME_ABORTED);
+    assert_int_equal(r.game.ply, 1);
+    games_result_clear(&r);
+
+    /* Once each side has moved, no more. */
+    new_game("korpalski", 0, true, &late);
+    play(&late, 0, "K@e1");
+    play(&late, 1, "K@e8");
+    snapshot(late.game, before, sizeof before);
+    games_abort(pool, late.black.id, late.game, &r);
+    assert_refused(&r, GAMES_CONFLICT);
+    games_result_clear(&r);
+    games_abort(pool, late.white.id, late.game, &r);
+    assert_refused(&r, GAMES_CONFLICT);
+    games_result_clear(&r);
+    assert_unchanged(late.game, before);
+}
+
+static void test_games_adjudicate(void **state)
+{
+    static const char why[] = "perpetual check shown to the arbiter (rules 4.5)";
+    struct pair g, h;
+    struct games_result r;
+    char before[SNAPSHOT_SIZE];
+    (void)state;
+    games_adjudicate(pool, "nosuchgame", RULES_RESULT_DRAW, why, &r);
+    assert_refused(&r, GAMES_NOT_FOUND);
+
+    new_game("korpalski", 0, true, &g);
+    play(&g, 0, "K@e1");
+    games_adjudicate(pool, g.game, RULES_RESULT_DRAW, why, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    assert_int_equal(r.game.status, DB_GAME_FINISHED);
+    assert_int_equal(r.game.result, RULES_RESULT_DRAW);
+    assert_int_equal(r.game.termination, DB_END_ADJUDICATION);
+    assert_string_equal(r.game.adjudication_reason, why);
+    assert_int_equal(r.game.ply, 1);
+    games_result_clear(&r);
+    struct db_game game = read_game(g.game);
+    assert_string_equal(game.adjudication_reason, why);
+    assert_int_equal(game.termination, DB_END_ADJUDICATION);
+    db_game_clear(&game);
+    assert_events(&g, "game_start move game_end");
+    assert_event_field(&g, "game_end", "termination", "adjudication");
+    snapshot(g.game, before, sizeof before);
+    games_adjudicate(pool, g.game, RULES_RESULT_WHITE_WINS, "again", &r);
+    assert_refused(&r, GAMES_GAME_OVER);
+    games_result_clear(&r);
+    assert_unchanged(g.game, before);
+
+    new_game("glinski", 0, true, &h);
+    games_adjudicate(pool, h.game, RULES_RESULT_WHITE_WINS, "black abandoned the game", &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    assert_int_equal(r.game.result, RULES_RESULT_WHITE_WINS);
+    games_result_clear(&r);
+    assert_event_field(&h, "game_end", "result", "1-0");
+}
+
+/* ---- Time ------------------------------------------------------------------------ */
+
+/* The sweeper ends an overdue game (ours, or another process's sweeper got
+ * there first: the game ends the same way either way). */
+static void sweep_and_expect(const struct pair *g, enum rules_result result)
+{
+    char err[512] = "";
+    int ended = games_sweep(pool, err, sizeof err);
+    if (ended < 0)
+        fail_msg("sweep: %s", err);
+    struct db_game game = read_game(g->game);
+    assert_int_equal(game.status, DB_GAME_FINISHED);
+    assert_int_equal(game.result, result);
+    assert_int_equal(game.termination, DB_END_TIMEOUT);
+    assert_string_equal(game.deadline, "");
+    assert_false(game.overdue);
+    db_game_clear(&game);
+    assert_event_field(g, "game_end", "termination", "timeout");
+}
+
+static void test_games_time_out(void **state)
+{
+    struct pair start, w_flag, b_flag, late;
+    struct games_result r;
+    char events[512];
+    (void)state;
+
+    /* White to move at the start; Black, with every man in reserve, could
+     * mate: 0-1. */
+    new_game("korpalski", 0, true, &start);
+    make_overdue(start.game);
+    sweep_and_expect(&start, RULES_RESULT_BLACK_WINS);
+    assert_events(&start, "game_start game_end");
+    /* Swept once: the game does not end again. */
+    char err[512] = "";
+    assert_true(games_sweep(pool, err, sizeof err) >= 0);
+    assert_events(&start, "game_start game_end");
+
+    /* K+Q against a bare king, both reserves empty (§4.1: the bare king
+     * can never mate).  White flags: a draw.  Black flags: 1-0. */
+    new_game("korpalski", 0, true, &w_flag);
+    set_position(w_flag.game, "4k3/8/8/8/8/8/8/3QK3[] w - - 0 40");
+    make_overdue(w_flag.game);
+    sweep_and_expect(&w_flag, RULES_RESULT_DRAW);
+    new_game("korpalski", 0, true, &b_flag);
+    set_position(b_flag.game, "4k3/8/8/8/8/8/8/3QK3[] b - - 0 40");
+    make_overdue(b_flag.game);
+    sweep_and_expect(&b_flag, RULES_RESULT_WHITE_WINS);
+
+    /* A move on an overdue game: the game ends on time first (Black was
+     * to move; White's full reserve could mate: 1-0), the move is refused. */
+    new_game("korpalski", 0, true, &late);
+    play(&late, 0, "K@e1");
+    make_overdue(late.game);
+    games_move(pool, late.black.id, late.game, "K@e8", 1, NULL, &r);
+    assert_refused(&r, GAMES_GAME_OVER);
+    assert_int_equal(r.game.status, DB_GAME_FINISHED);
+    assert_int_equal(r.game.result, RULES_RESULT_WHITE_WINS);
+    assert_int_equal(r.game.termination, DB_END_TIMEOUT);
+    assert_int_equal(r.game.ply, 1);
+    games_result_clear(&r);
+    struct db_game game = read_game(late.game);
+    assert_int_equal(game.status, DB_GAME_FINISHED);
+    assert_int_equal(game.result, RULES_RESULT_WHITE_WINS);
+    assert_int_equal(game.termination, DB_END_TIMEOUT);
+    assert_int_equal(game.ply, 1);
+    db_game_clear(&game);
+    events_of(late.game, late.white.id, events, sizeof events);
+    assert_string_equal(events, "game_start move game_end");
+    assert_event_field(&late, "game_end", "result", "1-0");
+}
+
+/* ---- Glinski stalemate --------------------------------------------------------- */
+
+static void test_games_glinski_stalemate(void **state)
+{
+    struct pair g;
+    struct games_result r;
+    struct db_player w, b;
+    char err[512] = "";
+    (void)state;
+    /*
+     * White K f8, pawn b1; Black K f11.  Kf9 (an orthogonal step up the
+     * file) leaves Black to move with every neighbour of f11 (f10, e10,
+     * g10, e9, g9) next to the king on f9, and f9 itself two steps from
+     * f11: not check, no move.  §4: White scores 3/4.  The king move
+     * counts toward the halfmove clock: "b - 1 1".
+     */
+    new_game("glinski", 0, true, &g);
+    set_position(g.game, "k/3/5/3K3/9/11/11/11/11/11/1P9 w - 0 1");
+    games_move(pool, g.white.id, g.game, "Kf9", 0, NULL, &r);
+    if (r.outcome != GAMES_OK)
+        fail_msg("Kf9: %d %s", r.outcome, r.detail);
+    assert_int_equal(r.game.status, DB_GAME_FINISHED);
+    assert_int_equal(r.game.result, RULES_RESULT_WHITE_3_4);
+    assert_int_equal(r.game.termination, DB_END_STALEMATE);
+    assert_int_equal(r.game.ply, 1);
+    assert_string_equal(r.game.fen, "k/3/2K2/7/9/11/11/11/11/11/1P9 b - 1 1");
+    games_result_clear(&r);
+    assert_events(&g, "game_start move game_end");
+    assert_event_field(&g, "game_end", "result", "3/4-1/4");
+    assert_event_field(&g, "game_end", "termination", "stalemate");
+    assert_int_equal(db_player_get(pool, g.white.id, &w, err, sizeof err), DB_OK);
+    assert_int_equal(db_player_get(pool, g.black.id, &b, err, sizeof err), DB_OK);
+    assert_int_equal(w.quarter_points, 3);
+    assert_int_equal(b.quarter_points, 1);
+}
+
+/* ---- Hooks ------------------------------------------------------------------------ */
+
+/* The caller's work in a move's transaction, as korpd's idempotency keys
+ * do it: `before` claims the key (an answered one stops the move), `after`
+ * stores the answer; `fail` makes `after` fail instead. */
+struct key_hooks {
+    const char *token_id, *key;
+    bool fail;
+    int before_runs, after_runs;
+    enum games_outcome seen;
+};
+
+static enum db_status claim_key(struct db_tx *tx, void *arg)
+{
+    struct key_hooks *k = arg;
+    enum db_idempotency found;
+    int status = 0;
+    char *body = NULL;
+    k->before_runs++;
+    enum db_status rc = db_idempotency_claim(tx, k->token_id, k->key, "POST", "/test/moves",
+                                             &found, &status, &body);
+    free(body);
+    if (rc == DB_OK && found != DB_KEY_NEW)
+        return DB_CONFLICT;
+    return rc;
+}
+
+static enum db_status store_answer(struct db_tx *tx, const struct games_result *r, void *arg)
+{
+    struct key_hooks *k = arg;
+    char body[64];
+    k->after_runs++;
+    k->seen = r->outcome;
+    if (k->fail)
+        return db_tx_fail(tx, "the after hook fails on purpose");
+    snprintf(body, sizeof body, "ply %d", r->game.ply);
+    return db_idempotency_store(tx, k->token_id, k->key, r->outcome == GAMES_OK ? 201 : 409,
+                                body);
+}
+
+/* The stored answer of a key: "status|body", "" when there is none. */
+static void stored_answer(const char *token_id, const char *key, char *out, size_t size)
+{
+    const char *p[2] = { token_id, key };
+    sql_text(out, size,
+             "SELECT status || '|' || body FROM idempotency_keys"
+             " WHERE token_id = $1 AND key = $2", 2, p);
+}
+
+static void test_games_move_hooks(void **state)
+{
+    struct pair g;
+    struct db_caller caller;
+    struct games_result r;
+    char token[96], err[512] = "", answer[128], before[SNAPSHOT_SIZE], key[3][64];
+    (void)state;
+    struct db_challenge c;
+    new_player(&g.white, token, sizeof token);   /* White's token keys the answers */
+    new_player(&g.black, NULL, 0);
+    new_challenge(&g.white, &g.black, "korpalski", DB_COLOR_WHITE, 0, true, &c);
+    games_challenge_accept(pool, g.black.id, c.id, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    snprintf(g.game, sizeof g.game, "%s", r.game.id);
+    games_result_clear(&r);
+    assert_int_equal(db_caller_find(pool, token, &caller, err, sizeof err), DB_OK);
+    for (int i = 0; i < 3; i++)
+        snprintf(key[i], sizeof key[i], "%s-%d", g.game, i);
+
+    /* First use: the move and the stored answer commit together. */
+    struct key_hooks k = { caller.token_id, key[0], false, 0, 0, GAMES_DB_ERROR };
+    struct games_hooks hooks = { claim_key, store_answer, &k };
+    games_move(pool, g.white.id, g.game, "K@e1", 0, &hooks, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    assert_int_equal(r.game.ply, 1);
+    games_result_clear(&r);
+    assert_true(k.before_runs >= 1 && k.after_runs >= 1);
+    assert_int_equal(k.seen, GAMES_OK);
+    stored_answer(caller.token_id, key[0], answer, sizeof answer);
+    assert_string_equal(answer, "201|ply 1");
+
+    /* The same key again: answered before, the game untouched, after not run. */
+    snapshot(g.game, before, sizeof before);
+    k.after_runs = 0;
+    games_move(pool, g.black.id, g.game, "K@e8", 1, &hooks, &r);
+    assert_refused(&r, GAMES_ANSWERED_BEFORE);
+    games_result_clear(&r);
+    assert_int_equal(k.after_runs, 0);
+    assert_unchanged(g.game, before);
+    stored_answer(caller.token_id, key[0], answer, sizeof answer);
+    assert_string_equal(answer, "201|ply 1");
+
+    /* after sees a refusal too, and its write commits with it. */
+    struct key_hooks refused = { caller.token_id, key[1], false, 0, 0, GAMES_OK };
+    struct games_hooks refused_hooks = { claim_key, store_answer, &refused };
+    games_move(pool, g.white.id, g.game, "K@a1", 1, &refused_hooks, &r);
+    assert_refused(&r, GAMES_NOT_YOUR_TURN);
+    games_result_clear(&r);
+    assert_int_equal(refused.seen, GAMES_NOT_YOUR_TURN);
+    assert_unchanged(g.game, before);
+    stored_answer(caller.token_id, key[1], answer, sizeof answer);
+    assert_string_equal(answer, "409|ply 1");
+
+    /* A failing after undoes the move and its own key's claim. */
+    struct key_hooks failing = { caller.token_id, key[2], true, 0, 0, GAMES_DB_ERROR };
+    struct games_hooks failing_hooks = { claim_key, store_answer, &failing };
+    games_move(pool, g.black.id, g.game, "K@e8", 1, &failing_hooks, &r);
+    assert_int_equal(r.outcome, GAMES_DB_ERROR);
+    assert_int_equal(r.db, DB_HARD_ERROR);
+    assert_non_null(strstr(r.err, "on purpose"));
+    games_result_clear(&r);
+    assert_int_equal(failing.seen, GAMES_OK);   /* the move itself was fine */
+    assert_unchanged(g.game, before);
+    stored_answer(caller.token_id, key[2], answer, sizeof answer);
+    assert_string_equal(answer, "");
+
+    /* Hooks may be left out one by one. */
+    struct key_hooks only_after = { caller.token_id, key[2], false, 0, 0, GAMES_DB_ERROR };
+    struct games_hooks after_hooks = { NULL, store_answer, &only_after };
+    games_move(pool, g.black.id, g.game, "K@e8", 1, &after_hooks, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    assert_int_equal(r.game.ply, 2);
+    games_result_clear(&r);
+    assert_int_equal(only_after.before_runs, 0);
+    assert_int_equal(only_after.seen, GAMES_OK);
+    assert_events(&g, "game_start move move");
+}
+
+/* ---- The analysis of an unreadable row --------------------------------------------- */
+
+static void test_games_analyse_bad_position(void **state)
+{
+    struct db_game game;
+    struct games_analysis a;
+    (void)state;
+    memset(&game, 0, sizeof game);
+    game.variant = db_variant_parse("korpalski");
+    snprintf(game.fen, sizeof game.fen, "garbage");
+    assert_false(games_analyse(&game, &a));
+    games_analysis_clear(&a);
+    game.variant = NULL;
+    snprintf(game.fen, sizeof game.fen, "%s", korpalski_start);
+    assert_false(games_analyse(&game, &a));
+    games_analysis_clear(&a);
+}
+
+static int setup(void **state)
+{
+    char err[512] = "";
+    struct db_pool_config config = { url, 2, 0 };
+    (void)state;
+    rules_init();
+    pool = db_pool_new(&config, err, sizeof err);
+    if (pool == NULL) {
+        fprintf(stderr, "db_pool_new: %s\n", err);
+        return -1;
+    }
+    if (db_migrate(pool, err, sizeof err) != DB_OK) {
+        fprintf(stderr, "db_migrate: %s\n", err);
+        return -1;
+    }
+    conn = PQconnectdb(url);
+    if (PQstatus(conn) != CONNECTION_OK) {
+        fprintf(stderr, "connect: %s\n", PQerrorMessage(conn));
+        return -1;
+    }
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    PQfinish(conn);
+    db_pool_free(pool);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_games_challenge_accept),
+        cmocka_unit_test(test_games_challenge_close),
+        cmocka_unit_test(test_games_move),
+        cmocka_unit_test(test_games_inventor_game_to_mate),
+        cmocka_unit_test(test_games_claim_threefold),
+        cmocka_unit_test(test_games_claim_fifty_move),
+        cmocka_unit_test(test_games_draw),
+        cmocka_unit_test(test_games_resign),
+        cmocka_unit_test(test_games_abort),
+        cmocka_unit_test(test_games_adjudicate),
+        cmocka_unit_test(test_games_time_out),
+        cmocka_unit_test(test_games_glinski_stalemate),
+        cmocka_unit_test(test_games_move_hooks),
+        cmocka_unit_test(test_games_analyse_bad_position),
+    };
+    if (argc != 2) {
+        fprintf(stderr, "usage: test_games DATA_DIR\n");
+        return 2;
+    }
+    data_dir = argv[1];
+    url = test_database_url();
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
