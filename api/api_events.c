@@ -33,7 +33,7 @@
 struct stream {
     struct api_hub *hub;
     struct MHD_Connection *conn;
-    char player_id[DB_ID_SIZE];     /* "" for a spectator */
+    char player_id[BASE_ID_SIZE];     /* "" for a spectator */
     char game_id[API_PARAM_MAX + 1]; /* "" for all the player's games */
     long long last_id;
     bool suspended, wake, keepalive_due;

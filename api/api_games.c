@@ -50,7 +50,7 @@ static bool cursor_read(const char *text, char *us, size_t us_size, char *id, si
     /* Ids are 10 characters (db_new_id); microseconds since 1970 fit in
      * 16 digits until the year 2286. */
     if (dot == NULL || dot == text || (size_t)(dot - text) >= us_size || dot - text > 16 ||
-        strlen(dot + 1) != 10 || strlen(dot + 1) >= id_size)
+        strlen(dot + 1) != BASE_ID_LEN || strlen(dot + 1) >= id_size)
         return false;
     for (const char *p = text; p < dot; p++)
         if (*p < '0' || *p > '9')
@@ -71,7 +71,7 @@ enum MHD_Result api_game_list(struct api_request *req)
     const char *limit = api_query(req, "limit"), *cursor = api_query(req, "cursor");
     const char *status, *variant;
     enum db_game_status wanted = DB_GAME_ACTIVE;
-    char us[24], id[DB_ID_SIZE], err[512] = "", next[64];
+    char us[24], id[BASE_ID_SIZE], err[512] = "", next[64];
     struct db_game *games;
     int count = 0;
     bool more = false;

@@ -84,7 +84,7 @@ struct api_request {
 
 typedef enum MHD_Result (*api_handler)(struct api_request *req);
 
-/* The kinds of problem korpd answers with: one row each in api_problem.c. */
+/* The kinds of problem korpd answers with: one row each in api_reply.c. */
 enum api_problem {
     API_PROBLEM_NOT_FOUND = 0,
     API_PROBLEM_METHOD_NOT_ALLOWED,

@@ -10,7 +10,6 @@
 
 #include "games.h"
 
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,53 +120,17 @@ void api_metrics_claim(struct api_metrics *m, bool fifty_move, bool accepted)
         atomic_fetch_add(&m->claims[fifty_move][accepted], 1);
 }
 
-/* A growing text buffer. */
-struct text {
-    char *buf;
-    size_t len, cap;
-    bool failed;
-};
-
-static void put(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void put(struct text *t, const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-    for (;;) {
-        if (t->failed)
-            return;
-        va_start(ap, fmt);
-        n = vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
-        va_end(ap);
-        if (n >= 0 && (size_t)n < t->cap - t->len) {
-            t->len += (size_t)n;
-            return;
-        }
-        size_t cap = t->cap * 2 + (size_t)(n > 0 ? n : 0);
-        char *grown = realloc(t->buf, cap);
-        if (grown == NULL) {
-            t->failed = true;
-            return;
-        }
-        t->buf = grown;
-        t->cap = cap;
-    }
-}
-
 enum MHD_Result api_metrics_reply(struct api_request *req)
 {
     struct api_metrics *m = req->metrics;
-    struct text t = { malloc(16384), 0, 16384, false };
+    struct base_text t = { 0 };
     struct db_pool_stats db;
     struct notify_stats sent;
     static const char *const channels[2] = { "email", "webhook" };
     struct MHD_Response *resp;
     unsigned long cumulative;
 
-    if (t.buf == NULL)
-        return MHD_NO;
-    put(&t, "# HELP korp_http_requests_total HTTP requests answered, by route and status.\n"
+    base_text_put(&t, "# HELP korp_http_requests_total HTTP requests answered, by route and status.\n"
             "# TYPE korp_http_requests_total counter\n");
     for (int r = 0; r <= MAX_ROUTES; r++) {
         const char *method = "-", *pattern = "-";
@@ -182,56 +145,56 @@ enum MHD_Result api_metrics_reply(struct api_request *req)
                 snprintf(status, sizeof status, "%u", statuses[s]);
             else
                 snprintf(status, sizeof status, "other");
-            put(&t, "korp_http_requests_total{method=\"%s\",route=\"%s\",status=\"%s\"} %lu\n",
+            base_text_put(&t, "korp_http_requests_total{method=\"%s\",route=\"%s\",status=\"%s\"} %lu\n",
                 method, pattern, status, n);
         }
     }
-    put(&t, "# HELP korp_http_request_duration_seconds Time from a request's arrival to its "
+    base_text_put(&t, "# HELP korp_http_request_duration_seconds Time from a request's arrival to its "
             "completion.\n# TYPE korp_http_request_duration_seconds histogram\n");
     for (size_t b = 0; b < BUCKETS; b++) {
         cumulative = atomic_load(&m->latency[b]);
-        put(&t, "korp_http_request_duration_seconds_bucket{le=\"%g\"} %lu\n",
+        base_text_put(&t, "korp_http_request_duration_seconds_bucket{le=\"%g\"} %lu\n",
             (double)buckets_us[b] / 1e6, cumulative);
     }
-    put(&t, "korp_http_request_duration_seconds_bucket{le=\"+Inf\"} %lu\n"
+    base_text_put(&t, "korp_http_request_duration_seconds_bucket{le=\"+Inf\"} %lu\n"
             "korp_http_request_duration_seconds_sum %.6f\n"
             "korp_http_request_duration_seconds_count %lu\n",
         atomic_load(&m->latency_count), (double)atomic_load(&m->latency_sum_us) / 1e6,
         atomic_load(&m->latency_count));
 
-    put(&t, "# HELP korp_moves_total Moves submitted, by outcome.\n"
+    base_text_put(&t, "# HELP korp_moves_total Moves submitted, by outcome.\n"
             "# TYPE korp_moves_total counter\n");
     for (size_t o = 0; o < OUTCOMES; o++)
-        put(&t, "korp_moves_total{outcome=\"%s\"} %lu\n", move_outcomes[o],
+        base_text_put(&t, "korp_moves_total{outcome=\"%s\"} %lu\n", move_outcomes[o],
             atomic_load(&m->moves[o]));
-    put(&t, "# HELP korp_claims_total Draw claims, by kind and whether they held.\n"
+    base_text_put(&t, "# HELP korp_claims_total Draw claims, by kind and whether they held.\n"
             "# TYPE korp_claims_total counter\n");
     for (int k = 0; k < 2; k++)
         for (int a = 0; a < 2; a++)
-            put(&t, "korp_claims_total{kind=\"%s\",accepted=\"%s\"} %lu\n",
+            base_text_put(&t, "korp_claims_total{kind=\"%s\",accepted=\"%s\"} %lu\n",
                 k ? "fifty-move" : "threefold", a ? "true" : "false",
                 atomic_load(&m->claims[k][a]));
-    put(&t, "# HELP korp_games_started_total Games started, by variant.\n"
+    base_text_put(&t, "# HELP korp_games_started_total Games started, by variant.\n"
             "# TYPE korp_games_started_total counter\n");
     const struct rules_variant *const *variants = rules_variant_list();
     for (size_t v = 0; v < VARIANTS && variants[v] != NULL; v++)
-        put(&t, "korp_games_started_total{variant=\"%s\"} %lu\n", variants[v]->name,
+        base_text_put(&t, "korp_games_started_total{variant=\"%s\"} %lu\n", variants[v]->name,
             atomic_load(&m->started[v]));
-    put(&t, "# HELP korp_games_finished_total Games ended by a request to this process, by "
+    base_text_put(&t, "# HELP korp_games_finished_total Games ended by a request to this process, by "
             "variant and termination (time-outs found by the sweeper are not counted).\n"
             "# TYPE korp_games_finished_total counter\n");
     for (size_t v = 0; v < VARIANTS && variants[v] != NULL; v++)
         for (size_t k = 1; k <= TERMINATIONS; k++) {   /* aborted (slot 0) last */
             size_t e = k % TERMINATIONS;
-            put(&t, "korp_games_finished_total{variant=\"%s\",termination=\"%s\"} %lu\n",
+            base_text_put(&t, "korp_games_finished_total{variant=\"%s\",termination=\"%s\"} %lu\n",
                 variants[v]->name, termination_label(e), atomic_load(&m->finished[v][e]));
         }
-    put(&t, "# HELP korp_event_streams Event streams open now.\n"
+    base_text_put(&t, "# HELP korp_event_streams Event streams open now.\n"
             "# TYPE korp_event_streams gauge\nkorp_event_streams %d\n",
         api_hub_streams(req->hub));
 
     db_pool_stats(req->config->pool, &db);
-    put(&t, "# HELP korp_db_pool_waits_total Requests that waited for a free database "
+    base_text_put(&t, "# HELP korp_db_pool_waits_total Requests that waited for a free database "
             "connection.\n# TYPE korp_db_pool_waits_total counter\nkorp_db_pool_waits_total %lu\n"
             "# HELP korp_db_pool_wait_timeouts_total Waits for a connection that timed out.\n"
             "# TYPE korp_db_pool_wait_timeouts_total counter\n"
@@ -250,22 +213,22 @@ enum MHD_Result api_metrics_reply(struct api_request *req)
         db.waits, db.wait_timeouts, db.connects, db.connect_failures, db.retries_conflict,
         db.retries_broken, db.errors);
     notify_stats(&sent);
-    put(&t, "# HELP korp_notifications_total Delivery attempts by this process's notify "
+    base_text_put(&t, "# HELP korp_notifications_total Delivery attempts by this process's notify "
             "workers, by channel and outcome.\n# TYPE korp_notifications_total counter\n");
     for (int c = 0; c < 2; c++)
-        put(&t,
+        base_text_put(&t,
             "korp_notifications_total{channel=\"%s\",outcome=\"delivered\"} %lu\n"
             "korp_notifications_total{channel=\"%s\",outcome=\"retried\"} %lu\n"
             "korp_notifications_total{channel=\"%s\",outcome=\"failed\"} %lu\n",
             channels[c], sent.delivered[c], channels[c], sent.retried[c], channels[c],
             sent.failed[c]);
-    if (t.failed) {
-        free(t.buf);
+    size_t len = t.len;
+    char *text = base_text_take(&t);
+    if (text == NULL)
         return MHD_NO;
-    }
-    resp = MHD_create_response_from_buffer(t.len, t.buf, MHD_RESPMEM_MUST_FREE);
+    resp = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
     if (resp == NULL) {
-        free(t.buf);
+        free(text);
         return MHD_NO;
     }
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,

@@ -29,6 +29,8 @@ static const struct route routes[] = {
     { "GET", "/assets/{path*}", API_UNLIMITED | API_FILE_PATH, api_web_asset },
     { "GET", "/favicon.ico", API_UNLIMITED, api_web_icon },
     { "GET", "/healthz", API_UNLIMITED, api_health },
+    /* Answered by the GET row above (HEAD of an unlimited GET); this row
+     * only makes a 405 on /healthz list HEAD in its Allow header. */
     { "HEAD", "/healthz", API_UNLIMITED, api_health },
     { "POST", "/v1/players", API_JSON_BODY, api_player_create },
     { "GET", "/v1/players/me", API_TOKEN, api_player_me },
@@ -222,8 +224,9 @@ enum MHD_Result api_route(struct api_request *req)
         memset(scratch, 0, sizeof scratch);
         if (!match(r->pattern, req->path, scratch))
             continue;
-        /* HEAD of the pages and files (uptime and link checkers): as GET,
-         * libmicrohttpd sends no body. */
+        /* HEAD of every API_UNLIMITED GET route (the pages, files, /healthz,
+         * /metrics: uptime and link checkers): as GET, libmicrohttpd sends
+         * no body. */
         bool head_of_get = strcmp(req->method, "HEAD") == 0 && strcmp(r->method, "GET") == 0 &&
                            (r->needs & API_UNLIMITED);
         if (strcmp(r->method, req->method) != 0 && !head_of_get) {

@@ -28,7 +28,7 @@ enum MHD_Result api_webhook_create(struct api_request *req)
 {
     enum MHD_Result replied;
     const char *url;
-    char why[512] = "", id[DB_ID_SIZE], secret[96], err[512] = "";
+    char why[512] = "", id[BASE_ID_SIZE], secret[96], err[512] = "";
     char *json = NULL;
     db_notification_set events;
     enum db_status st;
@@ -42,7 +42,7 @@ enum MHD_Result api_webhook_create(struct api_request *req)
         return api_fail(req, API_PROBLEM_INVALID_VALUE, "%s", why);
     if (notify_webhook_url_check(url, allow_private, why, sizeof why) != NOTIFY_WEBHOOK_URL_OK)
         return api_fail(req, API_PROBLEM_INVALID_WEBHOOK_URL, "%s", why);
-    if (!base_random_text(id, 10) || !notify_webhook_secret(secret, sizeof secret))
+    if (!base_random_text(id, BASE_ID_LEN) || !notify_webhook_secret(secret, sizeof secret))
         return api_fail_db(req, DB_HARD_ERROR, "the random generator failed");
     st = db_webhook_create(req->config->pool, id, req->caller.player_id, url, events, secret,
                            WEBHOOKS_PER_PLAYER, &json, err, sizeof err);

@@ -9,6 +9,7 @@
 #ifndef KORP_DB_H
 #define KORP_DB_H
 
+#include "base.h"
 #include "rules.h"
 
 #include <stdbool.h>
@@ -172,12 +173,11 @@ enum db_termination db_termination_of(enum rules_status status);
 
 /* ---- Players and tokens ------------------------------------------------ */
 
-#define DB_ID_SIZE 16      /* ids are 10 characters */
 #define DB_NAME_SIZE 32    /* names are 2-30 characters */
 #define DB_TIME_SIZE 24    /* "2026-11-22T13:45:00Z" */
 
 struct db_player {
-    char id[DB_ID_SIZE];
+    char id[BASE_ID_SIZE];
     char name[DB_NAME_SIZE];
     char email[256];          /* "" when none */
     bool arbiter;             /* role "arbiter", else "player" */
@@ -188,8 +188,8 @@ struct db_player {
 
 /* Who a request's token belongs to. */
 struct db_caller {
-    char token_id[DB_ID_SIZE];    /* a session's: "s-<session id>" */
-    char player_id[DB_ID_SIZE];
+    char token_id[BASE_ID_SIZE];    /* a session's: "s-<session id>" */
+    char player_id[BASE_ID_SIZE];
     char name[DB_NAME_SIZE];
     bool arbiter;
     bool by_session;              /* signed in on the web board (a cookie) */
@@ -199,7 +199,7 @@ struct db_caller {
 
 /* A player's name, id and password hash ("" when they have no password),
  * found by name case-insensitively.  DB_NOT_FOUND if none. */
-enum db_status db_login_find(struct db_pool *pool, const char *name, char id[DB_ID_SIZE],
+enum db_status db_login_find(struct db_pool *pool, const char *name, char id[BASE_ID_SIZE],
                              char canonical_name[DB_NAME_SIZE], char *password_hash,
                              size_t hash_size, char *err, size_t errsize);
 
@@ -241,7 +241,7 @@ enum db_status db_caller_find(struct db_pool *pool, const char *token, struct db
                               char *err, size_t errsize);
 
 struct db_token {
-    char id[DB_ID_SIZE];
+    char id[BASE_ID_SIZE];
     char created_at[DB_TIME_SIZE];
     char last_used_at[DB_TIME_SIZE];   /* "" when never used */
 };
@@ -261,15 +261,15 @@ enum db_status db_token_revoke(struct db_pool *pool, const char *player_id,
 /* ---- Challenges -------------------------------------------------------- */
 
 struct db_challenge {
-    char id[DB_ID_SIZE];
+    char id[BASE_ID_SIZE];
     const struct rules_variant *variant;
-    char challenger_id[DB_ID_SIZE], challenger_name[DB_NAME_SIZE];
-    char opponent_id[DB_ID_SIZE], opponent_name[DB_NAME_SIZE];
+    char challenger_id[BASE_ID_SIZE], challenger_name[DB_NAME_SIZE];
+    char opponent_id[BASE_ID_SIZE], opponent_name[DB_NAME_SIZE];
     enum db_color color;      /* the challenger's: white, black or random */
     int days_per_move;        /* 0: no deadline */
     bool fifty_move_rule;
     enum db_challenge_status status;
-    char game_id[DB_ID_SIZE]; /* "" until accepted */
+    char game_id[BASE_ID_SIZE]; /* "" until accepted */
     char created_at[DB_TIME_SIZE];
 };
 
@@ -306,10 +306,10 @@ enum db_status db_challenge_set_status(struct db_tx *tx, const char *id,
 #define DB_FEN_SIZE 256
 
 struct db_game {
-    char id[DB_ID_SIZE];
+    char id[BASE_ID_SIZE];
     const struct rules_variant *variant;
-    char white_id[DB_ID_SIZE], white_name[DB_NAME_SIZE];
-    char black_id[DB_ID_SIZE], black_name[DB_NAME_SIZE];
+    char white_id[BASE_ID_SIZE], white_name[DB_NAME_SIZE];
+    char black_id[BASE_ID_SIZE], black_name[DB_NAME_SIZE];
     char fen[DB_FEN_SIZE];
     int ply;
     enum db_game_status status;
@@ -580,10 +580,10 @@ struct db_delivery {
     char *payload;                 /* JSON object text; owned */
     int attempt;                   /* this attempt's number, from 1 */
     long long created_unix, now_unix;
-    char player_id[DB_ID_SIZE], player_name[DB_NAME_SIZE];
+    char player_id[BASE_ID_SIZE], player_name[DB_NAME_SIZE];
     char email[256];               /* "" when none */
     bool email_enabled;
-    char webhook_id[DB_ID_SIZE];
+    char webhook_id[BASE_ID_SIZE];
     char url[2049];
     char secret[128], previous_secret[128];   /* previous: "" unless rotated < 24 h ago */
     bool webhook_enabled;

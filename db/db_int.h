@@ -172,7 +172,7 @@ void db_game_read(struct db_game *g, const PGresult *res, int row);
  * with a message. */
 PGconn *db_pool_connect(struct db_pool *pool, char *err, size_t errsize);
 
-/* Makes a new random id into id (DB_ID_SIZE); false if the generator failed. */
+/* Makes a new random id into id (BASE_ID_SIZE); false if the generator failed. */
 bool db_new_id(char *id);
 
 /* Copies libpq's message for conn without its trailing newline. */

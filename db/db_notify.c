@@ -293,7 +293,7 @@ static enum db_status remind_one(struct db_tx *tx, void *arg)
 {
     bool *sent = arg;
     PGresult *res = NULL;
-    char game[DB_ID_SIZE], player[DB_ID_SIZE];
+    char game[BASE_ID_SIZE], player[BASE_ID_SIZE];
     const char *params[2] = { game, player };
     enum db_status rc = db_exec(tx, DB_STMT_REMINDER_DUE, NULL, &res);
 

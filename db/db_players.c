@@ -26,7 +26,7 @@ bool db_player_name_valid(const char *name)
 
 bool db_new_id(char *id)
 {
-    return base_random_text(id, 10);
+    return base_random_text(id, BASE_ID_LEN);
 }
 
 struct player_create {
@@ -38,7 +38,7 @@ struct player_create {
 static enum db_status insert_token(struct db_tx *tx, const char *player_id, const char *token,
                                    struct db_token *out)
 {
-    char id[DB_ID_SIZE], hash[BASE_SHA256_HEX_LEN + 1];
+    char id[BASE_ID_SIZE], hash[BASE_SHA256_HEX_LEN + 1];
     const char *params[3] = { id, player_id, hash };
     PGresult *res = NULL;
     enum db_status rc;

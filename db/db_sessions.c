@@ -26,7 +26,7 @@ static enum db_status login_find(struct db_tx *tx, void *arg)
         rc = DB_NOT_FOUND;
     if (rc == DB_OK) {
         const struct db_row r = { res, 0 };
-        db_row_text(&r, "id", l->id, DB_ID_SIZE);
+        db_row_text(&r, "id", l->id, BASE_ID_SIZE);
         db_row_text(&r, "name", l->canonical, DB_NAME_SIZE);
         db_row_text(&r, "password_hash", l->hash, l->hash_size);
     }
@@ -34,7 +34,7 @@ static enum db_status login_find(struct db_tx *tx, void *arg)
     return rc;
 }
 
-enum db_status db_login_find(struct db_pool *pool, const char *name, char id[DB_ID_SIZE],
+enum db_status db_login_find(struct db_pool *pool, const char *name, char id[BASE_ID_SIZE],
                              char canonical_name[DB_NAME_SIZE], char *password_hash,
                              size_t hash_size, char *err, size_t errsize)
 {
@@ -51,7 +51,7 @@ struct session {
 static enum db_status session_create(struct db_tx *tx, void *arg)
 {
     struct session *s = arg;
-    char id[DB_ID_SIZE], hash[BASE_SHA256_HEX_LEN + 1];
+    char id[BASE_ID_SIZE], hash[BASE_SHA256_HEX_LEN + 1];
     const char *params[4] = { id, hash, s->player_id, s->csrf };
     if (!db_new_id(id))
         return db_tx_fail(tx, "the random generator failed");

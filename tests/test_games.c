@@ -105,7 +105,7 @@ static void events_of(const char *game_id, const char *player_id, char *out, siz
 
 struct pair {
     struct db_player white, black;
-    char game[DB_ID_SIZE];
+    char game[BASE_ID_SIZE];
 };
 
 /* Both players got exactly these events of the game, in this order. */
