@@ -15,10 +15,51 @@ import time
 import requests
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+# Listening ports come from here, below the kernel's range for outgoing connections
+# (32768-60999 on Linux), where a client's socket may take a port between the probe and
+# the server's bind (see /work/shared/NOTES.md).
+PORT_RANGE = range(20000, 32768)
+
+
+def _candidate_ports(avoid=()):
+    """Every port of PORT_RANGE once, from a point that depends on the process and
+    advances with each port handed out, so that tests running side by side seldom try
+    the same ports."""
+    global _next_port
+    if _next_port is None:
+        _next_port = os.getpid() * 7919 % len(PORT_RANGE)
+    for _ in range(len(PORT_RANGE)):
+        port = PORT_RANGE[_next_port]
+        _next_port = (_next_port + 1) % len(PORT_RANGE)
+        if port not in avoid:
+            yield port
+    raise AssertionError(f"no free loopback port in {PORT_RANGE}")
+
+
+def bind_free(sock):
+    """Binds sock (a TCP socket of the test's own) to a free loopback port below 32768
+    and returns it: no gap between probe and bind."""
+    for port in _candidate_ports():
+        try:
+            sock.bind(("127.0.0.1", port))
+            return port
+        except OSError:
+            continue
+
+
+def free_port(avoid=()):
+    """A loopback TCP port below 32768 that nothing listens on now (probed by binding
+    it), other than those in avoid, for a server another process starts."""
+    for port in _candidate_ports(avoid):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+
+
+_next_port = None
 
 
 def wait_until(predicate, timeout, step=0.05, what="condition"):
