@@ -157,8 +157,8 @@ class Korpd:
     """korpd started as users start it, with settings from the environment (a setting
     given as None is left out of it), and with command-line arguments (e.g.
     --notify-only) on a port that may be chosen before it starts (so KORP_PUBLIC_URL
-    can name it).  With http=False (a process without a listener) it only has to stay
-    up."""
+    can name it).  With http=False (a process without a listener) it is ready when its
+    log says it delivers notifications."""
 
     def __init__(self, binary, database_url, args=(), port=None, http=True, **settings):
         self.port = port or free_port()
@@ -180,10 +180,15 @@ class Korpd:
         if http:
             wait_until(self._answers, 20, what="korpd to answer /healthz")
         else:
-            time.sleep(0.5)
-            if self.proc.poll() is not None:
-                raise AssertionError(f"korpd {' '.join(args)} exited early "
-                                     f"({self.proc.returncode}): {self.log_text()}")
+            wait_until(self._delivering, 20, what="korpd to say it delivers notifications")
+
+    def _delivering(self):
+        """A process without a listener is ready once it says so in its log (after its
+        migrations, with its workers started)."""
+        if self.proc.poll() is not None:
+            raise AssertionError(f"korpd exited early ({self.proc.returncode}): "
+                                 f"{self.log_text()}")
+        return "delivering notifications only" in self.log_text()
 
     def _answers(self):
         if self.proc.poll() is not None:
