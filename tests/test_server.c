@@ -47,16 +47,32 @@ struct reply {
     long connects;
 };
 
+/* Listening ports come from below 32768: from 32768 on, the kernel hands ports
+ * to outgoing connections, and one may take ours between the probe and korpd's
+ * bind.  Candidates start at a point that depends on the process and advance
+ * with each port handed out, so that tests side by side seldom try the same. */
+enum { PORT_FIRST = 20000, PORT_COUNT = 32768 - PORT_FIRST };
+
+/* A loopback port below 32768 that nothing listens on now (probed by binding). */
 static int free_port(void)
 {
-    struct sockaddr_in addr = { .sin_family = AF_INET };
-    socklen_t len = sizeof addr;
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    assert_int_equal(bind(fd, (struct sockaddr *)&addr, sizeof addr), 0);
-    assert_int_equal(getsockname(fd, (struct sockaddr *)&addr, &len), 0);
-    close(fd);
-    return ntohs(addr.sin_port);
+    static int next = -1;
+    if (next < 0)
+        next = (int)((unsigned)getpid() * 7919u % PORT_COUNT);
+    for (int tries = 0; tries < PORT_COUNT; tries++) {
+        int port = PORT_FIRST + next;
+        struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+        int fd = socket(AF_INET, SOCK_STREAM, 0), bound;
+        assert_true(fd >= 0);
+        next = (next + 1) % PORT_COUNT;
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        bound = bind(fd, (struct sockaddr *)&addr, sizeof addr);
+        close(fd);
+        if (bound == 0)
+            return port;
+    }
+    fail_msg("no free loopback port below 32768");
+    return -1;
 }
 
 /* Starts korpd with the given settings; output goes to a log file. */

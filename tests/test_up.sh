@@ -81,13 +81,22 @@ trap cleanup EXIT
 fail() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
 ok() { printf 'ok: %s\n' "$*"; }
 
+# free_port VAR: sets VAR to a free port below the ephemeral range (32768-60999), probed
+# one after the other from a point that depends on this process (no unseeded $RANDOM);
+# each port is handed out once, so two calls in a row never give the same port.  It sets
+# a variable rather than printing, as a $(...) subshell would lose NEXT_PORT.
+NEXT_PORT=$(( $$ * 7919 % 12000 ))
 free_port() {
     local p
-    for _ in $(seq 1 50); do
-        p=$((20000 + RANDOM % 12000))   # below the ephemeral range
-        (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return 0; }
+    for _ in $(seq 1 200); do
+        p=$((20000 + NEXT_PORT % 12000))
+        NEXT_PORT=$((NEXT_PORT + 1))
+        if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+            printf -v "$1" '%s' "$p"
+            return 0
+        fi
     done
-    return 1
+    fail "no free port below 32768"
 }
 listening() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
@@ -178,7 +187,7 @@ check_bots() {
     id=$(curl -sf "$base/v1/players?name=korp-engine" |
         json players 0 id) || fail "no player korp-engine"
     ok "player korp-engine exists ($id); its bot runs as $OWNER (pid $pid), token file 0600"
-    reply=$(curl -sf -H 'Content-Type: application/json' -d "{\"name\":\"up$RANDOM$RANDOM\"}" \
+    reply=$(curl -sf -H 'Content-Type: application/json' -d "{\"name\":\"up_challenger_$$\"}" \
         "$base/v1/players") || fail "cannot create a challenger"
     token=$(json token <<<"$reply")
     # The challenger takes Black: the bot, White, must move first.
@@ -203,7 +212,7 @@ check_bots() {
 mkdir -m 700 "$T/private"
 A=$T/private/co
 checkout "$A"
-PG=$(free_port) HTTP=127.0.0.1:$(free_port)
+free_port PG; free_port HTTP_PORT; HTTP=127.0.0.1:$HTTP_PORT
 up "$A" KORP_PG_PORT="$PG" KORP_LISTEN="$HTTP" LANG=en_US.UTF-8 LC_ALL=
 ok "up.sh with LANG=en_US.UTF-8"
 check_korpd "$A" "$HTTP"
@@ -247,7 +256,7 @@ B=$T/open/co
 checkout "$B"
 mkdir -p "$B/var"
 [ "$(id -un)" = "$OWNER" ] || chown "$OWNER" "$B/var"
-PG=$(free_port) HTTP=127.0.0.1:$(free_port)
+free_port PG; free_port HTTP_PORT; HTTP=127.0.0.1:$HTTP_PORT
 as_owner "$PG_BIN/initdb" -D "$B/var/pg" -U korp --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
 as_owner tee -a "$B/var/pg/postgresql.conf" >/dev/null <<CONF
 listen_addresses = '127.0.0.1'

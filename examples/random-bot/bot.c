@@ -241,10 +241,7 @@ struct bot *bot_new(struct client *client, const struct bot_settings *settings)
         return NULL;
     b->client = client;
     b->set = *settings;
-    b->rng = settings->seed != 0 ? settings->seed
-                                 : ((uint64_t)client_now() * 1000003u) ^ (uint64_t)getpid();
-    if (b->rng == 0)
-        b->rng = 1;
+    b->rng = settings->seed != 0 ? settings->seed : 1;     /* xorshift never leaves 0 */
 #ifdef RANDOM_BOT_ENGINE
     if (settings->engine && (b->engine = engine_new(ENGINE_HASH_DEFAULT_MB)) == NULL) {
         free(b);

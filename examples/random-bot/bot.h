@@ -17,7 +17,7 @@
 struct bot_settings {
     int max_plies;      /* resign when it is our turn at this ply or later */
     int games;          /* stop once this many of our games have ended; 0: never */
-    uint64_t seed;      /* for the choice of moves; 0 picks one */
+    uint64_t seed;      /* for the choice of moves (main derives it from --seed) */
     bool engine;        /* choose moves with korp's engine, not at random */
     int level;          /* engine mode's strength, 1..BOT_LEVEL_MAX; 0: from the
                            account's name ("korp-engine-3": 3), else BOT_LEVEL_DEFAULT */

@@ -20,9 +20,12 @@
 
 #include <curl/curl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #define POLL_MS 250
 
@@ -42,7 +45,9 @@ static const char usage[] =
     "                      (default 400)\n"
     "  --games N           exit once N of our games have ended (default 0:\n"
     "                      run until stopped)\n"
-    "  --seed N            seed of the move choice (default: from the clock)\n"
+    "  --seed N            seed of every random choice the bot makes: the\n"
+    "                      moves and the jitter of its reconnection waits\n"
+    "                      (0 to 2^53; default: a new one each run, logged)\n"
     "  --engine            choose moves with korp's engine instead (engine mode)\n"
     "  --level N           engine mode's strength, 1-10: depth 1-4 for levels\n"
     "                      1-4, then 250 ms per move doubling up to 8 s at 10;\n"
@@ -59,9 +64,30 @@ static const char usage[] =
 
 struct options {
     const char *url, *token;
+    uint64_t seed;          /* from --seed, else drawn in seed_of_run */
+    bool seeded;            /* --seed was given */
     struct bot_settings bot;
     struct stream_settings stream;
 };
+
+/* splitmix64: turns one seed into well-spread, distinct seeds, one per use. */
+static uint64_t derived_seed(uint64_t seed, uint64_t use)
+{
+    uint64_t z = seed + use * 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* A seed for a run without --seed: the system's random source, else the clock
+ * and the process id.  Kept below 2^53 so that --seed can repeat it. */
+static uint64_t seed_of_run(void)
+{
+    uint64_t seed;
+    if (getentropy(&seed, sizeof seed) != 0)
+        seed = derived_seed((uint64_t)time(NULL), (uint64_t)getpid());
+    return seed & ((1ULL << 53) - 1);
+}
 
 /* Reads a number in [min, max]; false if the text is not one. */
 static bool number(const char *text, double min, double max, double *out)
@@ -85,7 +111,7 @@ static int bad_usage(const char *what, const char *arg)
 static int parse(int argc, char **argv, struct options *o)
 {
     /* The numeric options: name, bounds, where the value goes. */
-    double max_plies = 400, games = 0, seed = 0, level = 0;
+    double max_plies = 400, games = 0, seed = -1, level = 0;
     double idle = 45, backoff = 30;
     const struct {
         const char *name;
@@ -143,7 +169,12 @@ static int parse(int argc, char **argv, struct options *o)
         return bad_usage("no token: give TOKEN or set KORP_TOKEN", NULL);
     o->bot.max_plies = (int)max_plies;
     o->bot.games = (int)games;
-    o->bot.seed = (uint64_t)seed;
+    o->seeded = seed >= 0;
+    o->seed = o->seeded ? (uint64_t)seed : seed_of_run();
+    /* One seed for every random choice, split so that the moves and the
+     * reconnection jitter draw from streams of their own. */
+    o->bot.seed = derived_seed(o->seed, 1);
+    o->stream.seed = derived_seed(o->seed, 2);
     o->bot.level = (int)level;
     if (o->bot.level != 0 && !o->bot.engine)
         return bad_usage("--level goes with --engine", NULL);
@@ -198,8 +229,9 @@ int main(int argc, char **argv)
     }
     if (!bot_login(bot))
         goto done;
-    client_log("max plies %d, %s", o.bot.max_plies,
-               o.bot.games > 0 ? "stopping after the games asked for" : "running until stopped");
+    client_log("max plies %d, %s, seed %llu%s", o.bot.max_plies,
+               o.bot.games > 0 ? "stopping after the games asked for" : "running until stopped",
+               (unsigned long long)o.seed, o.seeded ? " (--seed)" : "");
     for (;;) {
         enum bot_status st;
         if (stop_asked()) {

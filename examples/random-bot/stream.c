@@ -23,8 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
-#include <unistd.h>
 
 #define FIRST_BACKOFF 0.5
 
@@ -123,7 +121,7 @@ struct stream *stream_new(const char *base_url, const char *token,
     if (s == NULL)
         return NULL;
     s->set = *settings;
-    s->rng = ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid() ^ 0x9e3779b97f4a7c15ULL;
+    s->rng = settings->seed != 0 ? settings->seed : 1;     /* xorshift never leaves 0 */
     s->multi = curl_multi_init();
     s->easy = curl_easy_init();
     s->parser = sse_parser_new(on_event, arg);

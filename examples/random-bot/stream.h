@@ -10,11 +10,13 @@
 #include "sse.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct stream_settings {
     double idle_timeout;    /* seconds without a byte (not even a keep-alive) before
                              * the connection counts as dead */
     double max_backoff;     /* longest wait between two attempts, in seconds */
+    uint64_t seed;          /* of the jitter of those waits */
 };
 
 enum stream_status {

@@ -15,10 +15,51 @@ import time
 import requests
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+# Listening ports come from here, below the kernel's range for outgoing connections
+# (32768-60999 on Linux), where a client's socket may take a port between the probe and
+# the server's bind (see /work/shared/NOTES.md).
+PORT_RANGE = range(20000, 32768)
+
+
+def _candidate_ports(avoid=()):
+    """Every port of PORT_RANGE once, from a point that depends on the process and
+    advances with each port handed out, so that tests running side by side seldom try
+    the same ports."""
+    global _next_port
+    if _next_port is None:
+        _next_port = os.getpid() * 7919 % len(PORT_RANGE)
+    for _ in range(len(PORT_RANGE)):
+        port = PORT_RANGE[_next_port]
+        _next_port = (_next_port + 1) % len(PORT_RANGE)
+        if port not in avoid:
+            yield port
+    raise AssertionError(f"no free loopback port in {PORT_RANGE}")
+
+
+def bind_free(sock):
+    """Binds sock (a TCP socket of the test's own) to a free loopback port below 32768
+    and returns it: no gap between probe and bind."""
+    for port in _candidate_ports():
+        try:
+            sock.bind(("127.0.0.1", port))
+            return port
+        except OSError:
+            continue
+
+
+def free_port(avoid=()):
+    """A loopback TCP port below 32768 that nothing listens on now (probed by binding
+    it), other than those in avoid, for a server another process starts."""
+    for port in _candidate_ports(avoid):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+
+
+_next_port = None
 
 
 def wait_until(predicate, timeout, step=0.05, what="condition"):
@@ -116,8 +157,8 @@ class Korpd:
     """korpd started as users start it, with settings from the environment (a setting
     given as None is left out of it), and with command-line arguments (e.g.
     --notify-only) on a port that may be chosen before it starts (so KORP_PUBLIC_URL
-    can name it).  With http=False (a process without a listener) it only has to stay
-    up."""
+    can name it).  With http=False (a process without a listener) it is ready when its
+    log says it delivers notifications."""
 
     def __init__(self, binary, database_url, args=(), port=None, http=True, **settings):
         self.port = port or free_port()
@@ -139,10 +180,15 @@ class Korpd:
         if http:
             wait_until(self._answers, 20, what="korpd to answer /healthz")
         else:
-            time.sleep(0.5)
-            if self.proc.poll() is not None:
-                raise AssertionError(f"korpd {' '.join(args)} exited early "
-                                     f"({self.proc.returncode}): {self.log_text()}")
+            wait_until(self._delivering, 20, what="korpd to say it delivers notifications")
+
+    def _delivering(self):
+        """A process without a listener is ready once it says so in its log (after its
+        migrations, with its workers started)."""
+        if self.proc.poll() is not None:
+            raise AssertionError(f"korpd exited early ({self.proc.returncode}): "
+                                 f"{self.log_text()}")
+        return "delivering notifications only" in self.log_text()
 
     def _answers(self):
         if self.proc.poll() is not None:

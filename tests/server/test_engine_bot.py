@@ -25,13 +25,22 @@ def test_engine_bot_beats_the_random_bot_in_both_variants(korpd, korp_binary, st
     ea, e = named_player(api, "-engine-3")
     ra, r = api.new_player("rnd")
 
-    engine = start_bot(korpd.base, ea.token, "--engine", "--games", "2")
-    rand = start_bot(korpd.base, ra.token, "--max-plies", str(RANDOM_CAP), "--games", "2")
+    engine = start_bot(korpd.base, ea.token, "--engine", "--games", "2", seed=2301)
+    rand = start_bot(korpd.base, ra.token, "--max-plies", str(RANDOM_CAP), "--games", "2",
+                     seed=2302)
     wait_until(lambda: "stream: open" in engine.text() and "stream: open" in rand.text(), 20,
                what="the bots' streams")
     # The random side challenges; the engine plays White in one game, Black in the other.
-    ids = [challenge(ra, e["id"], "korpalski", "black"),
-           challenge(ra, e["id"], "glinski", "white")]
+    # One game at a time, so that each is the same at every run.
+    ids = []
+
+    def ended(n):
+        games = games_of(api, e["id"])
+        return len(games) == n and all(g["status"] != "active" for g in games)
+
+    for variant, color in (("korpalski", "black"), ("glinski", "white")):
+        ids.append(challenge(ra, e["id"], variant, color))
+        wait_until(lambda: ended(len(ids)), 120, step=0.1, what=f"the {variant} game to end")
 
     assert engine.wait(240) == 0, engine.text()
     assert rand.wait(60) == 0, rand.text()
@@ -60,9 +69,9 @@ def test_level_from_option_and_name(korpd, start_bot):
     api = Api(korpd.base)
     a, _ = named_player(api, "-engine-9")
     b, _ = named_player(api, "-engine")
-    by_name = start_bot(korpd.base, a.token, "--engine")
-    by_option = start_bot(korpd.base, a.token, "--engine", "--level", "2")
-    default = start_bot(korpd.base, b.token, "--engine")
+    by_name = start_bot(korpd.base, a.token, "--engine", seed=2303)
+    by_option = start_bot(korpd.base, a.token, "--engine", "--level", "2", seed=2304)
+    default = start_bot(korpd.base, b.token, "--engine", seed=2305)
     wait_until(lambda: "engine mode" in by_name.text() and "engine mode" in by_option.text()
                and "engine mode" in default.text(), 20, what="the bots to log in")
     assert "engine mode, level 9: time per move 4000 ms" in by_name.text()

@@ -3,23 +3,30 @@ each other in both variants until every game ends by the rules or by resignation
 move cap, and `korp replay` (the rules library outside korpd) checks every move of every
 record.  Then the same while connections are cut under the bots and korpd is killed and
 restarted (they resume with Last-Event-ID), and under a rate limit (429 and Retry-After);
-and against a stand-in korpd whose event stream the test writes byte for byte."""
+and against a stand-in korpd whose event stream the test writes byte for byte.
+
+Every bot runs with --seed (SEEDS below), and every random choice of the test itself
+comes from a seeded random.Random: a failure can be run again with the same choices.
+No check depends on how a random game goes: where a test needs a game that is still
+going on, it plays one side of that game itself."""
 
 import json
 import os
+import random
 import signal
 import socket
 import subprocess
 import tempfile
 import threading
-import time
 
 import pytest
 
 from korp_client import Api
-from korp_fixtures import wait_until
+from korp_fixtures import bind_free, free_port, wait_until
 
 RULE_ENDS = {"checkmate", "stalemate", "insufficient-material", "threefold", "fifty-move"}
+# The bots' --seed, one per role, so that no two bots draw the same numbers.
+SEEDS = {"white": 1601, "black": 1602, "lone": 1603}
 # Random Korpalski games seldom mate: a cap keeps them short, and the bot resigns at it.
 MAX_PLIES = 160
 
@@ -27,17 +34,21 @@ MAX_PLIES = 160
 class Bot:
     """One random-bot process, its stderr in a file; stopped by PID."""
 
-    def __init__(self, binary, base, token, *args):
+    def __init__(self, binary, base, token, *args, seed):
         self.log = tempfile.NamedTemporaryFile(prefix="random-bot-", suffix=".log",
                                                delete=False)
         env = dict(os.environ, KORP_TOKEN=token)
         env.pop("KORP_URL", None)
-        self.proc = subprocess.Popen([binary, base, *args], env=env, stdin=subprocess.DEVNULL,
+        self.proc = subprocess.Popen([binary, base, "--seed", str(seed), *args], env=env, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.DEVNULL, stderr=self.log)
 
     def text(self):
         with open(self.log.name, errors="replace") as f:
             return f.read()
+
+    def count(self, words):
+        """How many lines of the log hold words."""
+        return sum(words in line for line in self.text().splitlines())
 
     def wait(self, timeout):
         """The exit status; AssertionError (with the log's end) if it takes longer."""
@@ -64,8 +75,9 @@ class Bot:
 def start_bot(bot_binary):
     started = []
 
-    def start(base, token, *args):
-        b = Bot(bot_binary, base, token, *args)
+    def start(base, token, *args, seed):
+        """A bot on base with token; every bot a test starts has a --seed."""
+        b = Bot(bot_binary, base, token, *args, seed=seed)
         started.append(b)
         return b
 
@@ -85,9 +97,9 @@ class Proxy:
         self.cuts = 0
         self.listener = socket.socket()
         self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.listener.bind(("127.0.0.1", 0))
+        port = bind_free(self.listener)
         self.listener.listen(64)
-        self.base = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        self.base = f"http://127.0.0.1:{port}"
         threading.Thread(target=self._accept, daemon=True).start()
 
     def _accept(self):
@@ -223,8 +235,8 @@ def test_two_bots_play_both_variants_to_a_lawful_end(korpd, korp_binary, start_b
     pending = challenge(wa, b["id"], "glinski", "black")
 
     args = ("--max-plies", str(MAX_PLIES), "--games", "4")
-    bot_w = start_bot(korpd.base, wa.token, *args)
-    bot_b = start_bot(korpd.base, ba.token, *args)
+    bot_w = start_bot(korpd.base, wa.token, *args, seed=SEEDS["white"])
+    bot_b = start_bot(korpd.base, ba.token, *args, seed=SEEDS["black"])
     # The bots hear of these from their streams.
     wait_until(lambda: "stream: open" in bot_b.text(), 20, what="bot b's stream")
     later = [challenge(wa, b["id"], "korpalski", "black"),
@@ -255,66 +267,138 @@ def test_two_bots_play_both_variants_to_a_lawful_end(korpd, korp_binary, start_b
             assert logged == sans, (g["id"], logged, sans)
 
 
+def legal_moves(api, gid):
+    return api.call("GET", "/v1/games/{id}/legal-moves", [gid], expect=200)[1]["moves"]
+
+
+def play_quiet_move(api, gid, ply, rng):
+    """The test's own move in a Korpalski game: its king at ply 0, else a pawn drop
+    (a drop never gives check, so it cannot end the game).  Returns its SAN."""
+    moves = [m for m in legal_moves(api, gid)
+             if m["uci"].startswith("K@" if ply == 0 else "P@")]
+    assert moves, (gid, ply)
+    chosen = rng.choice(sorted(moves, key=lambda m: m["uci"]))
+    api.move(gid, chosen["uci"], ply=ply)
+    return chosen["san"]
+
+
 def test_bots_survive_cut_connections_and_a_korpd_restart(shared_db_url, start_korpd,
                                                           korp_binary, start_bot, proxy):
+    """Two bots play each other in both variants, and bot b also plays White's moves
+    of a third game against the test, which makes a quiet move only when the test says.
+    That game is certainly going on at every cut and at the restart (it is the test's
+    turn: the bot can do nothing in it), so the test knows each time that the bot has to
+    resume to answer, whatever the random games have done meanwhile."""
     cap = 400
+    rng = random.Random(1604)
     k1 = start_korpd(shared_db_url)
     front = proxy(k1.port)
     api = Api(front.base)
     wa, w = api.new_player("rrw")
     ba, b = api.new_player("rrb")
-    args = ("--max-plies", str(cap), "--games", "2", "--max-backoff", "2")
-    bot_w = start_bot(front.base, wa.token, *args)
-    bot_b = start_bot(front.base, ba.token, *args)
-    wait_until(lambda: "stream: open" in bot_b.text() and "stream: open" in bot_w.text(),
-               20, what="the bots' streams")
+    ha, h = api.new_player("rrh")
+
+    # The test's game with bot b (the test plays White), the bot to answer K@..
+    held = ha.new_game(ba, b["id"], variant="korpalski", color="white")["id"]
+    mine = [play_quiet_move(ha, held, 0, rng)]
+
+    bot_w = start_bot(front.base, wa.token, "--max-plies", str(cap), "--games", "2",
+                      "--max-backoff", "2", seed=SEEDS["white"])
+    bot_b = start_bot(front.base, ba.token, "--max-plies", str(cap), "--games", "3",
+                      "--max-backoff", "2", seed=SEEDS["black"])
+    bots = (bot_w, bot_b)
+    wait_until(lambda: all(bot.count("stream: open") for bot in bots), 20,
+               what="the bots' streams")
     ids = [challenge(wa, b["id"], "korpalski", "white"),
            challenge(wa, b["id"], "glinski", "black")]
 
     # The test watches korpd directly, not through the proxy it cuts.
     def games(k):
-        return games_of(Api(k.base), w["id"])
+        return games_of(Api(k.base), b["id"])
 
-    def least_ply(k):
-        return min([g["ply"] for g in games(k)] or [0])
+    def random_games(k):
+        return [g for g in games(k) if g["id"] != held]
 
-    wait_until(lambda: len(games(k1)) == 2 and least_ply(k1) >= 10, 20, step=0.01,
-               what="both games to get going")
-    # The network fails the bots a few times: every connection cut at once,
-    # streams and calls in flight alike.
+    def held_ply(k):
+        return Api(k.base).game(held)["ply"]
+
+    def total_ply(k):
+        return sum(g["ply"] for g in random_games(k))
+
+    def wait_for_answer(k, ply, what):
+        wait_until(lambda: held_ply(k) == ply + 1, 30, step=0.02,
+                   what=f"bot b's answer at ply {ply + 1} {what}")
+
+    wait_for_answer(k1, 1, "at the start")
+    wait_until(lambda: len(random_games(k1)) == 2 and
+               all(g["ply"] >= 10 or g["status"] != "active" for g in random_games(k1)),
+               20, step=0.01, what="both random games to get going")
+
+    # The network fails the bots a few times: every connection cut at once, streams and
+    # calls in flight alike.  Each time, both bots come back with Last-Event-ID.
     for _ in range(2):
+        resumed = [bot.count("stream: open (resuming)") for bot in bots]
         front.cut()
-        time.sleep(0.7)         # past the bots' first reconnection delay
-    mark = least_ply(k1)
-    wait_until(lambda: least_ply(k1) >= mark + 10 or
-               all(g["status"] != "active" for g in games(k1)),
-               20, step=0.01, what="the games to go on after the cuts")
+        wait_until(lambda: all(bot.count("stream: open (resuming)") > n
+                               for bot, n in zip(bots, resumed)),
+                   20, step=0.02, what="both bots to resume their streams after a cut")
+    mine.append(play_quiet_move(Api(k1.base, ha.token), held, 2, rng))
+    wait_for_answer(k1, 3, "after the cuts")
+    mark = total_ply(k1)
+    wait_until(lambda: total_ply(k1) >= mark + 10 or
+               all(g["status"] != "active" for g in random_games(k1)),
+               20, step=0.01, what="the random games to go on after the cuts")
 
-    # Mid-game korpd dies (SIGKILL: no goodbye), and another takes its place on the
-    # same database a second later.
-    k1.proc.kill()
-    k1.proc.wait(timeout=10)
-    time.sleep(1)
-    k2 = start_korpd(shared_db_url)
-    front.target = k2.port
+    # korpd dies (SIGKILL: no goodbye) and another takes its place on the same database.
+    # The proxy still points at the dead one until the test has looked at the games and
+    # made its move: what the bots do next, they do through the new korpd, and the move
+    # happened while they were away, so only Last-Event-ID (or the catch-up) brings it.
+    resumed = [bot.count("stream: open (resuming)") for bot in bots]
+    k1.kill9()
+    k2 = start_korpd(shared_db_url, port=free_port(avoid={k1.port}))
     before = games(k2)
-    assert any(g["status"] == "active" for g in before), before
+    assert any(g["status"] == "active" for g in before), before     # the held game at least
+    assert next(g for g in before if g["id"] == held)["ply"] == 4, before
+    mine.append(play_quiet_move(Api(k2.base, ha.token), held, 4, rng))
+    front.target = k2.port
+    wait_for_answer(k2, 5, "after the restart")
+    wait_until(lambda: all(bot.count("stream: open (resuming)") > n
+                           for bot, n in zip(bots, resumed)),
+               20, step=0.02, what="both bots to resume their streams on the new korpd")
 
+    # The test's game ends as the test decides: it resigns.
+    Api(k2.base, ha.token).call("POST", "/v1/games/{id}/resign", [held], expect=200)
     assert bot_w.wait(60) == 0, bot_w.text()
     assert bot_b.wait(60) == 0, bot_b.text()
     after = games(k2)
-    assert len(after) == 2
+    assert len(after) == 3
     for g in after:
-        check_game(Api(k2.base), korp_binary, g["id"], cap)
-    # Each game that was going on when korpd died went on after it.
+        if g["id"] != held:
+            check_game(Api(k2.base), korp_binary, g["id"], cap)
+    # Each game that was going on when korpd died went on after it, through the new
+    # korpd (the bots could not reach it before the snapshot): a move, or an end that
+    # plays none (a claimed draw, a resignation).
     for g in before:
         if g["status"] == "active":
-            assert next(a for a in after if a["id"] == g["id"])["ply"] > g["ply"]
-    for bot in (bot_w, bot_b):
+            a = next(a for a in after if a["id"] == g["id"])
+            assert a["ply"] > g["ply"] or a["termination"] in (
+                "resignation", "threefold", "fifty-move"), (g, a)
+    # The held game: the test's three moves and the bot's three answers, each once.
+    g = Api(k2.base).game(held)
+    assert (g["status"], g["termination"], g["result"], g["ply"]) == (
+        "finished", "resignation", "0-1", 6), g
+    assert g["moves"][0::2] == mine, (g["moves"], mine)
+    log_b = bot_b.text()
+    for ply, san in ((2, g["moves"][1]), (4, g["moves"][3]), (6, g["moves"][5])):
+        assert log_b.count(f"random-bot: move {held} ply {ply}: {san} (") == 1, log_b
+    assert log_b.count(f"random-bot: move {held} ply ") == 3, log_b
+    pgn = Api(k2.base).call("GET", "/v1/games/{id}/pgn", [held], expect=200)[1]
+    assert len(replay(korp_binary, "replay", pgn).splitlines()) == 6 + 1
+    for bot in bots:
         text = bot.text()
         resumed = text.count(f"stream: connecting to {front.base}/v1/events with Last-Event-ID")
-        assert resumed >= 2, text
-    assert all(f"accept challenge {cid}: game" in bot_b.text() for cid in ids)
+        assert resumed >= 3, text
+    assert all(f"accept challenge {cid}: game" in log_b for cid in ids)
 
 
 def test_bot_waits_out_the_rate_limit(shared_db_url, start_korpd, korp_binary, start_bot):
@@ -326,15 +410,17 @@ def test_bot_waits_out_the_rate_limit(shared_db_url, start_korpd, korp_binary, s
     ba, b = api.new_player("rlb")
     challenge(wa, b["id"], "korpalski", "white")
     args = ("--max-plies", "16", "--games", "1")
-    bot_w = start_bot(k.base, wa.token, *args)
-    bot_b = start_bot(k.base, ba.token, *args)
+    bot_w = start_bot(k.base, wa.token, *args, seed=SEEDS["white"])
+    bot_b = start_bot(k.base, ba.token, *args, seed=SEEDS["black"])
     assert bot_w.wait(60) == 0, bot_w.text()
     assert bot_b.wait(60) == 0, bot_b.text()
     both = bot_w.text() + bot_b.text()
     assert "HTTP 429; retry 1 in" in both and "(Retry-After)" in both, both
-    time.sleep(1)       # the address's bucket fills again for the checks
-    (g,) = games_of(api, w["id"])
-    assert check_game(api, korp_binary, g["id"], 16) in RULE_ENDS | {"resignation"}
+    # The checks go through a korpd of their own without a limit, on the same database:
+    # the limited one's bucket for this address may still be empty.
+    checker = Api(start_korpd(shared_db_url).base)
+    (g,) = games_of(checker, w["id"])
+    assert check_game(checker, korp_binary, g["id"], 16) in RULE_ENDS | {"resignation"}
 
 
 class FakeKorpd:
@@ -389,7 +475,11 @@ class FakeKorpd:
             def do_POST(self):
                 self.reply(409, {"type": "/problems/conflict", "detail": "fake conflict"})
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler,
+                                                      bind_and_activate=False)
+        bind_free(self.server.socket)
+        self.server.server_address = self.server.socket.getsockname()
+        self.server.server_activate()
         self.server.daemon_threads = True
         self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
@@ -404,7 +494,7 @@ def test_bot_parses_the_stream_and_resumes_a_silent_one(start_bot):
     fake = FakeKorpd()
     try:
         bot = start_bot(fake.base, "korp_" + "x" * 32, "--idle-timeout", "1",
-                        "--max-backoff", "1")
+                        "--max-backoff", "1", seed=SEEDS["lone"])
         wait_until(lambda: len(fake.resumed_from) >= 2, 15, what="the bot to reconnect")
         text = bot.text()
         # The multi-line CRLF event came through whole and was acted on.

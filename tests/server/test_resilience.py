@@ -122,21 +122,22 @@ def _read_status(s):
     return int(data.split(b" ", 2)[1]) if data else None
 
 
+def _refused(k):
+    """Whether korpd's port refuses connections: it has stopped listening."""
+    try:
+        socket.create_connection(("127.0.0.1", k.port), timeout=2).close()
+        return False
+    except OSError:
+        return True
+
+
 def test_sigterm_finishes_the_request_in_flight(own_postgres, start_korpd):
     k = start_korpd(own_postgres.url)
     s = _partial_upload(k)
     k.signal(signal.SIGTERM)
-    time.sleep(0.5)
+    # No new connections while it drains; and draining, it waits for its request.
+    wait_until(lambda: _refused(k), 5, what="the listening socket to close")
     assert k.proc.poll() is None, "korpd left before its request finished"
-
-    # No new connections while it drains.
-    def refused():
-        try:
-            socket.create_connection(("127.0.0.1", k.port), timeout=2).close()
-            return False
-        except OSError:
-            return True
-    wait_until(refused, 5, what="the listening socket to close")
 
     s.sendall(b"defghij")
     assert _read_status(s) == 404
@@ -149,7 +150,8 @@ def test_second_signal_exits_at_once(own_postgres, start_korpd):
     k = start_korpd(own_postgres.url, KORP_SHUTDOWN_SECONDS=60)
     s = _partial_upload(k)
     k.signal(signal.SIGTERM)
-    time.sleep(0.3)
+    # The first signal has been taken (korpd stopped listening) before the second comes.
+    wait_until(lambda: _refused(k), 5, what="the listening socket to close")
     assert k.proc.poll() is None
     start = time.monotonic()
     k.signal(signal.SIGINT)

@@ -4,7 +4,7 @@ players by name, and open challenges.  The page itself is tested in a real
 browser (tests/web/)."""
 
 import re
-import time
+import uuid
 
 import requests
 
@@ -24,7 +24,8 @@ def sign_in(base, name, password="correct horse battery"):
 
 
 def unique(prefix):
-    return f"{prefix}{int(time.time() * 1000) % 10**7}"
+    # Not the clock: two calls in one millisecond would give the same name.
+    return f"{prefix}{uuid.uuid4().hex[:10]}"
 
 
 def test_the_page_is_served_with_a_strict_policy(korpd):

@@ -6,7 +6,7 @@
 //
 //   node webhook_receiver.mjs PORT_FILE
 //
-// listens on a free loopback port and writes that port number to PORT_FILE
+// listens on a free loopback port below 32768 and writes that port number to PORT_FILE
 // once it accepts connections.  Routes:
 //
 //   POST /_control   {"path": "/hook/a",              which deliveries this applies to
@@ -226,12 +226,31 @@ server.requestTimeout = 0;
 server.headersTimeout = 60000;
 server.keepAliveTimeout = 5000;
 
-server.listen(0, "127.0.0.1", () => {
+// A port below 32768, under the kernel's range for outgoing connections (a client's
+// socket may take a port there): the first free one from a point that depends on the
+// process, trying each port of the range at most once.
+const PORT_FIRST = 20000, PORT_COUNT = 32768 - PORT_FIRST;
+const portStart = (process.pid * 7919) % PORT_COUNT;
+let portTries = 0;
+function listenNext() {
+  if (portTries === PORT_COUNT) {
+    process.stderr.write("webhook_receiver: no free port below 32768\n");
+    process.exit(1);
+  }
+  const port = PORT_FIRST + ((portStart + portTries++) % PORT_COUNT);
+  server.listen(port, "127.0.0.1");
+}
+server.on("error", (e) => {
+  if (e.code !== "EADDRINUSE" && e.code !== "EACCES") throw e;
+  listenNext();
+});
+server.on("listening", () => {
   const { port } = server.address();
   writeFileSync(`${portFile}.tmp`, `${port}\n`);
   renameSync(`${portFile}.tmp`, portFile);
   process.stderr.write(`webhook_receiver: listening on 127.0.0.1:${port}\n`);
 });
+listenNext();
 
 for (const sig of ["SIGTERM", "SIGINT"]) {
   process.on(sig, () => process.exit(0));
