@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct base_err;
 struct db_pool;
 struct notify_config;
 
@@ -32,7 +33,7 @@ struct api_server;
  * if the address cannot be used (taken, not local, not valid).
  */
 struct api_server *api_server_start(const struct api_config *config,
-                                    char *err, size_t errsize);
+                                    struct base_err *err);
 
 /*
  * Stops accepting connections (the listening socket closes); requests in

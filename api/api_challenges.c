@@ -56,7 +56,7 @@ enum MHD_Result api_challenge_create(struct api_request *req)
     struct db_challenge c;
     const char *variant, *opponent, *color;
     enum db_color chosen = DB_COLOR_NONE;
-    char err[512] = "";
+    struct base_err err = { "" };
     enum db_status st;
 
     if (!api_body_check(req, challenge_fields, &replied))
@@ -86,7 +86,7 @@ enum MHD_Result api_challenge_create(struct api_request *req)
     c.color = chosen;
     c.days_per_move = (int)api_body_integer(req, "days_per_move", 0, NULL);
     c.fifty_move_rule = api_body_boolean(req, "fifty_move_rule", true);
-    st = db_challenge_create(req->config->pool, &c, err, sizeof err);
+    st = db_challenge_create(req->config->pool, &c, &err);
     if (st == DB_NOT_FOUND && opponent == NULL)
         return api_fail(req, API_PROBLEM_CONFLICT,
                         "you have 10 open challenges waiting already: cancel one first");
@@ -94,7 +94,7 @@ enum MHD_Result api_challenge_create(struct api_request *req)
         return api_fail(req, API_PROBLEM_NOT_FOUND, "no player has the id '%.64s'",
                         opponent ? opponent : "");
     if (st != DB_OK)
-        return api_fail_db(req, st, err);
+        return api_fail_db(req, st, err.text);
     return api_reply_json(req, MHD_HTTP_CREATED, challenge_json(&c));
 }
 
@@ -103,13 +103,13 @@ enum MHD_Result api_challenge_list(struct api_request *req)
     static const int max = MAX_CHALLENGES_LISTED;
     struct db_challenge in[MAX_CHALLENGES_LISTED], out[MAX_CHALLENGES_LISTED];
     int count_in = 0, count_out = 0;
-    char err[512] = "";
+    struct base_err err = { "" };
     enum db_status st = db_challenge_list(req->config->pool, req->caller.player_id, in, max,
-                                          &count_in, out, max, &count_out, err, sizeof err);
+                                          &count_in, out, max, &count_out, &err);
     cJSON *json, *list;
 
     if (st != DB_OK)
-        return api_fail_db(req, st, err);
+        return api_fail_db(req, st, err.text);
     json = cJSON_CreateObject();
     list = cJSON_AddArrayToObject(json, "incoming");
     for (int i = 0; i < count_in; i++)
@@ -165,14 +165,14 @@ enum MHD_Result api_challenge_cancel(struct api_request *req)
 enum MHD_Result api_challenge_open(struct api_request *req)
 {
     struct db_challenge open[MAX_CHALLENGES_LISTED];
-    char err[512] = "";
+    struct base_err err = { "" };
     int count = 0;
     enum db_status st = db_challenges_open(req->config->pool, open, MAX_CHALLENGES_LISTED,
-                                           &count, err, sizeof err);
+                                           &count, &err);
     cJSON *json, *list;
 
     if (st != DB_OK)
-        return api_fail_db(req, st, err);
+        return api_fail_db(req, st, err.text);
     json = cJSON_CreateObject();
     list = cJSON_AddArrayToObject(json, "challenges");
     for (int i = 0; i < count; i++)
@@ -184,12 +184,12 @@ enum MHD_Result api_challenge_open(struct api_request *req)
 enum MHD_Result api_challenge_get(struct api_request *req)
 {
     struct db_challenge c;
-    char err[512] = "";
-    enum db_status st = db_challenge_get(req->config->pool, req->params[0], &c, err, sizeof err);
+    struct base_err err = { "" };
+    enum db_status st = db_challenge_get(req->config->pool, req->params[0], &c, &err);
     if (st == DB_NOT_FOUND)
         return api_fail(req, API_PROBLEM_NOT_FOUND, "no challenge has the id '%s'",
                         req->params[0]);
     if (st != DB_OK)
-        return api_fail_db(req, st, err);
+        return api_fail_db(req, st, err.text);
     return api_reply_json(req, MHD_HTTP_OK, challenge_json(&c));
 }

@@ -147,20 +147,18 @@ static void keepalive(struct base_worker *w, void *arg)
     }
 }
 
-struct api_hub *api_hub_new(struct db_pool *pool, int keepalive_seconds, char *err,
-                            size_t errsize)
+struct api_hub *api_hub_new(struct db_pool *pool, int keepalive_seconds, struct base_err *err)
 {
     struct api_hub *hub = calloc(1, sizeof *hub);
     if (hub == NULL) {
-        snprintf(err, errsize, "out of memory");
+        base_err_set(err, "out of memory");
         return NULL;
     }
     pthread_mutex_init(&hub->lock, NULL);
     hub->pool = pool;
     hub->keepalive_ms = (keepalive_seconds > 0 ? keepalive_seconds : 15) * 1000;
-    hub->listener = db_listener_start(pool, on_event, on_reconnect, hub, err, errsize);
-    hub->keepalive = hub->listener ? base_worker_start("keep-alive", keepalive, hub, err,
-                                                       errsize)
+    hub->listener = db_listener_start(pool, on_event, on_reconnect, hub, err);
+    hub->keepalive = hub->listener ? base_worker_start("keep-alive", keepalive, hub, err)
                                    : NULL;
     if (hub->keepalive == NULL) {
         api_hub_free(hub);
@@ -201,16 +199,16 @@ static bool fetch(struct stream *s, bool *more)
 {
     struct db_event_row *rows = NULL;
     int count = 0;
-    char err[512] = "";
+    struct base_err err = { "" };
     enum db_status st = db_events_since(s->hub->pool, s->player_id[0] ? s->player_id : NULL,
                                         s->game_id[0] ? s->game_id : NULL, s->last_id,
-                                        EVENTS_PER_READ, &rows, &count, err, sizeof err);
+                                        EVENTS_PER_READ, &rows, &count, &err);
     size_t need = 0;
     char *text;
 
     *more = false;
     if (st != DB_OK) {
-        base_log(BASE_LOG_WARN, "event stream: %s", err);
+        base_log(BASE_LOG_WARN, "event stream: %s", err.text);
         return false;
     }
     for (int i = 0; i < count; i++)
@@ -323,7 +321,7 @@ enum MHD_Result api_events(struct api_request *req)
     struct api_hub *hub = req->hub;
     struct MHD_Response *resp;
     struct stream *s;
-    char err[512] = "";
+    struct base_err err = { "" };
     enum MHD_Result replied;
     long long last_id = 0;
 
@@ -351,11 +349,11 @@ enum MHD_Result api_events(struct api_request *req)
         struct db_game g;
         enum db_status st;
         memset(&g, 0, sizeof g);
-        st = db_game_get(hub->pool, game, &g, err, sizeof err);
+        st = db_game_get(hub->pool, game, &g, &err);
         if (st == DB_NOT_FOUND)
             return api_fail(req, API_PROBLEM_NOT_FOUND, "no game has the id '%s'", game);
         if (st != DB_OK)
-            return api_fail_db(req, st, err);
+            return api_fail_db(req, st, err.text);
         /* Someone signed in who does not play the game watches it as anyone. */
         own_view = req->authenticated && (strcmp(g.white_id, req->caller.player_id) == 0 ||
                                           strcmp(g.black_id, req->caller.player_id) == 0);
@@ -375,10 +373,10 @@ enum MHD_Result api_events(struct api_request *req)
     } else {
         enum db_status st = db_events_last(hub->pool, s->player_id[0] ? s->player_id : NULL,
                                            s->game_id[0] ? s->game_id : NULL, &s->last_id,
-                                           err, sizeof err);
+                                           &err);
         if (st != DB_OK) {
             free(s);
-            return api_fail_db(req, st, err);
+            return api_fail_db(req, st, err.text);
         }
     }
     resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 512, reader, s, stream_free);

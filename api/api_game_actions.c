@@ -240,7 +240,8 @@ static const struct api_field clock_fields[] = {
 enum MHD_Result api_admin_clock(struct api_request *req)
 {
     enum MHD_Result replied;
-    char now[DB_TIME_SIZE], err[512] = "";
+    char now[DB_TIME_SIZE];
+    struct base_err err = { "" };
     long offset;
     enum db_status st;
     cJSON *json;
@@ -248,9 +249,9 @@ enum MHD_Result api_admin_clock(struct api_request *req)
     if (!api_body_check(req, clock_fields, &replied))
         return replied;
     offset = api_body_integer(req, "offset_seconds", 0, NULL);
-    st = db_clock_set(req->config->pool, offset, now, err, sizeof err);
+    st = db_clock_set(req->config->pool, offset, now, &err);
     if (st != DB_OK)
-        return api_fail_db(req, st, err);
+        return api_fail_db(req, st, err.text);
     json = cJSON_CreateObject();
     cJSON_AddNumberToObject(json, "offset_seconds", (double)offset);
     cJSON_AddStringToObject(json, "now", now);

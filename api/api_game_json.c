@@ -117,7 +117,7 @@ enum MHD_Result api_reply_outcome(struct api_request *req, struct games_result *
     unsigned status;
 
     if (r->outcome == GAMES_DB_ERROR) {
-        rc = api_fail_db(req, r->db, r->err);
+        rc = api_fail_db(req, r->db, r->err.text);
     } else {
         cJSON *json = api_outcome_json(r, ok_status, move, &status);
         rc = api_reply_stored(req, status, json ? cJSON_PrintUnformatted(json) : NULL);

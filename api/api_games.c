@@ -18,16 +18,16 @@
 /* Reads the game of the path, or replies 404/503 and returns false. */
 static bool load_game(struct api_request *req, struct db_game *g, enum MHD_Result *replied)
 {
-    char err[512] = "";
+    struct base_err err = { "" };
     enum db_status st;
     memset(g, 0, sizeof *g);
-    st = db_game_get(req->config->pool, req->params[0], g, err, sizeof err);
+    st = db_game_get(req->config->pool, req->params[0], g, &err);
     if (st == DB_OK)
         return true;
     *replied = st == DB_NOT_FOUND
                    ? api_fail(req, API_PROBLEM_NOT_FOUND, "no game has the id '%s'",
                               req->params[0])
-                   : api_fail_db(req, st, err);
+                   : api_fail_db(req, st, err.text);
     return false;
 }
 
@@ -71,7 +71,8 @@ enum MHD_Result api_game_list(struct api_request *req)
     const char *limit = api_query(req, "limit"), *cursor = api_query(req, "cursor");
     const char *status, *variant;
     enum db_game_status wanted = DB_GAME_ACTIVE;
-    char us[24], id[BASE_ID_SIZE], err[512] = "", next[64];
+    char us[24], id[BASE_ID_SIZE], next[64];
+    struct base_err err = { "" };
     struct db_game *games;
     int count = 0;
     bool more = false;
@@ -109,10 +110,10 @@ enum MHD_Result api_game_list(struct api_request *req)
     games = calloc(LIST_MAX, sizeof *games);
     if (games == NULL)
         return MHD_NO;
-    st = db_game_list(req->config->pool, &f, games, LIST_MAX, &count, &more, err, sizeof err);
+    st = db_game_list(req->config->pool, &f, games, LIST_MAX, &count, &more, &err);
     if (st != DB_OK) {
         free(games);
-        return api_fail_db(req, st, err);
+        return api_fail_db(req, st, err.text);
     }
     json = cJSON_CreateObject();
     list = cJSON_AddArrayToObject(json, "games");
@@ -134,15 +135,14 @@ enum MHD_Result api_game_moves(struct api_request *req)
 {
     struct db_move *moves = NULL;
     int count = 0;
-    char err[512] = "";
-    enum db_status st = db_move_list(req->config->pool, req->params[0], &moves, &count, err,
-                                     sizeof err);
+    struct base_err err = { "" };
+    enum db_status st = db_move_list(req->config->pool, req->params[0], &moves, &count, &err);
     cJSON *json, *list;
 
     if (st == DB_NOT_FOUND)
         return api_fail(req, API_PROBLEM_NOT_FOUND, "no game has the id '%s'", req->params[0]);
     if (st != DB_OK)
-        return api_fail_db(req, st, err);
+        return api_fail_db(req, st, err.text);
     json = cJSON_CreateObject();
     list = cJSON_AddArrayToObject(json, "moves");
     for (int i = 0; i < count; i++) {
@@ -213,7 +213,8 @@ enum MHD_Result api_game_pgn(struct api_request *req)
     struct rules_move *moves = NULL;
     struct rules_position start, pos;
     const struct rules_variant *v;
-    char err[512] = "", date[16], time_control[32], *pgn = NULL;
+    char date[16], time_control[32], *pgn = NULL;
+    struct base_err err = { "" };
     int count = 0;
     size_t size;
     enum MHD_Result rc;
@@ -222,7 +223,7 @@ enum MHD_Result api_game_pgn(struct api_request *req)
 
     if (!load_game(req, &g, &rc))
         return rc;
-    st = db_move_list(req->config->pool, g.id, &stored, &count, err, sizeof err);
+    st = db_move_list(req->config->pool, g.id, &stored, &count, &err);
     /* Two reads: a move committed between them is not this game's yet. */
     if (count > g.ply)
         count = g.ply;
@@ -230,7 +231,7 @@ enum MHD_Result api_game_pgn(struct api_request *req)
     moves = calloc((size_t)count + 1, sizeof *moves);
     if (st != DB_OK || v == NULL || moves == NULL ||
         v->position_parse(&start, v->start_text, NULL) != RULES_OK) {
-        rc = st != DB_OK ? api_fail_db(req, st, err)
+        rc = st != DB_OK ? api_fail_db(req, st, err.text)
                          : api_fail_db(req, DB_HARD_ERROR, "cannot rebuild the game");
         goto done;
     }

@@ -18,10 +18,10 @@ static const char *reason(enum db_status st)
 
 enum MHD_Result api_health(struct api_request *req)
 {
-    char err[512] = "";
+    struct base_err err = { "" };
     double latency = 0;
     int schema = 0;
-    enum db_status st = db_ping(req->config->pool, &latency, &schema, err, sizeof err);
+    enum db_status st = db_ping(req->config->pool, &latency, &schema, &err);
     cJSON *json = cJSON_CreateObject();
     cJSON *db;
 
@@ -34,7 +34,7 @@ enum MHD_Result api_health(struct api_request *req)
         cJSON_AddNumberToObject(db, "latency_ms", (double)(long)(latency * 1000 + 0.5) / 1000);
         cJSON_AddNumberToObject(db, "schema_version", schema);
     } else {
-        base_log(BASE_LOG_WARN, "health check: database %s: %s", db_status_text(st), err);
+        base_log(BASE_LOG_WARN, "health check: database %s: %s", db_status_text(st), err.text);
         cJSON_AddStringToObject(db, "error", reason(st));
     }
     return api_reply_json(req, st == DB_OK ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE, json);

@@ -28,10 +28,10 @@ enum MHD_Result api_reply_answer(struct api_request *req, enum db_status st, cha
 
 enum MHD_Result api_notifications_get(struct api_request *req)
 {
-    char *json = NULL, err[512] = "";
-    enum db_status st = db_settings_get(req->config->pool, req->caller.player_id, &json, err,
-                                        sizeof err);
-    return api_reply_answer(req, st, json, err, 200, "no such player");
+    char *json = NULL;
+    struct base_err err = { "" };
+    enum db_status st = db_settings_get(req->config->pool, req->caller.player_id, &json, &err);
+    return api_reply_answer(req, st, json, err.text, 200, "no such player");
 }
 
 bool api_notification_types(const cJSON *list, db_notification_set *out, char *why,
@@ -80,7 +80,8 @@ enum MHD_Result api_notifications_put(struct api_request *req)
     const cJSON *email_events = cJSON_GetObjectItemCaseSensitive(json, "email_events");
     const cJSON *webhook_events = cJSON_GetObjectItemCaseSensitive(json, "webhook_events");
     struct db_settings_change change = { 0 };
-    char why[512], *answer = NULL, err[512] = "";
+    char why[512], *answer = NULL;
+    struct base_err err = { "" };
     enum db_status st;
 
     if (!api_body_check(req, settings_fields, &replied))
@@ -121,9 +122,8 @@ enum MHD_Result api_notifications_put(struct api_request *req)
         change.set_reminder_hours = true;
         change.reminder_hours = (int)api_body_integer(req, "reminder_hours", 24, NULL);
     }
-    st = db_settings_put(req->config->pool, req->caller.player_id, &change, &answer, err,
-                         sizeof err);
-    return api_reply_answer(req, st, answer, err, 200, "no such player");
+    st = db_settings_put(req->config->pool, req->caller.player_id, &change, &answer, &err);
+    return api_reply_answer(req, st, answer, err.text, 200, "no such player");
 }
 
 /* A small HTML page (the GET shows a button; the POST says it is done). */
@@ -156,7 +156,8 @@ static enum MHD_Result page(struct api_request *req, unsigned status, const char
 enum MHD_Result api_unsubscribe(struct api_request *req)
 {
     const char *player = api_query(req, "player"), *sig = api_query(req, "sig");
-    char action[256], err[512] = "";
+    char action[256];
+    struct base_err err = { "" };
     enum db_status st;
 
     if (player == NULL || sig == NULL || !api_id_valid(player))
@@ -172,11 +173,11 @@ enum MHD_Result api_unsubscribe(struct api_request *req)
                     "your notification settings.",
                     action);
     }
-    st = db_email_off(req->config->pool, player, err, sizeof err);
+    st = db_email_off(req->config->pool, player, &err);
     if (st == DB_NOT_FOUND)
         return api_fail(req, API_PROBLEM_NOT_FOUND, "no such player");
     if (st != DB_OK)
-        return api_fail_db(req, st, err);
+        return api_fail_db(req, st, err.text);
     return page(req, 200, "Emails turned off",
                 "korp will send you no more emails. You can turn them on again in your "
                 "notification settings.",

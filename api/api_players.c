@@ -44,7 +44,8 @@ enum MHD_Result api_player_create(struct api_request *req)
 {
     enum MHD_Result replied;
     const char *name, *email, *password;
-    char token[BASE_TOKEN_LEN + 1], err[512] = "", hash[BASE_PASSWORD_HASH_SIZE];
+    char token[BASE_TOKEN_LEN + 1], hash[BASE_PASSWORD_HASH_SIZE];
+    struct base_err err = { "" };
     struct db_player p;
     enum db_status st;
     cJSON *json;
@@ -73,13 +74,13 @@ enum MHD_Result api_player_create(struct api_request *req)
     if (!base_token_new(token))
         return api_fail_db(req, DB_HARD_ERROR, "the random generator failed");
     st = db_player_create(req->config->pool, name, email, password ? hash : NULL, false, token,
-                          &p, err, sizeof err);
+                          &p, &err);
     if (st == DB_CONFLICT)
         return api_fail(req, API_PROBLEM_CONFLICT,
                         "the name '%s' is taken (names are unique regardless of case); "
                         "choose another", name);
     if (st != DB_OK)
-        return api_fail_db(req, st, err);
+        return api_fail_db(req, st, err.text);
     json = cJSON_CreateObject();
     cJSON_AddStringToObject(json, "id", p.id);
     cJSON_AddStringToObject(json, "name", p.name);
@@ -89,13 +90,13 @@ enum MHD_Result api_player_create(struct api_request *req)
 
 static enum MHD_Result reply_player(struct api_request *req, const char *id, bool private_view)
 {
-    char err[512] = "";
+    struct base_err err = { "" };
     struct db_player p;
-    enum db_status st = db_player_get(req->config->pool, id, &p, err, sizeof err);
+    enum db_status st = db_player_get(req->config->pool, id, &p, &err);
     if (st == DB_NOT_FOUND)
         return api_fail(req, API_PROBLEM_NOT_FOUND, "no player has the id '%s'", id);
     if (st != DB_OK)
-        return api_fail_db(req, st, err);
+        return api_fail_db(req, st, err.text);
     return api_reply_json(req, MHD_HTTP_OK, player_json(&p, private_view));
 }
 
@@ -115,7 +116,8 @@ static const struct api_field no_fields[] = {
 
 enum MHD_Result api_token_create(struct api_request *req)
 {
-    char token[BASE_TOKEN_LEN + 1], err[512] = "";
+    char token[BASE_TOKEN_LEN + 1];
+    struct base_err err = { "" };
     struct db_token t;
     enum db_status st;
     enum MHD_Result replied;
@@ -128,9 +130,9 @@ enum MHD_Result api_token_create(struct api_request *req)
 
     if (!base_token_new(token))
         return api_fail_db(req, DB_HARD_ERROR, "the random generator failed");
-    st = db_token_create(req->config->pool, req->caller.player_id, token, &t, err, sizeof err);
+    st = db_token_create(req->config->pool, req->caller.player_id, token, &t, &err);
     if (st != DB_OK)
-        return api_fail_db(req, st, err);
+        return api_fail_db(req, st, err.text);
     json = cJSON_CreateObject();
     cJSON_AddStringToObject(json, "id", t.id);
     cJSON_AddStringToObject(json, "token", token);
@@ -141,14 +143,14 @@ enum MHD_Result api_token_create(struct api_request *req)
 enum MHD_Result api_token_list(struct api_request *req)
 {
     struct db_token tokens[MAX_TOKENS_LISTED];
-    char err[512] = "";
+    struct base_err err = { "" };
     int count = 0;
     enum db_status st = db_token_list(req->config->pool, req->caller.player_id, tokens,
-                                      MAX_TOKENS_LISTED, &count, err, sizeof err);
+                                      MAX_TOKENS_LISTED, &count, &err);
     cJSON *json, *list;
 
     if (st != DB_OK)
-        return api_fail_db(req, st, err);
+        return api_fail_db(req, st, err.text);
     json = cJSON_CreateObject();
     list = cJSON_AddArrayToObject(json, "tokens");
     for (int i = 0; i < count; i++) {
@@ -166,14 +168,14 @@ enum MHD_Result api_token_list(struct api_request *req)
 
 enum MHD_Result api_token_revoke(struct api_request *req)
 {
-    char err[512] = "";
+    struct base_err err = { "" };
     enum db_status st = db_token_revoke(req->config->pool, req->caller.player_id,
-                                        req->params[0], err, sizeof err);
+                                        req->params[0], &err);
     if (st == DB_NOT_FOUND)
         return api_fail(req, API_PROBLEM_NOT_FOUND, "you hold no token with the id '%s'",
                         req->params[0]);
     if (st != DB_OK)
-        return api_fail_db(req, st, err);
+        return api_fail_db(req, st, err.text);
     return api_reply(req, MHD_HTTP_NO_CONTENT,
                      MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT));
 }
@@ -183,7 +185,8 @@ enum MHD_Result api_token_revoke(struct api_request *req)
 enum MHD_Result api_player_search(struct api_request *req)
 {
     const char *prefix = api_query(req, "name");
-    char *json = NULL, err[512] = "";
+    char *json = NULL;
+    struct base_err err = { "" };
     enum db_status st;
 
     if (prefix == NULL || prefix[0] == '\0' || strlen(prefix) > 30)
@@ -193,6 +196,6 @@ enum MHD_Result api_player_search(struct api_request *req)
         strlen(prefix))
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
                         "names hold only letters, digits, '_' and '-'");
-    st = db_player_search(req->config->pool, prefix, 20, &json, err, sizeof err);
-    return api_reply_answer(req, st, json, err, 200, "no players");
+    st = db_player_search(req->config->pool, prefix, 20, &json, &err);
+    return api_reply_answer(req, st, json, err.text, 200, "no players");
 }

@@ -90,7 +90,7 @@ bool api_authenticate(struct api_request *req, enum MHD_Result *replied)
     const char *auth = MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND,
                                                    MHD_HTTP_HEADER_AUTHORIZATION);
     const char *token = base_bearer_token(auth);
-    char err[512] = "";
+    struct base_err err = { "" };
     enum db_status st;
     bool refused = false;
 
@@ -109,13 +109,13 @@ bool api_authenticate(struct api_request *req, enum MHD_Result *replied)
         *replied = api_fail(req, API_PROBLEM_UNAUTHORIZED, "the token is unknown or revoked");
         return false;
     }
-    st = db_caller_find(req->config->pool, token, &req->caller, err, sizeof err);
+    st = db_caller_find(req->config->pool, token, &req->caller, &err);
     if (st == DB_NOT_FOUND) {
         *replied = api_fail(req, API_PROBLEM_UNAUTHORIZED, "the token is unknown or revoked");
         return false;
     }
     if (st != DB_OK) {
-        *replied = api_fail_db(req, st, err);
+        *replied = api_fail_db(req, st, err.text);
         return false;
     }
     req->authenticated = true;
@@ -132,11 +132,11 @@ static void identify_quietly(struct api_request *req)
 {
     const char *token = base_bearer_token(MHD_lookup_connection_value(
         req->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION));
-    char err[512] = "";
+    struct base_err err = { "" };
 
     if (token == NULL || strlen(token) > 128)
         return;
-    if (db_caller_find(req->config->pool, token, &req->caller, err, sizeof err) == DB_OK)
+    if (db_caller_find(req->config->pool, token, &req->caller, &err) == DB_OK)
         req->authenticated = true;
     else
         memset(&req->caller, 0, sizeof req->caller);

@@ -182,7 +182,7 @@ static size_t unescape(void *cls, struct MHD_Connection *conn, char *s)
 }
 
 /* Binds and listens here, so that a taken port is reported in words. */
-static int listen_on(const char *host, unsigned short port, char *err, size_t errsize)
+static int listen_on(const char *host, unsigned short port, struct base_err *err)
 {
     struct sockaddr_in addr;
     int one = 1;
@@ -192,18 +192,18 @@ static int listen_on(const char *host, unsigned short port, char *err, size_t er
     addr.sin_family = AF_INET;
     addr.sin_port = htons(port);
     if (inet_pton(AF_INET, host, &addr.sin_addr) != 1) {
-        snprintf(err, errsize, "cannot listen on %s:%u: not an IPv4 address", host, port);
+        base_err_set(err, "cannot listen on %s:%u: not an IPv4 address", host, port);
         return -1;
     }
     fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) {
-        snprintf(err, errsize, "cannot create a socket: %s", strerror(errno));
+        base_err_set(err, "cannot create a socket: %s", strerror(errno));
         return -1;
     }
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     if (bind(fd, (struct sockaddr *)&addr, sizeof addr) != 0 || listen(fd, 128) != 0) {
         int e = errno;
-        snprintf(err, errsize, "cannot listen on %s:%u: %s%s", host, port, strerror(e),
+        base_err_set(err, "cannot listen on %s:%u: %s%s", host, port, strerror(e),
                  e == EADDRINUSE ? " (is another korpd already running? set KORP_LISTEN)" : "");
         close(fd);
         return -1;
@@ -211,31 +211,30 @@ static int listen_on(const char *host, unsigned short port, char *err, size_t er
     return fd;
 }
 
-struct api_server *api_server_start(const struct api_config *config, char *err,
-                                    size_t errsize)
+struct api_server *api_server_start(const struct api_config *config, struct base_err *err)
 {
     struct api_server *server = calloc(1, sizeof *server);
     int fd;
 
     if (server == NULL) {
-        snprintf(err, errsize, "out of memory");
+        base_err_set(err, "out of memory");
         return NULL;
     }
     server->config = *config;
     server->metrics = api_metrics_new();
     server->limits = api_limits_new(config->rate_limit, config->rate_burst);
     server->hub = server->metrics && server->limits
-                      ? api_hub_new(config->pool, config->keepalive_seconds, err, errsize)
+                      ? api_hub_new(config->pool, config->keepalive_seconds, err)
                       : NULL;
     if (server->hub == NULL) {
         if (server->metrics == NULL || server->limits == NULL)
-            snprintf(err, errsize, "out of memory");
+            base_err_set(err, "out of memory");
         api_metrics_free(server->metrics);
         api_limits_free(server->limits);
         free(server);
         return NULL;
     }
-    fd = listen_on(config->host, config->port, err, errsize);
+    fd = listen_on(config->host, config->port, err);
     if (fd < 0) {
         api_hub_close(server->hub);
         api_hub_free(server->hub);
@@ -261,7 +260,7 @@ struct api_server *api_server_start(const struct api_config *config, char *err,
         MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
         MHD_OPTION_END);
     if (server->daemon == NULL) {
-        snprintf(err, errsize, "cannot start the HTTP server on %s:%u", config->host,
+        base_err_set(err, "cannot start the HTTP server on %s:%u", config->host,
                  config->port);
         close(fd);
         api_hub_close(server->hub);

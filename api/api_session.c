@@ -102,7 +102,8 @@ enum MHD_Result api_session_create(struct api_request *req)
     enum MHD_Result replied;
     const char *name, *password;
     char id[BASE_ID_SIZE] = "", canonical[DB_NAME_SIZE] = "", hash[BASE_PASSWORD_HASH_SIZE] = "";
-    char address[64], cookie[BASE_TOKEN_LEN + 1], csrf[BASE_TOKEN_LEN + 1], err[512] = "";
+    char address[64], cookie[BASE_TOKEN_LEN + 1], csrf[BASE_TOKEN_LEN + 1];
+    struct base_err err = { "" };
     int retry = 0;
     enum db_status st;
     bool good;
@@ -119,10 +120,9 @@ enum MHD_Result api_session_create(struct api_request *req)
         return api_fail(req, API_PROBLEM_TOO_MANY_REQUESTS,
                         "too many wrong passwords from here; try again in %d s", retry);
     }
-    st = db_login_find(req->config->pool, name, id, canonical, hash, sizeof hash, err,
-                       sizeof err);
+    st = db_login_find(req->config->pool, name, id, canonical, hash, sizeof hash, &err);
     if (st != DB_OK && st != DB_NOT_FOUND)
-        return api_fail_db(req, st, err);
+        return api_fail_db(req, st, err.text);
     if (!api_hash_begin()) {
         req->retry_after = 1;
         return api_fail(req, API_PROBLEM_UNAVAILABLE,
@@ -144,27 +144,28 @@ enum MHD_Result api_session_create(struct api_request *req)
     }
     if (!base_token_new(cookie) || !base_token_new(csrf))
         return api_fail_db(req, DB_HARD_ERROR, "the random generator failed");
-    st = db_session_create(req->config->pool, id, cookie, csrf, err, sizeof err);
+    st = db_session_create(req->config->pool, id, cookie, csrf, &err);
     if (st != DB_OK)
-        return api_fail_db(req, st, err);
+        return api_fail_db(req, st, err.text);
     return reply_session(req, id, canonical, csrf, cookie);
 }
 
 enum MHD_Result api_session_get(struct api_request *req)
 {
     const char *cookie = api_session_cookie(req);
-    char csrf[64] = "", err[512] = "";
+    char csrf[64] = "";
+    struct base_err err = { "" };
     struct db_caller caller;
     enum db_status st;
 
     if (cookie == NULL)
         return api_fail(req, API_PROBLEM_UNAUTHORIZED, "you are not signed in");
-    st = db_session_find(req->config->pool, cookie, &caller, csrf, err, sizeof err);
+    st = db_session_find(req->config->pool, cookie, &caller, csrf, &err);
     if (st == DB_NOT_FOUND)
         return api_fail(req, API_PROBLEM_UNAUTHORIZED,
                         "your session has ended: sign in again");
     if (st != DB_OK)
-        return api_fail_db(req, st, err);
+        return api_fail_db(req, st, err.text);
     /* The cookie lasts 30 days from the last visit, as the session does. */
     return reply_session(req, caller.player_id, caller.name, csrf, cookie);
 }
@@ -172,7 +173,7 @@ enum MHD_Result api_session_get(struct api_request *req)
 enum MHD_Result api_session_delete(struct api_request *req)
 {
     const char *cookie = api_session_cookie(req);
-    char err[512] = "";
+    struct base_err err = { "" };
     struct MHD_Response *resp;
     enum db_status st;
 
@@ -180,9 +181,9 @@ enum MHD_Result api_session_delete(struct api_request *req)
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
                         "only a web session signs out (a bot revokes its token instead: "
                         "DELETE /v1/players/me/tokens/{id})");
-    st = db_session_delete(req->config->pool, cookie, err, sizeof err);
+    st = db_session_delete(req->config->pool, cookie, &err);
     if (st != DB_OK && st != DB_NOT_FOUND)
-        return api_fail_db(req, st, err);
+        return api_fail_db(req, st, err.text);
     resp = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
     if (resp != NULL)
         set_cookie(resp, req, "", 0);
@@ -199,18 +200,18 @@ bool api_session_caller(struct api_request *req, bool *refused, enum MHD_Result 
 {
     const char *cookie = api_session_cookie(req);
     const char *sent = MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, "X-CSRF-Token");
-    char err[512] = "";
+    struct base_err err = { "" };
     enum db_status st;
 
     *refused = false;
     if (cookie == NULL)
         return false;
-    st = db_session_find(req->config->pool, cookie, &req->caller, req->csrf, err, sizeof err);
+    st = db_session_find(req->config->pool, cookie, &req->caller, req->csrf, &err);
     if (st != DB_OK) {
         memset(&req->caller, 0, sizeof req->caller);
         if (st != DB_NOT_FOUND) {
             *refused = true;
-            *replied = api_fail_db(req, st, err);
+            *replied = api_fail_db(req, st, err.text);
         }
         return false;
     }

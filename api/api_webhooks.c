@@ -28,7 +28,8 @@ enum MHD_Result api_webhook_create(struct api_request *req)
 {
     enum MHD_Result replied;
     const char *url;
-    char why[512] = "", id[BASE_ID_SIZE], secret[96], err[512] = "";
+    char why[512] = "", id[BASE_ID_SIZE], secret[96];
+    struct base_err err = { "" }, refused = { "" };
     char *json = NULL;
     db_notification_set events;
     enum db_status st;
@@ -40,25 +41,25 @@ enum MHD_Result api_webhook_create(struct api_request *req)
     if (!api_notification_types(cJSON_GetObjectItemCaseSensitive(req->json, "events"), &events,
                                 why, sizeof why))
         return api_fail(req, API_PROBLEM_INVALID_VALUE, "%s", why);
-    if (notify_webhook_url_check(url, allow_private, why, sizeof why) != NOTIFY_WEBHOOK_URL_OK)
-        return api_fail(req, API_PROBLEM_INVALID_WEBHOOK_URL, "%s", why);
+    if (notify_webhook_url_check(url, allow_private, &refused) != NOTIFY_WEBHOOK_URL_OK)
+        return api_fail(req, API_PROBLEM_INVALID_WEBHOOK_URL, "%s", refused.text);
     if (!base_random_text(id, BASE_ID_LEN) || !notify_webhook_secret(secret, sizeof secret))
         return api_fail_db(req, DB_HARD_ERROR, "the random generator failed");
     st = db_webhook_create(req->config->pool, id, req->caller.player_id, url, events, secret,
-                           WEBHOOKS_PER_PLAYER, &json, err, sizeof err);
+                           WEBHOOKS_PER_PLAYER, &json, &err);
     if (st == DB_CONFLICT)
         return api_fail(req, API_PROBLEM_CONFLICT,
                         "you have %d webhooks already, the most a player may have: "
                         "delete one first (DELETE /v1/webhooks/{id})", WEBHOOKS_PER_PLAYER);
-    return api_reply_answer(req, st, json, err, 201, "no such player");
+    return api_reply_answer(req, st, json, err.text, 201, "no such player");
 }
 
 enum MHD_Result api_webhook_list(struct api_request *req)
 {
-    char *json = NULL, err[512] = "";
-    enum db_status st = db_webhook_list(req->config->pool, req->caller.player_id, &json, err,
-                                        sizeof err);
-    return api_reply_answer(req, st, json, err, 200, "no such player");
+    char *json = NULL;
+    struct base_err err = { "" };
+    enum db_status st = db_webhook_list(req->config->pool, req->caller.player_id, &json, &err);
+    return api_reply_answer(req, st, json, err.text, 200, "no such player");
 }
 
 /* The webhook id of the path, or a 404 already sent. */
@@ -77,23 +78,24 @@ static enum MHD_Result on_webhook(struct api_request *req, enum webhook_action a
 {
     enum MHD_Result replied;
     const char *player = req->caller.player_id, *id = req->params[0];
-    char *json = NULL, err[512] = "";
+    char *json = NULL;
+    struct base_err err = { "" };
     enum db_status st;
 
     if (!webhook_id(req, &replied))
         return replied;
     switch (action) {
     case WEBHOOK_GET:
-        st = db_webhook_get(req->config->pool, player, id, &json, err, sizeof err);
+        st = db_webhook_get(req->config->pool, player, id, &json, &err);
         break;
     case WEBHOOK_DELETE:
-        st = db_webhook_delete(req->config->pool, player, id, err, sizeof err);
+        st = db_webhook_delete(req->config->pool, player, id, &err);
         break;
     default:
-        st = db_webhook_enable(req->config->pool, player, id, &json, err, sizeof err);
+        st = db_webhook_enable(req->config->pool, player, id, &json, &err);
         break;
     }
-    return api_reply_answer(req, st, json, err, action == WEBHOOK_DELETE ? 204 : 200,
+    return api_reply_answer(req, st, json, err.text, action == WEBHOOK_DELETE ? 204 : 200,
                             not_yours);
 }
 
@@ -115,7 +117,8 @@ enum MHD_Result api_webhook_enable(struct api_request *req)
 enum MHD_Result api_webhook_rotate(struct api_request *req)
 {
     enum MHD_Result replied;
-    char secret[96], *json = NULL, err[512] = "";
+    char secret[96], *json = NULL;
+    struct base_err err = { "" };
     enum db_status st;
 
     if (!webhook_id(req, &replied))
@@ -123,15 +126,16 @@ enum MHD_Result api_webhook_rotate(struct api_request *req)
     if (!notify_webhook_secret(secret, sizeof secret))
         return api_fail_db(req, DB_HARD_ERROR, "the random generator failed");
     st = db_webhook_rotate(req->config->pool, req->caller.player_id, req->params[0], secret,
-                           &json, err, sizeof err);
-    return api_reply_answer(req, st, json, err, 200, not_yours);
+                           &json, &err);
+    return api_reply_answer(req, st, json, err.text, 200, not_yours);
 }
 
 enum MHD_Result api_webhook_deliveries(struct api_request *req)
 {
     enum MHD_Result replied;
     const char *limit = api_query(req, "limit");
-    char *json = NULL, err[512] = "";
+    char *json = NULL;
+    struct base_err err = { "" };
     long n = DELIVERIES_LISTED_DEFAULT;
     enum db_status st;
 
@@ -147,8 +151,8 @@ enum MHD_Result api_webhook_deliveries(struct api_request *req)
                             DELIVERIES_LISTED_MAX);
     }
     st = db_delivery_list(req->config->pool, req->caller.player_id, req->params[0], (int)n,
-                          &json, err, sizeof err);
-    return api_reply_answer(req, st, json, err, 200, not_yours);
+                          &json, &err);
+    return api_reply_answer(req, st, json, err.text, 200, not_yours);
 }
 
 enum MHD_Result api_webhook_retry(struct api_request *req)
@@ -158,7 +162,8 @@ enum MHD_Result api_webhook_retry(struct api_request *req)
     static const char no_delivery[] =
         "this webhook has no delivery with that id (ids look like msg_123; "
         "GET /v1/webhooks/{id}/deliveries lists them), or it is being sent right now";
-    char *json = NULL, err[512] = "";
+    char *json = NULL;
+    struct base_err err = { "" };
     enum db_status st;
     size_t digits;
 
@@ -170,6 +175,6 @@ enum MHD_Result api_webhook_retry(struct api_request *req)
     if (digits == 0 || digits > 18 || delivery[4 + digits] != '\0')
         return api_fail(req, API_PROBLEM_NOT_FOUND, "%s", no_delivery);
     st = db_delivery_retry(req->config->pool, req->caller.player_id, req->params[0],
-                           strtoll(delivery + 4, NULL, 10), &json, err, sizeof err);
-    return api_reply_answer(req, st, json, err, 202, no_delivery);
+                           strtoll(delivery + 4, NULL, 10), &json, &err);
+    return api_reply_answer(req, st, json, err.text, 202, no_delivery);
 }

@@ -27,6 +27,20 @@ void base_log(enum base_log_level level, const char *fmt, ...)
 /* Sets the lowest level written. */
 void base_log_set_level(enum base_log_level level);
 
+/* ---- Errors ----------------------------------------------------------- */
+
+/*
+ * What went wrong, in words for the log (never shown to a client as it
+ * is): one context handed down a chain of calls, filled by the call that
+ * failed.  Start it as { "" }.
+ */
+struct base_err {
+    char text[512];
+};
+
+/* Sets e's words (e may be NULL: nothing is kept). */
+void base_err_set(struct base_err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* ---- Clocks ----------------------------------------------------------- */
 
 /* Milliseconds and microseconds of CLOCK_MONOTONIC: for deadlines and
@@ -197,7 +211,7 @@ typedef void (*base_worker_fn)(struct base_worker *w, void *arg);
  * main's).  Returns NULL with a message in err if the thread cannot start.
  */
 struct base_worker *base_worker_start(const char *name, base_worker_fn fn, void *arg,
-                                      char *err, size_t errsize);
+                                      struct base_err *err);
 
 /* True once a stop was asked for; fn should return soon after. */
 bool base_worker_stopping(struct base_worker *w);

@@ -31,7 +31,7 @@ static void *run(void *arg)
 }
 
 struct base_worker *base_worker_start(const char *name, base_worker_fn fn, void *arg,
-                                      char *err, size_t errsize)
+                                      struct base_err *err)
 {
     struct base_worker *w = calloc(1, sizeof *w);
     pthread_condattr_t attr;
@@ -39,7 +39,7 @@ struct base_worker *base_worker_start(const char *name, base_worker_fn fn, void 
     int rc;
 
     if (w == NULL) {
-        snprintf(err, errsize, "out of memory");
+        base_err_set(err, "out of memory");
         return NULL;
     }
     snprintf(w->name, sizeof w->name, "%s", name);
@@ -57,7 +57,7 @@ struct base_worker *base_worker_start(const char *name, base_worker_fn fn, void 
     rc = pthread_create(&w->thread, NULL, run, w);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0) {
-        snprintf(err, errsize, "cannot start the %s thread: %s", name, strerror(rc));
+        base_err_set(err, "cannot start the %s thread: %s", name, strerror(rc));
         pthread_cond_destroy(&w->changed);
         pthread_mutex_destroy(&w->lock);
         free(w);

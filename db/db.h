@@ -48,7 +48,7 @@ struct db_pool;
  * lock_timeout and idle_in_transaction_session_timeout.  Returns NULL with
  * a message in err for an unreadable URL, a size below 1, or no memory.
  */
-struct db_pool *db_pool_new(const struct db_pool_config *config, char *err, size_t errsize);
+struct db_pool *db_pool_new(const struct db_pool_config *config, struct base_err *err);
 
 /* Closes every connection and frees the pool.  NULL is a no-op.  No
  * connection may be in use. */
@@ -95,21 +95,21 @@ enum db_status db_tx_fail(struct db_tx *tx, const char *fmt, ...)
  * words: log them, do not show them to clients).
  */
 enum db_status db_run_tx(struct db_pool *pool, db_tx_fn fn, void *arg,
-                         char *err, size_t errsize);
+                         struct base_err *err);
 
 /*
  * Checks that the database answers a query; on success *latency_ms holds
  * the round trip and *schema_version the newest applied migration.
  */
 enum db_status db_ping(struct db_pool *pool, double *latency_ms,
-                       int *schema_version, char *err, size_t errsize);
+                       int *schema_version, struct base_err *err);
 
 /*
  * Applies the migrations not yet applied, in order, in one transaction
  * under an advisory lock (safe when several korpd start at once).  A
  * failing migration rolls back every one applied in this run.
  */
-enum db_status db_migrate(struct db_pool *pool, char *err, size_t errsize);
+enum db_status db_migrate(struct db_pool *pool, struct base_err *err);
 
 /* Number of migrations this build knows. */
 int db_migration_count(void);
@@ -201,22 +201,20 @@ struct db_caller {
  * found by name case-insensitively.  DB_NOT_FOUND if none. */
 enum db_status db_login_find(struct db_pool *pool, const char *name, char id[BASE_ID_SIZE],
                              char canonical_name[DB_NAME_SIZE], char *password_hash,
-                             size_t hash_size, char *err, size_t errsize);
+                             size_t hash_size, struct base_err *err);
 
 /* Opens a session for the player: `cookie` is the cookie's value (only its
  * SHA-256 is stored), csrf the token the page sends back with changes. */
 enum db_status db_session_create(struct db_pool *pool, const char *player_id,
-                                 const char *cookie, const char *csrf, char *err,
-                                 size_t errsize);
+                                 const char *cookie, const char *csrf, struct base_err *err);
 
 /* The owner of a live session (noting its use), with its CSRF token in
  * csrf (64 bytes).  DB_NOT_FOUND for an unknown or expired one. */
 enum db_status db_session_find(struct db_pool *pool, const char *cookie,
-                               struct db_caller *out, char *csrf, char *err, size_t errsize);
+                               struct db_caller *out, char *csrf, struct base_err *err);
 
 /* Ends a session.  DB_NOT_FOUND when there was none. */
-enum db_status db_session_delete(struct db_pool *pool, const char *cookie, char *err,
-                                 size_t errsize);
+enum db_status db_session_delete(struct db_pool *pool, const char *cookie, struct base_err *err);
 
 /* Whether a name is 2-30 letters, digits, '_' or '-' (the schema's rule). */
 bool db_player_name_valid(const char *name);
@@ -229,16 +227,16 @@ bool db_player_name_valid(const char *name);
  */
 enum db_status db_player_create(struct db_pool *pool, const char *name, const char *email,
                                 const char *password_hash, bool arbiter, const char *token,
-                                struct db_player *out, char *err, size_t errsize);
+                                struct db_player *out, struct base_err *err);
 
 /* A player with their record (finished games).  DB_NOT_FOUND if none. */
 enum db_status db_player_get(struct db_pool *pool, const char *id, struct db_player *out,
-                             char *err, size_t errsize);
+                             struct base_err *err);
 
 /* The owner of a token, noting its use.  DB_NOT_FOUND for an unknown or
  * revoked token. */
 enum db_status db_caller_find(struct db_pool *pool, const char *token, struct db_caller *out,
-                              char *err, size_t errsize);
+                              struct base_err *err);
 
 struct db_token {
     char id[BASE_ID_SIZE];
@@ -248,15 +246,15 @@ struct db_token {
 
 /* Adds a token for the player. */
 enum db_status db_token_create(struct db_pool *pool, const char *player_id, const char *token,
-                               struct db_token *out, char *err, size_t errsize);
+                               struct db_token *out, struct base_err *err);
 
 /* The player's tokens, oldest first: at most max into out, *count set. */
 enum db_status db_token_list(struct db_pool *pool, const char *player_id, struct db_token *out,
-                             int max, int *count, char *err, size_t errsize);
+                             int max, int *count, struct base_err *err);
 
 /* Revokes one of the player's tokens at once.  DB_NOT_FOUND if not theirs. */
 enum db_status db_token_revoke(struct db_pool *pool, const char *player_id,
-                               const char *token_id, char *err, size_t errsize);
+                               const char *token_id, struct base_err *err);
 
 /* ---- Challenges -------------------------------------------------------- */
 
@@ -276,18 +274,17 @@ struct db_challenge {
 /* Creates an open challenge (id made here), to one opponent or, with
  * opponent_id "", to anyone.  DB_NOT_FOUND when the opponent does not
  * exist. */
-enum db_status db_challenge_create(struct db_pool *pool, struct db_challenge *c, char *err,
-                                   size_t errsize);
+enum db_status db_challenge_create(struct db_pool *pool, struct db_challenge *c, struct base_err *err);
 
 /* One challenge.  DB_NOT_FOUND if none. */
 enum db_status db_challenge_get(struct db_pool *pool, const char *id, struct db_challenge *out,
-                                char *err, size_t errsize);
+                                struct base_err *err);
 
 /* The open challenges a player received or sent, newest first. */
 enum db_status db_challenge_list(struct db_pool *pool, const char *player_id,
                                  struct db_challenge *incoming, int max_in, int *count_in,
                                  struct db_challenge *outgoing, int max_out, int *count_out,
-                                 char *err, size_t errsize);
+                                 struct base_err *err);
 
 /* Locks a challenge for a state change.  DB_NOT_FOUND if none. */
 enum db_status db_challenge_lock(struct db_tx *tx, const char *id, struct db_challenge *out);
@@ -400,7 +397,7 @@ enum db_status db_challenge_event(struct db_tx *tx, const char *challenge_id,
 
 /* A game with its moves' SAN.  DB_NOT_FOUND if none. */
 enum db_status db_game_get(struct db_pool *pool, const char *id, struct db_game *out,
-                           char *err, size_t errsize);
+                           struct base_err *err);
 
 struct db_game_filter {
     const char *player_id;    /* NULL: any */
@@ -415,7 +412,7 @@ struct db_game_filter {
  * (db_game_clear).  *more is true when another page follows. */
 enum db_status db_game_list(struct db_pool *pool, const struct db_game_filter *f,
                             struct db_game *out, int max, int *count, bool *more,
-                            char *err, size_t errsize);
+                            struct base_err *err);
 
 struct db_move {
     int ply;
@@ -428,14 +425,14 @@ struct db_move {
 /* All moves of a game in order, into a malloc'd array (*moves; caller
  * frees).  DB_NOT_FOUND if the game does not exist. */
 enum db_status db_move_list(struct db_pool *pool, const char *game_id, struct db_move **moves,
-                            int *count, char *err, size_t errsize);
+                            int *count, struct base_err *err);
 
 /* Ends up to `max` active games whose deadline has passed, each by the
  * callback in its own transaction (FOR UPDATE SKIP LOCKED), and returns
  * how many were ended in *ended. */
 typedef enum db_status (*db_game_fn)(struct db_tx *tx, struct db_game *g, void *arg);
 enum db_status db_games_overdue(struct db_pool *pool, int max, db_game_fn end, void *arg,
-                                int *ended, char *err, size_t errsize);
+                                int *ended, struct base_err *err);
 
 /* ---- The event log and its live feed --------------------------------------- */
 
@@ -456,14 +453,13 @@ struct db_event_row {
  */
 enum db_status db_events_since(struct db_pool *pool, const char *player_id,
                                const char *game_id, long long after_id, int max,
-                               struct db_event_row **rows, int *count, char *err,
-                               size_t errsize);
+                               struct db_event_row **rows, int *count, struct base_err *err);
 void db_event_rows_free(struct db_event_row *rows, int count);
 
 /* The newest event id a stream with this filter would show (0 when none):
  * where a stream without Last-Event-ID starts. */
 enum db_status db_events_last(struct db_pool *pool, const char *player_id,
-                              const char *game_id, long long *id, char *err, size_t errsize);
+                              const char *game_id, long long *id, struct base_err *err);
 
 /*
  * A thread that LISTENs on its own connection and calls on_event(arg, id,
@@ -476,7 +472,7 @@ typedef void (*db_event_fn)(void *arg, long long id, const char *player_id,
                             const char *game_id);
 struct db_listener *db_listener_start(struct db_pool *pool, db_event_fn on_event,
                                       void (*on_reconnect)(void *arg), void *arg,
-                                      char *err, size_t errsize);
+                                      struct base_err *err);
 void db_listener_stop(struct db_listener *l);
 
 /* ---- Notifications: preferences, webhooks and the outbox (db_notify.c) -- */
@@ -521,56 +517,53 @@ struct db_settings_change {
 };
 
 enum db_status db_settings_get(struct db_pool *pool, const char *player_id, char **json,
-                               char *err, size_t errsize);
+                               struct base_err *err);
 enum db_status db_settings_put(struct db_pool *pool, const char *player_id,
                                const struct db_settings_change *change, char **json,
-                               char *err, size_t errsize);
+                               struct base_err *err);
 /* Switches a player's email off (the unsubscribe link). */
-enum db_status db_email_off(struct db_pool *pool, const char *player_id, char *err,
-                            size_t errsize);
+enum db_status db_email_off(struct db_pool *pool, const char *player_id, struct base_err *err);
 
 /* Registers a webhook (the answer shows its secret, this once); DB_CONFLICT
  * when the player has `max` already. */
 enum db_status db_webhook_create(struct db_pool *pool, const char *id, const char *player_id,
                                  const char *url, db_notification_set events,
-                                 const char *secret, int max, char **json, char *err,
-                                 size_t errsize);
+                                 const char *secret, int max, char **json, struct base_err *err);
 /* {"webhooks": [...]}, oldest first. */
 enum db_status db_webhook_list(struct db_pool *pool, const char *player_id, char **json,
-                               char *err, size_t errsize);
+                               struct base_err *err);
 enum db_status db_webhook_get(struct db_pool *pool, const char *player_id, const char *id,
-                              char **json, char *err, size_t errsize);
+                              char **json, struct base_err *err);
 enum db_status db_webhook_delete(struct db_pool *pool, const char *player_id, const char *id,
-                                 char *err, size_t errsize);
+                                 struct base_err *err);
 /* A new secret; the old one signs too for 24 hours.  {"id", "secret"}. */
 enum db_status db_webhook_rotate(struct db_pool *pool, const char *player_id, const char *id,
-                                 const char *secret, char **json, char *err, size_t errsize);
+                                 const char *secret, char **json, struct base_err *err);
 /* Enables a webhook again (its failures forgotten). */
 enum db_status db_webhook_enable(struct db_pool *pool, const char *player_id, const char *id,
-                                 char **json, char *err, size_t errsize);
+                                 char **json, struct base_err *err);
 /* {"deliveries": [...]}: at most `limit`, newest first, with their attempts. */
 enum db_status db_delivery_list(struct db_pool *pool, const char *player_id,
-                                const char *webhook_id, int limit, char **json, char *err,
-                                size_t errsize);
+                                const char *webhook_id, int limit, char **json, struct base_err *err);
 /* Sends a delivery again now (not one that is being sent). */
 enum db_status db_delivery_retry(struct db_pool *pool, const char *player_id,
                                  const char *webhook_id, long long delivery, char **json,
-                                 char *err, size_t errsize);
+                                 struct base_err *err);
 
 /* {"players": [{"id", "name"}]}: at most `limit` whose name starts with
  * `prefix` (letters, digits, '_' and '-'), case-insensitively, by name. */
 enum db_status db_player_search(struct db_pool *pool, const char *prefix, int limit,
-                                char **json, char *err, size_t errsize);
+                                char **json, struct base_err *err);
 
 /* Challenges open to anyone, newest first: at most max into out. */
 enum db_status db_challenges_open(struct db_pool *pool, struct db_challenge *out, int max,
-                                  int *count, char *err, size_t errsize);
+                                  int *count, struct base_err *err);
 
 /* The server's own secret `name` (made from `fresh`, `len` bytes, by the
  * first process to ask; the same for every process after that) into out. */
 enum db_status db_server_secret(struct db_pool *pool, const char *name,
                                 const unsigned char *fresh, size_t len, unsigned char *out,
-                                char *err, size_t errsize);
+                                struct base_err *err);
 
 /* A delivery claimed by a worker, with what sending it needs. */
 struct db_delivery {
@@ -604,13 +597,12 @@ void db_deliveries_free(struct db_delivery *d, int count);
  * (db_deliveries_free).
  */
 enum db_status db_deliveries_claim(struct db_pool *pool, int max, double lease_s, bool email,
-                                   struct db_delivery **out, int *count, char *err,
-                                   size_t errsize);
+                                   struct db_delivery **out, int *count, struct base_err *err);
 
 /* Extends a claimed delivery's lease by lease_s from now; *ours is false
  * when another worker has taken it over meanwhile (do not send it). */
 enum db_status db_delivery_extend(struct db_pool *pool, const struct db_delivery *d,
-                                  double lease_s, bool *ours, char *err, size_t errsize);
+                                  double lease_s, bool *ours, struct base_err *err);
 
 /* How an attempt ended. */
 enum db_delivery_outcome {
@@ -633,25 +625,24 @@ struct db_attempt {
  * endpoint fails its other owed deliveries and, when the owner takes
  * email, owes them a "webhook_disabled" message. */
 enum db_status db_delivery_finish(struct db_pool *pool, const struct db_delivery *d,
-                                  const struct db_attempt *a, char *err, size_t errsize);
+                                  const struct db_attempt *a, struct base_err *err);
 
 /* Earliest time a pending delivery falls due, in seconds from now (may be
  * negative); *any false when nothing is pending. */
 enum db_status db_deliveries_next(struct db_pool *pool, double *seconds, bool *any,
-                                  char *err, size_t errsize);
+                                  struct base_err *err);
 
 /* Sends the deadline reminders due (an event "deadline_near" for the player
  * to move, once per ply), at most max; *sent says how many. */
-enum db_status db_reminders_send(struct db_pool *pool, int max, int *sent, char *err,
-                                 size_t errsize);
+enum db_status db_reminders_send(struct db_pool *pool, int max, int *sent, struct base_err *err);
 
 /* Deletes up to 1000 deliveries finished more than 30 days ago (with their
  * attempts) and up to 1000 expired sessions; *deleted says how many. */
-enum db_status db_records_prune(struct db_pool *pool, int *deleted, char *err, size_t errsize);
+enum db_status db_records_prune(struct db_pool *pool, int *deleted, struct base_err *err);
 
 /* Owes each player whose digest hour has come today a "digest" email
  * listing the games where it is their move; *owed says how many. */
-enum db_status db_digests_owe(struct db_pool *pool, int *owed, char *err, size_t errsize);
+enum db_status db_digests_owe(struct db_pool *pool, int *owed, struct base_err *err);
 
 /*
  * A thread that LISTENs on `channel` on its own connection and calls
@@ -659,15 +650,14 @@ enum db_status db_digests_owe(struct db_pool *pool, int *owed, char *err, size_t
  * NOTIFYed meanwhile was not heard).
  */
 struct db_listener *db_wakeup_start(struct db_pool *pool, const char *channel,
-                                    void (*wake)(void *arg), void *arg, char *err,
-                                    size_t errsize);
+                                    void (*wake)(void *arg), void *arg, struct base_err *err);
 
 /* ---- The clock and idempotency ---------------------------------------- */
 
 /* Moves the one clock forward to `offset_seconds` past the database's own;
  * *now gets the new time. */
 enum db_status db_clock_set(struct db_pool *pool, long long offset_seconds,
-                            char now[DB_TIME_SIZE], char *err, size_t errsize);
+                            char now[DB_TIME_SIZE], struct base_err *err);
 
 /* What claiming an idempotency key found. */
 enum db_idempotency {
@@ -687,8 +677,7 @@ enum db_status db_idempotency_claim(struct db_tx *tx, const char *token_id, cons
                                     enum db_idempotency *found, int *status, char **body);
 
 /* Deletes up to 1000 answers older than 24 hours; *deleted says how many. */
-enum db_status db_idempotency_prune(struct db_pool *pool, int *deleted, char *err,
-                                    size_t errsize);
+enum db_status db_idempotency_prune(struct db_pool *pool, int *deleted, struct base_err *err);
 
 /* Stores the answer of a request that claimed its key (same transaction). */
 enum db_status db_idempotency_store(struct db_tx *tx, const char *token_id, const char *key,

@@ -40,7 +40,7 @@ static enum db_status challenge_create(struct db_tx *tx, void *arg)
     enum db_status rc;
 
     if (!db_new_id(c->id)) {
-        snprintf(tx->err, tx->errsize, "the random generator failed");
+        base_err_set(tx->err, "the random generator failed");
         return DB_HARD_ERROR;
     }
     snprintf(days, sizeof days, "%d", c->days_per_move);
@@ -59,10 +59,9 @@ static enum db_status challenge_create(struct db_tx *tx, void *arg)
     return rc;
 }
 
-enum db_status db_challenge_create(struct db_pool *pool, struct db_challenge *c, char *err,
-                                   size_t errsize)
+enum db_status db_challenge_create(struct db_pool *pool, struct db_challenge *c, struct base_err *err)
 {
-    return db_run_tx(pool, challenge_create, c, err, errsize);
+    return db_run_tx(pool, challenge_create, c, err);
 }
 
 struct challenges_open {
@@ -88,11 +87,11 @@ static enum db_status challenges_open(struct db_tx *tx, void *arg)
 }
 
 enum db_status db_challenges_open(struct db_pool *pool, struct db_challenge *out, int max,
-                                  int *count, char *err, size_t errsize)
+                                  int *count, struct base_err *err)
 {
     struct challenges_open o = { out, max, count };
     *count = 0;
-    return db_run_once(pool, challenges_open, &o, err, errsize);
+    return db_run_once(pool, challenges_open, &o, err);
 }
 
 struct challenge_list {
@@ -127,11 +126,11 @@ static enum db_status challenge_list(struct db_tx *tx, void *arg)
 enum db_status db_challenge_list(struct db_pool *pool, const char *player_id,
                                  struct db_challenge *incoming, int max_in, int *count_in,
                                  struct db_challenge *outgoing, int max_out, int *count_out,
-                                 char *err, size_t errsize)
+                                 struct base_err *err)
 {
     struct challenge_list l = { player_id, incoming, outgoing, max_in, max_out, count_in,
                                 count_out };
-    return db_run_once(pool, challenge_list, &l, err, errsize);
+    return db_run_once(pool, challenge_list, &l, err);
 }
 
 enum db_status db_challenge_lock(struct db_tx *tx, const char *id, struct db_challenge *out)
@@ -187,10 +186,10 @@ static enum db_status clock_set(struct db_tx *tx, void *arg)
 }
 
 enum db_status db_clock_set(struct db_pool *pool, long long offset_seconds,
-                            char now[DB_TIME_SIZE], char *err, size_t errsize)
+                            char now[DB_TIME_SIZE], struct base_err *err)
 {
     struct clock_set c = { offset_seconds, now };
-    return db_run_tx(pool, clock_set, &c, err, errsize);
+    return db_run_tx(pool, clock_set, &c, err);
 }
 
 enum db_status db_idempotency_claim(struct db_tx *tx, const char *token_id, const char *key,
@@ -244,11 +243,10 @@ static enum db_status prune(struct db_tx *tx, void *arg)
     return rc;
 }
 
-enum db_status db_idempotency_prune(struct db_pool *pool, int *deleted, char *err,
-                                    size_t errsize)
+enum db_status db_idempotency_prune(struct db_pool *pool, int *deleted, struct base_err *err)
 {
     *deleted = 0;
-    return db_run_once(pool, prune, deleted, err, errsize);
+    return db_run_once(pool, prune, deleted, err);
 }
 
 enum db_status db_challenge_take(struct db_tx *tx, struct db_challenge *c,
@@ -287,8 +285,8 @@ static enum db_status challenge_get(struct db_tx *tx, void *arg)
 }
 
 enum db_status db_challenge_get(struct db_pool *pool, const char *id, struct db_challenge *out,
-                                char *err, size_t errsize)
+                                struct base_err *err)
 {
     struct challenge_get g = { id, out };
-    return db_run_once(pool, challenge_get, &g, err, errsize);
+    return db_run_once(pool, challenge_get, &g, err);
 }

@@ -66,13 +66,12 @@ static enum db_status since(struct db_tx *tx, void *arg)
 
 enum db_status db_events_since(struct db_pool *pool, const char *player_id,
                                const char *game_id, long long after_id, int max,
-                               struct db_event_row **rows, int *count, char *err,
-                               size_t errsize)
+                               struct db_event_row **rows, int *count, struct base_err *err)
 {
     struct since s = { player_id, game_id, after_id, max, rows, count };
     *rows = NULL;
     *count = 0;
-    return db_run_once(pool, since, &s, err, errsize);
+    return db_run_once(pool, since, &s, err);
 }
 
 struct last {
@@ -93,11 +92,11 @@ static enum db_status last(struct db_tx *tx, void *arg)
 }
 
 enum db_status db_events_last(struct db_pool *pool, const char *player_id,
-                              const char *game_id, long long *id, char *err, size_t errsize)
+                              const char *game_id, long long *id, struct base_err *err)
 {
     struct last l = { player_id, game_id, id };
     *id = 0;
-    return db_run_once(pool, last, &l, err, errsize);
+    return db_run_once(pool, last, &l, err);
 }
 
 /* ---- The listener ------------------------------------------------------ */
@@ -142,11 +141,11 @@ static bool dispatch(struct db_listener *l, PGconn *pg, const char *ids)
 
 static PGconn *listen_on(struct db_listener *l)
 {
-    char err[512] = "";
-    PGconn *pg = db_pool_connect(l->pool, err, sizeof err);
+    struct base_err err = { "" };
+    PGconn *pg = db_pool_connect(l->pool, &err);
     PGresult *res;
     if (pg == NULL) {
-        base_log(BASE_LOG_WARN, "listener on %s: cannot connect: %s", l->channel, err);
+        base_log(BASE_LOG_WARN, "listener on %s: cannot connect: %s", l->channel, err.text);
         return NULL;
     }
     char listen[96];
@@ -220,16 +219,16 @@ static void run(struct base_worker *w, void *arg)
 static struct db_listener *listener_start(struct db_pool *pool, const char *channel,
                                           db_event_fn on_event,
                                           void (*on_reconnect)(void *arg), void *arg,
-                                          char *err, size_t errsize)
+                                          struct base_err *err)
 {
     struct db_listener *l = calloc(1, sizeof *l);
     if (l == NULL) {
-        snprintf(err, errsize, "out of memory");
+        base_err_set(err, "out of memory");
         return NULL;
     }
     *l = (struct db_listener){ pool, channel, on_event, on_reconnect, arg, NULL };
     l->worker = base_worker_start(on_event ? "event listener" : "wake-up listener", run, l,
-                                  err, errsize);
+                                  err);
     if (l->worker == NULL) {
         free(l);
         return NULL;
@@ -239,16 +238,15 @@ static struct db_listener *listener_start(struct db_pool *pool, const char *chan
 
 struct db_listener *db_listener_start(struct db_pool *pool, db_event_fn on_event,
                                       void (*on_reconnect)(void *arg), void *arg,
-                                      char *err, size_t errsize)
+                                      struct base_err *err)
 {
-    return listener_start(pool, DB_EVENTS_CHANNEL, on_event, on_reconnect, arg, err, errsize);
+    return listener_start(pool, DB_EVENTS_CHANNEL, on_event, on_reconnect, arg, err);
 }
 
 struct db_listener *db_wakeup_start(struct db_pool *pool, const char *channel,
-                                    void (*wake)(void *arg), void *arg, char *err,
-                                    size_t errsize)
+                                    void (*wake)(void *arg), void *arg, struct base_err *err)
 {
-    return listener_start(pool, channel, NULL, wake, arg, err, errsize);
+    return listener_start(pool, channel, NULL, wake, arg, err);
 }
 
 void db_listener_stop(struct db_listener *l)

@@ -69,7 +69,7 @@ static enum db_status await(struct db_tx *tx, PGresult **out)
             int64_t left = deadline - base_monotonic_ms();
             int n;
             if (left <= 0) {
-                snprintf(tx->err, tx->errsize, "the database did not answer within %d ms",
+                base_err_set(tx->err, "the database did not answer within %d ms",
                          tx->statement_ms);
                 tx->broken = true;
                 tx->timed_out = true;
@@ -78,7 +78,7 @@ static enum db_status await(struct db_tx *tx, PGresult **out)
             }
             n = poll(&p, 1, (int)left);
             if (n < 0 && errno != EINTR) {
-                snprintf(tx->err, tx->errsize, "poll: %s", strerror(errno));
+                base_err_set(tx->err, "poll: %s", strerror(errno));
                 tx->broken = true;
                 PQclear(last);
                 return DB_UNREACHABLE;
@@ -91,7 +91,7 @@ static enum db_status await(struct db_tx *tx, PGresult **out)
             break;
         if (rc == DB_OK && PQresultStatus(r) != PGRES_COMMAND_OK &&
             PQresultStatus(r) != PGRES_TUPLES_OK) {
-            db_error_copy(tx->pg, r, tx->err, tx->errsize);
+            db_error_copy(tx->pg, r, tx->err);
             rc = classify(tx, r);
         }
         PQclear(last);
@@ -100,12 +100,12 @@ static enum db_status await(struct db_tx *tx, PGresult **out)
             break;
     }
     if (rc == DB_OK && PQstatus(tx->pg) != CONNECTION_OK) {
-        db_error_copy(tx->pg, NULL, tx->err, tx->errsize);
+        db_error_copy(tx->pg, NULL, tx->err);
         tx->broken = true;
         rc = DB_UNREACHABLE;
     }
     if (rc == DB_OK && last == NULL) {
-        snprintf(tx->err, tx->errsize, "the database sent no result");
+        base_err_set(tx->err, "the database sent no result");
         rc = DB_HARD_ERROR;
     }
     if (rc == DB_OK && out != NULL)
@@ -118,7 +118,7 @@ static enum db_status await(struct db_tx *tx, PGresult **out)
 static enum db_status sent(struct db_tx *tx, int ok, PGresult **res)
 {
     if (!ok) {
-        db_error_copy(tx->pg, NULL, tx->err, tx->errsize);
+        db_error_copy(tx->pg, NULL, tx->err);
         tx->broken = true;
         return DB_UNREACHABLE;
     }

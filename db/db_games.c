@@ -108,7 +108,7 @@ enum db_status db_game_insert(struct db_tx *tx, struct db_game *g, const char *c
 
     if (keys == NULL || !db_new_id(g->id)) {
         free(keys);
-        snprintf(tx->err, tx->errsize, "out of memory, or the random generator failed");
+        base_err_set(tx->err, "out of memory, or the random generator failed");
         return DB_HARD_ERROR;
     }
     snprintf(days, sizeof days, "%d", g->days_per_move);
@@ -229,10 +229,10 @@ static enum db_status game_get(struct db_tx *tx, void *arg)
 }
 
 enum db_status db_game_get(struct db_pool *pool, const char *id, struct db_game *out,
-                           char *err, size_t errsize)
+                           struct base_err *err)
 {
     struct game_get g = { id, out };
-    return db_run_once(pool, game_get, &g, err, errsize);
+    return db_run_once(pool, game_get, &g, err);
 }
 
 struct game_list {
@@ -274,12 +274,12 @@ static enum db_status game_list(struct db_tx *tx, void *arg)
 
 enum db_status db_game_list(struct db_pool *pool, const struct db_game_filter *f,
                             struct db_game *out, int max, int *count, bool *more,
-                            char *err, size_t errsize)
+                            struct base_err *err)
 {
     struct game_list l = { f, out, max, count, more };
     *count = 0;
     *more = false;
-    return db_run_once(pool, game_list, &l, err, errsize);
+    return db_run_once(pool, game_list, &l, err);
 }
 
 struct move_list {
@@ -304,7 +304,7 @@ static enum db_status move_list(struct db_tx *tx, void *arg)
         *l->moves = calloc((size_t)(n > 0 ? n : 1), sizeof **l->moves);
         if (*l->moves == NULL) {
             PQclear(res);
-            snprintf(tx->err, tx->errsize, "out of memory");
+            base_err_set(tx->err, "out of memory");
             return DB_HARD_ERROR;
         }
         for (int i = 0; i < n; i++) {
@@ -323,12 +323,12 @@ static enum db_status move_list(struct db_tx *tx, void *arg)
 }
 
 enum db_status db_move_list(struct db_pool *pool, const char *game_id, struct db_move **moves,
-                            int *count, char *err, size_t errsize)
+                            int *count, struct base_err *err)
 {
     struct move_list l = { game_id, moves, count };
     *moves = NULL;
     *count = 0;
-    return db_run_once(pool, move_list, &l, err, errsize);
+    return db_run_once(pool, move_list, &l, err);
 }
 
 struct overdue {
@@ -356,12 +356,12 @@ static enum db_status end_one(struct db_tx *tx, void *arg)
 }
 
 enum db_status db_games_overdue(struct db_pool *pool, int max, db_game_fn end, void *arg,
-                                int *ended, char *err, size_t errsize)
+                                int *ended, struct base_err *err)
 {
     struct overdue o = { end, arg, false };
     *ended = 0;
     while (*ended < max) {
-        enum db_status rc = db_run_tx(pool, end_one, &o, err, errsize);
+        enum db_status rc = db_run_tx(pool, end_one, &o, err);
         if (rc != DB_OK)
             return rc;
         if (!o.found)

@@ -28,10 +28,10 @@ static enum db_status ping(struct db_tx *tx, void *arg)
 }
 
 enum db_status db_ping(struct db_pool *pool, double *latency_ms, int *schema_version,
-                       char *err, size_t errsize)
+                       struct base_err *err)
 {
     struct ping p = { 0, 0 };
-    enum db_status rc = db_run_once(pool, ping, &p, err, errsize);
+    enum db_status rc = db_run_once(pool, ping, &p, err);
     if (rc == DB_OK) {
         *latency_ms = p.latency_ms;
         *schema_version = p.schema_version;

@@ -19,7 +19,7 @@ extern const struct db_migration db_migrations[];
 /* Applies the given list (ending in a zero version); db_migrate uses
  * db_migrations.  Tests pass a list with a failing step. */
 enum db_status db_migrate_list(struct db_pool *pool, const struct db_migration *list,
-                               char *err, size_t errsize);
+                               struct base_err *err);
 
 /* ---- Prepared statements: one table, prepared per connection on first use. */
 
@@ -114,8 +114,7 @@ struct db_tx {
     int statement_ms;          /* client-side deadline for each statement */
     bool broken;               /* the connection failed: drop it on release */
     bool timed_out;            /* ... by missing a statement's deadline */
-    char *err;
-    size_t errsize;
+    struct base_err *err;      /* the caller's: what went wrong */
 };
 
 /* Counts a retry or an error in the pool's stats (db_tx.c). */
@@ -126,16 +125,14 @@ void db_pool_count(struct db_pool *pool, enum db_counter counter);
  * Takes a free connection, waiting at most the pool's timeout (DB_BUSY),
  * opening or re-opening it as needed (DB_UNREACHABLE on failure).
  */
-enum db_status db_pool_acquire(struct db_pool *pool, struct db_tx *tx, char *err,
-                               size_t errsize);
+enum db_status db_pool_acquire(struct db_pool *pool, struct db_tx *tx, struct base_err *err);
 
 /* Gives the connection back: a transaction left open is rolled back, and a
  * broken or busy connection is closed (re-opened on next use). */
 void db_pool_release(struct db_tx *tx);
 
 /* Runs fn once on a connection without BEGIN/COMMIT (single statements). */
-enum db_status db_run_once(struct db_pool *pool, db_tx_fn fn, void *arg, char *err,
-                           size_t errsize);
+enum db_status db_run_once(struct db_pool *pool, db_tx_fn fn, void *arg, struct base_err *err);
 
 /*
  * Runs a prepared statement with text parameters (NULL entries are SQL
@@ -170,12 +167,12 @@ void db_game_read(struct db_game *g, const PGresult *res, int row);
 
 /* Opens a new connection with the pool's settings (for LISTEN), or NULL
  * with a message. */
-PGconn *db_pool_connect(struct db_pool *pool, char *err, size_t errsize);
+PGconn *db_pool_connect(struct db_pool *pool, struct base_err *err);
 
 /* Makes a new random id into id (BASE_ID_SIZE); false if the generator failed. */
 bool db_new_id(char *id);
 
 /* Copies libpq's message for conn without its trailing newline. */
-void db_error_copy(PGconn *conn, const PGresult *res, char *err, size_t errsize);
+void db_error_copy(PGconn *conn, const PGresult *res, struct base_err *err);
 
 #endif

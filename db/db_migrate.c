@@ -59,8 +59,8 @@ static enum db_status apply(struct db_tx *tx, void *arg)
         if (applied_before)
             continue;
         if ((rc = db_exec_sql(tx, m->sql, 0, NULL, NULL)) != DB_OK) {
-            snprintf(context, sizeof context, "%s", tx->err);
-            snprintf(tx->err, tx->errsize, "migration %d (%s): %s", m->version, m->name,
+            snprintf(context, sizeof context, "%s", tx->err->text);
+            base_err_set(tx->err, "migration %d (%s): %s", m->version, m->name,
                      context);
             return rc;
         }
@@ -69,12 +69,12 @@ static enum db_status apply(struct db_tx *tx, void *arg)
 }
 
 enum db_status db_migrate_list(struct db_pool *pool, const struct db_migration *list,
-                               char *err, size_t errsize)
+                               struct base_err *err)
 {
-    return db_run_tx(pool, apply, (void *)list, err, errsize);
+    return db_run_tx(pool, apply, (void *)list, err);
 }
 
-enum db_status db_migrate(struct db_pool *pool, char *err, size_t errsize)
+enum db_status db_migrate(struct db_pool *pool, struct base_err *err)
 {
-    return db_migrate_list(pool, db_migrations, err, errsize);
+    return db_migrate_list(pool, db_migrations, err);
 }

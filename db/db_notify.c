@@ -67,10 +67,10 @@ static enum db_status secret_put(struct db_tx *tx, void *arg)
 
 enum db_status db_server_secret(struct db_pool *pool, const char *name,
                                 const unsigned char *fresh, size_t len, unsigned char *out,
-                                char *err, size_t errsize)
+                                struct base_err *err)
 {
     struct secret s = { name, fresh, len, out };
-    return db_run_tx(pool, secret_put, &s, err, errsize);
+    return db_run_tx(pool, secret_put, &s, err);
 }
 
 /* ---- Claiming and finishing deliveries --------------------------------- */
@@ -153,14 +153,13 @@ static enum db_status claim(struct db_tx *tx, void *arg)
 }
 
 enum db_status db_deliveries_claim(struct db_pool *pool, int max, double lease_s, bool email,
-                                   struct db_delivery **out, int *count, char *err,
-                                   size_t errsize)
+                                   struct db_delivery **out, int *count, struct base_err *err)
 {
     struct claim c = { max, lease_s, email, out, count };
     enum db_status rc;
     *out = NULL;
     *count = 0;
-    rc = db_run_tx(pool, claim, &c, err, errsize);
+    rc = db_run_tx(pool, claim, &c, err);
     if (rc != DB_OK) {      /* claimed in a transaction that did not commit */
         db_deliveries_free(*out, *count);
         *out = NULL;
@@ -194,11 +193,11 @@ static enum db_status extend(struct db_tx *tx, void *arg)
 }
 
 enum db_status db_delivery_extend(struct db_pool *pool, const struct db_delivery *d,
-                                  double lease_s, bool *ours, char *err, size_t errsize)
+                                  double lease_s, bool *ours, struct base_err *err)
 {
     struct extend e = { d, lease_s, ours };
     *ours = false;
-    return db_run_once(pool, extend, &e, err, errsize);
+    return db_run_once(pool, extend, &e, err);
 }
 
 struct finish {
@@ -252,10 +251,10 @@ static enum db_status finish(struct db_tx *tx, void *arg)
 }
 
 enum db_status db_delivery_finish(struct db_pool *pool, const struct db_delivery *d,
-                                  const struct db_attempt *a, char *err, size_t errsize)
+                                  const struct db_attempt *a, struct base_err *err)
 {
     struct finish f = { d, a };
-    return db_run_tx(pool, finish, &f, err, errsize);
+    return db_run_tx(pool, finish, &f, err);
 }
 
 struct next {
@@ -278,11 +277,11 @@ static enum db_status next(struct db_tx *tx, void *arg)
 }
 
 enum db_status db_deliveries_next(struct db_pool *pool, double *seconds, bool *any,
-                                  char *err, size_t errsize)
+                                  struct base_err *err)
 {
     struct next n = { seconds, any };
     *any = false;
-    return db_run_once(pool, next, &n, err, errsize);
+    return db_run_once(pool, next, &n, err);
 }
 
 /* ---- Reminders and digests --------------------------------------------- */
@@ -312,14 +311,13 @@ static enum db_status remind_one(struct db_tx *tx, void *arg)
     return DB_OK;
 }
 
-enum db_status db_reminders_send(struct db_pool *pool, int max, int *sent, char *err,
-                                 size_t errsize)
+enum db_status db_reminders_send(struct db_pool *pool, int max, int *sent, struct base_err *err)
 {
     enum db_status rc = DB_OK;
     *sent = 0;
     for (int i = 0; i < max; i++) {
         bool one = false;
-        if ((rc = db_run_tx(pool, remind_one, &one, err, errsize)) != DB_OK || !one)
+        if ((rc = db_run_tx(pool, remind_one, &one, err)) != DB_OK || !one)
             break;
         (*sent)++;
     }
@@ -337,10 +335,10 @@ static enum db_status owe_digests(struct db_tx *tx, void *arg)
     return rc;
 }
 
-enum db_status db_digests_owe(struct db_pool *pool, int *owed, char *err, size_t errsize)
+enum db_status db_digests_owe(struct db_pool *pool, int *owed, struct base_err *err)
 {
     *owed = 0;
-    return db_run_tx(pool, owe_digests, owed, err, errsize);
+    return db_run_tx(pool, owe_digests, owed, err);
 }
 
 static enum db_status prune(struct db_tx *tx, void *arg)
@@ -354,8 +352,8 @@ static enum db_status prune(struct db_tx *tx, void *arg)
     return rc;
 }
 
-enum db_status db_records_prune(struct db_pool *pool, int *deleted, char *err, size_t errsize)
+enum db_status db_records_prune(struct db_pool *pool, int *deleted, struct base_err *err)
 {
     *deleted = 0;
-    return db_run_tx(pool, prune, deleted, err, errsize);
+    return db_run_tx(pool, prune, deleted, err);
 }

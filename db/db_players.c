@@ -44,7 +44,7 @@ static enum db_status insert_token(struct db_tx *tx, const char *player_id, cons
     enum db_status rc;
 
     if (!db_new_id(id)) {
-        snprintf(tx->err, tx->errsize, "the random generator failed");
+        base_err_set(tx->err, "the random generator failed");
         return DB_HARD_ERROR;
     }
     base_sha256_hex(token, strlen(token), hash);
@@ -70,7 +70,7 @@ static enum db_status player_create(struct db_tx *tx, void *arg)
 
     memset(p, 0, sizeof *p);
     if (!db_new_id(p->id)) {
-        snprintf(tx->err, tx->errsize, "the random generator failed");
+        base_err_set(tx->err, "the random generator failed");
         return DB_HARD_ERROR;
     }
     rc = db_exec(tx, DB_STMT_PLAYER_INSERT, params, &res);
@@ -88,10 +88,10 @@ static enum db_status player_create(struct db_tx *tx, void *arg)
 
 enum db_status db_player_create(struct db_pool *pool, const char *name, const char *email,
                                 const char *password_hash, bool arbiter, const char *token,
-                                struct db_player *out, char *err, size_t errsize)
+                                struct db_player *out, struct base_err *err)
 {
     struct player_create c = { name, email, password_hash, token, arbiter, out };
-    return db_run_tx(pool, player_create, &c, err, errsize);
+    return db_run_tx(pool, player_create, &c, err);
 }
 
 struct player_get {
@@ -128,10 +128,10 @@ static enum db_status player_get(struct db_tx *tx, void *arg)
 }
 
 enum db_status db_player_get(struct db_pool *pool, const char *id, struct db_player *out,
-                             char *err, size_t errsize)
+                             struct base_err *err)
 {
     struct player_get g = { id, out };
-    return db_run_once(pool, player_get, &g, err, errsize);
+    return db_run_once(pool, player_get, &g, err);
 }
 
 struct caller_find {
@@ -170,10 +170,10 @@ static enum db_status caller_find(struct db_tx *tx, void *arg)
 }
 
 enum db_status db_caller_find(struct db_pool *pool, const char *token, struct db_caller *out,
-                              char *err, size_t errsize)
+                              struct base_err *err)
 {
     struct caller_find f = { token, out };
-    return db_run_once(pool, caller_find, &f, err, errsize);
+    return db_run_once(pool, caller_find, &f, err);
 }
 
 struct token_create {
@@ -188,10 +188,10 @@ static enum db_status token_create(struct db_tx *tx, void *arg)
 }
 
 enum db_status db_token_create(struct db_pool *pool, const char *player_id, const char *token,
-                               struct db_token *out, char *err, size_t errsize)
+                               struct db_token *out, struct base_err *err)
 {
     struct token_create c = { player_id, token, out };
-    return db_run_once(pool, token_create, &c, err, errsize);
+    return db_run_once(pool, token_create, &c, err);
 }
 
 struct token_list {
@@ -225,10 +225,10 @@ static enum db_status token_list(struct db_tx *tx, void *arg)
 }
 
 enum db_status db_token_list(struct db_pool *pool, const char *player_id, struct db_token *out,
-                             int max, int *count, char *err, size_t errsize)
+                             int max, int *count, struct base_err *err)
 {
     struct token_list l = { player_id, out, max, count };
-    return db_run_once(pool, token_list, &l, err, errsize);
+    return db_run_once(pool, token_list, &l, err);
 }
 
 struct token_revoke {
@@ -248,8 +248,8 @@ static enum db_status token_revoke(struct db_tx *tx, void *arg)
 }
 
 enum db_status db_token_revoke(struct db_pool *pool, const char *player_id,
-                               const char *token_id, char *err, size_t errsize)
+                               const char *token_id, struct base_err *err)
 {
     struct token_revoke r = { player_id, token_id };
-    return db_run_once(pool, token_revoke, &r, err, errsize);
+    return db_run_once(pool, token_revoke, &r, err);
 }

@@ -88,7 +88,7 @@ static const char *user_value(const PQconninfoOption *user, const char *key)
     return NULL;
 }
 
-static bool build_params(struct db_pool *pool, const char *url, char *err, size_t errsize)
+static bool build_params(struct db_pool *pool, const char *url, struct base_err *err)
 {
     char *parse_err = NULL;
     PQconninfoOption *user = PQconninfoParse(url, &parse_err);
@@ -97,7 +97,7 @@ static bool build_params(struct db_pool *pool, const char *url, char *err, size_
     bool ok = true;
 
     if (user == NULL) {
-        snprintf(err, errsize, "KORP_DATABASE_URL cannot be read: %s",
+        base_err_set(err, "KORP_DATABASE_URL cannot be read: %s",
                  parse_err ? parse_err : "out of memory");
         PQfreemem(parse_err);
         return false;
@@ -120,29 +120,29 @@ static bool build_params(struct db_pool *pool, const char *url, char *err, size_
         if (o->val != NULL && strcmp(o->keyword, "options") != 0)
             ok = add_param(pool, &n, o->keyword, o->val);
     if (!ok)
-        snprintf(err, errsize, "too many connection parameters, or out of memory");
+        base_err_set(err, "too many connection parameters, or out of memory");
     PQconninfoFree(user);
     return ok;
 }
 
-struct db_pool *db_pool_new(const struct db_pool_config *config, char *err, size_t errsize)
+struct db_pool *db_pool_new(const struct db_pool_config *config, struct base_err *err)
 {
     struct db_pool *pool = NULL;
     pthread_condattr_t attr;
 
     if (config->url == NULL || config->url[0] == '\0' || config->size < 1) {
-        snprintf(err, errsize, "database url is empty or pool size below 1");
+        base_err_set(err, "database url is empty or pool size below 1");
         return NULL;
     }
     pool = calloc(1, sizeof *pool);
     if (pool == NULL || (pool->slots = calloc((size_t)config->size, sizeof *pool->slots)) == NULL) {
-        snprintf(err, errsize, "out of memory");
+        base_err_set(err, "out of memory");
         free(pool);
         return NULL;
     }
     pool->size = config->size;
     pool->timeout_ms = config->timeout_ms > 0 ? config->timeout_ms : DEFAULT_TIMEOUT_MS;
-    if (!build_params(pool, config->url, err, errsize)) {
+    if (!build_params(pool, config->url, err)) {
         db_pool_free(pool);
         return NULL;
     }
@@ -173,18 +173,18 @@ void db_pool_free(struct db_pool *pool)
     free(pool);
 }
 
-void db_error_copy(PGconn *conn, const PGresult *res, char *err, size_t errsize)
+void db_error_copy(PGconn *conn, const PGresult *res, struct base_err *err)
 {
     const char *msg = res ? PQresultErrorMessage(res) : NULL;
     size_t n;
-    if (err == NULL || errsize == 0)
+    if (err == NULL)
         return;
     if (msg == NULL || msg[0] == '\0')
         msg = conn ? PQerrorMessage(conn) : "no connection";
-    snprintf(err, errsize, "%s", msg);
-    n = strlen(err);
-    while (n > 0 && (err[n - 1] == '\n' || err[n - 1] == ' '))
-        err[--n] = '\0';
+    base_err_set(err, "%s", msg);
+    n = strlen(err->text);
+    while (n > 0 && (err->text[n - 1] == '\n' || err->text[n - 1] == ' '))
+        err->text[--n] = '\0';
 }
 
 /*
@@ -214,12 +214,12 @@ static void on_notice(void *arg, const char *message)
     base_log(BASE_LOG_DEBUG, "database: %.*s", (int)n, message);
 }
 
-PGconn *db_pool_connect(struct db_pool *pool, char *err, size_t errsize)
+PGconn *db_pool_connect(struct db_pool *pool, struct base_err *err)
 {
     PGconn *pg = PQconnectdbParams((const char *const *)pool->keys,
                                    (const char *const *)pool->values, 0);
     if (pg == NULL || PQstatus(pg) != CONNECTION_OK) {
-        db_error_copy(pg, NULL, err, errsize);
+        db_error_copy(pg, NULL, err);
         PQfinish(pg);
         return NULL;
     }
@@ -227,8 +227,7 @@ PGconn *db_pool_connect(struct db_pool *pool, char *err, size_t errsize)
     return pg;
 }
 
-enum db_status db_pool_acquire(struct db_pool *pool, struct db_tx *tx, char *err,
-                               size_t errsize)
+enum db_status db_pool_acquire(struct db_pool *pool, struct db_tx *tx, struct base_err *err)
 {
     struct timespec until;
     struct slot *s;
@@ -261,7 +260,7 @@ enum db_status db_pool_acquire(struct db_pool *pool, struct db_tx *tx, char *err
         if (pthread_cond_timedwait(&pool->released, &pool->lock, &until) == ETIMEDOUT) {
             pthread_mutex_unlock(&pool->lock);
             atomic_fetch_add(&pool->wait_timeouts, 1);
-            snprintf(err, errsize, "no database connection came free within %d ms (all %d in use)",
+            base_err_set(err, "no database connection came free within %d ms (all %d in use)",
                      pool->timeout_ms, pool->size);
             return DB_BUSY;
         }
@@ -285,7 +284,7 @@ enum db_status db_pool_acquire(struct db_pool *pool, struct db_tx *tx, char *err
         atomic_fetch_add(&pool->connects, 1);
         if (pg == NULL || PQstatus(pg) != CONNECTION_OK) {
             atomic_fetch_add(&pool->connect_failures, 1);
-            db_error_copy(pg, NULL, err, errsize);
+            db_error_copy(pg, NULL, err);
             PQfinish(pg);
             pthread_mutex_lock(&pool->lock);
             s->pg = NULL;
@@ -304,7 +303,6 @@ enum db_status db_pool_acquire(struct db_pool *pool, struct db_tx *tx, char *err
     tx->prepared = s->prepared;
     tx->statement_ms = pool->timeout_ms + 1000;   /* the server's timeout fires first */
     tx->err = err;
-    tx->errsize = errsize;
     return DB_OK;
 }
 
@@ -319,16 +317,13 @@ void db_pool_release(struct db_tx *tx)
     if (!tx->broken && PQstatus(tx->pg) == CONNECTION_OK &&
         PQtransactionStatus(tx->pg) != PQTRANS_IDLE) {
         /* Left inside a transaction (a failed request): roll it back. */
-        char ignored[64];
-        char *saved = tx->err;
-        size_t saved_size = tx->errsize;
-        tx->err = ignored;
-        tx->errsize = sizeof ignored;
+        struct base_err ignored = { "" };
+        struct base_err *saved = tx->err;
+        tx->err = &ignored;
         if (PQtransactionStatus(tx->pg) == PQTRANS_ACTIVE ||
             db_exec_sql(tx, "ROLLBACK", 0, NULL, NULL) != DB_OK)
             tx->broken = true;
         tx->err = saved;
-        tx->errsize = saved_size;
     }
     if (tx->broken || PQstatus(tx->pg) != CONNECTION_OK) {
         PQfinish(tx->pg);

@@ -36,10 +36,10 @@ static enum db_status login_find(struct db_tx *tx, void *arg)
 
 enum db_status db_login_find(struct db_pool *pool, const char *name, char id[BASE_ID_SIZE],
                              char canonical_name[DB_NAME_SIZE], char *password_hash,
-                             size_t hash_size, char *err, size_t errsize)
+                             size_t hash_size, struct base_err *err)
 {
     struct login l = { name, id, canonical_name, password_hash, hash_size };
-    return db_run_once(pool, login_find, &l, err, errsize);
+    return db_run_once(pool, login_find, &l, err);
 }
 
 struct session {
@@ -60,11 +60,10 @@ static enum db_status session_create(struct db_tx *tx, void *arg)
 }
 
 enum db_status db_session_create(struct db_pool *pool, const char *player_id,
-                                 const char *cookie, const char *csrf, char *err,
-                                 size_t errsize)
+                                 const char *cookie, const char *csrf, struct base_err *err)
 {
     struct session s = { player_id, cookie, csrf, NULL, NULL };
-    return db_run_once(pool, session_create, &s, err, errsize);
+    return db_run_once(pool, session_create, &s, err);
 }
 
 /* Runs a statement whose one parameter is the cookie's SHA-256; no row is
@@ -111,10 +110,10 @@ static enum db_status session_find(struct db_tx *tx, void *arg)
 }
 
 enum db_status db_session_find(struct db_pool *pool, const char *cookie,
-                               struct db_caller *out, char *csrf, char *err, size_t errsize)
+                               struct db_caller *out, char *csrf, struct base_err *err)
 {
     struct session s = { NULL, cookie, NULL, out, csrf };
-    return db_run_once(pool, session_find, &s, err, errsize);
+    return db_run_once(pool, session_find, &s, err);
 }
 
 static enum db_status session_delete(struct db_tx *tx, void *arg)
@@ -126,9 +125,8 @@ static enum db_status session_delete(struct db_tx *tx, void *arg)
     return rc;
 }
 
-enum db_status db_session_delete(struct db_pool *pool, const char *cookie, char *err,
-                                 size_t errsize)
+enum db_status db_session_delete(struct db_pool *pool, const char *cookie, struct base_err *err)
 {
     struct session s = { NULL, cookie, NULL, NULL, NULL };
-    return db_run_once(pool, session_delete, &s, err, errsize);
+    return db_run_once(pool, session_delete, &s, err);
 }

@@ -38,12 +38,11 @@ static enum db_status answer_tx(struct db_tx *tx, void *arg)
 
 /* Runs a statement that answers one JSON text; json may be NULL (not wanted). */
 static enum db_status answer(struct db_pool *pool, enum db_stmt stmt,
-                             const char *const *params, char **json, char *err,
-                             size_t errsize)
+                             const char *const *params, char **json, struct base_err *err)
 {
     char *unwanted = NULL;
     struct answer a = { stmt, params, json != NULL ? json : &unwanted };
-    enum db_status rc = db_run_tx(pool, answer_tx, &a, err, errsize);
+    enum db_status rc = db_run_tx(pool, answer_tx, &a, err);
     if (rc != DB_OK || json == NULL) {
         free(*a.json);
         *a.json = NULL;
@@ -64,15 +63,15 @@ static void kinds_text(db_notification_set set, char *out, size_t size)
 }
 
 enum db_status db_settings_get(struct db_pool *pool, const char *player_id, char **json,
-                               char *err, size_t errsize)
+                               struct base_err *err)
 {
     const char *params[1] = { player_id };
-    return answer(pool, DB_STMT_SETTINGS_GET, params, json, err, errsize);
+    return answer(pool, DB_STMT_SETTINGS_GET, params, json, err);
 }
 
 enum db_status db_settings_put(struct db_pool *pool, const char *player_id,
                                const struct db_settings_change *c, char **json,
-                               char *err, size_t errsize)
+                               struct base_err *err)
 {
     char email_events[256], webhook_events[256], hour[16], hours[16];
     const char *params[9] = {
@@ -90,20 +89,18 @@ enum db_status db_settings_put(struct db_pool *pool, const char *player_id,
     kinds_text(c->webhook_events, webhook_events, sizeof webhook_events);
     snprintf(hour, sizeof hour, "%d", c->digest_hour);
     snprintf(hours, sizeof hours, "%d", c->reminder_hours);
-    return answer(pool, DB_STMT_SETTINGS_PUT, params, json, err, errsize);
+    return answer(pool, DB_STMT_SETTINGS_PUT, params, json, err);
 }
 
-enum db_status db_email_off(struct db_pool *pool, const char *player_id, char *err,
-                            size_t errsize)
+enum db_status db_email_off(struct db_pool *pool, const char *player_id, struct base_err *err)
 {
     const char *params[1] = { player_id };
-    return answer(pool, DB_STMT_EMAIL_OFF, params, NULL, err, errsize);
+    return answer(pool, DB_STMT_EMAIL_OFF, params, NULL, err);
 }
 
 enum db_status db_webhook_create(struct db_pool *pool, const char *id, const char *player_id,
                                  const char *url, db_notification_set events,
-                                 const char *secret, int max, char **json, char *err,
-                                 size_t errsize)
+                                 const char *secret, int max, char **json, struct base_err *err)
 {
     char kinds[256], most[16];
     const char *params[6] = { id, player_id, url, kinds, secret, most };
@@ -111,67 +108,66 @@ enum db_status db_webhook_create(struct db_pool *pool, const char *id, const cha
 
     kinds_text(events, kinds, sizeof kinds);
     snprintf(most, sizeof most, "%d", max);
-    rc = answer(pool, DB_STMT_WEBHOOK_CREATE, params, json, err, errsize);
+    rc = answer(pool, DB_STMT_WEBHOOK_CREATE, params, json, err);
     return rc == DB_NOT_FOUND ? DB_CONFLICT : rc;   /* no row: at the maximum */
 }
 
 enum db_status db_webhook_list(struct db_pool *pool, const char *player_id, char **json,
-                               char *err, size_t errsize)
+                               struct base_err *err)
 {
     const char *params[1] = { player_id };
-    return answer(pool, DB_STMT_WEBHOOK_LIST, params, json, err, errsize);
+    return answer(pool, DB_STMT_WEBHOOK_LIST, params, json, err);
 }
 
 enum db_status db_webhook_get(struct db_pool *pool, const char *player_id, const char *id,
-                              char **json, char *err, size_t errsize)
+                              char **json, struct base_err *err)
 {
     const char *params[2] = { player_id, id };
-    return answer(pool, DB_STMT_WEBHOOK_GET, params, json, err, errsize);
+    return answer(pool, DB_STMT_WEBHOOK_GET, params, json, err);
 }
 
 enum db_status db_webhook_delete(struct db_pool *pool, const char *player_id, const char *id,
-                                 char *err, size_t errsize)
+                                 struct base_err *err)
 {
     const char *params[2] = { player_id, id };
-    return answer(pool, DB_STMT_WEBHOOK_DELETE, params, NULL, err, errsize);
+    return answer(pool, DB_STMT_WEBHOOK_DELETE, params, NULL, err);
 }
 
 enum db_status db_webhook_rotate(struct db_pool *pool, const char *player_id, const char *id,
-                                 const char *secret, char **json, char *err, size_t errsize)
+                                 const char *secret, char **json, struct base_err *err)
 {
     const char *params[3] = { player_id, id, secret };
-    return answer(pool, DB_STMT_WEBHOOK_ROTATE, params, json, err, errsize);
+    return answer(pool, DB_STMT_WEBHOOK_ROTATE, params, json, err);
 }
 
 enum db_status db_webhook_enable(struct db_pool *pool, const char *player_id, const char *id,
-                                 char **json, char *err, size_t errsize)
+                                 char **json, struct base_err *err)
 {
     const char *params[2] = { player_id, id };
-    return answer(pool, DB_STMT_WEBHOOK_ENABLE, params, json, err, errsize);
+    return answer(pool, DB_STMT_WEBHOOK_ENABLE, params, json, err);
 }
 
 enum db_status db_delivery_list(struct db_pool *pool, const char *player_id,
-                                const char *webhook_id, int limit, char **json, char *err,
-                                size_t errsize)
+                                const char *webhook_id, int limit, char **json, struct base_err *err)
 {
     char most[16];
     const char *params[3] = { player_id, webhook_id, most };
     snprintf(most, sizeof most, "%d", limit);
-    return answer(pool, DB_STMT_DELIVERY_LIST, params, json, err, errsize);
+    return answer(pool, DB_STMT_DELIVERY_LIST, params, json, err);
 }
 
 enum db_status db_delivery_retry(struct db_pool *pool, const char *player_id,
                                  const char *webhook_id, long long delivery, char **json,
-                                 char *err, size_t errsize)
+                                 struct base_err *err)
 {
     char number[24];
     const char *params[3] = { player_id, webhook_id, number };
     snprintf(number, sizeof number, "%lld", delivery);
-    return answer(pool, DB_STMT_DELIVERY_RETRY, params, json, err, errsize);
+    return answer(pool, DB_STMT_DELIVERY_RETRY, params, json, err);
 }
 
 enum db_status db_player_search(struct db_pool *pool, const char *prefix, int limit,
-                                char **json, char *err, size_t errsize)
+                                char **json, struct base_err *err)
 {
     char pattern[2 * DB_NAME_SIZE + 2], most[16];
     const char *params[2] = { pattern, most };
@@ -187,5 +183,5 @@ enum db_status db_player_search(struct db_pool *pool, const char *prefix, int li
     pattern[used++] = '%';
     pattern[used] = '\0';
     snprintf(most, sizeof most, "%d", limit);
-    return answer(pool, DB_STMT_PLAYER_SEARCH, params, json, err, errsize);
+    return answer(pool, DB_STMT_PLAYER_SEARCH, params, json, err);
 }

@@ -27,7 +27,7 @@ static void pause_before_retry(int attempt)
 }
 
 static enum db_status run(struct db_pool *pool, db_tx_fn fn, void *arg, bool transaction,
-                          char *err, size_t errsize)
+                          struct base_err *err)
 {
     bool reconnected = false;
     int conflicts = 0;
@@ -35,7 +35,7 @@ static enum db_status run(struct db_pool *pool, db_tx_fn fn, void *arg, bool tra
     for (;;) {
         struct db_tx tx;
         bool committing = false;
-        enum db_status rc = db_pool_acquire(pool, &tx, err, errsize);
+        enum db_status rc = db_pool_acquire(pool, &tx, err);
 
         if (rc != DB_OK)
             return rc;
@@ -68,7 +68,8 @@ static enum db_status run(struct db_pool *pool, db_tx_fn fn, void *arg, bool tra
         if (broken && !timed_out && rc == DB_UNREACHABLE && !reconnected) {
             db_pool_count(pool, DB_COUNT_RETRY_BROKEN);
             reconnected = true;
-            base_log(BASE_LOG_WARN, "database connection lost (%s); retrying once", err);
+            base_log(BASE_LOG_WARN, "database connection lost (%s); retrying once",
+                     err ? err->text : "");
             continue;
         }
         /* Answers the caller expects (not found, a conflict) are no errors. */
@@ -82,19 +83,18 @@ enum db_status db_tx_fail(struct db_tx *tx, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(tx->err, tx->errsize, fmt, ap);
+    if (tx->err != NULL)
+        vsnprintf(tx->err->text, sizeof tx->err->text, fmt, ap);
     va_end(ap);
     return DB_HARD_ERROR;
 }
 
-enum db_status db_run_tx(struct db_pool *pool, db_tx_fn fn, void *arg, char *err,
-                         size_t errsize)
+enum db_status db_run_tx(struct db_pool *pool, db_tx_fn fn, void *arg, struct base_err *err)
 {
-    return run(pool, fn, arg, true, err, errsize);
+    return run(pool, fn, arg, true, err);
 }
 
-enum db_status db_run_once(struct db_pool *pool, db_tx_fn fn, void *arg, char *err,
-                           size_t errsize)
+enum db_status db_run_once(struct db_pool *pool, db_tx_fn fn, void *arg, struct base_err *err)
 {
-    return run(pool, fn, arg, false, err, errsize);
+    return run(pool, fn, arg, false, err);
 }

@@ -44,7 +44,7 @@ struct games_result {
     bool claim_accepted;        /* claims: whether the claim held */
     struct db_game game;        /* owned: games_result_clear */
     enum db_status db;          /* GAMES_DB_ERROR */
-    char err[512];              /* GAMES_DB_ERROR: the database's words */
+    struct base_err err;        /* GAMES_DB_ERROR: the database's words */
 };
 
 /* Frees what a result owns. */
@@ -110,7 +110,7 @@ void games_adjudicate(struct db_pool *pool, const char *game_id, enum rules_resu
 
 /* Ends the games whose deadline has passed (the side to move loses, or
  * draws when the opponent cannot mate); returns how many, or -1 with err. */
-int games_sweep(struct db_pool *pool, char *err, size_t errsize);
+int games_sweep(struct db_pool *pool, struct base_err *err);
 
 /* What an arbiter needs to rule on a claim, for a stored game. */
 struct games_analysis {

@@ -27,10 +27,10 @@ enum db_status games_time_out(struct db_tx *tx, struct db_game *g, void *arg)
     return games_save_end(tx, g);
 }
 
-int games_sweep(struct db_pool *pool, char *err, size_t errsize)
+int games_sweep(struct db_pool *pool, struct base_err *err)
 {
     int ended = 0;
-    if (db_games_overdue(pool, 100, games_time_out, NULL, &ended, err, errsize) != DB_OK)
+    if (db_games_overdue(pool, 100, games_time_out, NULL, &ended, err) != DB_OK)
         return -1;
     return ended;
 }

@@ -34,7 +34,7 @@ enum db_status games_refuse(struct games_result *r, enum games_outcome outcome,
 
 void games_run(struct db_pool *pool, db_tx_fn fn, void *arg, struct games_result *r)
 {
-    enum db_status rc = db_run_tx(pool, fn, arg, r->err, sizeof r->err);
+    enum db_status rc = db_run_tx(pool, fn, arg, &r->err);
     if (rc != DB_OK) {
         r->outcome = GAMES_DB_ERROR;
         r->db = rc;

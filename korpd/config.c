@@ -53,7 +53,7 @@ static const char *env_or(const char *name, const char *fallback)
 }
 
 static bool read_int(const char *name, int fallback, int min, int max, int *out,
-                     char *err, size_t errsize)
+                     struct base_err *err)
 {
     const char *v = getenv(name);
     char *end = NULL;
@@ -64,7 +64,7 @@ static bool read_int(const char *name, int fallback, int min, int max, int *out,
     }
     n = strtol(v, &end, 10);
     if (*end != '\0' || n < min || n > max) {
-        snprintf(err, errsize, "%s must be a whole number from %d to %d, not '%s'", name, min,
+        base_err_set(err, "%s must be a whole number from %d to %d, not '%s'", name, min,
                  max, v);
         return false;
     }
@@ -73,7 +73,7 @@ static bool read_int(const char *name, int fallback, int min, int max, int *out,
 }
 
 static bool read_double(const char *name, double fallback, double min, double max,
-                        double *out, char *err, size_t errsize)
+                        double *out, struct base_err *err)
 {
     const char *v = getenv(name);
     char *end = NULL;
@@ -84,14 +84,14 @@ static bool read_double(const char *name, double fallback, double min, double ma
     }
     x = strtod(v, &end);
     if (*end != '\0' || !(x >= min && x <= max)) {
-        snprintf(err, errsize, "%s must be a number from %g to %g, not '%s'", name, min, max, v);
+        base_err_set(err, "%s must be a number from %g to %g, not '%s'", name, min, max, v);
         return false;
     }
     *out = x;
     return true;
 }
 
-static bool parse_listen(struct korpd_config *c, const char *v, char *err, size_t errsize)
+static bool parse_listen(struct korpd_config *c, const char *v, struct base_err *err)
 {
     const char *colon = strrchr(v, ':');
     char *end = NULL;
@@ -106,11 +106,11 @@ static bool parse_listen(struct korpd_config *c, const char *v, char *err, size_
     c->listen_port = (unsigned short)port;
     return true;
 bad:
-    snprintf(err, errsize, "KORP_LISTEN must be address:port, like 127.0.0.1:8080, not '%s'", v);
+    base_err_set(err, "KORP_LISTEN must be address:port, like 127.0.0.1:8080, not '%s'", v);
     return false;
 }
 
-bool korpd_config_load(struct korpd_config *c, char *err, size_t errsize)
+bool korpd_config_load(struct korpd_config *c, struct base_err *err)
 {
     int test_clock = 0, allow_private = 0;
     memset(c, 0, sizeof *c);
@@ -120,7 +120,7 @@ bool korpd_config_load(struct korpd_config *c, char *err, size_t errsize)
     c->notify.smtp_tls = env_or("KORP_SMTP_TLS", NULL);
     c->notify.smtp_user = env_or("KORP_SMTP_USER", NULL);
     c->notify.smtp_password = env_or("KORP_SMTP_PASSWORD", NULL);
-    if (!parse_listen(c, env_or("KORP_LISTEN", KORPD_DEFAULT_LISTEN), err, errsize))
+    if (!parse_listen(c, env_or("KORP_LISTEN", KORPD_DEFAULT_LISTEN), err))
         return false;
     snprintf(c->public_url, sizeof c->public_url, "%s",
              env_or("KORP_PUBLIC_URL", ""));
@@ -131,28 +131,26 @@ bool korpd_config_load(struct korpd_config *c, char *err, size_t errsize)
     for (size_t n = strlen(c->public_url); n > 0 && c->public_url[n - 1] == '/'; n--)
         c->public_url[n - 1] = '\0';
     c->notify.public_url = c->public_url;
-    return read_int("KORP_DB_POOL_SIZE", 8, 1, 64, &c->db_pool_size, err, errsize) &&
-           read_int("KORP_DB_POOL_SIZE", 8, 1, 64, &c->db_pool_size, err, errsize) &&
-           read_int("KORP_HTTP_THREADS", c->db_pool_size, 1, 64, &c->http_threads, err,
-                    errsize) &&
-           read_int("KORP_DB_TIMEOUT_MS", 5000, 100, 600000, &c->db_timeout_ms, err, errsize) &&
-           read_int("KORP_SHUTDOWN_SECONDS", 10, 0, 600, &c->shutdown_seconds, err, errsize) &&
-           read_int("KORP_SWEEP_SECONDS", 5, 1, 3600, &c->sweep_seconds, err, errsize) &&
-           read_int("KORP_SSE_KEEPALIVE_SECONDS", 15, 1, 300, &c->keepalive_seconds, err,
-                    errsize) &&
-           read_int("KORP_RATE_LIMIT", 20, 0, 100000, &c->rate_limit, err, errsize) &&
-           read_int("KORP_RATE_BURST", 100, 1, 100000, &c->rate_burst, err, errsize) &&
-           read_int("KORP_TEST_CLOCK", 0, 0, 1, &test_clock, err, errsize) &&
+    return read_int("KORP_DB_POOL_SIZE", 8, 1, 64, &c->db_pool_size, err) &&
+           read_int("KORP_DB_POOL_SIZE", 8, 1, 64, &c->db_pool_size, err) &&
+           read_int("KORP_HTTP_THREADS", c->db_pool_size, 1, 64, &c->http_threads, err) &&
+           read_int("KORP_DB_TIMEOUT_MS", 5000, 100, 600000, &c->db_timeout_ms, err) &&
+           read_int("KORP_SHUTDOWN_SECONDS", 10, 0, 600, &c->shutdown_seconds, err) &&
+           read_int("KORP_SWEEP_SECONDS", 5, 1, 3600, &c->sweep_seconds, err) &&
+           read_int("KORP_SSE_KEEPALIVE_SECONDS", 15, 1, 300, &c->keepalive_seconds, err) &&
+           read_int("KORP_RATE_LIMIT", 20, 0, 100000, &c->rate_limit, err) &&
+           read_int("KORP_RATE_BURST", 100, 1, 100000, &c->rate_burst, err) &&
+           read_int("KORP_TEST_CLOCK", 0, 0, 1, &test_clock, err) &&
            (c->test_clock = test_clock == 1, true) &&
-           read_int("KORP_NOTIFY_WORKERS", 2, 0, 64, &c->notify.workers, err, errsize) &&
+           read_int("KORP_NOTIFY_WORKERS", 2, 0, 64, &c->notify.workers, err) &&
            read_double("KORP_NOTIFY_BACKOFF_SCALE", 1, 1e-6, 1000, &c->notify.backoff_scale,
-                       err, errsize) &&
+                       err) &&
            read_double("KORP_NOTIFY_LEASE_SECONDS", 60, 0.1, 3600, &c->notify.lease_seconds,
-                       err, errsize) &&
-           read_int("KORP_WEBHOOK_ALLOW_PRIVATE", 0, 0, 1, &allow_private, err, errsize) &&
+                       err) &&
+           read_int("KORP_WEBHOOK_ALLOW_PRIVATE", 0, 0, 1, &allow_private, err) &&
            (c->notify.allow_private = allow_private == 1, true) &&
            read_int("KORP_WEBHOOK_TIMEOUT_SECONDS", 10, 1, 60,
-                    &c->notify.webhook_timeout_seconds, err, errsize) &&
+                    &c->notify.webhook_timeout_seconds, err) &&
            (c->notify.sweep_seconds = c->sweep_seconds, true) &&
-           notify_config_check(&c->notify, err, errsize);
+           notify_config_check(&c->notify, err);
 }

@@ -5,6 +5,7 @@
 #ifndef KORPD_CONFIG_H
 #define KORPD_CONFIG_H
 
+#include "base.h"
 #include "notify.h"
 
 #include <stdbool.h>
@@ -34,6 +35,6 @@ struct korpd_config {
 extern const char korpd_config_help[];
 
 /* Reads the environment; false with a message in err on a bad value. */
-bool korpd_config_load(struct korpd_config *config, char *err, size_t errsize);
+bool korpd_config_load(struct korpd_config *config, struct base_err *err);
 
 #endif

@@ -39,14 +39,14 @@ struct korpd {
 static void sweeper(struct base_worker *w, void *arg)
 {
     struct korpd *k = arg;
-    char err[512] = "";
+    struct base_err err = { "" };
     int pruned;
     while (base_worker_sleep(w, k->config.sweep_seconds * 1000)) {
-        if (games_sweep(k->pool, err, sizeof err) < 0)
-            base_log(BASE_LOG_WARN, "deadline sweep failed: %s", err);
+        if (games_sweep(k->pool, &err) < 0)
+            base_log(BASE_LOG_WARN, "deadline sweep failed: %s", err.text);
         /* Idempotency keys are kept for 24 hours. */
-        if (db_idempotency_prune(k->pool, &pruned, err, sizeof err) != DB_OK)
-            base_log(BASE_LOG_WARN, "pruning idempotency keys failed: %s", err);
+        if (db_idempotency_prune(k->pool, &pruned, &err) != DB_OK)
+            base_log(BASE_LOG_WARN, "pruning idempotency keys failed: %s", err.text);
     }
 }
 
@@ -63,10 +63,10 @@ static struct worker_slot workers[] = {
     { NULL, NULL, NULL },
 };
 
-static bool workers_start(void *arg, char *err, size_t errsize)
+static bool workers_start(void *arg, struct base_err *err)
 {
     for (struct worker_slot *w = workers; w->name != NULL; w++)
-        if ((w->handle = base_worker_start(w->name, w->run, arg, err, errsize)) == NULL)
+        if ((w->handle = base_worker_start(w->name, w->run, arg, err)) == NULL)
             return false;
     return true;
 }
@@ -82,7 +82,8 @@ static void workers_stop(void)
 /* korpd admin create-arbiter NAME: prints the new arbiter's token. */
 static int admin(struct korpd *k, int argc, char **argv)
 {
-    char err[512] = "the random generator failed", token[BASE_TOKEN_LEN + 1];
+    char token[BASE_TOKEN_LEN + 1];
+    struct base_err err = { "the random generator failed" };
     struct db_player p;
     enum db_status st;
     struct db_pool_config db = { k->config.database_url, 1, k->config.db_timeout_ms };
@@ -96,21 +97,20 @@ static int admin(struct korpd *k, int argc, char **argv)
                 argv[3]);
         return 2;
     }
-    if ((k->pool = db_pool_new(&db, err, sizeof err)) == NULL ||
-        db_migrate(k->pool, err, sizeof err) != DB_OK || !base_token_new(token)) {
-        fprintf(stderr, "korpd: cannot prepare the database: %s\n", err);
+    if ((k->pool = db_pool_new(&db, &err)) == NULL ||
+        db_migrate(k->pool, &err) != DB_OK || !base_token_new(token)) {
+        fprintf(stderr, "korpd: cannot prepare the database: %s\n", err.text);
         db_pool_free(k->pool);
         return 1;
     }
-    st = db_player_create(k->pool, argv[3], NULL, NULL, true, token, &p, err,
-                          sizeof err);
+    st = db_player_create(k->pool, argv[3], NULL, NULL, true, token, &p, &err);
     db_pool_free(k->pool);
     if (st == DB_CONFLICT) {
         fprintf(stderr, "korpd: the name '%s' is taken\n", argv[3]);
         return 1;
     }
     if (st != DB_OK) {
-        fprintf(stderr, "korpd: cannot create the arbiter: %s\n", err);
+        fprintf(stderr, "korpd: cannot create the arbiter: %s\n", err.text);
         return 1;
     }
     fprintf(stderr, "korpd: arbiter '%s' created with id %s; its token (shown once):\n",
@@ -151,15 +151,15 @@ int main(int argc, char **argv)
     struct db_pool *pool = NULL;
     struct api_server *server = NULL;
     struct notify *notify = NULL;
-    char err[512];
+    struct base_err err = { "" };
     sigset_t signals;
     int sig = 0, rc = 1;
     bool notify_only = false;
 
     for (int i = 1; i < argc; i++) {
         if (i == 1 && strcmp(argv[i], "admin") == 0) {
-            if (!korpd_config_load(&k.config, err, sizeof err)) {
-                fprintf(stderr, "korpd: %s\n", err);
+            if (!korpd_config_load(&k.config, &err)) {
+                fprintf(stderr, "korpd: %s\n", err.text);
                 return 2;
             }
             return admin(&k, argc, argv);
@@ -184,8 +184,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "korpd: unknown argument '%s' (see korpd --help)\n", argv[i]);
         return 2;
     }
-    if (!korpd_config_load(&config, err, sizeof err)) {
-        fprintf(stderr, "korpd: %s\n", err);
+    if (!korpd_config_load(&config, &err)) {
+        fprintf(stderr, "korpd: %s\n", err.text);
         return 2;
     }
     if (config.http_threads < config.db_pool_size)
@@ -216,20 +216,20 @@ int main(int argc, char **argv)
 
     struct db_pool_config db = { config.database_url, config.db_pool_size,
                                  config.db_timeout_ms };
-    pool = db_pool_new(&db, err, sizeof err);
+    pool = db_pool_new(&db, &err);
     if (pool == NULL)
         goto fail;
-    if (db_migrate(pool, err, sizeof err) != DB_OK) {
-        base_log(BASE_LOG_ERROR, "cannot prepare the database: %s", err);
+    if (db_migrate(pool, &err) != DB_OK) {
+        base_log(BASE_LOG_ERROR, "cannot prepare the database: %s", err.text);
         goto done;
     }
     k.config = config;
     k.pool = pool;
-    if (!notify_links_init(pool, err, sizeof err))
+    if (!notify_links_init(pool, &err))
         goto fail;
     if (notify_only && k.config.notify.workers < 1)
         k.config.notify.workers = 1;
-    if ((notify = notify_start(pool, &k.config.notify, err, sizeof err)) == NULL)
+    if ((notify = notify_start(pool, &k.config.notify, &err)) == NULL)
         goto fail;
     if (notify_only) {
         base_log(BASE_LOG_INFO, "delivering notifications only (%d workers), no HTTP",
@@ -240,7 +240,7 @@ int main(int argc, char **argv)
         rc = 0;
         goto done;
     }
-    if (!workers_start(&k, err, sizeof err))
+    if (!workers_start(&k, &err))
         goto fail;
     struct api_config api = { config.listen_host, config.listen_port, config.http_threads,
                               pool, KORP_VERSION, config.test_clock,
@@ -248,7 +248,7 @@ int main(int argc, char **argv)
                               config.rate_burst, &k.config.notify };
     if (config.test_clock)
         base_log(BASE_LOG_WARN, "KORP_TEST_CLOCK=1: arbiters may move the clock (tests only)");
-    server = api_server_start(&api, err, sizeof err);
+    server = api_server_start(&api, &err);
     if (server == NULL)
         goto fail;
     base_log(BASE_LOG_INFO,
@@ -268,7 +268,7 @@ int main(int argc, char **argv)
     rc = 0;
     goto done;
 fail:
-    base_log(BASE_LOG_ERROR, "%s", err);
+    base_log(BASE_LOG_ERROR, "%s", err.text);
 done:
     api_server_stop(server);
     notify_stop(notify);

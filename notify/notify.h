@@ -32,13 +32,13 @@ struct notify_config {
 };
 
 /* Checks the settings; false with a message in err if one is unusable. */
-bool notify_config_check(const struct notify_config *config, char *err, size_t errsize);
+bool notify_config_check(const struct notify_config *config, struct base_err *err);
 
 /*
  * Loads (or makes, once per database) the key that signs unsubscribe
  * links.  Call once at start-up, before any thread uses the links.
  */
-bool notify_links_init(struct db_pool *pool, char *err, size_t errsize);
+bool notify_links_init(struct db_pool *pool, struct base_err *err);
 
 /* The one-click unsubscribe URL for a player (public_url + path + HMAC). */
 void notify_unsubscribe_url(const char *public_url, const char *player_id, char *out,
@@ -58,7 +58,7 @@ enum notify_webhook_url {
 /* Checks a webhook URL at registration (resolving its host); err says
  * what is wrong and how to put it right. */
 enum notify_webhook_url notify_webhook_url_check(const char *url, bool allow_private,
-                                                 char *err, size_t errsize);
+                                                 struct base_err *err);
 
 /* A new webhook secret: "whsec_" and base64 of 32 random bytes. */
 bool notify_webhook_secret(char *out, size_t size);
@@ -75,7 +75,7 @@ struct notify;
  * listener and the reminder scheduler.  NULL with a message on failure;
  * with no workers configured, returns a handle that does nothing. */
 struct notify *notify_start(struct db_pool *pool, const struct notify_config *config,
-                            char *err, size_t errsize);
+                            struct base_err *err);
 
 /* Stops and joins every thread.  A delivery in flight finishes first. */
 void notify_stop(struct notify *n);

@@ -155,8 +155,7 @@ static char *url_part(CURLU *u, CURLUPart what, unsigned flags)
 }
 
 /* Checks the URL's syntax and fills out; no network. */
-static enum notify_url_verdict url_parse(const char *url, struct webhook_url *out, char *err,
-                                         size_t errsize)
+static enum notify_url_verdict url_parse(const char *url, struct webhook_url *out, struct base_err *err)
 {
     enum notify_url_verdict verdict = NOTIFY_URL_BAD_URL;
     CURLU *u = NULL;
@@ -165,34 +164,34 @@ static enum notify_url_verdict url_parse(const char *url, struct webhook_url *ou
 
     size_t len = url ? strlen(url) : 0;
     if (len == 0) {
-        snprintf(err, errsize, "webhook URL is empty: write it as https://host/path");
+        base_err_set(err, "webhook URL is empty: write it as https://host/path");
         goto done;
     }
     if (len > NOTIFY_URL_MAX) {
-        snprintf(err, errsize, "webhook URL is %zu characters long: the limit is %d", len,
+        base_err_set(err, "webhook URL is %zu characters long: the limit is %d", len,
                  NOTIFY_URL_MAX);
         goto done;
     }
     u = curl_url();
     if (!u) {
-        snprintf(err, errsize, "out of memory while checking the webhook URL");
+        base_err_set(err, "out of memory while checking the webhook URL");
         goto done;
     }
     rc = curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME);
     if (rc == CURLUE_BAD_SCHEME || rc == CURLUE_NO_SCHEME) {
-        snprintf(err, errsize, "webhook URLs must use http or https: write it as "
+        base_err_set(err, "webhook URLs must use http or https: write it as "
                                "https://host/path");
         goto done;
     }
     if (rc != CURLUE_OK) {
-        snprintf(err, errsize, "webhook URL is not valid (%s): write it as https://host/path",
+        base_err_set(err, "webhook URL is not valid (%s): write it as https://host/path",
                  curl_url_strerror(rc));
         goto done;
     }
 
     scheme = url_part(u, CURLUPART_SCHEME, 0);
     if (!scheme || (strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0)) {
-        snprintf(err, errsize, "webhook URLs must use http or https, not %s",
+        base_err_set(err, "webhook URLs must use http or https, not %s",
                  scheme ? scheme : "no scheme");
         goto done;
     }
@@ -202,26 +201,26 @@ static enum notify_url_verdict url_parse(const char *url, struct webhook_url *ou
     if (strncasecmp(url, scheme, scheme_len) != 0 ||
         strncmp(url + scheme_len, "://", 3) != 0 || url[scheme_len + 3] == '/' ||
         url[scheme_len + 3] == '\0') {
-        snprintf(err, errsize, "webhook URL has no host: write it as %s://host/path", scheme);
+        base_err_set(err, "webhook URL has no host: write it as %s://host/path", scheme);
         goto done;
     }
     user = url_part(u, CURLUPART_USER, 0);
     password = url_part(u, CURLUPART_PASSWORD, 0);
     if (user || password) {
-        snprintf(err, errsize, "webhook URLs cannot contain a user name or password: "
+        base_err_set(err, "webhook URLs cannot contain a user name or password: "
                                "remove them (korp signs every request instead)");
         goto done;
     }
     host = url_part(u, CURLUPART_HOST, CURLU_PUNYCODE);
     if (!host) {
-        snprintf(err, errsize, "webhook URL has no usable host name: write names outside "
+        base_err_set(err, "webhook URL has no usable host name: write names outside "
                                "ASCII in their punycode (xn--) form");
         goto done;
     }
     port = url_part(u, CURLUPART_PORT, CURLU_DEFAULT_PORT);
     long port_number = port ? strtol(port, NULL, 10) : 0;
     if (port_number < 1 || port_number > 65535) {
-        snprintf(err, errsize, "webhook URL port %s is out of range: use a port from 1 to 65535",
+        base_err_set(err, "webhook URL port %s is out of range: use a port from 1 to 65535",
                  port ? port : "(none)");
         goto done;
     }
@@ -234,7 +233,7 @@ static enum notify_url_verdict url_parse(const char *url, struct webhook_url *ou
         name_len -= 2;
     }
     if (name_len == 0 || name_len > NOTIFY_HOST_MAX) {
-        snprintf(err, errsize, "webhook URL host is %s: write it as https://host/path",
+        base_err_set(err, "webhook URL host is %s: write it as https://host/path",
                  name_len ? "longer than 253 characters" : "empty");
         goto done;
     }
@@ -257,7 +256,7 @@ done:
 
 /* Resolves the URL's host to TCP addresses (*res is the caller's to free). */
 static enum notify_url_verdict url_resolve(const struct webhook_url *url, struct addrinfo **res,
-                                           char *err, size_t errsize)
+                                           struct base_err *err)
 {
     struct addrinfo hints;
     memset(&hints, 0, sizeof hints);
@@ -269,10 +268,10 @@ static enum notify_url_verdict url_resolve(const struct webhook_url *url, struct
     if (rc == 0 && *res)
         return NOTIFY_URL_OK;
     if (rc == EAI_AGAIN)
-        snprintf(err, errsize, "webhook host %s could not be resolved now (%s): try again later",
+        base_err_set(err, "webhook host %s could not be resolved now (%s): try again later",
                  url->host, gai_strerror(rc));
     else
-        snprintf(err, errsize, "webhook host %s does not resolve (%s): check the name",
+        base_err_set(err, "webhook host %s does not resolve (%s): check the name",
                  url->host, gai_strerror(rc ? rc : EAI_NONAME));
     return NOTIFY_URL_UNRESOLVED;
 }
@@ -285,8 +284,7 @@ static void address_text(const struct sockaddr *sa, socklen_t len, char out[INET
 }
 
 /* Says why the address ai may not be reached. */
-static void refusal(const struct webhook_url *url, const struct addrinfo *ai, char *err,
-                    size_t errsize)
+static void refusal(const struct webhook_url *url, const struct addrinfo *ai, struct base_err *err)
 {
     char text[INET6_ADDRSTRLEN], v4[INET_ADDRSTRLEN] = "";
     char carried[sizeof v4 + 24] = "";
@@ -296,41 +294,39 @@ static void refusal(const struct webhook_url *url, const struct addrinfo *ai, ch
     if (v4[0] && !strstr(text, v4))
         snprintf(carried, sizeof carried, " (which carries %s)", v4);
     if (url->literal)
-        snprintf(err, errsize, "%s%s is %s: %s", text, carried, what, private_hint);
+        base_err_set(err, "%s%s is %s: %s", text, carried, what, private_hint);
     else
-        snprintf(err, errsize, "%s resolves to %s%s, %s: %s", url->host, text, carried, what,
+        base_err_set(err, "%s resolves to %s%s, %s: %s", url->host, text, carried, what,
                  private_hint);
 }
 
-enum notify_url_verdict notify_url_check(const char *url, bool allow_private, char *err,
-                                         size_t errsize)
+enum notify_url_verdict notify_url_check(const char *url, bool allow_private, struct base_err *err)
 {
     struct webhook_url parsed;
     struct addrinfo *res = NULL;
-    enum notify_url_verdict verdict = url_parse(url, &parsed, err, errsize);
+    enum notify_url_verdict verdict = url_parse(url, &parsed, err);
     if (verdict != NOTIFY_URL_OK)
         goto done;
-    verdict = url_resolve(&parsed, &res, err, errsize);
+    verdict = url_resolve(&parsed, &res, err);
     if (verdict != NOTIFY_URL_OK || allow_private)
         goto done;
     /* Every address must be public: a name with one private address is
      * one DNS answer away from a request into the private network. */
     for (const struct addrinfo *ai = res; ai; ai = ai->ai_next)
         if (!notify_addr_public(ai->ai_addr)) {
-            refusal(&parsed, ai, err, errsize);
+            refusal(&parsed, ai, err);
             verdict = NOTIFY_URL_PRIVATE;
             break;
         }
 done:
     if (res)
         freeaddrinfo(res);
-    if (verdict == NOTIFY_URL_OK && errsize)
-        err[0] = '\0';
+    if (verdict == NOTIFY_URL_OK && err != NULL)
+        err->text[0] = '\0';
     return verdict;
 }
 
-bool notify_url_pin(const char *url, bool allow_private, struct notify_pin *pin, char *err,
-                    size_t errsize)
+bool notify_url_pin(const char *url, bool allow_private, struct notify_pin *pin, struct base_err *err)
 {
     struct webhook_url parsed;
     struct addrinfo *res = NULL;
@@ -338,14 +334,14 @@ bool notify_url_pin(const char *url, bool allow_private, struct notify_pin *pin,
     bool ok = false;
 
     memset(pin, 0, sizeof *pin);
-    if (url_parse(url, &parsed, err, errsize) != NOTIFY_URL_OK ||
-        url_resolve(&parsed, &res, err, errsize) != NOTIFY_URL_OK)
+    if (url_parse(url, &parsed, err) != NOTIFY_URL_OK ||
+        url_resolve(&parsed, &res, err) != NOTIFY_URL_OK)
         goto done;
     for (const struct addrinfo *ai = res; ai && !chosen; ai = ai->ai_next)
         if (allow_private || notify_addr_public(ai->ai_addr))
             chosen = ai;
     if (!chosen) {
-        refusal(&parsed, res, err, errsize);
+        refusal(&parsed, res, err);
         goto done;
     }
 
@@ -353,7 +349,7 @@ bool notify_url_pin(const char *url, bool allow_private, struct notify_pin *pin,
     pin->port = atoi(parsed.port);
     address_text(chosen->ai_addr, chosen->ai_addrlen, pin->address);
     if (!pin->address[0]) {
-        snprintf(err, errsize, "webhook host %s resolved to an address that cannot be written",
+        base_err_set(err, "webhook host %s resolved to an address that cannot be written",
                  parsed.host);
         goto done;
     }
@@ -368,8 +364,8 @@ bool notify_url_pin(const char *url, bool allow_private, struct notify_pin *pin,
 done:
     if (res)
         freeaddrinfo(res);
-    if (ok && errsize)
-        err[0] = '\0';
+    if (ok && err != NULL)
+        err->text[0] = '\0';
     if (!ok)
         memset(pin, 0, sizeof *pin);
     return ok;

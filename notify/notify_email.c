@@ -72,13 +72,13 @@ static void links_make(const struct notify_config *c, const struct db_delivery *
 /* Subject and body of a single notification. */
 static bool compose_one(const struct notify_config *c, const struct db_delivery *d,
                         const cJSON *data, char *subject, size_t size, char **body,
-                        char *error, size_t errsize)
+                        struct base_err *error)
 {
     struct notify_about a = { 0 };
     struct links l;
 
     if (!kind_of(d->type, &a.kind)) {
-        snprintf(error, errsize, "no email is written for '%s'", d->type);
+        base_err_set(error, "no email is written for '%s'", d->type);
         return false;
     }
     links_make(c, d, text(data, "game_id"), text(data, "challenge_id"), &l);
@@ -106,13 +106,13 @@ static bool compose_one(const struct notify_config *c, const struct db_delivery 
     a.settings_url = l.settings;
     a.webhook_url = text(data, "url");
     a.webhook_reason = text(data, "reason");
-    return notify_mail_text(&a, subject, size, body, error, errsize);
+    return notify_mail_text(&a, subject, size, body, error);
 }
 
 /* Subject and body of a daily digest. */
 static bool compose_digest(const struct notify_config *c, const struct db_delivery *d,
                            const cJSON *data, char *subject, size_t size, char **body,
-                           char *error, size_t errsize)
+                           struct base_err *error)
 {
     const cJSON *games = cJSON_GetObjectItemCaseSensitive(data, "games");
     int count = cJSON_GetArraySize(games);
@@ -124,7 +124,7 @@ static bool compose_digest(const struct notify_config *c, const struct db_delive
     bool ok = false;
 
     if (list == NULL || links == NULL || count <= 0) {
-        snprintf(error, errsize, count <= 0 ? "a digest without games" : "out of memory");
+        base_err_set(error, count <= 0 ? "a digest without games" : "out of memory");
     } else {
         cJSON_ArrayForEach(g, games) {
             links_make(c, d, text(g, "game_id"), NULL, &links[i]);
@@ -134,7 +134,7 @@ static bool compose_digest(const struct notify_config *c, const struct db_delive
             i++;
         }
         digest.settings_url = links[0].settings;
-        ok = notify_mail_digest(&digest, subject, size, body, error, errsize);
+        ok = notify_mail_digest(&digest, subject, size, body, error);
     }
     free(list);
     free(links);
@@ -158,7 +158,7 @@ static size_t read_message(char *out, size_t size, size_t n, void *arg)
 
 /* Sends a message; false with the server's or libcurl's words in error. */
 static bool smtp_send(struct notify_sender *s, const struct db_delivery *d,
-                      const char *message, struct db_attempt *a, char *error, size_t errsize,
+                      const char *message, struct db_attempt *a, struct base_err *error,
                       bool *refused)
 {
     const struct notify_config *c = s->config;
@@ -169,7 +169,7 @@ static bool smtp_send(struct notify_sender *s, const struct db_delivery *d,
     CURLcode rc;
 
     if (rcpt == NULL) {
-        snprintf(error, errsize, "out of memory");
+        base_err_set(error, "out of memory");
         return false;
     }
     curl_easy_reset(s->curl);
@@ -199,12 +199,12 @@ static bool smtp_send(struct notify_sender *s, const struct db_delivery *d,
     *refused = rc != CURLE_OK && code >= 550 && code <= 553;
     if (rc == CURLE_OK)
         return true;
-    snprintf(error, errsize, "%s", curl_error[0] ? curl_error : curl_easy_strerror(rc));
+    base_err_set(error, "%s", curl_error[0] ? curl_error : curl_easy_strerror(rc));
     return false;
 }
 
 void notify_email_send(struct notify_sender *s, const struct db_delivery *d,
-                       struct db_attempt *a, char *error, size_t errsize)
+                       struct db_attempt *a, struct base_err *error)
 {
     const struct notify_config *c = s->config;
     char subject[NOTIFY_SUBJECT_MAX], message_id[64], unsubscribe[1024];
@@ -217,21 +217,21 @@ void notify_email_send(struct notify_sender *s, const struct db_delivery *d,
     a->outcome = DB_FAILED;
     if (c->smtp_url == NULL || c->smtp_url[0] == '\0') {
         /* Left owed: another process with SMTP settings may send it. */
-        snprintf(error, errsize, "this korpd has no KORP_SMTP_URL");
+        base_err_set(error, "this korpd has no KORP_SMTP_URL");
         notify_retry_decide(c, d, 0, a);
         return;
     }
     if (!d->email_enabled || d->email[0] == '\0') {
-        snprintf(error, errsize, "the player has turned email off or has no address");
+        base_err_set(error, "the player has turned email off or has no address");
         return;
     }
     if ((data = cJSON_Parse(d->payload)) == NULL) {
-        snprintf(error, errsize, "the notification's data is unreadable");
+        base_err_set(error, "the notification's data is unreadable");
         return;
     }
     composed = strcmp(d->type, "digest") == 0
-                   ? compose_digest(c, d, data, subject, sizeof subject, &body, error, errsize)
-                   : compose_one(c, d, data, subject, sizeof subject, &body, error, errsize);
+                   ? compose_digest(c, d, data, subject, sizeof subject, &body, error)
+                   : compose_one(c, d, data, subject, sizeof subject, &body, error);
     cJSON_Delete(data);
     if (!composed)
         return;
@@ -248,11 +248,11 @@ void notify_email_send(struct notify_sender *s, const struct db_delivery *d,
     const char *at = strchr(c->mail_from, '@');
     snprintf(id_full, sizeof id_full, "%s@%s", message_id, at ? at + 1 : "korp.invalid");
     mail.message_id = id_full;
-    message = notify_mail_message(&mail, error, errsize);
+    message = notify_mail_message(&mail, error);
     free(body);
     if (message == NULL)
         return;
-    if (smtp_send(s, d, message, a, error, errsize, &refused)) {
+    if (smtp_send(s, d, message, a, error, &refused)) {
         a->outcome = DB_DELIVERED;
     } else if (refused) {
         a->outcome = DB_FAILED;      /* the server refuses this recipient for good */

@@ -19,11 +19,11 @@ struct notify_sender {
 /* One attempt at a webhook delivery: fills the attempt (status, latency,
  * error, outcome and retry delay). */
 void notify_webhook_send(struct notify_sender *s, const struct db_delivery *d,
-                         struct db_attempt *a, char *error, size_t errsize);
+                         struct db_attempt *a, struct base_err *error);
 
 /* One attempt at an email delivery, likewise. */
 void notify_email_send(struct notify_sender *s, const struct db_delivery *d,
-                       struct db_attempt *a, char *error, size_t errsize);
+                       struct db_attempt *a, struct base_err *error);
 
 /*
  * What to do after a failed attempt: retry later (a->retry_s, from the

@@ -19,21 +19,20 @@
 static unsigned char link_key[LINK_KEY_BYTES];
 static bool link_key_loaded;
 
-bool notify_links_init(struct db_pool *pool, char *err, size_t errsize)
+bool notify_links_init(struct db_pool *pool, struct base_err *err)
 {
     unsigned char fresh[LINK_KEY_BYTES];
-    char why[512] = "";
+    struct base_err why = { "" };
     enum db_status rc;
 
     if (RAND_bytes(fresh, sizeof fresh) != 1) {
-        snprintf(err, errsize, "the random generator failed");
+        base_err_set(err, "the random generator failed");
         return false;
     }
-    rc = db_server_secret(pool, "unsubscribe_links", fresh, sizeof fresh, link_key, why,
-                          sizeof why);
+    rc = db_server_secret(pool, "unsubscribe_links", fresh, sizeof fresh, link_key, &why);
     if (rc != DB_OK) {
-        snprintf(err, errsize, "cannot load the unsubscribe link key: %s: %s",
-                 db_status_text(rc), why);
+        base_err_set(err, "cannot load the unsubscribe link key: %s: %s",
+                 db_status_text(rc), why.text);
         return false;
     }
     link_key_loaded = true;

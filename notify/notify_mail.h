@@ -12,6 +12,8 @@
 #ifndef KORP_NOTIFY_MAIL_H
 #define KORP_NOTIFY_MAIL_H
 
+#include "base.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <time.h>
@@ -92,7 +94,7 @@ struct notify_about {
  * not fit.
  */
 bool notify_mail_text(const struct notify_about *a, char *subject, size_t subject_size,
-                      char **body, char *err, size_t errsize);
+                      char **body, struct base_err *err);
 
 /* One game in a digest: it is the player's move there.  All borrowed. */
 struct notify_digest_game {
@@ -121,7 +123,7 @@ struct notify_digest {
  * deadline and link.  Returns false as notify_mail_text does.
  */
 bool notify_mail_digest(const struct notify_digest *d, char *subject, size_t subject_size,
-                        char **body, char *err, size_t errsize);
+                        char **body, struct base_err *err);
 
 /* A mail to send, all borrowed. */
 struct notify_mail {
@@ -158,6 +160,6 @@ struct notify_mail {
  * than NOTIFY_HEADER_TEXT_MAX is refused.  Returns the message (malloc'd,
  * the caller frees) or NULL with a message in err.
  */
-char *notify_mail_message(const struct notify_mail *m, char *err, size_t errsize);
+char *notify_mail_message(const struct notify_mail *m, struct base_err *err);
 
 #endif

@@ -26,28 +26,28 @@
  * Whether `s` may go into a header: not too long, no control character
  * (which is what a line break is), UTF-8, and ASCII when `ascii` is set.
  */
-static bool check_text(const char *what, const char *s, bool ascii, char *err, size_t errsize)
+static bool check_text(const char *what, const char *s, bool ascii, struct base_err *err)
 {
     size_t len = strlen(s);
     if (len > NOTIFY_HEADER_TEXT_MAX) {
-        snprintf(err, errsize, "%s is too long: %zu bytes, at most %d", what, len,
+        base_err_set(err, "%s is too long: %zu bytes, at most %d", what, len,
                  NOTIFY_HEADER_TEXT_MAX);
         return false;
     }
     for (size_t i = 0; i < len;) {
         unsigned char c = (unsigned char)s[i];
         if (c < 0x20 || c == 0x7F) {
-            snprintf(err, errsize, "%s contains a control character (0x%02x) at byte %zu",
+            base_err_set(err, "%s contains a control character (0x%02x) at byte %zu",
                      what, c, i);
             return false;
         }
         if (c >= 0x80 && ascii) {
-            snprintf(err, errsize, "%s must be ASCII", what);
+            base_err_set(err, "%s must be ASCII", what);
             return false;
         }
         size_t n = base_utf8_char_len((const unsigned char *)s + i, len - i);
         if (n == 0) {
-            snprintf(err, errsize, "%s is not valid UTF-8 at byte %zu", what, i);
+            base_err_set(err, "%s is not valid UTF-8 at byte %zu", what, i);
             return false;
         }
         i += n;
@@ -57,16 +57,16 @@ static bool check_text(const char *what, const char *s, bool ascii, char *err, s
 
 /* A plausible mailbox: dot-atom local part, '@', host name; no quoting,
  * spaces or angle brackets. */
-static bool check_address(const char *what, const char *s, char *err, size_t errsize)
+static bool check_address(const char *what, const char *s, struct base_err *err)
 {
     if (s == NULL || s[0] == '\0') {
-        snprintf(err, errsize, "%s is missing", what);
+        base_err_set(err, "%s is missing", what);
         return false;
     }
-    if (!check_text(what, s, true, err, errsize))
+    if (!check_text(what, s, true, err))
         return false;
     if (!base_email_valid(s)) {
-        snprintf(err, errsize, "%s '%s' is not a plain address like name@example.org", what,
+        base_err_set(err, "%s '%s' is not a plain address like name@example.org", what,
                  s);
         return false;
     }
@@ -273,41 +273,41 @@ static void add_quoted_printable(struct base_text *t, const char *body)
 
 /* ---- The message --------------------------------------------------------------- */
 
-char *notify_mail_message(const struct notify_mail *m, char *err, size_t errsize)
+char *notify_mail_message(const struct notify_mail *m, struct base_err *err)
 {
     char *message = NULL;
     struct base_text t = { 0 };
     struct header h;
 
-    if (!check_address("from address", m->from_address, err, errsize) ||
-        !check_address("to address", m->to_address, err, errsize))
+    if (!check_address("from address", m->from_address, err) ||
+        !check_address("to address", m->to_address, err))
         goto done;
-    if ((m->from_name && !check_text("from name", m->from_name, false, err, errsize)) ||
-        (m->to_name && !check_text("to name", m->to_name, false, err, errsize)))
+    if ((m->from_name && !check_text("from name", m->from_name, false, err)) ||
+        (m->to_name && !check_text("to name", m->to_name, false, err)))
         goto done;
-    if (m->subject == NULL || !check_text("subject", m->subject, false, err, errsize)) {
+    if (m->subject == NULL || !check_text("subject", m->subject, false, err)) {
         if (m->subject == NULL)
-            snprintf(err, errsize, "subject is missing");
+            base_err_set(err, "subject is missing");
         goto done;
     }
     if (m->body == NULL) {
-        snprintf(err, errsize, "body is missing");
+        base_err_set(err, "body is missing");
         goto done;
     }
     long bad = base_utf8_invalid_at((const unsigned char *)m->body, strlen(m->body));
     if (bad >= 0) {
-        snprintf(err, errsize, "body is not valid UTF-8 at byte %ld", bad);
+        base_err_set(err, "body is not valid UTF-8 at byte %ld", bad);
         goto done;
     }
 
     char id[NOTIFY_HEADER_TEXT_MAX + 3];
     if (m->message_id != NULL) {
         const char *at = strrchr(m->message_id, '@');
-        if (!check_text("message id", m->message_id, true, err, errsize))
+        if (!check_text("message id", m->message_id, true, err))
             goto done;
         if (at == NULL || !base_email_dot_atom(m->message_id, (size_t)(at - m->message_id)) ||
             !base_email_dot_atom(at + 1, strlen(at + 1))) {
-            snprintf(err, errsize, "message id '%s' is not of the form left@right",
+            base_err_set(err, "message id '%s' is not of the form left@right",
                      m->message_id);
             goto done;
         }
@@ -316,14 +316,14 @@ char *notify_mail_message(const struct notify_mail *m, char *err, size_t errsize
         const char *domain = m->message_id_domain ? m->message_id_domain
                                                   : strrchr(m->from_address, '@') + 1;
         char random[25];
-        if (!check_text("message id domain", domain, true, err, errsize))
+        if (!check_text("message id domain", domain, true, err))
             goto done;
         if (!base_email_host(domain, strlen(domain))) {
-            snprintf(err, errsize, "message id domain '%s' is not a host name", domain);
+            base_err_set(err, "message id domain '%s' is not a host name", domain);
             goto done;
         }
         if (!base_random_text(random, sizeof random - 1)) {
-            snprintf(err, errsize, "no random bytes for a message id");
+            base_err_set(err, "no random bytes for a message id");
             goto done;
         }
         snprintf(id, sizeof id, "<%s@%s>", random, domain);
@@ -332,11 +332,11 @@ char *notify_mail_message(const struct notify_mail *m, char *err, size_t errsize
     const char *url = m->unsubscribe_url;
     bool https = false;
     if (url != NULL) {
-        if (!check_text("unsubscribe url", url, true, err, errsize))
+        if (!check_text("unsubscribe url", url, true, err))
             goto done;
         https = strncmp(url, "https://", 8) == 0;
         if ((!https && strncmp(url, "http://", 7) != 0) || strpbrk(url, " <>\"") != NULL) {
-            snprintf(err, errsize, "unsubscribe url '%s' must be an http(s) URL without "
+            base_err_set(err, "unsubscribe url '%s' must be an http(s) URL without "
                      "spaces, quotes or angle brackets", url);
             goto done;
         }
@@ -344,7 +344,7 @@ char *notify_mail_message(const struct notify_mail *m, char *err, size_t errsize
 
     char date[64];
     if (!date_header(m->date, date, sizeof date)) {
-        snprintf(err, errsize, "date %lld cannot be written", (long long)m->date);
+        base_err_set(err, "date %lld cannot be written", (long long)m->date);
         goto done;
     }
 
@@ -381,14 +381,14 @@ char *notify_mail_message(const struct notify_mail *m, char *err, size_t errsize
     add_quoted_printable(&t, m->body);
 
     if (t.failed) {
-        snprintf(err, errsize, "out of memory writing a mail");
+        base_err_set(err, "out of memory writing a mail");
         goto done;
     }
     /* The folding keeps lines short; make sure nothing slipped past 998. */
     for (const char *line = t.buf; *line;) {
         const char *crlf = strstr(line, "\r\n");
         if (crlf == NULL || crlf - line > LINE_HARD_MAX) {
-            snprintf(err, errsize, "a header line would exceed %d characters", LINE_HARD_MAX);
+            base_err_set(err, "a header line would exceed %d characters", LINE_HARD_MAX);
             goto done;
         }
         line = crlf + 2;

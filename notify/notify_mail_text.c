@@ -240,8 +240,7 @@ static const struct {
  * a message naming what is missing when a field has no value.
  */
 static bool expand(struct base_text *out, const char *template,
-                   const char *const value[FIELD_COUNT], const char *kind, char *err,
-                   size_t errsize)
+                   const char *const value[FIELD_COUNT], const char *kind, struct base_err *err)
 {
     const char *p = template;
     while (*p) {
@@ -258,11 +257,11 @@ static bool expand(struct base_text *out, const char *template,
                                     memcmp(fields[f].name, open + 1, n) == 0))
             f++;
         if (f == FIELD_COUNT) {  /* a mistake in the table */
-            snprintf(err, errsize, "bad template for %s notifications", kind);
+            base_err_set(err, "bad template for %s notifications", kind);
             return false;
         }
         if (value[f] == NULL || value[f][0] == '\0') {
-            snprintf(err, errsize, "%s notification needs %s", kind, fields[f].source);
+            base_err_set(err, "%s notification needs %s", kind, fields[f].source);
             return false;
         }
         base_text_str(out, value[f]);
@@ -362,18 +361,18 @@ static bool add_deadline(struct base_text *t, const char *label, const char *ind
 }
 
 /* Hands out the body, or fails with the reason. */
-static bool finish_body(struct base_text *t, char **body, char *err, size_t errsize)
+static bool finish_body(struct base_text *t, char **body, struct base_err *err)
 {
     *body = base_text_take(t);
     if (*body == NULL) {
-        snprintf(err, errsize, "out of memory writing a mail");
+        base_err_set(err, "out of memory writing a mail");
         return false;
     }
     return true;
 }
 
 bool notify_mail_text(const struct notify_about *a, char *subject, size_t subject_size,
-                      char **body, char *err, size_t errsize)
+                      char **body, struct base_err *err)
 {
     bool ok = false;
     struct base_text t = { 0 }, subj = { 0 };
@@ -386,12 +385,12 @@ bool notify_mail_text(const struct notify_about *a, char *subject, size_t subjec
     while (kinds[k].name != NULL && kinds[k].kind != a->kind)
         k++;
     if (kinds[k].name == NULL) {
-        snprintf(err, errsize, "unknown notification kind %d", (int)a->kind);
+        base_err_set(err, "unknown notification kind %d", (int)a->kind);
         goto done;
     }
     const char *kind = kinds[k].name;
     if (a->settings_url == NULL || a->settings_url[0] == '\0') {
-        snprintf(err, errsize, "%s notification needs settings_url", kind);
+        base_err_set(err, "%s notification needs settings_url", kind);
         goto done;
     }
 
@@ -421,18 +420,18 @@ bool notify_mail_text(const struct notify_about *a, char *subject, size_t subjec
     value[FIELD_WEBHOOK] = a->webhook_url;
     value[FIELD_REASON] = a->webhook_reason;
 
-    if (!expand(&subj, kinds[k].subject, value, kind, err, errsize))
+    if (!expand(&subj, kinds[k].subject, value, kind, err))
         goto done;
     if (subj.failed || subj.len >= subject_size) {
-        snprintf(err, errsize, "%s notification: the subject does not fit", kind);
+        base_err_set(err, "%s notification: the subject does not fit", kind);
         goto done;
     }
     memcpy(subject, subj.buf, subj.len + 1);
 
-    if (!expand(&t, "Hello {player},\n\n", value, kind, err, errsize))
+    if (!expand(&t, "Hello {player},\n\n", value, kind, err))
         goto done;
     struct base_text summary = { 0 };
-    bool expanded = expand(&summary, kinds[k].summary, value, kind, err, errsize);
+    bool expanded = expand(&summary, kinds[k].summary, value, kind, err);
     if (expanded && !summary.failed)
         add_wrapped(&t, summary.buf, "");
     free(summary.buf);
@@ -447,7 +446,7 @@ bool notify_mail_text(const struct notify_about *a, char *subject, size_t subjec
     if ((show & SHOW_DIAGRAM) && a->fen && a->fen[0]) {
         char diagram[NOTIFY_DIAGRAM_MAX];
         if (notify_diagram(a->variant, a->fen, diagram, sizeof diagram) == 0) {
-            snprintf(err, errsize, "%s notification: the rules refuse the position '%s'",
+            base_err_set(err, "%s notification: the rules refuse the position '%s'",
                      kind, a->fen);
             goto done;
         }
@@ -457,7 +456,7 @@ bool notify_mail_text(const struct notify_about *a, char *subject, size_t subjec
     if ((show & SHOW_DEADLINE) && a->deadline && a->deadline[0]) {
         base_text_str(&t, "\n");
         if (!add_deadline(&t, "Your deadline:", "", a->deadline, a->now)) {
-            snprintf(err, errsize, "%s notification: unreadable deadline '%s'", kind,
+            base_err_set(err, "%s notification: unreadable deadline '%s'", kind,
                      a->deadline);
             goto done;
         }
@@ -467,7 +466,7 @@ bool notify_mail_text(const struct notify_about *a, char *subject, size_t subjec
     if ((show & SHOW_CHALLENGE_URL) && a->challenge_url && a->challenge_url[0])
         add_link(&t, "\nSee the challenge:\n", a->challenge_url);
     add_footer(&t, a->settings_url);
-    ok = finish_body(&t, body, err, errsize);
+    ok = finish_body(&t, body, err);
 
 done:
     free(t.buf);
@@ -478,7 +477,7 @@ done:
 }
 
 bool notify_mail_digest(const struct notify_digest *d, char *subject, size_t subject_size,
-                        char **body, char *err, size_t errsize)
+                        char **body, struct base_err *err)
 {
     bool ok = false;
     struct base_text t = { 0 };
@@ -487,18 +486,18 @@ bool notify_mail_digest(const struct notify_digest *d, char *subject, size_t sub
         subject[0] = '\0';
 
     if (d->count == 0 || d->games == NULL) {
-        snprintf(err, errsize, "a digest needs at least one game");
+        base_err_set(err, "a digest needs at least one game");
         goto done;
     }
     if (d->player_name == NULL || d->player_name[0] == '\0' || d->settings_url == NULL ||
         d->settings_url[0] == '\0') {
-        snprintf(err, errsize, "a digest needs player_name and settings_url");
+        base_err_set(err, "a digest needs player_name and settings_url");
         goto done;
     }
     int n = snprintf(subject, subject_size, "Your move in %zu game%s", d->count,
                      d->count == 1 ? "" : "s");
     if (n < 0 || (size_t)n >= subject_size) {
-        snprintf(err, errsize, "digest: the subject does not fit");
+        base_err_set(err, "digest: the subject does not fit");
         goto done;
     }
 
@@ -510,7 +509,7 @@ bool notify_mail_digest(const struct notify_digest *d, char *subject, size_t sub
         const char *variant = variant_words(g->variant);
         int color = color_index(g->my_color);
         if (g->game_id == NULL || g->opponent_name == NULL || variant == NULL) {
-            snprintf(err, errsize, "digest game %zu needs game_id, opponent_name and a "
+            base_err_set(err, "digest game %zu needs game_id, opponent_name and a "
                      "known variant", i + 1);
             goto done;
         }
@@ -526,7 +525,7 @@ bool notify_mail_digest(const struct notify_digest *d, char *subject, size_t sub
         }
         if (g->deadline && g->deadline[0] &&
             !add_deadline(&t, "Deadline:", "  ", g->deadline, d->now)) {
-            snprintf(err, errsize, "digest game %s: unreadable deadline '%s'", g->game_id,
+            base_err_set(err, "digest game %s: unreadable deadline '%s'", g->game_id,
                      g->deadline);
             goto done;
         }
@@ -534,7 +533,7 @@ bool notify_mail_digest(const struct notify_digest *d, char *subject, size_t sub
             add_link(&t, "  ", g->game_url);
     }
     add_footer(&t, d->settings_url);
-    ok = finish_body(&t, body, err, errsize);
+    ok = finish_body(&t, body, err);
 
 done:
     free(t.buf);

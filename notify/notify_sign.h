@@ -100,7 +100,7 @@ bool notify_addr_public(const struct sockaddr *sa);
  * says what is wrong and how to fix it.
  */
 enum notify_url_verdict notify_url_check(const char *url, bool allow_private,
-                                         char *err, size_t errsize);
+                                         struct base_err *err);
 
 /*
  * Where one delivery connects: the URL's host and port and the single
@@ -123,7 +123,7 @@ struct notify_pin {
  * or no address may be used.
  */
 bool notify_url_pin(const char *url, bool allow_private, struct notify_pin *pin,
-                    char *err, size_t errsize);
+                    struct base_err *err);
 
 /*
  * A CURLOPT_OPENSOCKETFUNCTION: opens the socket libcurl asks for only if

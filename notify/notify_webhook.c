@@ -48,7 +48,7 @@ static char *body_of(const struct db_delivery *d)
 
 /* Sets the headers; false if out of memory or a secret is unusable. */
 static bool sign(const struct db_delivery *d, const char *body, struct curl_slist **headers,
-                 char *error, size_t errsize)
+                 struct base_err *error)
 {
     const char *secrets[2] = { d->secret, d->previous_secret };
     char id[40], stamp[48], signature[2 * (NOTIFY_SIGNATURE_LEN + 1) + 32];
@@ -60,7 +60,7 @@ static bool sign(const struct db_delivery *d, const char *body, struct curl_slis
     snprintf(stamp, sizeof stamp, "webhook-timestamp: %lld", now);
     if (!notify_sign_all(secrets, d->previous_secret[0] ? 2 : 1, id + 12, now, body,
                          strlen(body), signature, sizeof signature)) {
-        snprintf(error, errsize, "the webhook's secret is unusable");
+        base_err_set(error, "the webhook's secret is unusable");
         return false;
     }
     snprintf(value, sizeof value, "webhook-signature: %s", signature);
@@ -70,7 +70,7 @@ static bool sign(const struct db_delivery *d, const char *body, struct curl_slis
         struct curl_slist *more = curl_slist_append(h, lines[i]);
         if (more == NULL) {
             curl_slist_free_all(h);
-            snprintf(error, errsize, "out of memory");
+            base_err_set(error, "out of memory");
             return false;
         }
         h = more;
@@ -80,7 +80,7 @@ static bool sign(const struct db_delivery *d, const char *body, struct curl_slis
 }
 
 void notify_webhook_send(struct notify_sender *s, const struct db_delivery *d,
-                         struct db_attempt *a, char *error, size_t errsize)
+                         struct db_attempt *a, struct base_err *error)
 {
     const struct notify_config *c = s->config;
     struct curl_slist *headers = NULL, *resolve = NULL;
@@ -95,27 +95,27 @@ void notify_webhook_send(struct notify_sender *s, const struct db_delivery *d,
     *a = (struct db_attempt){ 0 };
     if (!d->webhook_enabled) {
         a->outcome = DB_FAILED;
-        snprintf(error, errsize, "the webhook is disabled");
+        base_err_set(error, "the webhook is disabled");
         return;
     }
-    if (!notify_url_pin(d->url, c->allow_private, &pin, error, errsize)) {
+    if (!notify_url_pin(d->url, c->allow_private, &pin, error)) {
         a->latency_ms = (double)(base_monotonic_us() - started) / 1000.0;
         notify_retry_decide(c, d, 0, a);
         return;
     }
     if ((body = body_of(d)) == NULL) {
         a->outcome = DB_FAILED;
-        snprintf(error, errsize, "the event's data is unreadable");
+        base_err_set(error, "the event's data is unreadable");
         return;
     }
-    if (!sign(d, body, &headers, error, errsize)) {
+    if (!sign(d, body, &headers, error)) {
         free(body);
         a->outcome = DB_FAILED;
         return;
     }
     curl_easy_reset(s->curl);
     if (!notify_curl_harden(s->curl, &pin, c->allow_private, &resolve)) {
-        snprintf(error, errsize, "cannot set up the request (out of memory)");
+        base_err_set(error, "cannot set up the request (out of memory)");
         notify_retry_decide(c, d, 0, a);
     } else {
         curl_easy_setopt(s->curl, CURLOPT_URL, d->url);
@@ -137,12 +137,12 @@ void notify_webhook_send(struct notify_sender *s, const struct db_delivery *d,
         } else if (status == 410) {
             a->outcome = DB_ENDPOINT_GONE;
             a->reason = "the endpoint answered 410 Gone";
-            snprintf(error, errsize, "410 Gone: the webhook is disabled");
+            base_err_set(error, "410 Gone: the webhook is disabled");
         } else {
             if (status != 0)
-                snprintf(error, errsize, "the endpoint answered %ld", status);
+                base_err_set(error, "the endpoint answered %ld", status);
             else
-                snprintf(error, errsize, "%s", curl_error[0] ? curl_error : curl_easy_strerror(rc));
+                base_err_set(error, "%s", curl_error[0] ? curl_error : curl_easy_strerror(rc));
             notify_retry_decide(c, d, retry_after > 0 ? (double)retry_after : 0, a);
         }
     }

@@ -7,9 +7,9 @@
 #include "notify_sign.h"
 
 enum notify_webhook_url notify_webhook_url_check(const char *url, bool allow_private,
-                                                 char *err, size_t errsize)
+                                                 struct base_err *err)
 {
-    switch (notify_url_check(url, allow_private, err, errsize)) {
+    switch (notify_url_check(url, allow_private, err)) {
     case NOTIFY_URL_OK: return NOTIFY_WEBHOOK_URL_OK;
     case NOTIFY_URL_BAD_URL: return NOTIFY_WEBHOOK_URL_BAD;
     case NOTIFY_URL_PRIVATE: return NOTIFY_WEBHOOK_URL_PRIVATE;

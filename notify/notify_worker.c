@@ -59,15 +59,15 @@ void notify_stats(struct notify_stats *out)
 
 static void deliver(struct notify *n, struct notify_sender *s, const struct db_delivery *d)
 {
-    char error[512] = "", err[512] = "";
+    struct base_err error = { "" }, err = { "" };
     struct db_attempt a = { 0 };
     enum db_status rc;
 
     if (strcmp(d->channel, "webhook") == 0)
-        notify_webhook_send(s, d, &a, error, sizeof error);
+        notify_webhook_send(s, d, &a, &error);
     else
-        notify_email_send(s, d, &a, error, sizeof error);
-    a.error = error[0] ? error : NULL;
+        notify_email_send(s, d, &a, &error);
+    a.error = error.text[0] ? error.text : NULL;
     notify_count(d, &a);
     base_log(a.outcome == DB_DELIVERED ? BASE_LOG_DEBUG : BASE_LOG_INFO,
              "notify: %s %s msg_%lld attempt %d for %s: %s%s%s", d->channel, d->type, d->id,
@@ -75,12 +75,12 @@ static void deliver(struct notify *n, struct notify_sender *s, const struct db_d
              a.outcome == DB_DELIVERED ? "delivered"
              : a.outcome == DB_RETRY   ? "will retry"
                                        : "given up",
-             error[0] ? ": " : "", error);
+             error.text[0] ? ": " : "", error.text);
     /* If this record is lost, the lease runs out and the delivery is made
      * again: at least once. */
-    if ((rc = db_delivery_finish(n->pool, d, &a, err, sizeof err)) != DB_OK)
+    if ((rc = db_delivery_finish(n->pool, d, &a, &err)) != DB_OK)
         base_log(BASE_LOG_WARN, "notify: cannot record msg_%lld: %s: %s", d->id,
-                 db_status_text(rc), err);
+                 db_status_text(rc), err.text);
 }
 
 /* The longest one attempt may take: its timeout, and a margin for name
@@ -94,10 +94,10 @@ static double longest_attempt(const struct notify_config *c, const struct db_del
 /* How long to sleep with nothing claimed: until the next due delivery. */
 static int idle_ms(struct notify *n)
 {
-    char err[512] = "";
+    struct base_err err = { "" };
     double seconds = 0;
     bool any = false;
-    if (db_deliveries_next(n->pool, &seconds, &any, err, sizeof err) != DB_OK || !any)
+    if (db_deliveries_next(n->pool, &seconds, &any, &err) != DB_OK || !any)
         return MAX_IDLE_MS;
     if (seconds * 1000 >= MAX_IDLE_MS)
         return MAX_IDLE_MS;
@@ -116,14 +116,14 @@ static void work(struct base_worker *w, void *arg)
     }
     while (base_worker_sleep(w, wait_ms)) {
         struct db_delivery *due = NULL;
-        char err[512] = "";
+        struct base_err err = { "" };
         int count = 0;
         bool email = n->config.smtp_url != NULL && n->config.smtp_url[0] != '\0';
         enum db_status rc = db_deliveries_claim(n->pool, CLAIM_BATCH, n->config.lease_seconds,
-                                                email, &due, &count, err, sizeof err);
+                                                email, &due, &count, &err);
         if (rc != DB_OK) {
             base_log(BASE_LOG_WARN, "notify: cannot claim deliveries: %s: %s",
-                     db_status_text(rc), err);
+                     db_status_text(rc), err.text);
             wait_ms = 1000;
             continue;
         }
@@ -139,7 +139,7 @@ static void work(struct base_worker *w, void *arg)
                 bool ours = false;
                 double lease = n->config.lease_seconds > longest ? n->config.lease_seconds
                                                                  : longest;
-                if (db_delivery_extend(n->pool, &due[i], lease, &ours, err, sizeof err) !=
+                if (db_delivery_extend(n->pool, &due[i], lease, &ours, &err) !=
                         DB_OK || !ours)
                     continue;
             }
@@ -169,35 +169,35 @@ static void schedule(struct base_worker *w, void *arg)
     long long last_prune_ms = 0;
 
     do {
-        char err[512] = "";
+        struct base_err err = { "" };
         int sent = 0, owed = 0;
-        enum db_status rc = db_reminders_send(n->pool, 100, &sent, err, sizeof err);
+        enum db_status rc = db_reminders_send(n->pool, 100, &sent, &err);
         if (rc != DB_OK)
-            base_log(BASE_LOG_WARN, "notify: reminders: %s: %s", db_status_text(rc), err);
+            base_log(BASE_LOG_WARN, "notify: reminders: %s: %s", db_status_text(rc), err.text);
         else if (sent > 0)
             base_log(BASE_LOG_INFO, "notify: %d deadline reminder(s) sent", sent);
-        rc = db_digests_owe(n->pool, &owed, err, sizeof err);
+        rc = db_digests_owe(n->pool, &owed, &err);
         if (rc != DB_OK)
-            base_log(BASE_LOG_WARN, "notify: digests: %s: %s", db_status_text(rc), err);
+            base_log(BASE_LOG_WARN, "notify: digests: %s: %s", db_status_text(rc), err.text);
         else if (owed > 0)
             base_log(BASE_LOG_INFO, "notify: %d daily digest(s) owed", owed);
         if (last_prune_ms == 0 || base_monotonic_ms() - last_prune_ms > PRUNE_EVERY_MS) {
             last_prune_ms = base_monotonic_ms();
-            rc = db_records_prune(n->pool, &owed, err, sizeof err);
+            rc = db_records_prune(n->pool, &owed, &err);
             if (rc != DB_OK)
-                base_log(BASE_LOG_WARN, "notify: pruning: %s: %s", db_status_text(rc), err);
+                base_log(BASE_LOG_WARN, "notify: pruning: %s: %s", db_status_text(rc), err.text);
         }
     } while (base_worker_sleep(w, period_ms));
 }
 
 struct notify *notify_start(struct db_pool *pool, const struct notify_config *config,
-                            char *err, size_t errsize)
+                            struct base_err *err)
 {
     struct notify *n = calloc(1, sizeof *n);
     if (n == NULL || (config->workers > 0 &&
                       (n->workers = calloc((size_t)config->workers, sizeof *n->workers)) == NULL)) {
         free(n);
-        snprintf(err, errsize, "out of memory");
+        base_err_set(err, "out of memory");
         return NULL;
     }
     n->pool = pool;
@@ -207,16 +207,15 @@ struct notify *notify_start(struct db_pool *pool, const struct notify_config *co
     for (int i = 0; i < config->workers; i++) {
         char name[32];
         snprintf(name, sizeof name, "notify %d", i + 1);
-        if ((n->workers[i] = base_worker_start(name, work, n, err, errsize)) == NULL) {
+        if ((n->workers[i] = base_worker_start(name, work, n, err)) == NULL) {
             notify_stop(n);
             return NULL;
         }
         n->worker_count = i + 1;
     }
-    if ((n->scheduler = base_worker_start("notify scheduler", schedule, n, err, errsize)) ==
+    if ((n->scheduler = base_worker_start("notify scheduler", schedule, n, err)) ==
             NULL ||
-        (n->listener = db_wakeup_start(pool, DB_DELIVERIES_CHANNEL, wake_all, n, err,
-                                       errsize)) == NULL) {
+        (n->listener = db_wakeup_start(pool, DB_DELIVERIES_CHANNEL, wake_all, n, err)) == NULL) {
         notify_stop(n);
         return NULL;
     }

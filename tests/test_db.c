@@ -44,30 +44,30 @@ static long long scalar(const char *text)
 
 static struct db_pool *pool_of(const char *with_url, int size, int timeout_ms)
 {
-    char err[512] = "";
+    struct base_err err = { "" };
     struct db_pool_config config = { with_url, size, timeout_ms };
-    struct db_pool *pool = db_pool_new(&config, err, sizeof err);
+    struct db_pool *pool = db_pool_new(&config, &err);
     if (pool == NULL)
-        fail_msg("db_pool_new: %s", err);
+        fail_msg("db_pool_new: %s", err.text);
     return pool;
 }
 
 static void test_db_migrations_apply_once(void **state)
 {
-    char err[512] = "";
+    struct base_err err = { "" };
     struct db_pool *pool = pool_of(url, 2, 0);
     double latency = -1;
     int version = -1;
     (void)state;
-    if (db_migrate(pool, err, sizeof err) != DB_OK)
-        fail_msg("migrate: %s", err);
+    if (db_migrate(pool, &err) != DB_OK)
+        fail_msg("migrate: %s", err.text);
     /* A second run (another korpd starting) finds nothing to do. */
-    if (db_migrate(pool, err, sizeof err) != DB_OK)
-        fail_msg("migrate again: %s", err);
+    if (db_migrate(pool, &err) != DB_OK)
+        fail_msg("migrate again: %s", err.text);
     assert_int_equal(scalar("SELECT count(*) FROM schema_migrations WHERE version < 9000"),
                      db_migration_count());
     assert_int_equal(scalar("SELECT count(*) FROM variants WHERE name IN ('korpalski', 'glinski')"), 2);
-    assert_int_equal(db_ping(pool, &latency, &version, err, sizeof err), DB_OK);
+    assert_int_equal(db_ping(pool, &latency, &version, &err), DB_OK);
     assert_int_equal(version, db_migration_count());
     assert_true(latency >= 0);
     db_pool_free(pool);
@@ -80,11 +80,11 @@ static void test_db_failed_migration_rolls_back(void **state)
         { 9002, "fails", "SELECT no_such_column FROM migration_probe" },
         { 0, NULL, NULL },
     };
-    char err[512] = "";
+    struct base_err err = { "" };
     struct db_pool *pool = pool_of(url, 1, 0);
     (void)state;
-    assert_int_equal(db_migrate_list(pool, list, err, sizeof err), DB_HARD_ERROR);
-    assert_non_null(strstr(err, "migration 9002 (fails)"));
+    assert_int_equal(db_migrate_list(pool, list, &err), DB_HARD_ERROR);
+    assert_non_null(strstr(err.text, "migration 9002 (fails)"));
     /* Neither the table of 9001 nor its record survived. */
     assert_int_equal(scalar("SELECT count(*) FROM pg_tables WHERE tablename = 'migration_probe'"), 0);
     assert_int_equal(scalar("SELECT count(*) FROM schema_migrations WHERE version >= 9000"), 0);
@@ -93,20 +93,20 @@ static void test_db_failed_migration_rolls_back(void **state)
 
 static void test_db_pool_wait_has_a_deadline(void **state)
 {
-    char err[512] = "";
+    struct base_err err = { "" };
     struct db_pool *pool = pool_of(url, 1, 300);
     struct db_tx held, other;
     int64_t start;
     (void)state;
-    assert_int_equal(db_pool_acquire(pool, &held, err, sizeof err), DB_OK);
+    assert_int_equal(db_pool_acquire(pool, &held, &err), DB_OK);
     start = base_monotonic_ms();
-    assert_int_equal(db_pool_acquire(pool, &other, err, sizeof err), DB_BUSY);
+    assert_int_equal(db_pool_acquire(pool, &other, &err), DB_BUSY);
     int64_t waited = base_monotonic_ms() - start;
     assert_true(waited >= 250 && waited < 3000);
-    assert_non_null(strstr(err, "came free"));
+    assert_non_null(strstr(err.text, "came free"));
     db_pool_release(&held);
     /* Released: the next one gets it at once. */
-    assert_int_equal(db_pool_acquire(pool, &other, err, sizeof err), DB_OK);
+    assert_int_equal(db_pool_acquire(pool, &other, &err), DB_OK);
     db_pool_release(&other);
     db_pool_free(pool);
 }
@@ -130,38 +130,39 @@ static const char serialization_failure[] =
 
 static void test_db_run_tx_retries_serialization_failures(void **state)
 {
-    char err[512] = "";
+    struct base_err err = { "" };
     struct db_pool *pool = pool_of(url, 1, 0);
     struct attempts twice = { 0, 2, serialization_failure };
     struct attempts always = { 0, 1000, serialization_failure };
     (void)state;
-    assert_int_equal(db_run_tx(pool, flaky, &twice, err, sizeof err), DB_OK);
+    assert_int_equal(db_run_tx(pool, flaky, &twice, &err), DB_OK);
     assert_int_equal(twice.runs, 3);
     /* Bounded: a conflict that never ends is reported as busy. */
-    assert_int_equal(db_run_tx(pool, flaky, &always, err, sizeof err), DB_BUSY);
+    assert_int_equal(db_run_tx(pool, flaky, &always, &err), DB_BUSY);
     assert_true(always.runs > 1 && always.runs < 20);
     db_pool_free(pool);
 }
 
 static void test_db_run_tx_survives_a_killed_connection(void **state)
 {
-    char err[512] = "";
+    struct base_err err = { "" };
     struct db_pool *pool = pool_of(url, 1, 0);
     struct attempts killed = { 0, 1, "SELECT pg_terminate_backend(pg_backend_pid())" };
     struct attempts killed_always = { 0, 5, "SELECT pg_terminate_backend(pg_backend_pid())" };
     (void)state;
     /* Killed before COMMIT: run once more on a fresh connection. */
-    assert_int_equal(db_run_tx(pool, flaky, &killed, err, sizeof err), DB_OK);
+    assert_int_equal(db_run_tx(pool, flaky, &killed, &err), DB_OK);
     assert_int_equal(killed.runs, 2);
     /* Only once: a second loss is reported, not retried forever. */
-    assert_int_equal(db_run_tx(pool, flaky, &killed_always, err, sizeof err), DB_UNREACHABLE);
+    assert_int_equal(db_run_tx(pool, flaky, &killed_always, &err), DB_UNREACHABLE);
     assert_int_equal(killed_always.runs, 2);
     db_pool_free(pool);
 }
 
 static void test_db_idle_connection_closed_by_server_is_replaced(void **state)
 {
-    char err[512] = "", named[1024], kill[256];
+    char named[1024], kill[256];
+    struct base_err err = { "" };
     struct db_pool *pool;
     struct attempts plain = { 0, 0, NULL };
     double latency;
@@ -174,15 +175,15 @@ static void test_db_idle_connection_closed_by_server_is_replaced(void **state)
              " WHERE application_name = 'idle-probe-%d'", (int)getpid());
     pool = pool_of(named, 1, 0);
     /* What a server restart does to idle connections: the server ends them. */
-    assert_int_equal(db_ping(pool, &latency, &version, err, sizeof err), DB_OK);
+    assert_int_equal(db_ping(pool, &latency, &version, &err), DB_OK);
     PQclear(sql(kill));
     nanosleep(&(struct timespec){ 0, 200 * 1000 * 1000 }, NULL);
     /* Found dead when taken: reconnected before running, so the work runs
      * once (a dead connection would fail it and make it run again). */
-    assert_int_equal(db_run_once(pool, flaky, &plain, err, sizeof err), DB_OK);
+    assert_int_equal(db_run_once(pool, flaky, &plain, &err), DB_OK);
     assert_int_equal(plain.runs, 1);
     /* Prepared statements are prepared again on the new connection. */
-    assert_int_equal(db_ping(pool, &latency, &version, err, sizeof err), DB_OK);
+    assert_int_equal(db_ping(pool, &latency, &version, &err), DB_OK);
     assert_int_equal(version, db_migration_count());
     db_pool_free(pool);
 }
@@ -211,11 +212,12 @@ static enum db_status show_settings(struct db_tx *tx, void *arg)
 
 static void test_db_settings_are_defaults_the_url_overrides(void **state)
 {
-    char err[512] = "", custom[1024];
+    char custom[1024];
+    struct base_err err = { "" };
     struct shown s;
     struct db_pool *pool = pool_of(url, 1, 4000);
     (void)state;
-    assert_int_equal(db_run_once(pool, show_settings, &s, err, sizeof err), DB_OK);
+    assert_int_equal(db_run_once(pool, show_settings, &s, &err), DB_OK);
     assert_string_equal(s.value[0], "4s");
     assert_string_equal(s.value[1], "2s");
     assert_string_equal(s.value[2], "korpd");
@@ -225,7 +227,7 @@ static void test_db_settings_are_defaults_the_url_overrides(void **state)
     snprintf(custom, sizeof custom, "%s%sapplication_name=mine&options=-c%%20lock_timeout%%3D1234",
              url, strchr(url, '?') ? "&" : "?");
     pool = pool_of(custom, 1, 4000);
-    assert_int_equal(db_run_once(pool, show_settings, &s, err, sizeof err), DB_OK);
+    assert_int_equal(db_run_once(pool, show_settings, &s, &err), DB_OK);
     assert_string_equal(s.value[0], "4s");
     assert_string_equal(s.value[1], "1234ms");
     assert_string_equal(s.value[2], "mine");
@@ -243,35 +245,35 @@ static enum db_status leave_open(struct db_tx *tx, void *arg)
 
 static void test_db_transaction_left_open_is_rolled_back(void **state)
 {
-    char err[512] = "";
+    struct base_err err = { "" };
     struct db_pool *pool = pool_of(url, 1, 0);
     struct attempts plain = { 0, 0, NULL };
     (void)state;
-    assert_int_equal(db_run_once(pool, leave_open, NULL, err, sizeof err), DB_OK);
+    assert_int_equal(db_run_once(pool, leave_open, NULL, &err), DB_OK);
     /* The same (only) connection serves a transaction next: it is idle. */
-    assert_int_equal(db_run_tx(pool, flaky, &plain, err, sizeof err), DB_OK);
+    assert_int_equal(db_run_tx(pool, flaky, &plain, &err), DB_OK);
     assert_int_equal(scalar("SELECT count(*) FROM pg_tables WHERE tablename = 'left_open_probe'"), 0);
     db_pool_free(pool);
 }
 
 static void test_db_unreachable_is_reported(void **state)
 {
-    char err[512] = "";
+    struct base_err err = { "" };
     double latency;
     int version;
     struct db_pool_config bad = { "postgresql://korp@127.0.0.1:1/korp", 1, 0 };
     struct db_pool_config unreadable = { "postgresql://[nonsense", 1, 0 };
     /* Port 1 on loopback: nothing listens there. */
-    struct db_pool *pool = db_pool_new(&bad, err, sizeof err);
+    struct db_pool *pool = db_pool_new(&bad, &err);
     (void)state;
     assert_non_null(pool);
-    assert_int_equal(db_ping(pool, &latency, &version, err, sizeof err), DB_UNREACHABLE);
-    assert_true(strlen(err) > 0);
-    assert_int_equal(db_migrate(pool, err, sizeof err), DB_UNREACHABLE);
+    assert_int_equal(db_ping(pool, &latency, &version, &err), DB_UNREACHABLE);
+    assert_true(strlen(err.text) > 0);
+    assert_int_equal(db_migrate(pool, &err), DB_UNREACHABLE);
     db_pool_free(pool);
     db_pool_free(NULL);
-    assert_null(db_pool_new(&unreadable, err, sizeof err));
-    assert_non_null(strstr(err, "KORP_DATABASE_URL"));
+    assert_null(db_pool_new(&unreadable, &err));
+    assert_non_null(strstr(err.text, "KORP_DATABASE_URL"));
 }
 
 int main(void)

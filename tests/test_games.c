@@ -156,12 +156,13 @@ static void set_position(const char *game_id, const char *fen)
  * token (may be NULL). */
 static void new_player(struct db_player *p, char *token, size_t token_size)
 {
-    char name[DB_NAME_SIZE], tok[96], err[512] = "";
+    char name[DB_NAME_SIZE], tok[96];
+    struct base_err err = { "" };
     snprintf(name, sizeof name, "gt%ld_%ld_%d", (long)getpid(), (long)(time(NULL) % 100000),
              ++players_made);
     snprintf(tok, sizeof tok, "test-games-token-%s", name);
-    if (db_player_create(pool, name, NULL, NULL, false, tok, p, err, sizeof err) != DB_OK)
-        fail_msg("player %s: %s", name, err);
+    if (db_player_create(pool, name, NULL, NULL, false, tok, p, &err) != DB_OK)
+        fail_msg("player %s: %s", name, err.text);
     if (token != NULL)
         snprintf(token, token_size, "%s", tok);
 }
@@ -171,7 +172,7 @@ static void new_challenge(const struct db_player *challenger, const struct db_pl
                           const char *variant, enum db_color color, int days, bool fifty,
                           struct db_challenge *c)
 {
-    char err[512] = "";
+    struct base_err err = { "" };
     memset(c, 0, sizeof *c);
     c->variant = db_variant_parse(variant);
     assert_non_null(c->variant);
@@ -180,8 +181,8 @@ static void new_challenge(const struct db_player *challenger, const struct db_pl
     c->color = color;
     c->days_per_move = days;
     c->fifty_move_rule = fifty;
-    if (db_challenge_create(pool, c, err, sizeof err) != DB_OK)
-        fail_msg("challenge: %s", err);
+    if (db_challenge_create(pool, c, &err) != DB_OK)
+        fail_msg("challenge: %s", err.text);
     assert_int_equal(c->status, DB_CHALLENGE_OPEN);
 }
 
@@ -196,7 +197,7 @@ static void new_game(const char *variant, int days, bool fifty, struct pair *g)
     new_challenge(&g->white, &g->black, variant, DB_COLOR_WHITE, days, fifty, &c);
     games_challenge_accept(pool, g->black.id, c.id, &r);
     if (r.outcome != GAMES_OK)
-        fail_msg("accept: %d %s %s", r.outcome, r.detail, r.err);
+        fail_msg("accept: %d %s %s", r.outcome, r.detail, r.err.text);
     snprintf(g->game, sizeof g->game, "%s", r.game.id);
     games_result_clear(&r);
 }
@@ -210,10 +211,10 @@ static const struct db_player *to_move(const struct pair *g, int ply)
 static struct db_game read_game(const char *game_id)
 {
     struct db_game game;
-    char err[512] = "";
+    struct base_err err = { "" };
     memset(&game, 0, sizeof game);
-    if (db_game_get(pool, game_id, &game, err, sizeof err) != DB_OK)
-        fail_msg("game %s: %s", game_id, err);
+    if (db_game_get(pool, game_id, &game, &err) != DB_OK)
+        fail_msg("game %s: %s", game_id, err.text);
     return game;
 }
 
@@ -223,7 +224,7 @@ static void play(const struct pair *g, int ply, const char *move)
     struct games_result r;
     games_move(pool, to_move(g, ply)->id, g->game, move, ply, NULL, &r);
     if (r.outcome != GAMES_OK)
-        fail_msg("ply %d %s: outcome %d: %s %s", ply + 1, move, r.outcome, r.detail, r.err);
+        fail_msg("ply %d %s: outcome %d: %s %s", ply + 1, move, r.outcome, r.detail, r.err.text);
     assert_int_equal(r.game.ply, ply + 1);
     games_result_clear(&r);
 }
@@ -254,7 +255,7 @@ static void shuffle_to(const struct pair *g, int from_ply, int to_ply)
 static void assert_refused(const struct games_result *r, enum games_outcome outcome)
 {
     if (r->outcome != outcome)
-        fail_msg("expected outcome %d, got %d: %s %s", outcome, r->outcome, r->detail, r->err);
+        fail_msg("expected outcome %d, got %d: %s %s", outcome, r->outcome, r->detail, r->err.text);
     assert_true(r->detail[0] != '\0' || outcome == GAMES_ANSWERED_BEFORE);
 }
 
@@ -278,7 +279,7 @@ static void test_games_challenge_accept(void **state)
     struct db_player a, b, c;
     struct db_challenge ch, got;
     struct games_result r;
-    char err[512] = "";
+    struct base_err err = { "" };
     (void)state;
     new_player(&a, NULL, 0);
     new_player(&b, NULL, 0);
@@ -292,7 +293,7 @@ static void test_games_challenge_accept(void **state)
     assert_refused(&r, GAMES_FORBIDDEN);      /* not the one challenged */
     games_challenge_accept(pool, a.id, ch.id, &r);
     assert_refused(&r, GAMES_FORBIDDEN);      /* the challenger */
-    assert_int_equal(db_challenge_get(pool, ch.id, &got, err, sizeof err), DB_OK);
+    assert_int_equal(db_challenge_get(pool, ch.id, &got, &err), DB_OK);
     assert_int_equal(got.status, DB_CHALLENGE_OPEN);
     assert_string_equal(got.game_id, "");
 
@@ -306,7 +307,7 @@ static void test_games_challenge_accept(void **state)
     games_result_clear(&r);
     assert_events(&g, "game_start");
     assert_event_field(&g, "game_start", "fen", korpalski_start);
-    assert_int_equal(db_challenge_get(pool, ch.id, &got, err, sizeof err), DB_OK);
+    assert_int_equal(db_challenge_get(pool, ch.id, &got, &err), DB_OK);
     assert_int_equal(got.status, DB_CHALLENGE_ACCEPTED);
     assert_string_equal(got.game_id, g.game);
     /* Accepted once: a second accept makes no second game. */
@@ -341,7 +342,7 @@ static void test_games_challenge_accept(void **state)
     assert_int_equal(r.game.days_per_move, 60);
     assert_true(r.game.deadline[0] != '\0');
     games_result_clear(&r);
-    assert_int_equal(db_challenge_get(pool, ch.id, &got, err, sizeof err), DB_OK);
+    assert_int_equal(db_challenge_get(pool, ch.id, &got, &err), DB_OK);
     assert_string_equal(got.opponent_id, c.id);
     games_challenge_accept(pool, b.id, ch.id, &r);
     assert_refused(&r, GAMES_CONFLICT);
@@ -371,7 +372,8 @@ static void test_games_challenge_close(void **state)
     struct db_player a, b, c;
     struct db_challenge ch, got;
     struct games_result r;
-    char err[512] = "", events[256];
+    char events[256];
+    struct base_err err = { "" };
     (void)state;
     new_player(&a, NULL, 0);
     new_player(&b, NULL, 0);
@@ -393,7 +395,7 @@ static void test_games_challenge_close(void **state)
     assert_int_equal(r.outcome, GAMES_OK);
     assert_string_equal(r.detail, "");
     assert_int_equal(got.status, DB_CHALLENGE_DECLINED);
-    assert_int_equal(db_challenge_get(pool, ch.id, &got, err, sizeof err), DB_OK);
+    assert_int_equal(db_challenge_get(pool, ch.id, &got, &err), DB_OK);
     assert_int_equal(got.status, DB_CHALLENGE_DECLINED);
     challenge_events(ch.id, a.id, events, sizeof events);
     assert_string_equal(events, "challenge challenge_declined");
@@ -689,9 +691,9 @@ static void test_games_inventor_game_to_mate(void **state)
     assert_unchanged(g.game, before);
 
     struct db_player w, b;
-    char err[512] = "";
-    assert_int_equal(db_player_get(pool, g.white.id, &w, err, sizeof err), DB_OK);
-    assert_int_equal(db_player_get(pool, g.black.id, &b, err, sizeof err), DB_OK);
+    struct base_err err = { "" };
+    assert_int_equal(db_player_get(pool, g.white.id, &w, &err), DB_OK);
+    assert_int_equal(db_player_get(pool, g.black.id, &b, &err), DB_OK);
     assert_int_equal(w.lost, 1);
     assert_int_equal(b.won, 1);
     assert_int_equal(b.quarter_points, 4);
@@ -708,7 +710,7 @@ static void assert_claim_rejected(const struct pair *g, int ply, enum games_clai
     snapshot(g->game, before, sizeof before);
     games_claim(pool, to_move(g, ply)->id, g->game, kind, move, &r);
     if (r.outcome != GAMES_OK)
-        fail_msg("claim: outcome %d: %s %s", r.outcome, r.detail, r.err);
+        fail_msg("claim: outcome %d: %s %s", r.outcome, r.detail, r.err.text);
     assert_false(r.claim_accepted);
     assert_true(r.detail[0] != '\0');
     assert_int_equal(r.game.status, DB_GAME_ACTIVE);
@@ -727,7 +729,7 @@ static void assert_claim_accepted(const struct pair *g, int ply, enum games_clai
     db_game_clear(&game);
     games_claim(pool, to_move(g, ply)->id, g->game, kind, move, &r);
     if (r.outcome != GAMES_OK)
-        fail_msg("claim: outcome %d: %s %s", r.outcome, r.detail, r.err);
+        fail_msg("claim: outcome %d: %s %s", r.outcome, r.detail, r.err.text);
     assert_true(r.claim_accepted);
     assert_int_equal(r.game.status, DB_GAME_FINISHED);
     assert_int_equal(r.game.result, RULES_RESULT_DRAW);
@@ -878,7 +880,7 @@ static void draw(const struct pair *g, const struct db_player *who,
     struct games_result r;
     games_draw(pool, who->id, g->game, action, &r);
     if (r.outcome != GAMES_OK)
-        fail_msg("draw %d: outcome %d: %s %s", action, r.outcome, r.detail, r.err);
+        fail_msg("draw %d: outcome %d: %s %s", action, r.outcome, r.detail, r.err.text);
     assert_int_equal(r.game.draw_offer, offer_after);
     games_result_clear(&r);
     struct db_game game = read_game(g->game);
@@ -983,7 +985,8 @@ static void test_games_resign(void **state)
     struct pair g, h;
     struct db_player stranger, w, b;
     struct games_result r;
-    char before[SNAPSHOT_SIZE], err[512] = "";
+    char before[SNAPSHOT_SIZE];
+    struct base_err err = { "" };
     (void)state;
     new_player(&stranger, NULL, 0);
     new_game("korpalski", 0, true, &g);
@@ -1026,8 +1029,8 @@ static void test_games_resign(void **state)
     assert_int_equal(r.game.ply, 2);
     games_result_clear(&r);
     assert_events(&h, "game_start move move game_end");
-    assert_int_equal(db_player_get(pool, h.white.id, &w, err, sizeof err), DB_OK);
-    assert_int_equal(db_player_get(pool, h.black.id, &b, err, sizeof err), DB_OK);
+    assert_int_equal(db_player_get(pool, h.white.id, &w, &err), DB_OK);
+    assert_int_equal(db_player_get(pool, h.black.id, &b, &err), DB_OK);
     assert_int_equal(w.won, 1);
     assert_int_equal(w.quarter_points, 4);
     assert_int_equal(b.lost, 1);
@@ -1039,7 +1042,8 @@ static void test_games_abort(void **state)
     struct pair g, h, late;
     struct db_player stranger, w;
     struct games_result r;
-    char before[SNAPSHOT_SIZE], err[512] = "";
+    char before[SNAPSHOT_SIZE];
+    struct base_err err = { "" };
     (void)state;
     new_player(&stranger, NULL, 0);
 
@@ -1069,7 +1073,7 @@ static void test_games_abort(void **state)
     games_result_clear(&r);
     assert_unchanged(g.game, before);
     /* An aborted game counts for nobody. */
-    assert_int_equal(db_player_get(pool, g.white.id, &w, err, sizeof err), DB_OK);
+    assert_int_equal(db_player_get(pool, g.white.id, &w, &err), DB_OK);
     assert_int_equal(w.played, 0);
 
     /* After White's first move, by White. */
@@ -1141,10 +1145,10 @@ static void test_games_adjudicate(void **state)
  * there first: the game ends the same way either way). */
 static void sweep_and_expect(const struct pair *g, enum rules_result result)
 {
-    char err[512] = "";
-    int ended = games_sweep(pool, err, sizeof err);
+    struct base_err err = { "" };
+    int ended = games_sweep(pool, &err);
     if (ended < 0)
-        fail_msg("sweep: %s", err);
+        fail_msg("sweep: %s", err.text);
     struct db_game game = read_game(g->game);
     assert_int_equal(game.status, DB_GAME_FINISHED);
     assert_int_equal(game.result, result);
@@ -1169,8 +1173,8 @@ static void test_games_time_out(void **state)
     sweep_and_expect(&start, RULES_RESULT_BLACK_WINS);
     assert_events(&start, "game_start game_end");
     /* Swept once: the game does not end again. */
-    char err[512] = "";
-    assert_true(games_sweep(pool, err, sizeof err) >= 0);
+    struct base_err err = { "" };
+    assert_true(games_sweep(pool, &err) >= 0);
     assert_events(&start, "game_start game_end");
 
     /* K+Q against a bare king, both reserves empty (§4.1: the bare king
@@ -1214,7 +1218,7 @@ static void test_games_glinski_stalemate(void **state)
     struct pair g;
     struct games_result r;
     struct db_player w, b;
-    char err[512] = "";
+    struct base_err err = { "" };
     (void)state;
     /*
      * White K f8, pawn b1; Black K f11.  Kf9 (an orthogonal step up the
@@ -1237,8 +1241,8 @@ static void test_games_glinski_stalemate(void **state)
     assert_events(&g, "game_start move game_end");
     assert_event_field(&g, "game_end", "result", "3/4-1/4");
     assert_event_field(&g, "game_end", "termination", "stalemate");
-    assert_int_equal(db_player_get(pool, g.white.id, &w, err, sizeof err), DB_OK);
-    assert_int_equal(db_player_get(pool, g.black.id, &b, err, sizeof err), DB_OK);
+    assert_int_equal(db_player_get(pool, g.white.id, &w, &err), DB_OK);
+    assert_int_equal(db_player_get(pool, g.black.id, &b, &err), DB_OK);
     assert_int_equal(w.quarter_points, 3);
     assert_int_equal(b.quarter_points, 1);
 }
@@ -1297,7 +1301,8 @@ static void test_games_move_hooks(void **state)
     struct pair g;
     struct db_caller caller;
     struct games_result r;
-    char token[96], err[512] = "", answer[128], before[SNAPSHOT_SIZE], key[3][64];
+    char token[96], answer[128], before[SNAPSHOT_SIZE], key[3][64];
+    struct base_err err = { "" };
     (void)state;
     struct db_challenge c;
     new_player(&g.white, token, sizeof token);   /* White's token keys the answers */
@@ -1307,7 +1312,7 @@ static void test_games_move_hooks(void **state)
     assert_int_equal(r.outcome, GAMES_OK);
     snprintf(g.game, sizeof g.game, "%s", r.game.id);
     games_result_clear(&r);
-    assert_int_equal(db_caller_find(pool, token, &caller, err, sizeof err), DB_OK);
+    assert_int_equal(db_caller_find(pool, token, &caller, &err), DB_OK);
     for (int i = 0; i < 3; i++)
         snprintf(key[i], sizeof key[i], "%s-%d", g.game, i);
 
@@ -1351,7 +1356,7 @@ static void test_games_move_hooks(void **state)
     games_move(pool, g.black.id, g.game, "K@e8", 1, &failing_hooks, &r);
     assert_int_equal(r.outcome, GAMES_DB_ERROR);
     assert_int_equal(r.db, DB_HARD_ERROR);
-    assert_non_null(strstr(r.err, "on purpose"));
+    assert_non_null(strstr(r.err.text, "on purpose"));
     games_result_clear(&r);
     assert_int_equal(failing.seen, GAMES_OK);   /* the move itself was fine */
     assert_unchanged(g.game, before);
@@ -1390,17 +1395,17 @@ static void test_games_analyse_bad_position(void **state)
 
 static int setup(void **state)
 {
-    char err[512] = "";
+    struct base_err err = { "" };
     struct db_pool_config config = { url, 2, 0 };
     (void)state;
     rules_init();
-    pool = db_pool_new(&config, err, sizeof err);
+    pool = db_pool_new(&config, &err);
     if (pool == NULL) {
-        fprintf(stderr, "db_pool_new: %s\n", err);
+        fprintf(stderr, "db_pool_new: %s\n", err.text);
         return -1;
     }
-    if (db_migrate(pool, err, sizeof err) != DB_OK) {
-        fprintf(stderr, "db_migrate: %s\n", err);
+    if (db_migrate(pool, &err) != DB_OK) {
+        fprintf(stderr, "db_migrate: %s\n", err.text);
         return -1;
     }
     conn = PQconnectdb(url);

@@ -463,10 +463,11 @@ static void test_notify_mail_subjects(void **state)
             a.result = "1/2-1/2";
             a.termination = "threefold";
         }
-        char subject[NOTIFY_SUBJECT_MAX], err[200] = "", *body = NULL;
-        bool ok = notify_mail_text(&a, subject, sizeof subject, &body, err, sizeof err);
+        char subject[NOTIFY_SUBJECT_MAX], *body = NULL;
+        struct base_err err = { "" };
+        bool ok = notify_mail_text(&a, subject, sizeof subject, &body, &err);
         if (!ok)
-            fail_msg("kind %d: %s", (int)cases[i].kind, err);
+            fail_msg("kind %d: %s", (int)cases[i].kind, err.text);
         assert_string_equal(subject, cases[i].subject);
         assert_true(strncmp(body, "Hello bob,\n\n", 12) == 0);
         assert_non_null(strstr(body, "\n-- \n"));
@@ -481,8 +482,9 @@ static void test_notify_mail_your_move_body(void **state)
 {
     (void)state;
     struct notify_about a = about(NOTIFY_YOUR_MOVE);
-    char subject[NOTIFY_SUBJECT_MAX], err[200] = "", *body = NULL;
-    assert_true(notify_mail_text(&a, subject, sizeof subject, &body, err, sizeof err));
+    char subject[NOTIFY_SUBJECT_MAX], *body = NULL;
+    struct base_err err = { "" };
+    assert_true(notify_mail_text(&a, subject, sizeof subject, &body, &err));
     char *flat = squeeze(body);
 
     assert_non_null(strstr(flat, "It is your move in game aZ3kP9qw against alice (Korpalski). "
@@ -507,7 +509,7 @@ static void test_notify_mail_your_move_body(void **state)
     a.last_san = NULL;
     a.last_polish = NULL;
     a.deadline = NULL;
-    assert_true(notify_mail_text(&a, subject, sizeof subject, &body, err, sizeof err));
+    assert_true(notify_mail_text(&a, subject, sizeof subject, &body, &err));
     assert_string_equal(subject, "Your move in game aZ3kP9qw against alice (Glinski)");
     assert_null(strstr(body, "last move"));
     assert_null(strstr(body, "deadline"));
@@ -539,8 +541,9 @@ static void test_notify_mail_game_end_words(void **state)
         a.my_color = cases[i].color;
         a.result = cases[i].result;
         a.termination = cases[i].termination;
-        char subject[NOTIFY_SUBJECT_MAX], err[200] = "", *body = NULL;
-        assert_true(notify_mail_text(&a, subject, sizeof subject, &body, err, sizeof err));
+        char subject[NOTIFY_SUBJECT_MAX], *body = NULL;
+        struct base_err err = { "" };
+        assert_true(notify_mail_text(&a, subject, sizeof subject, &body, &err));
         size_t n = strlen(subject), m = strlen(cases[i].subject_end);
         assert_true(n >= m);
         assert_string_equal(subject + n - m, cases[i].subject_end);
@@ -568,8 +571,9 @@ static void test_notify_mail_time_left(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         struct notify_about a = about(NOTIFY_DEADLINE_NEAR);
         a.now = DEADLINE_UNIX - cases[i].before;
-        char subject[NOTIFY_SUBJECT_MAX], err[200] = "", *body = NULL;
-        assert_true(notify_mail_text(&a, subject, sizeof subject, &body, err, sizeof err));
+        char subject[NOTIFY_SUBJECT_MAX], *body = NULL;
+        struct base_err err = { "" };
+        assert_true(notify_mail_text(&a, subject, sizeof subject, &body, &err));
         assert_true(strncmp(subject, cases[i].subject_start, strlen(cases[i].subject_start)) == 0);
         free(body);
     }
@@ -578,40 +582,41 @@ static void test_notify_mail_time_left(void **state)
 static void test_notify_mail_missing_facts(void **state)
 {
     (void)state;
-    char subject[NOTIFY_SUBJECT_MAX], err[200] = "", *body = (char *)"x";
+    char subject[NOTIFY_SUBJECT_MAX], *body = (char *)"x";
+    struct base_err err = { "" };
 
     struct notify_about a = about(NOTIFY_YOUR_MOVE);
     a.opponent_name = NULL;
-    assert_false(notify_mail_text(&a, subject, sizeof subject, &body, err, sizeof err));
+    assert_false(notify_mail_text(&a, subject, sizeof subject, &body, &err));
     assert_null(body);
     assert_string_equal(subject, "");
-    assert_non_null(strstr(err, "opponent_name"));
+    assert_non_null(strstr(err.text, "opponent_name"));
 
     a = about(NOTIFY_GAME_END);
     a.my_color = "green";
-    assert_false(notify_mail_text(&a, subject, sizeof subject, &body, err, sizeof err));
-    assert_non_null(strstr(err, "my_color"));
+    assert_false(notify_mail_text(&a, subject, sizeof subject, &body, &err));
+    assert_non_null(strstr(err.text, "my_color"));
 
     a = about(NOTIFY_YOUR_MOVE);
     a.fen = "8/8/8/8/8/8/8/8[] w - - 0 1";
-    assert_false(notify_mail_text(&a, subject, sizeof subject, &body, err, sizeof err));
-    assert_non_null(strstr(err, "position"));
+    assert_false(notify_mail_text(&a, subject, sizeof subject, &body, &err));
+    assert_non_null(strstr(err.text, "position"));
 
     a = about(NOTIFY_YOUR_MOVE);
     a.deadline = "2026-11-31T13:45:00Z";
-    assert_false(notify_mail_text(&a, subject, sizeof subject, &body, err, sizeof err));
+    assert_false(notify_mail_text(&a, subject, sizeof subject, &body, &err));
 
     a = about(NOTIFY_YOUR_MOVE);
     a.settings_url = NULL;
-    assert_false(notify_mail_text(&a, subject, sizeof subject, &body, err, sizeof err));
-    assert_non_null(strstr(err, "settings_url"));
+    assert_false(notify_mail_text(&a, subject, sizeof subject, &body, &err));
+    assert_non_null(strstr(err.text, "settings_url"));
 
     a = about(NOTIFY_KIND_COUNT);
-    assert_false(notify_mail_text(&a, subject, sizeof subject, &body, err, sizeof err));
+    assert_false(notify_mail_text(&a, subject, sizeof subject, &body, &err));
 
     a = about(NOTIFY_YOUR_MOVE);
-    assert_false(notify_mail_text(&a, subject, 20, &body, err, sizeof err));
-    assert_non_null(strstr(err, "subject"));
+    assert_false(notify_mail_text(&a, subject, 20, &body, &err));
+    assert_non_null(strstr(err.text, "subject"));
 }
 
 static void test_notify_mail_digest(void **state)
@@ -625,8 +630,9 @@ static void test_notify_mail_digest(void **state)
     };
     struct notify_digest d = { "bob", games, 2, DEADLINE_UNIX - 2 * 3600,
                                "https://korp.example/settings/notifications" };
-    char subject[NOTIFY_SUBJECT_MAX], err[200] = "", *body = NULL;
-    assert_true(notify_mail_digest(&d, subject, sizeof subject, &body, err, sizeof err));
+    char subject[NOTIFY_SUBJECT_MAX], *body = NULL;
+    struct base_err err = { "" };
+    assert_true(notify_mail_digest(&d, subject, sizeof subject, &body, &err));
     assert_string_equal(subject, "Your move in 2 games");
     assert_true(strncmp(body, "Hello bob,\n\n", 12) == 0);
     assert_non_null(strstr(body, "Game aZ3kP9qw against alice (Korpalski), you play White\n"
@@ -643,12 +649,12 @@ static void test_notify_mail_digest(void **state)
     free(body);
 
     d.count = 1;
-    assert_true(notify_mail_digest(&d, subject, sizeof subject, &body, err, sizeof err));
+    assert_true(notify_mail_digest(&d, subject, sizeof subject, &body, &err));
     assert_string_equal(subject, "Your move in 1 game");
     free(body);
 
     d.count = 0;
-    assert_false(notify_mail_digest(&d, subject, sizeof subject, &body, err, sizeof err));
+    assert_false(notify_mail_digest(&d, subject, sizeof subject, &body, &err));
     assert_null(body);
 }
 
@@ -697,10 +703,10 @@ static void test_notify_mail_message_headers(void **state)
 {
     (void)state;
     struct notify_mail m = mail();
-    char err[200] = "";
-    char *msg = notify_mail_message(&m, err, sizeof err);
+    struct base_err err = { "" };
+    char *msg = notify_mail_message(&m, &err);
     if (msg == NULL)
-        fail_msg("%s", err);
+        fail_msg("%s", err.text);
     assert_wire_format(msg);
 
     assert_header(msg, "Date", "Wed, 25 Nov 2026 13:45:00 +0000");
@@ -743,7 +749,7 @@ static void test_notify_mail_message_headers(void **state)
     m.unsubscribe_url = "http://localhost:8080/unsubscribe?t=abc";
     m.from_name = NULL;
     m.to_name = "";
-    msg = notify_mail_message(&m, err, sizeof err);
+    msg = notify_mail_message(&m, &err);
     assert_non_null(msg);
     assert_header(msg, "List-Unsubscribe", "<http://localhost:8080/unsubscribe?t=abc>");
     assert_null(header_value(msg, "List-Unsubscribe-Post"));
@@ -751,13 +757,13 @@ static void test_notify_mail_message_headers(void **state)
     assert_header(msg, "To", "bob@example.net");
     free(msg);
     m.unsubscribe_url = NULL;
-    msg = notify_mail_message(&m, err, sizeof err);
+    msg = notify_mail_message(&m, &err);
     assert_non_null(msg);
     assert_null(header_value(msg, "List-Unsubscribe"));
     free(msg);
 
     m.date = 0;
-    msg = notify_mail_message(&m, err, sizeof err);
+    msg = notify_mail_message(&m, &err);
     assert_header(msg, "Date", "Thu, 1 Jan 1970 00:00:00 +0000");
     free(msg);
 }
@@ -780,10 +786,10 @@ static void test_notify_mail_message_encoded_words(void **state)
     for (size_t i = 0; i < sizeof subjects / sizeof *subjects; i++) {
         struct notify_mail m = mail();
         m.subject = subjects[i];
-        char err[200] = "";
-        char *msg = notify_mail_message(&m, err, sizeof err);
+        struct base_err err = { "" };
+        char *msg = notify_mail_message(&m, &err);
         if (msg == NULL)
-            fail_msg("%s", err);
+            fail_msg("%s", err.text);
         assert_wire_format(msg);
         char *raw = header_value(msg, "Subject");
         for (const char *p = raw; *p; p++)
@@ -803,8 +809,8 @@ static void test_notify_mail_message_encoded_words(void **state)
     struct notify_mail m = mail();
     m.to_name = "Pawe\xc5\x82 Gli\xc5\x84ski";
     m.from_name = "korp chess server";
-    char err[200] = "";
-    char *msg = notify_mail_message(&m, err, sizeof err);
+    struct base_err err = { "" };
+    char *msg = notify_mail_message(&m, &err);
     assert_non_null(msg);
     assert_wire_format(msg);
     assert_header(msg, "From", "korp chess server <korp@example.org>");
@@ -823,9 +829,9 @@ static void test_notify_mail_message_random_id(void **state)
     struct notify_mail m = mail();
     m.message_id = NULL;
     m.message_id_domain = "mail.example.org";
-    char err[200] = "";
-    char *one = notify_mail_message(&m, err, sizeof err);
-    char *two = notify_mail_message(&m, err, sizeof err);
+    struct base_err err = { "" };
+    char *one = notify_mail_message(&m, &err);
+    char *two = notify_mail_message(&m, &err);
     assert_non_null(one);
     assert_non_null(two);
     char *id1 = header_value(one, "Message-ID"), *id2 = header_value(two, "Message-ID");
@@ -844,7 +850,7 @@ static void test_notify_mail_message_random_id(void **state)
 
     /* Without a domain, the sender's. */
     m.message_id_domain = NULL;
-    one = notify_mail_message(&m, err, sizeof err);
+    one = notify_mail_message(&m, &err);
     id1 = header_value(one, "Message-ID");
     assert_string_equal(id1 + strlen(id1) - strlen("@example.org>"), "@example.org>");
     free(id1);
@@ -915,32 +921,33 @@ static void test_notify_mail_message_refuses_injection(void **state)
             break;
         case BODY: m.body = cases[i].value; break;
         }
-        char err[300] = "";
-        char *msg = notify_mail_message(&m, err, sizeof err);
+        struct base_err err = { "" };
+        char *msg = notify_mail_message(&m, &err);
         if (msg != NULL)
             fail_msg("case %zu (%s) was accepted:\n%s", i, cases[i].err_names, msg);
-        if (strncmp(err, cases[i].err_names, strlen(cases[i].err_names)) != 0)
-            fail_msg("case %zu: message '%s' does not start with '%s'", i, err,
+        if (strncmp(err.text, cases[i].err_names, strlen(cases[i].err_names)) != 0)
+            fail_msg("case %zu: message '%s' does not start with '%s'", i, err.text,
                      cases[i].err_names);
     }
 
     /* Missing pieces and overlong text. */
     struct notify_mail m = mail();
-    char err[300] = "", long_subject[NOTIFY_HEADER_TEXT_MAX + 2];
+    char long_subject[NOTIFY_HEADER_TEXT_MAX + 2];
+    struct base_err err = { "" };
     memset(long_subject, 'a', sizeof long_subject - 1);
     long_subject[sizeof long_subject - 1] = '\0';
     m.subject = long_subject;
-    assert_null(notify_mail_message(&m, err, sizeof err));
-    assert_non_null(strstr(err, "too long"));
+    assert_null(notify_mail_message(&m, &err));
+    assert_non_null(strstr(err.text, "too long"));
     m = mail();
     m.subject = NULL;
-    assert_null(notify_mail_message(&m, err, sizeof err));
+    assert_null(notify_mail_message(&m, &err));
     m = mail();
     m.body = NULL;
-    assert_null(notify_mail_message(&m, err, sizeof err));
+    assert_null(notify_mail_message(&m, &err));
     m = mail();
     m.to_address = NULL;
-    assert_null(notify_mail_message(&m, err, sizeof err));
+    assert_null(notify_mail_message(&m, &err));
 }
 
 int main(void)

@@ -374,13 +374,13 @@ static void test_notify_sign_url_verdicts(void **state)
 {
     (void)state;
     for (const struct url_case *c = url_cases; c->url; c++) {
-        char err[512] = "unset";
-        enum notify_url_verdict v = notify_url_check(c->url, c->allow_private, err, sizeof err);
-        if (v != c->verdict || !strstr(err, c->err_part))
+        struct base_err err = { "unset" };
+        enum notify_url_verdict v = notify_url_check(c->url, c->allow_private, &err);
+        if (v != c->verdict || !strstr(err.text, c->err_part))
             fail_msg("%s (private %s): verdict %d, want %d; message \"%s\"", c->url,
                      c->allow_private ? "allowed" : "refused", v, c->verdict, err);
         if (v == NOTIFY_URL_OK)
-            assert_string_equal(err, "");
+            assert_string_equal(err.text, "");
     }
 
     /* Longer than 2048 characters. */
@@ -388,31 +388,31 @@ static void test_notify_sign_url_verdicts(void **state)
     memset(long_url, 'a', sizeof long_url - 1);
     long_url[sizeof long_url - 1] = '\0';
     memcpy(long_url, "https://1.1.1.1/", 16);
-    char err[256];
-    assert_int_equal(notify_url_check(long_url, false, err, sizeof err), NOTIFY_URL_BAD_URL);
-    assert_non_null(strstr(err, "limit is 2048"));
+    struct base_err err = { "" };
+    assert_int_equal(notify_url_check(long_url, false, &err), NOTIFY_URL_BAD_URL);
+    assert_non_null(strstr(err.text, "limit is 2048"));
     long_url[NOTIFY_URL_MAX] = '\0';
-    assert_int_equal(notify_url_check(long_url, false, err, sizeof err), NOTIFY_URL_OK);
+    assert_int_equal(notify_url_check(long_url, false, &err), NOTIFY_URL_OK);
 }
 
 static void test_notify_sign_url_pin(void **state)
 {
     (void)state;
     struct notify_pin pin;
-    char err[256];
+    struct base_err err = { "" };
 
-    assert_true(notify_url_pin("https://1.1.1.1:8443/hook", false, &pin, err, sizeof err));
+    assert_true(notify_url_pin("https://1.1.1.1:8443/hook", false, &pin, &err));
     assert_string_equal(pin.host, "1.1.1.1");
     assert_int_equal(pin.port, 8443);
     assert_string_equal(pin.address, "1.1.1.1");
     assert_string_equal(pin.resolve, "");     /* a literal: libcurl does no DNS */
 
-    assert_true(notify_url_pin("http://[::1]/", true, &pin, err, sizeof err));
+    assert_true(notify_url_pin("http://[::1]/", true, &pin, &err));
     assert_string_equal(pin.host, "::1");
     assert_int_equal(pin.port, 80);
     assert_string_equal(pin.address, "::1");
 
-    assert_true(notify_url_pin("http://localhost:8080/x", true, &pin, err, sizeof err));
+    assert_true(notify_url_pin("http://localhost:8080/x", true, &pin, &err));
     assert_string_equal(pin.host, "localhost");
     assert_int_equal(pin.port, 8080);
     if (strcmp(pin.address, "127.0.0.1") == 0)
@@ -422,11 +422,11 @@ static void test_notify_sign_url_pin(void **state)
     else
         fail_msg("localhost pinned to %s", pin.address);
 
-    assert_false(notify_url_pin("http://localhost:8080/x", false, &pin, err, sizeof err));
-    assert_non_null(strstr(err, "loopback address"));
+    assert_false(notify_url_pin("http://localhost:8080/x", false, &pin, &err));
+    assert_non_null(strstr(err.text, "loopback address"));
     assert_string_equal(pin.resolve, "");
-    assert_false(notify_url_pin("ftp://1.1.1.1/", false, &pin, err, sizeof err));
-    assert_non_null(strstr(err, "http or https"));
+    assert_false(notify_url_pin("ftp://1.1.1.1/", false, &pin, &err));
+    assert_non_null(strstr(err.text, "http or https"));
 }
 
 /* ---- A real transfer on loopback ---------------------------------------- */
@@ -573,9 +573,9 @@ static void test_notify_sign_loopback_transfer(void **state)
 
     /* A pin made by notify_url_pin for the literal works the same. */
     struct notify_pin literal;
-    char err[256];
+    struct base_err err = { "" };
     snprintf(url, sizeof url, "http://127.0.0.1:%d/hook", server.port);
-    assert_true(notify_url_pin(url, true, &literal, err, sizeof err));
+    assert_true(notify_url_pin(url, true, &literal, &err));
     assert_int_equal(fetch(url, &literal, true, &status), CURLE_OK);
     assert_int_equal(status, 200);
     assert_int_equal(atomic_load(&server.accepted), 2);

@@ -231,8 +231,8 @@ static void check_wire(const struct notify_mail *m, const char *msg)
  * check_wire accepts. */
 static void check_message(const struct notify_mail *m)
 {
-    char err[512] = "";
-    char *msg = notify_mail_message(m, err, sizeof err);
+    struct base_err err = { "" };
+    char *msg = notify_mail_message(m, &err);
     if (msg == NULL) {
         if (err[0] == '\0')
             abort();
@@ -348,12 +348,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t subject_size = in.sizes ? (size_t)in.sizes % 64 : NOTIFY_SUBJECT_MAX;
     char *subject = malloc(subject_size ? subject_size : 1);
     char *body = NULL;
-    char err[512] = "";
+    struct base_err err = { "" };
 
     struct notify_about a = { .kind = (enum notify_kind)(in.kind % (NOTIFY_KIND_COUNT + 2)),
                               .ply = in.ply, .now = in.now };
     set_members(&a, IN_ABOUT, in.field);
-    bool ok = notify_mail_text(&a, subject, subject_size, &body, err, sizeof err);
+    bool ok = notify_mail_text(&a, subject, subject_size, &body, &err);
     check_words(ok, subject, subject_size, body, err, &m);
 
     struct notify_digest_game games[3];
@@ -371,7 +371,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                .settings_url = in.field[F_SETTINGS_URL] };
     body = NULL;
     err[0] = '\0';
-    ok = notify_mail_digest(&d, subject, subject_size, &body, err, sizeof err);
+    ok = notify_mail_digest(&d, subject, subject_size, &body, &err);
     check_words(ok, subject, subject_size, body, err, &m);
 
     free(subject);
