@@ -126,7 +126,6 @@ enum MHD_Result api_metrics_reply(struct api_request *req)
     struct base_text t = { 0 };
     struct db_pool_stats db;
     struct notify_stats sent;
-    static const char *const channels[2] = { "email", "webhook" };
     struct MHD_Response *resp;
     unsigned long cumulative;
 
@@ -215,12 +214,13 @@ enum MHD_Result api_metrics_reply(struct api_request *req)
     notify_stats(&sent);
     base_text_put(&t, "# HELP korp_notifications_total Delivery attempts by this process's notify "
             "workers, by channel and outcome.\n# TYPE korp_notifications_total counter\n");
-    for (int c = 0; c < 2; c++)
+    for (enum db_channel c = 0; c < DB_CHANNEL_COUNT; c++)
         base_text_put(&t,
             "korp_notifications_total{channel=\"%s\",outcome=\"delivered\"} %lu\n"
             "korp_notifications_total{channel=\"%s\",outcome=\"retried\"} %lu\n"
             "korp_notifications_total{channel=\"%s\",outcome=\"failed\"} %lu\n",
-            channels[c], sent.delivered[c], channels[c], sent.retried[c], channels[c],
+            db_channel_text(c), sent.delivered[c], db_channel_text(c), sent.retried[c],
+            db_channel_text(c),
             sent.failed[c]);
     size_t len = t.len;
     char *text = base_text_take(&t);

@@ -148,11 +148,15 @@ enum db_challenge_status {
     DB_CHALLENGE_CANCELLED
 };
 
+/* How a notification reaches a player. */
+enum db_channel { DB_CHANNEL_EMAIL = 0, DB_CHANNEL_WEBHOOK, DB_CHANNEL_COUNT };
+
 /* Text of each ("" for DB_END_NONE and DB_COLOR_NONE: stored as NULL, shown as null). */
 const char *db_game_status_text(enum db_game_status status);
 const char *db_termination_text(enum db_termination termination);
 const char *db_color_text(enum db_color color);
 const char *db_challenge_status_text(enum db_challenge_status status);
+const char *db_channel_text(enum db_channel channel);
 
 /* Each reads its own words exactly (NULL or "" reads as DB_END_NONE and
  * DB_COLOR_NONE where those exist); false for any other text. */
@@ -160,6 +164,7 @@ bool db_game_status_parse(const char *text, enum db_game_status *out);
 bool db_termination_parse(const char *text, enum db_termination *out);
 bool db_color_parse(const char *text, enum db_color *out);
 bool db_challenge_status_parse(const char *text, enum db_challenge_status *out);
+bool db_channel_parse(const char *text, enum db_channel *out);
 
 /* The variant of exactly that name (lower case, as stored), or NULL. */
 const struct rules_variant *db_variant_parse(const char *text);
@@ -568,7 +573,7 @@ enum db_status db_server_secret(struct db_pool *pool, const char *name,
 /* A delivery claimed by a worker, with what sending it needs. */
 struct db_delivery {
     long long id;
-    char channel[8];               /* email, webhook */
+    enum db_channel channel;
     char type[24];                 /* a notification type, "digest" or "webhook_disabled" */
     char *payload;                 /* JSON object text; owned */
     int attempt;                   /* this attempt's number, from 1 */

@@ -48,6 +48,11 @@ static const struct name challenge_statuses[] = {
     { DB_CHALLENGE_CANCELLED, "cancelled" },
 };
 
+static const struct name channels[] = {
+    { DB_CHANNEL_EMAIL, "email" },
+    { DB_CHANNEL_WEBHOOK, "webhook" },
+};
+
 static const char *text_of(const struct name *table, size_t n, int value)
 {
     for (size_t i = 0; i < n; i++)
@@ -86,6 +91,7 @@ NAMES(game_status, enum db_game_status, game_statuses)
 NAMES(termination, enum db_termination, terminations)
 NAMES(color, enum db_color, colors)
 NAMES(challenge_status, enum db_challenge_status, challenge_statuses)
+NAMES(channel, enum db_channel, channels)
 
 const struct rules_variant *db_variant_parse(const char *text)
 {

@@ -94,7 +94,7 @@ static void delivery_read(struct db_delivery *d, const PGresult *res, int row)
 {
     const struct db_row r = { res, row };
     d->id = db_row_long(&r, "id");
-    db_row_text(&r, "channel", d->channel, sizeof d->channel);
+    db_channel_parse(db_row_value(&r, "channel"), &d->channel);
     db_row_text(&r, "type", d->type, sizeof d->type);
     d->attempt = db_row_int(&r, "attempts");
     d->created_unix = db_row_long(&r, "created_unix");

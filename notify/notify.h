@@ -65,7 +65,8 @@ bool notify_webhook_secret(char *out, size_t size);
 
 /* Delivery counters since start (for /metrics), by channel. */
 struct notify_stats {
-    unsigned long delivered[2], retried[2], failed[2];   /* [0] email, [1] webhook */
+    unsigned long delivered[DB_CHANNEL_COUNT], retried[DB_CHANNEL_COUNT],
+        failed[DB_CHANNEL_COUNT];   /* by enum db_channel */
 };
 void notify_stats(struct notify_stats *out);
 

@@ -86,7 +86,7 @@ static void put_men(struct sink *s, const char *label, const int count[RULES_PIE
     put(s, "%s\n", any ? "" : " empty");
 }
 
-static void draw_korpalski(struct sink *s, const char *fen)
+static void draw_square(struct sink *s, const char *fen)
 {
     char board[64];
     int on_board[2][RULES_PIECE_TYPES] = { { 0 } };
@@ -177,7 +177,7 @@ static void label(char grid[GLINSKI_LINES][GLINSKI_WIDTH], int line, int x, int 
     memcpy(&grid[line][at], text, (size_t)n);
 }
 
-static void draw_glinski(struct sink *s, const char *fen)
+static void draw_hexagon(struct sink *s, const char *fen)
 {
     char grid[GLINSKI_LINES][GLINSKI_WIDTH];
     memset(grid, ' ', sizeof grid);
@@ -229,17 +229,15 @@ static void draw_glinski(struct sink *s, const char *fen)
 
 /* ---- The variants -------------------------------------------------------- */
 
-/* Each variant's drawing, and the key under the turn line. */
+/* Each board's drawing, and the key under the turn line. */
 static const struct {
-    const char *variant;
     void (*draw)(struct sink *s, const char *canonical_fen);
     const char *legend;
 } drawers[] = {
-    { "korpalski", draw_korpalski, "(upper case: White, lower case: Black)\n" },
-    { "glinski", draw_glinski,
+    [RULES_BOARD_SQUARE_8X8] = { draw_square, "(upper case: White, lower case: Black)\n" },
+    [RULES_BOARD_HEXAGON_91] = { draw_hexagon,
       "(upper case: White, lower case: Black; files run up the columns,\n"
       "ranks bend at file f: rank 1 is a1 down to f1 and up to l1)\n" },
-    { NULL, NULL, NULL }
 };
 
 size_t notify_diagram(const char *variant, const char *fen, char *out, size_t size)
@@ -259,15 +257,16 @@ size_t notify_diagram(const char *variant, const char *fen, char *out, size_t si
         return 0;
     v->position_format(&pos, canonical, sizeof canonical);
 
-    for (int i = 0; drawers[i].variant != NULL; i++)
-        if (strcmp(drawers[i].variant, v->name) == 0) {
-            drawers[i].draw(&s, canonical);
-            put_turn(&s, v, &pos);
-            put(&s, "%s", drawers[i].legend);
-            if (s.full)
-                break;
-            return s.len;
-        }
-    out[0] = '\0';
-    return 0;
+    if ((size_t)v->board >= sizeof drawers / sizeof *drawers) {
+        out[0] = '\0';
+        return 0;
+    }
+    drawers[v->board].draw(&s, canonical);
+    put_turn(&s, v, &pos);
+    put(&s, "%s", drawers[v->board].legend);
+    if (s.full) {
+        out[0] = '\0';
+        return 0;
+    }
+    return s.len;
 }

@@ -11,6 +11,7 @@
 #include "notify_mail.h"
 
 #include "base.h"
+#include "db.h"
 #include "rules.h"
 
 #include <stdio.h>
@@ -116,9 +117,9 @@ static const struct {
 /* 0 for "white", 1 for "black", -1 otherwise. */
 static int color_index(const char *color)
 {
-    if (color == NULL)
-        return -1;
-    return strcmp(color, "white") == 0 ? 0 : strcmp(color, "black") == 0 ? 1 : -1;
+    enum db_color c = DB_COLOR_NONE;
+    db_color_parse(color, &c);
+    return c == DB_COLOR_WHITE ? 0 : c == DB_COLOR_BLACK ? 1 : -1;
 }
 
 static const char *const color_words[2] = { "White", "Black" };

@@ -37,7 +37,7 @@ static struct notify_stats stats;
 
 void notify_count(const struct db_delivery *d, const struct db_attempt *a)
 {
-    int channel = strcmp(d->channel, "webhook") == 0;
+    int channel = d->channel;
     pthread_mutex_lock(&stats_lock);
     if (a->outcome == DB_DELIVERED)
         stats.delivered[channel]++;
@@ -63,14 +63,15 @@ static void deliver(struct notify *n, struct notify_sender *s, const struct db_d
     struct db_attempt a = { 0 };
     enum db_status rc;
 
-    if (strcmp(d->channel, "webhook") == 0)
+    if (d->channel == DB_CHANNEL_WEBHOOK)
         notify_webhook_send(s, d, &a, &error);
     else
         notify_email_send(s, d, &a, &error);
     a.error = error.text[0] ? error.text : NULL;
     notify_count(d, &a);
     base_log(a.outcome == DB_DELIVERED ? BASE_LOG_DEBUG : BASE_LOG_INFO,
-             "notify: %s %s msg_%lld attempt %d for %s: %s%s%s", d->channel, d->type, d->id,
+             "notify: %s %s msg_%lld attempt %d for %s: %s%s%s", db_channel_text(d->channel),
+             d->type, d->id,
              d->attempt, d->player_id,
              a.outcome == DB_DELIVERED ? "delivered"
              : a.outcome == DB_RETRY   ? "will retry"
@@ -87,7 +88,7 @@ static void deliver(struct notify *n, struct notify_sender *s, const struct db_d
  * resolution and recording. */
 static double longest_attempt(const struct notify_config *c, const struct db_delivery *d)
 {
-    return (strcmp(d->channel, "webhook") == 0 ? c->webhook_timeout_seconds
+    return (d->channel == DB_CHANNEL_WEBHOOK ? c->webhook_timeout_seconds
                                                : NOTIFY_SMTP_TIMEOUT_SECONDS) + 10.0;
 }
 

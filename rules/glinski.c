@@ -128,6 +128,7 @@ const struct rules_variant rules_glinski = {
     .name = "glinski",
     .pgn_name = "Glinski",
     .start_text = "b/qbk/n1b1n/r5r/ppppppppp/11/5P5/4P1P4/3P1B1P3/2P2B2P2/1PRNQBKNRP1 w - 0 1",
+    .board = RULES_BOARD_HEXAGON_91,
     .hungarian_letters = true,
     .polish_notation = false,
     .position_parse = position_parse,

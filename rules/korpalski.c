@@ -177,6 +177,7 @@ const struct rules_variant rules_korpalski = {
     .name = "korpalski",
     .pgn_name = "Korpalski",
     .start_text = "8/8/8/8/8/8/8/8[KQRRBBNNPPPPPPPPkqrrbbnnpppppppp] w - - 0 1",
+    .board = RULES_BOARD_SQUARE_8X8,
     .hungarian_letters = false,
     .polish_notation = true,
     .position_parse = position_parse,

@@ -104,6 +104,12 @@ enum rules_status {
     RULES_INSUFFICIENT_MATERIAL
 };
 
+/* The shape of a variant's board, for those who draw it. */
+enum rules_board {
+    RULES_BOARD_SQUARE_8X8 = 0,  /* 64 squares, files a-h, ranks 1-8 */
+    RULES_BOARD_HEXAGON_91       /* Glinski's 91 cells, files a-l (no j), ranks 1-11 */
+};
+
 /* Result of a game, in the words of PGN. */
 enum rules_result {
     RULES_RESULT_NONE = 0,     /* "*" */
@@ -205,6 +211,7 @@ struct rules_variant {
     const char *pgn_name;    /* value of the PGN Variant tag */
     const char *start_text;  /* start position as FEN/HFEN */
     /* What callers need to know of a variant, so that none compares names: */
+    enum rules_board board;
     bool hungarian_letters;  /* move_parse also reads RULES_DIALECT_HUNGARIAN
                                 (where B is a rook, bastya) */
     bool polish_notation;    /* move_format writes the inventor's Polish
