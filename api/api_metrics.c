@@ -61,6 +61,7 @@ struct api_metrics {
     atomic_ulong latency_count, latency_sum_us;
     atomic_ulong moves[OUTCOMES];
     atomic_ulong claims[2][2];                               /* kind, accepted */
+    atomic_long in_flight;                                   /* requests begun, not ended */
     atomic_ulong started[VARIANTS];
     atomic_ulong finished[VARIANTS][TERMINATIONS];
 };
@@ -106,6 +107,12 @@ void api_metrics_game(struct api_metrics *m, const struct db_game *g, bool start
         atomic_fetch_add(&m->finished[v][DB_END_NONE], 1);
     else if (g->termination != DB_END_NONE)
         atomic_fetch_add(&m->finished[v][g->termination], 1);
+}
+
+void api_metrics_in_flight(struct api_metrics *m, int delta)
+{
+    if (m != NULL)
+        atomic_fetch_add(&m->in_flight, delta);
 }
 
 void api_metrics_move(struct api_metrics *m, const struct games_result *r)
@@ -188,6 +195,9 @@ enum MHD_Result api_metrics_reply(struct api_request *req)
             base_text_put(&t, "korp_games_finished_total{variant=\"%s\",termination=\"%s\"} %lu\n",
                 variants[v]->name, termination_label(e), atomic_load(&m->finished[v][e]));
         }
+    base_text_put(&t, "# HELP korp_http_requests_in_flight Requests begun and not yet "
+            "answered, this one included.\n# TYPE korp_http_requests_in_flight gauge\n"
+            "korp_http_requests_in_flight %ld\n", atomic_load(&m->in_flight));
     base_text_put(&t, "# HELP korp_event_streams Event streams open now.\n"
             "# TYPE korp_event_streams gauge\nkorp_event_streams %d\n",
         api_hub_streams(req->hub));

@@ -89,6 +89,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
         request_id(conn, req->request_id);
         *con_cls = req;
         atomic_fetch_add(&server->in_flight, 1);
+        api_metrics_in_flight(req->metrics, 1);
         if (announced_too_large(conn)) {
             req->body_too_large = true;
             return api_route(req);
@@ -138,6 +139,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
         base_log(BASE_LOG_INFO, "%s %s %u %.1f ms id=%s", req->method, req->route,
                  req->status, (double)took / 1000.0, req->request_id);
         api_metrics_request(req->metrics, req->route_index, req->status, (long)took);
+        api_metrics_in_flight(req->metrics, -1);
         cJSON_Delete(req->json);
         free(req->body);
         free(req);

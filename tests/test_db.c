@@ -161,7 +161,7 @@ static void test_db_run_tx_survives_a_killed_connection(void **state)
 
 static void test_db_idle_connection_closed_by_server_is_replaced(void **state)
 {
-    char named[1024], kill[256];
+    char named[1024], kill[256], gone[256];
     struct base_err err = { "" };
     struct db_pool *pool;
     struct attempts plain = { 0, 0, NULL };
@@ -177,7 +177,15 @@ static void test_db_idle_connection_closed_by_server_is_replaced(void **state)
     /* What a server restart does to idle connections: the server ends them. */
     assert_int_equal(db_ping(pool, &latency, &version, &err), DB_OK);
     PQclear(sql(kill));
-    nanosleep(&(struct timespec){ 0, 200 * 1000 * 1000 }, NULL);
+    /* Until the server has ended it: its backend is gone from the list
+     * (bounded: 10 s). */
+    snprintf(gone, sizeof gone, "SELECT count(*) FROM pg_stat_activity"
+             " WHERE application_name = 'idle-probe-%d'", (int)getpid());
+    for (int i = 0; scalar(gone) > 0; i++) {
+        if (i == 500)
+            fail_msg("the terminated backend is still there after 10 s");
+        nanosleep(&(struct timespec){ 0, 20 * 1000 * 1000 }, NULL);
+    }
     /* Found dead when taken: reconnected before running, so the work runs
      * once (a dead connection would fail it and make it run again). */
     assert_int_equal(db_run_once(pool, flaky, &plain, &err), DB_OK);

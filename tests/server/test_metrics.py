@@ -55,6 +55,8 @@ def test_metrics_follow_the_requests(shared_db_url, start_korpd):
     assert value(text, "korp_http_requests_total", method="POST",
                  route="/v1/games/{id}/moves", status="422") == 2
     assert value(text, "korp_event_streams") == 0
+    # Nothing else is in flight on this korpd: only the scrape itself.
+    assert value(text, "korp_http_requests_in_flight") == 1
     assert value(text, "korp_db_connects_total") >= 1
     count = value(text, "korp_http_request_duration_seconds_count")
     assert value(text, "korp_http_request_duration_seconds_bucket", le="+Inf") == count
