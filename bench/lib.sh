@@ -44,15 +44,4 @@ bench_build_korpd() {
     case $build in /*) KORPD=$build/korpd/korpd ;; *) KORPD=$PWD/$build/korpd/korpd ;; esac
 }
 
-# bench_free_port [AVOID...]: a free loopback port in 20000-31999, below the
-# kernel's ephemeral range (32768-60999), where outgoing connections may
-# hold a port that looks free (as scripts/test.sh does).
-bench_free_port() {
-    local candidate a ok
-    for _ in $(seq 1 20); do
-        candidate=$((20000 + RANDOM % 12000)); ok=1
-        for a in "$@"; do [ "$a" = "$candidate" ] && ok=0; done
-        [ "$ok" = 1 ] && ! port_in_use "$candidate" && { echo "$candidate"; return 0; }
-    done
-    return 1
-}
+# Free ports: korp_free_port (scripts/lib.sh) sets KORP_FREE_PORT.

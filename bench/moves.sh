@@ -146,7 +146,7 @@ else
     cat "$TMP/move.diff" >&2; die "$MOVE_SQL is not korpd's move (db/db_statements.c); update it"
 fi
 
-# ---- PostgreSQL, then korpd, on random free ports (bench/lib.sh).
+# ---- PostgreSQL, then korpd, on free ports (korp_free_port, scripts/lib.sh).
 korp_pg_throwaway "$TMP/pg" "$OWNER"
 PORT=$KORP_PG_PORT_FOUND
 korp_pg_role "$TMP/pg" "$OWNER" "$PORT"
@@ -157,7 +157,8 @@ PG_MAIN=$(head -n 1 "$TMP/pg/postmaster.pid")
 say "PostgreSQL $("$(korp_pg_bin)/postgres" --version | awk '{print $3}') on 127.0.0.1:$PORT (fsync on)"
 
 # ---- korpd
-KPORT=$(bench_free_port "$PORT") || die "no free port for korpd"
+korp_free_port "$PORT" || die "no free port for korpd"
+KPORT=$KORP_FREE_PORT
 KORP_DATABASE_URL="host=127.0.0.1 port=$PORT dbname=korp_bench user=$KORP_PG_USER passfile=$TMP/korp.pgpass" \
 KORP_LISTEN=127.0.0.1:$KPORT KORP_RATE_LIMIT=0 KORP_DB_POOL_SIZE=$POOL KORP_HTTP_THREADS=$THREADS \
     "$KORPD" </dev/null >"$TMP/korpd.log" 2>&1 &

@@ -63,14 +63,16 @@ korp_pg_createdb "$TMP/pg" "$PORT" korp_bench
 export KORP_DATABASE_URL="host=127.0.0.1 port=$PORT dbname=korp_bench user=$KORP_PG_USER passfile=$TMP/korp.pgpass"
 export KORP_RATE_LIMIT=0 KORP_WEBHOOK_ALLOW_PRIVATE=1 KORP_DB_POOL_SIZE=16
 
-SPORT=$(bench_free_port "$PORT") || die "no free port for the receiver"
+korp_free_port "$PORT" || die "no free port for the receiver"
+SPORT=$KORP_FREE_PORT
 node bench/webhook_sink.mjs "$SPORT" >"$TMP/sink.log" 2>&1 &
 PIDS+=($!)
 SINK=http://127.0.0.1:$SPORT
 for _ in $(seq 1 100); do curl -sf "$SINK/count" >/dev/null 2>&1 && break; sleep 0.1; done
 
 # start_korpd NAME [ARGS...] (environment: the caller's): sets KPID.
-KPORT=$(bench_free_port "$PORT" "$SPORT") || die "no free port for korpd"
+korp_free_port "$PORT" "$SPORT" || die "no free port for korpd"
+KPORT=$KORP_FREE_PORT
 start_korpd() {
     local name=$1; shift
     KORP_LISTEN=127.0.0.1:$KPORT "$KORPD" "$@" </dev/null >"$TMP/$name.log" 2>&1 &

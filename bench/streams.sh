@@ -9,7 +9,8 @@
 # What it does, all on loopback, everything stopped by PID on exit:
 #   - a throwaway PostgreSQL (fsync on) and korpd (Release, built into
 #     build-streams-bench/; bench/lib.sh: BENCH_REV, BENCH_OVERLAY), on
-#     random free ports in 20000-31999; ulimit -n raised to the hard limit;
+#     free ports in 20000-31999 (korp_free_port, scripts/lib.sh); ulimit -n
+#     raised to the hard limit;
 #   - through the API (bench/moves_setup.py): for each N in STREAMS, N
 #     players and N/2 Korpalski games, each player in one game;
 #   - for each N: a fresh korpd A (and a second, B, on the same database:
@@ -96,7 +97,8 @@ DB_URL="host=127.0.0.1 port=$PORT dbname=korp_bench user=$KORP_PG_USER passfile=
 start_korpd() {
     local name=$1 avoid=("$PORT")
     [ -n "${KPORT_A:-}" ] && avoid+=("$KPORT_A")
-    KPORT=$(bench_free_port "${avoid[@]}") || die "no free port for korpd"
+    korp_free_port "${avoid[@]}" || die "no free port for korpd"
+    KPORT=$KORP_FREE_PORT
     env KORP_DATABASE_URL="$DB_URL" KORP_LISTEN="127.0.0.1:$KPORT" KORP_RATE_LIMIT=0 \
         KORP_DB_POOL_SIZE="$POOL" ${KEEPALIVE:+KORP_SSE_KEEPALIVE_SECONDS=$KEEPALIVE} \
         "$KORPD" </dev/null >"$TMP/korpd-$name.log" 2>&1 &

@@ -105,6 +105,52 @@ port_in_use() {
     (exec 3<>"/dev/tcp/${2:-127.0.0.1}/$1") 2>/dev/null
 }
 
+# ---- ports for the servers these scripts start (and bench/'s): on
+# 127.0.0.1, from 20000-31999, below the kernel's range for outgoing
+# connections (32768-60999), where a client's socket may take a port that
+# looked free.
+KORP_PORT_LOW=20000
+KORP_PORT_SPAN=12000
+
+# port_held PORT: true if a TCP socket of this machine (of this network
+# namespace) has PORT as its local port, in any state: listening, connected
+# or closing (TIME-WAIT included), which a connect probe does not see.
+# Read from /proc/net/tcp and tcp6; without them, the connect probe.
+port_held() {
+    local files=() f
+    for f in /proc/net/tcp /proc/net/tcp6; do [ -r "$f" ] && files+=("$f"); done
+    [ ${#files[@]} -gt 0 ] || { port_in_use "$1"; return; }
+    awk -v p="$(printf '%04X' "$1")" '
+        FNR > 1 { n = split($2, a, ":"); if (a[n] == p) { held = 1; exit } }
+        END { exit !held }' "${files[@]}"
+}
+
+# korp_free_port [AVOID...]: sets KORP_FREE_PORT to a port of the range that
+# no socket holds now (port_held) and that is not among AVOID.  No chance
+# in it: the ports are tried one after the other from a point set by this
+# shell's pid (so scripts running side by side start apart), and each call
+# goes on where the last one stopped, so calls in a row never give the same
+# port.  Each port of the range is looked at once at most; returns 1 if none
+# is free.  It sets a variable rather than printing: a $(...) subshell
+# would lose where it stopped.
+KORP_PORT_NEXT=
+korp_free_port() {
+    local i port a avoided
+    KORP_FREE_PORT=
+    [ -n "$KORP_PORT_NEXT" ] || KORP_PORT_NEXT=$(( ($$ * 7919) % KORP_PORT_SPAN ))
+    for ((i = 0; i < KORP_PORT_SPAN; i++)); do
+        port=$((KORP_PORT_LOW + KORP_PORT_NEXT))
+        KORP_PORT_NEXT=$(( (KORP_PORT_NEXT + 1) % KORP_PORT_SPAN ))
+        avoided=0
+        for a in "$@"; do [ "$a" = "$port" ] && avoided=1; done
+        if [ "$avoided" = 0 ] && ! port_held "$port"; then
+            KORP_FREE_PORT=$port
+            return 0
+        fi
+    done
+    return 1
+}
+
 # True if process $1 runs one of the executables given after it.
 korp_pid_runs() {
     local pid=$1 exe b; shift
@@ -308,21 +354,27 @@ WHERE n.nspowner = 10 AND n.nspname NOT IN ('public', 'information_schema')
 SQL
 }
 
-# korp_pg_throwaway DATADIR OWNER: a new cluster on a free loopback port below
-# the kernel's ephemeral range (32768-60999, where outgoing connections may
-# hold a port that looks free), trying up to 8 ports; sets KORP_PG_PORT_FOUND.
+# korp_pg_throwaway DATADIR OWNER: a new cluster on a free port (korp_free_port);
+# sets KORP_PG_PORT_FOUND.  A port may be taken between the probe and
+# PostgreSQL's bind: then the next free port, up to 8 starts.  Any other
+# failure to start is no port's fault, and ends the script.
 korp_pg_throwaway() {
-    local data=$1 owner=$2 candidate
+    local data=$1 owner=$2 start
     KORP_PG_PORT_FOUND=
-    for _ in 1 2 3 4 5 6 7 8; do
-        candidate=$((20000 + RANDOM % 12000))
-        port_in_use "$candidate" && continue
+    for start in 1 2 3 4 5 6 7 8; do
+        korp_free_port ||
+            die "no free port in $KORP_PORT_LOW-$((KORP_PORT_LOW + KORP_PORT_SPAN - 1)) on 127.0.0.1"
         rm -rf "$data"
-        korp_pg_init "$data" "$owner" "$candidate"
-        if korp_pg_start "$data" "$owner"; then KORP_PG_PORT_FOUND=$candidate; return 0; fi
-        say "retrying on another port"
+        korp_pg_init "$data" "$owner" "$KORP_FREE_PORT"
+        if korp_pg_start "$data" "$owner"; then
+            KORP_PG_PORT_FOUND=$KORP_FREE_PORT
+            return 0
+        fi
+        grep -Eq 'could not bind|could not create any TCP/IP sockets' "$data/server.log" 2>/dev/null ||
+            die "could not start a throwaway PostgreSQL (log: $data/server.log)"
+        say "port $KORP_FREE_PORT was taken as PostgreSQL started (start $start of 8): the next free one"
     done
-    die "could not start a throwaway PostgreSQL"
+    die "could not start a throwaway PostgreSQL: 8 ports were taken as it started"
 }
 
 # ---- the engine bots (issue 12): players on the local korpd that answer

@@ -42,7 +42,6 @@ DEFAULT_EMAIL_EVENTS = {"move", "challenge", "draw_offer", "game_end", "deadline
 BASE_SETTINGS = dict(KORP_WEBHOOK_ALLOW_PRIVATE=1, KORP_NOTIFY_BACKOFF_SCALE=0.001,
                      KORP_SWEEP_SECONDS=1)
 WAIT = 20          # seconds: the longest wait for a delivery that is due
-SETTLE = 1.0       # seconds: how long "nothing more arrives" is watched
 
 TIME_RE = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)"
 
@@ -263,6 +262,59 @@ def register(pa, receiver, path, events=None, **behaviour):
 
 def deliveries(pa, hook_id):
     return pa.call("GET", "/v1/webhooks/{id}/deliveries", [hook_id], expect=200)[1]["deliveries"]
+
+
+# ---------------------------------------------------------------- "nothing more"
+#
+# "Nothing more arrives" is checked once korpd owes nothing more, never after a pause.
+# A delivery is written in the transaction of the event it carries (migration 003's
+# trigger), so it exists once the request that made the event has been answered; it
+# leaves the status pending only after the receiver (which records a request before
+# answering it) or smtp-sink (which writes a message before accepting it) has it, or
+# for good.  Once nothing is pending, whatever was owed has arrived and a count taken
+# then is final.  Reminders and digests are made by korpd's sweep instead:
+# sweep_runs() waits for a whole sweep that begins after it is called.
+
+def sql(db_url, query, **params):
+    """The rows of one query in the test's database (psql, unaligned: fields split by
+    '|', rows by newlines); each param is a psql variable (:'name' in the query)."""
+    argv = ["psql", "-X", "-q", "-t", "-A", "-v", "ON_ERROR_STOP=1", "-d", db_url]
+    for name, value in params.items():
+        argv += ["-v", f"{name}={value}"]
+    out = subprocess.run(argv, input=query, capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, (query, out.stderr)
+    return out.stdout.strip()
+
+
+def owes_nothing(db_url):
+    return sql(db_url, "SELECT count(*) FROM deliveries WHERE status = 'pending'") == "0"
+
+
+def settle(db_url, what, timeout=WAIT):
+    """Waits until korpd owes no delivery at all (see above)."""
+    eventually(lambda: owes_nothing(db_url), timeout, f"korpd to owe nothing ({what})")
+
+
+def settle_hooks(what, *hooks, timeout=WAIT):
+    """Waits until none of hooks ((owner's api, webhook), as the API lists its
+    deliveries) has a delivery pending."""
+    eventually(lambda: all(d["status"] != "pending" for pa, hook in hooks
+                           for d in deliveries(pa, hook["id"])),
+               timeout, f"nothing pending at the webhooks ({what})")
+
+
+def sweep_runs(api, db_url, what):
+    """Waits for korpd's sweep (deadline reminders, then digests, every
+    KORP_SWEEP_SECONDS) to run from its start after now.  A marker player (no address,
+    no games: it is never mailed) asks for a digest at 00 UTC, due at once; the sweep
+    that marks it sent began its digests after it asked.  A second marker, made after
+    the first is marked, is marked by a later sweep, whose reminders began after that."""
+    for _ in range(2):
+        ma, marker = player(api, "sweep", email=False)
+        put_prefs(ma, {"digest": {"enabled": True, "hour_utc": 0}})
+        eventually(lambda: sql(db_url, "SELECT digest_sent_on IS NOT NULL FROM "
+                                       "notification_settings WHERE player_id = :'id'",
+                               id=marker["id"]) == "t", WAIT, f"a sweep ({what})")
 
 
 def msg_id(rec):
@@ -520,7 +572,7 @@ def test_turn_email_then_one_click_unsubscribe(korpds, fresh_db, sink, soft):
         mover.move(gid, SAMPLE[ply]["san"], ply=ply)
         wait_count(lambda: your_move(sink, waiting["email"]), before + 1,
                    f"the turn email after ply {ply + 1}")
-    time.sleep(SETTLE)
+    settle(fresh_db, "the first three plies")
     assert len(your_move(sink, b["email"])) == 2
     assert len(your_move(sink, w["email"])) == 1
     # Anna is told of nothing but her turn; Bolek of the challenge and his turns.
@@ -569,7 +621,7 @@ def test_turn_email_then_one_click_unsubscribe(korpds, fresh_db, sink, soft):
     wa.move(gid, SAMPLE[4]["san"], ply=4)
     ba.move(gid, SAMPLE[5]["san"], ply=5)
     wait_count(lambda: your_move(sink, w["email"]), 3, "Anna's turn email after ply 6")
-    time.sleep(SETTLE)
+    settle(fresh_db, "plies 4 to 6")
     assert len(sink.messages(to=b["email"])) == b_before, \
         [m.subject for m in sink.messages(to=b["email"])]
 
@@ -665,7 +717,7 @@ def test_signed_webhooks_reach_the_players_they_concern(korpds, fresh_db, receiv
     eventually(lambda: len(delivered(receiver, "/hook/a")) >= len(want_a) and
                len(delivered(receiver, "/hook/b")) >= len(want_b) and
                len(delivered(receiver, "/hook/a-end")) >= 2, WAIT, "the deliveries of the games")
-    time.sleep(SETTLE)
+    settle_hooks("the games", (wa, hook_a), (ba, hook_b), (wa, end_only))
     everything = receiver.received()
     assert_verified(everything)
     assert all(ok(r) for r in everything), [(r["path"], r["answered_status"]) for r in everything]
@@ -744,7 +796,8 @@ def test_signed_webhooks_reach_the_players_they_concern(korpds, fresh_db, receiv
     assert new[0]["verified_by"] == [True, True], new[0]
     sigs = new[0]["headers"]["webhook-signature"].split(" ")
     assert len(sigs) == 2, sigs
-    time.sleep(SETTLE)
+    # Bolek's webhook is gone (the API shows it no more): the database says what is owed.
+    settle(fresh_db, "the game after the deletion")
     assert len(receiver.received("/hook/b")) == b_count
 
     # The retry route sends a delivery again, with the same webhook-id.
@@ -777,8 +830,8 @@ def test_failed_deliveries_are_retried_and_410_disables(korpds, fresh_db, receiv
     # No answer within KORP_WEBHOOK_TIMEOUT_SECONDS, then 200.
     slow = register(ba, receiver, "/hook/slow", events=["move"], responses=[{"hang": True}])
     # A redirect is an answer that is not 2xx: retried, never followed.
-    register(ba, receiver, "/hook/moved", events=["move"],
-             responses=[{"status": 307, "location": receiver.url("/hook/elsewhere")}])
+    moved = register(ba, receiver, "/hook/moved", events=["move"],
+                     responses=[{"status": 307, "location": receiver.url("/hook/elsewhere")}])
     # Nothing listens there: connection refused, again and again.
     closed_url = f"http://127.0.0.1:{free_port()}/hook"
     closed = ba.call("POST", "/v1/webhooks", json={"url": closed_url, "events": ["move"]},
@@ -842,7 +895,10 @@ def test_failed_deliveries_are_retried_and_410_disables(korpds, fresh_db, receiv
     wa.move(gid, "Q@g4", ply=2)
     eventually(lambda: len(delivered(receiver, "/hook/flaky")) >= 2, WAIT,
                "the next move at the working endpoint")
-    time.sleep(SETTLE)
+    # Every endpoint but the closed port (owed for days) done with: a delivery to the
+    # disabled one, if any were made, would be among them.
+    working = [(ba, h) for h in (flaky, later, gone, slow, moved)]
+    settle_hooks("plies 2 and 3", *working)
     assert len(receiver.received("/hook/gone")) == 1, receiver.received("/hook/gone")
     owed = deliveries(ba, gone["id"])
     assert owed and all(x["status"] == "failed" and x["next_attempt_at"] is None
@@ -856,7 +912,7 @@ def test_failed_deliveries_are_retried_and_410_disables(korpds, fresh_db, receiv
     ba.move(gid, SAMPLE[3]["san"], ply=3)
     wa.move(gid, SAMPLE[4]["san"], ply=4)
     eventually(lambda: delivered(receiver, "/hook/gone"), WAIT, "a delivery once enabled")
-    time.sleep(SETTLE)
+    settle_hooks("plies 4 and 5", *working)
     assert keys(delivered(receiver, "/hook/gone")) == [("move", gid, 5)]
 
     # The process's counters (/metrics) saw deliveries, retries and failures.
@@ -890,9 +946,11 @@ def test_a_delivery_is_given_up_after_three_days(korpds, fresh_db, receiver):
     # a scaled day (0.86 s) apart.
     assert 3 <= len(d["attempts"]) <= 12, d["attempts"]
     assert all(a["status_code"] == 503 for a in d["attempts"]), d["attempts"]
-    time.sleep(SETTLE)
+    # Failed is final, and korpd records an attempt only once the receiver (which
+    # records first) has answered it: every attempt listed has arrived, none is to come.
     got = receiver.received("/hook/down")
     assert len(got) == len(d["attempts"]), (len(got), len(d["attempts"]))
+    assert deliveries(ba, down["id"]) == listed
     assert got[-1]["received_at"] - got[0]["received_at"] >= 1.0, \
         [r["received_at"] - got[0]["received_at"] for r in got]
     assert len({msg_id(r) for r in got}) == 1
@@ -908,13 +966,20 @@ def test_smtp_tls_required_never_sends_in_clear(korpds, fresh_db, sink):
     ba, b = player(api, "tlb")
     _, game = new_game(wa, ba, b)
     wa.move(game["id"], "K@c3", ply=0)
-    time.sleep(1.5)     # attempts at once, 5 ms and 0.3 s later
+    # Bolek's two mails (the challenge, his move) tried three times each (at once,
+    # 5 ms and 0.3 s later), each try refused for want of TLS, both still owed.
+    tried = ("SELECT count(*) FROM deliveries d WHERE d.channel = 'email'"
+             " AND d.status = 'pending' AND d.player_id = :'id'"
+             " AND (SELECT count(*) FROM delivery_attempts a WHERE a.delivery_id = d.id) >= 3")
+    eventually(lambda: sql(fresh_db, tried, id=b["id"]) == "2", WAIT,
+               "three attempts at each mail")
+    assert sql(fresh_db, "SELECT count(*) FROM deliveries WHERE channel = 'email'") == "2"
     assert sink.messages() == [], [m.subject for m in sink.messages()]
     assert k1.alive(), k1.log_text()
     k1.kill9()
     korpds(fresh_db, sink=sink)
     got = wait_count(lambda: sink.messages(to=b["email"]), 2, "the owed mails, in clear now")
-    time.sleep(SETTLE)
+    settle(fresh_db, "the owed mails")
     assert len(sink.messages(to=b["email"])) == 2 and len(your_move(sink, b["email"])) == 1
     assert got
 
@@ -932,11 +997,16 @@ def test_owed_notifications_survive_kill_9(korpds, fresh_db, receiver, sink):
     ch, game = new_game(wa, ba, b)
     gid = game["id"]
     play(wa, ba, gid, [r["san"] for r in SAMPLE[:8]])
-    time.sleep(SETTLE)
-    assert receiver.received() == [] and sink.messages() == []
     owed = deliveries(ba, hook_b["id"])
-    assert len(owed) == 6 and all(d["status"] == "pending" for d in owed), owed
+    assert len(owed) == 6 and all(d["status"] == "pending" and d["attempts"] == []
+                                  for d in owed), owed
     k1.kill9()
+    # A delivery is claimed (attempts + 1, committed) before it is sent: with k1 gone
+    # and nothing ever claimed, k1 sent nothing, and nothing of it is on its way.
+    total, unclaimed = sql(fresh_db, "SELECT count(*), count(*) FILTER (WHERE attempts = 0"
+                                     " AND status = 'pending') FROM deliveries").split("|")
+    assert int(total) > 0 and unclaimed == total, (total, unclaimed)
+    assert receiver.received() == [] and sink.messages() == []
 
     korpds(fresh_db, sink=sink)
     want_a = [("game_start", gid, 0)] + [("move", gid, p) for p in (2, 4, 6, 8)]
@@ -946,7 +1016,7 @@ def test_owed_notifications_survive_kill_9(korpds, fresh_db, receiver, sink):
                len(delivered(receiver, "/hook/b")) >= len(want_b) and
                len(sink.messages(to=w["email"])) >= 4 and
                len(sink.messages(to=b["email"])) >= 5, WAIT, "the owed notifications")
-    time.sleep(SETTLE)
+    settle(fresh_db, "the owed notifications")
     assert keys(receiver.received("/hook/a")) == sorted(want_a, key=repr)
     assert keys(receiver.received("/hook/b")) == sorted(want_b, key=repr)
     assert_verified(receiver.received())
@@ -962,8 +1032,8 @@ def test_a_delivery_in_flight_when_korpd_dies_is_taken_over(korpds, fresh_db, re
     api = Api(k1.base)
     wa, w = player(api, "ifa", email=False)
     ba, b = player(api, "ifb", email=False)
-    register(wa, receiver, "/hook/a", events=["move"], default={"hang": True})
-    register(ba, receiver, "/hook/b", events=["move"], default={"hang": True})
+    hook_a = register(wa, receiver, "/hook/a", events=["move"], default={"hang": True})
+    hook_b = register(ba, receiver, "/hook/b", events=["move"], default={"hang": True})
     _, game = new_game(wa, ba, b)
     gid = game["id"]
     play(wa, ba, gid, [r["san"] for r in SAMPLE[:4]])
@@ -977,13 +1047,14 @@ def test_a_delivery_in_flight_when_korpd_dies_is_taken_over(korpds, fresh_db, re
         receiver.configure(path, default={"status": 200})
 
     started = time.monotonic()
-    korpds(fresh_db, KORP_NOTIFY_LEASE_SECONDS=lease)
+    k2 = korpds(fresh_db, KORP_NOTIFY_LEASE_SECONDS=lease)
     want_a = [("move", gid, p) for p in (2, 4)]
     want_b = [("move", gid, p) for p in (1, 3)]
     eventually(lambda: len(delivered(receiver, "/hook/a")) >= 2 and
                len(delivered(receiver, "/hook/b")) >= 2, lease + WAIT,
                "every owed move, the ones in flight included")
-    time.sleep(SETTLE)
+    settle_hooks("the moves owed", (Api(k2.base, wa.token), hook_a),
+                 (Api(k2.base, ba.token), hook_b))
     assert keys(delivered(receiver, "/hook/a")) == want_a
     assert keys(delivered(receiver, "/hook/b")) == want_b
     done = {msg_id(r) for r in receiver.received() if ok(r)}
@@ -1017,7 +1088,7 @@ def test_two_notifier_processes_deliver_everything_once(korpds, fresh_db, receiv
     eventually(lambda: len(delivered(receiver, "/hook/a")) >= len(want_a) and
                len(delivered(receiver, "/hook/b")) >= len(want_b) and
                len(sink.messages()) >= plies + 1, WAIT + 10, "every notification")
-    time.sleep(SETTLE * 1.5)
+    settle(fresh_db, "every notification")
     got = receiver.received()
     ids = [msg_id(r) for r in got]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
@@ -1159,7 +1230,8 @@ def test_deadline_reminders_by_webhook_and_email(korpds, korpd_binary, fresh_db,
     _, three = new_game(wa, ba, b, days_per_move=3)
     wa.move(day["id"], "K@c3", ply=0)
     wa.move(three["id"], "K@c3", ply=0)
-    time.sleep(2.5)
+    sweep_runs(api, fresh_db, "after the first moves")
+    settle(fresh_db, "after the first moves")
     assert reminders(day["id"]) == [], "a reminder with 24 h of a 1-day move left"
     assert reminders(three["id"]) == [], "a reminder with 72 h left and reminder_hours 48"
 
@@ -1172,7 +1244,8 @@ def test_deadline_reminders_by_webhook_and_email(korpds, korpd_binary, fresh_db,
     mail = wait_count(lambda: sink.messages(to=b["email"]), 1, "the reminder email")
     assert f"{k.base}/games/{day['id']}" in mail[0].msg.get_content()
     assert email.utils.parseaddr(str(mail[0].msg["To"]))[1] == b["email"]
-    time.sleep(2)
+    sweep_runs(api, fresh_db, "after the first reminder")
+    settle(fresh_db, "after the first reminder")
     assert len(reminders(day["id"])) == 1, "more than one reminder for one move"
     assert reminders(three["id"]) == [], "a reminder with 59 h left and reminder_hours 48"
 
@@ -1181,7 +1254,8 @@ def test_deadline_reminders_by_webhook_and_email(korpds, korpd_binary, fresh_db,
     later = eventually(lambda: reminders(three["id"]), WAIT, "the reminder with 47 h left")
     # 61 h on: 11 h left, but this move was reminded already.
     move_clock(61 * 3600)
-    time.sleep(2.5)
+    sweep_runs(api, fresh_db, "61 h on")
+    settle(fresh_db, "61 h on")
     assert len(reminders(three["id"])) == 1, "more than one reminder for one move"
     data = check_envelope(later[0], clock_offset=25 * 3600)
     assert (data["game_id"], data["ply"], data["to_move"]) == (three["id"], 1, "black"), data
@@ -1192,7 +1266,7 @@ def test_deadline_reminders_by_webhook_and_email(korpds, korpd_binary, fresh_db,
     # Bolek's email carries reminders only (email_events), one per webhook reminder.
     count = len(receiver.received("/hook/b"))
     mails = wait_count(lambda: sink.messages(to=b["email"]), count, "the reminder emails")
-    time.sleep(SETTLE)
+    settle(fresh_db, "the reminder emails")
     assert len(sink.messages(to=b["email"])) == count, [m.subject for m in mails]
     assert f"{k.base}/games/{three['id']}" in mails[-1].msg.get_content()
     soft.done()
@@ -1222,7 +1296,8 @@ def test_digest_replaces_turn_emails_with_one_a_day(korpds, korpd_binary, fresh_
     ba.move(g3["id"], "K@c3", ply=0)                 # Anna's turn there: mailed to her
     wait_count(lambda: sink.messages(to=b["email"]), 3, "the three challenge emails")
     wait_count(lambda: your_move(sink, w["email"]), 1, "Anna's turn email")
-    time.sleep(SETTLE)
+    sweep_runs(api, fresh_db, "at 10:00")
+    settle(fresh_db, "at 10:00")
     assert your_move(sink, b["email"]) == []
     # At 10:00 and a few seconds Bolek has had the challenges only: no digest yet.
     before = len(sink.messages(to=b["email"]))
@@ -1235,6 +1310,7 @@ def test_digest_replaces_turn_emails_with_one_a_day(korpds, korpd_binary, fresh_
     assert g3["id"] not in body, body
     assert f"{k.base}/games/{g1['id']}" in body, body
     assert digest.msg.get_content_type() == "text/plain"
-    time.sleep(3)
+    sweep_runs(api, fresh_db, "after the digest")
+    settle(fresh_db, "after the digest")
     assert len(sink.messages(to=b["email"])) == before + 1
     assert your_move(sink, b["email"]) == []
