@@ -158,8 +158,10 @@ static void new_player(struct db_player *p, char *token, size_t token_size)
 {
     char name[DB_NAME_SIZE], tok[96];
     struct base_err err = { "" };
-    snprintf(name, sizeof name, "gt%ld_%ld_%d", (long)getpid(), (long)(time(NULL) % 100000),
-             ++players_made);
+    /* At most 2 + 7 + 1 + 5 + 1 + 5 = 21 characters: a valid name (2-30). */
+    ++players_made;
+    snprintf(name, sizeof name, "gt%ld_%ld_%d", (long)getpid() % 10000000,
+             (long)(time(NULL) % 100000), players_made % 100000);
     snprintf(tok, sizeof tok, "test-games-token-%s", name);
     if (db_player_create(pool, name, NULL, NULL, false, tok, p, &err) != DB_OK)
         fail_msg("player %s: %s", name, err.text);

@@ -378,7 +378,7 @@ static void test_notify_sign_url_verdicts(void **state)
         enum notify_url_verdict v = notify_url_check(c->url, c->allow_private, &err);
         if (v != c->verdict || !strstr(err.text, c->err_part))
             fail_msg("%s (private %s): verdict %d, want %d; message \"%s\"", c->url,
-                     c->allow_private ? "allowed" : "refused", v, c->verdict, err);
+                     c->allow_private ? "allowed" : "refused", v, c->verdict, err.text);
         if (v == NOTIFY_URL_OK)
             assert_string_equal(err.text, "");
     }

@@ -234,7 +234,7 @@ static void check_message(const struct notify_mail *m)
     struct base_err err = { "" };
     char *msg = notify_mail_message(m, &err);
     if (msg == NULL) {
-        if (err[0] == '\0')
+        if (err.text[0] == '\0')
             abort();
         return;
     }
@@ -354,7 +354,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                               .ply = in.ply, .now = in.now };
     set_members(&a, IN_ABOUT, in.field);
     bool ok = notify_mail_text(&a, subject, subject_size, &body, &err);
-    check_words(ok, subject, subject_size, body, err, &m);
+    check_words(ok, subject, subject_size, body, err.text, &m);
 
     struct notify_digest_game games[3];
     for (size_t g = 0; g < in.games; g++)
@@ -370,9 +370,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                .count = in.games, .now = in.now,
                                .settings_url = in.field[F_SETTINGS_URL] };
     body = NULL;
-    err[0] = '\0';
+    err.text[0] = '\0';
     ok = notify_mail_digest(&d, subject, subject_size, &body, &err);
-    check_words(ok, subject, subject_size, body, err, &m);
+    check_words(ok, subject, subject_size, body, err.text, &m);
 
     free(subject);
     free(text);
