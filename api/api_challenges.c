@@ -41,6 +41,14 @@ static cJSON *challenge_json(const struct db_challenge *c)
     return json;
 }
 
+/* A list of challenges under that name in json. */
+static void add_challenges(cJSON *json, const char *name, const struct db_challenge *c, int n)
+{
+    cJSON *list = cJSON_AddArrayToObject(json, name);
+    for (int i = 0; i < n; i++)
+        cJSON_AddItemToArray(list, challenge_json(&c[i]));
+}
+
 static const struct api_field challenge_fields[] = {
     { "variant", API_STRING, true, false, 1, 32 },
     { "opponent", API_STRING, true, true, 1, 64 },
@@ -106,17 +114,13 @@ enum MHD_Result api_challenge_list(struct api_request *req)
     struct base_err err = { "" };
     enum db_status st = db_challenge_list(req->config->pool, req->caller.player_id, in, max,
                                           &count_in, out, max, &count_out, &err);
-    cJSON *json, *list;
+    cJSON *json;
 
     if (st != DB_OK)
         return api_fail_db(req, st, err.text);
     json = cJSON_CreateObject();
-    list = cJSON_AddArrayToObject(json, "incoming");
-    for (int i = 0; i < count_in; i++)
-        cJSON_AddItemToArray(list, challenge_json(&in[i]));
-    list = cJSON_AddArrayToObject(json, "outgoing");
-    for (int i = 0; i < count_out; i++)
-        cJSON_AddItemToArray(list, challenge_json(&out[i]));
+    add_challenges(json, "incoming", in, count_in);
+    add_challenges(json, "outgoing", out, count_out);
     return api_reply_json(req, MHD_HTTP_OK, json);
 }
 
@@ -169,14 +173,12 @@ enum MHD_Result api_challenge_open(struct api_request *req)
     int count = 0;
     enum db_status st = db_challenges_open(req->config->pool, open, MAX_CHALLENGES_LISTED,
                                            &count, &err);
-    cJSON *json, *list;
+    cJSON *json;
 
     if (st != DB_OK)
         return api_fail_db(req, st, err.text);
     json = cJSON_CreateObject();
-    list = cJSON_AddArrayToObject(json, "challenges");
-    for (int i = 0; i < count; i++)
-        cJSON_AddItemToArray(list, challenge_json(&open[i]));
+    add_challenges(json, "challenges", open, count);
     return api_reply_json(req, MHD_HTTP_OK, json);
 }
 

@@ -8,9 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void challenge_read(struct db_challenge *c, const PGresult *res, int row)
+static void challenge_read(void *out, const struct db_row *row)
 {
-    const struct db_row r = { res, row };
+    struct db_challenge *c = out;
+    const struct db_row r = *row;
 
     memset(c, 0, sizeof *c);
     db_row_text(&r, "id", c->id, sizeof c->id);
@@ -54,7 +55,7 @@ static enum db_status challenge_create(struct db_tx *tx, void *arg)
     if (rc == DB_OK)
         rc = db_exec(tx, DB_STMT_CHALLENGE_GET, get, &res);
     if (rc == DB_OK)
-        challenge_read(c, res, 0);
+        challenge_read(c, &(struct db_row){ res, 0 });
     PQclear(res);
     return rc;
 }
@@ -64,34 +65,14 @@ enum db_status db_challenge_create(struct db_pool *pool, struct db_challenge *c,
     return db_run_tx(pool, challenge_create, c, err);
 }
 
-struct challenges_open {
-    struct db_challenge *out;
-    int max, *count;
-};
-
-static enum db_status challenges_open(struct db_tx *tx, void *arg)
-{
-    struct challenges_open *o = arg;
-    char most[16];
-    const char *params[1] = { most };
-    PGresult *res = NULL;
-    enum db_status rc;
-
-    snprintf(most, sizeof most, "%d", o->max);
-    rc = db_exec(tx, DB_STMT_CHALLENGES_OPEN, params, &res);
-    *o->count = 0;
-    for (int i = 0; rc == DB_OK && i < PQntuples(res) && i < o->max; i++)
-        challenge_read(&o->out[(*o->count)++], res, i);
-    PQclear(res);
-    return rc;
-}
-
 enum db_status db_challenges_open(struct db_pool *pool, struct db_challenge *out, int max,
                                   int *count, struct base_err *err)
 {
-    struct challenges_open o = { out, max, count };
-    *count = 0;
-    return db_run_once(pool, challenges_open, &o, err);
+    char most[16];
+    const char *params[1] = { most };
+    snprintf(most, sizeof most, "%d", max);
+    return db_get_rows(pool, DB_STMT_CHALLENGES_OPEN, params, challenge_read, out, sizeof *out,
+                       max, count, err);
 }
 
 struct challenge_list {
@@ -115,9 +96,9 @@ static enum db_status challenge_list(struct db_tx *tx, void *arg)
         const char *opponent = db_row_value(&(struct db_row){ res, i }, "opponent_id");
         bool incoming = opponent != NULL && strcmp(opponent, l->player_id) == 0;
         if (incoming && *l->count_in < l->max_in)
-            challenge_read(&l->in[(*l->count_in)++], res, i);
+            challenge_read(&l->in[(*l->count_in)++], &(struct db_row){ res, i });
         else if (!incoming && *l->count_out < l->max_out)
-            challenge_read(&l->out[(*l->count_out)++], res, i);
+            challenge_read(&l->out[(*l->count_out)++], &(struct db_row){ res, i });
     }
     PQclear(res);
     return rc;
@@ -136,14 +117,7 @@ enum db_status db_challenge_list(struct db_pool *pool, const char *player_id,
 enum db_status db_challenge_lock(struct db_tx *tx, const char *id, struct db_challenge *out)
 {
     const char *params[1] = { id };
-    PGresult *res = NULL;
-    enum db_status rc = db_exec(tx, DB_STMT_CHALLENGE_LOCK, params, &res);
-    if (rc == DB_OK && PQntuples(res) == 0)
-        rc = DB_NOT_FOUND;
-    if (rc == DB_OK)
-        challenge_read(out, res, 0);
-    PQclear(res);
-    return rc;
+    return db_exec_row(tx, DB_STMT_CHALLENGE_LOCK, params, challenge_read, out);
 }
 
 enum db_status db_challenge_set_status(struct db_tx *tx, const char *id,
@@ -265,28 +239,9 @@ enum db_status db_challenge_take(struct db_tx *tx, struct db_challenge *c,
     return rc;
 }
 
-struct challenge_get {
-    const char *id;
-    struct db_challenge *out;
-};
-
-static enum db_status challenge_get(struct db_tx *tx, void *arg)
-{
-    struct challenge_get *g = arg;
-    const char *params[1] = { g->id };
-    PGresult *res = NULL;
-    enum db_status rc = db_exec(tx, DB_STMT_CHALLENGE_GET, params, &res);
-    if (rc == DB_OK && PQntuples(res) == 0)
-        rc = DB_NOT_FOUND;
-    if (rc == DB_OK)
-        challenge_read(g->out, res, 0);
-    PQclear(res);
-    return rc;
-}
-
 enum db_status db_challenge_get(struct db_pool *pool, const char *id, struct db_challenge *out,
                                 struct base_err *err)
 {
-    struct challenge_get g = { id, out };
-    return db_run_once(pool, challenge_get, &g, err);
+    const char *params[1] = { id };
+    return db_get_row(pool, DB_STMT_CHALLENGE_GET, params, challenge_read, out, err);
 }

@@ -74,29 +74,11 @@ enum db_status db_events_since(struct db_pool *pool, const char *player_id,
     return db_run_once(pool, since, &s, err);
 }
 
-struct last {
-    const char *player_id, *game_id;
-    long long *id;
-};
-
-static enum db_status last(struct db_tx *tx, void *arg)
-{
-    struct last *l = arg;
-    const char *params[2] = { l->player_id, l->game_id };
-    PGresult *res = NULL;
-    enum db_status rc = db_exec(tx, DB_STMT_EVENTS_LAST, params, &res);
-    if (rc == DB_OK)
-        *l->id = db_row_long(&(struct db_row){ res, 0 }, "id");
-    PQclear(res);
-    return rc;
-}
-
 enum db_status db_events_last(struct db_pool *pool, const char *player_id,
                               const char *game_id, long long *id, struct base_err *err)
 {
-    struct last l = { player_id, game_id, id };
-    *id = 0;
-    return db_run_once(pool, last, &l, err);
+    const char *params[2] = { player_id, game_id };
+    return db_get_number(pool, DB_STMT_EVENTS_LAST, params, "id", false, id, err);
 }
 
 /* ---- The listener ------------------------------------------------------ */

@@ -152,3 +152,93 @@ enum db_status db_exec(struct db_tx *tx, enum db_stmt id, const char *const *par
     return sent(tx, PQsendQueryPrepared(tx->pg, st->name, st->nparams, params, NULL, NULL, 0),
                 res);
 }
+
+enum db_status db_exec_row(struct db_tx *tx, enum db_stmt id, const char *const *params,
+                           db_read_fn read, void *out)
+{
+    PGresult *res = NULL;
+    enum db_status rc = db_exec(tx, id, params, &res);
+    if (rc == DB_OK && PQntuples(res) == 0)
+        rc = DB_NOT_FOUND;
+    if (rc == DB_OK)
+        read(out, &(struct db_row){ res, 0 });
+    PQclear(res);
+    return rc;
+}
+
+struct row_get {
+    enum db_stmt id;
+    const char *const *params;
+    db_read_fn read;
+    void *out;
+};
+
+static enum db_status row_get(struct db_tx *tx, void *arg)
+{
+    struct row_get *g = arg;
+    return db_exec_row(tx, g->id, g->params, g->read, g->out);
+}
+
+enum db_status db_get_row(struct db_pool *pool, enum db_stmt id, const char *const *params,
+                          db_read_fn read, void *out, struct base_err *err)
+{
+    struct row_get g = { id, params, read, out };
+    return db_run_once(pool, row_get, &g, err);
+}
+
+struct rows_get {
+    enum db_stmt id;
+    const char *const *params;
+    db_read_fn read;
+    char *out;
+    size_t size;
+    int max, *count;
+};
+
+static enum db_status rows_get(struct db_tx *tx, void *arg)
+{
+    struct rows_get *g = arg;
+    PGresult *res = NULL;
+    enum db_status rc = db_exec(tx, g->id, g->params, &res);
+    *g->count = 0;
+    for (int i = 0; rc == DB_OK && i < PQntuples(res) && i < g->max; i++)
+        g->read(g->out + (size_t)(*g->count)++ * g->size, &(struct db_row){ res, i });
+    PQclear(res);
+    return rc;
+}
+
+enum db_status db_get_rows(struct db_pool *pool, enum db_stmt id, const char *const *params,
+                           db_read_fn read, void *out, size_t size, int max, int *count,
+                           struct base_err *err)
+{
+    struct rows_get g = { id, params, read, out, size, max, count };
+    *count = 0;
+    return db_run_once(pool, rows_get, &g, err);
+}
+
+struct number_get {
+    enum db_stmt id;
+    const char *const *params;
+    const char *column;
+    long long *out;
+};
+
+static enum db_status number_get(struct db_tx *tx, void *arg)
+{
+    struct number_get *g = arg;
+    PGresult *res = NULL;
+    enum db_status rc = db_exec(tx, g->id, g->params, &res);
+    *g->out = rc == DB_OK && PQntuples(res) > 0
+                  ? db_row_long(&(struct db_row){ res, 0 }, g->column) : 0;
+    PQclear(res);
+    return rc;
+}
+
+enum db_status db_get_number(struct db_pool *pool, enum db_stmt id, const char *const *params,
+                             const char *column, bool writes, long long *out,
+                             struct base_err *err)
+{
+    struct number_get g = { id, params, column, out };
+    *out = 0;
+    return writes ? db_run_tx(pool, number_get, &g, err) : db_run_once(pool, number_get, &g, err);
+}

@@ -62,9 +62,10 @@ static char *keys_format(const uint64_t *keys, int count)
     return text;
 }
 
-void db_game_read(struct db_game *g, const PGresult *res, int row)
+void db_game_read(void *out, const struct db_row *row)
 {
-    const struct db_row r = { res, row };
+    struct db_game *g = out;
+    const struct db_row r = *row;
     const char *keys = db_row_value(&r, "repetition_keys");
 
     memset(g, 0, sizeof *g);
@@ -130,15 +131,8 @@ enum db_status db_game_lock(struct db_tx *tx, const char *id, bool with_keys,
                             struct db_game *out)
 {
     const char *params[1] = { id };
-    PGresult *res = NULL;
-    enum db_status rc = db_exec(tx, with_keys ? DB_STMT_GAME_LOCK_KEYS : DB_STMT_GAME_LOCK,
-                                params, &res);
-    if (rc == DB_OK && PQntuples(res) == 0)
-        rc = DB_NOT_FOUND;
-    if (rc == DB_OK)
-        db_game_read(out, res, 0);
-    PQclear(res);
-    return rc;
+    return db_exec_row(tx, with_keys ? DB_STMT_GAME_LOCK_KEYS : DB_STMT_GAME_LOCK, params,
+                       db_game_read, out);
 }
 
 enum db_status db_game_save(struct db_tx *tx, struct db_game *g)
@@ -209,30 +203,11 @@ enum db_status db_game_event(struct db_tx *tx, const char *game_id, enum db_even
     return db_exec(tx, DB_STMT_GAME_EVENT, params, NULL);
 }
 
-struct game_get {
-    const char *id;
-    struct db_game *out;
-};
-
-static enum db_status game_get(struct db_tx *tx, void *arg)
-{
-    struct game_get *g = arg;
-    const char *params[1] = { g->id };
-    PGresult *res = NULL;
-    enum db_status rc = db_exec(tx, DB_STMT_GAME_GET, params, &res);
-    if (rc == DB_OK && PQntuples(res) == 0)
-        rc = DB_NOT_FOUND;
-    if (rc == DB_OK)
-        db_game_read(g->out, res, 0);
-    PQclear(res);
-    return rc;
-}
-
 enum db_status db_game_get(struct db_pool *pool, const char *id, struct db_game *out,
                            struct base_err *err)
 {
-    struct game_get g = { id, out };
-    return db_run_once(pool, game_get, &g, err);
+    const char *params[1] = { id };
+    return db_get_row(pool, DB_STMT_GAME_GET, params, db_game_read, out, err);
 }
 
 struct game_list {
@@ -263,7 +238,7 @@ static enum db_status game_list(struct db_tx *tx, void *arg)
         if (*l->count > l->max)
             *l->count = l->max;
         for (int i = 0; i < *l->count; i++) {
-            db_game_read(&l->out[i], res, i);
+            db_game_read(&l->out[i], &(struct db_row){ res, i });
             const struct db_row r = { res, i };
             db_row_text(&r, "created_us", l->out[i].created_us, sizeof l->out[i].created_us);
         }
@@ -346,7 +321,7 @@ static enum db_status end_one(struct db_tx *tx, void *arg)
 
     o->found = false;
     if (rc == DB_OK && PQntuples(res) == 1) {
-        db_game_read(&g, res, 0);
+        db_game_read(&g, &(struct db_row){ res, 0 });
         o->found = true;
         rc = o->end(tx, &g, o->arg);
         db_game_clear(&g);

@@ -162,8 +162,32 @@ double db_row_double(const struct db_row *r, const char *name);
 bool db_row_bool(const struct db_row *r, const char *name);
 bool db_row_is_null(const struct db_row *r, const char *name);
 
-/* Reads the game columns of GAME_COLUMNS (db_statements.c) from row. */
-void db_game_read(struct db_game *g, const PGresult *res, int row);
+/* Fills out (a struct the reader knows) from one row. */
+typedef void (*db_read_fn)(void *out, const struct db_row *row);
+
+/* Runs a statement that answers at most one row and reads it into out;
+ * DB_NOT_FOUND when it answers none. */
+enum db_status db_exec_row(struct db_tx *tx, enum db_stmt id, const char *const *params,
+                           db_read_fn read, void *out);
+
+/* The same on a pooled connection, outside a transaction of the caller's. */
+enum db_status db_get_row(struct db_pool *pool, enum db_stmt id, const char *const *params,
+                          db_read_fn read, void *out, struct base_err *err);
+
+/* Runs a statement on a pooled connection and reads up to max of its rows
+ * into the array out (elements of size bytes); *count says how many. */
+enum db_status db_get_rows(struct db_pool *pool, enum db_stmt id, const char *const *params,
+                           db_read_fn read, void *out, size_t size, int max, int *count,
+                           struct base_err *err);
+
+/* Runs a statement (as a transaction of its own when `writes`) and reads
+ * the whole number in `column` of its first row (0 when it answers none). */
+enum db_status db_get_number(struct db_pool *pool, enum db_stmt id, const char *const *params,
+                             const char *column, bool writes, long long *out,
+                             struct base_err *err);
+
+/* Reads the game columns of GAME_COLUMNS (db_statements.c): out is a struct db_game. */
+void db_game_read(void *out, const struct db_row *row);
 
 /* Opens a new connection with the pool's settings (for LISTEN), or NULL
  * with a message. */

@@ -324,36 +324,19 @@ enum db_status db_reminders_send(struct db_pool *pool, int max, int *sent, struc
     return rc;
 }
 
-static enum db_status owe_digests(struct db_tx *tx, void *arg)
-{
-    int *owed = arg;
-    PGresult *res = NULL;
-    enum db_status rc = db_exec(tx, DB_STMT_DIGEST_OWE, NULL, &res);
-    if (rc == DB_OK)
-        *owed = PQntuples(res) > 0 ? db_row_int(&(struct db_row){ res, 0 }, "owed") : 0;
-    PQclear(res);
-    return rc;
-}
-
 enum db_status db_digests_owe(struct db_pool *pool, int *owed, struct base_err *err)
 {
-    *owed = 0;
-    return db_run_tx(pool, owe_digests, owed, err);
-}
-
-static enum db_status prune(struct db_tx *tx, void *arg)
-{
-    int *deleted = arg;
-    PGresult *res = NULL;
-    enum db_status rc = db_exec(tx, DB_STMT_DELIVERY_PRUNE, NULL, &res);
-    if (rc == DB_OK)
-        *deleted = db_row_int(&(struct db_row){ res, 0 }, "deleted");
-    PQclear(res);
+    long long n = 0;
+    enum db_status rc = db_get_number(pool, DB_STMT_DIGEST_OWE, NULL, "owed", true, &n, err);
+    *owed = (int)n;
     return rc;
 }
 
 enum db_status db_records_prune(struct db_pool *pool, int *deleted, struct base_err *err)
 {
-    *deleted = 0;
-    return db_run_tx(pool, prune, deleted, err);
+    long long n = 0;
+    enum db_status rc = db_get_number(pool, DB_STMT_DELIVERY_PRUNE, NULL, "deleted", true, &n,
+                                      err);
+    *deleted = (int)n;
+    return rc;
 }

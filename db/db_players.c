@@ -94,44 +94,27 @@ enum db_status db_player_create(struct db_pool *pool, const char *name, const ch
     return db_run_tx(pool, player_create, &c, err);
 }
 
-struct player_get {
-    const char *id;
-    struct db_player *out;
-};
-
-static enum db_status player_get(struct db_tx *tx, void *arg)
+static void player_read(void *out, const struct db_row *r)
 {
-    struct player_get *g = arg;
-    struct db_player *p = g->out;
-    const char *params[1] = { g->id };
-    PGresult *res = NULL;
-    enum db_status rc = db_exec(tx, DB_STMT_PLAYER_GET, params, &res);
-
-    if (rc == DB_OK && PQntuples(res) == 0)
-        rc = DB_NOT_FOUND;
-    if (rc == DB_OK) {
-        const struct db_row r = { res, 0 };
-        memset(p, 0, sizeof *p);
-        db_row_text(&r, "id", p->id, sizeof p->id);
-        db_row_text(&r, "name", p->name, sizeof p->name);
-        db_row_text(&r, "email", p->email, sizeof p->email);
-        p->arbiter = db_row_bool(&r, "arbiter");
-        db_row_text(&r, "created_at", p->created_at, sizeof p->created_at);
-        p->played = db_row_int(&r, "played");
-        p->won = db_row_int(&r, "won");
-        p->drawn = db_row_int(&r, "drawn");
-        p->lost = db_row_int(&r, "lost");
-        p->quarter_points = db_row_int(&r, "quarter_points");
-    }
-    PQclear(res);
-    return rc;
+    struct db_player *p = out;
+    memset(p, 0, sizeof *p);
+    db_row_text(r, "id", p->id, sizeof p->id);
+    db_row_text(r, "name", p->name, sizeof p->name);
+    db_row_text(r, "email", p->email, sizeof p->email);
+    p->arbiter = db_row_bool(r, "arbiter");
+    db_row_text(r, "created_at", p->created_at, sizeof p->created_at);
+    p->played = db_row_int(r, "played");
+    p->won = db_row_int(r, "won");
+    p->drawn = db_row_int(r, "drawn");
+    p->lost = db_row_int(r, "lost");
+    p->quarter_points = db_row_int(r, "quarter_points");
 }
 
 enum db_status db_player_get(struct db_pool *pool, const char *id, struct db_player *out,
                              struct base_err *err)
 {
-    struct player_get g = { id, out };
-    return db_run_once(pool, player_get, &g, err);
+    const char *params[1] = { id };
+    return db_get_row(pool, DB_STMT_PLAYER_GET, params, player_read, out, err);
 }
 
 struct caller_find {
@@ -194,41 +177,22 @@ enum db_status db_token_create(struct db_pool *pool, const char *player_id, cons
     return db_run_once(pool, token_create, &c, err);
 }
 
-struct token_list {
-    const char *player_id;
-    struct db_token *out;
-    int max, *count;
-};
-
-static enum db_status token_list(struct db_tx *tx, void *arg)
+static void token_read(void *out, const struct db_row *r)
 {
-    struct token_list *l = arg;
-    char limit[16];
-    const char *params[2] = { l->player_id, limit };
-    PGresult *res = NULL;
-    enum db_status rc;
-
-    snprintf(limit, sizeof limit, "%d", l->max);
-    rc = db_exec(tx, DB_STMT_TOKEN_LIST, params, &res);
-    if (rc == DB_OK) {
-        *l->count = PQntuples(res);
-        for (int i = 0; i < *l->count; i++) {
-            const struct db_row r = { res, i };
-            db_row_text(&r, "id", l->out[i].id, sizeof l->out[i].id);
-            db_row_text(&r, "created_at", l->out[i].created_at, sizeof l->out[i].created_at);
-            db_row_text(&r, "last_used_at", l->out[i].last_used_at,
-                        sizeof l->out[i].last_used_at);
-        }
-    }
-    PQclear(res);
-    return rc;
+    struct db_token *t = out;
+    db_row_text(r, "id", t->id, sizeof t->id);
+    db_row_text(r, "created_at", t->created_at, sizeof t->created_at);
+    db_row_text(r, "last_used_at", t->last_used_at, sizeof t->last_used_at);
 }
 
 enum db_status db_token_list(struct db_pool *pool, const char *player_id, struct db_token *out,
                              int max, int *count, struct base_err *err)
 {
-    struct token_list l = { player_id, out, max, count };
-    return db_run_once(pool, token_list, &l, err);
+    char limit[16];
+    const char *params[2] = { player_id, limit };
+    snprintf(limit, sizeof limit, "%d", max);
+    return db_get_rows(pool, DB_STMT_TOKEN_LIST, params, token_read, out, sizeof *out, max,
+                       count, err);
 }
 
 struct token_revoke {

@@ -10,36 +10,26 @@
 #include <string.h>
 
 struct login {
-    const char *name;
     char *id, *canonical;
     char *hash;
     size_t hash_size;
 };
 
-static enum db_status login_find(struct db_tx *tx, void *arg)
+static void login_read(void *out, const struct db_row *r)
 {
-    struct login *l = arg;
-    const char *params[1] = { l->name };
-    PGresult *res = NULL;
-    enum db_status rc = db_exec(tx, DB_STMT_LOGIN_FIND, params, &res);
-    if (rc == DB_OK && PQntuples(res) == 0)
-        rc = DB_NOT_FOUND;
-    if (rc == DB_OK) {
-        const struct db_row r = { res, 0 };
-        db_row_text(&r, "id", l->id, BASE_ID_SIZE);
-        db_row_text(&r, "name", l->canonical, DB_NAME_SIZE);
-        db_row_text(&r, "password_hash", l->hash, l->hash_size);
-    }
-    PQclear(res);
-    return rc;
+    struct login *l = out;
+    db_row_text(r, "id", l->id, BASE_ID_SIZE);
+    db_row_text(r, "name", l->canonical, DB_NAME_SIZE);
+    db_row_text(r, "password_hash", l->hash, l->hash_size);
 }
 
 enum db_status db_login_find(struct db_pool *pool, const char *name, char id[BASE_ID_SIZE],
                              char canonical_name[DB_NAME_SIZE], char *password_hash,
                              size_t hash_size, struct base_err *err)
 {
-    struct login l = { name, id, canonical_name, password_hash, hash_size };
-    return db_run_once(pool, login_find, &l, err);
+    const char *params[1] = { name };
+    struct login l = { id, canonical_name, password_hash, hash_size };
+    return db_get_row(pool, DB_STMT_LOGIN_FIND, params, login_read, &l, err);
 }
 
 struct session {

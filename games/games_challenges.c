@@ -99,7 +99,6 @@ void games_challenge_accept(struct db_pool *pool, const char *player_id,
                             const char *challenge_id, struct games_result *out)
 {
     struct accept_args a = { player_id, challenge_id, out };
-    memset(out, 0, sizeof *out);
     games_run(pool, accept_tx, &a, out);
 }
 
@@ -144,6 +143,5 @@ void games_challenge_close(struct db_pool *pool, const char *player_id,
                            struct games_result *out)
 {
     struct close_args a = { player_id, challenge_id, decline, c, out };
-    memset(out, 0, sizeof *out);
     games_run(pool, close_tx, &a, out);
 }

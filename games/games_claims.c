@@ -14,9 +14,8 @@ static const char *claim_name(enum games_claim kind)
 }
 
 struct claim_args {
-    const char *player_id, *game_id, *text;
     enum games_claim kind;
-    struct games_result *out;
+    const char *text;   /* the move sent with the claim, or NULL */
 };
 
 /* Words for a claim that does not hold; nothing changes. */
@@ -35,23 +34,19 @@ static void say_rejected(struct games_result *r, const struct claim_args *a,
                  a->text ? "would have passed after your move" : "have passed");
 }
 
-static enum db_status claim_tx(struct db_tx *tx, void *arg)
+static enum db_status claim_step(struct db_tx *tx, struct games_result *r,
+                                 const struct rules_position *pos, enum rules_color color,
+                                 const void *arg)
 {
-    struct claim_args *a = arg;
-    struct games_result *r = a->out;
-    struct rules_position pos;
+    const struct claim_args *a = arg;
     struct rules_move m;
     struct rules_claim claim;
     struct rules_why why = { 0 };
     char detail[64];
-    enum rules_color color;
     enum db_status rc;
 
-    games_result_reset(r);
-    rc = games_lock_for_player(tx, a->game_id, a->player_id, true, true, r, &pos, &color);
-    if (rc != DB_OK || r->outcome != GAMES_OK)
-        return rc;
-    if (a->text != NULL && !games_read_move(r->game.variant, &pos, a->text, &m, r))
+    (void)color;
+    if (a->text != NULL && !games_read_move(r->game.variant, pos, a->text, &m, r))
         return DB_OK;
     if (a->kind == GAMES_CLAIM_FIFTY_MOVE && !r->game.fifty_move_rule) {
         snprintf(r->detail, sizeof r->detail,
@@ -60,7 +55,7 @@ static enum db_status claim_tx(struct db_tx *tx, void *arg)
     }
     /* Keys of another version cannot be compared: only the position now counts. */
     int keys = r->game.key_version == RULES_KEY_VERSION ? r->game.key_count : 0;
-    if (rules_claim_check(r->game.variant, &pos, r->game.keys, keys, a->text ? &m : NULL,
+    if (rules_claim_check(r->game.variant, pos, r->game.keys, keys, a->text ? &m : NULL,
                           &claim, &why) != RULES_OK) {
         r->outcome = GAMES_ILLEGAL;
         r->reason = why.reason;
@@ -93,38 +88,25 @@ static enum db_status claim_tx(struct db_tx *tx, void *arg)
 void games_claim(struct db_pool *pool, const char *player_id, const char *game_id,
                  enum games_claim kind, const char *move, struct games_result *out)
 {
-    struct claim_args a = { player_id, game_id, move, kind, out };
-    memset(out, 0, sizeof *out);
-    games_run(pool, claim_tx, &a, out);
+    static const struct games_step step = { true, true, claim_step };
+    struct claim_args a = { kind, move };
+    games_run_step(pool, player_id, game_id, &step, &a, out);
 }
 
 /* ---- Draw offers ---------------------------------------------------------- */
 
-struct draw_args {
-    const char *player_id, *game_id;
-    enum games_draw_action action;
-    struct games_result *out;
-};
-
-static enum db_status draw_tx(struct db_tx *tx, void *arg)
+static enum db_status draw_step(struct db_tx *tx, struct games_result *r,
+                                const struct rules_position *pos, enum rules_color color,
+                                const void *arg)
 {
-    struct draw_args *a = arg;
-    struct games_result *r = a->out;
-    struct rules_position pos;
+    enum games_draw_action action = *(const enum games_draw_action *)arg;
     struct rules_why why = { 0 };
-    enum rules_color color;
     enum db_status rc;
-
-    games_result_reset(r);
-    rc = games_lock_for_player(tx, a->game_id, a->player_id, false, false, r, &pos, &color);
-    if (rc != DB_OK || r->outcome != GAMES_OK)
-        return rc;
-
     enum db_color mine = db_color_of(color);
     enum db_color theirs = db_color_of(color == RULES_WHITE ? RULES_BLACK : RULES_WHITE);
-    if (a->action != GAMES_DRAW_DECLINE && !r->game.variant->draw_agreement_allowed(&pos, &why))
+    if (action != GAMES_DRAW_DECLINE && !r->game.variant->draw_agreement_allowed(pos, &why))
         return games_refuse(r, GAMES_DRAW_NOT_ALLOWED, "%s", why.text);
-    if (a->action == GAMES_DRAW_OFFER && r->game.draw_offer != theirs) {
+    if (action == GAMES_DRAW_OFFER && r->game.draw_offer != theirs) {
         if (r->game.draw_offer == mine)
             return DB_OK;   /* offered already: nothing changes */
         r->game.draw_offer = mine;
@@ -134,7 +116,7 @@ static enum db_status draw_tx(struct db_tx *tx, void *arg)
     }
     if (r->game.draw_offer != theirs)
         return games_refuse(r, GAMES_CONFLICT, "your opponent has not offered a draw");
-    if (a->action == GAMES_DRAW_DECLINE) {
+    if (action == GAMES_DRAW_DECLINE) {
         r->game.draw_offer = DB_COLOR_NONE;
         if ((rc = db_game_save(tx, &r->game)) != DB_OK)
             return rc;
@@ -148,7 +130,6 @@ static enum db_status draw_tx(struct db_tx *tx, void *arg)
 void games_draw(struct db_pool *pool, const char *player_id, const char *game_id,
                 enum games_draw_action action, struct games_result *out)
 {
-    struct draw_args a = { player_id, game_id, action, out };
-    memset(out, 0, sizeof *out);
-    games_run(pool, draw_tx, &a, out);
+    static const struct games_step step = { false, false, draw_step };
+    games_run_step(pool, player_id, game_id, &step, &action, out);
 }

@@ -34,7 +34,9 @@ enum db_status games_refuse(struct games_result *r, enum games_outcome outcome,
 
 void games_run(struct db_pool *pool, db_tx_fn fn, void *arg, struct games_result *r)
 {
-    enum db_status rc = db_run_tx(pool, fn, arg, &r->err);
+    enum db_status rc;
+    memset(r, 0, sizeof *r);
+    rc = db_run_tx(pool, fn, arg, &r->err);
     if (rc != DB_OK) {
         r->outcome = GAMES_DB_ERROR;
         r->db = rc;
@@ -76,17 +78,25 @@ static enum db_status refuse_over(struct games_result *r)
                         rules_result_text(r->game.result), how[0] ? " by " : "", how);
 }
 
+/* Locks the game into r->game (its ply into r->ply); refuses one not found. */
+static enum db_status lock(struct db_tx *tx, const char *game_id, bool with_keys,
+                           struct games_result *r)
+{
+    enum db_status rc = db_game_lock(tx, game_id, with_keys, &r->game);
+    if (rc == DB_NOT_FOUND)
+        return games_refuse(r, GAMES_NOT_FOUND, "no game has the id '%s'", game_id);
+    r->ply = r->game.ply;
+    return rc;
+}
+
 enum db_status games_lock_for_player(struct db_tx *tx, const char *game_id,
                                      const char *player_id, bool needs_turn, bool with_keys,
                                      struct games_result *r, struct rules_position *pos,
                                      enum rules_color *color)
 {
-    enum db_status rc = db_game_lock(tx, game_id, with_keys, &r->game);
-    if (rc == DB_NOT_FOUND)
-        return games_refuse(r, GAMES_NOT_FOUND, "no game has the id '%s'", game_id);
-    if (rc != DB_OK)
+    enum db_status rc = lock(tx, game_id, with_keys, r);
+    if (rc != DB_OK || r->outcome != GAMES_OK)
         return rc;
-    r->ply = r->game.ply;
     if (!color_of(&r->game, player_id, color))
         return games_refuse(r, GAMES_FORBIDDEN, "you are not a player of this game");
     /* Time is read from one clock: a game past its deadline is over even
@@ -108,13 +118,39 @@ enum db_status games_lock_for_player(struct db_tx *tx, const char *game_id,
 enum db_status games_lock_active(struct db_tx *tx, const char *game_id,
                                  struct games_result *r)
 {
-    enum db_status rc = db_game_lock(tx, game_id, false, &r->game);
-    if (rc == DB_NOT_FOUND)
-        return games_refuse(r, GAMES_NOT_FOUND, "no game has the id '%s'", game_id);
-    if (rc != DB_OK)
+    enum db_status rc = lock(tx, game_id, false, r);
+    if (rc != DB_OK || r->outcome != GAMES_OK)
         return rc;
-    r->ply = r->game.ply;
     return r->game.status == DB_GAME_ACTIVE ? DB_OK : refuse_over(r);
+}
+
+struct step_call {
+    const char *player_id, *game_id;
+    const struct games_step *step;
+    const void *arg;
+    struct games_result *out;
+};
+
+static enum db_status step_tx(struct db_tx *tx, void *arg)
+{
+    struct step_call *c = arg;
+    struct rules_position pos;
+    enum rules_color color;
+    enum db_status rc;
+
+    games_result_reset(c->out);
+    rc = games_lock_for_player(tx, c->game_id, c->player_id, c->step->needs_turn,
+                               c->step->with_keys, c->out, &pos, &color);
+    if (rc != DB_OK || c->out->outcome != GAMES_OK)
+        return rc;
+    return c->step->run(tx, c->out, &pos, color, c->arg);
+}
+
+void games_run_step(struct db_pool *pool, const char *player_id, const char *game_id,
+                    const struct games_step *step, const void *arg, struct games_result *out)
+{
+    struct step_call c = { player_id, game_id, step, arg, out };
+    games_run(pool, step_tx, &c, out);
 }
 
 void games_finish(struct db_game *g, enum rules_result result, enum db_termination termination)

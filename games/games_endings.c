@@ -7,59 +7,46 @@
 #include <stdio.h>
 #include <string.h>
 
-enum ending { ENDING_RESIGN, ENDING_ABORT };
-
-struct ending_args {
-    const char *player_id, *game_id;
-    enum ending ending;
-    struct games_result *out;
-};
-
-static enum db_status ending_tx(struct db_tx *tx, void *arg)
+static enum db_status resign_step(struct db_tx *tx, struct games_result *r,
+                                  const struct rules_position *pos, enum rules_color color,
+                                  const void *arg)
 {
-    struct ending_args *a = arg;
-    struct games_result *r = a->out;
-    struct rules_position pos;
-    enum rules_color color;
-    enum db_status rc;
-
-    games_result_reset(r);
-    rc = games_lock_for_player(tx, a->game_id, a->player_id, false, false, r, &pos, &color);
-    if (rc != DB_OK || r->outcome != GAMES_OK)
-        return rc;
-    if (a->ending == ENDING_RESIGN) {
-        games_finish(&r->game,
-                     color == RULES_WHITE ? RULES_RESULT_BLACK_WINS : RULES_RESULT_WHITE_WINS,
-                     DB_END_RESIGNATION);
-    } else {
-        if (r->game.ply >= 2)
-            return games_refuse(r, GAMES_CONFLICT,
-                                "a game can be aborted only before each side has made its "
-                                "first move; resign instead");
-        r->game.status = DB_GAME_ABORTED;
-        r->game.draw_offer = DB_COLOR_NONE;
-    }
+    (void)pos;
+    (void)arg;
+    games_finish(&r->game,
+                 color == RULES_WHITE ? RULES_RESULT_BLACK_WINS : RULES_RESULT_WHITE_WINS,
+                 DB_END_RESIGNATION);
     return games_save_end(tx, &r->game);
-}
-
-static void run_ending(struct db_pool *pool, const char *player_id, const char *game_id,
-                       enum ending ending, struct games_result *out)
-{
-    struct ending_args a = { player_id, game_id, ending, out };
-    memset(out, 0, sizeof *out);
-    games_run(pool, ending_tx, &a, out);
 }
 
 void games_resign(struct db_pool *pool, const char *player_id, const char *game_id,
                   struct games_result *out)
 {
-    run_ending(pool, player_id, game_id, ENDING_RESIGN, out);
+    static const struct games_step step = { false, false, resign_step };
+    games_run_step(pool, player_id, game_id, &step, NULL, out);
+}
+
+static enum db_status abort_step(struct db_tx *tx, struct games_result *r,
+                                 const struct rules_position *pos, enum rules_color color,
+                                 const void *arg)
+{
+    (void)pos;
+    (void)color;
+    (void)arg;
+    if (r->game.ply >= 2)
+        return games_refuse(r, GAMES_CONFLICT,
+                            "a game can be aborted only before each side has made its "
+                            "first move; resign instead");
+    r->game.status = DB_GAME_ABORTED;
+    r->game.draw_offer = DB_COLOR_NONE;
+    return games_save_end(tx, &r->game);
 }
 
 void games_abort(struct db_pool *pool, const char *player_id, const char *game_id,
                  struct games_result *out)
 {
-    run_ending(pool, player_id, game_id, ENDING_ABORT, out);
+    static const struct games_step step = { false, false, abort_step };
+    games_run_step(pool, player_id, game_id, &step, NULL, out);
 }
 
 struct adjudicate_args {
@@ -86,6 +73,5 @@ void games_adjudicate(struct db_pool *pool, const char *game_id, enum rules_resu
                       const char *reason, struct games_result *out)
 {
     struct adjudicate_args a = { game_id, reason, result, out };
-    memset(out, 0, sizeof *out);
     games_run(pool, adjudicate_tx, &a, out);
 }

@@ -14,8 +14,25 @@ void games_result_reset(struct games_result *r);
 enum db_status games_refuse(struct games_result *r, enum games_outcome outcome,
                             const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* Runs fn as one transaction; a database failure becomes GAMES_DB_ERROR. */
+/* Runs fn as one transaction, r cleared first; a database failure becomes
+ * GAMES_DB_ERROR. */
 void games_run(struct db_pool *pool, db_tx_fn fn, void *arg, struct games_result *r);
+
+/*
+ * A player's change to a game they play: run on the locked, active game
+ * (on their turn when needs_turn; with its repetition keys when
+ * with_keys), with the position and their colour, and arg.
+ */
+struct games_step {
+    bool needs_turn, with_keys;
+    enum db_status (*run)(struct db_tx *tx, struct games_result *r,
+                          const struct rules_position *pos, enum rules_color color,
+                          const void *arg);
+};
+
+/* Runs a step as one transaction (games_lock_for_player first). */
+void games_run_step(struct db_pool *pool, const char *player_id, const char *game_id,
+                    const struct games_step *step, const void *arg, struct games_result *out);
 
 /* "white" or "black". */
 const char *games_color_name(enum rules_color c);

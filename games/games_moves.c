@@ -167,6 +167,5 @@ void games_move(struct db_pool *pool, const char *player_id, const char *game_id
                 struct games_result *out)
 {
     struct move_args a = { player_id, game_id, move, ply, hooks, out };
-    memset(out, 0, sizeof *out);
     games_run(pool, move_tx, &a, out);
 }
