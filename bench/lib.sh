@@ -61,6 +61,19 @@ bench_tmp() {
     [ "$(id -un)" = "$OWNER" ] || chown "$OWNER" "$TMP"
 }
 
+# bench_tmp_remove: stops the PostgreSQL in $TMP/pg, if any, and removes
+# TMP (for the scripts' cleanup on exit).
+bench_tmp_remove() {
+    [ -f "$TMP/pg/PG_VERSION" ] && korp_pg_stop "$TMP/pg" "$OWNER"
+    rm -rf "$TMP"
+}
+
+# bench_db_url DATABASE: korpd's KORP_DATABASE_URL for that database of
+# bench_pg's cluster.
+bench_db_url() {
+    echo "host=127.0.0.1 port=$PORT dbname=$1 user=$KORP_PG_USER passfile=$TMP/korp.pgpass"
+}
+
 # bench_pg DATABASE...: a throwaway PostgreSQL (fsync on) in $TMP/pg on a
 # free port, with korpd's role and these databases; sets PORT.
 bench_pg() {

@@ -103,8 +103,7 @@ cleanup() {
     local p
     for p in "${LPIDS[@]}"; do kill "$p" 2>/dev/null; done
     [ -n "$KPID" ] && korp_stop_pid "$KPID"
-    [ -f "$TMP/pg/PG_VERSION" ] && korp_pg_stop "$TMP/pg" "$OWNER"
-    rm -rf "$TMP"
+    bench_tmp_remove
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -148,7 +147,7 @@ PG_MAIN=$(head -n 1 "$TMP/pg/postmaster.pid")
 # ---- korpd
 korp_free_port "$PORT" || die "no free port for korpd"
 KPORT=$KORP_FREE_PORT
-KORP_DATABASE_URL="host=127.0.0.1 port=$PORT dbname=korp_bench user=$KORP_PG_USER passfile=$TMP/korp.pgpass" \
+KORP_DATABASE_URL="$(bench_db_url korp_bench)" \
 KORP_LISTEN=127.0.0.1:$KPORT KORP_RATE_LIMIT=0 KORP_DB_POOL_SIZE=$POOL KORP_HTTP_THREADS=$THREADS \
     "$KORPD" </dev/null >"$TMP/korpd.log" 2>&1 &
 KPID=$!
@@ -263,7 +262,7 @@ listeners_start() {
     local ch mode
     for ch in $KORPD_LISTENS; do
         mode=; [ "$ch" = korp_events ] && mode=read
-        "$TMP/listen" "host=127.0.0.1 port=$PORT dbname=korp_pgbench user=$KORP_PG_USER passfile=$TMP/korp.pgpass" \
+        "$TMP/listen" "$(bench_db_url korp_pgbench)" \
             "$ch" $mode >>"$TMP/listen-$ch.log" 2>&1 &
         LPIDS+=($!)
     done

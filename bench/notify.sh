@@ -46,15 +46,14 @@ PIDS=()
 cleanup() {
     local p
     for p in "${PIDS[@]}"; do korp_stop_pid "$p"; done
-    [ -f "$TMP/pg/PG_VERSION" ] && korp_pg_stop "$TMP/pg" "$OWNER"
-    rm -rf "$TMP"
+    bench_tmp_remove
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 bench_build_korpd "$BUILD" build-bench-rev "$TMP"
 bench_pg korp_bench
-export KORP_DATABASE_URL="host=127.0.0.1 port=$PORT dbname=korp_bench user=$KORP_PG_USER passfile=$TMP/korp.pgpass"
+export KORP_DATABASE_URL="$(bench_db_url korp_bench)"
 export KORP_RATE_LIMIT=0 KORP_WEBHOOK_ALLOW_PRIVATE=1 KORP_DB_POOL_SIZE=16
 
 korp_free_port "$PORT" || die "no free port for the receiver"

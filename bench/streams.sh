@@ -72,8 +72,7 @@ cleanup() {
     [ -n "$CPID" ] && kill "$CPID" 2>/dev/null
     [ -n "$KILLER" ] && kill "$KILLER" 2>/dev/null
     stop_korpds
-    [ -f "$TMP/pg/PG_VERSION" ] && korp_pg_stop "$TMP/pg" "$OWNER"
-    rm -rf "$TMP"
+    bench_tmp_remove
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -82,7 +81,7 @@ bench_build_korpd "$BUILD" build-streams-rev "$TMP"
 bench_build_client streamload
 
 bench_pg korp_bench
-DB_URL="host=127.0.0.1 port=$PORT dbname=korp_bench user=$KORP_PG_USER passfile=$TMP/korp.pgpass"
+DB_URL="$(bench_db_url korp_bench)"
 
 # start_korpd NAME: a korpd on a free port; sets KPORT and KPID.
 start_korpd() {
