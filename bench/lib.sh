@@ -1,4 +1,4 @@
-# bench/lib.sh — what bench/moves.sh and bench/streams.sh share; source it
+# bench/lib.sh — what bench/moves.sh, streams.sh and notify.sh share; source it
 # after scripts/lib.sh, from the repository's root.
 
 # bench_build_korpd BUILD REVDIR TMP: builds korpd (Release, -Werror) and
@@ -43,5 +43,68 @@ bench_build_korpd() {
         { tail -n 20 "$build/bench-build.log" >&2; die "korpd does not build (Release, -Werror)"; }
     case $build in /*) KORPD=$build/korpd/korpd ;; *) KORPD=$PWD/$build/korpd/korpd ;; esac
 }
+
+# bench_machine: notes the start (T_START), the load before (LOAD_BEFORE)
+# and says what the machine is.
+bench_machine() {
+    T_START=$(date +%s)
+    LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
+    say "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'); load before: $LOAD_BEFORE"
+}
+
+# bench_tmp PREFIX: a temporary directory under /tmp that PostgreSQL's
+# owner can use; sets TMP and OWNER (korp_pg_owner, scripts/lib.sh).
+bench_tmp() {
+    TMP=$(mktemp -d "/tmp/$1.XXXXXX")
+    chmod 755 "$TMP"
+    OWNER=$(korp_pg_owner)
+    [ "$(id -un)" = "$OWNER" ] || chown "$OWNER" "$TMP"
+}
+
+# bench_tmp_remove: stops the PostgreSQL in $TMP/pg, if any, and removes
+# TMP (for the scripts' cleanup on exit).
+bench_tmp_remove() {
+    [ -f "$TMP/pg/PG_VERSION" ] && korp_pg_stop "$TMP/pg" "$OWNER"
+    rm -rf "$TMP"
+}
+
+# bench_db_url DATABASE: korpd's KORP_DATABASE_URL for that database of
+# bench_pg's cluster.
+bench_db_url() {
+    echo "host=127.0.0.1 port=$PORT dbname=$1 user=$KORP_PG_USER passfile=$TMP/korp.pgpass"
+}
+
+# bench_pg DATABASE...: a throwaway PostgreSQL (fsync on) in $TMP/pg on a
+# free port, with korpd's role and these databases; sets PORT.
+bench_pg() {
+    local db
+    korp_pg_throwaway "$TMP/pg" "$OWNER"
+    PORT=$KORP_PG_PORT_FOUND
+    korp_pg_role "$TMP/pg" "$OWNER" "$PORT"
+    for db in "$@"; do korp_pg_createdb "$TMP/pg" "$PORT" "$db"; done
+    say "PostgreSQL $("$(korp_pg_bin)/postgres" --version | awk '{print $3}') on 127.0.0.1:$PORT (fsync on)"
+}
+
+# bench_build_client NAME: builds the load client bench/NAME.c (with
+# bench/loadclient.c) into $TMP/NAME.
+bench_build_client() {
+    cc -O2 -Wall -Wextra -pthread -o "$TMP/$1" "bench/$1.c" bench/loadclient.c
+}
+
+# bench_wait_korpd NAME PID PORT LOG: waits (10 s at most) until the korpd
+# NAME (PID) answers /healthz on PORT; dies, showing LOG, if it exits first
+# or never answers.
+bench_wait_korpd() {
+    local name=$1 pid=$2 port=$3 log=$4
+    for _ in $(seq 1 100); do
+        curl -sf "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && return 0
+        kill -0 "$pid" 2>/dev/null || { cat "$log" >&2; die "$name did not start"; }
+        sleep 0.1
+    done
+    die "$name does not answer on $port"
+}
+
+# field KEY LINE: the value of KEY=value in a client's line of results.
+field() { sed -n "s/.*\b$1=\([^ ]*\).*/\1/p" <<<"$2"; }
 
 # Free ports: korp_free_port (scripts/lib.sh) sets KORP_FREE_PORT.

@@ -19,8 +19,8 @@
 #     between pair i % PAIRS (with PAIRS a multiple of the clients, no two
 #     clients share a player: a move locks its players' rows); kings
 #     placed, a knight dropped each, then the knights shuffle for ever
-#     (bench/moveload.c, a C client on keep-alive connections, one per
-#     client thread, each client on its own games);
+#     (bench/moveload.c with bench/loadclient.c, a C client on keep-alive
+#     connections, one per client thread, each client on its own games);
 #   - the long games are played to LONG_PLY first, the short ones to ply 3;
 #   - the pgbench baseline: pgbench -M prepared -f bench/move.sql (korpd's
 #     statements for a move, token lookup included, checked against the
@@ -95,22 +95,15 @@ done
 [ "$LONG_PLY" -ge 8 ] || die "LONG_PLY must be at least 8"
 
 korp_install $KORP_PACKAGES python3
-T_START=$(date +%s)
-LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
-say "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'); load before: $LOAD_BEFORE"
-
-TMP=$(mktemp -d /tmp/korp-bench.XXXXXX)
-chmod 755 "$TMP"
-OWNER=$(korp_pg_owner)
-[ "$(id -un)" = "$OWNER" ] || chown "$OWNER" "$TMP"
+bench_machine
+bench_tmp korp-bench
 KPID=
 LPIDS=()
 cleanup() {
     local p
     for p in "${LPIDS[@]}"; do kill "$p" 2>/dev/null; done
     [ -n "$KPID" ] && korp_stop_pid "$KPID"
-    [ -f "$TMP/pg/PG_VERSION" ] && korp_pg_stop "$TMP/pg" "$OWNER"
-    rm -rf "$TMP"
+    bench_tmp_remove
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -118,7 +111,7 @@ trap 'exit 130' INT TERM
 # ---- build: korpd in Release (bench/lib.sh: BENCH_REV, BENCH_OVERLAY), and
 # the load client
 bench_build_korpd "$BUILD" build-bench-rev "$TMP"
-cc -O2 -Wall -Wextra -pthread -o "$TMP/moveload" bench/moveload.c
+bench_build_client moveload
 cc -O2 -Wall -Wextra $(pkg-config --cflags libpq) -o "$TMP/listen" bench/listen.c $(pkg-config --libs libpq)
 # korpd's statement texts, to check that bench/move.sql still runs them.
 cc -O2 -Wall -Wextra -I "$SRC/db" -I "$SRC/base" $(pkg-config --cflags libpq) \
@@ -147,28 +140,18 @@ else
 fi
 
 # ---- PostgreSQL, then korpd, on free ports (korp_free_port, scripts/lib.sh).
-korp_pg_throwaway "$TMP/pg" "$OWNER"
-PORT=$KORP_PG_PORT_FOUND
-korp_pg_role "$TMP/pg" "$OWNER" "$PORT"
-korp_pg_createdb "$TMP/pg" "$PORT" korp_bench
-korp_pg_createdb "$TMP/pg" "$PORT" korp_pgbench
+bench_pg korp_bench korp_pgbench
 export PGPASSFILE=$TMP/korp.pgpass
 PG_MAIN=$(head -n 1 "$TMP/pg/postmaster.pid")
-say "PostgreSQL $("$(korp_pg_bin)/postgres" --version | awk '{print $3}') on 127.0.0.1:$PORT (fsync on)"
 
 # ---- korpd
 korp_free_port "$PORT" || die "no free port for korpd"
 KPORT=$KORP_FREE_PORT
-KORP_DATABASE_URL="host=127.0.0.1 port=$PORT dbname=korp_bench user=$KORP_PG_USER passfile=$TMP/korp.pgpass" \
+KORP_DATABASE_URL="$(bench_db_url korp_bench)" \
 KORP_LISTEN=127.0.0.1:$KPORT KORP_RATE_LIMIT=0 KORP_DB_POOL_SIZE=$POOL KORP_HTTP_THREADS=$THREADS \
     "$KORPD" </dev/null >"$TMP/korpd.log" 2>&1 &
 KPID=$!
-for _ in $(seq 1 100); do
-    curl -sf "http://127.0.0.1:$KPORT/healthz" >/dev/null 2>&1 && break
-    kill -0 "$KPID" 2>/dev/null || { cat "$TMP/korpd.log" >&2; die "korpd did not start"; }
-    sleep 0.1
-done
-curl -sf "http://127.0.0.1:$KPORT/healthz" >/dev/null || die "korpd does not answer on $KPORT"
+bench_wait_korpd korpd "$KPID" "$KPORT" "$TMP/korpd.log"
 say "korpd (pid $KPID) on 127.0.0.1:$KPORT: $(grep -m1 -o "[0-9]* database connections, [0-9]* HTTP threads" "$TMP/korpd.log" || true)"
 # korpd's LISTEN sessions (each is signalled by every NOTIFY in its
 # database): their last statement is the LISTEN until the first event.
@@ -193,7 +176,6 @@ pg_ticks() {     # the whole cluster: postmaster, its live children, those gone
     echo "$t"
 }
 us_per() { awk -v t="$1" -v n="$2" -v hz="$TICK" 'BEGIN { printf "%.0f", (n > 0 ? t / hz * 1e6 / n : 0) }'; }
-field() { sed -n "s/.*\b$1=\([^ ]*\).*/\1/p" <<<"$2"; }
 PSQL=("$(korp_pg_bin)/psql" -X -q -w -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PORT" -U "$KORP_PG_USER")
 wal_lsn() { "${PSQL[@]}" -d korp_bench -tAc 'SELECT pg_current_wal_insert_lsn()'; }
 wal_per() {      # LSN0 LSN1 MOVES: WAL bytes per move
@@ -280,7 +262,7 @@ listeners_start() {
     local ch mode
     for ch in $KORPD_LISTENS; do
         mode=; [ "$ch" = korp_events ] && mode=read
-        "$TMP/listen" "host=127.0.0.1 port=$PORT dbname=korp_pgbench user=$KORP_PG_USER passfile=$TMP/korp.pgpass" \
+        "$TMP/listen" "$(bench_db_url korp_pgbench)" \
             "$ch" $mode >>"$TMP/listen-$ch.log" 2>&1 &
         LPIDS+=($!)
     done

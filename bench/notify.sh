@@ -41,26 +41,19 @@ command -v node >/dev/null || die "bench/notify.sh needs node (the webhook recei
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 say "machine: $(nproc) cores; load before: $LOAD_BEFORE"
 
-TMP=$(mktemp -d /tmp/korp-bench-notify.XXXXXX)
-chmod 755 "$TMP"
-OWNER=$(korp_pg_owner)
-[ "$(id -un)" = "$OWNER" ] || chown "$OWNER" "$TMP"
+bench_tmp korp-bench-notify
 PIDS=()
 cleanup() {
     local p
     for p in "${PIDS[@]}"; do korp_stop_pid "$p"; done
-    [ -f "$TMP/pg/PG_VERSION" ] && korp_pg_stop "$TMP/pg" "$OWNER"
-    rm -rf "$TMP"
+    bench_tmp_remove
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 bench_build_korpd "$BUILD" build-bench-rev "$TMP"
-korp_pg_throwaway "$TMP/pg" "$OWNER"
-PORT=$KORP_PG_PORT_FOUND
-korp_pg_role "$TMP/pg" "$OWNER" "$PORT"
-korp_pg_createdb "$TMP/pg" "$PORT" korp_bench
-export KORP_DATABASE_URL="host=127.0.0.1 port=$PORT dbname=korp_bench user=$KORP_PG_USER passfile=$TMP/korp.pgpass"
+bench_pg korp_bench
+export KORP_DATABASE_URL="$(bench_db_url korp_bench)"
 export KORP_RATE_LIMIT=0 KORP_WEBHOOK_ALLOW_PRIVATE=1 KORP_DB_POOL_SIZE=16
 
 korp_free_port "$PORT" || die "no free port for the receiver"
@@ -79,12 +72,7 @@ start_korpd() {
     KPID=$!
     PIDS+=("$KPID")
     [ "${1:-}" = --notify-only ] && return 0
-    for _ in $(seq 1 100); do
-        curl -sf "http://127.0.0.1:$KPORT/healthz" >/dev/null 2>&1 && return 0
-        kill -0 "$KPID" 2>/dev/null || { cat "$TMP/$name.log" >&2; die "korpd did not start"; }
-        sleep 0.1
-    done
-    die "korpd does not answer on $KPORT"
+    bench_wait_korpd korpd "$KPID" "$KPORT" "$TMP/$name.log"
 }
 stop_korpd() { korp_stop_pid "$KPID"; }
 sink_count() { curl -sf "$SINK/count"; }

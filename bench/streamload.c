@@ -32,11 +32,9 @@
  * Exits 1 if a stream was lost, a move failed or an event is missing.
  */
 #define _GNU_SOURCE
-#include <arpa/inet.h>
+#include "loadclient.h"
+
 #include <errno.h>
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -66,11 +64,6 @@ struct stream {
     int ply;                /* its ply, from data */
 };
 
-struct game {
-    char id[32], white[80], black[80];
-    int ply;                /* plies played */
-};
-
 /* Times of one move (index: the game's ply after it), in seconds. */
 struct times {
     double sent, answered, got[2];   /* got: White's stream, Black's */
@@ -82,7 +75,7 @@ struct target {
 };
 
 static const char *host;
-static struct game *games;
+static struct load_game *games;
 static int ngames, max_plies;
 static struct times *times;          /* [game * max_plies + ply] */
 static struct target targets[MAX_TARGETS];
@@ -91,42 +84,10 @@ static double rate, seconds;
 static volatile int moves_done;      /* set when the mover has finished */
 static long keepalives, lost, unknown_events;
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static struct times *times_at(int g, int ply)
 {
     return ply >= 1 && ply < max_plies ? &times[(size_t)g * (size_t)max_plies + (size_t)ply]
                                        : NULL;
-}
-
-static const char *move_at(int p)
-{
-    static const char *const opening[] = { "K@e1", "K@e8", "N@g1", "N@g8" };
-    if (p < 4)
-        return opening[p];
-    if (p % 2 == 0)
-        return ((p - 4) / 2) % 2 == 0 ? "g1f3" : "f3g1";
-    return ((p - 5) / 2) % 2 == 0 ? "g8f6" : "f6g8";
-}
-
-static int dial(int port, bool nonblocking)
-{
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((unsigned short)port) };
-    int fd = socket(AF_INET, SOCK_STREAM | (nonblocking ? SOCK_NONBLOCK : 0), 0), one = 1;
-    if (fd < 0)
-        return -1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    if (inet_pton(AF_INET, host, &a.sin_addr) != 1 ||
-        (connect(fd, (struct sockaddr *)&a, sizeof a) != 0 && errno != EINPROGRESS)) {
-        close(fd);
-        return -1;
-    }
-    return fd;
 }
 
 /* korpd's memory and threads (/proc/PID/status), and its CPU time so far
@@ -159,58 +120,11 @@ static void print_rss(const char *phase, int pid)
     }
     printf("rss_%s: pid=%d vmrss_kb=%ld vmhwm_kb=%ld threads=%ld cpu_s=%.2f t=%.2f\n", phase,
            pid, rss, hwm, threads, (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK),
-           now());
+           load_now());
     fflush(stdout);
 }
 
 /* ---- The mover: one keep-alive connection, blocking --------------------- */
-
-static int send_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-/* One request and its whole answer; the HTTP status, or -1. */
-static int exchange(int fd, const char *req, size_t len, char *buf, size_t size, bool *closing)
-{
-    size_t have = 0, head = 0, clen = 0;
-    int status;
-    if (send_all(fd, req, len) != 0)
-        return -1;
-    for (;;) {
-        ssize_t r = recv(fd, buf + have, size - 1 - have, 0);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return -1;
-        have += (size_t)r;
-        buf[have] = '\0';
-        char *end;
-        if (head == 0 && (end = strstr(buf, "\r\n\r\n")) != NULL) {
-            char *cl = strcasestr(buf, "\r\ncontent-length:");
-            char *conn = strcasestr(buf, "\r\nconnection: close");
-            if (cl == NULL || cl > end)
-                return -1;
-            head = (size_t)(end - buf) + 4;
-            clen = strtoul(cl + 17, NULL, 10);
-            *closing = conn != NULL && conn < end;
-        }
-        if (head != 0 && have >= head + clen)
-            break;
-        if (have >= size - 1)
-            return -1;
-    }
-    return sscanf(buf, "HTTP/1.%*d %d", &status) == 1 ? status : -1;
-}
 
 struct mover {
     pthread_t thread;
@@ -224,20 +138,20 @@ static void *mover_run(void *arg)
 {
     struct mover *m = arg;
     static char buf[1 << 16];
-    char req[1024], body[96];
+    char req[1024];
     int next_game = 0;
 
     for (int t = 0; t < ntargets; t++) {
-        int fd = dial(targets[t].port, false);
+        int fd = load_dial(host, targets[t].port, false);
         long planned = (long)(rate * seconds);
-        double t0 = now();
+        double t0 = load_now();
         m->answer_lat[t] = calloc((size_t)planned + 1, sizeof(double));
         m->began[t] = t0;
         for (long k = 0; k < planned && fd >= 0; k++) {
-            double due = t0 + (double)k / rate, wait = due - now();
-            struct game *g = &games[next_game];
+            double due = t0 + (double)k / rate, wait = due - load_now();
+            struct load_game *g = &games[next_game];
             struct times *tm = times_at(next_game, g->ply + 1);
-            bool closing = false;
+            struct load_answer answer;
             if (wait > 0)
                 nanosleep(&(struct timespec){ (time_t)wait,
                                               (long)((wait - (double)(time_t)wait) * 1e9) },
@@ -247,20 +161,13 @@ static void *mover_run(void *arg)
                 m->failures++;
                 break;
             }
-            int bl = snprintf(body, sizeof body, "{\"move\":\"%s\",\"ply\":%d}", move_at(g->ply),
-                              g->ply);
-            int rl = snprintf(req, sizeof req,
-                              "POST /v1/games/%s/moves HTTP/1.1\r\nHost: %s:%d\r\n"
-                              "Authorization: Bearer %s\r\nContent-Type: application/json\r\n"
-                              "Content-Length: %d\r\n\r\n%s",
-                              g->id, host, targets[t].port, g->ply % 2 == 0 ? g->white : g->black,
-                              bl, body);
+            int rl = load_move_request(req, sizeof req, host, targets[t].port, g);
             tm->phase = (signed char)t;
-            tm->sent = now();
-            int status = exchange(fd, req, (size_t)rl, buf, sizeof buf, &closing);
-            tm->answered = now();
+            tm->sent = load_now();
+            int status = load_exchange(fd, req, (size_t)rl, buf, sizeof buf, &answer);
+            tm->answered = load_now();
             if (status != 201) {
-                fprintf(stderr, "streamload: move %s in game %s: status %d\n", move_at(g->ply),
+                fprintf(stderr, "streamload: move %s in game %s: status %d\n", load_move_at(g->ply),
                         g->id, status);
                 tm->phase = -1;
                 m->failures++;
@@ -270,12 +177,12 @@ static void *mover_run(void *arg)
             m->moves++;
             g->ply++;
             next_game = (next_game + 1) % ngames;
-            if (closing) {
+            if (answer.closing) {
                 close(fd);
-                fd = dial(targets[t].port, false);
+                fd = load_dial(host, targets[t].port, false);
             }
         }
-        m->ended[t] = now();
+        m->ended[t] = load_now();
         if (fd >= 0)
             close(fd);
         else
@@ -388,7 +295,7 @@ static void body_bytes(struct stream *s, const char *p, size_t n, double t)
 static void on_readable(struct stream *s, int *connected, int *connecting)
 {
     char buf[16384];
-    double t = now();
+    double t = load_now();
     ssize_t r = recv(s->fd, buf, sizeof buf, 0);
     if (r < 0 && (errno == EAGAIN || errno == EINTR))
         return;
@@ -440,7 +347,7 @@ static void on_readable(struct stream *s, int *connected, int *connecting)
 static bool start_stream(struct stream *s)
 {
     struct epoll_event ev = { .events = EPOLLOUT, .data.ptr = s };
-    s->fd = dial(targets[0].port, true);
+    s->fd = load_dial(host, targets[0].port, true);
     if (s->fd < 0 || epoll_ctl(epfd, EPOLL_CTL_ADD, s->fd, &ev) != 0) {
         perror("streamload: connect");
         return false;
@@ -454,7 +361,7 @@ static void on_writable(struct stream *s)
     char req[512];
     int err = 0;
     socklen_t len = sizeof err;
-    struct game *g = &games[s->index / 2];
+    struct load_game *g = &games[s->index / 2];
     struct epoll_event ev = { .events = EPOLLIN, .data.ptr = s };
 
     getsockopt(s->fd, SOL_SOCKET, SO_ERROR, &err, &len);
@@ -462,7 +369,7 @@ static void on_writable(struct stream *s)
                      "GET /v1/events HTTP/1.1\r\nHost: %s:%d\r\nAccept: text/event-stream\r\n"
                      "Authorization: Bearer %s\r\n\r\n",
                      host, targets[0].port, s->index % 2 == 0 ? g->white : g->black);
-    if (err != 0 || send_all(s->fd, req, (size_t)n) != 0 ||
+    if (err != 0 || load_send_all(s->fd, req, (size_t)n) != 0 ||
         epoll_ctl(epfd, EPOLL_CTL_MOD, s->fd, &ev) != 0) {
         s->st = ST_HEADERS;
         return;   /* reported when the socket reads as closed */
@@ -470,22 +377,9 @@ static void on_writable(struct stream *s)
     s->st = ST_HEADERS;
 }
 
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double pct(double *v, long n, double p)
-{
-    return n > 0 ? v[(long)(p * (double)(n - 1) + 0.5)] * 1e3 : 0;
-}
-
 int main(int argc, char **argv)
 {
-    char line[512];
-    FILE *in;
-    int cap = 0, connected = 0, connecting = 0, next = 0;
+    int connected = 0, connecting = 0, next = 0;
     struct mover mover;
     double idle;
 
@@ -508,19 +402,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "streamload: N must be even and at least 2, RATE and SECONDS positive\n");
         return 2;
     }
-    if ((in = fopen(argv[2], "r")) == NULL) {
-        perror(argv[2]);
+    if ((ngames = load_games_read(argv[2], nstreams / 2, &games)) < 0)
         return 2;
-    }
-    while (ngames < nstreams / 2 && fgets(line, sizeof line, in)) {
-        if (ngames == cap && (games = realloc(games, (size_t)(cap = cap ? 2 * cap : 1024) *
-                                                         sizeof *games)) == NULL)
-            return 2;
-        struct game *g = &games[ngames];
-        if (sscanf(line, "%31s %d %79s %79s", g->id, &g->ply, g->white, g->black) == 4)
-            ngames++;
-    }
-    fclose(in);
     if (ngames < nstreams / 2) {
         fprintf(stderr, "streamload: %s has %d games, %d needed\n", argv[2], ngames, nstreams / 2);
         return 2;
@@ -539,7 +422,7 @@ int main(int argc, char **argv)
         times[i].phase = -1;
 
     print_rss("before", targets[0].pid);
-    double t0 = now(), last_progress = t0;
+    double t0 = load_now(), last_progress = t0;
     struct epoll_event evs[1024];
     while (connected + (int)lost < nstreams) {
         while (next < nstreams && connecting < CONNECTING_MAX) {
@@ -557,24 +440,24 @@ int main(int argc, char **argv)
             else if (evs[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP))
                 on_readable(s, &connected, &connecting);
         }
-        if (now() - last_progress > 30) {
+        if (load_now() - last_progress > 30) {
             fprintf(stderr, "streamload: %d of %d streams open after %.0f s\n", connected,
-                    nstreams, now() - t0);
-            last_progress = now();
+                    nstreams, load_now() - t0);
+            last_progress = load_now();
         }
-        if (now() - t0 > 600) {
+        if (load_now() - t0 > 600) {
             fprintf(stderr, "streamload: streams not all open after 600 s\n");
             return 1;
         }
     }
-    printf("connect: streams=%d seconds=%.2f lost=%ld\n", connected, now() - t0, lost);
+    printf("connect: streams=%d seconds=%.2f lost=%ld\n", connected, load_now() - t0, lost);
     fflush(stdout);
     if (lost > 0)
         return 1;
     print_rss("open", targets[0].pid);
 
     /* Idle: only keep-alives. */
-    for (double end = now() + idle; now() < end;) {
+    for (double end = load_now() + idle; load_now() < end;) {
         int n = epoll_wait(epfd, evs, 1024, 200);
         for (int i = 0; i < n; i++)
             on_readable(evs[i].data.ptr, &connected, &connecting);
@@ -614,9 +497,9 @@ int main(int argc, char **argv)
                 n++;
             }
         }
-        qsort(after_answer, (size_t)n, sizeof(double), cmp);
-        qsort(after_send, (size_t)n, sizeof(double), cmp);
-        qsort(mover.answer_lat[t], (size_t)moves, sizeof(double), cmp);
+        load_sort(after_answer, n);
+        load_sort(after_send, n);
+        load_sort(mover.answer_lat[t], moves);
         double span = mover.ended[t] - mover.began[t];
         printf("phase=%d port=%d: moves=%ld rate=%.1f move_p50_ms=%.2f move_p99_ms=%.2f "
                "move_max_ms=%.2f "
@@ -624,11 +507,11 @@ int main(int argc, char **argv)
                "after_answer_p50_ms=%.2f after_answer_p90_ms=%.2f after_answer_p99_ms=%.2f "
                "after_answer_max_ms=%.2f after_send_p50_ms=%.2f after_send_p99_ms=%.2f\n",
                t, targets[t].port, moves, span > 0 ? (double)moves / span : 0,
-               pct(mover.answer_lat[t], moves, 0.5), pct(mover.answer_lat[t], moves, 0.99),
+               load_pct(mover.answer_lat[t], moves, 0.5), load_pct(mover.answer_lat[t], moves, 0.99),
                moves ? mover.answer_lat[t][moves - 1] * 1e3 : 0, n,
-               missing, early, pct(after_answer, n, 0.5), pct(after_answer, n, 0.9),
-               pct(after_answer, n, 0.99), n ? after_answer[n - 1] * 1e3 : 0,
-               pct(after_send, n, 0.5), pct(after_send, n, 0.99));
+               missing, early, load_pct(after_answer, n, 0.5), load_pct(after_answer, n, 0.9),
+               load_pct(after_answer, n, 0.99), n ? after_answer[n - 1] * 1e3 : 0,
+               load_pct(after_send, n, 0.5), load_pct(after_send, n, 0.99));
         bad |= missing > 0;
     }
     printf("totals: streams=%d keepalives=%ld lost=%ld unknown_events=%ld "

@@ -52,19 +52,14 @@ for n in $STREAMS; do
 done
 
 korp_install $KORP_PACKAGES python3
-T_START=$(date +%s)
-LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
-say "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'); load before: $LOAD_BEFORE"
+bench_machine
 
 # Every stream is a descriptor in korpd and one in the client.
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 FILES=$(ulimit -n)
 say "open files: $FILES (hard limit $(ulimit -Hn))"
 
-TMP=$(mktemp -d /tmp/korp-streams.XXXXXX)
-chmod 755 "$TMP"
-OWNER=$(korp_pg_owner)
-[ "$(id -un)" = "$OWNER" ] || chown "$OWNER" "$TMP"
+bench_tmp korp-streams
 KPIDS=()
 CPID=
 KILLER=
@@ -77,21 +72,16 @@ cleanup() {
     [ -n "$CPID" ] && kill "$CPID" 2>/dev/null
     [ -n "$KILLER" ] && kill "$KILLER" 2>/dev/null
     stop_korpds
-    [ -f "$TMP/pg/PG_VERSION" ] && korp_pg_stop "$TMP/pg" "$OWNER"
-    rm -rf "$TMP"
+    bench_tmp_remove
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 bench_build_korpd "$BUILD" build-streams-rev "$TMP"
-cc -O2 -Wall -Wextra -pthread -o "$TMP/streamload" bench/streamload.c
+bench_build_client streamload
 
-korp_pg_throwaway "$TMP/pg" "$OWNER"
-PORT=$KORP_PG_PORT_FOUND
-korp_pg_role "$TMP/pg" "$OWNER" "$PORT"
-korp_pg_createdb "$TMP/pg" "$PORT" korp_bench
-say "PostgreSQL $("$(korp_pg_bin)/postgres" --version | awk '{print $3}') on 127.0.0.1:$PORT (fsync on)"
-DB_URL="host=127.0.0.1 port=$PORT dbname=korp_bench user=$KORP_PG_USER passfile=$TMP/korp.pgpass"
+bench_pg korp_bench
+DB_URL="$(bench_db_url korp_bench)"
 
 # start_korpd NAME: a korpd on a free port; sets KPORT and KPID.
 start_korpd() {
@@ -104,12 +94,7 @@ start_korpd() {
         "$KORPD" </dev/null >"$TMP/korpd-$name.log" 2>&1 &
     KPID=$!
     KPIDS+=("$KPID")
-    for _ in $(seq 1 100); do
-        curl -sf "http://127.0.0.1:$KPORT/healthz" >/dev/null 2>&1 && return 0
-        kill -0 "$KPID" 2>/dev/null || { cat "$TMP/korpd-$name.log" >&2; die "korpd $name did not start"; }
-        sleep 0.1
-    done
-    die "korpd $name does not answer on $KPORT"
+    bench_wait_korpd "korpd $name" "$KPID" "$KPORT" "$TMP/korpd-$name.log"
 }
 
 # ---- players and games through the API, for every N at once
@@ -121,7 +106,6 @@ python3 bench/moves_setup.py 127.0.0.1 "$KPORT" "$total" "$total" "$TMP/games.tx
 say "made $((2 * total)) players and $total games in $(awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
 stop_korpds
 
-field() { sed -n "s/.*\b$1=\([^ ]*\).*/\1/p" <<<"$2"; }
 mb() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 declare -A R
 first=1

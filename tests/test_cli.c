@@ -14,6 +14,8 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "test_file.h"
+
 static const char *korp, *data;
 
 struct run {
@@ -170,17 +172,9 @@ static void test_cli_moves_lists_uci_and_san(void **state)
 static void test_cli_replay_writes_pgn(void **state)
 {
     static struct run r;
-    static char original[8192];
-    char path[1024];
-    FILE *f;
     size_t n;
     (void)state;
-    snprintf(path, sizeof path, "%s/inventor-sample.pgn", data);
-    f = fopen(path, "r");
-    assert_non_null(f);
-    n = fread(original, 1, sizeof original - 1, f);
-    original[n] = '\0';
-    fclose(f);
+    char *original = test_file_read(data, "inventor-sample.pgn", &n);
     run(&r, "replay --pgn %s", data);
     assert_int_equal(r.status, 2);    /* a folder is not a record */
     run(&r, "replay --pgn %s/inventor-sample.pgn", data);
@@ -188,6 +182,7 @@ static void test_cli_replay_writes_pgn(void **state)
     assert_non_null(strstr(r.out, "[Variant \"Korpalski\"]\n"));
     assert_non_null(strstr(r.out, "[Result \"0-1\"]\n"));
     assert_string_equal(strstr(r.out, "\n\n1. "), strstr(original, "\n\n1. "));
+    free(original);
     run(&r, "replay --pgn %s/glinski/FoolsMate.pgn", data);
     assert_non_null(strstr(r.out, "[Variant \"Glinski\"]\n"));
     assert_non_null(strstr(r.out, "\n1. Qc3 Qc6 2. b2 b6 3. Bb1 e6 4. Qxf9# 1-0\n"));

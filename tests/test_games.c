@@ -31,6 +31,7 @@
 #include "games.h"
 #include "rules.h"
 #include "test_env.h"
+#include "test_file.h"
 
 /* The start positions as the rules files write them. */
 static const char korpalski_start[] =
@@ -188,14 +189,12 @@ static void new_challenge(const struct db_player *challenger, const struct db_pl
     assert_int_equal(c->status, DB_CHALLENGE_OPEN);
 }
 
-/* Two new players and a game between them (White challenged Black), no
- * deadline unless days > 0. */
-static void new_game(const char *variant, int days, bool fifty, struct pair *g)
+/* A game between g's two players (White challenged Black), no deadline
+ * unless days > 0. */
+static void open_game(const char *variant, int days, bool fifty, struct pair *g)
 {
     struct db_challenge c;
     struct games_result r;
-    new_player(&g->white, NULL, 0);
-    new_player(&g->black, NULL, 0);
     new_challenge(&g->white, &g->black, variant, DB_COLOR_WHITE, days, fifty, &c);
     games_challenge_accept(pool, g->black.id, c.id, &r);
     if (r.outcome != GAMES_OK)
@@ -204,10 +203,27 @@ static void new_game(const char *variant, int days, bool fifty, struct pair *g)
     games_result_clear(&r);
 }
 
+/* Two new players and a game between them, as open_game. */
+static void new_game(const char *variant, int days, bool fifty, struct pair *g)
+{
+    new_player(&g->white, NULL, 0);
+    new_player(&g->black, NULL, 0);
+    open_game(variant, days, fifty, g);
+}
+
 /* The player to move at a ply: White first in both variants. */
 static const struct db_player *to_move(const struct pair *g, int ply)
 {
     return ply % 2 == 0 ? &g->white : &g->black;
+}
+
+static struct db_player read_player(const char *player_id)
+{
+    struct db_player p;
+    struct base_err err = { "" };
+    if (db_player_get(pool, player_id, &p, &err) != DB_OK)
+        fail_msg("player %s: %s", player_id, err.text);
+    return p;
 }
 
 static struct db_game read_game(const char *game_id)
@@ -259,6 +275,53 @@ static void assert_refused(const struct games_result *r, enum games_outcome outc
     if (r->outcome != outcome)
         fail_msg("expected outcome %d, got %d: %s %s", outcome, r->outcome, r->detail, r->err.text);
     assert_true(r->detail[0] != '\0' || outcome == GAMES_ANSWERED_BEFORE);
+}
+
+/* A game that has ended at that ply with that result and termination. */
+static void assert_finished(const struct db_game *game, enum rules_result result,
+                            enum db_termination how, int ply)
+{
+    assert_int_equal(game->status, DB_GAME_FINISHED);
+    assert_int_equal(game->result, result);
+    assert_int_equal(game->termination, how);
+    assert_int_equal(game->ply, ply);
+}
+
+/* A player's action on a game: games_resign, games_abort. */
+typedef void player_action(struct db_pool *pool, const char *player_id, const char *game_id,
+                           struct games_result *r);
+
+/* The action on no such game is not found; by a stranger to g's game,
+ * forbidden, and nothing written. */
+static void assert_outsiders_refused(player_action *act, const struct pair *g,
+                                     const struct db_player *stranger)
+{
+    char before[SNAPSHOT_SIZE];
+    struct games_result r;
+    act(pool, g->white.id, "nosuchgame", &r);
+    assert_refused(&r, GAMES_NOT_FOUND);
+    games_result_clear(&r);
+    snapshot(g->game, before, sizeof before);
+    act(pool, stranger->id, g->game, &r);
+    assert_refused(&r, GAMES_FORBIDDEN);
+    games_result_clear(&r);
+    assert_unchanged(g->game, before);
+}
+
+/* g's game is over: the action again by who, and White's first move, are
+ * refused, and nothing written. */
+static void assert_over(player_action *act, const struct pair *g, const struct db_player *who)
+{
+    char before[SNAPSHOT_SIZE];
+    struct games_result r;
+    snapshot(g->game, before, sizeof before);
+    act(pool, who->id, g->game, &r);
+    assert_refused(&r, GAMES_GAME_OVER);
+    games_result_clear(&r);
+    games_move(pool, g->white.id, g->game, "K@e1", 0, NULL, &r);
+    assert_refused(&r, GAMES_GAME_OVER);
+    games_result_clear(&r);
+    assert_unchanged(g->game, before);
 }
 
 /* ---- Challenges ------------------------------------------------------------ */
@@ -560,27 +623,11 @@ struct inventor {
     char result[16], termination[32];
 };
 
-static char *slurp(const char *name, size_t *len)
-{
-    char path[1024];
-    FILE *f;
-    char *buf = malloc(1 << 20);
-    assert_non_null(buf);
-    snprintf(path, sizeof path, "%s/%s", data_dir, name);
-    f = fopen(path, "rb");
-    if (f == NULL)
-        fail_msg("cannot read %s", path);
-    *len = fread(buf, 1, (1 << 20) - 1, f);
-    buf[*len] = '\0';
-    fclose(f);
-    return buf;
-}
-
 /* inventor-sample.fens.tsv: "ply \t san \t uci \t fen" for each ply. */
 static void read_fens(struct inventor *inv)
 {
     size_t len;
-    char *text = slurp("inventor-sample.fens.tsv", &len);
+    char *text = test_file_read(data_dir, "inventor-sample.fens.tsv", &len);
     char *save = NULL;
     int rows = 0;
     for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -640,7 +687,7 @@ static void test_games_inventor_game_to_mate(void **state)
     new_game("korpalski", 0, true, &g);
     inv.g = &g;
     read_fens(&inv);
-    char *text = slurp("inventor-sample.pgn", &len);
+    char *text = test_file_read(data_dir, "inventor-sample.pgn", &len);
     struct rules_pgn_reader reader = { on_tag, on_move, NULL, &inv };
     assert_int_equal(rules_pgn_read(text, len, &reader), 0);
     free(text);
@@ -651,10 +698,7 @@ static void test_games_inventor_game_to_mate(void **state)
     assert_int_equal(expected, RULES_RESULT_BLACK_WINS);
     assert_true(db_termination_parse(inv.termination, &how));
     struct db_game game = read_game(g.game);
-    assert_int_equal(game.status, DB_GAME_FINISHED);
-    assert_int_equal(game.result, expected);
-    assert_int_equal(game.termination, how);
-    assert_int_equal(game.ply, INVENTOR_PLIES);
+    assert_finished(&game, expected, how, INVENTOR_PLIES);
     assert_string_equal(game.fen, inv.fens[INVENTOR_PLIES - 1]);
     assert_string_equal(game.deadline, "");
     assert_true(games_analyse(&game, &a));
@@ -692,10 +736,7 @@ static void test_games_inventor_game_to_mate(void **state)
     games_result_clear(&r);
     assert_unchanged(g.game, before);
 
-    struct db_player w, b;
-    struct base_err err = { "" };
-    assert_int_equal(db_player_get(pool, g.white.id, &w, &err), DB_OK);
-    assert_int_equal(db_player_get(pool, g.black.id, &b, &err), DB_OK);
+    struct db_player w = read_player(g.white.id), b = read_player(g.black.id);
     assert_int_equal(w.lost, 1);
     assert_int_equal(b.won, 1);
     assert_int_equal(b.quarter_points, 4);
@@ -958,11 +999,8 @@ static void test_games_draw(void **state)
     draw(&g, &g.black, GAMES_DRAW_OFFER, DB_COLOR_BLACK);
     games_draw(pool, g.white.id, g.game, GAMES_DRAW_ACCEPT, &r);
     assert_int_equal(r.outcome, GAMES_OK);
-    assert_int_equal(r.game.status, DB_GAME_FINISHED);
-    assert_int_equal(r.game.result, RULES_RESULT_DRAW);
-    assert_int_equal(r.game.termination, DB_END_AGREEMENT);
+    assert_finished(&r.game, RULES_RESULT_DRAW, DB_END_AGREEMENT, 2);
     assert_int_equal(r.game.draw_offer, DB_COLOR_NONE);
-    assert_int_equal(r.game.ply, 2);
     games_result_clear(&r);
     assert_events(&g, "game_start draw_offer draw_offer draw_offer move move draw_offer "
                       "game_end");
@@ -985,40 +1023,22 @@ static void test_games_draw(void **state)
 static void test_games_resign(void **state)
 {
     struct pair g, h;
-    struct db_player stranger, w, b;
+    struct db_player stranger;
     struct games_result r;
-    char before[SNAPSHOT_SIZE];
-    struct base_err err = { "" };
     (void)state;
     new_player(&stranger, NULL, 0);
     new_game("korpalski", 0, true, &g);
-    games_resign(pool, g.white.id, "nosuchgame", &r);
-    assert_refused(&r, GAMES_NOT_FOUND);
-    snapshot(g.game, before, sizeof before);
-    games_resign(pool, stranger.id, g.game, &r);
-    assert_refused(&r, GAMES_FORBIDDEN);
-    games_result_clear(&r);
-    assert_unchanged(g.game, before);
+    assert_outsiders_refused(games_resign, &g, &stranger);
 
     /* White resigns before any move. */
     games_resign(pool, g.white.id, g.game, &r);
     assert_int_equal(r.outcome, GAMES_OK);
-    assert_int_equal(r.game.status, DB_GAME_FINISHED);
-    assert_int_equal(r.game.result, RULES_RESULT_BLACK_WINS);
-    assert_int_equal(r.game.termination, DB_END_RESIGNATION);
-    assert_int_equal(r.game.ply, 0);
+    assert_finished(&r.game, RULES_RESULT_BLACK_WINS, DB_END_RESIGNATION, 0);
     games_result_clear(&r);
     assert_events(&g, "game_start game_end");
     assert_event_field(&g, "game_end", "result", "0-1");
     assert_event_field(&g, "game_end", "termination", "resignation");
-    snapshot(g.game, before, sizeof before);
-    games_resign(pool, g.black.id, g.game, &r);
-    assert_refused(&r, GAMES_GAME_OVER);
-    games_result_clear(&r);
-    games_move(pool, g.white.id, g.game, "K@e1", 0, NULL, &r);
-    assert_refused(&r, GAMES_GAME_OVER);
-    games_result_clear(&r);
-    assert_unchanged(g.game, before);
+    assert_over(games_resign, &g, &g.black);
 
     /* Black resigns while White is to move: resigning needs no turn. */
     new_game("glinski", 0, true, &h);
@@ -1026,13 +1046,10 @@ static void test_games_resign(void **state)
     play(&h, 1, "e6");
     games_resign(pool, h.black.id, h.game, &r);
     assert_int_equal(r.outcome, GAMES_OK);
-    assert_int_equal(r.game.result, RULES_RESULT_WHITE_WINS);
-    assert_int_equal(r.game.termination, DB_END_RESIGNATION);
-    assert_int_equal(r.game.ply, 2);
+    assert_finished(&r.game, RULES_RESULT_WHITE_WINS, DB_END_RESIGNATION, 2);
     games_result_clear(&r);
     assert_events(&h, "game_start move move game_end");
-    assert_int_equal(db_player_get(pool, h.white.id, &w, &err), DB_OK);
-    assert_int_equal(db_player_get(pool, h.black.id, &b, &err), DB_OK);
+    struct db_player w = read_player(h.white.id), b = read_player(h.black.id);
     assert_int_equal(w.won, 1);
     assert_int_equal(w.quarter_points, 4);
     assert_int_equal(b.lost, 1);
@@ -1042,22 +1059,15 @@ static void test_games_resign(void **state)
 static void test_games_abort(void **state)
 {
     struct pair g, h, late;
-    struct db_player stranger, w;
+    struct db_player stranger;
     struct games_result r;
     char before[SNAPSHOT_SIZE];
-    struct base_err err = { "" };
     (void)state;
     new_player(&stranger, NULL, 0);
 
     /* Before any move, by the side not to move. */
     new_game("korpalski", 0, true, &g);
-    games_abort(pool, g.white.id, "nosuchgame", &r);
-    assert_refused(&r, GAMES_NOT_FOUND);
-    snapshot(g.game, before, sizeof before);
-    games_abort(pool, stranger.id, g.game, &r);
-    assert_refused(&r, GAMES_FORBIDDEN);
-    games_result_clear(&r);
-    assert_unchanged(g.game, before);
+    assert_outsiders_refused(games_abort, &g, &stranger);
     games_abort(pool, g.black.id, g.game, &r);
     assert_int_equal(r.outcome, GAMES_OK);
     assert_int_equal(r.game.status, DB_GAME_ABORTED);
@@ -1066,17 +1076,9 @@ static void test_games_abort(void **state)
     games_result_clear(&r);
     assert_events(&g, "game_start game_end");
     assert_event_field(&g, "game_end", "status", "aborted");
-    snapshot(g.game, before, sizeof before);
-    games_abort(pool, g.white.id, g.game, &r);
-    assert_refused(&r, GAMES_GAME_OVER);
-    games_result_clear(&r);
-    games_move(pool, g.white.id, g.game, "K@e1", 0, NULL, &r);
-    assert_refused(&r, GAMES_GAME_OVER);
-    games_result_clear(&r);
-    assert_unchanged(g.game, before);
+    assert_over(games_abort, &g, &g.white);
     /* An aborted game counts for nobody. */
-    assert_int_equal(db_player_get(pool, g.white.id, &w, &err), DB_OK);
-    assert_int_equal(w.played, 0);
+    assert_int_equal(read_player(g.white.id).played, 0);
 
     /* After White's first move, by White. */
     new_game("korpalski", 0, true, &h);
@@ -1115,11 +1117,8 @@ static void test_games_adjudicate(void **state)
     play(&g, 0, "K@e1");
     games_adjudicate(pool, g.game, RULES_RESULT_DRAW, why, &r);
     assert_int_equal(r.outcome, GAMES_OK);
-    assert_int_equal(r.game.status, DB_GAME_FINISHED);
-    assert_int_equal(r.game.result, RULES_RESULT_DRAW);
-    assert_int_equal(r.game.termination, DB_END_ADJUDICATION);
+    assert_finished(&r.game, RULES_RESULT_DRAW, DB_END_ADJUDICATION, 1);
     assert_string_equal(r.game.adjudication_reason, why);
-    assert_int_equal(r.game.ply, 1);
     games_result_clear(&r);
     struct db_game game = read_game(g.game);
     assert_string_equal(game.adjudication_reason, why);
@@ -1197,16 +1196,10 @@ static void test_games_time_out(void **state)
     make_overdue(late.game);
     games_move(pool, late.black.id, late.game, "K@e8", 1, NULL, &r);
     assert_refused(&r, GAMES_GAME_OVER);
-    assert_int_equal(r.game.status, DB_GAME_FINISHED);
-    assert_int_equal(r.game.result, RULES_RESULT_WHITE_WINS);
-    assert_int_equal(r.game.termination, DB_END_TIMEOUT);
-    assert_int_equal(r.game.ply, 1);
+    assert_finished(&r.game, RULES_RESULT_WHITE_WINS, DB_END_TIMEOUT, 1);
     games_result_clear(&r);
     struct db_game game = read_game(late.game);
-    assert_int_equal(game.status, DB_GAME_FINISHED);
-    assert_int_equal(game.result, RULES_RESULT_WHITE_WINS);
-    assert_int_equal(game.termination, DB_END_TIMEOUT);
-    assert_int_equal(game.ply, 1);
+    assert_finished(&game, RULES_RESULT_WHITE_WINS, DB_END_TIMEOUT, 1);
     db_game_clear(&game);
     events_of(late.game, late.white.id, events, sizeof events);
     assert_string_equal(events, "game_start move game_end");
@@ -1219,8 +1212,6 @@ static void test_games_glinski_stalemate(void **state)
 {
     struct pair g;
     struct games_result r;
-    struct db_player w, b;
-    struct base_err err = { "" };
     (void)state;
     /*
      * White K f8, pawn b1; Black K f11.  Kf9 (an orthogonal step up the
@@ -1234,19 +1225,14 @@ static void test_games_glinski_stalemate(void **state)
     games_move(pool, g.white.id, g.game, "Kf9", 0, NULL, &r);
     if (r.outcome != GAMES_OK)
         fail_msg("Kf9: %d %s", r.outcome, r.detail);
-    assert_int_equal(r.game.status, DB_GAME_FINISHED);
-    assert_int_equal(r.game.result, RULES_RESULT_WHITE_3_4);
-    assert_int_equal(r.game.termination, DB_END_STALEMATE);
-    assert_int_equal(r.game.ply, 1);
+    assert_finished(&r.game, RULES_RESULT_WHITE_3_4, DB_END_STALEMATE, 1);
     assert_string_equal(r.game.fen, "k/3/2K2/7/9/11/11/11/11/11/1P9 b - 1 1");
     games_result_clear(&r);
     assert_events(&g, "game_start move game_end");
     assert_event_field(&g, "game_end", "result", "3/4-1/4");
     assert_event_field(&g, "game_end", "termination", "stalemate");
-    assert_int_equal(db_player_get(pool, g.white.id, &w, &err), DB_OK);
-    assert_int_equal(db_player_get(pool, g.black.id, &b, &err), DB_OK);
-    assert_int_equal(w.quarter_points, 3);
-    assert_int_equal(b.quarter_points, 1);
+    assert_int_equal(read_player(g.white.id).quarter_points, 3);
+    assert_int_equal(read_player(g.black.id).quarter_points, 1);
 }
 
 /* ---- Hooks ------------------------------------------------------------------------ */
@@ -1306,14 +1292,9 @@ static void test_games_move_hooks(void **state)
     char token[96], answer[128], before[SNAPSHOT_SIZE], key[3][64];
     struct base_err err = { "" };
     (void)state;
-    struct db_challenge c;
     new_player(&g.white, token, sizeof token);   /* White's token keys the answers */
     new_player(&g.black, NULL, 0);
-    new_challenge(&g.white, &g.black, "korpalski", DB_COLOR_WHITE, 0, true, &c);
-    games_challenge_accept(pool, g.black.id, c.id, &r);
-    assert_int_equal(r.outcome, GAMES_OK);
-    snprintf(g.game, sizeof g.game, "%s", r.game.id);
-    games_result_clear(&r);
+    open_game("korpalski", 0, true, &g);
     assert_int_equal(db_caller_find(pool, token, &caller, &err), DB_OK);
     for (int i = 0; i < 3; i++)
         snprintf(key[i], sizeof key[i], "%s-%d", g.game, i);

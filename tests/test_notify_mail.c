@@ -189,6 +189,15 @@ static char *words_decode(const char *value)
 
 /* ---- Diagrams ----------------------------------------------------------------- */
 
+/* The diagram of a position is exactly expected, and its length is returned. */
+static void assert_diagram(const char *variant, const char *fen, const char *expected)
+{
+    char out[NOTIFY_DIAGRAM_MAX];
+    size_t n = notify_diagram(variant, fen, out, sizeof out);
+    assert_string_equal(out, expected);
+    assert_int_equal(n, strlen(expected));
+}
+
 /* korpalski.md section 5: the start, empty board, every man in reserve. */
 static void test_notify_mail_diagram_korpalski_start(void **state)
 {
@@ -211,12 +220,8 @@ static void test_notify_mail_diagram_korpalski_start(void **state)
         "Black's prison:  empty\n"
         "White to move (move 1).\n"
         "(upper case: White, lower case: Black)\n";
-    char out[NOTIFY_DIAGRAM_MAX];
-    size_t n = notify_diagram("korpalski",
-                              "8/8/8/8/8/8/8/8[KQRRBBNNPPPPPPPPkqrrbbnnpppppppp] w - - 0 1",
-                              out, sizeof out);
-    assert_string_equal(out, expected);
-    assert_int_equal(n, strlen(expected));
+    assert_diagram("korpalski", "8/8/8/8/8/8/8/8[KQRRBBNNPPPPPPPPkqrrbbnnpppppppp] w - - 0 1",
+                   expected);
 }
 
 /*
@@ -247,10 +252,8 @@ static void test_notify_mail_diagram_korpalski_prison(void **state)
         "Black's prison:  knight\n"
         "Black to move (move 20).\n"
         "(upper case: White, lower case: Black)\n";
-    char out[NOTIFY_DIAGRAM_MAX];
-    notify_diagram("korpalski", "3qk3/3p4/8/8/8/8/4P3/R3K3[PrQpBbNrnPbPp] b - - 0 20", out,
-                   sizeof out);
-    assert_string_equal(out, expected);
+    assert_diagram("korpalski", "3qk3/3p4/8/8/8/8/4P3/R3K3[PrQpBbNrnPbPp] b - - 0 20",
+                   expected);
 }
 
 /* Seven spaces: the gap between two cells of one line (columns 4 apart,
@@ -292,9 +295,7 @@ static const char glinski_start_diagram[] =
 static void test_notify_mail_diagram_glinski_start(void **state)
 {
     (void)state;
-    char out[NOTIFY_DIAGRAM_MAX];
-    notify_diagram("glinski", GLINSKI_START, out, sizeof out);
-    assert_string_equal(out, glinski_start_diagram);
+    assert_diagram("glinski", GLINSKI_START, glinski_start_diagram);
 }
 
 /* The start position cell by cell from glinski.md's list of men, found

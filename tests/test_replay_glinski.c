@@ -10,7 +10,7 @@
 
 #include <stdlib.h>
 
-static const char *data_dir;
+static char glinski_dir[1024];   /* DATA_DIR/glinski */
 
 struct failure {
     int game, ply;
@@ -31,21 +31,6 @@ struct replay {
     int failure_count;
     enum rules_result last_result;
 };
-
-static char *slurp(const char *name, size_t *len)
-{
-    char path[1024];
-    FILE *f;
-    char *buf = malloc(1 << 20);
-    snprintf(path, sizeof path, "%s/glinski/%s", data_dir, name);
-    f = fopen(path, "rb");
-    if (f == NULL)
-        fail_msg("cannot open %s", path);
-    *len = fread(buf, 1, (1 << 20) - 1, f);
-    buf[*len] = '\0';
-    fclose(f);
-    return buf;
-}
 
 static int on_move(void *arg, const char *token)
 {
@@ -95,7 +80,7 @@ static int on_game_end(void *arg)
 static void replay(const char *name, struct replay *r)
 {
     size_t len;
-    char *text = slurp(name, &len);
+    char *text = test_file_read(glinski_dir, name, &len);
     int games = rules_pgn_dialects(text, len, NULL, 0);
     struct rules_pgn_reader reader = { NULL, on_move, on_game_end, r };
 
@@ -157,6 +142,6 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_replay_glinski_broken_records_reported),
     };
     rules_init();
-    data_dir = argc > 1 ? argv[1] : "tests/data";
+    snprintf(glinski_dir, sizeof glinski_dir, "%s/glinski", argc > 1 ? argv[1] : "tests/data");
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,24 +22,10 @@ struct replay {
     int games;
 };
 
-static char *slurp(const char *name, size_t *len)
-{
-    char path[1024];
-    FILE *f;
-    char *buf = malloc(1 << 20);
-    snprintf(path, sizeof path, "%s/%s", data_dir, name);
-    f = fopen(path, "rb");
-    assert_non_null(f);
-    *len = fread(buf, 1, (1 << 20) - 1, f);
-    buf[*len] = '\0';
-    fclose(f);
-    return buf;
-}
-
 static int setup(void **state)
 {
     size_t len;
-    char *text = slurp("inventor-sample.fens.tsv", &len);
+    char *text = test_file_read(data_dir, "inventor-sample.fens.tsv", &len);
     char *save = NULL;
     (void)state;
     rules_init();
@@ -84,7 +70,7 @@ static int on_game_end(void *arg)
 static void replay_file(const char *name)
 {
     size_t len;
-    char *text = slurp(name, &len);
+    char *text = test_file_read(data_dir, name, &len);
     struct replay r = { korpalski(), { { 0 } }, 0, 0 };
     struct rules_pgn_reader reader = { NULL, on_move, on_game_end, &r };
     struct rules_report rep;

@@ -20,6 +20,16 @@ static struct rules_report report(const struct rules_variant *v, const char *tex
     return r;
 }
 
+/* Whether each side still has mating material in that position. */
+static void assert_can_mate(const struct rules_variant *v, const char *text, bool white,
+                            bool black)
+{
+    struct rules_report r = report(v, text);
+    if (r.can_mate[0] != white || r.can_mate[1] != black)
+        fail_msg("%s: can_mate %d %d, want %d %d", text, r.can_mate[0], r.can_mate[1], white,
+                 black);
+}
+
 /* Parses a move that must be legal. */
 static struct rules_move move_of(const struct rules_variant *v,
                                  const struct rules_position *pos, const char *text)
@@ -92,12 +102,8 @@ static void test_rules_api_can_mate_korpalski(void **state)
         { "4k3/8/8/8/8/8/8/3NKN2[] w - - 0 1", true, false },       /* two knights */
         { "4k3/8/8/8/8/8/8/3NK3[n] w - - 0 1", true, true },        /* N v N */
     };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        struct rules_report r = report(K, cases[i].fen);
-        if (r.can_mate[0] != cases[i].white || r.can_mate[1] != cases[i].black)
-            fail_msg("%s: can_mate %d %d, want %d %d", cases[i].fen, r.can_mate[0],
-                     r.can_mate[1], cases[i].white, cases[i].black);
-    }
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        assert_can_mate(K, cases[i].fen, cases[i].white, cases[i].black);
     /* K+R in reserve against a lone king: white flagging draws, black
      * flagging loses. */
     struct rules_report r = report(K, "4k3/8/8/8/8/8/8/4K3[R] w - - 0 1");
@@ -118,12 +124,8 @@ static void test_rules_api_can_mate_glinski(void **state)
         { "1/2k/5/7/9/11/11/11/11/11/1P4K4 w - 0 1", true, false },     /* a pawn */
         { "1/1rk/5/7/9/11/11/11/11/11/4Q1K4 w - 0 1", true, true },     /* Q v R */
     };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        struct rules_report r = report(G, cases[i].hfen);
-        if (r.can_mate[0] != cases[i].white || r.can_mate[1] != cases[i].black)
-            fail_msg("%s: can_mate %d %d, want %d %d", cases[i].hfen, r.can_mate[0],
-                     r.can_mate[1], cases[i].white, cases[i].black);
-    }
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        assert_can_mate(G, cases[i].hfen, cases[i].white, cases[i].black);
     struct rules_report r = report(G, "1/2k/5/7/9/11/11/11/11/11/1P4K4 b - 0 1");
     assert_int_equal(rules_result_on_time(&r, RULES_BLACK), RULES_RESULT_WHITE_WINS);
     assert_int_equal(rules_result_on_time(&r, RULES_WHITE), RULES_RESULT_DRAW);

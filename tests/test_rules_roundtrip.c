@@ -177,15 +177,10 @@ static void test_rules_roundtrip_glinski_records(void **state)
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         struct record r = { rules_variant_find("glinski"), { { 0 } }, false, files[i].dialect, 0 };
         struct rules_pgn_reader reader = { NULL, record_move, record_end, &r };
-        char path[1024];
-        char *text = malloc(1 << 21);
+        char name[256];
         size_t len;
-        FILE *f;
-        snprintf(path, sizeof path, "%s/glinski/%s", data_dir, files[i].file);
-        f = fopen(path, "rb");
-        assert_non_null(f);
-        len = fread(text, 1, (1 << 21) - 1, f);
-        fclose(f);
+        snprintf(name, sizeof name, "glinski/%s", files[i].file);
+        char *text = test_file_read(data_dir, name, &len);
         if (len > files[i].limit) {
             /* Cut at a game boundary. */
             text[files[i].limit] = '\0';

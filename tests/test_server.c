@@ -157,6 +157,20 @@ static void request(CURL *h, int port, const char *method, const char *path, str
         snprintf(r->content_type, sizeof r->content_type, "%s", ctype);
 }
 
+/* A request whose answer must have that status and content type and a JSON
+ * body: the body, parsed (the caller deletes it). */
+static cJSON *request_json(CURL *h, int port, const char *method, const char *path,
+                           long status, const char *content_type, struct reply *r)
+{
+    cJSON *json;
+    request(h, port, method, path, r);
+    assert_int_equal(r->status, status);
+    assert_string_equal(r->content_type, content_type);
+    json = cJSON_Parse(r->body);
+    assert_non_null(json);
+    return json;
+}
+
 /* Waits (bounded) until korpd answers /healthz; fails if it exits first. */
 static void wait_up(struct daemon *d)
 {
@@ -218,11 +232,7 @@ static void test_server_healthz_reports_database(void **state)
     start(&d, free_port(), db_url, NULL);
     wait_up(&d);
 
-    request(h, d.port, "GET", "/healthz", &r);
-    assert_int_equal(r.status, 200);
-    assert_string_equal(r.content_type, "application/json");
-    json = cJSON_Parse(r.body);
-    assert_non_null(json);
+    json = request_json(h, d.port, "GET", "/healthz", 200, "application/json", &r);
     db = cJSON_GetObjectItem(json, "database");
     assert_true(cJSON_IsTrue(cJSON_GetObjectItem(db, "reachable")));
     assert_int_equal(cJSON_GetObjectItem(db, "schema_version")->valueint, expected_schema_version);
@@ -247,11 +257,7 @@ static void test_server_errors_are_problem_json(void **state)
     start(&d, free_port(), db_url, NULL);
     wait_up(&d);
 
-    request(h, d.port, "GET", "/no/such/thing", &r);
-    assert_int_equal(r.status, 404);
-    assert_string_equal(r.content_type, "application/problem+json");
-    json = cJSON_Parse(r.body);
-    assert_non_null(json);
+    json = request_json(h, d.port, "GET", "/no/such/thing", 404, "application/problem+json", &r);
     assert_string_equal(cJSON_GetObjectItem(json, "type")->valuestring, "/problems/not-found");
     assert_int_equal(cJSON_GetObjectItem(json, "status")->valueint, 404);
     assert_non_null(strstr(cJSON_GetObjectItem(json, "detail")->valuestring, "/no/such/thing"));

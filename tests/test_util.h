@@ -1,4 +1,5 @@
-/* test_util.h — small helpers for the rules tests (cmocka). */
+/* test_util.h — small helpers for the rules tests (cmocka), and
+ * test_file.h's data files. */
 #ifndef KORP_TEST_UTIL_H
 #define KORP_TEST_UTIL_H
 
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "rules.h"
+#include "test_file.h"
 
 static inline const struct rules_variant *korpalski(void)
 {

@@ -6,47 +6,25 @@
  * is one of the legal moves; a legal one is played and the new position
  * must write and read back the same.
  */
-#include "rules.h"
+#include "fuzz_positions.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static const struct {
-    const char *variant;
-    const char *position;
-} positions[] = {
-    { "korpalski", "8/8/8/8/8/8/8/8[KQRRBBNNPPPPPPPPkqrrbbnnpppppppp] w - - 0 1" },
-    { "korpalski", "8/8/3q4/3rnQ2/3R1R2/2K2n2/5k2/8[BBNNPPPPPPPPrbbpppppppp] w - - 0 6" },
-    { "korpalski", "r1n1k3/1P6/8/8/8/8/1p6/2B2NK1[RBNq] w - - 0 1" },
-    { "korpalski", "rnbq1rk1/ppp2ppp/8/3pP3/8/2NB4/PPP2PPP/5RK1[Pp] w - d6 0 10" },
-    { "korpalski", "4k3/8/8/8/8/8/p7/R3K3[Rr] b - - 65534 65535" },
-    { "glinski", "b/qbk/n1b1n/r5r/ppppppppp/11/5P5/4P1P4/3P1B1P3/2P2B2P2/1PRNQBKNRP1 w - 0 1" },
-    { "glinski", "1/2k/2b1n/7/3pp2p1/3P7/rPp1K6/6P4/5N1Q3/11/5B5 w c6 0 1" },
-    { "glinski", "1/3/rP3/7/9/10k/11/11/11/11/K10 w - 65535 65535" },
-};
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static bool ready;
     static char pgn[1 << 14];
     struct rules_move moves[RULES_MAX_MOVES], played[64];
     char text[RULES_MOVE_TEXT_MAX], fen[RULES_TEXT_MAX], again[RULES_TEXT_MAX];
     const struct rules_variant *v;
     struct rules_position pos, start, before, back;
-    size_t n = sizeof positions / sizeof *positions;
     int count = 0;
 
-    if (!ready) {
-        rules_init();
-        ready = true;
-    }
     if (size < 1)
         return 0;
-    v = rules_variant_find(positions[data[0] % n].variant);
-    if (v == NULL || v->position_parse(&pos, positions[data[0] % n].position, NULL) != RULES_OK)
-        abort();
+    v = fuzz_position_pick(data[0], &pos);
     start = pos;
     for (size_t i = 1; i + 4 <= size && count < 64; i += 4) {
         struct rules_move m = { data[i], data[i + 1], data[i + 2], data[i + 3] };
