@@ -135,7 +135,7 @@ static enum db_status step_tx(struct db_tx *tx, void *arg)
 {
     struct step_call *c = arg;
     struct rules_position pos;
-    enum rules_color color;
+    enum rules_color color = RULES_WHITE;
     enum db_status rc;
 
     games_result_reset(c->out);

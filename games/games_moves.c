@@ -129,7 +129,7 @@ static enum db_status move_checked(struct db_tx *tx, struct move_args *a)
     struct games_result *r = a->out;
     struct rules_position pos;
     struct rules_move m;
-    enum rules_color color;
+    enum rules_color color = RULES_WHITE;
     enum db_status rc;
 
     rc = games_lock_for_player(tx, a->game_id, a->player_id, true, false, r, &pos, &color);

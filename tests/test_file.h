@@ -19,7 +19,7 @@ static inline char *test_file_read(const char *dir, const char *name, size_t *le
     char path[1024];
     size_t cap = 1 << 16, n = 0, got;
     char *buf = malloc(cap);
-    FILE *f;
+    FILE *f = NULL;
 
     if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
         fail_msg("path too long: %s/%s", dir, name);
