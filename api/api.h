@@ -24,6 +24,11 @@ struct api_config {
     double rate_limit;         /* requests a second per token or address; 0: none */
     double rate_burst;         /* requests a bucket holds */
     const struct notify_config *notify;   /* links, webhook URL rules; borrowed */
+    /* Accounts (issue 17). */
+    int streams_per_player;    /* event streams open at once per player; 0: no cap */
+    int streams_per_address;   /* ... per client address; 0: no cap */
+    int session_max_days;      /* a web session's absolute lifetime */
+    int signup_limit;          /* sign-ups per client address per hour; 0: none */
 };
 
 struct api_server;

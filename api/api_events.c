@@ -7,6 +7,11 @@
  * An idle stream costs no thread: its connection is suspended, and resumed
  * when the listener hears an event that concerns it (from any korpd, by
  * LISTEN/NOTIFY), when a keep-alive comment is due, or when korpd stops.
+ *
+ * A stream remembers the token or session that opened it: when that ends
+ * (revoked, signed out, a password change), every korpd hears it on
+ * korp_revocations and ends its streams at once.  Streams are capped per
+ * player and per client address (api_config's streams_per_*).
  */
 #include "api_int.h"
 
@@ -35,25 +40,32 @@ struct stream {
     struct MHD_Connection *conn;
     char player_id[BASE_ID_SIZE];     /* "" for a spectator */
     char game_id[API_PARAM_MAX + 1]; /* "" for all the player's games */
+    char credential[BASE_ID_SIZE + 2];  /* the token or "s-<session>" it was opened with; "" */
+    char address[64];                /* the client's */
     long long last_id;
     bool suspended, wake, keepalive_due;
+    bool revoked;                    /* its credential ended: the stream ends */
+    bool recheck;                    /* a revocation may have been missed: ask */
     int keepalives;
     char *pending;                   /* text to send, from pending_off */
     size_t pending_len, pending_off;
     unsigned bucket, slot;
     struct stream *next, **prev;     /* its keep-alive slot's list */
     struct stream *bnext, **bprev;   /* its bucket of the index */
+    struct stream *anext, **aprev;   /* its bucket of the address index */
 };
 
 struct api_hub {
     pthread_mutex_t lock;
     struct stream *slots[KEEPALIVE_SLOTS];
     struct stream *index[INDEX_BUCKETS];
+    struct stream *by_address[INDEX_BUCKETS];
     int count;
     unsigned next_slot;
     bool closing;
     struct db_pool *pool;
     struct db_listener *listener;
+    struct db_listener *revocations;
     struct base_worker *keepalive;
     int keepalive_ms;
 };
@@ -115,6 +127,37 @@ static void on_reconnect(void *arg)
     pthread_mutex_unlock(&hub->lock);
 }
 
+/* A token or session ended (in any korpd): the streams it opened end. */
+static void on_revoked(void *arg, const char *player_id, const char *credential)
+{
+    struct api_hub *hub = arg;
+    (void)player_id;
+    /* All streams, not only the player's: one opened with a token may
+     * watch a game as a spectator.  Revocations are rare. */
+    pthread_mutex_lock(&hub->lock);
+    for (int k = 0; k < KEEPALIVE_SLOTS; k++)
+        for (struct stream *s = hub->slots[k]; s != NULL; s = s->next)
+            if (s->credential[0] != '\0' && strcmp(s->credential, credential) == 0) {
+                s->revoked = true;
+                resume(s);
+            }
+    pthread_mutex_unlock(&hub->lock);
+}
+
+/* The revocations listener (re)connected: what ended meanwhile was not
+ * heard, so each stream asks about its credential when it next wakes (at
+ * its next keep-alive at the latest). */
+static void on_revocations_reconnect(void *arg)
+{
+    struct api_hub *hub = arg;
+    pthread_mutex_lock(&hub->lock);
+    for (int k = 0; k < KEEPALIVE_SLOTS; k++)
+        for (struct stream *s = hub->slots[k]; s != NULL; s = s->next)
+            if (s->credential[0] != '\0')
+                s->recheck = true;
+    pthread_mutex_unlock(&hub->lock);
+}
+
 static void keepalive(struct base_worker *w, void *arg)
 {
     struct api_hub *hub = arg;
@@ -158,8 +201,11 @@ struct api_hub *api_hub_new(struct db_pool *pool, int keepalive_seconds, struct 
     hub->pool = pool;
     hub->keepalive_ms = (keepalive_seconds > 0 ? keepalive_seconds : 15) * 1000;
     hub->listener = db_listener_start(pool, on_event, on_reconnect, hub, err);
-    hub->keepalive = hub->listener ? base_worker_start("keep-alive", keepalive, hub, err)
-                                   : NULL;
+    hub->revocations = hub->listener ? db_revocations_start(pool, on_revoked,
+                                                            on_revocations_reconnect, hub, err)
+                                     : NULL;
+    hub->keepalive = hub->revocations ? base_worker_start("keep-alive", keepalive, hub, err)
+                                      : NULL;
     if (hub->keepalive == NULL) {
         api_hub_free(hub);
         return NULL;
@@ -173,8 +219,10 @@ void api_hub_close(struct api_hub *hub)
         return;
     /* First nothing else may resume a connection, then every stream ends. */
     db_listener_stop(hub->listener);
+    db_listener_stop(hub->revocations);
     base_worker_stop(hub->keepalive);
     hub->listener = NULL;
+    hub->revocations = NULL;
     hub->keepalive = NULL;
     pthread_mutex_lock(&hub->lock);
     hub->closing = true;
@@ -189,6 +237,7 @@ void api_hub_free(struct api_hub *hub)
     if (hub == NULL)
         return;
     db_listener_stop(hub->listener);
+    db_listener_stop(hub->revocations);
     base_worker_stop(hub->keepalive);
     pthread_mutex_destroy(&hub->lock);
     free(hub);
@@ -256,9 +305,21 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
 
     (void)pos;
     pthread_mutex_lock(&hub->lock);
-    if (hub->closing) {
+    if (hub->closing || s->revoked) {
         pthread_mutex_unlock(&hub->lock);
         return MHD_CONTENT_READER_END_OF_STREAM;
+    }
+    if (s->recheck) {
+        struct base_err err = { "" };
+        bool live = true;
+        s->recheck = false;
+        pthread_mutex_unlock(&hub->lock);
+        /* A failed question keeps the stream (live stays true): the
+         * listener asks again after its next reconnection. */
+        db_credential_live(hub->pool, s->credential, &live, &err);
+        if (!live)
+            return MHD_CONTENT_READER_END_OF_STREAM;
+        pthread_mutex_lock(&hub->lock);
     }
     if ((n = take(s, buf, max)) > 0 || !(fetch_now = s->wake)) {
         if (n == 0 && s->keepalive_due && max >= sizeof comment - 1) {
@@ -297,11 +358,40 @@ static void stream_free(void *cls)
             s->next->prev = s->prev;
         if ((*s->bprev = s->bnext) != NULL)
             s->bnext->bprev = s->bprev;
+        if ((*s->aprev = s->anext) != NULL)
+            s->anext->aprev = s->aprev;
         hub->count--;
     }
     pthread_mutex_unlock(&hub->lock);
     free(s->pending);
     free(s);
+}
+
+/* Whether one more stream for s's player and address stays within the
+ * caps of config (0: none); otherwise *whose says which it would pass and
+ * *cap its size.  Hub locked. */
+static bool within_caps(struct api_hub *hub, const struct stream *s,
+                        const struct api_config *config, const char **whose, int *cap)
+{
+    int player = 0, address = 0;
+    if (config->streams_per_player > 0 && s->player_id[0] != '\0')
+        for (const struct stream *o = hub->index[s->bucket]; o != NULL; o = o->bnext)
+            if (strcmp(o->player_id, s->player_id) == 0 &&
+                ++player >= config->streams_per_player) {
+                *whose = "you have";
+                *cap = config->streams_per_player;
+                return false;
+            }
+    if (config->streams_per_address > 0)
+        for (const struct stream *o = hub->by_address[bucket_of('a', s->address)]; o != NULL;
+             o = o->anext)
+            if (strcmp(o->address, s->address) == 0 &&
+                ++address >= config->streams_per_address) {
+                *whose = "your address has";
+                *cap = config->streams_per_address;
+                return false;
+            }
+    return true;
 }
 
 int api_hub_streams(struct api_hub *hub)
@@ -366,6 +456,9 @@ enum MHD_Result api_events(struct api_request *req)
     s->wake = true;
     if (own_view)
         snprintf(s->player_id, sizeof s->player_id, "%s", req->caller.player_id);
+    if (req->authenticated)
+        snprintf(s->credential, sizeof s->credential, "%s", req->caller.token_id);
+    api_client_address(req, s->address, sizeof s->address);
     if (game != NULL)
         snprintf(s->game_id, sizeof s->game_id, "%s", game);
     if (last != NULL) {
@@ -379,17 +472,25 @@ enum MHD_Result api_events(struct api_request *req)
             return api_fail_db(req, st, err.text);
         }
     }
-    resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 512, reader, s, stream_free);
-    if (resp == NULL) {
-        free(s);
-        return MHD_NO;
-    }
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-    MHD_add_response_header(resp, "X-Accel-Buffering", "no");
     s->bucket = s->player_id[0] != '\0' ? bucket_of('p', s->player_id)
                                          : bucket_of('g', s->game_id);
     pthread_mutex_lock(&hub->lock);
+    const char *whose = "";
+    int cap = 0;
+    if (!within_caps(hub, s, req->config, &whose, &cap)) {
+        pthread_mutex_unlock(&hub->lock);
+        free(s);
+        /* 429, not 409: the cap is on streams at once, and the usual way to
+         * reach it is a client reconnecting while its old stream is still
+         * held here (a client that left is noticed at the next keep-alive).
+         * Retry-After is that interval: by then such a stream is gone. */
+        req->retry_after = hub->keepalive_ms / 1000;
+        return api_fail(req, API_PROBLEM_TOO_MANY_REQUESTS,
+                        "%s %d event streams open, the most allowed; close one (one stream "
+                        "carries all of a player's games) or retry in %d s",
+                        whose, cap, req->retry_after);
+    }
+    /* Counted now, so that streams opened at once cannot pass the caps. */
     s->slot = hub->next_slot++ % KEEPALIVE_SLOTS;
     if ((s->next = hub->slots[s->slot]) != NULL)
         s->next->prev = &s->next;
@@ -399,7 +500,20 @@ enum MHD_Result api_events(struct api_request *req)
         s->bnext->bprev = &s->bnext;
     s->bprev = &hub->index[s->bucket];
     hub->index[s->bucket] = s;
+    unsigned a = bucket_of('a', s->address);
+    if ((s->anext = hub->by_address[a]) != NULL)
+        s->anext->aprev = &s->anext;
+    s->aprev = &hub->by_address[a];
+    hub->by_address[a] = s;
     hub->count++;
     pthread_mutex_unlock(&hub->lock);
+    resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 512, reader, s, stream_free);
+    if (resp == NULL) {
+        stream_free(s);
+        return MHD_NO;
+    }
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    MHD_add_response_header(resp, "X-Accel-Buffering", "no");
     return api_reply(req, MHD_HTTP_OK, resp);
 }

@@ -250,6 +250,13 @@ enum MHD_Result api_webhook_rotate(struct api_request *req);
 enum MHD_Result api_webhook_enable(struct api_request *req);
 enum MHD_Result api_webhook_deliveries(struct api_request *req);
 enum MHD_Result api_webhook_retry(struct api_request *req);
+/* Accounts (issue 17): api_players.c, api_session.c. */
+enum MHD_Result api_password_change(struct api_request *req);
+enum MHD_Result api_session_list(struct api_request *req);
+enum MHD_Result api_sessions_end(struct api_request *req);
+/* Whether a password meets the policy (8-128 code points, not the player's
+ * name, not a common password); why says what is wrong otherwise. */
+bool api_password_acceptable(const char *password, const char *name, char *why, size_t size);
 
 /* The client's IP address as text ("?" when unknown): rate limits and the
  * sign-in throttle key on it. */

@@ -37,6 +37,9 @@ static const struct route routes[] = {
     { "POST", "/v1/players/me/tokens", API_TOKEN, api_token_create },
     { "GET", "/v1/players/me/tokens", API_TOKEN, api_token_list },
     { "DELETE", "/v1/players/me/tokens/{id}", API_TOKEN, api_token_revoke },
+    { "PUT", "/v1/players/me/password", API_TOKEN | API_JSON_BODY, api_password_change },
+    { "GET", "/v1/players/me/sessions", API_TOKEN, api_session_list },
+    { "DELETE", "/v1/players/me/sessions", API_TOKEN, api_sessions_end },
     { "GET", "/v1/players/{id}", 0, api_player_get },
     { "GET", "/v1/players", 0, api_player_search },
     { "POST", "/v1/session", API_JSON_BODY, api_session_create },
@@ -140,6 +143,28 @@ static void identify_quietly(struct api_request *req)
         req->authenticated = true;
     else
         memset(&req->caller, 0, sizeof req->caller);
+}
+
+/*
+ * A player's requests, through all their tokens and sessions together, are
+ * limited as one token's are: minting tokens does not buy more requests.
+ * (The bucket of "p:<player id>" in the same table as the token's own.)
+ */
+static bool player_limit_check(struct api_request *req, enum MHD_Result *replied)
+{
+    char key[BASE_ID_SIZE + 8];
+    int retry = 1;
+
+    if (!req->authenticated)
+        return true;
+    snprintf(key, sizeof key, "p:%s", req->caller.player_id);
+    if (api_limits_take(req->limits, key, &retry))
+        return true;
+    req->retry_after = retry;
+    *replied = api_fail(req, API_PROBLEM_TOO_MANY_REQUESTS,
+                        "your requests, from all your tokens together, came faster than a "
+                        "player's limit; retry in %d s", retry);
+    return false;
 }
 
 /* Whether path matches pattern; fills params with the captures. */
@@ -247,6 +272,8 @@ enum MHD_Result api_route(struct api_request *req)
         if (!(r->needs & (API_TOKEN | API_UNLIMITED)))
             identify_quietly(req);
         if (!(r->needs & API_UNLIMITED) && !api_limits_check(req, &replied))
+            return replied;
+        if (!(r->needs & API_UNLIMITED) && !player_limit_check(req, &replied))
             return replied;
         if ((r->needs & API_ARBITER) && !req->caller.arbiter)
             return api_fail(req, API_PROBLEM_FORBIDDEN, "only an arbiter may do this");

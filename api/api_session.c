@@ -2,7 +2,9 @@
  * api_session.c — people signing in on the web board: a name and password
  * give a session cookie (HttpOnly, SameSite=Strict, Secure behind https)
  * and a CSRF token that the page sends back (X-CSRF-Token) with every
- * change.  Bots keep their bearer tokens.
+ * change.  Bots keep their bearer tokens.  A player sees their sessions
+ * and may end all but the one in use; a session lasts 30 days from its
+ * last use and at most KORP_SESSION_MAX_DAYS from its sign-in.
  */
 #include "api_int.h"
 
@@ -144,7 +146,8 @@ enum MHD_Result api_session_create(struct api_request *req)
     }
     if (!base_token_new(cookie) || !base_token_new(csrf))
         return api_fail_db(req, DB_HARD_ERROR, "the random generator failed");
-    st = db_session_create(req->config->pool, id, cookie, csrf, &err);
+    st = db_session_create(req->config->pool, id, cookie, csrf, req->config->session_max_days,
+                           &err);
     if (st != DB_OK)
         return api_fail_db(req, st, err.text);
     return reply_session(req, id, canonical, csrf, cookie);
@@ -160,7 +163,8 @@ enum MHD_Result api_session_get(struct api_request *req)
 
     if (cookie == NULL)
         return api_fail(req, API_PROBLEM_UNAUTHORIZED, "you are not signed in");
-    st = db_session_find(req->config->pool, cookie, &caller, csrf, &err);
+    st = db_session_find(req->config->pool, cookie, req->config->session_max_days, &caller, csrf,
+                         &err);
     if (st == DB_NOT_FOUND)
         return api_fail(req, API_PROBLEM_UNAUTHORIZED,
                         "your session has ended: sign in again");
@@ -206,7 +210,8 @@ bool api_session_caller(struct api_request *req, bool *refused, enum MHD_Result 
     *refused = false;
     if (cookie == NULL)
         return false;
-    st = db_session_find(req->config->pool, cookie, &req->caller, req->csrf, &err);
+    st = db_session_find(req->config->pool, cookie, req->config->session_max_days, &req->caller,
+                         req->csrf, &err);
     if (st != DB_OK) {
         memset(&req->caller, 0, sizeof req->caller);
         if (st != DB_NOT_FOUND) {
@@ -225,4 +230,53 @@ bool api_session_caller(struct api_request *req, bool *refused, enum MHD_Result 
     }
     req->authenticated = true;
     return true;
+}
+
+#define MAX_SESSIONS_LISTED 100
+
+/* GET /v1/players/me/sessions: the player's live web sessions, oldest
+ * first, the one making the request marked current. */
+enum MHD_Result api_session_list(struct api_request *req)
+{
+    struct db_session_info sessions[MAX_SESSIONS_LISTED];
+    struct base_err err = { "" };
+    int count = 0;
+    enum db_status st = db_session_list(req->config->pool, req->caller.player_id,
+                                        req->config->session_max_days, sessions,
+                                        MAX_SESSIONS_LISTED, &count, &err);
+    const char *current = req->caller.by_session ? req->caller.token_id + 2 : "";
+    cJSON *json, *list;
+
+    if (st != DB_OK)
+        return api_fail_db(req, st, err.text);
+    json = cJSON_CreateObject();
+    list = cJSON_AddArrayToObject(json, "sessions");
+    for (int i = 0; i < count; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "id", sessions[i].id);
+        cJSON_AddStringToObject(o, "created_at", sessions[i].created_at);
+        cJSON_AddStringToObject(o, "last_seen_at", sessions[i].last_seen_at);
+        cJSON_AddStringToObject(o, "expires_at", sessions[i].expires_at);
+        cJSON_AddBoolToObject(o, "current", strcmp(sessions[i].id, current) == 0);
+        cJSON_AddItemToArray(list, o);
+    }
+    return api_reply_json(req, MHD_HTTP_OK, json);
+}
+
+/* DELETE /v1/players/me/sessions: signs out everywhere but here (with a
+ * token: everywhere).  Event streams opened by those sessions end. */
+enum MHD_Result api_sessions_end(struct api_request *req)
+{
+    struct base_err err = { "" };
+    int ended = 0;
+    enum db_status st = db_sessions_end(req->config->pool, req->caller.player_id,
+                                        req->caller.by_session ? req->caller.token_id + 2 : NULL,
+                                        &ended, &err);
+    cJSON *json;
+
+    if (st != DB_OK)
+        return api_fail_db(req, st, err.text);
+    json = cJSON_CreateObject();
+    cJSON_AddNumberToObject(json, "ended", ended);
+    return api_reply_json(req, MHD_HTTP_OK, json);
 }

@@ -93,7 +93,22 @@ struct db_listener {
     void (*on_reconnect)(void *arg);
     void *arg;
     struct base_worker *worker;
+    db_revoked_fn on_revoked;    /* a revocations listener (korp_revocations) */
 };
+
+/* Reads "<player id> <credential>" (migration 005) for on_revoked. */
+static void revoked(struct db_listener *l, const char *payload)
+{
+    char player[BASE_ID_SIZE], credential[BASE_ID_SIZE + 2];
+    const char *space = strchr(payload, ' ');
+    if (space == NULL || (size_t)(space - payload) >= sizeof player ||
+        strlen(space + 1) >= sizeof credential)
+        return;
+    memcpy(player, payload, (size_t)(space - payload));
+    player[space - payload] = '\0';
+    snprintf(credential, sizeof credential, "%s", space + 1);
+    l->on_revoked(l->arg, player, credential);
+}
 
 /* Asks who the notified events concern (the payload has their ids only);
  * false when the connection failed. */
@@ -186,7 +201,9 @@ static void run(struct base_worker *w, void *arg)
         while ((n = PQnotifies(pg)) != NULL) {
             bool ok = l->on_event == NULL || n->extra == NULL || n->extra[0] == '\0' ||
                       dispatch(l, pg, n->extra);
-            if (l->on_event == NULL)
+            if (l->on_revoked != NULL)
+                revoked(l, n->extra != NULL ? n->extra : "");
+            else if (l->on_event == NULL)
                 l->on_reconnect(l->arg);
             PQfreemem(n);
             if (!ok) {
@@ -208,7 +225,7 @@ static struct db_listener *listener_start(struct db_pool *pool, const char *chan
         base_err_set(err, "out of memory");
         return NULL;
     }
-    *l = (struct db_listener){ pool, channel, on_event, on_reconnect, arg, NULL };
+    *l = (struct db_listener){ pool, channel, on_event, on_reconnect, arg, NULL, NULL };
     l->worker = base_worker_start(on_event ? "event listener" : "wake-up listener", run, l,
                                   err);
     if (l->worker == NULL) {
@@ -229,6 +246,25 @@ struct db_listener *db_wakeup_start(struct db_pool *pool, const char *channel,
                                     void (*wake)(void *arg), void *arg, struct base_err *err)
 {
     return listener_start(pool, channel, NULL, wake, arg, err);
+}
+
+struct db_listener *db_revocations_start(struct db_pool *pool, db_revoked_fn on_revoked,
+                                         void (*on_reconnect)(void *arg), void *arg,
+                                         struct base_err *err)
+{
+    struct db_listener *l = calloc(1, sizeof *l);
+    if (l == NULL) {
+        base_err_set(err, "out of memory");
+        return NULL;
+    }
+    *l = (struct db_listener){ pool, DB_REVOCATIONS_CHANNEL, NULL, on_reconnect, arg, NULL,
+                               on_revoked };
+    l->worker = base_worker_start("revocations listener", run, l, err);
+    if (l->worker == NULL) {
+        free(l);
+        return NULL;
+    }
+    return l;
 }
 
 void db_listener_stop(struct db_listener *l)

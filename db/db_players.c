@@ -161,20 +161,49 @@ enum db_status db_caller_find(struct db_pool *pool, const char *token, struct db
 
 struct token_create {
     const char *player_id, *token;
+    int max;
     struct db_token *out;
 };
 
+/* Counts the player's tokens under their row's lock, then inserts one if
+ * fewer than max: two creations at once cannot both take the last place. */
 static enum db_status token_create(struct db_tx *tx, void *arg)
 {
     struct token_create *c = arg;
-    return insert_token(tx, c->player_id, c->token, c->out);
+    char id[BASE_ID_SIZE], hash[BASE_SHA256_HEX_LEN + 1], max[16];
+    const char *lock[1] = { c->player_id };
+    const char *params[4] = { id, c->player_id, hash, max };
+    PGresult *res = NULL;
+    enum db_status rc = db_exec(tx, DB_STMT_TOKEN_LOCK_PLAYER, lock, &res);
+
+    if (rc == DB_OK && PQntuples(res) == 0)
+        rc = DB_NOT_FOUND;
+    PQclear(res);
+    res = NULL;
+    if (rc != DB_OK)
+        return rc;
+    if (!db_new_id(id))
+        return db_tx_fail(tx, "the random generator failed");
+    base_sha256_hex(c->token, strlen(c->token), hash);
+    snprintf(max, sizeof max, "%d", c->max);
+    rc = db_exec(tx, DB_STMT_TOKEN_INSERT_CAPPED, params, &res);
+    if (rc == DB_OK && PQntuples(res) == 0)
+        rc = DB_CONFLICT;
+    if (rc == DB_OK) {
+        snprintf(c->out->id, sizeof c->out->id, "%s", id);
+        db_row_text(&(struct db_row){ res, 0 }, "created_at", c->out->created_at,
+                    sizeof c->out->created_at);
+        c->out->last_used_at[0] = '\0';
+    }
+    PQclear(res);
+    return rc;
 }
 
 enum db_status db_token_create(struct db_pool *pool, const char *player_id, const char *token,
-                               struct db_token *out, struct base_err *err)
+                               int max, struct db_token *out, struct base_err *err)
 {
-    struct token_create c = { player_id, token, out };
-    return db_run_once(pool, token_create, &c, err);
+    struct token_create c = { player_id, token, max, out };
+    return db_run_tx(pool, token_create, &c, err);
 }
 
 static void token_read(void *out, const struct db_row *r)

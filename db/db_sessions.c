@@ -1,12 +1,14 @@
 /*
  * db_sessions.c — people signed in on the web board: finding a player by
- * name for a password check, and sessions (the cookie's SHA-256 only).
+ * name for a password check, sessions (the cookie's SHA-256 only), a
+ * password change, and how many sign-ups an address made.
  */
 #include "db_int.h"
 
 #include "base.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct login {
@@ -34,6 +36,7 @@ enum db_status db_login_find(struct db_pool *pool, const char *name, char id[BAS
 
 struct session {
     const char *player_id, *cookie, *csrf;
+    int max_days;
     struct db_caller *out;
     char *csrf_out;
 };
@@ -41,8 +44,9 @@ struct session {
 static enum db_status session_create(struct db_tx *tx, void *arg)
 {
     struct session *s = arg;
-    char id[BASE_ID_SIZE], hash[BASE_SHA256_HEX_LEN + 1];
-    const char *params[4] = { id, hash, s->player_id, s->csrf };
+    char id[BASE_ID_SIZE], hash[BASE_SHA256_HEX_LEN + 1], days[16];
+    const char *params[5] = { id, hash, s->player_id, s->csrf, days };
+    snprintf(days, sizeof days, "%d", s->max_days);
     if (!db_new_id(id))
         return db_tx_fail(tx, "the random generator failed");
     base_sha256_hex(s->cookie, strlen(s->cookie), hash);
@@ -50,19 +54,21 @@ static enum db_status session_create(struct db_tx *tx, void *arg)
 }
 
 enum db_status db_session_create(struct db_pool *pool, const char *player_id,
-                                 const char *cookie, const char *csrf, struct base_err *err)
+                                 const char *cookie, const char *csrf, int max_days,
+                                 struct base_err *err)
 {
-    struct session s = { player_id, cookie, csrf, NULL, NULL };
+    struct session s = { player_id, cookie, csrf, max_days, NULL, NULL };
     return db_run_once(pool, session_create, &s, err);
 }
 
-/* Runs a statement whose one parameter is the cookie's SHA-256; no row is
+/* Runs a statement whose first parameter is the cookie's SHA-256 (and
+ * second, when days is not NULL, the absolute lifetime); no row is
  * DB_NOT_FOUND (res kept for the caller, who PQclears it). */
 static enum db_status by_cookie(struct db_tx *tx, enum db_stmt stmt, const char *cookie,
-                                PGresult **res)
+                                const char *days, PGresult **res)
 {
     char hash[BASE_SHA256_HEX_LEN + 1];
-    const char *params[1] = { hash };
+    const char *params[2] = { hash, days };
     enum db_status rc;
 
     base_sha256_hex(cookie, strlen(cookie), hash);
@@ -76,7 +82,11 @@ static enum db_status session_find(struct db_tx *tx, void *arg)
 {
     struct session *s = arg;
     PGresult *res = NULL;
-    enum db_status rc = by_cookie(tx, DB_STMT_SESSION_FIND, s->cookie, &res);
+    char days[16];
+    enum db_status rc;
+
+    snprintf(days, sizeof days, "%d", s->max_days);
+    rc = by_cookie(tx, DB_STMT_SESSION_FIND, s->cookie, days, &res);
 
     if (rc == DB_OK) {
         struct db_caller *c = s->out;
@@ -84,14 +94,15 @@ static enum db_status session_find(struct db_tx *tx, void *arg)
         const char *session_id = db_row_value(&r, "session_id");
         memset(c, 0, sizeof *c);
         /* Rate limits and logs name a session like a token: "s-<id>". */
-        snprintf(c->token_id, sizeof c->token_id, "s-%.10s", session_id ? session_id : "");
+        snprintf(c->token_id, sizeof c->token_id, "s-%.*s", BASE_ID_LEN,
+                 session_id ? session_id : "");
         db_row_text(&r, "player_id", c->player_id, sizeof c->player_id);
         db_row_text(&r, "name", c->name, sizeof c->name);
         c->arbiter = db_row_bool(&r, "arbiter");
         c->by_session = true;
         db_row_text(&r, "csrf_token", s->csrf_out, 64);
         if (db_row_bool(&r, "stale")) {
-            const char *touch[1] = { session_id };
+            const char *touch[2] = { session_id, days };
             rc = db_exec(tx, DB_STMT_SESSION_TOUCH, touch, NULL);
         }
     }
@@ -99,10 +110,10 @@ static enum db_status session_find(struct db_tx *tx, void *arg)
     return rc;
 }
 
-enum db_status db_session_find(struct db_pool *pool, const char *cookie,
+enum db_status db_session_find(struct db_pool *pool, const char *cookie, int max_days,
                                struct db_caller *out, char *csrf, struct base_err *err)
 {
-    struct session s = { NULL, cookie, NULL, out, csrf };
+    struct session s = { NULL, cookie, NULL, max_days, out, csrf };
     return db_run_once(pool, session_find, &s, err);
 }
 
@@ -110,13 +121,113 @@ static enum db_status session_delete(struct db_tx *tx, void *arg)
 {
     struct session *s = arg;
     PGresult *res = NULL;
-    enum db_status rc = by_cookie(tx, DB_STMT_SESSION_DELETE, s->cookie, &res);
+    enum db_status rc = by_cookie(tx, DB_STMT_SESSION_DELETE, s->cookie, NULL, &res);
     PQclear(res);
     return rc;
 }
 
 enum db_status db_session_delete(struct db_pool *pool, const char *cookie, struct base_err *err)
 {
-    struct session s = { NULL, cookie, NULL, NULL, NULL };
+    struct session s = { NULL, cookie, NULL, 0, NULL, NULL };
     return db_run_once(pool, session_delete, &s, err);
+}
+
+static void session_info_read(void *out, const struct db_row *r)
+{
+    struct db_session_info *i = out;
+    db_row_text(r, "id", i->id, sizeof i->id);
+    db_row_text(r, "created_at", i->created_at, sizeof i->created_at);
+    db_row_text(r, "last_seen_at", i->last_seen_at, sizeof i->last_seen_at);
+    db_row_text(r, "expires_at", i->expires_at, sizeof i->expires_at);
+}
+
+enum db_status db_session_list(struct db_pool *pool, const char *player_id, int max_days,
+                               struct db_session_info *out, int max, int *count,
+                               struct base_err *err)
+{
+    char days[16], limit[16];
+    const char *params[3] = { player_id, days, limit };
+    snprintf(days, sizeof days, "%d", max_days);
+    snprintf(limit, sizeof limit, "%d", max);
+    return db_get_rows(pool, DB_STMT_SESSION_LIST, params, session_info_read, out, sizeof *out,
+                       max, count, err);
+}
+
+struct sessions_end {
+    const char *player_id, *keep_id, *password_hash;
+    int *ended;
+};
+
+/* A new password first (when there is one), then the other sessions end. */
+static enum db_status sessions_end(struct db_tx *tx, void *arg)
+{
+    struct sessions_end *e = arg;
+    const char *set[2] = { e->player_id, e->password_hash };
+    const char *end[2] = { e->player_id, e->keep_id };
+    PGresult *res = NULL;
+    enum db_status rc = DB_OK;
+
+    if (e->password_hash != NULL) {
+        rc = db_exec(tx, DB_STMT_PASSWORD_SET, set, &res);
+        if (rc == DB_OK && atoi(PQcmdTuples(res)) == 0)
+            rc = DB_NOT_FOUND;
+        PQclear(res);
+        res = NULL;
+    }
+    if (rc == DB_OK)
+        rc = db_exec(tx, DB_STMT_SESSIONS_END, end, &res);
+    if (rc == DB_OK && e->ended != NULL)
+        *e->ended = atoi(PQcmdTuples(res));
+    PQclear(res);
+    return rc;
+}
+
+enum db_status db_sessions_end(struct db_pool *pool, const char *player_id, const char *keep_id,
+                               int *ended, struct base_err *err)
+{
+    struct sessions_end e = { player_id, keep_id, NULL, ended };
+    return db_run_once(pool, sessions_end, &e, err);
+}
+
+enum db_status db_password_change(struct db_pool *pool, const char *player_id,
+                                  const char *password_hash, const char *keep_id,
+                                  struct base_err *err)
+{
+    struct sessions_end e = { player_id, keep_id, password_hash, NULL };
+    return db_run_tx(pool, sessions_end, &e, err);
+}
+
+struct signup {
+    bool *allowed;
+    int *wait_s, limit;
+};
+
+static void signup_read(void *out, const struct db_row *r)
+{
+    struct signup *s = out;
+    *s->allowed = db_row_int(r, "taken") < s->limit;
+    *s->wait_s = db_row_int(r, "wait");
+}
+
+enum db_status db_signup_count(struct db_pool *pool, const char *address, int limit,
+                               bool *allowed, int *wait_s, struct base_err *err)
+{
+    char max[16];
+    const char *params[2] = { address, max };
+    struct signup s = { allowed, wait_s, limit };
+    snprintf(max, sizeof max, "%d", limit);
+    *allowed = true;
+    *wait_s = 0;
+    return db_get_row(pool, DB_STMT_SIGNUP_COUNT, params, signup_read, &s, err);
+}
+
+enum db_status db_credential_live(struct db_pool *pool, const char *credential, bool *live,
+                                  struct base_err *err)
+{
+    const char *params[1] = { credential };
+    long long n = 0;
+    enum db_status st = db_get_number(pool, DB_STMT_CREDENTIAL_LIVE, params, "live", false, &n,
+                                      err);
+    *live = st != DB_OK || n != 0;
+    return st;
 }

@@ -444,16 +444,20 @@ const struct db_statement db_statements[] = {
     [DB_STMT_SESSION_INSERT] = { DB_STMT_SESSION_INSERT, "session_insert",
         "INSERT INTO sessions (id, hash, player_id, csrf_token, created_at, expires_at,"
         " last_seen_at) VALUES ($1, decode($2, 'hex'), $3, $4, korp_now(),"
-        " korp_now() + interval '30 days', korp_now())", 4 },
+        " korp_now() + least(interval '30 days', make_interval(days => $5::int)), korp_now())", 5 },
     [DB_STMT_SESSION_FIND] = { DB_STMT_SESSION_FIND, "session_find",
         "SELECT s.id AS session_id, p.id AS player_id, p.name, p.role = 'arbiter' AS arbiter,"
         " s.csrf_token, s.last_seen_at < korp_now() - interval '1 minute' AS stale"
         " FROM sessions s JOIN players p ON p.id = s.player_id"
-        " WHERE s.hash = decode($1, 'hex') AND s.expires_at > korp_now()", 1 },
-    /* A session in use lasts 30 days from its last use. */
+        " WHERE s.hash = decode($1, 'hex') AND s.expires_at > korp_now()"
+        " AND s.created_at > korp_now() - make_interval(days => $2::int)", 2 },
+    /* A session in use lasts 30 days from its last use, and never longer
+     * than its absolute lifetime ($2 days, KORP_SESSION_MAX_DAYS) from its
+     * sign-in. */
     [DB_STMT_SESSION_TOUCH] = { DB_STMT_SESSION_TOUCH, "session_touch",
-        "UPDATE sessions SET last_seen_at = korp_now(), expires_at = korp_now() + interval '30 days'"
-        " WHERE id = $1", 1 },
+        "UPDATE sessions SET last_seen_at = korp_now(), expires_at = least("
+        " korp_now() + interval '30 days', created_at + make_interval(days => $2::int))"
+        " WHERE id = $1", 2 },
     [DB_STMT_SESSION_DELETE] = { DB_STMT_SESSION_DELETE, "session_delete",
         "DELETE FROM sessions WHERE hash = decode($1, 'hex') RETURNING id", 1 },
     /* Old records: deliveries done or given up 30 days ago, ended sessions. */
@@ -462,8 +466,54 @@ const struct db_statement db_statements[] = {
         " WHERE status <> 'pending' AND created_at < korp_now() - interval '30 days'"
         " LIMIT 1000)) RETURNING 1),"
         " s AS (DELETE FROM sessions WHERE ctid = ANY (ARRAY(SELECT ctid FROM sessions"
-        " WHERE expires_at < korp_now() LIMIT 1000)) RETURNING 1)"
-        " SELECT (SELECT count(*) FROM d) + (SELECT count(*) FROM s) AS deleted", 0 },
+        " WHERE expires_at < korp_now() LIMIT 1000)) RETURNING 1),"
+        " u AS (DELETE FROM signups WHERE ctid = ANY (ARRAY(SELECT ctid FROM signups"
+        " WHERE at < korp_now() - interval '1 hour' LIMIT 1000)) RETURNING 1)"
+        " SELECT (SELECT count(*) FROM d) + (SELECT count(*) FROM s)"
+        " + (SELECT count(*) FROM u) AS deleted", 0 },
+
+    /* ---- accounts: the token cap, sign-ups per address, passwords, sessions */
+    /* Taking the player's row first makes concurrent token creations count
+     * one at a time (READ COMMITTED: the count below sees the others). */
+    [DB_STMT_TOKEN_LOCK_PLAYER] = { DB_STMT_TOKEN_LOCK_PLAYER, "token_lock_player",
+        "SELECT id FROM players WHERE id = $1 FOR UPDATE", 1 },
+    /* No row when the player holds $4 tokens already. */
+    [DB_STMT_TOKEN_INSERT_CAPPED] = { DB_STMT_TOKEN_INSERT_CAPPED, "token_insert_capped",
+        "INSERT INTO tokens (id, player_id, hash, created_at)"
+        " SELECT $1, $2, decode($3, 'hex'), korp_now()"
+        " WHERE (SELECT count(*) FROM tokens WHERE player_id = $2) < $4::int"
+        " RETURNING korp_time(created_at) AS created_at", 4 },
+    /* Counts a sign-up from address $1 unless $2 were made from there in the
+     * last hour; `taken` is how many were (before this one), `wait` the
+     * seconds until the oldest of them is an hour old. */
+    [DB_STMT_SIGNUP_COUNT] = { DB_STMT_SIGNUP_COUNT, "signup_count",
+        "WITH gone AS (DELETE FROM signups WHERE address = $1"
+        " AND at <= korp_now() - interval '1 hour'),"
+        " recent AS (SELECT count(*) AS n, min(at) AS oldest FROM signups WHERE address = $1"
+        " AND at > korp_now() - interval '1 hour'),"
+        " ins AS (INSERT INTO signups (address, at) SELECT $1, korp_now() FROM recent"
+        " WHERE recent.n < $2::int)"
+        " SELECT n AS taken, coalesce(ceil(extract(epoch FROM oldest + interval '1 hour'"
+        " - korp_now())), 0)::int AS wait FROM recent", 2 },
+    [DB_STMT_PASSWORD_SET] = { DB_STMT_PASSWORD_SET, "password_set",
+        "UPDATE players SET password_hash = $2 WHERE id = $1", 2 },
+    /* Ends the player's sessions but the one with id $2 (NULL: all). */
+    [DB_STMT_SESSIONS_END] = { DB_STMT_SESSIONS_END, "sessions_end",
+        "DELETE FROM sessions WHERE player_id = $1 AND id IS DISTINCT FROM $2", 2 },
+    /* The player's live sessions, oldest first; $2 the absolute lifetime
+     * in days. */
+    [DB_STMT_SESSION_LIST] = { DB_STMT_SESSION_LIST, "session_list",
+        "SELECT id, korp_time(created_at) AS created_at, korp_time(last_seen_at) AS last_seen_at,"
+        " korp_time(least(expires_at, created_at + make_interval(days => $2::int)))"
+        " AS expires_at FROM sessions WHERE player_id = $1 AND expires_at > korp_now()"
+        " AND created_at > korp_now() - make_interval(days => $2::int)"
+        " ORDER BY created_at, id LIMIT $3", 3 },
+    /* Whether a token ("<id>") or a session ("s-<id>") still lets its
+     * holder in. */
+    [DB_STMT_CREDENTIAL_LIVE] = { DB_STMT_CREDENTIAL_LIVE, "credential_live",
+        "SELECT (EXISTS (SELECT 1 FROM tokens WHERE id = $1)"
+        " OR EXISTS (SELECT 1 FROM sessions WHERE 's-' || id = $1"
+        " AND expires_at > korp_now()))::int AS live", 1 },
 };
 
 _Static_assert(sizeof db_statements / sizeof db_statements[0] == DB_STMT_COUNT,

@@ -44,7 +44,15 @@ const char korpd_config_help[] =
     "                       above the longest attempt (webhook timeout; SMTP 30 s)\n"
     "  KORP_WEBHOOK_ALLOW_PRIVATE  1: webhooks may reach private, loopback and\n"
     "                       link-local addresses (tests, private deployments)\n"
-    "  KORP_WEBHOOK_TIMEOUT_SECONDS  per webhook attempt (default 10, 1-60)\n";
+    "  KORP_WEBHOOK_TIMEOUT_SECONDS  per webhook attempt (default 10, 1-60)\n"
+    "  KORP_STREAMS_PER_PLAYER  event streams a player may hold open at once in\n"
+    "                       one korpd; 0: no cap (default 8, 0-100000)\n"
+    "  KORP_STREAMS_PER_ADDRESS  event streams one client address may hold open\n"
+    "                       at once in one korpd; 0: no cap (default 32, 0-1000000)\n"
+    "  KORP_SESSION_MAX_DAYS  a web session ends this many days after sign-in,\n"
+    "                       however often it is used (default 90, 1-3650)\n"
+    "  KORP_SIGNUP_LIMIT    sign-ups per client address per hour; 0 turns the\n"
+    "                       limit off (default 10, 0-100000)\n";
 
 static const char *env_or(const char *name, const char *fallback)
 {
@@ -110,6 +118,16 @@ bad:
     return false;
 }
 
+/* The settings of issue 17: caps on streams, sessions and sign-ups. */
+static bool accounts_load(struct korpd_config *c, struct base_err *err)
+{
+    return read_int("KORP_STREAMS_PER_PLAYER", 8, 0, 100000, &c->streams_per_player, err) &&
+           read_int("KORP_STREAMS_PER_ADDRESS", 32, 0, 1000000, &c->streams_per_address,
+                    err) &&
+           read_int("KORP_SESSION_MAX_DAYS", 90, 1, 3650, &c->session_max_days, err) &&
+           read_int("KORP_SIGNUP_LIMIT", 10, 0, 100000, &c->signup_limit, err);
+}
+
 bool korpd_config_load(struct korpd_config *c, struct base_err *err)
 {
     int test_clock = 0, allow_private = 0;
@@ -152,5 +170,5 @@ bool korpd_config_load(struct korpd_config *c, struct base_err *err)
            read_int("KORP_WEBHOOK_TIMEOUT_SECONDS", 10, 1, 60,
                     &c->notify.webhook_timeout_seconds, err) &&
            (c->notify.sweep_seconds = c->sweep_seconds, true) &&
-           notify_config_check(&c->notify, err);
+           notify_config_check(&c->notify, err) && accounts_load(c, err);
 }

@@ -29,6 +29,11 @@ struct korpd_config {
     bool test_clock;           /* KORP_TEST_CLOCK=1: the clock may be moved */
     char public_url[512];      /* KORP_PUBLIC_URL, no trailing '/' */
     struct notify_config notify;
+    /* Accounts (issue 17). */
+    int streams_per_player;    /* KORP_STREAMS_PER_PLAYER; 0: no cap */
+    int streams_per_address;   /* KORP_STREAMS_PER_ADDRESS; 0: no cap */
+    int session_max_days;      /* KORP_SESSION_MAX_DAYS */
+    int signup_limit;          /* KORP_SIGNUP_LIMIT: per address per hour; 0: none */
 };
 
 /* The settings table, for --help. */

@@ -245,7 +245,9 @@ int main(int argc, char **argv)
     struct api_config api = { config.listen_host, config.listen_port, config.http_threads,
                               pool, KORP_VERSION, config.test_clock,
                               config.keepalive_seconds, config.rate_limit,
-                              config.rate_burst, &k.config.notify };
+                              config.rate_burst, &k.config.notify,
+                              config.streams_per_player, config.streams_per_address,
+                              config.session_max_days, config.signup_limit };
     if (config.test_clock)
         base_log(BASE_LOG_WARN, "KORP_TEST_CLOCK=1: arbiters may move the clock (tests only)");
     server = api_server_start(&api, &err);
