@@ -169,6 +169,8 @@ class Korpd:
         # Tests send bursts from one address and few tokens: no rate limits unless a
         # test asks for them.
         env.setdefault("KORP_RATE_LIMIT", "0")
+        # Tests sign up many players from 127.0.0.1: no sign-up limit unless asked for.
+        env.setdefault("KORP_SIGNUP_LIMIT", "0")
         for k, v in settings.items():
             if v is None:
                 env.pop(k, None)

@@ -10,7 +10,7 @@ export function render(main, { mode, navigate, refreshNav }) {
   const safeNext = next && next.startsWith('/') && !next.startsWith('//') ? next : '/';
   const msg = messageBox();
   const name = h('input', { id: 'name', name: 'name', autocomplete: 'username', required: true, minlength: 2, maxlength: 30, pattern: '[A-Za-z0-9_\\-]{2,30}' });
-  const password = h('input', { id: 'password', name: 'password', type: 'password', required: true, minlength: 8, maxlength: 200,
+  const password = h('input', { id: 'password', name: 'password', type: 'password', required: true, minlength: 8, maxlength: 256,
     autocomplete: signup ? 'new-password' : 'current-password' });
   const email = h('input', { id: 'email', name: 'email', type: 'email', autocomplete: 'email', maxlength: 254 });
   const submit = h('button', { type: 'submit', class: 'primary' }, signup ? 'Create account' : 'Sign in');
@@ -19,7 +19,7 @@ export function render(main, { mode, navigate, refreshNav }) {
     h('label', { for: 'name' }, 'Name'), name,
     signup ? h('p', { class: 'hint' }, '2-30 letters, digits, _ or -') : null,
     h('label', { for: 'password' }, 'Password'), password,
-    signup ? h('p', { class: 'hint' }, 'At least 8 characters') : null,
+    signup ? h('p', { class: 'hint' }, '8 to 128 characters, not a common password: a few words make a good one') : null,
     signup ? [h('label', { for: 'email' }, 'Email (optional, for notifications)'), email] : null,
     submit, msg,
     h('p', {}, signup ? 'Have an account? ' : 'New here? ',
@@ -29,7 +29,7 @@ export function render(main, { mode, navigate, refreshNav }) {
     msg.clear();
     if (!form.checkValidity()) {
       const bad = [name, password, email].find(i => !i.checkValidity());
-      msg.show(bad === name ? 'A name is 2-30 letters, digits, _ or -.' : bad === password ? 'A password has 8-200 characters.' : 'That email address does not look right.', 'error');
+      msg.show(bad === name ? 'A name is 2-30 letters, digits, _ or -.' : bad === password ? 'A password has 8 to 128 characters.' : 'That email address does not look right.', 'error');
       bad.focus();
       return;
     }

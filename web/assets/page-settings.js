@@ -1,4 +1,5 @@
-// Settings (/settings): notification preferences, webhooks, tokens for bots.
+// Settings (/settings): notification preferences, webhooks, tokens for bots,
+// the password and the signed-in sessions.
 
 import { api, me, q } from './api.js';
 import { h, messageBox } from './ui.js';
@@ -21,7 +22,8 @@ export async function render(main, { navigate }) {
   const notif = h('section', { class: 'card', id: 'notifications' }, h('h2', {}, 'Notifications'), notifMsg);
   const hooks = h('section', { class: 'card', id: 'webhooks' }, h('h2', {}, 'Webhooks'), hookMsg);
   const toks = h('section', { class: 'card', id: 'tokens' }, h('h2', {}, 'Tokens for bots'), tokMsg);
-  main.append(h('h1', {}, 'Settings'), notif, hooks, toks);
+  const account = accountSection();
+  main.append(h('h1', {}, 'Settings'), notif, hooks, toks, account.section);
 
   // ---- notification preferences ---------------------------------------------
   try {
@@ -107,6 +109,49 @@ export async function render(main, { navigate }) {
     } catch (e) { tokMsg.show(e.message, 'error'); }
   } }, 'Create a token');
   toks.append(h('p', { class: 'hint' }, 'A bot signs in with a token: Authorization: Bearer korp_…'), tokList, create, shown);
-  await Promise.all([loadHooks(), loadTokens()]);
+  await Promise.all([loadHooks(), loadTokens(), account.load()]);
   return null;
+}
+
+// ---- password and sessions --------------------------------------------------
+// Changing the password ends the other sessions (tokens stay); the list shows
+// every signed-in browser, and "Sign out everywhere else" ends all but this one.
+function accountSection() {
+  const pwMsg = messageBox(), sessMsg = messageBox();
+  const current = h('input', { type: 'password', id: 'current-password', autocomplete: 'current-password', required: true });
+  const fresh = h('input', { type: 'password', id: 'new-password', autocomplete: 'new-password', minlength: 8, maxlength: 128, required: true });
+  const pwForm = h('form', { class: 'form', id: 'password-form' },
+    h('label', { for: 'current-password' }, 'Current password'), current,
+    h('label', { for: 'new-password' }, 'New password (8 to 128 characters; a few words make a good one)'), fresh,
+    h('button', { type: 'submit', class: 'primary' }, 'Change password'));
+  const list = h('ul', { class: 'list', id: 'session-list' });
+  async function load() {
+    try {
+      const r = await api('GET', '/v1/players/me/sessions');
+      list.replaceChildren(...(r.sessions.length ? r.sessions.map(s => h('li', { 'data-session': s.id },
+        s.current ? h('strong', {}, 'This browser') : 'Another browser',
+        ` — signed in ${s.created_at.slice(0, 10)}, last seen ${s.last_seen_at.slice(0, 16).replace('T', ' ')} UTC, ends ${s.expires_at.slice(0, 10)}`))
+        : [h('li', { class: 'none' }, 'No sessions.')]));
+    } catch (e) { sessMsg.show(e.message, 'error'); }
+  }
+  pwForm.addEventListener('submit', async e => {
+    e.preventDefault();
+    try {
+      await api('PUT', '/v1/players/me/password', { current_password: current.value, new_password: fresh.value });
+      current.value = fresh.value = '';
+      pwMsg.show('Password changed. Your other sessions have ended; tokens for bots still work.', 'ok');
+      await load();
+    } catch (err) { pwMsg.show(err.message, 'error'); }
+  });
+  const endOthers = h('button', { type: 'button', class: 'danger', id: 'sessions-end', onclick: async () => {
+    try {
+      const r = await api('DELETE', '/v1/players/me/sessions');
+      sessMsg.show(r.ended === 1 ? 'Signed out in 1 other browser.' : `Signed out in ${r.ended} other browsers.`, 'ok');
+      await load();
+    } catch (e) { sessMsg.show(e.message, 'error'); }
+  } }, 'Sign out everywhere else');
+  const section = h('section', { class: 'card', id: 'account' },
+    h('h2', {}, 'Password'), pwMsg, pwForm,
+    h('h2', {}, 'Signed-in browsers'), sessMsg, list, endOthers);
+  return { section, load };
 }
