@@ -217,7 +217,7 @@ def test_revoking_a_token_or_signing_out_ends_its_streams_in_every_korpd(start, 
 # ---------------------------------------------------------------- item 5
 
 
-def test_a_player_holds_at_most_20_tokens_and_they_share_one_rate_limit(start):
+def test_a_player_holds_at_most_20_tokens(start):
     k = start()
     p = sign_up(k.base, password=None)
     made = [call(k.base, "POST", "/v1/players/me/tokens", token=p["token"], expect=201).json()
@@ -232,6 +232,8 @@ def test_a_player_holds_at_most_20_tokens_and_they_share_one_rate_limit(start):
          expect=204)
     call(k.base, "POST", "/v1/players/me/tokens", token=p["token"], expect=201)
 
+
+def test_all_of_a_players_tokens_share_one_rate_limit(start):
     # One player, five tokens, each with a burst of 5 and 1 request a second: spread over
     # the tokens, the player still gets one token's worth (5 at once, then 1 a second), not
     # five times that.
