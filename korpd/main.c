@@ -245,7 +245,9 @@ int main(int argc, char **argv)
     struct api_config api = { config.listen_host, config.listen_port, config.http_threads,
                               pool, KORP_VERSION, config.test_clock,
                               config.keepalive_seconds, config.rate_limit,
-                              config.rate_burst, &k.config.notify };
+                              config.rate_burst, &k.config.notify,
+                              config.trusted_proxies, config.metrics_allow,
+                              config.connections_per_address, config.request_head_seconds };
     if (config.test_clock)
         base_log(BASE_LOG_WARN, "KORP_TEST_CLOCK=1: arbiters may move the clock (tests only)");
     server = api_server_start(&api, &err);
