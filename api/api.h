@@ -29,9 +29,21 @@ struct api_config {
     int streams_per_address;   /* ... per client address; 0: no cap */
     int session_max_days;      /* a web session's absolute lifetime */
     int signup_limit;          /* sign-ups per client address per hour; 0: none */
+    /* The edge (docs/security.md): address lists are CIDRs or addresses,
+     * IPv4 or IPv6, separated by commas or spaces; NULL or "" is none. */
+    const char *trusted_proxies;   /* peers whose X-Forwarded-For is believed */
+    const char *metrics_allow;     /* clients that may read /metrics */
+    int connections_per_address;   /* open at once from one client; 0: no cap */
+    int request_head_seconds;      /* the whole request head must arrive in this */
 };
 
 struct api_server;
+
+/*
+ * Whether text is a list of addresses or CIDRs api_server_start accepts;
+ * false with a message naming setting in err.
+ */
+bool api_address_list_check(const char *setting, const char *text, struct base_err *err);
 
 /*
  * Binds host:port and starts serving.  Returns NULL with a message in err

@@ -10,6 +10,7 @@
 #include <microhttpd.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 /* Largest request body accepted. */
 #define API_BODY_LIMIT (64 * 1024)
@@ -25,8 +26,16 @@
 #define API_CONNECTION_MEMORY (16 * 1024)
 /* Longest X-Request-Id taken from a client (longer ones are replaced). */
 #define API_REQUEST_ID_MAX 64
+/* The Content-Security-Policy of korpd's HTML pages: nothing from other
+ * origins, no inline script or style, never inside a frame. */
+#define API_PAGE_CSP                                                                   \
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "  \
+    "connect-src 'self'; font-src 'self'; manifest-src 'self'; base-uri 'none'; "      \
+    "form-action 'self'; frame-ancestors 'none'"
 /* The web board's session cookie. */
 #define API_SESSION_COOKIE "korp_session"
+/* How often the head-deadline sweep looks at connections, in ms. */
+#define API_SWEEP_MS 250
 /* Seconds a client is told to wait after a 503. */
 #define API_RETRY_AFTER "2"
 
@@ -52,6 +61,7 @@ extern const struct api_web_file api_web_files[];
 struct api_hub;
 struct api_metrics;
 struct api_limits;
+struct api_addr_list;
 struct games_result;
 
 /* One request, from first call of the access handler to completion. */
@@ -60,6 +70,8 @@ struct api_request {
     struct api_hub *hub;                        /* the server's event streams */
     struct api_metrics *metrics;                /* the server's counters */
     struct api_limits *limits;                  /* the server's rate limits */
+    const struct api_addr_list *trusted;        /* KORP_TRUSTED_PROXIES */
+    const struct api_addr_list *metrics_allow;  /* KORP_METRICS_ALLOW */
     char csrf[64];                              /* the session's, when by_session */
     int retry_after;                            /* seconds, for a 429 */
     int route_index;                            /* in the route table, or -1 */
@@ -104,6 +116,7 @@ enum api_problem {
     API_PROBLEM_TOO_MANY_REQUESTS,
     API_PROBLEM_INVALID_WEBHOOK_URL,
     API_PROBLEM_INVALID_VALUE,
+    API_PROBLEM_NOT_IMPLEMENTED,
     API_PROBLEM_COUNT
 };
 
@@ -258,8 +271,48 @@ enum MHD_Result api_sessions_end(struct api_request *req);
  * name, not a common password); why says what is wrong otherwise. */
 bool api_password_acceptable(const char *password, const char *name, char *why, size_t size);
 
-/* The client's IP address as text ("?" when unknown): rate limits and the
- * sign-in throttle key on it. */
+/* ---- Addresses (api_limits.c). */
+
+/* An IP address: IPv6, or IPv4 as ::ffff:a.b.c.d. */
+struct api_addr {
+    unsigned char b[16];
+};
+
+/* Reads len bytes of text as an IPv4 or IPv6 address. */
+bool api_addr_parse(const char *text, size_t len, struct api_addr *out);
+/* A socket's address (AF_INET or AF_INET6); false for other families. */
+bool api_addr_from_socket(const struct sockaddr *sa, struct api_addr *out);
+/* The address as text: dotted for IPv4, RFC 5952 for IPv6. */
+void api_addr_text(const struct api_addr *a, char *out, size_t size);
+
+/* A list of addresses and CIDRs (KORP_TRUSTED_PROXIES, KORP_METRICS_ALLOW),
+ * separated by commas or spaces; NULL or "" is the empty list.  NULL with a
+ * message naming setting when an entry cannot be read. */
+struct api_addr_list *api_addr_list_new(const char *setting, const char *text,
+                                        struct base_err *err);
+void api_addr_list_free(struct api_addr_list *l);
+/* Whether a is in one of the list's ranges (an empty or NULL list: no). */
+bool api_addr_list_has(const struct api_addr_list *l, const struct api_addr *a);
+
+/* A hash of data keyed by a random key made once per process (HMAC-SHA256,
+ * first 8 bytes): who does not know the key cannot aim at a slot. */
+uint64_t api_keyed_hash(const void *data, size_t len);
+
+/* Open connections per client address (the socket's): api_conn_admit says
+ * whether one more may open; api_conn_count moves the count. */
+struct api_conn_counts *api_conn_counts_new(int limit);
+void api_conn_counts_free(struct api_conn_counts *c);
+bool api_conn_admit(struct api_conn_counts *c, const struct api_addr *a);
+void api_conn_count(struct api_conn_counts *c, const struct api_addr *a, int delta);
+
+/*
+ * The client's address (api_server.c), the one place it is read: the
+ * socket's peer, or, when the peer is a trusted proxy, the right-most
+ * X-Forwarded-For entry that is not one.  Rate limits, the sign-in
+ * throttle and /metrics judge by it.
+ */
+bool api_client_addr(struct api_request *req, struct api_addr *out);
+/* The same as text ("?" when unknown). */
 void api_client_address(struct api_request *req, char *out, size_t size);
 
 /* Reads a list of notification kinds into a set (every kind when list is

@@ -135,7 +135,13 @@ enum MHD_Result api_metrics_reply(struct api_request *req)
     struct notify_stats sent;
     struct MHD_Response *resp;
     unsigned long cumulative;
+    struct api_addr client;
 
+    /* Only KORP_METRICS_ALLOW reads the counters (by the client's address:
+     * behind a trusted proxy, the one it forwarded). */
+    if (!api_client_addr(req, &client) || !api_addr_list_has(req->metrics_allow, &client))
+        return api_fail(req, API_PROBLEM_FORBIDDEN,
+                        "/metrics is open only to the addresses in KORP_METRICS_ALLOW");
     base_text_put(&t, "# HELP korp_http_requests_total HTTP requests answered, by route and status.\n"
             "# TYPE korp_http_requests_total counter\n");
     for (int r = 0; r <= MAX_ROUTES; r++) {

@@ -147,6 +147,10 @@ static enum MHD_Result page(struct api_request *req, unsigned status, const char
     if (resp != NULL) {
         MHD_add_response_header(resp, "Content-Type", "text/html; charset=utf-8");
         MHD_add_response_header(resp, "Cache-Control", "no-store");
+        /* As the web board's pages: no script, no framing (clickjacking). */
+        MHD_add_response_header(resp, "Content-Security-Policy", API_PAGE_CSP);
+        MHD_add_response_header(resp, "X-Frame-Options", "DENY");
+        MHD_add_response_header(resp, "Referrer-Policy", "same-origin");
     } else {
         free(html);
     }

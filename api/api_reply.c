@@ -36,6 +36,7 @@ static const struct {
     [API_PROBLEM_INVALID_WEBHOOK_URL] = { 422, "invalid-webhook-url",
                                           "The webhook URL cannot be used" },
     [API_PROBLEM_INVALID_VALUE] = { 422, "invalid-value", "A value is not allowed" },
+    [API_PROBLEM_NOT_IMPLEMENTED] = { 501, "not-implemented", "Not implemented" },
 };
 
 static struct MHD_Response *text_response(char *text, const char *content_type)
@@ -92,6 +93,9 @@ enum MHD_Result api_reply(struct api_request *req, unsigned status, struct MHD_R
         MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, seconds);
     }
     MHD_add_response_header(resp, "X-Request-Id", req->request_id);
+    /* Every answer is of the type it names: browsers must not guess. */
+    if (MHD_get_response_header(resp, "X-Content-Type-Options") == NULL)
+        MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
     req->status = status;
     rc = MHD_queue_response(req->conn, status, resp);
     MHD_destroy_response(resp);

@@ -1,7 +1,11 @@
 /*
  * api_server.c — the libmicrohttpd daemon: listening socket, per-request
  * context, body accumulation, dispatch, and the count of requests in
- * flight that a graceful stop waits for.
+ * flight that a graceful stop waits for.  And the edge (docs/security.md):
+ * the client's address behind trusted proxies, open connections per
+ * address, a deadline for the whole request head, and the request heads
+ * libmicrohttpd 0.9.75 would misread (a NUL in the target, an unknown
+ * Transfer-Encoding, two Content-Lengths).
  *
  * The access handler only sets up its context on the first call and
  * replies on a later one: replying on the first call makes libmicrohttpd
@@ -15,13 +19,33 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <netinet/in.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
+
+/*
+ * One connection, from libmicrohttpd's STARTED to its CLOSED (its socket
+ * context): what the head deadline and the guards need.
+ */
+struct conn {
+    struct conn *prev, *next;      /* the server's list, under its lock */
+    int fd;
+    struct api_addr peer;
+    bool counted;                  /* in the per-address counts */
+    bool head_done;                /* the current request's head has arrived */
+    bool cut;                      /* shut down for being too slow */
+    int64_t head_since_us;         /* when the current request's head began */
+    const char *target;            /* the raw request target (URI log) */
+    size_t target_len;             /* ... as a C string */
+};
 
 struct api_server {
     struct MHD_Daemon *daemon;
@@ -29,8 +53,17 @@ struct api_server {
     struct api_hub *hub;
     struct api_metrics *metrics;
     struct api_limits *limits;
+    struct api_addr_list *trusted;
+    struct api_addr_list *metrics_allow;
+    struct api_conn_counts *counts;
     atomic_int in_flight;
     bool quiesced;
+    /* The connections, and the thread that cuts slow heads. */
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    struct conn *conns;
+    pthread_t sweeper;
+    bool sweeping, stopping;
 };
 
 /*
@@ -63,6 +96,294 @@ static bool announced_too_large(struct MHD_Connection *conn)
     return end != v && n > API_BODY_LIMIT;
 }
 
+/* ---- The client's address. */
+
+struct forwarded {
+    char text[1024];     /* every X-Forwarded-For line, joined by commas */
+    size_t len;
+    bool overflow;
+};
+
+static enum MHD_Result collect_forwarded(void *cls, enum MHD_ValueKind kind, const char *key,
+                                         const char *value)
+{
+    struct forwarded *f = cls;
+    size_t n = value ? strlen(value) : 0;
+    (void)kind;
+    if (strcasecmp(key, "X-Forwarded-For") != 0)
+        return MHD_YES;
+    if (f->len + n + 2 > sizeof f->text) {
+        f->overflow = true;
+        return MHD_NO;
+    }
+    if (f->len > 0)
+        f->text[f->len++] = ',';
+    memcpy(f->text + f->len, value, n);
+    f->len += n;
+    f->text[f->len] = '\0';
+    return MHD_YES;
+}
+
+/*
+ * From the right: the first X-Forwarded-For entry that is not a trusted
+ * proxy is the client (each proxy appends the address it saw; entries
+ * further left were written by the client and may be forged).  When every
+ * entry is trusted, the left-most one is.  False when there is no usable
+ * entry: the peer then stands for the client.
+ */
+static bool forwarded_client(struct api_request *req, struct api_addr *out)
+{
+    struct forwarded f = { .len = 0 };
+    size_t end;
+    bool found = false;
+
+    f.text[0] = '\0';
+    MHD_get_connection_values(req->conn, MHD_HEADER_KIND, collect_forwarded, &f);
+    if (f.overflow)
+        base_log(BASE_LOG_WARN, "X-Forwarded-For longer than %zu bytes: using its end",
+                 sizeof f.text);
+    end = f.len;
+    while (end > 0) {
+        size_t start = end, a, b;
+        struct api_addr addr;
+        while (start > 0 && f.text[start - 1] != ',')
+            start--;
+        a = start + strspn(f.text + start, " \t");
+        b = end;
+        while (b > a && (f.text[b - 1] == ' ' || f.text[b - 1] == '\t'))
+            b--;
+        end = start > 0 ? start - 1 : 0;
+        if (b == a)
+            continue;
+        if (!api_addr_parse(f.text + a, b - a, &addr))
+            return found;   /* written by no proxy of ours: stop here */
+        *out = addr;
+        found = true;
+        if (!api_addr_list_has(req->trusted, &addr))
+            return true;
+    }
+    return found;
+}
+
+bool api_client_addr(struct api_request *req, struct api_addr *out)
+{
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (info == NULL || !api_addr_from_socket(info->client_addr, out))
+        return false;
+    if (api_addr_list_has(req->trusted, out))
+        forwarded_client(req, out);
+    return true;
+}
+
+void api_client_address(struct api_request *req, char *out, size_t size)
+{
+    struct api_addr a;
+    if (api_client_addr(req, &a))
+        api_addr_text(&a, out, size);
+    else
+        snprintf(out, size, "?");
+}
+
+/* ---- Connections: counted per address, and their heads timed. */
+
+static struct conn *conn_of(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info ? info->socket_context : NULL;
+}
+
+/* Whether a new connection from addr may open (libmicrohttpd's accept
+ * policy): trusted proxies always may; others while they hold fewer than
+ * KORP_CONNECTIONS_PER_ADDRESS. */
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen_t len)
+{
+    struct api_server *server = cls;
+    struct api_addr a;
+    (void)len;
+    if (!api_addr_from_socket(addr, &a) || api_addr_list_has(server->trusted, &a))
+        return MHD_YES;
+    if (api_conn_admit(server->counts, &a))
+        return MHD_YES;
+    base_log(BASE_LOG_INFO, "refused a connection: %d already open from this address",
+             server->config.connections_per_address);
+    return MHD_NO;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    struct api_server *server = cls;
+    struct conn *k = *socket_context;
+
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *fd =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        const union MHD_ConnectionInfo *peer =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        k = calloc(1, sizeof *k);
+        *socket_context = k;
+        if (k == NULL)
+            return;   /* neither counted nor timed: lenient, never wrong */
+        k->fd = fd ? fd->connect_fd : -1;
+        k->head_since_us = base_monotonic_us();
+        if (peer != NULL && api_addr_from_socket(peer->client_addr, &k->peer) &&
+            !api_addr_list_has(server->trusted, &k->peer)) {
+            api_conn_count(server->counts, &k->peer, 1);
+            k->counted = true;
+        }
+        pthread_mutex_lock(&server->lock);
+        k->next = server->conns;
+        if (k->next != NULL)
+            k->next->prev = k;
+        server->conns = k;
+        pthread_mutex_unlock(&server->lock);
+        return;
+    }
+    /* CLOSED: libmicrohttpd reports it before closing the descriptor, so
+     * the sweep never shuts down a descriptor already reused. */
+    if (k == NULL)
+        return;
+    pthread_mutex_lock(&server->lock);
+    if (k->prev != NULL)
+        k->prev->next = k->next;
+    else
+        server->conns = k->next;
+    if (k->next != NULL)
+        k->next->prev = k->prev;
+    pthread_mutex_unlock(&server->lock);
+    if (k->counted)
+        api_conn_count(server->counts, &k->peer, -1);
+    free(k);
+    *socket_context = NULL;
+}
+
+/* The request line has arrived: its raw target, for the NUL guard. */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
+{
+    struct conn *k = conn_of(c);
+    (void)cls;
+    if (k != NULL) {
+        k->target = uri;
+        k->target_len = strlen(uri);
+    }
+    return NULL;
+}
+
+/* The head is complete (the handler's first call), or the request is done
+ * and the next head's clock starts (keep-alive). */
+static void head_mark(struct api_server *server, struct MHD_Connection *c, bool done)
+{
+    struct conn *k = conn_of(c);
+    if (k == NULL)
+        return;
+    pthread_mutex_lock(&server->lock);
+    k->head_done = done;
+    if (!done)
+        k->head_since_us = base_monotonic_us();
+    pthread_mutex_unlock(&server->lock);
+}
+
+/*
+ * Every API_SWEEP_MS: a connection whose request head has taken longer than
+ * KORP_REQUEST_HEAD_SECONDS is shut down (libmicrohttpd 0.9.75 has only an
+ * idle timeout, which each trickled byte resets, and no call to close a
+ * connection; after shutdown() it sees the socket end and closes it).
+ */
+static void *sweep(void *arg)
+{
+    struct api_server *server = arg;
+    int64_t limit_us = (int64_t)server->config.request_head_seconds * 1000000;
+
+    pthread_mutex_lock(&server->lock);
+    while (!server->stopping) {
+        struct timespec until;
+        int64_t now = base_monotonic_us();
+        for (struct conn *k = server->conns; k != NULL; k = k->next)
+            if (!k->head_done && !k->cut && k->fd >= 0 && now - k->head_since_us > limit_us) {
+                shutdown(k->fd, SHUT_RDWR);
+                k->cut = true;
+            }
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += API_SWEEP_MS * 1000000L;
+        until.tv_sec += until.tv_nsec / 1000000000L;
+        until.tv_nsec %= 1000000000L;
+        pthread_cond_timedwait(&server->wake, &server->lock, &until);
+    }
+    pthread_mutex_unlock(&server->lock);
+    return NULL;
+}
+
+/* ---- Request heads libmicrohttpd 0.9.75 misreads. */
+
+struct header_count {
+    const char *name;
+    int n;
+};
+
+static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind, const char *key,
+                                    const char *value)
+{
+    struct header_count *c = cls;
+    (void)kind;
+    (void)value;
+    if (strcasecmp(key, c->name) == 0)
+        c->n++;
+    return MHD_YES;
+}
+
+static int header_count(struct MHD_Connection *conn, const char *name)
+{
+    struct header_count c = { name, 0 };
+    MHD_get_connection_values(conn, MHD_HEADER_KIND, count_header, &c);
+    return c.n;
+}
+
+/*
+ * Whether the request target held a NUL byte: libmicrohttpd cuts the
+ * target there, and then the version it parsed does not follow the target
+ * in its buffer.  (It parses the line in place: tests/security pins this.)
+ */
+static bool target_has_nul(struct MHD_Connection *conn, const char *version)
+{
+    const struct conn *k = conn_of(conn);
+    if (k == NULL || k->target == NULL || version == NULL || version[0] == '\0')
+        return false;
+    return (uintptr_t)(k->target + k->target_len + 1) != (uintptr_t)version;
+}
+
+/*
+ * Answers a head that must not be served (on the handler's first call, so
+ * that libmicrohttpd closes the connection after the answer): false when
+ * the head is fine.
+ */
+static bool head_refused(struct api_request *req, const char *version,
+                         enum MHD_Result *replied)
+{
+    const char *te = MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND,
+                                                 MHD_HTTP_HEADER_TRANSFER_ENCODING);
+    if (target_has_nul(req->conn, version)) {
+        req->path = "-";
+        *replied = api_fail(req, API_PROBLEM_BAD_REQUEST,
+                            "the request target holds a NUL byte");
+        return true;
+    }
+    if (header_count(req->conn, MHD_HTTP_HEADER_TRANSFER_ENCODING) > 1 ||
+        (te != NULL && strcasecmp(te, "chunked") != 0)) {
+        *replied = api_fail(req, API_PROBLEM_NOT_IMPLEMENTED,
+                            "korpd reads only the chunked transfer coding (Transfer-Encoding: "
+                            "chunked, once), or a Content-Length");
+        return true;
+    }
+    if (header_count(req->conn, MHD_HTTP_HEADER_CONTENT_LENGTH) > 1) {
+        *replied = api_fail(req, API_PROBLEM_BAD_REQUEST,
+                            "the request has more than one Content-Length header");
+        return true;
+    }
+    return false;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
                                   const char *url, const char *method,
                                   const char *version, const char *upload_data,
@@ -71,8 +392,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
     struct api_server *server = cls;
     struct api_request *req = *con_cls;
 
-    (void)version;
     if (req == NULL) {
+        enum MHD_Result replied;
+        head_mark(server, conn, true);
         req = calloc(1, sizeof *req);
         if (req == NULL)
             return MHD_NO;
@@ -80,6 +402,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
         req->hub = server->hub;
         req->metrics = server->metrics;
         req->limits = server->limits;
+        req->trusted = server->trusted;
+        req->metrics_allow = server->metrics_allow;
         req->route_index = -1;
         req->conn = conn;
         req->method = method;
@@ -90,6 +414,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
         *con_cls = req;
         atomic_fetch_add(&server->in_flight, 1);
         api_metrics_in_flight(req->metrics, 1);
+        if (head_refused(req, version, &replied))
+            return replied;
         if (announced_too_large(conn)) {
             req->body_too_large = true;
             return api_route(req);
@@ -131,8 +457,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 {
     struct api_server *server = cls;
     struct api_request *req = *con_cls;
-    (void)conn;
     (void)toe;
+    head_mark(server, conn, false);
     if (req != NULL) {
         /* One access-log line per request. */
         int64_t took = base_monotonic_us() - req->started_us;
@@ -213,6 +539,31 @@ static int listen_on(const char *host, unsigned short port, struct base_err *err
     return fd;
 }
 
+/* Frees what a server holds besides its daemon (which must be stopped):
+ * the sweep thread is stopped first. */
+static void server_free(struct api_server *server)
+{
+    if (server->sweeping) {
+        pthread_mutex_lock(&server->lock);
+        server->stopping = true;
+        pthread_cond_signal(&server->wake);
+        pthread_mutex_unlock(&server->lock);
+        pthread_join(server->sweeper, NULL);
+    }
+    if (server->hub != NULL) {
+        api_hub_close(server->hub);
+        api_hub_free(server->hub);
+    }
+    api_metrics_free(server->metrics);
+    api_limits_free(server->limits);
+    api_addr_list_free(server->trusted);
+    api_addr_list_free(server->metrics_allow);
+    api_conn_counts_free(server->counts);
+    pthread_cond_destroy(&server->wake);
+    pthread_mutex_destroy(&server->lock);
+    free(server);
+}
+
 struct api_server *api_server_start(const struct api_config *config, struct base_err *err)
 {
     struct api_server *server = calloc(1, sizeof *server);
@@ -222,37 +573,54 @@ struct api_server *api_server_start(const struct api_config *config, struct base
         base_err_set(err, "out of memory");
         return NULL;
     }
+    pthread_mutex_init(&server->lock, NULL);
+    pthread_cond_init(&server->wake, NULL);
     server->config = *config;
+    if ((server->trusted = api_addr_list_new("KORP_TRUSTED_PROXIES", config->trusted_proxies,
+                                             err)) == NULL ||
+        (server->metrics_allow = api_addr_list_new("KORP_METRICS_ALLOW", config->metrics_allow,
+                                                   err)) == NULL) {
+        server_free(server);
+        return NULL;
+    }
     server->metrics = api_metrics_new();
     server->limits = api_limits_new(config->rate_limit, config->rate_burst);
-    server->hub = server->metrics && server->limits
-                      ? api_hub_new(config->pool, config->keepalive_seconds, err)
-                      : NULL;
-    if (server->hub == NULL) {
-        if (server->metrics == NULL || server->limits == NULL)
-            base_err_set(err, "out of memory");
-        api_metrics_free(server->metrics);
-        api_limits_free(server->limits);
-        free(server);
+    server->counts = api_conn_counts_new(config->connections_per_address);
+    if (server->metrics == NULL || server->limits == NULL || server->counts == NULL) {
+        base_err_set(err, "out of memory");
+        server_free(server);
         return NULL;
+    }
+    if ((server->hub = api_hub_new(config->pool, config->keepalive_seconds, err)) == NULL) {
+        server_free(server);
+        return NULL;
+    }
+    if (config->request_head_seconds > 0) {
+        if (pthread_create(&server->sweeper, NULL, sweep, server) != 0) {
+            base_err_set(err, "cannot start the request-head sweep");
+            server_free(server);
+            return NULL;
+        }
+        server->sweeping = true;
     }
     fd = listen_on(config->host, config->port, err);
     if (fd < 0) {
-        api_hub_close(server->hub);
-        api_hub_free(server->hub);
-        api_metrics_free(server->metrics);
-        api_limits_free(server->limits);
-        free(server);
+        server_free(server);
         return NULL;
     }
     server->daemon = MHD_start_daemon(
         MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC |
             MHD_ALLOW_SUSPEND_RESUME, 0,
-        NULL, NULL,
+        /* Not MHD_OPTION_PER_IP_CONNECTION_LIMIT: it sees only the socket's
+         * address and exempts nobody, so behind a proxy it would cap the
+         * whole site.  on_accept counts per address and exempts proxies. */
+        on_accept, server,
         on_request, server,
         MHD_OPTION_LISTEN_SOCKET, fd,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(config->threads > 0 ? config->threads : 2),
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, server,
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, server,
+        MHD_OPTION_URI_LOG_CALLBACK, on_uri, server,
         MHD_OPTION_CONNECTION_TIMEOUT, 60u,
         /* Idle event streams are connections too (suspended, not threads). */
         MHD_OPTION_CONNECTION_LIMIT, (unsigned)API_CONNECTION_LIMIT,
@@ -260,16 +628,14 @@ struct api_server *api_server_start(const struct api_config *config, struct base
          * 32 keeps 10 000 idle event streams near 160 MB (docs/benchmarks.md). */
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)API_CONNECTION_MEMORY,
         MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
+        /* Not MHD_OPTION_STRICT_FOR_CLIENT: on 0.9.75 it writes some of its
+         * own answers twice and silently closes on a space in the target. */
         MHD_OPTION_END);
     if (server->daemon == NULL) {
         base_err_set(err, "cannot start the HTTP server on %s:%u", config->host,
                  config->port);
         close(fd);
-        api_hub_close(server->hub);
-        api_hub_free(server->hub);
-        api_metrics_free(server->metrics);
-        api_limits_free(server->limits);
-        free(server);
+        server_free(server);
         return NULL;
     }
     return server;
@@ -300,8 +666,5 @@ void api_server_stop(struct api_server *server)
     /* Suspended connections must be resumed before the daemon stops. */
     api_hub_close(server->hub);
     MHD_stop_daemon(server->daemon);
-    api_hub_free(server->hub);
-    api_metrics_free(server->metrics);
-    api_limits_free(server->limits);
-    free(server);
+    server_free(server);
 }

@@ -11,8 +11,6 @@
 #include "base.h"
 #include "notify.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -52,21 +50,6 @@ static void set_cookie(struct MHD_Response *resp, const struct api_request *req,
     snprintf(cookie, sizeof cookie, "%s=%s; Path=/; HttpOnly; SameSite=Strict; Max-Age=%d%s",
              cookie_name(req), value, max_age, secure(req) ? "; Secure" : "");
     MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, cookie);
-}
-
-void api_client_address(struct api_request *req, char *out, size_t size)
-{
-    const union MHD_ConnectionInfo *info =
-        MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    snprintf(out, size, "?");
-    if (info == NULL || info->client_addr == NULL)
-        return;
-    if (info->client_addr->sa_family == AF_INET)
-        inet_ntop(AF_INET, &((const struct sockaddr_in *)info->client_addr)->sin_addr, out,
-                  (socklen_t)size);
-    else if (info->client_addr->sa_family == AF_INET6)
-        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)info->client_addr)->sin6_addr, out,
-                  (socklen_t)size);
 }
 
 static cJSON *session_json(const char *player_id, const char *name, const char *csrf)

@@ -18,11 +18,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define CSP                                                                             \
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "  \
-    "connect-src 'self'; font-src 'self'; manifest-src 'self'; base-uri 'none'; "      \
-    "form-action 'self'; frame-ancestors 'none'"
-
 #define WEB_FILE_MAX (4 * 1024 * 1024)
 
 static const struct {
@@ -141,8 +136,7 @@ static enum MHD_Result serve(struct api_request *req, const char *path, bool pag
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
     if (page)
         MHD_add_response_header(resp, "Vary", "Cookie");
-    MHD_add_response_header(resp, "Content-Security-Policy", CSP);
-    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header(resp, "Content-Security-Policy", API_PAGE_CSP);
     MHD_add_response_header(resp, "Referrer-Policy", "same-origin");
     MHD_add_response_header(resp, "X-Frame-Options", "DENY");
     if (status == MHD_HTTP_OK)

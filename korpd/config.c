@@ -3,6 +3,8 @@
  */
 #include "config.h"
 
+#include "api.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +29,16 @@ const char korpd_config_help[] =
     "  KORP_RATE_LIMIT      requests a second per token (per address on routes\n"
     "                       without one); 0 turns limits off (default 20, 0-100000)\n"
     "  KORP_RATE_BURST      requests a token may send at once (default 100, 1-100000)\n"
+    "  KORP_TRUSTED_PROXIES  addresses or CIDRs (IPv4, IPv6; commas or spaces) of\n"
+    "                       proxies in front of korpd: from them only, the client's\n"
+    "                       address is taken from X-Forwarded-For (default: none)\n"
+    "  KORP_CONNECTIONS_PER_ADDRESS  connections one client address may hold open\n"
+    "                       (trusted proxies exempt); 0: no cap (default 64, 0-20000)\n"
+    "  KORP_REQUEST_HEAD_SECONDS  the whole request head must arrive within this,\n"
+    "                       or the connection is closed; 0: no deadline\n"
+    "                       (default 15, 0-3600)\n"
+    "  KORP_METRICS_ALLOW   addresses or CIDRs that may read /metrics; others get\n"
+    "                       403 (default " KORPD_DEFAULT_METRICS_ALLOW ")\n"
     "  KORP_TEST_CLOCK      1: enable POST /v1/admin/clock (tests only; default 0)\n"
     "  KORP_PUBLIC_URL      where people reach korpd, for links in emails\n"
     "                       (default http:// and KORP_LISTEN)\n"
@@ -149,8 +161,12 @@ bool korpd_config_load(struct korpd_config *c, struct base_err *err)
     for (size_t n = strlen(c->public_url); n > 0 && c->public_url[n - 1] == '/'; n--)
         c->public_url[n - 1] = '\0';
     c->notify.public_url = c->public_url;
+    c->trusted_proxies = env_or("KORP_TRUSTED_PROXIES", NULL);
+    c->metrics_allow = env_or("KORP_METRICS_ALLOW", KORPD_DEFAULT_METRICS_ALLOW);
+    if (!api_address_list_check("KORP_TRUSTED_PROXIES", c->trusted_proxies, err) ||
+        !api_address_list_check("KORP_METRICS_ALLOW", c->metrics_allow, err))
+        return false;
     return read_int("KORP_DB_POOL_SIZE", 8, 1, 64, &c->db_pool_size, err) &&
-           read_int("KORP_DB_POOL_SIZE", 8, 1, 64, &c->db_pool_size, err) &&
            read_int("KORP_HTTP_THREADS", c->db_pool_size, 1, 64, &c->http_threads, err) &&
            read_int("KORP_DB_TIMEOUT_MS", 5000, 100, 600000, &c->db_timeout_ms, err) &&
            read_int("KORP_SHUTDOWN_SECONDS", 10, 0, 600, &c->shutdown_seconds, err) &&
@@ -158,6 +174,9 @@ bool korpd_config_load(struct korpd_config *c, struct base_err *err)
            read_int("KORP_SSE_KEEPALIVE_SECONDS", 15, 1, 300, &c->keepalive_seconds, err) &&
            read_int("KORP_RATE_LIMIT", 20, 0, 100000, &c->rate_limit, err) &&
            read_int("KORP_RATE_BURST", 100, 1, 100000, &c->rate_burst, err) &&
+           read_int("KORP_CONNECTIONS_PER_ADDRESS", 64, 0, 20000, &c->connections_per_address,
+                    err) &&
+           read_int("KORP_REQUEST_HEAD_SECONDS", 15, 0, 3600, &c->request_head_seconds, err) &&
            read_int("KORP_TEST_CLOCK", 0, 0, 1, &test_clock, err) &&
            (c->test_clock = test_clock == 1, true) &&
            read_int("KORP_NOTIFY_WORKERS", 2, 0, 64, &c->notify.workers, err) &&

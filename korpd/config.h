@@ -13,6 +13,7 @@
 
 #define KORPD_DEFAULT_DATABASE_URL "postgresql://korp@127.0.0.1:54320/korp"
 #define KORPD_DEFAULT_LISTEN "127.0.0.1:8080"
+#define KORPD_DEFAULT_METRICS_ALLOW "127.0.0.0/8,::1"
 
 struct korpd_config {
     const char *database_url;
@@ -28,6 +29,10 @@ struct korpd_config {
     int rate_burst;
     bool test_clock;           /* KORP_TEST_CLOCK=1: the clock may be moved */
     char public_url[512];      /* KORP_PUBLIC_URL, no trailing '/' */
+    const char *trusted_proxies;   /* KORP_TRUSTED_PROXIES: addresses/CIDRs, or NULL */
+    const char *metrics_allow;     /* KORP_METRICS_ALLOW: addresses/CIDRs */
+    int connections_per_address;   /* KORP_CONNECTIONS_PER_ADDRESS; 0: no cap */
+    int request_head_seconds;      /* KORP_REQUEST_HEAD_SECONDS; 0: no deadline */
     struct notify_config notify;
     /* Accounts (issue 17). */
     int streams_per_player;    /* KORP_STREAMS_PER_PLAYER; 0: no cap */

@@ -247,7 +247,9 @@ int main(int argc, char **argv)
                               config.keepalive_seconds, config.rate_limit,
                               config.rate_burst, &k.config.notify,
                               config.streams_per_player, config.streams_per_address,
-                              config.session_max_days, config.signup_limit };
+                              config.session_max_days, config.signup_limit,
+                              config.trusted_proxies, config.metrics_allow,
+                              config.connections_per_address, config.request_head_seconds };
     if (config.test_clock)
         base_log(BASE_LOG_WARN, "KORP_TEST_CLOCK=1: arbiters may move the clock (tests only)");
     server = api_server_start(&api, &err);
