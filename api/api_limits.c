@@ -2,9 +2,10 @@
  * api_limits.c — who may do how much: rate limits (a token bucket per API
  * token, per client address on routes that need none), open connections
  * per address, and the address lists that exempt or allow (trusted
- * proxies, /metrics).  Buckets live in a fixed table hashed by key; two
- * keys that share a slot take turns resetting it, which can only be
- * lenient.  Limits are per korpd process.
+ * proxies, /metrics).  Each key has a bucket of its own, found by a keyed
+ * hash in chains, so no key can reset another's; a bucket that has filled
+ * up again is forgotten (it would start full anyway).  Limits are per korpd
+ * process.
  */
 #include "api_int.h"
 
@@ -21,20 +22,39 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SLOTS 4096
+#define CHAINS 8192            /* a power of two */
+#define MOST_BUCKETS 262144    /* beyond this, new keys share one bucket */
+#define TAKES_PER_PRUNE 4096
 
 struct bucket {
-    char key[48];
+    struct bucket *next;
     double tokens;
     int64_t at_us;
+    char key[];
 };
 
 struct api_limits {
     pthread_mutex_t lock;
     double rate;      /* requests a second; 0: no limit */
     double burst;
-    struct bucket slots[SLOTS];
+    size_t count;     /* buckets held */
+    unsigned takes;   /* since the last prune */
+    struct bucket *overflow;        /* shared by keys past MOST_BUCKETS */
+    struct bucket *chains[CHAINS];
 };
+
+static struct bucket *bucket_new(const char *key, double burst, int64_t now)
+{
+    size_t n = strlen(key) + 1;
+    struct bucket *b = malloc(sizeof *b + n);
+    if (b == NULL)
+        return NULL;
+    b->next = NULL;
+    b->tokens = burst;
+    b->at_us = now;
+    memcpy(b->key, key, n);
+    return b;
+}
 
 struct api_limits *api_limits_new(double rate, double burst)
 {
@@ -44,6 +64,10 @@ struct api_limits *api_limits_new(double rate, double burst)
     pthread_mutex_init(&l->lock, NULL);
     l->rate = rate;
     l->burst = burst < 1 ? 1 : burst;
+    if ((l->overflow = bucket_new("overflow", l->burst, base_monotonic_us())) == NULL) {
+        api_limits_free(l);
+        return NULL;
+    }
     return l;
 }
 
@@ -51,16 +75,56 @@ void api_limits_free(struct api_limits *l)
 {
     if (l == NULL)
         return;
+    for (size_t i = 0; i < CHAINS; i++)
+        for (struct bucket *b = l->chains[i], *next; b != NULL; b = next) {
+            next = b->next;
+            free(b);
+        }
+    free(l->overflow);
     pthread_mutex_destroy(&l->lock);
     free(l);
 }
 
-static unsigned hash(const char *s)
+/* Tops a bucket up for the time since it was last used. */
+static void refill(const struct api_limits *l, struct bucket *b, int64_t now)
 {
-    unsigned h = 2166136261u;   /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
+    b->tokens += (double)(now - b->at_us) / 1e6 * l->rate;
+    if (b->tokens > l->burst)
+        b->tokens = l->burst;
+    b->at_us = now;
+}
+
+/* Forgets the buckets that are full again. */
+static void prune(struct api_limits *l, int64_t now)
+{
+    for (size_t i = 0; i < CHAINS; i++)
+        for (struct bucket **p = &l->chains[i]; *p != NULL;) {
+            refill(l, *p, now);
+            if ((*p)->tokens >= l->burst) {
+                struct bucket *full = *p;
+                *p = full->next;
+                free(full);
+                l->count--;
+            } else {
+                p = &(*p)->next;
+            }
+        }
+}
+
+/* The key's bucket, made when it has none. */
+static struct bucket *bucket_of(struct api_limits *l, const char *key, int64_t now)
+{
+    struct bucket **chain = &l->chains[api_keyed_hash(key, strlen(key)) & (CHAINS - 1)];
+    struct bucket *b;
+    for (b = *chain; b != NULL; b = b->next)
+        if (strcmp(b->key, key) == 0)
+            return b;
+    if (l->count >= MOST_BUCKETS || (b = bucket_new(key, l->burst, now)) == NULL)
+        return l->overflow;
+    b->next = *chain;
+    *chain = b;
+    l->count++;
+    return b;
 }
 
 bool api_limits_take(struct api_limits *l, const char *key, int *retry_after)
@@ -72,16 +136,12 @@ bool api_limits_take(struct api_limits *l, const char *key, int *retry_after)
     if (l == NULL || l->rate <= 0)
         return true;
     pthread_mutex_lock(&l->lock);
-    b = &l->slots[hash(key) % SLOTS];
-    if (strncmp(b->key, key, sizeof b->key) != 0) {
-        snprintf(b->key, sizeof b->key, "%s", key);
-        b->tokens = l->burst;
-        b->at_us = now;
+    if (++l->takes >= TAKES_PER_PRUNE) {
+        l->takes = 0;
+        prune(l, now);
     }
-    b->tokens += (double)(now - b->at_us) / 1e6 * l->rate;
-    if (b->tokens > l->burst)
-        b->tokens = l->burst;
-    b->at_us = now;
+    b = bucket_of(l, key, now);
+    refill(l, b, now);
     ok = b->tokens >= 1;
     if (ok)
         b->tokens -= 1;

@@ -148,7 +148,7 @@ PG_MAIN=$(head -n 1 "$TMP/pg/postmaster.pid")
 korp_free_port "$PORT" || die "no free port for korpd"
 KPORT=$KORP_FREE_PORT
 KORP_DATABASE_URL="$(bench_db_url korp_bench)" \
-KORP_LISTEN=127.0.0.1:$KPORT KORP_RATE_LIMIT=0 KORP_DB_POOL_SIZE=$POOL KORP_HTTP_THREADS=$THREADS \
+KORP_LISTEN=127.0.0.1:$KPORT KORP_RATE_LIMIT=0 KORP_SIGNUP_LIMIT=0 KORP_CONNECTIONS_PER_ADDRESS=0 KORP_DB_POOL_SIZE=$POOL KORP_HTTP_THREADS=$THREADS \
     "$KORPD" </dev/null >"$TMP/korpd.log" 2>&1 &
 KPID=$!
 bench_wait_korpd korpd "$KPID" "$KPORT" "$TMP/korpd.log"

@@ -54,7 +54,7 @@ trap 'exit 130' INT TERM
 bench_build_korpd "$BUILD" build-bench-rev "$TMP"
 bench_pg korp_bench
 export KORP_DATABASE_URL="$(bench_db_url korp_bench)"
-export KORP_RATE_LIMIT=0 KORP_WEBHOOK_ALLOW_PRIVATE=1 KORP_DB_POOL_SIZE=16
+export KORP_RATE_LIMIT=0 KORP_SIGNUP_LIMIT=0 KORP_CONNECTIONS_PER_ADDRESS=0 KORP_WEBHOOK_ALLOW_PRIVATE=1 KORP_DB_POOL_SIZE=16
 
 korp_free_port "$PORT" || die "no free port for the receiver"
 SPORT=$KORP_FREE_PORT

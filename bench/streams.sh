@@ -89,7 +89,8 @@ start_korpd() {
     [ -n "${KPORT_A:-}" ] && avoid+=("$KPORT_A")
     korp_free_port "${avoid[@]}" || die "no free port for korpd"
     KPORT=$KORP_FREE_PORT
-    env KORP_DATABASE_URL="$DB_URL" KORP_LISTEN="127.0.0.1:$KPORT" KORP_RATE_LIMIT=0 \
+    env KORP_DATABASE_URL="$DB_URL" KORP_LISTEN="127.0.0.1:$KPORT" KORP_RATE_LIMIT=0 KORP_SIGNUP_LIMIT=0 \
+        KORP_CONNECTIONS_PER_ADDRESS=0 KORP_STREAMS_PER_PLAYER=0 KORP_STREAMS_PER_ADDRESS=0 \
         KORP_DB_POOL_SIZE="$POOL" ${KEEPALIVE:+KORP_SSE_KEEPALIVE_SECONDS=$KEEPALIVE} \
         "$KORPD" </dev/null >"$TMP/korpd-$name.log" 2>&1 &
     KPID=$!
