@@ -330,4 +330,5 @@ def test_problem_slugs_are_the_agreed_ones():
         "bad-request", "unauthorized", "forbidden", "not-found", "method-not-allowed",
         "conflict", "not-your-turn", "game-over", "ply-mismatch", "body-too-large",
         "unsupported-media-type", "illegal-move", "draw-not-allowed", "unavailable",
-        "internal-error", "too-many-requests", "invalid-webhook-url", "invalid-value"}, slugs
+        "internal-error", "too-many-requests", "invalid-webhook-url", "invalid-value",
+        "not-implemented"}, slugs

@@ -37,6 +37,16 @@ def _read_by_korpd(k, client):
     return False
 
 
+def _answer(client):
+    """The status and JSON body of the answer on a raw socket (read to its close)."""
+    answer = b""
+    while (chunk := client.recv(4096)):
+        answer += chunk
+    client.close()
+    head, _, body = answer.partition(b"\r\n\r\n")
+    return int(head.split()[1]), json.loads(body)
+
+
 def test_postgres_restart_under_running_korpd(own_postgres, start_korpd):
     k = start_korpd(own_postgres.url, KORP_DB_POOL_SIZE=2)
     # Both pooled connections are opened and idle when the server restarts.
@@ -78,21 +88,20 @@ def test_hung_postgres_answers_503_within_the_deadline(own_postgres, start_korpd
     own_postgres.freeze()
     try:
         # Three at once on one connection: one waits for its statement's
-        # deadline, the others for a free connection; none forever.
+        # deadline, the others for a free connection; none forever.  Each is
+        # sent once korpd has read the one before: a libmicrohttpd worker
+        # blocked on the database accepts no connection, so each lands on a
+        # worker of its own and the three wait at the same time.
+        clients, started = [], []
+        for _ in range(3):
+            started.append(time.monotonic())
+            clients.append(_request_raw(k, "/healthz"))
+            wait_until(lambda: _read_by_korpd(k, clients[-1]), 5,
+                       what="korpd to read the request")
         results = []
-
-        def one():
-            start = time.monotonic()
-            r = health(k)
-            results.append((r.status_code, r.json()["database"].get("error"),
-                            time.monotonic() - start))
-
-        threads = [threading.Thread(target=one) for _ in range(3)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(30)
-        assert len(results) == 3
+        for client, start in zip(clients, started):
+            status, body = _answer(client)
+            results.append((status, body["database"].get("error"), time.monotonic() - start))
         assert all(status == 503 for status, _, _ in results), results
         assert all(elapsed < 6 for _, _, elapsed in results), results
         reasons = {reason for _, reason, _ in results}
