@@ -15,7 +15,8 @@
  * not an attempt) for BUSY_DEFER_SECONDS.  An endpoint that fails (no
  * connection, a timeout, 5xx, 429) is pushed back: its deliveries are
  * given back until its back-off ends (doubling from BACK_OFF_SECONDS up to
- * BACK_OFF_MAX_SECONDS while it keeps failing), so others go first; the
+ * BACK_OFF_MAX_SECONDS while it keeps failing, times KORP_NOTIFY_BACKOFF_SCALE
+ * as the retries are), so others go first; the
  * claim, for its part, takes deliveries to failing endpoints last.
  *
  * The handles of one multi share a DNS cache and a connection pool: every
@@ -236,7 +237,8 @@ static void finished(struct notify_hooks *H, struct notify_hook *h, struct db_at
         double back = BACK_OFF_SECONDS;
         for (int i = 1; i < e->failures && back < BACK_OFF_MAX_SECONDS; i++)
             back *= 2;
-        back = back > BACK_OFF_MAX_SECONDS ? BACK_OFF_MAX_SECONDS : back;
+        back = (back > BACK_OFF_MAX_SECONDS ? BACK_OFF_MAX_SECONDS : back) *
+               H->config->backoff_scale;
         e->failures++;
         e->back_off_until_ms = base_monotonic_ms() + (long long)(back * 1000);
     } else {
@@ -245,6 +247,8 @@ static void finished(struct notify_hooks *H, struct notify_hook *h, struct db_at
     }
     release(H, h);
     start_next(H, slot);
+    /* After any attempt, look again at once: its retry, or more, may be due. */
+    H->next_claim_ms = base_monotonic_ms();
 }
 
 /* Sends the endpoint's waiting deliveries to the resolvers while its budget
