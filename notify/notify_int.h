@@ -35,6 +35,14 @@ struct notify_hook {
     struct notify_hook *next;        /* in the loop's queues */
 };
 
+/* The short cause of a failed transfer: "timeout", "dns", "connect",
+ * "refused" (os_errno ECONNREFUSED), "tls", "no answer" … ("transfer" for
+ * any other). */
+const char *notify_failure_cause(CURLcode rc, long os_errno);
+
+/* The short cause of a failed pin: "dns", "address not allowed", "bad url". */
+const char *notify_pin_cause(enum notify_url_verdict verdict);
+
 /* Frees a hook and all it owns (its easy handle must be out of any multi). */
 void notify_hook_free(struct notify_hook *h);
 

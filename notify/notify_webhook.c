@@ -13,6 +13,7 @@
 #include "notify_sign.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,60 @@ static bool sign(const struct db_delivery *d, const char *body, struct curl_slis
     return true;
 }
 
+/*
+ * What the owner of a webhook (its delivery list) and korpd's log are told
+ * when a transfer fails: a short cause, never libcurl's own text, which
+ * names addresses, ports and timings of the network korpd is in.
+ */
+static const struct {
+    CURLcode code;
+    const char *cause;
+} causes[] = {
+    { CURLE_OPERATION_TIMEDOUT, "timeout" },
+    { CURLE_COULDNT_RESOLVE_HOST, "dns" },
+    { CURLE_COULDNT_CONNECT, "connect" },
+    { CURLE_SSL_CONNECT_ERROR, "tls" },
+    { CURLE_PEER_FAILED_VERIFICATION, "tls" },
+    { CURLE_SSL_CERTPROBLEM, "tls" },
+    { CURLE_SSL_CIPHER, "tls" },
+    { CURLE_SSL_CACERT_BADFILE, "tls" },
+    { CURLE_SSL_ISSUER_ERROR, "tls" },
+    { CURLE_SSL_ENGINE_INITFAILED, "tls" },
+    { CURLE_SSL_PINNEDPUBKEYNOTMATCH, "tls" },
+    { CURLE_SSL_INVALIDCERTSTATUS, "tls" },
+    { CURLE_SSL_SHUTDOWN_FAILED, "tls" },
+    { CURLE_USE_SSL_FAILED, "tls" },
+    { CURLE_GOT_NOTHING, "no answer" },
+    { CURLE_SEND_ERROR, "send" },
+    { CURLE_RECV_ERROR, "receive" },
+    { CURLE_WRITE_ERROR, "answer too large" },
+    { CURLE_WEIRD_SERVER_REPLY, "not http" },
+    { CURLE_HTTP2, "http/2" },
+    { CURLE_HTTP2_STREAM, "http/2" },
+    { CURLE_OUT_OF_MEMORY, "out of memory" },
+};
+
+const char *notify_failure_cause(CURLcode rc, long os_errno)
+{
+    if (rc == CURLE_COULDNT_CONNECT && os_errno == ECONNREFUSED)
+        return "refused";
+    for (size_t i = 0; i < sizeof causes / sizeof causes[0]; i++)
+        if (causes[i].code == rc)
+            return causes[i].cause;
+    return "transfer";
+}
+
+const char *notify_pin_cause(enum notify_url_verdict verdict)
+{
+    switch (verdict) {
+    case NOTIFY_URL_OK: return "";
+    case NOTIFY_URL_BAD_URL: return "bad url";
+    case NOTIFY_URL_PRIVATE: return "address not allowed";
+    case NOTIFY_URL_UNRESOLVED: return "dns";
+    }
+    return "bad url";
+}
+
 void notify_hook_free(struct notify_hook *h)
 {
     if (h == NULL)
@@ -106,7 +161,7 @@ bool notify_webhook_begin(const struct notify_config *c, struct notify_hook *h,
         return false;
     }
     if (!h->pinned) {
-        base_err_set(error, "%s", h->pin_error.text);
+        base_err_set(error, "%s", notify_pin_cause(h->pin.verdict));
         notify_retry_decide(c, d, 0, a);
         return false;
     }
@@ -141,7 +196,7 @@ bool notify_webhook_begin(const struct notify_config *c, struct notify_hook *h,
 void notify_webhook_end(const struct notify_config *c, struct notify_hook *h, CURLcode rc,
                         struct db_attempt *a, struct base_err *error)
 {
-    long status = 0;
+    long status = 0, os_errno = 0;
     curl_off_t retry_after = -1;
 
     a->latency_ms = (double)(base_monotonic_us() - h->started_us) / 1000.0;
@@ -155,10 +210,11 @@ void notify_webhook_end(const struct notify_config *c, struct notify_hook *h, CU
         a->reason = "the endpoint answered 410 Gone";
         base_err_set(error, "410 Gone: the webhook is disabled");
     } else {
+        curl_easy_getinfo(h->easy, CURLINFO_OS_ERRNO, &os_errno);
         if (status != 0)
-            base_err_set(error, "the endpoint answered %ld", status);
+            base_err_set(error, "http %ld", status);
         else
-            base_err_set(error, "%s", h->curl_error[0] ? h->curl_error : curl_easy_strerror(rc));
+            base_err_set(error, "%s", notify_failure_cause(rc, os_errno));
         notify_retry_decide(c, h->d, retry_after > 0 ? (double)retry_after : 0, a);
     }
 }
