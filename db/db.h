@@ -646,14 +646,20 @@ struct db_delivery {
 void db_deliveries_free(struct db_delivery *d, int count);
 
 /*
- * Claims up to max due deliveries (FOR UPDATE SKIP LOCKED: workers in any
- * process share the work), each leased for lease_s seconds: one not
- * finished by then is due again.  Emails only when `email` (a process
- * without SMTP settings leaves them to others).  *out is malloc'd
- * (db_deliveries_free).
+ * Claims up to max due deliveries of one channel (FOR UPDATE SKIP LOCKED:
+ * workers in any process share the work), each leased for lease_s seconds:
+ * one not finished by then is due again.  Webhooks whose endpoint is
+ * failing come after the others.  *out is malloc'd (db_deliveries_free).
  */
-enum db_status db_deliveries_claim(struct db_pool *pool, int max, double lease_s, bool email,
-                                   struct db_delivery **out, int *count, struct base_err *err);
+enum db_status db_deliveries_claim(struct db_pool *pool, int max, double lease_s,
+                                   enum db_channel channel, struct db_delivery **out, int *count,
+                                   struct base_err *err);
+
+/* Gives a claimed delivery back unsent: its claim does not count as an
+ * attempt, and it is due again after delay_s.  Nothing happens if the
+ * claim no longer holds it. */
+enum db_status db_delivery_defer(struct db_pool *pool, const struct db_delivery *d,
+                                 double delay_s, struct base_err *err);
 
 /* Extends a claimed delivery's lease by lease_s from now; *ours is false
  * when another worker has taken it over meanwhile (do not send it). */
@@ -683,10 +689,10 @@ struct db_attempt {
 enum db_status db_delivery_finish(struct db_pool *pool, const struct db_delivery *d,
                                   const struct db_attempt *a, struct base_err *err);
 
-/* Earliest time a pending delivery falls due, in seconds from now (may be
- * negative); *any false when nothing is pending. */
-enum db_status db_deliveries_next(struct db_pool *pool, double *seconds, bool *any,
-                                  struct base_err *err);
+/* Earliest time a pending delivery of the channel falls due, in seconds
+ * from now (may be negative); *any false when nothing is pending. */
+enum db_status db_deliveries_next(struct db_pool *pool, enum db_channel channel,
+                                  double *seconds, bool *any, struct base_err *err);
 
 /* Sends the deadline reminders due (an event "deadline_near" for the player
  * to move, once per ply), at most max; *sent says how many. */

@@ -85,7 +85,7 @@ void db_deliveries_free(struct db_delivery *d, int count)
 struct claim {
     int max;
     double lease_s;
-    bool email;
+    enum db_channel channel;
     struct db_delivery **out;
     int *count;
 };
@@ -118,7 +118,7 @@ static enum db_status claim(struct db_tx *tx, void *arg)
 {
     struct claim *c = arg;
     char max[16], lease[32];
-    const char *params[3] = { max, lease, c->email ? "true" : "false" };
+    const char *params[3] = { max, lease, db_channel_text(c->channel) };
     PGresult *res = NULL;
     enum db_status rc;
 
@@ -152,10 +152,11 @@ static enum db_status claim(struct db_tx *tx, void *arg)
     return rc;
 }
 
-enum db_status db_deliveries_claim(struct db_pool *pool, int max, double lease_s, bool email,
-                                   struct db_delivery **out, int *count, struct base_err *err)
+enum db_status db_deliveries_claim(struct db_pool *pool, int max, double lease_s,
+                                   enum db_channel channel, struct db_delivery **out, int *count,
+                                   struct base_err *err)
 {
-    struct claim c = { max, lease_s, email, out, count };
+    struct claim c = { max, lease_s, channel, out, count };
     enum db_status rc;
     *out = NULL;
     *count = 0;
@@ -198,6 +199,30 @@ enum db_status db_delivery_extend(struct db_pool *pool, const struct db_delivery
     struct extend e = { d, lease_s, ours };
     *ours = false;
     return db_run_once(pool, extend, &e, err);
+}
+
+struct defer {
+    const struct db_delivery *d;
+    double delay_s;
+};
+
+static enum db_status defer(struct db_tx *tx, void *arg)
+{
+    struct defer *f = arg;
+    char id[24], attempt[16], delay[32];
+    const char *params[3] = { id, attempt, delay };
+
+    snprintf(id, sizeof id, "%lld", f->d->id);
+    snprintf(attempt, sizeof attempt, "%d", f->d->attempt);
+    snprintf(delay, sizeof delay, "%.3f", f->delay_s);
+    return db_exec(tx, DB_STMT_DELIVERY_DEFER, params, NULL);
+}
+
+enum db_status db_delivery_defer(struct db_pool *pool, const struct db_delivery *d,
+                                 double delay_s, struct base_err *err)
+{
+    struct defer f = { d, delay_s };
+    return db_run_once(pool, defer, &f, err);
 }
 
 struct finish {
@@ -258,6 +283,7 @@ enum db_status db_delivery_finish(struct db_pool *pool, const struct db_delivery
 }
 
 struct next {
+    enum db_channel channel;
     double *seconds;
     bool *any;
 };
@@ -266,7 +292,8 @@ static enum db_status next(struct db_tx *tx, void *arg)
 {
     struct next *n = arg;
     PGresult *res = NULL;
-    enum db_status rc = db_exec(tx, DB_STMT_DELIVERY_NEXT, NULL, &res);
+    const char *params[1] = { db_channel_text(n->channel) };
+    enum db_status rc = db_exec(tx, DB_STMT_DELIVERY_NEXT, params, &res);
     if (rc == DB_OK) {
         const struct db_row r = { res, 0 };
         *n->any = !db_row_is_null(&r, "seconds");
@@ -276,10 +303,10 @@ static enum db_status next(struct db_tx *tx, void *arg)
     return rc;
 }
 
-enum db_status db_deliveries_next(struct db_pool *pool, double *seconds, bool *any,
-                                  struct base_err *err)
+enum db_status db_deliveries_next(struct db_pool *pool, enum db_channel channel,
+                                  double *seconds, bool *any, struct base_err *err)
 {
-    struct next n = { seconds, any };
+    struct next n = { channel, seconds, any };
     *any = false;
     return db_run_once(pool, next, &n, err);
 }

@@ -317,10 +317,13 @@ const struct db_statement db_statements[] = {
         "WITH c AS (UPDATE deliveries d"
         " SET next_attempt_at = korp_now() + make_interval(secs => $2::float8),"
         " attempts = d.attempts + 1"
-        " FROM (SELECT id FROM deliveries WHERE status = 'pending'"
-        "       AND next_attempt_at <= korp_now() AND (channel = 'webhook' OR $3)"
-        "       ORDER BY next_attempt_at LIMIT $1"
-        "       FOR UPDATE SKIP LOCKED) due WHERE d.id = due.id RETURNING d.*)"
+        " FROM (SELECT x.id FROM deliveries x LEFT JOIN webhooks xw ON xw.id = x.webhook_id"
+        "       WHERE x.status = 'pending' AND x.next_attempt_at <= korp_now()"
+        "       AND x.channel = $3"
+        /* Deliveries to endpoints that are failing wait until the others
+         * have been claimed: one dead endpoint does not hold the rest. */
+        "       ORDER BY xw.failing_since IS NOT NULL, x.next_attempt_at LIMIT $1"
+        "       FOR UPDATE OF x SKIP LOCKED) due WHERE d.id = due.id RETURNING d.*)"
         " SELECT c.id, c.channel, c.type, c.payload::text AS payload, c.attempts,"
         " extract(epoch FROM c.created_at)::bigint AS created_unix,"
         " extract(epoch FROM korp_now())::bigint AS now_unix,"
@@ -347,6 +350,13 @@ const struct db_statement db_statements[] = {
     [DB_STMT_DELIVERY_EXTEND] = { DB_STMT_DELIVERY_EXTEND, "delivery_extend",
         "UPDATE deliveries SET next_attempt_at = korp_now() + make_interval(secs => $3::float8)"
         " WHERE id = $1 AND status = 'pending' AND attempts = $2 RETURNING 1", 3 },
+    /* A claimed delivery given back unsent (its endpoint is busy or pushed
+     * back): the claim's attempt is undone and it is due again after $3
+     * seconds, if this claim still holds it. */
+    [DB_STMT_DELIVERY_DEFER] = { DB_STMT_DELIVERY_DEFER, "delivery_defer",
+        "UPDATE deliveries SET attempts = attempts - 1,"
+        " next_attempt_at = korp_now() + make_interval(secs => $3::float8)"
+        " WHERE id = $1 AND status = 'pending' AND attempts = $2", 3 },
     [DB_STMT_ATTEMPT_INSERT] = { DB_STMT_ATTEMPT_INSERT, "attempt_insert",
         "INSERT INTO delivery_attempts (delivery_id, attempt, at, status_code, latency_ms, error)"
         " VALUES ($1, $2, korp_now(), nullif($3::int, 0), $4, $5)"
@@ -382,7 +392,7 @@ const struct db_statement db_statements[] = {
         " SELECT pg_notify('" DB_DELIVERIES_CHANNEL "', '') FROM m", 2 },
     [DB_STMT_DELIVERY_NEXT] = { DB_STMT_DELIVERY_NEXT, "delivery_next",
         "SELECT extract(epoch FROM min(next_attempt_at) - korp_now()) AS seconds"
-        " FROM deliveries WHERE status = 'pending'", 0 },
+        " FROM deliveries WHERE status = 'pending' AND channel = $1", 1 },
     /* A game whose player to move has less time left than they asked to be
      * reminded at (when a move's time is no longer than that, halfway: a
      * one-day game is not reminded the moment the turn begins), and has not

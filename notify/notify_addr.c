@@ -12,58 +12,73 @@
 #include <string.h>
 #include <strings.h>
 
-/* ---- Special-purpose addresses ------------------------------------------ */
+/* ---- Which addresses a webhook may reach ---------------------------------- */
 
 /*
- * The ranges a webhook may not reach: IANA's IPv4 and IPv6 Special-Purpose
- * Address Registries (RFC 6890 and its updates), plus IPv4 multicast and
- * class E, IPv6 multicast and the deprecated site-local and IPv4-compatible
- * forms.  The first matching row decides, so narrower rows come first.
+ * An allow list: IPv4 public unicast (0.0.0.0-223.255.255.255 less the
+ * special-purpose ranges of IANA's IPv4 registry, RFC 6890 and its updates)
+ * and IPv6 global unicast (2000::/3, less the special-purpose ranges inside
+ * it).  Anything no row allows is refused: multicast, class E, every IPv6
+ * range outside 2000::/3 (loopback, unique local, link-local, multicast,
+ * and any range assigned later).  The first matching row decides, so
+ * narrower rows come first; the named refusals only give a clearer reason.
  * A row with embedded_v4 set is not judged itself: the IPv4 address at that
- * byte offset is (an IPv6 form that reaches an IPv4 host).
+ * byte offset is (an IPv6 form that reaches an IPv4 host: v4-mapped, NAT64's
+ * well-known prefix, 6to4).
  */
-struct special_range {
+enum range_rule { RANGE_REFUSE, RANGE_ALLOW, RANGE_EMBEDDED };
+
+struct address_range {
     const char *prefix;     /* network address, IPv4 or IPv6 text */
     int bits;
-    int embedded_v4;        /* byte offset of an IPv4 address to judge; 0: none */
-    const char *what;       /* "<address> is <what>" */
+    enum range_rule rule;
+    int embedded_v4;        /* RANGE_EMBEDDED: byte offset of the IPv4 address */
+    const char *what;       /* RANGE_REFUSE: "<address> is <what>" */
 };
 
-static const struct special_range special_ranges[] = {
-    {"0.0.0.0", 8, 0, "a \"this network\" address"},
-    {"10.0.0.0", 8, 0, "a private-use address"},
-    {"100.64.0.0", 10, 0, "a shared (carrier-grade NAT) address"},
-    {"127.0.0.0", 8, 0, "a loopback address"},
-    {"169.254.0.0", 16, 0, "a link-local address"},
-    {"172.16.0.0", 12, 0, "a private-use address"},
-    {"192.0.0.0", 24, 0, "an IETF protocol assignment address"},
-    {"192.0.2.0", 24, 0, "a documentation address"},
-    {"192.88.99.0", 24, 0, "a 6to4 relay anycast address"},
-    {"192.168.0.0", 16, 0, "a private-use address"},
-    {"198.18.0.0", 15, 0, "a benchmarking address"},
-    {"198.51.100.0", 24, 0, "a documentation address"},
-    {"203.0.113.0", 24, 0, "a documentation address"},
-    {"224.0.0.0", 4, 0, "a multicast address"},
-    {"255.255.255.255", 32, 0, "the limited broadcast address"},
-    {"240.0.0.0", 4, 0, "a reserved address"},
+#define NOT_UNICAST "not a public unicast address"
 
-    {"::", 128, 0, "the unspecified address"},
-    {"::1", 128, 0, "a loopback address"},
-    {"::", 96, 0, "a deprecated IPv4-compatible address"},
-    {"::ffff:0:0", 96, 12, NULL},                         /* IPv4-mapped */
-    {"64:ff9b::", 96, 12, NULL},                          /* NAT64 */
-    {"64:ff9b:1::", 48, 0, "a local-use NAT64 address"},
-    {"100::", 64, 0, "a discard-only address"},
-    {"2001::", 23, 0, "an IETF protocol assignment address"},
-    {"2001:db8::", 32, 0, "a documentation address"},
-    {"2002::", 16, 2, NULL},                              /* 6to4 */
-    {"3fff::", 20, 0, "a documentation address"},
-    {"5f00::", 16, 0, "a segment routing (SRv6) address"},
-    {"fc00::", 7, 0, "a unique local address"},
-    {"fe80::", 10, 0, "a link-local address"},
-    {"fec0::", 10, 0, "a site-local address"},
-    {"ff00::", 8, 0, "a multicast address"},
-    {NULL, 0, 0, NULL},
+static const struct address_range special_ranges[] = {
+    {"0.0.0.0", 8, RANGE_REFUSE, 0, "a \"this network\" address"},
+    {"10.0.0.0", 8, RANGE_REFUSE, 0, "a private-use address"},
+    {"100.64.0.0", 10, RANGE_REFUSE, 0, "a shared (carrier-grade NAT) address"},
+    {"127.0.0.0", 8, RANGE_REFUSE, 0, "a loopback address"},
+    {"169.254.0.0", 16, RANGE_REFUSE, 0, "a link-local address"},
+    {"172.16.0.0", 12, RANGE_REFUSE, 0, "a private-use address"},
+    {"192.0.0.0", 24, RANGE_REFUSE, 0, "an IETF protocol assignment address"},
+    {"192.0.2.0", 24, RANGE_REFUSE, 0, "a documentation address"},
+    {"192.88.99.0", 24, RANGE_REFUSE, 0, "a 6to4 relay anycast address"},
+    {"192.168.0.0", 16, RANGE_REFUSE, 0, "a private-use address"},
+    {"198.18.0.0", 15, RANGE_REFUSE, 0, "a benchmarking address"},
+    {"198.51.100.0", 24, RANGE_REFUSE, 0, "a documentation address"},
+    {"203.0.113.0", 24, RANGE_REFUSE, 0, "a documentation address"},
+    {"0.0.0.0", 1, RANGE_ALLOW, 0, NULL},               /* 0.0.0.0-127.255.255.255 */
+    {"128.0.0.0", 2, RANGE_ALLOW, 0, NULL},             /* 128.0.0.0-191.255.255.255 */
+    {"192.0.0.0", 3, RANGE_ALLOW, 0, NULL},             /* 192.0.0.0-223.255.255.255 */
+    {"224.0.0.0", 4, RANGE_REFUSE, 0, "a multicast address"},
+    {"255.255.255.255", 32, RANGE_REFUSE, 0, "the limited broadcast address"},
+    {"240.0.0.0", 4, RANGE_REFUSE, 0, "a reserved address"},
+    {"0.0.0.0", 0, RANGE_REFUSE, 0, NOT_UNICAST},
+
+    {"::ffff:0:0", 96, RANGE_EMBEDDED, 12, NULL},       /* IPv4-mapped */
+    {"64:ff9b::", 96, RANGE_EMBEDDED, 12, NULL},        /* NAT64 */
+    {"2002::", 16, RANGE_EMBEDDED, 2, NULL},            /* 6to4 */
+    {"2001::", 23, RANGE_REFUSE, 0, "an IETF protocol assignment address"},
+    {"2001:db8::", 32, RANGE_REFUSE, 0, "a documentation address"},
+    {"3fff::", 20, RANGE_REFUSE, 0, "a documentation address"},
+    {"2000::", 3, RANGE_ALLOW, 0, NULL},                /* global unicast */
+    {"::", 128, RANGE_REFUSE, 0, "the unspecified address"},
+    {"::1", 128, RANGE_REFUSE, 0, "a loopback address"},
+    {"::", 96, RANGE_REFUSE, 0, "a deprecated IPv4-compatible address"},
+    {"64:ff9b:1::", 48, RANGE_REFUSE, 0, "a local-use NAT64 address"},
+    {"100::", 64, RANGE_REFUSE, 0, "a discard-only address"},
+    {"5f00::", 16, RANGE_REFUSE, 0, "a segment routing (SRv6) address"},
+    {"fc00::", 7, RANGE_REFUSE, 0, "a unique local address"},
+    {"fe80::", 10, RANGE_REFUSE, 0, "a link-local address"},
+    {"fec0::", 10, RANGE_REFUSE, 0, "a site-local address"},
+    {"ff00::", 8, RANGE_REFUSE, 0, "a multicast address"},
+    {"::", 0, RANGE_REFUSE, 0, "outside IPv6 global unicast (2000::/3)"},
+    {NULL, 0, RANGE_REFUSE, 0, NULL},
 };
 
 /* True if the first bits of addr are those of net. */
@@ -79,14 +94,14 @@ static bool prefix_match(const unsigned char *addr, const unsigned char *net, in
 }
 
 /*
- * What kind of special address the len (4 or 16) bytes at addr are, or
- * NULL if the address is public.  If an embedded IPv4 address decided,
+ * Why the len (4 or 16) bytes at addr may not be reached, or NULL if the
+ * address is public unicast.  If an embedded IPv4 address decided,
  * *embedded points to its 4 bytes (embedded may be NULL).
  */
 static const char *special_kind(const unsigned char *addr, size_t len,
                                 const unsigned char **embedded)
 {
-    for (const struct special_range *r = special_ranges; r->prefix; r++) {
+    for (const struct address_range *r = special_ranges; r->prefix; r++) {
         bool v6 = strchr(r->prefix, ':') != NULL;
         unsigned char net[16];
         if ((v6 ? 16u : 4u) != len)
@@ -96,13 +111,15 @@ static const char *special_kind(const unsigned char *addr, size_t len,
             return "an address korp cannot classify";
         if (!prefix_match(addr, net, r->bits))
             continue;
-        if (!r->embedded_v4)
+        if (r->rule == RANGE_ALLOW)
+            return NULL;
+        if (r->rule == RANGE_REFUSE)
             return r->what;
         if (embedded)
             *embedded = addr + r->embedded_v4;
         return special_kind(addr + r->embedded_v4, 4, NULL);
     }
-    return NULL;
+    return NOT_UNICAST;      /* no row matched: a table without its last row */
 }
 
 /*
@@ -219,9 +236,11 @@ static enum notify_url_verdict url_parse(const char *url, struct webhook_url *ou
     }
     port = url_part(u, CURLUPART_PORT, CURLU_DEFAULT_PORT);
     long port_number = port ? strtol(port, NULL, 10) : 0;
-    if (port_number < 1 || port_number > 65535) {
-        base_err_set(err, "webhook URL port %s is out of range: use a port from 1 to 65535",
-                 port ? port : "(none)");
+    /* 80, 443 and the unprivileged ports: not the well-known ports of other
+     * services (SSH, SMTP, databases' and mail's below 1024). */
+    if (port_number != 80 && port_number != 443 && (port_number < 1024 || port_number > 65535)) {
+        base_err_set(err, "webhook URL port %s is not allowed: use 80, 443 or a port from "
+                          "1024 to 65535", port ? port : "(none)");
         goto done;
     }
 
@@ -332,11 +351,13 @@ bool notify_url_pin(const char *url, bool allow_private, struct notify_pin *pin,
     struct addrinfo *res = NULL;
     const struct addrinfo *chosen = NULL;
     bool ok = false;
+    enum notify_url_verdict verdict;
 
     memset(pin, 0, sizeof *pin);
-    if (url_parse(url, &parsed, err) != NOTIFY_URL_OK ||
-        url_resolve(&parsed, &res, err) != NOTIFY_URL_OK)
+    if ((verdict = url_parse(url, &parsed, err)) != NOTIFY_URL_OK ||
+        (verdict = url_resolve(&parsed, &res, err)) != NOTIFY_URL_OK)
         goto done;
+    verdict = NOTIFY_URL_PRIVATE;
     for (const struct addrinfo *ai = res; ai && !chosen; ai = ai->ai_next)
         if (allow_private || notify_addr_public(ai->ai_addr))
             chosen = ai;
@@ -366,8 +387,10 @@ done:
         freeaddrinfo(res);
     if (ok && err != NULL)
         err->text[0] = '\0';
-    if (!ok)
+    if (!ok) {
         memset(pin, 0, sizeof *pin);
+        pin->verdict = verdict;
+    }
     return ok;
 }
 

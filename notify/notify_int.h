@@ -3,23 +3,73 @@
 #define KORP_NOTIFY_INT_H
 
 #include "notify.h"
+#include "notify_sign.h"
 
 #include <curl/curl.h>
 
 /* The longest an SMTP conversation may take. */
 #define NOTIFY_SMTP_TIMEOUT_SECONDS 30
 
-/* A delivery worker's own things: its curl handle (kept between webhooks,
- * so that connections to an endpoint stay open) and the settings. */
+/* An email worker's own things: its curl handle (kept between messages, so
+ * that the connection to the SMTP server stays open) and the settings. */
 struct notify_sender {
     const struct notify_config *config;
     CURL *curl;
 };
 
-/* One attempt at a webhook delivery: fills the attempt (status, latency,
- * error, outcome and retry delay). */
-void notify_webhook_send(struct notify_sender *s, const struct db_delivery *d,
-                         struct db_attempt *a, struct base_err *error);
+/* One webhook attempt, from its claim to its record (notify_hooks.c). */
+struct notify_hook {
+    struct db_delivery *d;           /* owned (one, db_deliveries_free) */
+    long long lease_end_us;          /* base_monotonic_us() when the claim ends */
+    int flying_slot;                 /* in the loop's table of transfers */
+    int endpoint;                    /* index in the loop's endpoint table */
+    bool pinned;                     /* the resolver thread pinned the URL */
+    struct notify_pin pin;
+    struct base_err pin_error;       /* why not, when not pinned */
+    CURL *easy;
+    struct curl_slist *headers, *resolve;
+    char *body;
+    size_t answered;
+    char curl_error[CURL_ERROR_SIZE];
+    long long started_us;
+    struct notify_hook *next;        /* in the loop's queues */
+};
+
+/* The short cause of a failed transfer: "timeout", "dns", "connect",
+ * "refused" (os_errno ECONNREFUSED), "tls", "no answer" … ("transfer" for
+ * any other). */
+const char *notify_failure_cause(CURLcode rc, long os_errno);
+
+/* The short cause of a failed pin: "dns", "address not allowed", "bad url". */
+const char *notify_pin_cause(enum notify_url_verdict verdict);
+
+/* Frees a hook and all it owns (its easy handle must be out of any multi). */
+void notify_hook_free(struct notify_hook *h);
+
+/*
+ * Prepares a pinned hook's transfer (h->easy, with CURLOPT_PRIVATE = h).
+ * False when the attempt is over before it starts (disabled webhook, the
+ * pin failed, …): a and error say how.
+ */
+bool notify_webhook_begin(const struct notify_config *c, struct notify_hook *h,
+                          struct db_attempt *a, struct base_err *error);
+
+/* Reads a finished transfer into the attempt (status, latency, error,
+ * outcome and retry delay). */
+void notify_webhook_end(const struct notify_config *c, struct notify_hook *h, CURLcode rc,
+                        struct db_attempt *a, struct base_err *error);
+
+/* Logs an attempt, counts it and records it (only while this attempt's
+ * claim still holds the delivery). */
+void notify_record(struct db_pool *pool, const struct db_delivery *d, struct db_attempt *a,
+                   const struct base_err *error);
+
+/* The webhook loop: one thread sending every webhook concurrently. */
+struct notify_hooks;
+struct notify_hooks *notify_hooks_start(struct db_pool *pool, const struct notify_config *c,
+                                        struct base_err *err);
+void notify_hooks_wake(struct notify_hooks *h);
+void notify_hooks_stop(struct notify_hooks *h);
 
 /* One attempt at an email delivery, likewise. */
 void notify_email_send(struct notify_sender *s, const struct db_delivery *d,

@@ -110,6 +110,7 @@ enum notify_url_verdict notify_url_check(const char *url, bool allow_private,
  * an IP literal, which libcurl never looks up.
  */
 struct notify_pin {
+    enum notify_url_verdict verdict;           /* why notify_url_pin failed */
     char host[NOTIFY_HOST_MAX + 1];            /* without IPv6 brackets */
     int port;
     char address[INET6_ADDRSTRLEN];

@@ -1,8 +1,9 @@
 /*
- * notify_worker.c — the delivery workers, the listener that wakes them and
- * the scheduler of reminders and digests.
+ * notify_worker.c — the email workers, the listener that wakes them and
+ * the webhook loop (notify_hooks.c), and the scheduler of reminders and
+ * digests.
  *
- * A worker claims a batch of due deliveries (leased, FOR UPDATE SKIP
+ * An email worker claims a batch of due emails (leased, FOR UPDATE SKIP
  * LOCKED), sends each, and records the attempt.  With nothing due it
  * sleeps until the next delivery falls due, or until a NOTIFY on
  * korp_deliveries (a commit that owes something) wakes it: a delivery
@@ -28,6 +29,7 @@ struct notify {
     int worker_count;
     struct base_worker *scheduler;
     struct db_listener *listener;
+    struct notify_hooks *hooks;
 };
 
 /* ---- Counters ------------------------------------------------------------ */
@@ -57,40 +59,41 @@ void notify_stats(struct notify_stats *out)
 
 /* ---- Delivering -------------------------------------------------------- */
 
-static void deliver(struct notify *n, struct notify_sender *s, const struct db_delivery *d)
+void notify_record(struct db_pool *pool, const struct db_delivery *d, struct db_attempt *a,
+                   const struct base_err *error)
 {
-    struct base_err error = { "" }, err = { "" };
-    struct db_attempt a = { 0 };
+    struct base_err err = { "" };
     enum db_status rc;
 
-    if (d->channel == DB_CHANNEL_WEBHOOK)
-        notify_webhook_send(s, d, &a, &error);
-    else
-        notify_email_send(s, d, &a, &error);
-    a.error = error.text[0] ? error.text : NULL;
-    notify_count(d, &a);
-    base_log(a.outcome == DB_DELIVERED ? BASE_LOG_DEBUG : BASE_LOG_INFO,
+    a->error = error->text[0] ? error->text : NULL;
+    notify_count(d, a);
+    base_log(a->outcome == DB_DELIVERED ? BASE_LOG_DEBUG : BASE_LOG_INFO,
              "notify: %s %s msg_%lld attempt %d for %s: %s%s%s", db_channel_text(d->channel),
              d->type, d->id,
              d->attempt, d->player_id,
-             a.outcome == DB_DELIVERED ? "delivered"
-             : a.outcome == DB_RETRY   ? "will retry"
-                                       : "given up",
-             error.text[0] ? ": " : "", error.text);
+             a->outcome == DB_DELIVERED ? "delivered"
+             : a->outcome == DB_RETRY   ? "will retry"
+                                        : "given up",
+             error->text[0] ? ": " : "", error->text);
     /* If this record is lost, the lease runs out and the delivery is made
      * again: at least once. */
-    if ((rc = db_delivery_finish(n->pool, d, &a, &err)) != DB_OK)
+    if ((rc = db_delivery_finish(pool, d, a, &err)) != DB_OK)
         base_log(BASE_LOG_WARN, "notify: cannot record msg_%lld: %s: %s", d->id,
                  db_status_text(rc), err.text);
 }
 
-/* The longest one attempt may take: its timeout, and a margin for name
- * resolution and recording. */
-static double longest_attempt(const struct notify_config *c, const struct db_delivery *d)
+static void deliver(struct notify *n, struct notify_sender *s, const struct db_delivery *d)
 {
-    return (d->channel == DB_CHANNEL_WEBHOOK ? c->webhook_timeout_seconds
-                                               : NOTIFY_SMTP_TIMEOUT_SECONDS) + 10.0;
+    struct base_err error = { "" };
+    struct db_attempt a = { 0 };
+
+    notify_email_send(s, d, &a, &error);
+    notify_record(n->pool, d, &a, &error);
 }
+
+/* The longest one email attempt may take: its timeout, and a margin for
+ * recording it. */
+#define LONGEST_EMAIL_SECONDS (NOTIFY_SMTP_TIMEOUT_SECONDS + 10.0)
 
 /* How long to sleep with nothing claimed: until the next due delivery. */
 static int idle_ms(struct notify *n)
@@ -98,7 +101,7 @@ static int idle_ms(struct notify *n)
     struct base_err err = { "" };
     double seconds = 0;
     bool any = false;
-    if (db_deliveries_next(n->pool, &seconds, &any, &err) != DB_OK || !any)
+    if (db_deliveries_next(n->pool, DB_CHANNEL_EMAIL, &seconds, &any, &err) != DB_OK || !any)
         return MAX_IDLE_MS;
     if (seconds * 1000 >= MAX_IDLE_MS)
         return MAX_IDLE_MS;
@@ -119,9 +122,8 @@ static void work(struct base_worker *w, void *arg)
         struct db_delivery *due = NULL;
         struct base_err err = { "" };
         int count = 0;
-        bool email = n->config.smtp_url != NULL && n->config.smtp_url[0] != '\0';
         enum db_status rc = db_deliveries_claim(n->pool, CLAIM_BATCH, n->config.lease_seconds,
-                                                email, &due, &count, &err);
+                                                DB_CHANNEL_EMAIL, &due, &count, &err);
         if (rc != DB_OK) {
             base_log(BASE_LOG_WARN, "notify: cannot claim deliveries: %s: %s",
                      db_status_text(rc), err.text);
@@ -135,7 +137,7 @@ static void work(struct base_worker *w, void *arg)
              * worker would send the item again while this one does. */
             double left = n->config.lease_seconds -
                           (double)(base_monotonic_us() - claimed_us) / 1e6;
-            double longest = longest_attempt(&n->config, &due[i]);
+            double longest = LONGEST_EMAIL_SECONDS;
             if (i > 0 && left < longest) {
                 bool ours = false;
                 double lease = n->config.lease_seconds > longest ? n->config.lease_seconds
@@ -161,6 +163,7 @@ static void wake_all(void *arg)
     for (int i = 0; i < n->worker_count; i++)
         if (n->workers[i] != NULL)
             base_worker_wake(n->workers[i]);
+    notify_hooks_wake(n->hooks);
 }
 
 static void schedule(struct base_worker *w, void *arg)
@@ -205,9 +208,18 @@ struct notify *notify_start(struct db_pool *pool, const struct notify_config *co
     n->config = *config;
     if (config->workers <= 0)
         return n;
-    for (int i = 0; i < config->workers; i++) {
+    /* Webhooks: one loop sending them all concurrently.  Email: its own
+     * workers (none without SMTP settings: another process with them sends
+     * it), so that a slow mail server never holds a webhook, nor a slow
+     * endpoint an email. */
+    if ((n->hooks = notify_hooks_start(pool, &n->config, err)) == NULL) {
+        notify_stop(n);
+        return NULL;
+    }
+    bool email = config->smtp_url != NULL && config->smtp_url[0] != '\0';
+    for (int i = 0; email && i < config->workers; i++) {
         char name[32];
-        snprintf(name, sizeof name, "notify %d", i + 1);
+        snprintf(name, sizeof name, "notify email %d", i + 1);
         if ((n->workers[i] = base_worker_start(name, work, n, err)) == NULL) {
             notify_stop(n);
             return NULL;
@@ -229,6 +241,7 @@ void notify_stop(struct notify *n)
         return;
     db_listener_stop(n->listener);
     base_worker_stop(n->scheduler);
+    notify_hooks_stop(n->hooks);
     for (int i = 0; i < n->worker_count; i++)
         base_worker_stop(n->workers[i]);
     free(n->workers);

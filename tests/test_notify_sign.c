@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "notify_int.h"
 #include "notify_sign.h"
 
 /* ---- Signatures ----------------------------------------------------------- */
@@ -262,19 +263,19 @@ static const struct addr_case addr_cases[] = {
     {"1.1.1.1", true},           {"8.8.8.8", true},           {"169.254.169.254", false},
 
     {"::", false},               {"::1", false},              {"::2", false},
-    {"::ffff:ffff", false},      {"::1:0:0", true},
-    {"::fffe:ffff:ffff", true},  {"::ffff:0.0.0.0", false},   {"::ffff:127.0.0.1", false},
+    {"::ffff:ffff", false},      {"::1:0:0", false},
+    {"::fffe:ffff:ffff", false},  {"::ffff:0.0.0.0", false},   {"::ffff:127.0.0.1", false},
     {"::ffff:10.0.0.1", false},  {"::ffff:255.255.255.255", false},
-    {"::ffff:1.1.1.1", true},    {"::1:0:0:0", true},
-    {"64:ff9a:ffff:ffff:ffff:ffff:ffff:ffff", true},
+    {"::ffff:1.1.1.1", true},    {"::1:0:0:0", false},
+    {"64:ff9a:ffff:ffff:ffff:ffff:ffff:ffff", false},
     {"64:ff9b::", false},        {"64:ff9b::7f00:1", false},  {"64:ff9b::a00:1", false},
     {"64:ff9b::101:101", true},  {"64:ff9b::ffff:ffff", false},
-    {"64:ff9b::1:0:0", true},
+    {"64:ff9b::1:0:0", false},
     {"64:ff9b:1::", false},      {"64:ff9b:1:ffff:ffff:ffff:ffff:ffff", false},
-    {"64:ff9b:2::", true},
-    {"ff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", true},
+    {"64:ff9b:2::", false},
+    {"ff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", false},
     {"100::", false},            {"100::ffff:ffff:ffff:ffff", false},
-    {"100:0:0:1::", true},
+    {"100:0:0:1::", false},
     {"2000:ffff:ffff:ffff:ffff:ffff:ffff:ffff", true},
     {"2001::", false},           {"2001:1ff:ffff:ffff:ffff:ffff:ffff:ffff", false},
     {"2001:200::", true},
@@ -289,17 +290,24 @@ static const struct addr_case addr_cases[] = {
     {"3ffe:ffff:ffff:ffff:ffff:ffff:ffff:ffff", true},
     {"3fff::", false},           {"3fff:fff:ffff:ffff:ffff:ffff:ffff:ffff", false},
     {"3fff:1000::", true},
-    {"5eff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", true},
+    {"5eff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", false},
     {"5f00::", false},           {"5f00:ffff:ffff:ffff:ffff:ffff:ffff:ffff", false},
-    {"5f01::", true},
-    {"fbff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", true},
+    {"5f01::", false},
+    {"fbff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", false},
     {"fc00::", false},           {"fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", false},
-    {"fe00::", true},
-    {"fe7f:ffff:ffff:ffff:ffff:ffff:ffff:ffff", true},
+    {"fe00::", false},
+    {"fe7f:ffff:ffff:ffff:ffff:ffff:ffff:ffff", false},
     {"fe80::", false},           {"febf:ffff:ffff:ffff:ffff:ffff:ffff:ffff", false},
     {"fec0::", false},           {"feff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", false},
     {"ff00::", false},           {"ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", false},
     {"2606:4700:4700::1111", true}, {"2a00:1450:4001::1", true},
+    /* The edges of 2000::/3 (RFC 4291's global unicast, IANA's allocations):
+     * nothing outside it, and inside it ORCHIDv2 (2001:20::/28, part of
+     * 2001::/23) is refused. */
+    {"1fff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", false}, {"2000::", true},
+    {"3fff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", true},  {"4000::", false},
+    {"2001:20::1", false},      {"2c0f:f248::1", true},
+    {"1::", false},             {"8000::1", false},         {"e000::", false},
     {NULL, false},
 };
 
@@ -357,7 +365,20 @@ static const struct url_case url_cases[] = {
     {"http://:pw@1.1.1.1/", false, NOTIFY_URL_BAD_URL, "user name or password"},
     {"http:///nohost", false, NOTIFY_URL_BAD_URL, "has no host"},
     {"http:/1.1.1.1/", false, NOTIFY_URL_BAD_URL, "has no host"},
-    {"http://1.1.1.1:0/", false, NOTIFY_URL_BAD_URL, "port 0 is out of range"},
+    {"http://1.1.1.1:0/", false, NOTIFY_URL_BAD_URL, "port 0 is not allowed"},
+    {"http://1.1.1.1:22/", false, NOTIFY_URL_BAD_URL,
+     "port 22 is not allowed: use 80, 443 or a port from 1024 to 65535"},
+    {"https://1.1.1.1:25/", false, NOTIFY_URL_BAD_URL, "port 25 is not allowed"},
+    {"http://1.1.1.1:1023/", false, NOTIFY_URL_BAD_URL, "port 1023 is not allowed"},
+    {"http://127.0.0.1:6379/", true, NOTIFY_URL_OK, ""},
+    {"http://127.0.0.1:5432/", true, NOTIFY_URL_OK, ""},
+    {"http://127.0.0.1:110/", true, NOTIFY_URL_BAD_URL, "port 110 is not allowed"},
+    {"http://1.1.1.1:1024/", false, NOTIFY_URL_OK, ""},
+    {"http://1.1.1.1:65535/", false, NOTIFY_URL_OK, ""},
+    {"http://1.1.1.1:80/", false, NOTIFY_URL_OK, ""},
+    {"https://1.1.1.1:443/", false, NOTIFY_URL_OK, ""},
+    {"http://[4000::1]/", false, NOTIFY_URL_PRIVATE, "outside IPv6 global unicast (2000::/3)"},
+    {"http://[2001:db8::1]:8080/", false, NOTIFY_URL_PRIVATE, "a documentation address"},
     {"http://1.1.1.1:65536/", false, NOTIFY_URL_BAD_URL, "not valid"},
     {"http://ex ample.org/", false, NOTIFY_URL_BAD_URL, "not valid"},
     {"", false, NOTIFY_URL_BAD_URL, "empty"},
@@ -589,6 +610,66 @@ static void test_notify_sign_loopback_transfer(void **state)
     server_stop(&server);
 }
 
+/* ---- Short causes (issue 17, item 17) ---------------------------------- */
+
+/* Runs a GET to url (loopback) with a timeout of ms; the cause korp records. */
+static const char *cause_of(const char *url, long ms)
+{
+    CURL *curl = curl_easy_init();
+    long os_errno = 0;
+    assert_non_null(curl);
+    curl_easy_setopt(curl, CURLOPT_URL, url);
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, ms);
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    CURLcode rc = curl_easy_perform(curl);
+    curl_easy_getinfo(curl, CURLINFO_OS_ERRNO, &os_errno);
+    curl_easy_cleanup(curl);
+    assert_int_not_equal(rc, CURLE_OK);
+    return notify_failure_cause(rc, os_errno);
+}
+
+static void test_notify_sign_failure_causes(void **state)
+{
+    (void)state;
+    struct sockaddr_in sin = {.sin_family = AF_INET};
+    socklen_t len = sizeof sin;
+    char url[64];
+    int closed = socket(AF_INET, SOCK_STREAM, 0), hole = socket(AF_INET, SOCK_STREAM, 0);
+
+    /* A port bound and not listening refuses; a listener that never accepts
+     * (its backlog holds the connection) never answers. */
+    inet_pton(AF_INET, "127.0.0.1", &sin.sin_addr);
+    assert_int_equal(bind(closed, (struct sockaddr *)&sin, sizeof sin), 0);
+    assert_int_equal(getsockname(closed, (struct sockaddr *)&sin, &len), 0);
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/", ntohs(sin.sin_port));
+    assert_string_equal(cause_of(url, 5000), "refused");
+
+    sin.sin_port = 0;
+    assert_int_equal(bind(hole, (struct sockaddr *)&sin, sizeof sin), 0);
+    assert_int_equal(listen(hole, 8), 0);
+    len = sizeof sin;
+    assert_int_equal(getsockname(hole, (struct sockaddr *)&sin, &len), 0);
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/", ntohs(sin.sin_port));
+    assert_string_equal(cause_of(url, 300), "timeout");
+    close(closed);
+    close(hole);
+
+    /* The words of the issue for the other kinds. */
+    assert_string_equal(notify_failure_cause(CURLE_COULDNT_CONNECT, 0), "connect");
+    assert_string_equal(notify_failure_cause(CURLE_COULDNT_RESOLVE_HOST, 0), "dns");
+    assert_string_equal(notify_failure_cause(CURLE_PEER_FAILED_VERIFICATION, 0), "tls");
+    assert_string_equal(notify_failure_cause(CURLE_SSL_CONNECT_ERROR, 0), "tls");
+    assert_string_equal(notify_failure_cause(CURLE_UNSUPPORTED_PROTOCOL, 0), "transfer");
+
+    /* A pin that fails says why in a word too, never with the address. */
+    struct notify_pin pin;
+    struct base_err err = { "" };
+    assert_false(notify_url_pin("http://10.0.0.1:8080/", false, &pin, &err));
+    assert_string_equal(notify_pin_cause(pin.verdict), "address not allowed");
+    assert_false(notify_url_pin("http://1.1.1.1:22/", false, &pin, &err));
+    assert_string_equal(notify_pin_cause(pin.verdict), "bad url");
+}
+
 static void test_notify_sign_open_socket(void **state)
 {
     (void)state;
@@ -632,6 +713,7 @@ int main(void)
         cmocka_unit_test(test_notify_sign_url_verdicts),
         cmocka_unit_test(test_notify_sign_url_pin),
         cmocka_unit_test(test_notify_sign_open_socket),
+        cmocka_unit_test(test_notify_sign_failure_causes),
         cmocka_unit_test(test_notify_sign_loopback_transfer),
     };
     curl_global_init(CURL_GLOBAL_DEFAULT);
