@@ -215,8 +215,11 @@ static void run(struct base_worker *w, void *arg)
     PQfinish(pg);
 }
 
+/* A listener on channel; at most one of on_event and on_revoked is set (a
+ * wake-up listener has neither). */
 static struct db_listener *listener_start(struct db_pool *pool, const char *channel,
-                                          db_event_fn on_event,
+                                          const char *what, db_event_fn on_event,
+                                          db_revoked_fn on_revoked,
                                           void (*on_reconnect)(void *arg), void *arg,
                                           struct base_err *err)
 {
@@ -225,9 +228,8 @@ static struct db_listener *listener_start(struct db_pool *pool, const char *chan
         base_err_set(err, "out of memory");
         return NULL;
     }
-    *l = (struct db_listener){ pool, channel, on_event, on_reconnect, arg, NULL, NULL };
-    l->worker = base_worker_start(on_event ? "event listener" : "wake-up listener", run, l,
-                                  err);
+    *l = (struct db_listener){ pool, channel, on_event, on_reconnect, arg, NULL, on_revoked };
+    l->worker = base_worker_start(what, run, l, err);
     if (l->worker == NULL) {
         free(l);
         return NULL;
@@ -239,32 +241,22 @@ struct db_listener *db_listener_start(struct db_pool *pool, db_event_fn on_event
                                       void (*on_reconnect)(void *arg), void *arg,
                                       struct base_err *err)
 {
-    return listener_start(pool, DB_EVENTS_CHANNEL, on_event, on_reconnect, arg, err);
+    return listener_start(pool, DB_EVENTS_CHANNEL, "event listener", on_event, NULL,
+                          on_reconnect, arg, err);
 }
 
 struct db_listener *db_wakeup_start(struct db_pool *pool, const char *channel,
                                     void (*wake)(void *arg), void *arg, struct base_err *err)
 {
-    return listener_start(pool, channel, NULL, wake, arg, err);
+    return listener_start(pool, channel, "wake-up listener", NULL, NULL, wake, arg, err);
 }
 
 struct db_listener *db_revocations_start(struct db_pool *pool, db_revoked_fn on_revoked,
                                          void (*on_reconnect)(void *arg), void *arg,
                                          struct base_err *err)
 {
-    struct db_listener *l = calloc(1, sizeof *l);
-    if (l == NULL) {
-        base_err_set(err, "out of memory");
-        return NULL;
-    }
-    *l = (struct db_listener){ pool, DB_REVOCATIONS_CHANNEL, NULL, on_reconnect, arg, NULL,
-                               on_revoked };
-    l->worker = base_worker_start("revocations listener", run, l, err);
-    if (l->worker == NULL) {
-        free(l);
-        return NULL;
-    }
-    return l;
+    return listener_start(pool, DB_REVOCATIONS_CHANNEL, "revocations listener", NULL,
+                          on_revoked, on_reconnect, arg, err);
 }
 
 void db_listener_stop(struct db_listener *l)

@@ -25,7 +25,7 @@ import requests
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "server"))
 
-from korp_fixtures import Korpd, Postgres, wait_until  # noqa: E402
+from korp_fixtures import Postgres, wait_until  # noqa: E402
 from openapi_check import check  # noqa: E402
 
 PASSWORD = "correct horse battery"
@@ -34,35 +34,11 @@ PASSWORD = "correct horse battery"
 # ---------------------------------------------------------------- fixtures
 
 
-@pytest.fixture(scope="module")
-def korpd_binary():
-    path = os.environ.get("KORPD")
-    if not path:
-        pytest.skip("KORPD is not set: run through ctest (scripts/test.sh)")
-    return path
-
-
-@pytest.fixture(scope="module")
-def db_url():
-    url = os.environ.get("KORP_TEST_DATABASE_URL")
-    if not url:
-        pytest.skip("KORP_TEST_DATABASE_URL is not set: run through scripts/test.sh")
-    return url
-
-
 @pytest.fixture
-def start(korpd_binary, db_url):
-    """start(**settings) -> a korpd of the test's own on the suite's database."""
-    started = []
-
-    def run(url=None, **settings):
-        k = Korpd(korpd_binary, url or db_url, **settings)
-        started.append(k)
-        return k
-
-    yield run
-    for k in started:
-        k.close()
+def start(start_korpd, shared_db_url):
+    """start(url=None, **settings) -> a korpd of the test's own (conftest.py's
+    start_korpd), on the suite's database unless told another."""
+    return lambda url=None, **settings: start_korpd(url or shared_db_url, **settings)
 
 
 # ---------------------------------------------------------------- helpers

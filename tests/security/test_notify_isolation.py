@@ -77,14 +77,6 @@ class BlackHole:
         self.sock.close()
 
 
-@pytest.fixture(scope="module")
-def korpd_binary():
-    path = os.environ.get("KORPD")
-    if not path:
-        pytest.skip("KORPD is not set: run through ctest (scripts/test.sh)")
-    return path
-
-
 @pytest.fixture
 def parts(korpd_binary):
     """A database of its own, smtp-sink, the receiver, a black hole and korpd."""

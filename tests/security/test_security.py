@@ -18,7 +18,6 @@ import time
 import urllib.parse
 import uuid
 
-import pytest
 
 from korp_fixtures import wait_until
 
@@ -67,6 +66,28 @@ def raw(port, data, src="127.0.0.1", wait=5.0):
     finally:
         s.close()
     return out, closed
+
+
+def healthz_answered(port, src, n, timeout):
+    """Opens n connections from src, all at once, then sends GET /healthz on each:
+    how many were answered 200 (refused or cut ones were not)."""
+    socks = []
+    for _ in range(n):
+        s = socket.socket()
+        s.bind((src, 0))
+        s.connect(("127.0.0.1", port))
+        socks.append(s)
+    ok = 0
+    for s in socks:
+        s.settimeout(timeout)
+        try:
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: korp\r\n\r\n")
+            ok += s.recv(64).startswith(b"HTTP/1.1 200")
+        except OSError:
+            pass
+    for s in socks:
+        s.close()
+    return ok
 
 
 def status_lines(data):
@@ -157,23 +178,7 @@ def test_connections_per_address_capped_proxies_exempt(shared_db_url, start_korp
                     KORP_TRUSTED_PROXIES="127.0.0.11")
 
     def served(src, n):
-        socks = []
-        for _ in range(n):
-            s = socket.socket()
-            s.bind((src, 0))
-            s.connect(("127.0.0.1", k.port))
-            socks.append(s)
-        ok = 0
-        for s in socks:
-            s.settimeout(3)
-            try:
-                s.sendall(b"GET /healthz HTTP/1.1\r\nHost: korp\r\n\r\n")
-                ok += s.recv(64).startswith(b"HTTP/1.1 200")
-            except OSError:
-                pass
-        for s in socks:
-            s.close()
-        return ok
+        return healthz_answered(k.port, src, n, 3)
 
     assert served("127.0.0.9", 10) == 4
     assert served("127.0.0.10", 3) == 3      # another address is not affected
@@ -247,22 +252,7 @@ def test_haproxy_head_timeout_and_per_source_limits(shared_db_url, start_korpd, 
     assert 9 <= took <= 15, took
 
     # conn_cur: past 100 connections open at once from one source, more are refused.
-    socks = []
-    for _ in range(105):
-        c = socket.socket()
-        c.bind(("127.0.0.21", 0))
-        c.connect(("127.0.0.1", front))
-        socks.append(c)
-    answered = 0
-    for c in socks:
-        c.settimeout(5)
-        try:
-            c.sendall(b"GET /healthz HTTP/1.1\r\nHost: korp\r\n\r\n")
-            answered += c.recv(64).startswith(b"HTTP/1.1 200")
-        except OSError:
-            pass
-    for c in socks:
-        c.close()
+    answered = healthz_answered(front, "127.0.0.21", 105, 5)
     assert answered == 100, answered
     assert call(front, "GET", "/healthz", src="127.0.0.22")[0] == 200
 
