@@ -144,17 +144,18 @@ static void on_revoked(void *arg, const char *player_id, const char *credential)
     pthread_mutex_unlock(&hub->lock);
 }
 
-/* The revocations listener (re)connected: what ended meanwhile was not
- * heard, so each stream asks about its credential when it next wakes (at
- * its next keep-alive at the latest). */
+/* The revocations listener (re)connected, at start too: what ended
+ * meanwhile was not heard, so each stream asks about its credential now. */
 static void on_revocations_reconnect(void *arg)
 {
     struct api_hub *hub = arg;
     pthread_mutex_lock(&hub->lock);
     for (int k = 0; k < KEEPALIVE_SLOTS; k++)
         for (struct stream *s = hub->slots[k]; s != NULL; s = s->next)
-            if (s->credential[0] != '\0')
+            if (s->credential[0] != '\0') {
                 s->recheck = true;
+                resume(s);
+            }
     pthread_mutex_unlock(&hub->lock);
 }
 
@@ -456,8 +457,12 @@ enum MHD_Result api_events(struct api_request *req)
     s->wake = true;
     if (own_view)
         snprintf(s->player_id, sizeof s->player_id, "%s", req->caller.player_id);
-    if (req->authenticated)
+    if (req->authenticated) {
         snprintf(s->credential, sizeof s->credential, "%s", req->caller.token_id);
+        /* Asked again once the stream is in the hub: a revocation heard
+         * between the authentication and then would otherwise be missed. */
+        s->recheck = true;
+    }
     api_client_address(req, s->address, sizeof s->address);
     if (game != NULL)
         snprintf(s->game_id, sizeof s->game_id, "%s", game);
