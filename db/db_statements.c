@@ -96,7 +96,7 @@ const struct db_statement db_statements[] = {
     [DB_STMT_TOKEN_LIST] = { DB_STMT_TOKEN_LIST, "token_list",
         "SELECT id, korp_time(created_at) AS created_at, korp_time(last_used_at) AS last_used_at"
         " FROM tokens"
-        " WHERE player_id = $1 ORDER BY created_at, id LIMIT $2", 2 },
+        " WHERE player_id = $1 ORDER BY tokens.created_at, tokens.id LIMIT $2", 2 },
     [DB_STMT_TOKEN_DELETE] = { DB_STMT_TOKEN_DELETE, "token_delete",
         "DELETE FROM tokens WHERE id = $1 AND player_id = $2", 2 },
 
@@ -124,9 +124,10 @@ const struct db_statement db_statements[] = {
      * challenges cannot hide a player's own). */
     [DB_STMT_CHALLENGE_LIST] = { DB_STMT_CHALLENGE_LIST, "challenge_list",
         "SELECT * FROM (SELECT " CHALLENGE_COLUMNS ", row_number() OVER ("
-        " PARTITION BY c.opponent_id = $1 ORDER BY c.created_at DESC, c.id DESC) AS n"
+        " PARTITION BY c.opponent_id = $1 ORDER BY c.created_at DESC, c.id DESC) AS n,"
+        " c.created_at AS created_exact"
         CHALLENGE_FROM " WHERE c.status = 'open' AND (c.opponent_id = $1 OR c.challenger_id = $1)"
-        ") l WHERE n <= $2 ORDER BY created_at DESC, id DESC", 2 },
+        ") l WHERE n <= $2 ORDER BY created_exact DESC, id DESC", 2 },
     [DB_STMT_CHALLENGE_SET_STATUS] = { DB_STMT_CHALLENGE_SET_STATUS, "challenge_set_status",
         "UPDATE challenges SET status = $2, game_id = nullif($3, '') WHERE id = $1", 3 },
     /* Events are NOTIFYed (payload: their ids) with the transaction that
@@ -517,7 +518,7 @@ const struct db_statement db_statements[] = {
         " korp_time(least(expires_at, created_at + make_interval(days => $2::int)))"
         " AS expires_at FROM sessions WHERE player_id = $1 AND expires_at > korp_now()"
         " AND created_at > korp_now() - make_interval(days => $2::int)"
-        " ORDER BY created_at, id LIMIT $3", 3 },
+        " ORDER BY sessions.created_at, sessions.id LIMIT $3", 3 },
     /* Whether a token ("<id>") or a session ("s-<id>") still lets its
      * holder in. */
     [DB_STMT_CREDENTIAL_LIVE] = { DB_STMT_CREDENTIAL_LIVE, "credential_live",

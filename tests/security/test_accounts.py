@@ -201,8 +201,12 @@ def test_a_player_holds_at_most_20_tokens(start):
     # The sign-up's token and 19 more: the 21st is refused, saying why and what to do.
     r = call(k.base, "POST", "/v1/players/me/tokens", token=p["token"], expect=409)
     assert "20" in r.json()["detail"] and "revoke" in r.json()["detail"], r.text
-    assert len(call(k.base, "GET", "/v1/players/me/tokens", token=p["token"],
-                    expect=200).json()["tokens"]) == 20
+    listed = call(k.base, "GET", "/v1/players/me/tokens", token=p["token"],
+                  expect=200).json()["tokens"]
+    assert len(listed) == 20
+    # Oldest first (openapi.yaml), to the microsecond: made within the same second,
+    # they must not come back in the order of their ids.
+    assert [t["id"] for t in listed[1:]] == [t["id"] for t in made]
     # Revoking one makes room for one.
     call(k.base, "DELETE", "/v1/players/me/tokens/{id}", [made[0]["id"]], token=p["token"],
          expect=204)
