@@ -73,6 +73,7 @@ static const struct route routes[] = {
     { "GET", "/v1/email/confirm", 0, api_email_confirm },
     { "POST", "/v1/email/confirm", 0, api_email_confirm },
     { "POST", "/v1/players/me/email/confirmation", API_TOKEN, api_email_confirm_resend },
+    { "POST", "/v1/replay", API_JSON_BODY, api_replay },
     { "POST", "/v1/webhooks", API_TOKEN | API_JSON_BODY, api_webhook_create },
     { "GET", "/v1/webhooks", API_TOKEN, api_webhook_list },
     { "GET", "/v1/webhooks/{id}", API_TOKEN, api_webhook_get },
