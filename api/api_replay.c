@@ -18,8 +18,23 @@ static const struct api_field replay_fields[] = {
     { "pgn", API_STRING, false, false, 1, API_BODY_LIMIT },
     { "fen", API_STRING, false, true, 1, RULES_TEXT_MAX - 1 },
     { "moves", API_LIST, false, false, 0, REPLAY_MAX_PLIES },
+    { "legal", API_BOOLEAN, false, false, 0, 0 },
     { NULL, API_STRING, false, false, 0, 0 },
 };
+
+void api_moves_add(cJSON *list, const struct rules_variant *v, const struct rules_position *pos,
+                   const struct rules_move *moves, int n)
+{
+    for (int i = 0; i < n; i++) {
+        char uci[RULES_MOVE_TEXT_MAX], san[RULES_MOVE_TEXT_MAX];
+        cJSON *m = cJSON_CreateObject();
+        v->move_format(pos, moves[i], RULES_NOTATION_UCI, uci, sizeof uci);
+        v->move_format(pos, moves[i], RULES_NOTATION_SAN, san, sizeof san);
+        cJSON_AddStringToObject(m, "uci", uci);
+        cJSON_AddStringToObject(m, "san", san);
+        cJSON_AddItemToArray(list, m);
+    }
+}
 
 struct replay_out {
     const struct rules_variant *v;
@@ -133,6 +148,15 @@ enum MHD_Result api_replay(struct api_request *req)
         return api_reply_problem(req, API_PROBLEM_ILLEGAL_MOVE, problem);
     }
     v->position_report(&end, &report);
+    if (api_body_boolean(req, "legal", false)) {
+        /* The end position as the board needs it: its FEN and legal moves. */
+        struct rules_move legal[RULES_MAX_MOVES];
+        char fen_end[RULES_TEXT_MAX];
+        int n = report.status == RULES_ONGOING ? v->moves_legal(&end, legal) : 0;
+        v->position_format(&end, fen_end, sizeof fen_end);
+        cJSON_AddStringToObject(json, "fen", fen_end);
+        api_moves_add(cJSON_AddArrayToObject(json, "legal"), v, &end, legal, n);
+    }
     cJSON_AddStringToObject(json, "variant", v->name);
     cJSON_AddStringToObject(json, "result", rules_result_text(report.result));
     if (report.status != RULES_ONGOING)

@@ -98,3 +98,26 @@ def test_a_start_position_and_bad_bodies(korpd):
     replay(korpd, {"variant": "korpalski"}, 400)
     replay(korpd, {"variant": "korpalski", "pgn": "1. K@e1", "moves": ["K@e1"]}, 400)
     replay(korpd, {"variant": "korpalski", "moves": ["K@e1 K@e8"]}, 400)
+
+
+def perft_positions(name):
+    with open(os.path.join(DATA, name), encoding="utf-8") as f:
+        for line in f:
+            if line.strip() and not line.startswith("#"):
+                fen, *counts = [p.strip() for p in line.split(";")]
+                yield fen, int(counts[0].split()[1])
+
+
+def test_legal_moves_of_the_end_position_match_independent_perft_counts(korpd):
+    # With legal: true the study board gets the end position's moves: as many as the
+    # independent implementations count at depth 1 (tests/data/*-perft.epd).
+    for variant, name in (("korpalski", "korpalski-perft.epd"), ("glinski", "glinski-perft.epd")):
+        for fen, d1 in list(perft_positions(name))[:4]:
+            got = replay(korpd, {"variant": variant, "fen": fen, "moves": [], "legal": True}, 200)
+            assert len(got["legal"]) == d1, (variant, fen, len(got["legal"]), d1)
+            assert len({m["uci"] for m in got["legal"]}) == d1
+            assert got["fen"]
+    # Once mated, nothing is legal.
+    mate = replay(korpd, {"variant": "glinski", "pgn": read("glinski/FoolsMate.pgn"),
+                          "legal": True}, 200)
+    assert mate["legal"] == [] and mate["fen"] == mate["plies"][-1]["fen"]
