@@ -39,6 +39,7 @@ void api_moves_add(cJSON *list, const struct rules_variant *v, const struct rule
 struct replay_out {
     const struct rules_variant *v;
     cJSON *plies;
+    char start[RULES_TEXT_MAX];   /* the position before the first move */
 };
 
 static void add_ply(void *arg, const struct rules_replay_step *step)
@@ -49,6 +50,8 @@ static void add_ply(void *arg, const struct rules_replay_step *step)
     char text[RULES_TEXT_MAX];
     cJSON *ply = cJSON_CreateObject();
 
+    if (step->ply == 1)
+        v->position_format(&step->before, out->start, sizeof out->start);
     cJSON_AddNumberToObject(ply, "ply", step->ply);
     v->move_format(&step->before, step->move, RULES_NOTATION_SAN, text, sizeof text);
     cJSON_AddStringToObject(ply, "san", text);
@@ -130,6 +133,7 @@ enum MHD_Result api_replay(struct api_request *req)
         return pgn ? api_fail(req, API_PROBLEM_INTERNAL, "out of memory")
                    : api_fail(req, API_PROBLEM_BAD_REQUEST, "%s", why);
     out.v = v;
+    out.start[0] = '\0';
     json = cJSON_CreateObject();
     out.plies = cJSON_AddArrayToObject(json, "plies");
     e = rules_replay(v, text, strlen(text), fen, REPLAY_MAX_PLIES, add_ply, &out, &end, &failed);
@@ -148,6 +152,9 @@ enum MHD_Result api_replay(struct api_request *req)
         return api_reply_problem(req, API_PROBLEM_ILLEGAL_MOVE, problem);
     }
     v->position_report(&end, &report);
+    if (out.start[0] == '\0')   /* no move: the start is the end */
+        v->position_format(&end, out.start, sizeof out.start);
+    cJSON_AddStringToObject(json, "start", out.start);
     if (api_body_boolean(req, "legal", false)) {
         /* The end position as the board needs it: its FEN and legal moves. */
         struct rules_move legal[RULES_MAX_MOVES];

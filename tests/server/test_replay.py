@@ -42,6 +42,8 @@ def test_the_inventors_game_ply_by_ply(korpd):
     assert got["plies"][-1]["status"] == "checkmate" and got["plies"][-1]["check"] is True
     assert all(p["status"] == "ongoing" for p in got["plies"][:-1])
     assert (got["result"], got["termination"]) == ("0-1", "checkmate")
+    # The empty board with both full reserves (the rules' start).
+    assert got["start"] == "8/8/8/8/8/8/8/8[KQRRBBNNPPPPPPPPkqrrbbnnpppppppp] w - - 0 1"
 
 
 def test_the_inventors_own_notation_as_a_list_of_moves(korpd):
