@@ -8,6 +8,7 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { REPO, startPostgres, startKorpd, launchChromium, person, freePort } from './harness.mjs';
@@ -136,6 +137,17 @@ test('the leak check finds what it looks for', () => {
   assert.deepEqual(leaks('nullable annulled Undefinedness 3 points'), []);
 });
 
+// axe-core (npm, pinned), put into each page through the debugging protocol (the
+// pages' CSP refuses inline scripts, as it should).
+const AXE = fs.readFileSync(path.join(REPO, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+const barriers = [];
+
+async function axeViolations(page) {
+  await page.evaluate(AXE);
+  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  return result.violations.map(v => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', ')}`);
+}
+
 async function visitAll(p, who, signedIn) {
   const found = [];
   for (const [name, url, ...ready] of pages(signedIn)) {
@@ -143,6 +155,7 @@ async function visitAll(p, who, signedIn) {
     for (const sel of ready) await p.page.locator(sel).first().waitFor({ timeout: TIMEOUT });
     const bad = leaks(await shownText(p.page));
     if (bad.length) found.push(`${who}, ${name} (${url}): ${bad.join(' | ')}`);
+    for (const v of await axeViolations(p.page)) barriers.push(`${who}, ${name} (${url}): ${v}`);
   }
   return found;
 }
@@ -169,6 +182,7 @@ test('no page shows null, undefined, NaN or [object Object]', async () => {
   found.push(...await visitAll(felek, 'felek', true));
 
   assert.deepEqual(found, [], 'pages show a missing value as text');
+  assert.deepEqual(barriers, [], 'axe-core finds accessibility violations');
   const people = [out, ewa, felek];
   assert.deepEqual(people.flatMap(p => p.errors), [], 'console errors, page errors or CSP violations');
   for (const p of people) await p.context.close();

@@ -95,3 +95,55 @@ test('the study board replays, steps, plays variations and refuses illegal moves
   assert.deepEqual(p.errors, []);
   await p.context.close();
 });
+
+// Keyboard only: a drop from the reserve and a board move, by Tab, arrows and Enter;
+// each move is said in words (the board's live region).
+test('moves by keyboard alone, said in words', async () => {
+  const p = await person(browser, korpd.base, 'keyboard');
+  const { page } = p;
+  await page.goto('/study');
+  await status(page, 'Ply 0 of 0');
+  const focused = () => page.evaluate(() => document.activeElement?.closest?.('[data-cell]')?.dataset.cell
+    || document.activeElement?.dataset?.reserve || document.activeElement?.id || null);
+  // From the white reserve's king, Shift+Tab reaches the board (one cell in the tab order).
+  await page.focus('[data-reserve="white-k"]');
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Shift+Tab');
+  let at = await focused();
+  assert.match(at, /^[a-h][1-8]$/, `focus on a cell, not ${at}`);
+  // Arrow keys to e4 (White at the bottom: right is up a file, up is up a rank).
+  const files = 'abcdefgh';
+  for (let guard = 0; guard < 20 && at !== 'e4'; guard++) {
+    const df = files.indexOf('e') - files.indexOf(at[0]), dr = 4 - Number(at[1]);
+    await page.keyboard.press(df > 0 ? 'ArrowRight' : df < 0 ? 'ArrowLeft' : dr > 0 ? 'ArrowUp' : 'ArrowDown');
+    at = await focused();
+  }
+  assert.equal(at, 'e4');
+  await page.keyboard.press('Enter');
+  await status(page, 'Ply 1 of 1');
+  await page.locator('.board-announce:text("White drops a king on e4")').waitFor({ timeout: TIMEOUT });
+  // Black's king by keyboard too: the black reserve is above the board (Tab after it).
+  await page.focus('[data-reserve="black-k"]');
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Tab');
+  at = await focused();
+  assert.match(String(at), /^[a-h][1-8]$/, `focus on a cell, not ${at}: ${await page.evaluate(() => document.activeElement?.outerHTML?.slice(0, 200))}`);
+  for (let guard = 0; guard < 20 && at !== 'e8'; guard++) {
+    const df = files.indexOf('e') - files.indexOf(at[0]), dr = 8 - Number(at[1]);
+    await page.keyboard.press(df > 0 ? 'ArrowRight' : df < 0 ? 'ArrowLeft' : dr > 0 ? 'ArrowUp' : 'ArrowDown');
+    at = await focused();
+  }
+  await page.keyboard.press('Enter');
+  await status(page, 'Ply 2 of 2');
+  await page.locator('.board-announce:text("Black drops a king on e8")').waitFor({ timeout: TIMEOUT });
+  // A board move: the white king from e4 to e5, picked and put down with Enter.
+  await page.locator('[data-cell="e4"]').focus();
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('ArrowUp');
+  assert.equal(await focused(), 'e5');
+  await page.keyboard.press('Enter');
+  await status(page, 'Ply 3 of 3');
+  await page.locator('.board-announce:text("White king to e5")').waitFor({ timeout: TIMEOUT });
+  assert.deepEqual(p.errors, []);
+  await p.context.close();
+});

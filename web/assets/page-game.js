@@ -5,7 +5,7 @@
 import { api, me, q } from './api.js';
 import { createBoard } from './board.js';
 import { geometryFor, parseUci } from './geometry.js';
-import { sanToPolish } from './notation.js';
+import { moveWords, sanToPolish } from './notation.js';
 import { h, messageBox, sideName, variantName, timeLeft, resultText, playerLink } from './ui.js';
 
 const RETRY_MAX_MS = 30000;
@@ -196,8 +196,12 @@ export async function render(main, { params }) {
               api('GET', `/v1/games/${q(id)}/analysis`)]);
           }
           if (closed) return;
+          const before = game.ply;
           game = g; moves = mv.moves; legal = lg; analysis = an;
           draw();
+          // A new move, said in words to screen readers.
+          if (game.ply > before && game.moves.length)
+            board.announce(moveWords(game.moves[game.moves.length - 1], game.ply % 2 ? 'white' : 'black'));
         } catch (e) {
           if (!closed) msg.show(e.message, 'error');
         }

@@ -8,6 +8,7 @@ import { api } from './api.js';
 import { createBoard } from './board.js';
 import { geometryFor, parseUci } from './geometry.js';
 import { h, messageBox, variantName } from './ui.js';
+import { moveWords } from './notation.js';
 
 const STATUS_WORDS = { checkmate: 'Checkmate', stalemate: 'Stalemate', 'insufficient-material': 'Draw: neither side can mate' };
 
@@ -122,6 +123,7 @@ export async function render(main) {
     status.textContent = last && last.status !== 'ongoing' ? STATUS_WORDS[last.status]
       : `Ply ${cursor} of ${plies.length}: ${toMove === 'white' ? 'White' : 'Black'} to move${last?.check ? ', in check' : ''}`;
     for (const li of moveList.children) li.classList.toggle('current', Number(li.dataset.ply) === cursor);
+    if (last) board.announce(moveWords(last.san, toMove === 'white' ? 'black' : 'white'));
   }
 
   // A move from the shown position: the line after it is replaced.
