@@ -92,7 +92,7 @@ after(async () => {
  */
 function pages(signedIn) {
   const list = [
-    ['home', '/', signedIn ? '#finished-games li' : '.welcome'],
+    ['home', '/', signedIn ? '#finished-games li' : '.welcome', '#front-playing li', '#front-open li'],
     ['sign in', '/login', 'form.auth-form'],
     ['sign up', '/signup', 'form.auth-form'],
     ['new game', '/new', '#open-challenges li'],

@@ -1,7 +1,10 @@
 // Home (/): signed in, "my games" (my turn first, with time left), the
-// challenges waiting for me and the ones I sent; signed out, a welcome.
+// challenges waiting for me and the ones I sent; signed out, a welcome. Then,
+// for both, the front (home-front.js): the variants, play the computer, open
+// challenges, games being played now.
 
 import { api, me, q } from './api.js';
+import { renderFront } from './home-front.js';
 import { h, messageBox, timeLeft, variantName, resultText, playerLink } from './ui.js';
 
 export function gameRow(g, myId) {
@@ -42,8 +45,8 @@ export async function render(main, { navigate }) {
       h('h1', {}, 'Correspondence chess, Polish style'),
       h('p', {}, 'Play Korpalski Chess (the drop variant that starts on an empty board) and Glinski\'s hexagonal chess, a move a day or at your own pace.'),
       h('p', {}, h('a', { href: '/signup', class: 'button primary' }, 'Sign up'), ' ', h('a', { href: '/login', class: 'button' }, 'Sign in'), ' ',
-        h('a', { href: '/new', class: 'button' }, 'Open challenges'))));
-    return null;
+        h('a', { href: '/study', class: 'button' }, 'Study a game'))));
+    return renderFront(main, { navigate });
   }
   document.title = 'My games · korp';
   const msg = messageBox();
@@ -57,6 +60,9 @@ export async function render(main, { navigate }) {
     h('section', { class: 'card' }, h('h2', {}, 'Challenges you sent'), outgoing),
     h('section', { class: 'card' }, h('h2', {}, 'Finished games'), finished),
     h('p', {}, h('a', { href: '/new', class: 'button primary' }, 'New game')));
+  const front = h('div', { id: 'front' });
+  main.append(front);
+  const leaveFront = await renderFront(front, { navigate });
 
   async function load() {
     try {
@@ -96,5 +102,5 @@ export async function render(main, { navigate }) {
       es.addEventListener(kind, () => load());
     }
   } catch { /* no stream: the page still works */ }
-  return () => es?.close();
+  return () => { es?.close(); leaveFront?.(); };
 }
