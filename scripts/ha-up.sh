@@ -183,7 +183,8 @@ if ! [ -f "$HA/korpd.pid" ] || ! korp_pid_runs "$(cat "$HA/korpd.pid")" "$HA/kor
     say "starting korpd on $KORPD_LISTEN (log: $HA/korpd.log)"
     ha_launch "$OWNER" "$HA/korpd.log" "$HA/korpd.pid" "$HA/korpd"
     korpd_up() {
-        korp_pid_runs "$(cat "$HA/korpd.pid")" "$HA/korpd" ||
+        # (Until its launcher has exec'd korpd, the pid runs setpriv or sh.)
+        kill -0 "$(cat "$HA/korpd.pid")" 2>/dev/null ||
             { tail -n 20 "$HA/korpd.log" >&2; die "korpd exited (log: $HA/korpd.log)"; }
         curl -sf -m 3 "http://$KORPD_LISTEN/healthz" >/dev/null 2>&1
     }
