@@ -5,7 +5,6 @@ each move has its true outcome, an event stream that resumes with Last-Event-ID,
 webhook receiver, and the checks of what the database holds afterwards."""
 
 import http.server
-import json
 import os
 import signal
 import subprocess

@@ -9,7 +9,6 @@ import signal
 import socket
 import ssl
 import subprocess
-import tempfile
 import time
 
 import pytest
