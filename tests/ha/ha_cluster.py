@@ -141,14 +141,24 @@ class Cluster:
             os.kill(pid, signal.SIGKILL)
         return time.monotonic()
 
+    def wait_leader(self, other_than=None, timeout=90):
+        """The index of the primary once there is one (other than `other_than`)."""
+        found = []
+
+        def elected():
+            n = self.leader()
+            if n is not None and n != other_than:
+                found.append(n)
+            return bool(found)
+        wait_until(elected, timeout, "a primary")
+        return found[0]
+
     def wait_new_leader(self, old, timeout=90):
-        return wait_until(lambda: (lambda n: n is not None and n != old and n + 1)(self.leader()),
-                          timeout, "a new primary") - 1
+        return self.wait_leader(other_than=old, timeout=timeout)
 
     def sql(self, query, params=()):
         """Rows of a query on the primary, as the superuser."""
-        leader = wait_until(lambda: (lambda n: n is not None and n + 1)(self.leader()), 60,
-                            "a primary") - 1
+        leader = self.wait_leader(timeout=60)
         conn = psycopg2.connect(host="127.0.0.1", port=self.pg_ports[leader], dbname="korp",
                                 user="korp_admin",
                                 passfile=os.path.join(self.folder, "korp_admin.pgpass"),
@@ -439,6 +449,6 @@ def settle_streams_and_deliveries(cluster, follower, player_id, timeout=60):
         dup = len(seen) - len(set(seen))
         raise AssertionError(f"stream: {len(seen)} seen ({dup} twice), {len(ids)} stored, "
                              f"missing {sorted(set(ids) - set(seen))[:10]}") from None
-    wait_until(lambda: cluster.sql("SELECT count(*) FROM deliveries WHERE channel = 'webhook'"
-                                   " AND status <> 'delivered'")[0][0] == 0,
-               timeout, "every webhook delivery to be delivered", step=0.5)
+    wait_until(lambda: cluster.sql("SELECT count(*) FROM deliveries"
+                                   " WHERE status <> 'delivered'")[0][0] == 0,
+               timeout, "every owed notification to be delivered", step=0.5)
