@@ -27,6 +27,7 @@ static const struct route routes[] = {
     { "GET", "/signup", API_UNLIMITED, api_web_page },
     { "GET", "/new", API_UNLIMITED, api_web_page },
     { "GET", "/study", API_UNLIMITED, api_web_page },
+    { "GET", "/learn/{id}", API_UNLIMITED, api_web_page },
     { "GET", "/assets/{path*}", API_UNLIMITED | API_FILE_PATH, api_web_asset },
     { "GET", "/favicon.ico", API_UNLIMITED, api_web_icon },
     { "GET", "/healthz", API_UNLIMITED, api_health },

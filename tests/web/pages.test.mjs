@@ -104,6 +104,8 @@ function pages(signedIn) {
     ['a challenge for ewa', `/challenges/${world.directed}`, signedIn ? '.challenge-row' : 'main a[href^="/login"]'],
     ['a missing game', '/games/NoSuchGame', 'h1:text("Game not found")'],
     ['the study board', '/study', '#study-status:text("Ply 0 of 0")', '#board [data-cell]'],
+    ['learn Korpalski', '/learn/korpalski', '#lesson-ends .lesson-board[data-ready="true"]'],
+    ['learn Glinski', '/learn/glinski', '#lesson-stalemate .lesson-board[data-ready="true"]'],
   ];
   // Signed out, /settings sends people to sign in.
   list.push(signedIn ? ['settings', '/settings', '#notifications-form', '#webhook-list li', '#token-list [data-token]']

@@ -189,6 +189,14 @@ export async function render(main) {
   variantSel.value = variant;
   makeBoard();
   standardStart[variant] = (await replay({ moves: [] }).catch(() => ({ start: null }))).start;
+  const example = params.get('example');
+  if (example && /^[a-z0-9-]+\.pgn$/.test(example)) {
+    try {
+      const r = await fetch(`/assets/examples/${example}`);
+      if (!r.ok) throw new Error(`no example game ${example}`);
+      text.value = await r.text();
+    } catch (e) { msg.show(e.message, 'error'); }
+  }
   if (params.get('game')) {
     try {
       text.value = await api('GET', `/v1/games/${encodeURIComponent(params.get('game'))}/pgn`, undefined, { raw: true });
