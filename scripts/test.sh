@@ -2,7 +2,7 @@
 # scripts/test.sh — the whole test suite: installs what it needs, starts a
 # throwaway PostgreSQL on a free loopback port, runs every test with ctest
 # twice (a normal build, then clang with ASan+UBSan and the fuzz targets;
-# the script tests, label "scripts", only in the first) and stops the
+# the script tests, labels "scripts" and "ha", only in the first) and stops the
 # server whatever happens.  KORP_TEST_SLOW=1 adds the slow tests (perft
 # depth 4).  The last line printed is a ctest summary line: both suites'
 # summaries are repeated at the end, a failing one last.
@@ -58,7 +58,7 @@ run_suite() {
 }
 
 run_suite build-test korp_test "$SLOW" -DCMAKE_BUILD_TYPE=Release
-run_suite build-asan korp_test_asan "${SLOW:+$SLOW|}scripts" -DCMAKE_C_COMPILER=clang \
+run_suite build-asan korp_test_asan "${SLOW:+$SLOW|}scripts|ha" -DCMAKE_C_COMPILER=clang \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKORP_SANITIZE=ON -DKORP_FUZZ=ON
 
 say "summary: build-test, build-asan (a failing suite last)"
