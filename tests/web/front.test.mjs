@@ -5,38 +5,21 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import { REPO, startPostgres, startKorpd, launchChromium, person } from './harness.mjs';
+import { startStage, person } from './harness.mjs';
 
-const KORPD = process.env.KORPD || path.join(REPO, 'build', 'korpd', 'korpd');
 const PASSWORD = 'correct horse battery';
 const TIMEOUT = 15000;
 
-let pg, korpd, browser;
+let stage, korpd, browser;
 
-async function call(method, url, token, body) {
-  const headers = { Accept: 'application/json' };
-  if (token) headers.Authorization = `Bearer ${token}`;
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  const r = await fetch(korpd.base + url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await r.text();
-  assert.ok(r.ok, `${method} ${url}: ${r.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
+const call = (...args) => stage.call(...args);
 
 before(async () => {
-  pg = await startPostgres();
-  const env = {};
-  if (process.env.KORP_WEB_DIR) env.KORP_WEB_DIR = process.env.KORP_WEB_DIR;
-  korpd = await startKorpd(KORPD, pg.url, env);
-  browser = await launchChromium();
+  stage = await startStage();
+  ({ korpd, browser } = stage);
 });
 
-after(async () => {
-  await browser?.close().catch(() => {});
-  await korpd?.close();
-  pg?.close();
-});
+after(async () => stage?.close());
 
 test('play the computer in one click, and what is going on', async () => {
   const engine = await call('POST', '/v1/players', null, { name: 'korp-engine' });

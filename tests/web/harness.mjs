@@ -172,3 +172,32 @@ export async function person(browser, base, name, { width = 1280, height = 900 }
   });
   return { name, context, page, errors, allow: re => allowed.push(re) };
 }
+
+/*
+ * What a browser test needs: a throwaway PostgreSQL, korpd on it (KORPD, and
+ * KORP_WEB_DIR when set) and Chromium; close() stops them all.  call(method,
+ * url, token, body) talks to korpd's API and fails the test on an error answer.
+ */
+export async function startStage(extraEnv = {}) {
+  const stage = {};
+  stage.pg = await startPostgres();
+  const env = { ...extraEnv };
+  if (process.env.KORP_WEB_DIR) env.KORP_WEB_DIR = process.env.KORP_WEB_DIR;
+  stage.korpd = await startKorpd(process.env.KORPD || path.join(REPO, 'build', 'korpd', 'korpd'), stage.pg.url, env);
+  stage.browser = await launchChromium();
+  stage.call = async (method, url, token, body) => {
+    const headers = { Accept: 'application/json' };
+    if (token) headers.Authorization = `Bearer ${token}`;
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    const r = await fetch(stage.korpd.base + url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await r.text();
+    if (!r.ok) throw new Error(`${method} ${url}: ${r.status} ${text}`);
+    return text ? JSON.parse(text) : null;
+  };
+  stage.close = async () => {
+    await stage.browser?.close().catch(() => {});
+    await stage.korpd?.close();
+    stage.pg?.close();
+  };
+  return stage;
+}

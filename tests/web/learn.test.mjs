@@ -10,26 +10,18 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { REPO, startPostgres, startKorpd, launchChromium, person } from './harness.mjs';
+import { startStage, person } from './harness.mjs';
 
-const KORPD = process.env.KORPD || path.join(REPO, 'build', 'korpd', 'korpd');
 const TIMEOUT = 15000;
 
-let pg, korpd, browser;
+let stage, korpd, browser;
 
 before(async () => {
-  pg = await startPostgres();
-  const env = {};
-  if (process.env.KORP_WEB_DIR) env.KORP_WEB_DIR = process.env.KORP_WEB_DIR;
-  korpd = await startKorpd(KORPD, pg.url, env);
-  browser = await launchChromium();
+  stage = await startStage();
+  ({ korpd, browser } = stage);
 });
 
-after(async () => {
-  await browser?.close().catch(() => {});
-  await korpd?.close();
-  pg?.close();
-});
+after(async () => stage?.close());
 
 async function legalCount(page, lesson) {
   const board = page.locator(`#lesson-${lesson} .lesson-board[data-ready="true"]`);

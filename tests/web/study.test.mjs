@@ -8,27 +8,19 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { REPO, startPostgres, startKorpd, launchChromium, person } from './harness.mjs';
+import { REPO, startStage, person } from './harness.mjs';
 
-const KORPD = process.env.KORPD || path.join(REPO, 'build', 'korpd', 'korpd');
 const DATA = path.join(REPO, 'tests', 'data');
 const TIMEOUT = 15000;
 
-let pg, korpd, browser;
+let stage, korpd, browser;
 
 before(async () => {
-  pg = await startPostgres();
-  const env = {};
-  if (process.env.KORP_WEB_DIR) env.KORP_WEB_DIR = process.env.KORP_WEB_DIR;
-  korpd = await startKorpd(KORPD, pg.url, env);
-  browser = await launchChromium();
+  stage = await startStage();
+  ({ korpd, browser } = stage);
 });
 
-after(async () => {
-  await browser?.close().catch(() => {});
-  await korpd?.close();
-  pg?.close();
-});
+after(async () => stage?.close());
 
 function inventorPlies() {
   return fs.readFileSync(path.join(DATA, 'inventor-sample.fens.tsv'), 'utf8').trim().split('\n').slice(1)
