@@ -152,6 +152,7 @@ enum MHD_Result api_game_moves(struct api_request *req)
         cJSON_AddStringToObject(m, "uci", moves[i].uci);
         cJSON_AddStringToObject(m, "fen", moves[i].fen);
         cJSON_AddStringToObject(m, "at", moves[i].at);
+        cJSON_AddBoolToObject(m, "conditional", moves[i].conditional);
         cJSON_AddItemToArray(list, m);
     }
     free(moves);
@@ -266,6 +267,8 @@ enum MHD_Result api_game_pgn(struct api_request *req)
         }
         rules_pgn_write(v, tags, &start, moves, count, result, pgn, size);
     }
+    if (!api_pgn_notes(req, g.id, &pgn, &rc))
+        goto done;
     resp = MHD_create_response_from_buffer(strlen(pgn), pgn, MHD_RESPMEM_MUST_FREE);
     pgn = NULL;
     if (resp != NULL) {
