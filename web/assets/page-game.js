@@ -7,6 +7,8 @@ import { createBoard } from './board.js';
 import { geometryFor, parseUci } from './geometry.js';
 import { sanToPolish } from './notation.js';
 import { h, messageBox, sideName, variantName, timeLeft, resultText, playerLink } from './ui.js';
+import { createPlan } from './game-plan.js';
+import { createTalk } from './game-talk.js';
 
 const RETRY_MAX_MS = 30000;
 
@@ -58,6 +60,8 @@ export async function render(main, { params }) {
       drawMoves();
     });
   }
+  const plan = createPlan({ id, myColor });
+  const talk = createTalk({ id, myColor });
   const pgn = h('a', { href: `/v1/games/${q(id)}/pgn`, download: `korp-${id}.pgn`, id: 'pgn', class: 'button' }, 'Download PGN');
 
   main.append(h('section', { class: 'game-page' },
@@ -71,7 +75,7 @@ export async function render(main, { params }) {
       actions,
       h('div', { class: 'toolbar' }, flipBtn, notationSel, pgn),
       h('h2', { class: 'visually-hidden' }, 'Moves'),
-      moveList)));
+      moveList, plan.el, talk.el)));
 
   const board = createBoard(boardRoot, geometryFor(game.variant), {
     label: `${variantName(game.variant)} board`,
@@ -175,6 +179,8 @@ export async function render(main, { params }) {
     drawStatus();
     drawMoves();
     drawActions();
+    plan.update(game);
+    talk.update(game);
     document.title = `${game.white.name} – ${game.black.name} (${variantName(game.variant)}) · korp`;
     boardRoot.dataset.ply = String(game.ply);
   }
@@ -281,6 +287,7 @@ export async function render(main, { params }) {
     es?.close();
     clearTimeout(retryTimer);
     clearInterval(ticker);
+    talk.destroy();
     board.destroy();
   };
 }
