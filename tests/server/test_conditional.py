@@ -248,3 +248,12 @@ def test_kill_9_between_requests_loses_nothing(korpd_binary, shared_db_url, star
     wa3, ba3 = Api(third.base, wa.token), Api(third.base, ba.token)
     assert get(wa3, gid) == {"ply": 7, "lines": [["Ng8", "Nc3"]]}
     assert ba3.move(gid, "Ng8", ply=7)["moves"][-2:] == ["Ng8", "Nc3"]
+
+
+def test_no_sanitizer_report_in_korpds_log(korpd):
+    # Last in the module: korpd (built with ASan and UBSan in the second suite) said
+    # nothing about memory or undefined behaviour while serving the tests above.
+    log = korpd.log_text()
+    for mark in ("AddressSanitizer", "LeakSanitizer", "UndefinedBehaviorSanitizer",
+                 "runtime error:"):
+        assert mark not in log, log[-4000:]

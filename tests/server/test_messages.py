@@ -241,3 +241,12 @@ def test_message_and_conditional_reply_notifications(api, shared_db_url):
     assert not [r for r in owed if r[0] == b["id"] and r[1] == "message"]
     # Earlier moves: each to the player then to move (ply 1-5).
     assert len([r for r in owed if r[1] == "move"]) == 5 + 2
+
+
+def test_no_sanitizer_report_in_korpds_log(korpd):
+    # Last in the module: korpd (built with ASan and UBSan in the second suite) said
+    # nothing about memory or undefined behaviour while serving the tests above.
+    log = korpd.log_text()
+    for mark in ("AddressSanitizer", "LeakSanitizer", "UndefinedBehaviorSanitizer",
+                 "runtime error:"):
+        assert mark not in log, log[-4000:]
