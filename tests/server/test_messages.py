@@ -14,6 +14,7 @@ import pytest
 import requests
 
 from korp_client import Api
+from korp_fixtures import SmtpSink, free_port, wait_until
 from openapi_check import check
 from test_conditional import started
 from test_events import Stream
@@ -38,7 +39,7 @@ def player_with_email(api, prefix):
     _, body = api.call("POST", "/v1/players", json={"name": name,
                                                       "email": f"{name}@example.org"},
                        expect=201)
-    return api.as_(body["token"]), body
+    return api.as_(body["token"]), dict(body, email=f"{name}@example.org")
 
 
 def pgn_text(base, gid, token=None, query="?notes=true", expect=200):
@@ -241,6 +242,53 @@ def test_message_and_conditional_reply_notifications(api, shared_db_url):
     assert not [r for r in owed if r[0] == b["id"] and r[1] == "message"]
     # Earlier moves: each to the player then to move (ply 1-5).
     assert len([r for r in owed if r[1] == "move"]) == 5 + 2
+
+
+@pytest.fixture
+def sink():
+    s = SmtpSink()
+    yield s
+    s.close()
+
+
+def test_emails_tell_of_the_conditional_move_and_quote_the_message(shared_db_url, start_korpd,
+                                                                   sink):
+    port = free_port()
+    k = start_korpd(shared_db_url, port=port, KORP_SMTP_URL=sink.url,
+                    KORP_MAIL_FROM="korp@example.org", KORP_PUBLIC_URL=f"http://127.0.0.1:{port}",
+                    KORP_NOTIFY_BACKOFF_SCALE=0.001)
+    api = Api(k.base)
+    wa, w = player_with_email(api, "w")
+    ba, b = player_with_email(api, "b")
+    gid = started(wa, ba, b)
+    wa.call("PUT", "/v1/games/{id}/conditional-moves", [gid],
+            json={"lines": [["Nf6", "Nb1"]]}, expect=200)
+    assert ba.move(gid, "Nf6", ply=5, message="Your knight again?\nReally?")["ply"] == 7
+
+    def mails(player):
+        return [m for m in sink.messages(to=player["email"]) if gid in m.subject]
+
+    # White: "your move" after plies 2 and 4 only (not after 6: the reply answered it),
+    # the conditional move, the message.  Black: "your move" after plies 1, 3, 5 and 7.
+    wait_until(lambda: len(mails(w)) >= 4 and len(mails(b)) >= 4, 30,
+               what="the game's emails")
+    to_white = sorted(m.subject for m in mails(w))
+    assert to_white == sorted([
+        f"Your move in game {gid} against {b['name']} (Korpalski)"] * 2 + [
+        f"Your conditional move Nb1 was played in game {gid}",
+        f"{b['name']} sent you a message in game {gid}"]), to_white
+    assert [m.subject for m in mails(b)] == \
+        [f"Your move in game {gid} against {w['name']} (Korpalski)"] * 4
+    said = next(m for m in mails(w) if "message" in m.subject)
+    body = said.msg.get_body(preferencelist=("plain",)).get_content()
+    assert "> Your knight again?\n> Really?\n" in body.replace("\r\n", "\n"), body
+    played = next(m for m in mails(w) if "conditional" in m.subject)
+    text = played.msg.get_body(preferencelist=("plain",)).get_content()
+    assert "as you had planned" in " ".join(text.split()), text
+    # Nothing else is owed to either of them for this game.
+    pending = sql(shared_db_url, "SELECT count(*) FROM deliveries WHERE status = 'pending'"
+                  " AND payload->>'game_id' = :'g'", g=gid)
+    assert pending == [["0"]]
 
 
 def test_no_sanitizer_report_in_korpds_log(korpd):
