@@ -27,24 +27,32 @@ static cJSON *lines_json(const struct games_lines *l)
     return json;
 }
 
-/* Reads {"lines": [[...], ...]} into l; false with why. */
+/* Reads {"lines": [[...], ...], "ply": n} into l; false with why. */
 static bool lines_read(const cJSON *body, struct games_lines *l, char *why, size_t size)
 {
-    const cJSON *member, *lines = NULL, *line;
+    const cJSON *member, *lines = NULL, *ply = NULL, *line;
 
     cJSON_ArrayForEach(member, body) {
-        if (strcmp(member->string, "lines") != 0 || lines != NULL) {
-            snprintf(why, size, "unknown or repeated field '%.64s'; this request takes 'lines'",
-                     member->string);
+        const cJSON **slot = strcmp(member->string, "lines") == 0 ? &lines
+                             : strcmp(member->string, "ply") == 0 ? &ply : NULL;
+        if (slot == NULL || *slot != NULL) {
+            snprintf(why, size, "unknown or repeated field '%.64s'; this request takes "
+                     "'lines' and 'ply'", member->string);
             return false;
         }
-        lines = member;
+        *slot = member;
     }
     if (!cJSON_IsArray(lines)) {
         snprintf(why, size, "'lines' is required: a list of lines, each a list of moves");
         return false;
     }
+    if (ply != NULL && (!cJSON_IsNumber(ply) || ply->valuedouble != (double)(int)ply->valuedouble ||
+                        ply->valuedouble < 0 || ply->valuedouble > 1000000)) {
+        snprintf(why, size, "'ply' must be a whole number from 0 to 1000000");
+        return false;
+    }
     memset(l, 0, sizeof *l);
+    l->expect_ply = ply != NULL ? (int)ply->valuedouble : -1;
     cJSON_ArrayForEach(line, lines) {
         const cJSON *move;
         int n = 0;

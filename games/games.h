@@ -140,6 +140,7 @@ struct games_lines {
     int count;
     int length[GAMES_LINES_MAX];
     char move[GAMES_LINES_MAX][GAMES_LINE_MOVES_MAX][RULES_MOVE_TEXT_MAX];
+    int expect_ply;     /* given: the plies the caller believes were played, or -1 */
     int ply;            /* answers: plies played when they hold */
     bool conflict;      /* refused: two lines answer one move differently */
     int bad_line;       /* refused (illegal or conflict): the line, from 0 */
@@ -147,7 +148,8 @@ struct games_lines {
 };
 
 /* Replaces the player's lines (none: removes them) while their opponent
- * is to move; every move is checked in sequence from the current position
+ * is to move (GAMES_PLY_MISMATCH when expect_ply is not the plies played:
+ * lines meant for another position are never stored); every move is checked in sequence from the current position
  * (GAMES_ILLEGAL with bad_line and bad_index), and lines sharing a prefix
  * must give one reply (GAMES_CONFLICT with conflict set); on one's own
  * turn: GAMES_CONFLICT.  lines become SAN. */

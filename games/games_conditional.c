@@ -146,6 +146,10 @@ static enum db_status put_step(struct db_tx *tx, struct games_result *r,
     char *text;
     enum db_status rc;
 
+    if (lines->expect_ply >= 0 && lines->expect_ply != r->game.ply)
+        return games_refuse(r, GAMES_PLY_MISMATCH,
+                            "you sent ply %d, but %d plies have been played; read the game "
+                            "again", lines->expect_ply, r->game.ply);
     if (v->side_to_move(pos) == color)
         return games_refuse(r, GAMES_CONFLICT,
                             "it is your turn: conditional moves are set while your opponent is "

@@ -166,6 +166,19 @@ def test_malformed_lines_are_400(two_players, lines):
     assert body["type"] == "/problems/bad-request"
 
 
+def test_lines_sent_for_another_position_are_refused(two_players):
+    wa, w, ba, b = two_players
+    gid = started(wa, ba, b)
+    # Meant for ply 3 (before 3. Nc3): refused, nothing stored.
+    body = wa.call("PUT", LINES, [gid], json={"lines": [["Nf6", "Nb1"]], "ply": 3},
+                   expect=409)[1]
+    assert body["type"] == "/problems/ply-mismatch"
+    assert get(wa, gid)["lines"] == []
+    assert wa.call("PUT", LINES, [gid], json={"lines": [["Nf6", "Nb1"]], "ply": 5},
+                   expect=200)[1]["lines"] == [["Nf6", "Nb1"]]
+    wa.call("PUT", LINES, [gid], json={"lines": [["Nf6", "Nb1"]], "ply": -1}, expect=400)
+
+
 def test_setting_lines_on_ones_own_turn_is_409(two_players):
     wa, w, ba, b = two_players
     gid = started(wa, ba, b)

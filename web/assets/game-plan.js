@@ -76,7 +76,7 @@ export function createPlan({ id, myColor }) {
     e.preventDefault();
     msg.clear();
     try {
-      const r = await api('PUT', `/v1/games/${q(id)}/conditional-moves`, { lines: parseLines(input.value) });
+      const r = await api('PUT', `/v1/games/${q(id)}/conditional-moves`, { lines: parseLines(input.value), ply });
       input.value = r.lines.map(l => l.join(' ')).join('\n');
       showTree(r.lines);
       msg.show(r.lines.length ? 'Lines saved.' : 'No lines set.', 'ok');
