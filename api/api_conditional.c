@@ -12,6 +12,53 @@
 #include <stdlib.h>
 #include <string.h>
 
+bool api_legal_after(struct api_request *req, const struct rules_variant *v,
+                     struct rules_position *pos, enum MHD_Result *replied)
+{
+    const char *after = api_query(req, "after");
+    int index = 0;
+
+    if (after == NULL)
+        return true;
+    if (after[0] == '\0') {
+        *replied = api_fail(req, API_PROBLEM_BAD_REQUEST,
+                            "'after' is 1 to %d moves separated by commas", GAMES_LINE_MOVES_MAX);
+        return false;
+    }
+    for (const char *p = after; *p != '\0'; index++) {
+        size_t n = strcspn(p, ",");
+        char text[RULES_MOVE_TEXT_MAX];
+        struct rules_why why = { 0 };
+        struct rules_move m;
+        cJSON *json;
+
+        if (index == GAMES_LINE_MOVES_MAX || n == 0 || n >= sizeof text) {
+            *replied = api_fail(req, API_PROBLEM_BAD_REQUEST,
+                                "'after' is 1 to %d moves separated by commas",
+                                GAMES_LINE_MOVES_MAX);
+            return false;
+        }
+        memcpy(text, p, n);
+        text[n] = '\0';
+        if (v->move_parse(pos, text, RULES_DIALECT_DEFAULT, &m, &why) != RULES_OK ||
+            v->position_apply(pos, m) != RULES_OK) {
+            json = api_problem_new(API_PROBLEM_ILLEGAL_MOVE, why.text[0] ? why.text
+                                                                         : "the move is not legal");
+            cJSON_AddNumberToObject(json, "index", index);
+            cJSON_AddStringToObject(json, "move", text);
+            cJSON_AddStringToObject(json, "reason", rules_reason_slug(why.reason));
+            *replied = api_reply_problem(req, API_PROBLEM_ILLEGAL_MOVE, json);
+            return false;
+        }
+        p += n;
+        if (*p == ',' && *++p == '\0') {
+            *replied = api_fail(req, API_PROBLEM_BAD_REQUEST, "'after' ends with a comma");
+            return false;
+        }
+    }
+    return true;
+}
+
 /* {"ply", "lines"} of lines in SAN. */
 static cJSON *lines_json(const struct games_lines *l)
 {

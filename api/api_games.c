@@ -176,9 +176,19 @@ enum MHD_Result api_game_legal_moves(struct api_request *req)
         db_game_clear(&g);
         return api_fail_db(req, DB_HARD_ERROR, "stored position unreadable");
     }
+    /* ?after=: the position a player plans from (issue 18, api_conditional.c). */
+    if (!api_legal_after(req, v, &pos, &rc)) {
+        db_game_clear(&g);
+        return rc;
+    }
     if (g.status == DB_GAME_ACTIVE)
         n = v->moves_legal(&pos, moves);
     json = cJSON_CreateObject();
+    if (api_query(req, "after") != NULL) {
+        char fen[DB_FEN_SIZE];
+        v->position_format(&pos, fen, sizeof fen);
+        cJSON_AddStringToObject(json, "fen", fen);
+    }
     list = cJSON_AddArrayToObject(json, "moves");
     for (int i = 0; i < n; i++) {
         char uci[RULES_MOVE_TEXT_MAX], san[RULES_MOVE_TEXT_MAX];

@@ -282,6 +282,11 @@ enum MHD_Result api_message_send(struct api_request *req);
  * the PGN's movetext (*pgn replaced); false when it replied itself. */
 bool api_pgn_notes(struct api_request *req, const char *game_id, char **pgn,
                    enum MHD_Result *replied);
+/* ?after= of /legal-moves: up to 40 moves (any notation, comma-separated)
+ * played on pos from the game's position; false when it replied (400, or
+ * 422 illegal-move with `index`). */
+bool api_legal_after(struct api_request *req, const struct rules_variant *v,
+                     struct rules_position *pos, enum MHD_Result *replied);
 /* Whether the caller may send text as a message in the game of the path
  * now (valid, within the daily limit); replies 400/429 itself otherwise. */
 bool api_message_allowed(struct api_request *req, const char *text, enum MHD_Result *replied);

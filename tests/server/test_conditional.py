@@ -270,3 +270,24 @@ def test_no_sanitizer_report_in_korpds_log(korpd):
     for mark in ("AddressSanitizer", "LeakSanitizer", "UndefinedBehaviorSanitizer",
                  "runtime error:"):
         assert mark not in log, log[-4000:]
+
+
+def test_legal_moves_after_planned_moves(api, two_players):
+    # What the page's plan mode asks: the position after moves not played yet.
+    wa, w, ba, b = two_players
+    gid = started(wa, ba, b)
+    now = api.call("GET", "/v1/games/{id}/legal-moves", [gid], expect=200)[1]
+    assert "fen" not in now
+    after = api.call("GET", "/v1/games/{id}/legal-moves", [gid], query={"after": "Nf6,c3b1"},
+                     expect=200)[1]
+    # After 3... Nf6 4. Nb1 Black's knight on f6 reaches d5 d7 e4 e8 g4 g8 h5 h7, all
+    # empty and none giving up the king on h8 (by hand from the rules).
+    assert after["fen"].split(" ")[0].startswith("7k/8/5n2/8/8/8/8/KN6"), after["fen"]
+    knight = sorted(m["san"] for m in after["moves"] if m["uci"].startswith("f6"))
+    assert knight == sorted(["Nd5", "Ne4", "Ng4", "Nh5", "Ng8", "Nh7", "Nd7", "Ne8"]), knight
+    body = api.call("GET", "/v1/games/{id}/legal-moves", [gid], query={"after": "Nf6,Ke5"},
+                    expect=422)[1]
+    assert body["type"] == "/problems/illegal-move" and body["index"] == 1, body
+    assert body["move"] == "Ke5" and body["reason"]
+    for bad in ["", "Nf6,", ",Nf6", ",".join(["Nf6", "Nb1", "Ng8", "Nc3"] * 10 + ["Nf6"])]:
+        api.call("GET", "/v1/games/{id}/legal-moves", [gid], query={"after": bad}, expect=400)

@@ -79,6 +79,30 @@ test('conditional moves, messages and notes on the game page', async () => {
   const saved = await call('GET', `/v1/games/${world.game}/conditional-moves`, world.ewa.token);
   assert.deepEqual(saved.lines, [['Nf6', 'Nb1', 'Ng8', 'Nc3'], ['Nf6', 'Nb1', 'Nd5', 'Nc3'], ['Nh6', 'Nb5']]);
 
+  // Plan mode: the same lines played out on the board (Black's knight g8-h6, White's
+  // c3-b5), added to the text, saved.
+  await page.fill('#plan-input', 'Nf6 Nb1 Ng8 Nc3\nNf6 Nb1 Nd5 Nc3');
+  await page.click('#plan-start');
+  await page.locator('#plan-line:text("Play their move")').waitFor({ timeout: TIMEOUT });
+  const cell = c => page.locator(`[data-cell="${c}"]`);
+  await cell('g8').click();
+  await cell('h6').click();
+  await page.locator('#plan-line:text("Line: Nh6")').waitFor({ timeout: TIMEOUT });
+  await cell('c3').click();
+  await cell('b5').click();
+  await page.locator('#plan-line:text("Line: Nh6 Nb5")').waitFor({ timeout: TIMEOUT });
+  await page.click('#plan-add');
+  await page.click('#plan-done');
+  await page.locator('#board[data-ply="5"]').waitFor({ timeout: TIMEOUT });
+  assert.equal(await page.inputValue('#plan-input'), 'Nf6 Nb1 Ng8 Nc3\nNf6 Nb1 Nd5 Nc3\nNh6 Nb5');
+  await page.click('#plan-save');
+  await page.locator('#plan .message-ok').waitFor({ timeout: TIMEOUT });
+  assert.deepEqual((await call('GET', `/v1/games/${world.game}/conditional-moves`, world.ewa.token)).lines,
+    [['Nf6', 'Nb1', 'Ng8', 'Nc3'], ['Nf6', 'Nb1', 'Nd5', 'Nc3'], ['Nh6', 'Nb5']]);
+  // After plan mode the board shows the game again: Black's knight still on g8.
+  assert.match(await cell('g8').getAttribute('aria-label'), /^g8 black knight/);
+  assert.match(await cell('h6').getAttribute('aria-label'), /^h6 empty/);
+
   // A conflicting set is refused with the line and the move named.
   ewa.allow(/status of 422/);
   await page.fill('#plan-input', 'Nf6 Nb1\nNf6 Na4');

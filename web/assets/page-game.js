@@ -60,7 +60,9 @@ export async function render(main, { params }) {
       drawMoves();
     });
   }
-  const plan = createPlan({ id, myColor });
+  // Plan mode borrows the board (created below) and gives it back through draw().
+  const plan = createPlan({ id, myColor, board: { update: (fen, o) => board.update(fen, o) },
+    redraw: () => draw() });
   const talk = createTalk({ id, myColor });
   const pgn = h('a', { href: `/v1/games/${q(id)}/pgn`, download: `korp-${id}.pgn`, id: 'pgn', class: 'button' }, 'Download PGN');
 
@@ -79,7 +81,7 @@ export async function render(main, { params }) {
 
   const board = createBoard(boardRoot, geometryFor(game.variant), {
     label: `${variantName(game.variant)} board`,
-    onMove: uci => play(uci),
+    onMove: (uci, m) => (plan.planning() ? plan.move(uci, m) : play(uci)),
   });
   board.setOrientation(myColor || 'white');
 
@@ -174,7 +176,7 @@ export async function render(main, { params }) {
 
   function draw() {
     const movable = myColor && game.status === 'active' && game.to_move === myColor ? myColor : null;
-    board.update(game.fen, { legal, movable, lastMove: lastMove(), check: inCheck() });
+    if (!plan.planning()) board.update(game.fen, { legal, movable, lastMove: lastMove(), check: inCheck() });
     drawStrips();
     drawStatus();
     drawMoves();
