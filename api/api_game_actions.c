@@ -15,6 +15,7 @@
 static const struct api_field move_fields[] = {
     { "move", API_STRING, true, false, 1, 32 },
     { "ply", API_INTEGER, false, false, 0, 1000000 },
+    { "message", API_STRING, false, true, 1, 4 * GAMES_MESSAGE_CHARS },
     { NULL, API_STRING, false, false, 0, 0 },
 };
 
@@ -44,6 +45,7 @@ static bool key_valid(const char *key)
 struct remember {
     struct api_request *req;
     const char *key, *move;
+    const char *message;        /* sent with the move (issue 18), or NULL */
     enum db_idempotency found;
     int status;
     char *body;                 /* the answer: stored, or to store */
@@ -68,7 +70,19 @@ static enum db_status remember_after(struct db_tx *tx, const struct games_result
 {
     struct remember *m = arg;
     unsigned status;
-    cJSON *json = api_outcome_json(r, MHD_HTTP_CREATED, m->move, &status);
+    cJSON *json;
+
+    /* A message with the move is stored at the move's ply, with it.  One
+     * over the daily limit (checked before, raced since) is dropped. */
+    if (m->message != NULL && r->outcome == GAMES_OK) {
+        enum db_status rc = games_message_with_move(tx, m->req->caller.player_id, r->game.id,
+                                                    r->ply + 1, m->message);
+        if (rc != DB_OK && rc != DB_CONFLICT)
+            return rc;
+    }
+    if (m->key == NULL)
+        return DB_OK;
+    json = api_outcome_json(r, MHD_HTTP_CREATED, m->move, &status);
 
     free(m->body);
     m->body = json ? cJSON_PrintUnformatted(json) : NULL;
@@ -83,7 +97,7 @@ enum MHD_Result api_game_move(struct api_request *req)
 {
     const char *key = MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND,
                                                   "Idempotency-Key");
-    struct remember m = { req, key, NULL, DB_KEY_NEW, 0, NULL };
+    struct remember m = { req, key, NULL, NULL, DB_KEY_NEW, 0, NULL };
     struct games_hooks hooks = { remember_before, remember_after, &m };
     enum MHD_Result replied;
     struct games_result r;
@@ -99,9 +113,14 @@ enum MHD_Result api_game_move(struct api_request *req)
     if (!api_body_check(req, move_fields, &replied))
         return replied;
     m.move = api_body_string(req, "move");
+    m.message = api_body_string(req, "message");
+    if (m.message != NULL && !api_message_allowed(req, m.message, &replied))
+        return replied;
     ply = api_body_integer(req, "ply", -1, NULL);
+    if (key == NULL)
+        hooks.before = NULL;
     games_move(req->config->pool, req->caller.player_id, req->params[0], m.move, (int)ply,
-               key != NULL ? &hooks : NULL, &r);
+               key != NULL || m.message != NULL ? &hooks : NULL, &r);
     api_metrics_move(req->metrics, &r);
     count_end(req, &r);
     if (key == NULL || r.outcome == GAMES_DB_ERROR) {

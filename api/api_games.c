@@ -152,6 +152,7 @@ enum MHD_Result api_game_moves(struct api_request *req)
         cJSON_AddStringToObject(m, "uci", moves[i].uci);
         cJSON_AddStringToObject(m, "fen", moves[i].fen);
         cJSON_AddStringToObject(m, "at", moves[i].at);
+        cJSON_AddBoolToObject(m, "conditional", moves[i].conditional);
         cJSON_AddItemToArray(list, m);
     }
     free(moves);
@@ -175,9 +176,19 @@ enum MHD_Result api_game_legal_moves(struct api_request *req)
         db_game_clear(&g);
         return api_fail_db(req, DB_HARD_ERROR, "stored position unreadable");
     }
+    /* ?after=: the position a player plans from (issue 18, api_conditional.c). */
+    if (!api_legal_after(req, v, &pos, &rc)) {
+        db_game_clear(&g);
+        return rc;
+    }
     if (g.status == DB_GAME_ACTIVE)
         n = v->moves_legal(&pos, moves);
     json = cJSON_CreateObject();
+    if (api_query(req, "after") != NULL) {
+        char fen[DB_FEN_SIZE];
+        v->position_format(&pos, fen, sizeof fen);
+        cJSON_AddStringToObject(json, "fen", fen);
+    }
     list = cJSON_AddArrayToObject(json, "moves");
     api_moves_add(list, v, &pos, moves, n);
     db_game_clear(&g);
@@ -258,6 +269,8 @@ enum MHD_Result api_game_pgn(struct api_request *req)
         }
         rules_pgn_write(v, tags, &start, moves, count, result, pgn, size);
     }
+    if (!api_pgn_notes(req, g.id, &pgn, &rc))
+        goto done;
     resp = MHD_create_response_from_buffer(strlen(pgn), pgn, MHD_RESPMEM_MUST_FREE);
     pgn = NULL;
     if (resp != NULL) {

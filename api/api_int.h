@@ -117,6 +117,7 @@ enum api_problem {
     API_PROBLEM_INVALID_WEBHOOK_URL,
     API_PROBLEM_INVALID_VALUE,
     API_PROBLEM_NOT_IMPLEMENTED,
+    API_PROBLEM_CONDITIONAL_CONFLICT,   /* issue 18: lines answer one move differently */
     API_PROBLEM_COUNT
 };
 
@@ -273,6 +274,26 @@ enum MHD_Result api_webhook_retry(struct api_request *req);
 enum MHD_Result api_password_change(struct api_request *req);
 enum MHD_Result api_session_list(struct api_request *req);
 enum MHD_Result api_sessions_end(struct api_request *req);
+/* Conditional moves, notes and messages (issue 18): api_conditional.c, api_messages.c. */
+enum MHD_Result api_conditional_get(struct api_request *req);
+enum MHD_Result api_conditional_put(struct api_request *req);
+enum MHD_Result api_conditional_delete(struct api_request *req);
+enum MHD_Result api_note_get(struct api_request *req);
+enum MHD_Result api_note_put(struct api_request *req);
+enum MHD_Result api_message_list(struct api_request *req);
+enum MHD_Result api_message_send(struct api_request *req);
+/* With ?notes=true, the caller's notes on the game as a comment opening
+ * the PGN's movetext (*pgn replaced); false when it replied itself. */
+bool api_pgn_notes(struct api_request *req, const char *game_id, char **pgn,
+                   enum MHD_Result *replied);
+/* ?after= of /legal-moves: up to 40 moves (any notation, comma-separated)
+ * played on pos from the game's position; false when it replied (400, or
+ * 422 illegal-move with `index`). */
+bool api_legal_after(struct api_request *req, const struct rules_variant *v,
+                     struct rules_position *pos, enum MHD_Result *replied);
+/* Whether the caller may send text as a message in the game of the path
+ * now (valid, within the daily limit); replies 400/429 itself otherwise. */
+bool api_message_allowed(struct api_request *req, const char *text, enum MHD_Result *replied);
 /* Whether a password meets the policy (8-128 code points, not the player's
  * name, not a common password); why says what is wrong otherwise. */
 bool api_password_acceptable(const char *password, const char *name, char *why, size_t size);

@@ -37,6 +37,8 @@ static const struct {
                                           "The webhook URL cannot be used" },
     [API_PROBLEM_INVALID_VALUE] = { 422, "invalid-value", "A value is not allowed" },
     [API_PROBLEM_NOT_IMPLEMENTED] = { 501, "not-implemented", "Not implemented" },
+    [API_PROBLEM_CONDITIONAL_CONFLICT] = { 422, "conditional-conflict",
+                                           "Conditional moves disagree" },
 };
 
 static struct MHD_Response *text_response(char *text, const char *content_type)

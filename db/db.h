@@ -405,6 +405,9 @@ struct db_game {
     char move_san[32];
     uint64_t move_key;
     bool reset_keys;
+    /* The move to record is a reply from conditional moves: its event says
+     * "conditional": true (games_conditional.c). */
+    bool move_conditional;
     /* Active with its deadline passed (the sweeper has not come yet). */
     bool overdue;
     /* db_game_list only: created_at in microseconds since 1970, with id
@@ -452,6 +455,7 @@ enum db_event {
     DB_EVENT_DRAW_OFFER,          /* "draw_offer": made, or declined (draw_offer null) */
     DB_EVENT_CLAIM,               /* "claim": an accepted draw claim */
     DB_EVENT_GAME_END,            /* "game_end" */
+    DB_EVENT_MESSAGE,             /* "message": a player's message to the other */
     DB_EVENT_COUNT
 };
 
@@ -493,6 +497,7 @@ struct db_move {
     char uci[32];
     char fen[DB_FEN_SIZE];
     char at[DB_TIME_SIZE];
+    bool conditional;             /* played from the mover's conditional moves */
 };
 
 /* All moves of a game in order, into a malloc'd array (*moves; caller
@@ -556,7 +561,7 @@ void db_listener_stop(struct db_listener *l);
 
 /* The kinds of notification a player may choose (event types and the
  * deadline reminder), as korp_notification_types() lists them. */
-#define DB_NOTIFICATION_TYPE_COUNT 9
+#define DB_NOTIFICATION_TYPE_COUNT 10
 extern const char *const db_notification_types[DB_NOTIFICATION_TYPE_COUNT];
 
 /* A set of notification kinds: bit i stands for db_notification_types[i]. */
@@ -783,5 +788,48 @@ enum db_status db_idempotency_prune(struct db_pool *pool, int *deleted, struct b
 /* Stores the answer of a request that claimed its key (same transaction). */
 enum db_status db_idempotency_store(struct db_tx *tx, const char *token_id, const char *key,
                                     int status, const char *body);
+
+/* ---- Conditional moves, notes and messages (issue 18) ------------------
+ * db_conditional.c and db_messages.c.  The tx functions run inside the
+ * caller's transaction, which holds the game row. */
+
+/* A player's conditional moves in a game: the plies played when they were
+ * set, and their lines (UCI, a line per row, moves separated by spaces;
+ * malloc'd).  DB_NOT_FOUND when none. */
+enum db_status db_conditional_get(struct db_tx *tx, const char *game_id, const char *player_id,
+                                  int *ply, char **lines);
+/* Sets (replaces) them. */
+enum db_status db_conditional_put(struct db_tx *tx, const char *game_id, const char *player_id,
+                                  int ply, const char *lines);
+/* Removes the player's (NULL: every player's in the game). */
+enum db_status db_conditional_delete(struct db_tx *tx, const char *game_id,
+                                     const char *player_id);
+/* Marks the move at ply as a reply from conditional moves. */
+enum db_status db_move_mark_conditional(struct db_tx *tx, const char *game_id, int ply);
+/* Drops the notifications owed to the player for the move event of the
+ * game at ply written in this transaction (a conditional reply followed
+ * it: that one tells them). */
+enum db_status db_move_notice_drop(struct db_tx *tx, const char *game_id, const char *player_id,
+                                   int ply);
+
+/* The player's note on a game (*text malloc'd, NULL when they wrote none;
+ * updated_at "" then).  DB_NOT_FOUND when they do not play the game. */
+enum db_status db_note_get(struct db_pool *pool, const char *game_id, const char *player_id,
+                           char **text, char updated_at[DB_TIME_SIZE], struct base_err *err);
+/* Sets it.  DB_NOT_FOUND when they do not play the game. */
+enum db_status db_note_put(struct db_pool *pool, const char *game_id, const char *player_id,
+                           const char *text, char updated_at[DB_TIME_SIZE], struct base_err *err);
+/* Stores a message at ply (the game locked), unless the sender has sent
+ * daily_max in this game today (UTC): DB_CONFLICT.  *json is the message
+ * as the API shows it (malloc'd). */
+enum db_status db_message_insert(struct db_tx *tx, const char *game_id, const char *player_id,
+                                 int ply, const char *text, int daily_max, char **json);
+/* Messages the player sent in the game today (UTC), and seconds until the
+ * next UTC day. */
+enum db_status db_message_count(struct db_pool *pool, const char *game_id, const char *player_id,
+                                int *count, int *wait_s, struct base_err *err);
+/* {"messages": [...]} of a game, oldest first (*json malloc'd). */
+enum db_status db_message_list(struct db_pool *pool, const char *game_id, char **json,
+                               struct base_err *err);
 
 #endif

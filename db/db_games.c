@@ -189,6 +189,7 @@ const char *db_event_name(enum db_event event)
         [DB_EVENT_DRAW_OFFER] = "draw_offer",
         [DB_EVENT_CLAIM] = "claim",
         [DB_EVENT_GAME_END] = "game_end",
+        [DB_EVENT_MESSAGE] = "message",
     };
     return (unsigned)event < DB_EVENT_COUNT ? names[event] : "unknown";
 }
@@ -290,6 +291,7 @@ static enum db_status move_list(struct db_tx *tx, void *arg)
             db_row_text(&r, "uci", m->uci, sizeof m->uci);
             db_row_text(&r, "fen", m->fen, sizeof m->fen);
             db_row_text(&r, "at", m->at, sizeof m->at);
+            m->conditional = db_row_bool(&r, "conditional");
         }
         *l->count = n;
     }

@@ -12,7 +12,7 @@
 
 const char *const db_notification_types[DB_NOTIFICATION_TYPE_COUNT] = {
     "challenge", "challenge_declined", "challenge_canceled", "game_start", "move",
-    "draw_offer", "claim", "game_end", "deadline_near",
+    "draw_offer", "claim", "game_end", "deadline_near", "message",
 };
 
 int db_notification_type_index(const char *name)

@@ -206,7 +206,8 @@ const struct db_statement db_statements[] = {
         "SELECT e.id, e.type, e.payload::text AS payload FROM events e"
         " WHERE e.id > $3::bigint AND ($2::text IS NULL OR e.game_id = $2)"
         " AND ($1::text IS NOT NULL AND e.player_id = $1"
-        "      OR $1::text IS NULL AND e.player_id = (SELECT white_id FROM games WHERE id = $2))"
+        "      OR $1::text IS NULL AND e.player_id = (SELECT white_id FROM games WHERE id = $2)"
+        "         AND e.type <> 'message')"
         " ORDER BY e.id LIMIT $4", 4 },
     /* Where a new stream starts: the newest event it would show. */
     [DB_STMT_EVENTS_LAST] = { DB_STMT_EVENTS_LAST, "events_last",
@@ -235,7 +236,7 @@ const struct db_statement db_statements[] = {
         "INSERT INTO moves (game_id, ply, san, uci, fen, played_at)"
         " VALUES ($1, $2, $3, $4, $5, korp_now())", 5 },
     [DB_STMT_MOVE_LIST] = { DB_STMT_MOVE_LIST, "move_list",
-        "SELECT g.id, m.ply, m.san, m.uci, m.fen, korp_time(m.played_at) AS at"
+        "SELECT g.id, m.ply, m.san, m.uci, m.fen, korp_time(m.played_at) AS at, m.conditional"
         " FROM games g LEFT JOIN moves m ON m.game_id = g.id WHERE g.id = $1 ORDER BY m.ply", 1 },
 
     /* ---- the clock and idempotency keys */
@@ -571,6 +572,65 @@ const struct db_statement db_statements[] = {
     [DB_STMT_EMAIL_CONFIRM_RESEND] = { DB_STMT_EMAIL_CONFIRM_RESEND, "email_confirm_resend",
         "SELECT korp_email_confirmation_owe(id, email) AS owed FROM players"
         " WHERE id = $1 AND email IS NOT NULL AND email_confirmed_at IS NULL", 1 },
+
+    /* ---- conditional moves, notes and messages (issue 18) */
+    [DB_STMT_CONDITIONAL_GET] = { DB_STMT_CONDITIONAL_GET, "conditional_get",
+        "SELECT ply, lines FROM conditional_moves WHERE game_id = $1 AND player_id = $2", 2 },
+    [DB_STMT_CONDITIONAL_PUT] = { DB_STMT_CONDITIONAL_PUT, "conditional_put",
+        "INSERT INTO conditional_moves (game_id, player_id, ply, lines, updated_at)"
+        " VALUES ($1, $2, $3, $4, korp_now()) ON CONFLICT (game_id, player_id)"
+        " DO UPDATE SET ply = EXCLUDED.ply, lines = EXCLUDED.lines,"
+        " updated_at = EXCLUDED.updated_at", 4 },
+    [DB_STMT_CONDITIONAL_DELETE] = { DB_STMT_CONDITIONAL_DELETE, "conditional_delete",
+        "DELETE FROM conditional_moves WHERE game_id = $1 AND ($2::text IS NULL OR player_id = $2)",
+        2 },
+    [DB_STMT_MOVE_MARK_CONDITIONAL] = { DB_STMT_MOVE_MARK_CONDITIONAL, "move_mark_conditional",
+        "UPDATE moves SET conditional = true WHERE game_id = $1 AND ply = $2", 2 },
+    /* The notifications of the player's newest move event in the game
+     * (at ply $3), written in this transaction: next_attempt_at is the
+     * event's korp_now(), which lets the pending index find them. */
+    [DB_STMT_MOVE_NOTICE_DROP] = { DB_STMT_MOVE_NOTICE_DROP, "move_notice_drop",
+        "DELETE FROM deliveries d WHERE d.status = 'pending' AND d.next_attempt_at = korp_now()"
+        " AND d.player_id = $2 AND d.type = 'move' AND d.payload->>'game_id' = $1"
+        " AND (d.payload->>'ply')::int = $3::int", 3 },
+    /* A player's note: a row with a NULL text when they play the game and
+     * wrote none; no row when they do not play it. */
+    [DB_STMT_NOTE_GET] = { DB_STMT_NOTE_GET, "note_get",
+        "SELECT n.text, korp_time(n.updated_at) AS updated_at FROM games g"
+        " LEFT JOIN game_notes n ON n.game_id = g.id AND n.player_id = $2"
+        " WHERE g.id = $1 AND $2 IN (g.white_id, g.black_id)", 2 },
+    [DB_STMT_NOTE_PUT] = { DB_STMT_NOTE_PUT, "note_put",
+        "INSERT INTO game_notes (game_id, player_id, text, updated_at)"
+        " SELECT g.id, $2, $3, korp_now() FROM games g"
+        " WHERE g.id = $1 AND $2 IN (g.white_id, g.black_id)"
+        " ON CONFLICT (game_id, player_id) DO UPDATE SET text = EXCLUDED.text,"
+        " updated_at = EXCLUDED.updated_at"
+        " RETURNING text, korp_time(updated_at) AS updated_at", 3 },
+    /* A message, unless the sender has sent $6 today (UTC) in this game
+     * (the game row is locked: counts do not race); answers the message
+     * as the API shows it. */
+    [DB_STMT_MESSAGE_INSERT] = { DB_STMT_MESSAGE_INSERT, "message_insert",
+        "INSERT INTO game_messages (id, game_id, player_id, ply, text, created_at)"
+        " SELECT $1, g.id, $3, $4, $5, korp_now() FROM games g WHERE g.id = $2"
+        " AND (SELECT count(*) FROM game_messages m WHERE m.game_id = $2 AND m.player_id = $3"
+        "      AND m.created_at >= date_trunc('day', korp_now() AT TIME ZONE 'UTC')"
+        "          AT TIME ZONE 'UTC') < $6::int"
+        " RETURNING jsonb_build_object('id', id, 'ply', ply, 'from',"
+        " (SELECT CASE WHEN g.white_id = $3 THEN 'white' ELSE 'black' END FROM games g"
+        "  WHERE g.id = $2), 'text', text, 'created_at', korp_time(created_at))::text AS json", 6 },
+    /* Messages the player sent today (UTC) in the game, and the seconds
+     * until the next UTC day. */
+    [DB_STMT_MESSAGE_COUNT] = { DB_STMT_MESSAGE_COUNT, "message_count",
+        "SELECT count(*) AS n, ceil(extract(epoch FROM (date_trunc('day', korp_now()"
+        " AT TIME ZONE 'UTC') + interval '1 day') AT TIME ZONE 'UTC' - korp_now()))::int AS wait"
+        " FROM game_messages WHERE game_id = $1 AND player_id = $2"
+        " AND created_at >= date_trunc('day', korp_now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'", 2 },
+    [DB_STMT_MESSAGE_LIST] = { DB_STMT_MESSAGE_LIST, "message_list",
+        "SELECT jsonb_build_object('messages', coalesce(jsonb_agg(jsonb_build_object("
+        " 'id', m.id, 'ply', m.ply, 'from', CASE WHEN g.white_id = m.player_id THEN 'white'"
+        " ELSE 'black' END, 'text', m.text, 'created_at', korp_time(m.created_at))"
+        " ORDER BY m.created_at, m.id), '[]'::jsonb))::text AS json"
+        " FROM games g JOIN game_messages m ON m.game_id = g.id WHERE g.id = $1", 1 },
 };
 
 _Static_assert(sizeof db_statements / sizeof db_statements[0] == DB_STMT_COUNT,

@@ -128,4 +128,61 @@ struct games_analysis {
 bool games_analyse(const struct db_game *g, struct games_analysis *out);
 void games_analysis_clear(struct games_analysis *a);
 
+/* ---- Conditional moves, notes and messages (issue 18) -------------------- */
+
+#define GAMES_LINES_MAX 64        /* lines a player may set */
+#define GAMES_LINE_MOVES_MAX 40   /* moves in a line: 2 to 40, an even number */
+
+/* A player's conditional moves: lines alternating the opponent's move and
+ * the player's reply, starting with the opponent's next move.  Given in
+ * any notation the variant reads; answered in SAN. */
+struct games_lines {
+    int count;
+    int length[GAMES_LINES_MAX];
+    char move[GAMES_LINES_MAX][GAMES_LINE_MOVES_MAX][RULES_MOVE_TEXT_MAX];
+    int expect_ply;     /* given: the plies the caller believes were played, or -1 */
+    int ply;            /* answers: plies played when they hold */
+    bool conflict;      /* refused: two lines answer one move differently */
+    int bad_line;       /* refused (illegal or conflict): the line, from 0 */
+    int bad_index;      /* ... and the move in it, from 0 */
+};
+
+/* Replaces the player's lines (none: removes them) while their opponent
+ * is to move (GAMES_PLY_MISMATCH when expect_ply is not the plies played:
+ * lines meant for another position are never stored); every move is checked in sequence from the current position
+ * (GAMES_ILLEGAL with bad_line and bad_index), and lines sharing a prefix
+ * must give one reply (GAMES_CONFLICT with conflict set); on one's own
+ * turn: GAMES_CONFLICT.  lines become SAN. */
+void games_conditional_put(struct db_pool *pool, const char *player_id, const char *game_id,
+                           struct games_lines *lines, struct games_result *out);
+
+/* The player's own lines in SAN (none once the game is over). */
+void games_conditional_get(struct db_pool *pool, const char *player_id, const char *game_id,
+                           struct games_lines *lines, struct games_result *out);
+
+/* Removes the player's lines. */
+void games_conditional_delete(struct db_pool *pool, const char *player_id, const char *game_id,
+                              struct games_result *out);
+
+/* Messages: at most this many per player per game per UTC day; 1 to
+ * GAMES_MESSAGE_CHARS characters. */
+#define GAMES_MESSAGES_PER_DAY 20
+#define GAMES_MESSAGE_CHARS 500
+
+/* Whether text may be a message: 1 to 500 characters of valid UTF-8, no
+ * control characters but newline; why says what is wrong otherwise. */
+bool games_message_valid(const char *text, char *why, size_t size);
+
+/* Sends a message to the opponent (any status of the game): stored with
+ * the plies played, and the event "message".  GAMES_FORBIDDEN for one
+ * who does not play the game, GAMES_CONFLICT beyond the daily limit.
+ * *json is the message (malloc'd). */
+void games_message_send(struct db_pool *pool, const char *player_id, const char *game_id,
+                        const char *text, char **json, struct games_result *out);
+
+/* The same inside a move's transaction (the game locked): the message
+ * came with the move, at ply; DB_CONFLICT beyond the daily limit. */
+enum db_status games_message_with_move(struct db_tx *tx, const char *player_id,
+                                       const char *game_id, int ply, const char *text);
+
 #endif

@@ -73,4 +73,18 @@ enum db_status games_time_out(struct db_tx *tx, struct db_game *g, void *arg);
 bool games_read_move(const struct rules_variant *v, const struct rules_position *pos,
                      const char *text, struct rules_move *m, struct games_result *r);
 
+/* Plays a legal move on the locked game as any move is played: the move
+ * row, the game saved, the events (games_moves.c).  pos becomes the
+ * position after it. */
+enum db_status games_play(struct db_tx *tx, struct rules_position *pos, struct rules_move m,
+                          struct db_game *g);
+
+/* After move m (from the position `before`) was played and saved on g
+ * (pos after it): the reply the player to move set for it in conditional
+ * moves is played at once, as a move of theirs, and their lines move on
+ * or are dropped (games_conditional.c). */
+enum db_status games_conditional_answer(struct db_tx *tx, const struct rules_position *before,
+                                        struct rules_move m, struct rules_position *pos,
+                                        struct db_game *g);
+
 #endif

@@ -74,7 +74,7 @@ static enum db_status play(struct db_tx *tx, struct rules_position *pos, struct 
 {
     const struct rules_variant *v = g->variant;
     char san[RULES_MOVE_TEXT_MAX], uci[RULES_MOVE_TEXT_MAX], polish[RULES_MOVE_TEXT_MAX];
-    char detail[3 * RULES_MOVE_TEXT_MAX + 48];
+    char detail[3 * RULES_MOVE_TEXT_MAX + 72];
     enum rules_color mover = v->side_to_move(pos);
     bool irreversible = v->move_is_irreversible(pos, m);
     struct rules_report report;
@@ -104,10 +104,11 @@ static enum db_status play(struct db_tx *tx, struct rules_position *pos, struct 
 
     /* The inventor's notation too, where the variant has one (for emails). */
     if (v->polish_notation)
-        snprintf(detail, sizeof detail, "{\"san\":\"%s\",\"uci\":\"%s\",\"polish\":\"%s\"}",
-                 san, uci, polish);
+        snprintf(detail, sizeof detail, "{\"san\":\"%s\",\"uci\":\"%s\",\"polish\":\"%s\"%s}",
+                 san, uci, polish, g->move_conditional ? ",\"conditional\":true" : "");
     else
-        snprintf(detail, sizeof detail, "{\"san\":\"%s\",\"uci\":\"%s\"}", san, uci);
+        snprintf(detail, sizeof detail, "{\"san\":\"%s\",\"uci\":\"%s\"%s}", san, uci,
+                 g->move_conditional ? ",\"conditional\":true" : "");
     if ((rc = db_move_insert(tx, g->id, g->ply, san, uci, g->fen)) != DB_OK ||
         (rc = db_game_save(tx, g)) != DB_OK ||
         (rc = db_game_event(tx, g->id, DB_EVENT_MOVE, detail)) != DB_OK)
@@ -127,7 +128,7 @@ struct move_args {
 static enum db_status move_checked(struct db_tx *tx, struct move_args *a)
 {
     struct games_result *r = a->out;
-    struct rules_position pos;
+    struct rules_position pos, before;
     struct rules_move m;
     enum rules_color color = RULES_WHITE;
     enum db_status rc;
@@ -141,7 +142,17 @@ static enum db_status move_checked(struct db_tx *tx, struct move_args *a)
                             a->ply, r->game.ply);
     if (!games_read_move(r->game.variant, &pos, a->text, &m, r))
         return DB_OK;
-    return play(tx, &pos, m, &r->game);
+    before = pos;
+    if ((rc = play(tx, &pos, m, &r->game)) != DB_OK)
+        return rc;
+    /* The reply the player to move now set for this move, in this transaction. */
+    return games_conditional_answer(tx, &before, m, &pos, &r->game);
+}
+
+enum db_status games_play(struct db_tx *tx, struct rules_position *pos, struct rules_move m,
+                          struct db_game *g)
+{
+    return play(tx, pos, m, g);
 }
 
 static enum db_status move_tx(struct db_tx *tx, void *arg)

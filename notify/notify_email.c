@@ -30,6 +30,7 @@ static const struct {
     { "deadline_near", NOTIFY_DEADLINE_NEAR },
     { "webhook_disabled", NOTIFY_WEBHOOK_DISABLED },
     { "email_confirm", NOTIFY_EMAIL_CONFIRM },
+    { "message", NOTIFY_MESSAGE },
 };
 
 static bool kind_of(const char *type, enum notify_kind *kind)
@@ -86,6 +87,12 @@ static bool compose_one(const struct notify_config *c, const struct db_delivery 
         base_err_set(error, "no email is written for '%s'", d->type);
         return false;
     }
+    /* A conditional reply told to the player who set it (not to move now). */
+    if (a.kind == NOTIFY_YOUR_MOVE &&
+        cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(data, "conditional")) &&
+        d->my_color[0] && text(data, "to_move") && strcmp(d->my_color, text(data, "to_move")) != 0)
+        a.kind = NOTIFY_CONDITIONAL_PLAYED;
+    a.message_text = text(cJSON_GetObjectItemCaseSensitive(data, "message"), "text");
     links_make(c, d, text(data, "game_id"), text(data, "challenge_id"), &l);
     a.variant = text(data, "variant");
     a.game_id = text(data, "game_id");

@@ -49,6 +49,8 @@ enum notify_kind {
     NOTIFY_CLAIM,               /* the opponent claimed a draw, validly */
     NOTIFY_WEBHOOK_DISABLED,    /* your webhook was turned off */
     NOTIFY_EMAIL_CONFIRM,       /* confirm this address (the only mail before it is) */
+    NOTIFY_MESSAGE,             /* the opponent sent you a message (issue 18) */
+    NOTIFY_CONDITIONAL_PLAYED,  /* your conditional move was played (issue 18) */
     NOTIFY_KIND_COUNT
 };
 
@@ -82,6 +84,7 @@ struct notify_about {
     const char *webhook_url;      /* NOTIFY_WEBHOOK_DISABLED */
     const char *webhook_reason;   /* NOTIFY_WEBHOOK_DISABLED */
     const char *confirm_url;      /* NOTIFY_EMAIL_CONFIRM: the signed link */
+    const char *message_text;     /* NOTIFY_MESSAGE: what the opponent wrote */
 };
 
 /*

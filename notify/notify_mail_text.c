@@ -149,6 +149,7 @@ static void move_words(int ply, const char *san, char *out, size_t size)
 enum field {
     FIELD_PLAYER, FIELD_OPPONENT, FIELD_GAME, FIELD_VARIANT, FIELD_COLOR, FIELD_RESULT,
     FIELD_HOW, FIELD_BY, FIELD_OUTCOME, FIELD_LEFT, FIELD_WEBHOOK, FIELD_REASON,
+    FIELD_MOVE,
     FIELD_COUNT
 };
 
@@ -168,6 +169,7 @@ static const struct {
     [FIELD_LEFT] = { "left", "a readable deadline" },
     [FIELD_WEBHOOK] = { "webhook", "webhook_url" },
     [FIELD_REASON] = { "reason", "webhook_reason" },
+    [FIELD_MOVE] = { "move", "last_san" },
 };
 
 /* What a kind's mail shows beyond its summary. */
@@ -177,7 +179,8 @@ enum {
     SHOW_DEADLINE = 1 << 2,       /* the deadline, when there is one */
     SHOW_GAME_URL = 1 << 3,
     SHOW_CHALLENGE_URL = 1 << 4,
-    SHOW_CONFIRM_URL = 1 << 5
+    SHOW_CONFIRM_URL = 1 << 5,
+    SHOW_MESSAGE = 1 << 6         /* the opponent's message, quoted */
 };
 
 static const struct {
@@ -241,6 +244,15 @@ static const struct {
       "until then korp sends nothing else to it. If you did not give it, ignore this "
       "mail: nothing more will come.",
       SHOW_CONFIRM_URL },
+    { NOTIFY_MESSAGE, "message",
+      "{opponent} sent you a message in game {game}",
+      "{opponent} sent you a message in game {game} ({variant}):",
+      SHOW_MESSAGE | SHOW_GAME_URL },
+    { NOTIFY_CONDITIONAL_PLAYED, "conditional-played",
+      "Your conditional move {move} was played in game {game}",
+      "Your conditional move {move} was played in game {game} against {opponent} "
+      "({variant}), as you had planned. It is {opponent}'s move now.",
+      SHOW_DIAGRAM | SHOW_GAME_URL },
     { NOTIFY_KIND_COUNT, NULL, NULL, NULL, 0 }
 };
 
@@ -352,6 +364,28 @@ static void add_move(struct base_text *t, const char *opponent, int ply, const c
     free(para.buf);
 }
 
+/* A text quoted line by line ("> "), each line wrapped, after a blank line. */
+static void add_quoted(struct base_text *t, const char *text)
+{
+    base_text_str(t, "\n");
+    for (const char *p = text; *p;) {
+        size_t n = strcspn(p, "\n");
+        char *line = strndup(p, n);
+        if (line == NULL) {
+            t->failed = true;
+            return;
+        }
+        if (n == 0)
+            base_text_str(t, ">\n");
+        else
+            add_wrapped(t, line, "> ");
+        free(line);
+        p += n;
+        if (*p == '\n')
+            p++;
+    }
+}
+
 /* "Your deadline: Wednesday 25 November 2026, 13:45 UTC (in 24 hours)." */
 static bool add_deadline(struct base_text *t, const char *label, const char *indent,
                          const char *deadline, long long now)
@@ -428,6 +462,7 @@ bool notify_mail_text(const struct notify_about *a, char *subject, size_t subjec
     }
     value[FIELD_WEBHOOK] = a->webhook_url;
     value[FIELD_REASON] = a->webhook_reason;
+    value[FIELD_MOVE] = a->last_san;
 
     if (!expand(&subj, kinds[k].subject, value, kind, err))
         goto done;
@@ -448,6 +483,13 @@ bool notify_mail_text(const struct notify_about *a, char *subject, size_t subjec
         goto done;
 
     unsigned show = kinds[k].show;
+    if (show & SHOW_MESSAGE) {
+        if (a->message_text == NULL || a->message_text[0] == '\0') {
+            base_err_set(err, "%s notification needs message_text", kind);
+            goto done;
+        }
+        add_quoted(&t, a->message_text);
+    }
     if ((show & SHOW_MOVE) && a->last_san && a->last_san[0] && a->opponent_name) {
         base_text_str(&t, "\n");
         add_move(&t, a->opponent_name, a->ply, a->last_san, a->last_polish);

@@ -406,6 +406,7 @@ static struct notify_about about(enum notify_kind kind)
         .settings_url = "https://korp.example/settings/notifications",
         .webhook_url = "https://bot.example/hook",
         .webhook_reason = "HTTP 500 on 10 deliveries in a row",
+        .message_text = "Thanks for the game!\n\nShall we play a return game?",
     };
 }
 
@@ -457,6 +458,9 @@ static void test_notify_mail_subjects(void **state)
         { NOTIFY_CLAIM, "alice claimed a draw in game aZ3kP9qw (threefold repetition)" },
         { NOTIFY_WEBHOOK_DISABLED, "Your korp webhook was turned off" },
         { NOTIFY_EMAIL_CONFIRM, "Confirm your email address for korp" },
+        /* Issue 18. */
+        { NOTIFY_MESSAGE, "alice sent you a message in game aZ3kP9qw" },
+        { NOTIFY_CONDITIONAL_PLAYED, "Your conditional move Q@d8 was played in game aZ3kP9qw" },
     };
     assert_int_equal(sizeof cases / sizeof *cases, NOTIFY_KIND_COUNT);
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -482,6 +486,22 @@ static void test_notify_mail_subjects(void **state)
                                          "aZ3kP9qw&exp=1&sig=ab\n"));
         free(body);
     }
+}
+
+/* Issue 18: a message is quoted line by line, its blank line kept. */
+static void test_notify_mail_message_body(void **state)
+{
+    (void)state;
+    struct notify_about a = about(NOTIFY_MESSAGE);
+    char subject[NOTIFY_SUBJECT_MAX], *body = NULL;
+    struct base_err err = { "" };
+    assert_true(notify_mail_text(&a, subject, sizeof subject, &body, &err));
+    assert_non_null(strstr(body, "\n\n> Thanks for the game!\n>\n> Shall we play a return "
+                                 "game?\n"));
+    free(body);
+    a.message_text = NULL;
+    assert_false(notify_mail_text(&a, subject, sizeof subject, &body, &err));
+    assert_non_null(strstr(err.text, "message_text"));
 }
 
 /* The mail of issue 10: alice dropped her queen, bob is to move. */
@@ -967,6 +987,7 @@ int main(void)
         cmocka_unit_test(test_notify_mail_diagram_refusals),
         cmocka_unit_test(test_notify_mail_subjects),
         cmocka_unit_test(test_notify_mail_your_move_body),
+        cmocka_unit_test(test_notify_mail_message_body),
         cmocka_unit_test(test_notify_mail_game_end_words),
         cmocka_unit_test(test_notify_mail_time_left),
         cmocka_unit_test(test_notify_mail_missing_facts),

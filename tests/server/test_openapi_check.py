@@ -331,4 +331,6 @@ def test_problem_slugs_are_the_agreed_ones():
         "conflict", "not-your-turn", "game-over", "ply-mismatch", "body-too-large",
         "unsupported-media-type", "illegal-move", "draw-not-allowed", "unavailable",
         "internal-error", "too-many-requests", "invalid-webhook-url", "invalid-value",
-        "not-implemented"}, slugs
+        "not-implemented",
+        # Issue 18: conditional moves whose lines answer one move differently.
+        "conditional-conflict"}, slugs

@@ -12,13 +12,18 @@ Korpalski and Glinski games, and checks after every step that
   accept no move (409 game-over);
 - a refused request changes nothing (ply, FEN, moves, status, draw offer, updated_at);
 - nothing changes between steps that no step asked for;
-- each player's record matches the games the model saw finish.
+- each player's record matches the games the model saw finish;
+- conditional moves (issue 18): lines set by the player waiting for a move are answered
+  in the move's own answer (ply + 2, the reply's move row marked conditional) exactly when
+  a line began with the move, and are gone after any move; a refused PUT keeps the lines;
+  messages are accepted from players only, checked as the issue says, never change a game.
 
 Runs derandomized (a fixed sequence for CI), without an example database."""
 
 import os
 import re
 import subprocess
+import unicodedata
 import uuid
 
 import pytest
@@ -189,7 +194,8 @@ class KorpMachine(RuleBasedStateMachine):
         assert game["status"] == "active" and game["fen"] == START[variant], game
         assert game["fifty_move_rule"] == fifty
         self.games[game["id"]] = {"variant": variant, "white": white, "black": black,
-                                  "fifty": fifty, "snap": None}
+                                  "fifty": fifty, "snap": None, "lines": None,
+                                  "messages": {}}
         self.remember(game["id"], game)
 
     # ---- set-up
@@ -294,12 +300,15 @@ class KorpMachine(RuleBasedStateMachine):
         status, game = self.call(mover["api"], "POST", "/v1/games/{id}/moves", [gid],
                                  json=body, headers=headers)
         assert status == 201, f"legal move {text} ({mv}) at ply {snap['ply']}: {status} {game}"
-        assert game["ply"] == snap["ply"] + 1, game
-        assert game["moves"][:-1] == snap["moves"], game
-        assert bare(game["moves"][-1]) == bare(mv["san"]), (mv, game["moves"][-1])
+        replied = self.conditional_reply(gid, snap, game)
+        assert game["moves"][:snap["ply"]] == snap["moves"], game
+        assert bare(game["moves"][snap["ply"]]) == bare(mv["san"]), (mv, game["moves"])
         mover_side = "white" if snap["ply"] % 2 == 0 else "black"
         if game["status"] == "active":
-            if snap["draw_offer"] is not None and snap["draw_offer"] != mover_side:
+            if replied:
+                # both sides moved: any offer lapsed
+                assert game["draw_offer"] is None, game
+            elif snap["draw_offer"] is not None and snap["draw_offer"] != mover_side:
                 assert game["draw_offer"] is None, "the offer did not lapse when its " \
                                                    f"opponent moved: {game}"
             else:
@@ -320,6 +329,10 @@ class KorpMachine(RuleBasedStateMachine):
         gid = self.pick_game(data, active=True)
         moves = self.legal(gid)
         assert moves, f"an active game without a legal move: {gid}"
+        # where the waiting player set conditional moves, often one they answer
+        planned = [m for m in moves if bare(m["san"]) in (self.games[gid]["lines"] or {})]
+        if planned and data.draw(st.booleans(), label="a planned move"):
+            moves = planned
         mv = data.draw(st.sampled_from(moves), label="move")
         self.play(gid, mv, mv[notation], self.games[gid]["snap"]["ply"] if with_ply else None)
 
@@ -347,8 +360,9 @@ class KorpMachine(RuleBasedStateMachine):
             # some texts are moves after all: then it must be one of the legal moves
             assert snap["status"] == "active" and 1 <= size <= 32, (text, body)
             sans = {bare(m["san"]) for m in legal}
-            assert bare(body["moves"][-1]) in sans, (text, body["moves"][-1], sans)
-            assert body["ply"] == snap["ply"] + 1 and body["moves"][:-1] == snap["moves"]
+            self.conditional_reply(gid, snap, body)
+            assert bare(body["moves"][snap["ply"]]) in sans, (text, body["moves"], sans)
+            assert body["moves"][:snap["ply"]] == snap["moves"], body
             self.remember(gid, body)
             if body["status"] != "active":
                 self.records_dirty = True
@@ -411,6 +425,153 @@ class KorpMachine(RuleBasedStateMachine):
         assert status == 409, (status, body)
         self.assert_move_problem(body, gid, mv["uci"], "ply-mismatch")
         self.assert_unchanged(gid, f"a move sent for ply {ply}")
+
+    # ---- conditional moves and messages (issue 18)
+
+    def conditional_reply(self, gid, snap, game):
+        """After a move from snap: checks that the waiting player's lines answered it
+        exactly when one began with it (ply + 2), and forgets them (any move ends them).
+        Returns whether a reply was played."""
+        g = self.games[gid]
+        lines, g["lines"] = g["lines"] or {}, None
+        if game["ply"] == snap["ply"] + 2:
+            m, r = bare(game["moves"][snap["ply"]]), bare(game["moves"][snap["ply"] + 1])
+            assert lines.get(m) == r, f"reply {r} to {m} without such a line: {lines}"
+            _, listed = self.call(self.anon, "GET", "/v1/games/{id}/moves", [gid], expect=200)
+            assert [x["conditional"] for x in listed["moves"][snap["ply"]:]] == [False, True]
+            return True
+        assert game["ply"] == snap["ply"] + 1, (snap["ply"], game)
+        m = bare(game["moves"][-1])
+        assert m not in lines or game["status"] != "active", \
+            f"a line began with {m} but nothing was played: {lines}"
+        return False
+
+    def clear_lines(self, gid):
+        g = self.games[gid]
+        if g["lines"]:
+            owner = self.side_player(g, "black" if g["snap"]["ply"] % 2 == 0 else "white")
+            self.call(owner["api"], "DELETE", "/v1/games/{id}/conditional-moves", [gid],
+                      expect=204)
+            g["lines"] = None
+
+    def cli_moves(self, variant, fen):
+        p = subprocess.run([KORP, "moves", "--variant", variant, fen], capture_output=True,
+                           text=True, timeout=60)
+        assert p.returncode == 0, p.stderr
+        return [dict(zip(("uci", "san"), line.split(" ", 1))) for line in p.stdout.splitlines()
+                if line]
+
+    @precondition(lambda self: self.active_games())
+    @rule(data=st.data(), who=st.sampled_from(["owner", "owner", "owner", "mover", "outsider"]),
+          count=st.integers(1, 3))
+    def set_conditional_moves(self, data, who, count):
+        gid = self.pick_game(data, active=True)
+        g = self.games[gid]
+        snap = g["snap"]
+        mover_side = "white" if snap["ply"] % 2 == 0 else "black"
+        owner = self.side_player(g, "black" if mover_side == "white" else "white")
+        _, listed = self.call(self.anon, "GET", "/v1/games/{id}/moves", [gid], expect=200)
+        ucis = [m["uci"] for m in listed["moves"]]
+        lines, chosen, all_legal = [], [], True
+        for i in range(count):
+            # a tree: sometimes the same move of theirs as the line before
+            if chosen and data.draw(st.integers(0, 2), label="same move") == 0:
+                m = chosen[-1][0]
+            else:
+                m = data.draw(st.sampled_from(self.legal(gid)), label=f"their move {i}")
+            plies, _ = replay(g["variant"], ucis + [m["uci"]])
+            replies = self.cli_moves(g["variant"], plies[-1][2])
+            if replies and data.draw(st.integers(0, 7), label="legal reply") > 0:
+                r = data.draw(st.sampled_from(replies), label=f"reply {i}")
+                text = r[data.draw(st.sampled_from(["uci", "san"]), label="notation")]
+            else:
+                r, text = None, data.draw(st.sampled_from(GARBAGE), label=f"bad reply {i}")
+                all_legal = all_legal and text in {x["uci"] for x in replies} | \
+                    {x["san"] for x in replies}
+            lines.append([m["san"], text])
+            chosen.append((m, r))
+        if who == "mover":
+            api = self.side_player(g, mover_side)["api"]
+        elif who == "outsider":
+            others = self.outsiders(g)
+            api = data.draw(st.sampled_from(others), label="outsider")["api"] if others \
+                else self.arbiter
+        else:
+            api = owner["api"]
+        before = g["lines"]
+        status, body = self.call(api, "PUT", "/v1/games/{id}/conditional-moves", [gid],
+                                 json={"lines": lines})
+        if who == "mover":
+            assert status == 409 and body["type"] == "/problems/conflict", (status, body)
+        elif who == "outsider":
+            assert status == 404, (status, body)
+        elif status == 200:
+            assert all(r is not None for _, r in chosen) or all_legal, (lines, body)
+            answer = {}
+            for m, r in chosen:
+                assert answer.get(bare(m["san"]), bare(r["san"])) == bare(r["san"]), body
+                answer[bare(m["san"])] = bare(r["san"])
+            assert body["ply"] == snap["ply"], body
+            assert [[bare(x) for x in line] for line in body["lines"]] == \
+                [[bare(m["san"]), bare(r["san"])] for m, r in chosen], body
+            g["lines"] = answer
+        else:
+            assert status == 422, (status, body)
+            if body["type"] == "/problems/illegal-move":
+                assert body["index"] == 1 and chosen[body["line"]][1] is None, (lines, body)
+            else:
+                assert body["type"] == "/problems/conditional-conflict", body
+                replies = {}
+                for m, r in chosen:
+                    replies.setdefault(bare(m["san"]), set()).add(bare(r["san"]))
+                assert any(len(v) > 1 for v in replies.values()), (lines, body)
+        if who == "owner":
+            # what the owner reads back is what the model holds (a refusal kept the old)
+            _, mine = self.call(owner["api"], "GET", "/v1/games/{id}/conditional-moves",
+                                [gid], expect=200)
+            held = {bare(line[0]): bare(line[1]) for line in mine["lines"]}
+            assert held == (g["lines"] or {}), (held, g["lines"], before)
+        self.assert_unchanged(gid, "setting conditional moves")
+
+    @precondition(lambda self: self.games)
+    @rule(data=st.data(), who=st.sampled_from(["white", "black", "outsider"]),
+          text=st.one_of(st.sampled_from(["gg", "Good luck!\nHave fun", "\t", "", "x" * 501]),
+                         st.text(TEXT, max_size=8)))
+    def send_message(self, data, who, text):
+        gid = self.pick_game(data)
+        g = self.games[gid]
+        if who == "outsider":
+            others = self.outsiders(g)
+            sender = data.draw(st.sampled_from(others), label="outsider") if others else None
+            api = sender["api"] if sender else self.arbiter
+        else:
+            sender = self.side_player(g, who)
+            api = sender["api"]
+        valid = 1 <= len(text) <= 500 and all(
+            c == "\n" or unicodedata.category(c) != "Cc" for c in text)
+        status, body = self.call(api, "POST", "/v1/games/{id}/messages", [gid],
+                                 json={"text": text})
+        sent = g["messages"].get(who, 0)
+        if not valid:
+            assert status == 400, (text, status, body)
+        elif who == "outsider":
+            assert status == 403, (status, body)
+        elif sent >= 20:
+            assert status == 429, (status, body)
+        else:
+            assert status == 201, (text, status, body)
+            assert body["text"] == text and body["from"] == who, body
+            assert body["ply"] == g["snap"]["ply"], body
+            g["messages"][who] = sent + 1
+        # players read them always; anyone else once the game is over
+        status, listed = self.call(self.anon, "GET", "/v1/games/{id}/messages", [gid])
+        if g["snap"]["status"] == "active":
+            assert status == 403, (status, listed)
+            status, listed = self.call(self.side_player(g, "white")["api"], "GET",
+                                       "/v1/games/{id}/messages", [gid], expect=200)
+        assert status == 200
+        assert len(listed["messages"]) == sum(g["messages"].values()), listed
+        self.assert_unchanged(gid, "a message")
 
     # ---- claims, draws, the end
 
@@ -610,6 +771,8 @@ class KorpMachine(RuleBasedStateMachine):
             if self.games[gid]["snap"]["ply"] >= 2 or self.games[gid]["variant"] == "glinski"]),
             label="game")
         g = self.games[gid]
+        # the cycle is planned move by move: no conditional reply may come between
+        self.clear_lines(gid)
 
         def quiet(label):
             moves = [m for m in self.legal(gid) if is_quiet_piece_move(m)]

@@ -7,6 +7,8 @@ import { createBoard } from './board.js';
 import { geometryFor, parseUci } from './geometry.js';
 import { moveWords, sanToPolish } from './notation.js';
 import { h, messageBox, sideName, variantName, timeLeft, resultText, playerLink } from './ui.js';
+import { createPlan } from './game-plan.js';
+import { createTalk } from './game-talk.js';
 
 const RETRY_MAX_MS = 30000;
 
@@ -58,6 +60,10 @@ export async function render(main, { params }) {
       drawMoves();
     });
   }
+  // Plan mode borrows the board (created below) and gives it back through draw().
+  const plan = createPlan({ id, myColor, board: { update: (fen, o) => board.update(fen, o) },
+    redraw: () => draw() });
+  const talk = createTalk({ id, myColor });
   const pgn = h('a', { href: `/v1/games/${q(id)}/pgn`, download: `korp-${id}.pgn`, id: 'pgn', class: 'button' }, 'Download PGN');
 
   main.append(h('section', { class: 'game-page' },
@@ -72,11 +78,11 @@ export async function render(main, { params }) {
       h('div', { class: 'toolbar' }, flipBtn, notationSel, pgn,
         game.status !== 'active' ? h('a', { href: `/study?game=${q(id)}&variant=${q(game.variant)}`, id: 'open-study', class: 'button' }, 'Open in study') : null),
       h('h2', { class: 'visually-hidden' }, 'Moves'),
-      moveList)));
+      moveList, plan.el, talk.el)));
 
   const board = createBoard(boardRoot, geometryFor(game.variant), {
     label: `${variantName(game.variant)} board`,
-    onMove: uci => play(uci),
+    onMove: (uci, m) => (plan.planning() ? plan.move(uci, m) : play(uci)),
   });
   board.setOrientation(myColor || 'white');
 
@@ -171,11 +177,13 @@ export async function render(main, { params }) {
 
   function draw() {
     const movable = myColor && game.status === 'active' && game.to_move === myColor ? myColor : null;
-    board.update(game.fen, { legal, movable, lastMove: lastMove(), check: inCheck() });
+    if (!plan.planning()) board.update(game.fen, { legal, movable, lastMove: lastMove(), check: inCheck() });
     drawStrips();
     drawStatus();
     drawMoves();
     drawActions();
+    plan.update(game);
+    talk.update(game);
     document.title = `${game.white.name} – ${game.black.name} (${variantName(game.variant)}) · korp`;
     boardRoot.dataset.ply = String(game.ply);
   }
@@ -286,6 +294,7 @@ export async function render(main, { params }) {
     es?.close();
     clearTimeout(retryTimer);
     clearInterval(ticker);
+    talk.destroy();
     board.destroy();
   };
 }

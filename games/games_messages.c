@@ -1,0 +1,116 @@
+/*
+ * games_messages.c — messages between the players of a game (issue 18):
+ * stored at the plies played when sent (the move they came with included),
+ * told to the opponent as the event "message", at most
+ * GAMES_MESSAGES_PER_DAY per player per game per UTC day.
+ */
+#include "games_int.h"
+
+#include "base.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool games_message_valid(const char *text, char *why, size_t size)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    size_t n = strlen(text), chars = 0;
+
+    for (size_t i = 0; i < n;) {
+        size_t len = base_utf8_char_len(s + i, n - i);
+        if (len == 0) {
+            snprintf(why, size, "the text is not valid UTF-8 at byte %zu", i);
+            return false;
+        }
+        /* C0 and C1 controls and DEL, but for the newline. */
+        if (len == 1 && ((s[i] < 0x20 && s[i] != '\n') || s[i] == 0x7f)) {
+            snprintf(why, size, "the text holds a control character (byte %zu); only the "
+                     "newline is allowed", i);
+            return false;
+        }
+        if (len == 2 && s[i] == 0xc2 && s[i + 1] >= 0x80 && s[i + 1] <= 0x9f) {
+            snprintf(why, size, "the text holds a control character (byte %zu)", i);
+            return false;
+        }
+        i += len;
+        chars++;
+    }
+    if (chars < 1 || chars > GAMES_MESSAGE_CHARS) {
+        snprintf(why, size, "a message is 1 to %d characters, not %zu", GAMES_MESSAGE_CHARS,
+                 chars);
+        return false;
+    }
+    return true;
+}
+
+/* Stores the message and tells both streams (the opponent is notified). */
+static enum db_status send(struct db_tx *tx, const char *player_id, const char *game_id,
+                           int ply, const char *text, char **json)
+{
+    struct base_text detail = { 0 };
+    char *d;
+    enum db_status rc = db_message_insert(tx, game_id, player_id, ply, text,
+                                          GAMES_MESSAGES_PER_DAY, json);
+    if (rc != DB_OK)
+        return rc;
+    base_text_put(&detail, "{\"message\":%s}", *json);
+    d = base_text_take(&detail);
+    if (d == NULL)
+        return db_tx_fail(tx, "out of memory");
+    rc = db_game_event(tx, game_id, DB_EVENT_MESSAGE, d);
+    free(d);
+    return rc;
+}
+
+enum db_status games_message_with_move(struct db_tx *tx, const char *player_id,
+                                       const char *game_id, int ply, const char *text)
+{
+    char *json = NULL;
+    enum db_status rc = send(tx, player_id, game_id, ply, text, &json);
+    free(json);
+    return rc;
+}
+
+struct send_call {
+    const char *player_id, *game_id, *text;
+    char **json;
+    struct games_result *out;
+};
+
+static enum db_status send_tx(struct db_tx *tx, void *arg)
+{
+    struct send_call *c = arg;
+    struct games_result *r = c->out;
+    enum db_status rc;
+
+    games_result_reset(r);
+    free(*c->json);
+    *c->json = NULL;
+    /* The game row, locked, orders a player's messages and their count. */
+    rc = db_game_lock(tx, c->game_id, false, &r->game);
+    if (rc == DB_NOT_FOUND)
+        return games_refuse(r, GAMES_NOT_FOUND, "no game has the id '%s'", c->game_id);
+    if (rc != DB_OK)
+        return rc;
+    r->ply = r->game.ply;
+    if (strcmp(r->game.white_id, c->player_id) != 0 && strcmp(r->game.black_id, c->player_id) != 0)
+        return games_refuse(r, GAMES_FORBIDDEN, "only the players of a game send messages in it");
+    rc = send(tx, c->player_id, c->game_id, r->game.ply, c->text, c->json);
+    if (rc == DB_CONFLICT)
+        return games_refuse(r, GAMES_CONFLICT, "you have sent %d messages in this game today "
+                            "(UTC), the most a day allows", GAMES_MESSAGES_PER_DAY);
+    return rc;
+}
+
+void games_message_send(struct db_pool *pool, const char *player_id, const char *game_id,
+                        const char *text, char **json, struct games_result *out)
+{
+    struct send_call c = { player_id, game_id, text, json, out };
+    *json = NULL;
+    games_run(pool, send_tx, &c, out);
+    if (out->outcome != GAMES_OK) {
+        free(*json);
+        *json = NULL;
+    }
+}
