@@ -35,6 +35,7 @@ struct api_config {
     const char *metrics_allow;     /* clients that may read /metrics */
     int connections_per_address;   /* open at once from one client; 0: no cap */
     int request_head_seconds;      /* the whole request head must arrive in this */
+    int leave_days_per_year;       /* a player's leave allowance (issue 18) */
 };
 
 struct api_server;

@@ -37,6 +37,7 @@ static const struct {
                                           "The webhook URL cannot be used" },
     [API_PROBLEM_INVALID_VALUE] = { 422, "invalid-value", "A value is not allowed" },
     [API_PROBLEM_NOT_IMPLEMENTED] = { 501, "not-implemented", "Not implemented" },
+    [API_PROBLEM_LEAVE_EXCEEDED] = { 422, "leave-exceeded", "Over the leave allowance" },
 };
 
 static struct MHD_Response *text_response(char *text, const char *content_type)

@@ -64,7 +64,9 @@ const char korpd_config_help[] =
     "  KORP_SESSION_MAX_DAYS  a web session ends this many days after sign-in,\n"
     "                       however often it is used (default 90, 1-3650)\n"
     "  KORP_SIGNUP_LIMIT    sign-ups per client address per hour; 0 turns the\n"
-    "                       limit off (default 10, 0-100000)\n";
+    "                       limit off (default 10, 0-100000)\n"
+    "  KORP_LEAVE_DAYS_PER_YEAR  days of leave each player may book per calendar\n"
+    "                       year, stopping their games' clocks (default 45, 0-366)\n";
 
 static const char *env_or(const char *name, const char *fallback)
 {
@@ -189,5 +191,6 @@ bool korpd_config_load(struct korpd_config *c, struct base_err *err)
            read_int("KORP_WEBHOOK_TIMEOUT_SECONDS", 10, 1, 60,
                     &c->notify.webhook_timeout_seconds, err) &&
            (c->notify.sweep_seconds = c->sweep_seconds, true) &&
+           read_int("KORP_LEAVE_DAYS_PER_YEAR", 45, 0, 366, &c->leave_days_per_year, err) &&
            notify_config_check(&c->notify, err) && accounts_load(c, err);
 }

@@ -38,6 +38,7 @@ struct korpd_config {
     int streams_per_player;    /* KORP_STREAMS_PER_PLAYER; 0: no cap */
     int streams_per_address;   /* KORP_STREAMS_PER_ADDRESS; 0: no cap */
     int session_max_days;      /* KORP_SESSION_MAX_DAYS */
+    int leave_days_per_year;   /* KORP_LEAVE_DAYS_PER_YEAR: leave allowance (issue 18) */
     int signup_limit;          /* KORP_SIGNUP_LIMIT: per address per hour; 0: none */
 };
 

@@ -331,4 +331,6 @@ def test_problem_slugs_are_the_agreed_ones():
         "conflict", "not-your-turn", "game-over", "ply-mismatch", "body-too-large",
         "unsupported-media-type", "illegal-move", "draw-not-allowed", "unavailable",
         "internal-error", "too-many-requests", "invalid-webhook-url", "invalid-value",
-        "not-implemented"}, slugs
+        "not-implemented",
+        # issue 18
+        "leave-exceeded"}, slugs
