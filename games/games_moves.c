@@ -74,7 +74,7 @@ static enum db_status play(struct db_tx *tx, struct rules_position *pos, struct 
 {
     const struct rules_variant *v = g->variant;
     char san[RULES_MOVE_TEXT_MAX], uci[RULES_MOVE_TEXT_MAX], polish[RULES_MOVE_TEXT_MAX];
-    char detail[3 * RULES_MOVE_TEXT_MAX + 48];
+    char detail[3 * RULES_MOVE_TEXT_MAX + 160];
     enum rules_color mover = v->side_to_move(pos);
     bool irreversible = v->move_is_irreversible(pos, m);
     struct rules_report report;
@@ -102,15 +102,23 @@ static enum db_status play(struct db_tx *tx, struct rules_position *pos, struct 
     if (report.status != RULES_ONGOING)
         games_finish(g, report.result, db_termination_of(report.status));
 
-    /* The inventor's notation too, where the variant has one (for emails). */
-    if (v->polish_notation)
-        snprintf(detail, sizeof detail, "{\"san\":\"%s\",\"uci\":\"%s\",\"polish\":\"%s\"}",
-                 san, uci, polish);
-    else
-        snprintf(detail, sizeof detail, "{\"san\":\"%s\",\"uci\":\"%s\"}", san, uci);
     if ((rc = db_move_insert(tx, g->id, g->ply, san, uci, g->fen)) != DB_OK ||
-        (rc = db_game_save(tx, g)) != DB_OK ||
-        (rc = db_game_event(tx, g->id, DB_EVENT_MOVE, detail)) != DB_OK)
+        (rc = db_game_save(tx, g)) != DB_OK)
+        return rc;
+    /* The inventor's notation too, where the variant has one (for emails); and
+     * each side's time once the move is charged (issue 18: the turn email
+     * tells a Fischer clock's time). */
+    int n = v->polish_notation
+                ? snprintf(detail, sizeof detail,
+                           "{\"san\":\"%s\",\"uci\":\"%s\",\"polish\":\"%s\"", san, uci, polish)
+                : snprintf(detail, sizeof detail, "{\"san\":\"%s\",\"uci\":\"%s\"", san, uci);
+    if (g->clock.type != DB_CLOCK_NONE && n > 0 && (size_t)n < sizeof detail)
+        n += snprintf(detail + n, sizeof detail - (size_t)n,
+                      ",\"clock\":{\"type\":\"%s\",\"white\":%lld,\"black\":%lld}",
+                      db_clock_type_text(g->clock.type), g->remaining_white, g->remaining_black);
+    if (n > 0 && (size_t)n + 1 < sizeof detail)
+        snprintf(detail + n, sizeof detail - (size_t)n, "}");
+    if ((rc = db_game_event(tx, g->id, DB_EVENT_MOVE, detail)) != DB_OK)
         return rc;
     if (g->status != DB_GAME_ACTIVE)
         rc = db_game_event(tx, g->id, DB_EVENT_GAME_END, NULL);

@@ -80,6 +80,10 @@ struct notify_about {
     const char *settings_url;     /* notification settings, unsubscribing */
     const char *webhook_url;      /* NOTIFY_WEBHOOK_DISABLED */
     const char *webhook_reason;   /* NOTIFY_WEBHOOK_DISABLED */
+    /* A Fischer clock (issue 18): the recipient's time when it became their
+     * turn, in seconds (shown beside the deadline). */
+    bool fischer;
+    long long my_time;
 };
 
 /*

@@ -298,3 +298,33 @@ def test_give_time(world):
                      expect=409)
     assert err["type"] == "/problems/game-over"
     wa.call("POST", "/v1/games/{id}/give-time", ["nosuchgame"], json={"days": 1}, expect=404)
+
+
+def test_a_move_event_carries_each_sides_time(world):
+    """The move event (stream and webhook alike) tells each side's time once the move
+    is charged: what the turn email shows a Fischer player."""
+    from test_events import Stream
+
+    wa, w = world.player("w")
+    black = world.player("b")
+    ba, _ = black
+    clock = Clock(world)
+    _, g = world.game(wa, black, clock=FISCHER)
+    clock.forward(2 * DAY + 3600)
+    g = wa.move(g["id"], "K@e1")
+    stream = Stream(wa.base, f"?game={g['id']}", token=ba.token, last_event_id=0)
+    try:
+        assert stream.status() == 200
+        moves = []
+        deadline = time.monotonic() + 15
+        while not moves:
+            assert time.monotonic() < deadline, "no move event came"
+            moves = [e for e in stream.events(1) if e["event"] == "move"]
+        data = moves[0]["data"]
+        assert data["san"] == "K@e1"
+        assert data["clock"] == {"type": "fischer", **g["clock"]["remaining"]}
+        # 3 days - 2 days 1 hour + 2 days, a second less if real time crossed one
+        assert data["clock"]["white"] in (3 * DAY - 3600, 3 * DAY - 3601), data
+        assert data["clock"]["black"] == 3 * DAY, data
+    finally:
+        stream.close()
