@@ -40,6 +40,8 @@ struct korpd_config {
     int session_max_days;      /* KORP_SESSION_MAX_DAYS */
     int leave_days_per_year;   /* KORP_LEAVE_DAYS_PER_YEAR: leave allowance (issue 18) */
     int signup_limit;          /* KORP_SIGNUP_LIMIT: per address per hour; 0: none */
+    bool email_confirmation;   /* KORP_EMAIL_CONFIRMATION=required (the default) */
+    int challenges_per_day;    /* KORP_CHALLENGES_PER_DAY: per challenger; 0: none */
 };
 
 /* The settings table, for --help. */

@@ -257,8 +257,14 @@ class KorpMachine(RuleBasedStateMachine):
             body["days_per_move"] = clock["days"]     # the older form of the same clock
         else:
             body["clock"] = clock
-        _, ch = self.call(self.players[a]["api"], "POST", "/v1/challenges", json=body,
-                          expect=201)
+        # One open challenge from a player to each opponent (issue 17): a second is 409.
+        waiting = [k for k, c in self.challenges.items()
+                   if c["open"] and c["from"] == a and c["to"] == b]
+        status, ch = self.call(self.players[a]["api"], "POST", "/v1/challenges", json=body,
+                               expect=409 if waiting else 201)
+        if waiting:
+            assert waiting[0] in ch["detail"], ch
+            return
         assert ch["clock"] == clock and ch["leave_allowed"] == leave_allowed, ch
         assert ch["status"] == "open" and ch["game_id"] is None
         assert ch["challenger"]["id"] == self.players[a]["id"]
