@@ -65,9 +65,29 @@ bool games_read_move(const struct rules_variant *v, const struct rules_position 
 }
 
 /*
+ * What a move event adds to the game's snapshot: the move in SAN and UCI,
+ * the inventor's notation too where the variant has one (for emails), and
+ * in a game with a clock each side's time once the move is charged (issue
+ * 18: the turn email tells a Fischer clock's time).
+ */
+static void move_detail(const struct db_game *g, const char *san, const char *uci,
+                        const char *polish, char *out, size_t size)
+{
+    char clock[96] = "";
+    if (g->clock.type != DB_CLOCK_NONE)
+        snprintf(clock, sizeof clock, ",\"clock\":{\"type\":\"%s\",\"white\":%lld,\"black\":%lld}",
+                 db_clock_type_text(g->clock.type), g->remaining_white, g->remaining_black);
+    if (polish != NULL)
+        snprintf(out, size, "{\"san\":\"%s\",\"uci\":\"%s\",\"polish\":\"%s\"%s}", san, uci,
+                 polish, clock);
+    else
+        snprintf(out, size, "{\"san\":\"%s\",\"uci\":\"%s\"%s}", san, uci, clock);
+}
+
+/*
  * Plays a legal move on the locked game: the move row, the game's new
- * state (status, keys, draw offer) and the events.  Ends the game when the
- * position does.
+ * state (status, keys, draw offer, clocks) and the events.  Ends the game
+ * when the position does.
  */
 static enum db_status play(struct db_tx *tx, struct rules_position *pos, struct rules_move m,
                            struct db_game *g)
@@ -105,19 +125,8 @@ static enum db_status play(struct db_tx *tx, struct rules_position *pos, struct 
     if ((rc = db_move_insert(tx, g->id, g->ply, san, uci, g->fen)) != DB_OK ||
         (rc = db_game_save(tx, g)) != DB_OK)
         return rc;
-    /* The inventor's notation too, where the variant has one (for emails); and
-     * each side's time once the move is charged (issue 18: the turn email
-     * tells a Fischer clock's time). */
-    int n = v->polish_notation
-                ? snprintf(detail, sizeof detail,
-                           "{\"san\":\"%s\",\"uci\":\"%s\",\"polish\":\"%s\"", san, uci, polish)
-                : snprintf(detail, sizeof detail, "{\"san\":\"%s\",\"uci\":\"%s\"", san, uci);
-    if (g->clock.type != DB_CLOCK_NONE && n > 0 && (size_t)n < sizeof detail)
-        n += snprintf(detail + n, sizeof detail - (size_t)n,
-                      ",\"clock\":{\"type\":\"%s\",\"white\":%lld,\"black\":%lld}",
-                      db_clock_type_text(g->clock.type), g->remaining_white, g->remaining_black);
-    if (n > 0 && (size_t)n + 1 < sizeof detail)
-        snprintf(detail + n, sizeof detail - (size_t)n, "}");
+    /* After the save: the clocks have charged the move. */
+    move_detail(g, san, uci, v->polish_notation ? polish : NULL, detail, sizeof detail);
     if ((rc = db_game_event(tx, g->id, DB_EVENT_MOVE, detail)) != DB_OK)
         return rc;
     if (g->status != DB_GAME_ACTIVE)
