@@ -38,6 +38,7 @@ struct api_config {
     /* Inboxes (issue 17). */
     bool email_confirmation;   /* addresses must be confirmed before korpd mails them */
     int challenges_per_day;    /* challenges per challenger in 24 hours; 0: no cap */
+    int leave_days_per_year;       /* a player's leave allowance (issue 18) */
 };
 
 struct api_server;

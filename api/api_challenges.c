@@ -32,6 +32,8 @@ static cJSON *challenge_json(const struct db_challenge *c)
     else
         cJSON_AddNullToObject(json, "days_per_move");
     cJSON_AddBoolToObject(json, "fifty_move_rule", c->fifty_move_rule);
+    cJSON_AddItemToObject(json, "clock", api_clock_json(&c->clock, NULL));
+    cJSON_AddBoolToObject(json, "leave_allowed", c->clock.leave_allowed);
     cJSON_AddStringToObject(json, "status", db_challenge_status_text(c->status));
     if (c->game_id[0] != '\0')
         cJSON_AddStringToObject(json, "game_id", c->game_id);
@@ -55,8 +57,79 @@ static const struct api_field challenge_fields[] = {
     { "color", API_STRING, false, false, 1, 16 },
     { "days_per_move", API_INTEGER, false, true, 1, 60 },
     { "fifty_move_rule", API_BOOLEAN, false, false, 0, 0 },
+    { "clock", API_OBJECT, false, true, 0, 0 },
+    { "leave_allowed", API_BOOLEAN, false, false, 0, 0 },
     { NULL, API_STRING, false, false, 0, 0 },
 };
+
+/* The members of each kind of clock (issue 18). */
+static const struct api_field per_move_fields[] = {
+    { "type", API_STRING, true, false, 1, 16 },
+    { "days", API_INTEGER, true, false, 1, 60 },
+    { NULL, API_STRING, false, false, 0, 0 },
+};
+
+static const struct api_field fischer_fields[] = {
+    { "type", API_STRING, true, false, 1, 16 },
+    { "initial_days", API_INTEGER, true, false, 1, 180 },
+    { "increment_days", API_INTEGER, true, false, 0, 30 },
+    { "max_days", API_INTEGER, true, false, 1, 365 },
+    { NULL, API_STRING, false, false, 0, 0 },
+};
+
+static int member_int(const cJSON *json, const char *name)
+{
+    return (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(json, name));
+}
+
+/* Reads the challenge's `clock` (or its days_per_move) into c; false with
+ * why when it is not one korpd knows. */
+static bool clock_read(struct api_request *req, struct db_challenge *c, char *why, size_t size)
+{
+    const cJSON *json = cJSON_GetObjectItemCaseSensitive(req->json, "clock");
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(json, "type");
+    enum db_clock_type kind = DB_CLOCK_NONE;
+    char inner[200];
+    bool days_null = true;
+    long days = api_body_integer(req, "days_per_move", 0, &days_null);
+
+    c->clock.leave_allowed = api_body_boolean(req, "leave_allowed", true);
+    if (json == NULL || cJSON_IsNull(json)) {
+        c->days_per_move = (int)days;
+        c->clock.type = days > 0 ? DB_CLOCK_PER_MOVE : DB_CLOCK_NONE;
+        c->clock.days = (int)days;
+        return true;
+    }
+    if (days > 0 && !days_null) {
+        snprintf(why, size, "send either 'clock' or 'days_per_move', not both "
+                 "('days_per_move': N is 'clock': {\"type\": \"per_move\", \"days\": N})");
+        return false;
+    }
+    if (!cJSON_IsString(type) || !db_clock_type_parse(type->valuestring, &kind) ||
+        kind == DB_CLOCK_NONE) {
+        snprintf(why, size, "'clock' needs a 'type': \"per_move\" or \"fischer\"");
+        return false;
+    }
+    if (!api_json_check(json, kind == DB_CLOCK_FISCHER ? fischer_fields : per_move_fields,
+                        inner, sizeof inner)) {
+        snprintf(why, size, "in 'clock' (%s): %s", type->valuestring, inner);
+        return false;
+    }
+    c->clock.type = kind;
+    if (kind == DB_CLOCK_PER_MOVE) {
+        c->clock.days = c->days_per_move = member_int(json, "days");
+        return true;
+    }
+    c->clock.initial_days = member_int(json, "initial_days");
+    c->clock.increment_days = member_int(json, "increment_days");
+    c->clock.max_days = member_int(json, "max_days");
+    if (c->clock.max_days < c->clock.initial_days) {
+        snprintf(why, size, "a Fischer clock's 'max_days' (%d) must be at least its "
+                 "'initial_days' (%d)", c->clock.max_days, c->clock.initial_days);
+        return false;
+    }
+    return true;
+}
 
 static enum MHD_Result challenge_refused(struct api_request *req,
                                          const struct db_challenge_refusal *refused)
@@ -86,6 +159,7 @@ enum MHD_Result api_challenge_create(struct api_request *req)
     struct db_challenge c;
     struct db_challenge_refusal refused;
     const char *variant, *opponent, *color;
+    char why[256];
     enum db_color chosen = DB_COLOR_NONE;
     struct base_err err = { "" };
     enum db_status st;
@@ -115,7 +189,8 @@ enum MHD_Result api_challenge_create(struct api_request *req)
     snprintf(c.challenger_id, sizeof c.challenger_id, "%s", req->caller.player_id);
     snprintf(c.opponent_id, sizeof c.opponent_id, "%s", opponent ? opponent : "");
     c.color = chosen;
-    c.days_per_move = (int)api_body_integer(req, "days_per_move", 0, NULL);
+    if (!clock_read(req, &c, why, sizeof why))
+        return api_fail(req, API_PROBLEM_BAD_REQUEST, "%s", why);
     c.fifty_move_rule = api_body_boolean(req, "fifty_move_rule", true);
     st = db_challenge_create(req->config->pool, &c, req->config->challenges_per_day, &refused,
                              &err);

@@ -26,6 +26,29 @@ static cJSON *player_ref(const char *id, const char *name)
     return p;
 }
 
+cJSON *api_clock_json(const struct db_clock *c, const struct db_game *g)
+{
+    cJSON *json, *left;
+    if (c->type == DB_CLOCK_NONE)
+        return cJSON_CreateNull();
+    json = cJSON_CreateObject();
+    cJSON_AddStringToObject(json, "type", db_clock_type_text(c->type));
+    if (c->type == DB_CLOCK_PER_MOVE) {
+        cJSON_AddNumberToObject(json, "days", c->days);
+    } else {
+        cJSON_AddNumberToObject(json, "initial_days", c->initial_days);
+        cJSON_AddNumberToObject(json, "increment_days", c->increment_days);
+        cJSON_AddNumberToObject(json, "max_days", c->max_days);
+    }
+    if (g == NULL)
+        return json;
+    left = cJSON_AddObjectToObject(json, "remaining");
+    cJSON_AddNumberToObject(left, "white", (double)g->remaining_white);
+    cJSON_AddNumberToObject(left, "black", (double)g->remaining_black);
+    add_text_or_null(json, "paused_until", g->paused_until);
+    return json;
+}
+
 cJSON *api_game_json(const struct db_game *g)
 {
     cJSON *json = cJSON_CreateObject(), *moves;
@@ -65,6 +88,8 @@ cJSON *api_game_json(const struct db_game *g)
     else
         cJSON_AddNullToObject(json, "days_per_move");
     add_text_or_null(json, "deadline", active ? g->deadline : NULL);
+    cJSON_AddItemToObject(json, "clock", api_clock_json(&g->clock, g));
+    cJSON_AddBoolToObject(json, "leave_allowed", g->clock.leave_allowed);
     add_text_or_null(json, "draw_offer", active ? db_color_text(g->draw_offer) : NULL);
     cJSON_AddBoolToObject(json, "fifty_move_rule", g->fifty_move_rule);
     cJSON_AddStringToObject(json, "created_at", g->created_at);

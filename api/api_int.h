@@ -118,6 +118,7 @@ enum api_problem {
     API_PROBLEM_INVALID_VALUE,
     API_PROBLEM_NOT_IMPLEMENTED,
     API_PROBLEM_CONDITIONAL_CONFLICT,   /* issue 18: lines answer one move differently */
+    API_PROBLEM_LEAVE_EXCEEDED,     /* issue 18 */
     API_PROBLEM_COUNT
 };
 
@@ -298,6 +299,14 @@ bool api_message_allowed(struct api_request *req, const char *text, enum MHD_Res
  * name, not a common password); why says what is wrong otherwise. */
 bool api_password_acceptable(const char *password, const char *name, char *why, size_t size);
 
+/* Clocks and leave (issue 18): api_leave.c, api_give_time.c; the clock
+ * object of a challenge (g NULL: its settings) or of a game (with each
+ * side's time and paused_until), api_game_json.c; null for no clock. */
+enum MHD_Result api_leave_book(struct api_request *req);
+enum MHD_Result api_leave_list(struct api_request *req);
+enum MHD_Result api_leave_cancel(struct api_request *req);
+enum MHD_Result api_game_give_time(struct api_request *req);
+cJSON *api_clock_json(const struct db_clock *c, const struct db_game *g);
 /* ---- Addresses (api_limits.c). */
 
 /* An IP address: IPv6, or IPv4 as ::ffff:a.b.c.d. */

@@ -207,12 +207,22 @@ static enum MHD_Result reply_player(struct api_request *req, const char *id, boo
 {
     struct base_err err = { "" };
     struct db_player p;
+    char until[DB_TIME_SIZE];
     enum db_status st = db_player_get(req->config->pool, id, &p, &err);
+    cJSON *json;
     if (st == DB_NOT_FOUND)
         return api_fail(req, API_PROBLEM_NOT_FOUND, "no player has the id '%s'", id);
+    if (st == DB_OK)
+        st = db_leave_until(req->config->pool, id, until, &err);
     if (st != DB_OK)
         return api_fail_db(req, st, err.text);
-    return api_reply_json(req, MHD_HTTP_OK, player_json(&p, private_view));
+    json = player_json(&p, private_view);
+    /* Leave (issue 18): the end of a leave in force, so opponents know. */
+    if (until[0] != '\0')
+        cJSON_AddStringToObject(json, "on_leave_until", until);
+    else
+        cJSON_AddNullToObject(json, "on_leave_until");
+    return api_reply_json(req, MHD_HTTP_OK, json);
 }
 
 enum MHD_Result api_player_me(struct api_request *req)

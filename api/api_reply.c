@@ -39,6 +39,7 @@ static const struct {
     [API_PROBLEM_NOT_IMPLEMENTED] = { 501, "not-implemented", "Not implemented" },
     [API_PROBLEM_CONDITIONAL_CONFLICT] = { 422, "conditional-conflict",
                                            "Conditional moves disagree" },
+    [API_PROBLEM_LEAVE_EXCEEDED] = { 422, "leave-exceeded", "Over the leave allowance" },
 };
 
 static struct MHD_Response *text_response(char *text, const char *content_type)

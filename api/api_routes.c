@@ -95,6 +95,11 @@ static const struct route routes[] = {
     { "GET", "/metrics", API_UNLIMITED, api_metrics_reply },
     { "POST", "/v1/admin/clock", API_TEST_CLOCK | API_TOKEN | API_ARBITER | API_JSON_BODY,
       api_admin_clock },
+    /* Clocks and leave (issue 18). */
+    { "POST", "/v1/players/me/leave", API_TOKEN | API_JSON_BODY, api_leave_book },
+    { "GET", "/v1/players/me/leave", API_TOKEN, api_leave_list },
+    { "DELETE", "/v1/players/me/leave/{id}", API_TOKEN, api_leave_cancel },
+    { "POST", "/v1/games/{id}/give-time", API_TOKEN | API_JSON_BODY, api_game_give_time },
     { NULL, NULL, 0, NULL },
 };
 

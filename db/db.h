@@ -315,6 +315,23 @@ enum db_status db_token_list(struct db_pool *pool, const char *player_id, struct
 enum db_status db_token_revoke(struct db_pool *pool, const char *player_id,
                                const char *token_id, struct base_err *err);
 
+/* ---- Clocks (issue 18) ------------------------------------------------- */
+
+/* A challenge's or game's kind of clock: none (no time limit), days per
+ * move, or a Fischer clock (a time bank with an increment, capped). */
+enum db_clock_type { DB_CLOCK_NONE = 0, DB_CLOCK_PER_MOVE, DB_CLOCK_FISCHER };
+
+/* "per_move", "fischer" ("" for none), and back. */
+const char *db_clock_type_text(enum db_clock_type type);
+bool db_clock_type_parse(const char *text, enum db_clock_type *out);
+
+struct db_clock {
+    enum db_clock_type type;
+    int days;                                    /* PER_MOVE: days_per_move */
+    int initial_days, increment_days, max_days;  /* FISCHER */
+    bool leave_allowed;                          /* leave stops it (the default) */
+};
+
 /* ---- Challenges -------------------------------------------------------- */
 
 struct db_challenge {
@@ -325,6 +342,7 @@ struct db_challenge {
     enum db_color color;      /* the challenger's: white, black or random */
     int days_per_move;        /* 0: no deadline */
     bool fifty_move_rule;
+    struct db_clock clock;    /* days_per_move is clock.days for PER_MOVE */
     enum db_challenge_status status;
     char game_id[BASE_ID_SIZE]; /* "" until accepted */
     char created_at[DB_TIME_SIZE];
@@ -410,6 +428,11 @@ struct db_game {
     bool move_conditional;
     /* Active with its deadline passed (the sweeper has not come yet). */
     bool overdue;
+    /* Its clock, each side's whole seconds now (the side to move's counting
+     * down), and the end of the leave stopping it ("" when running). */
+    struct db_clock clock;
+    long long remaining_white, remaining_black;
+    char paused_until[DB_TIME_SIZE];
     /* db_game_list only: created_at in microseconds since 1970, with id
      * the keyset position of the game for the next page. */
     char created_us[24];
@@ -831,5 +854,62 @@ enum db_status db_message_count(struct db_pool *pool, const char *game_id, const
 /* {"messages": [...]} of a game, oldest first (*json malloc'd). */
 enum db_status db_message_list(struct db_pool *pool, const char *game_id, char **json,
                                struct base_err *err);
+/* ---- Clocks and leave (issue 18) ---------------------------------------- */
+
+/* Adds seconds to the time of the side to move of a locked game with a
+ * clock (its deadline later to match); a game without one is unchanged. */
+enum db_status db_game_give_time(struct db_tx *tx, const char *game_id, long long seconds);
+
+/* A booking of leave: [start, end) (RFC 3339), its days counted. */
+struct db_leave {
+    char id[BASE_ID_SIZE];
+    char start[DB_TIME_SIZE], end[DB_TIME_SIZE];
+    int days;
+};
+
+/* One calendar year a booking touches: its days there, the days used there. */
+struct db_leave_year {
+    int year, days, used;
+};
+
+/* Where a booking stands now. */
+enum db_leave_state { DB_LEAVE_AHEAD = 0, DB_LEAVE_RUNNING, DB_LEAVE_ENDED };
+
+/* Locks the player's bookings (their row); *ahead: days from today (UTC,
+ * korpd's clock) to start_day ("YYYY-MM-DD", or NULL). */
+enum db_status db_leave_lock_player(struct db_tx *tx, const char *player_id,
+                                    const char *start_day, int *ahead);
+
+/* Whether days from start_day overlap a booking of the player's. */
+enum db_status db_leave_overlaps(struct db_tx *tx, const char *player_id, const char *start_day,
+                                 int days, bool *overlaps);
+
+/* The years days from start_day touch, in order (at most max). */
+enum db_status db_leave_years(struct db_tx *tx, const char *player_id, const char *start_day,
+                              int days, struct db_leave_year *out, int max, int *count);
+
+/* Books days from start_day (from now when it is today); out gets it. */
+enum db_status db_leave_insert(struct db_tx *tx, const char *player_id, const char *start_day,
+                               int days, struct db_leave *out);
+
+/* Sets again the deadlines of the player's active games that leave stops. */
+enum db_status db_leave_games_deadline(struct db_tx *tx, const char *player_id);
+
+/* Locks one of the player's bookings.  DB_NOT_FOUND if not theirs. */
+enum db_status db_leave_lock(struct db_tx *tx, const char *id, const char *player_id,
+                             enum db_leave_state *state);
+
+/* Deletes a booking; ends one at the end of today (UTC), its later days given back. */
+enum db_status db_leave_delete(struct db_tx *tx, const char *id);
+enum db_status db_leave_end_today(struct db_tx *tx, const char *id);
+
+/* The player's bookings with days in this year or later (at most max, in
+ * order), and the days used this year. */
+enum db_status db_leave_list(struct db_pool *pool, const char *player_id, struct db_leave *out,
+                             int max, int *count, int *used, struct base_err *err);
+
+/* The end of the player's leave in force, "" when none. */
+enum db_status db_leave_until(struct db_pool *pool, const char *player_id,
+                              char until[DB_TIME_SIZE], struct base_err *err);
 
 #endif

@@ -26,6 +26,7 @@ static void challenge_read(void *out, const struct db_row *row)
     db_challenge_status_parse(db_row_value(&r, "status"), &c->status);
     db_row_text(&r, "game_id", c->game_id, sizeof c->game_id);
     db_row_text(&r, "created_at", c->created_at, sizeof c->created_at);
+    db_clock_read(&r, c->days_per_move, &c->clock);
 }
 
 struct challenge_create {
@@ -66,11 +67,14 @@ static enum db_status challenge_create(struct db_tx *tx, void *arg)
 {
     struct challenge_create *a = arg;
     struct db_challenge *c = a->c;
-    char days[16];
-    const char *params[7] = { c->id, c->variant->name, c->challenger_id,
-                              c->opponent_id[0] ? c->opponent_id : NULL, db_color_text(c->color),
-                              c->days_per_move > 0 ? days : NULL,
-                              c->fifty_move_rule ? "true" : "false" };
+    char days[16], initial[16], increment[16], most[16];
+    bool fischer = c->clock.type == DB_CLOCK_FISCHER;
+    const char *params[11] = { c->id, c->variant->name, c->challenger_id,
+                               c->opponent_id[0] ? c->opponent_id : NULL, db_color_text(c->color),
+                               c->days_per_move > 0 ? days : NULL,
+                               c->fifty_move_rule ? "true" : "false",
+                               fischer ? initial : NULL, fischer ? increment : NULL,
+                               fischer ? most : NULL, c->clock.leave_allowed ? "true" : "false" };
     const char *get[1] = { c->id };
     PGresult *res = NULL;
     enum db_status rc;
@@ -80,6 +84,9 @@ static enum db_status challenge_create(struct db_tx *tx, void *arg)
         return DB_HARD_ERROR;
     }
     snprintf(days, sizeof days, "%d", c->days_per_move);
+    snprintf(initial, sizeof initial, "%d", c->clock.initial_days);
+    snprintf(increment, sizeof increment, "%d", c->clock.increment_days);
+    snprintf(most, sizeof most, "%d", c->clock.max_days);
     if ((rc = challenge_guard(tx, a)) != DB_OK)
         return rc;
     rc = db_exec(tx, DB_STMT_CHALLENGE_INSERT, params, &res);

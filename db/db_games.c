@@ -62,6 +62,29 @@ static char *keys_format(const uint64_t *keys, int count)
     return text;
 }
 
+void db_clock_read(const struct db_row *r, int days_per_move, struct db_clock *c)
+{
+    memset(c, 0, sizeof *c);
+    c->leave_allowed = db_row_bool(r, "leave_allowed");
+    if (!db_row_is_null(r, "clock_initial_days")) {
+        c->type = DB_CLOCK_FISCHER;
+        c->initial_days = db_row_int(r, "clock_initial_days");
+        c->increment_days = db_row_int(r, "clock_increment_days");
+        c->max_days = db_row_int(r, "clock_max_days");
+    } else if (days_per_move > 0) {
+        c->type = DB_CLOCK_PER_MOVE;
+        c->days = days_per_move;
+    }
+}
+
+/* Each side's time now and the end of a pause (GAME_CLOCK's columns). */
+static void clock_now_read(const struct db_row *r, struct db_game *g)
+{
+    g->remaining_white = db_row_long(r, "clock_white");
+    g->remaining_black = db_row_long(r, "clock_black");
+    db_row_text(r, "paused_until", g->paused_until, sizeof g->paused_until);
+}
+
 void db_game_read(void *out, const struct db_row *row)
 {
     struct db_game *g = out;
@@ -95,15 +118,21 @@ void db_game_read(void *out, const struct db_row *row)
     db_row_text(&r, "updated_at", g->updated_at, sizeof g->updated_at);
     g->sans = strdup(db_row_value(&r, "sans") ? db_row_value(&r, "sans") : "");
     g->overdue = db_row_bool(&r, "overdue");
+    db_clock_read(&r, g->days_per_move, &g->clock);
+    clock_now_read(&r, g);
 }
 
 enum db_status db_game_insert(struct db_tx *tx, struct db_game *g, const char *challenge_id)
 {
-    char days[16], version[16], fifty[8];
+    char days[16], version[16], fifty[8], initial[16], increment[16], most[16];
     char *keys = keys_format(g->keys, g->key_count);
-    const char *params[10] = { g->id, g->variant->name, g->white_id, g->black_id, g->fen, fifty,
+    bool fischer = g->clock.type == DB_CLOCK_FISCHER;
+    const char *params[14] = { g->id, g->variant->name, g->white_id, g->black_id, g->fen, fifty,
                                g->days_per_move > 0 ? days : NULL, keys, version,
-                               challenge_id ? challenge_id : "" };
+                               challenge_id ? challenge_id : "",
+                               fischer ? initial : NULL, fischer ? increment : NULL,
+                               fischer ? most : NULL,
+                               g->clock.leave_allowed ? "true" : "false" };
     PGresult *res = NULL;
     enum db_status rc;
 
@@ -115,12 +144,16 @@ enum db_status db_game_insert(struct db_tx *tx, struct db_game *g, const char *c
     snprintf(days, sizeof days, "%d", g->days_per_move);
     snprintf(version, sizeof version, "%d", g->key_version);
     snprintf(fifty, sizeof fifty, "%s", g->fifty_move_rule ? "true" : "false");
+    snprintf(initial, sizeof initial, "%d", g->clock.initial_days);
+    snprintf(increment, sizeof increment, "%d", g->clock.increment_days);
+    snprintf(most, sizeof most, "%d", g->clock.max_days);
     rc = db_exec(tx, DB_STMT_GAME_INSERT, params, &res);
     if (rc == DB_OK) {
         const struct db_row r = { res, 0 };
         db_row_text(&r, "created_at", g->created_at, sizeof g->created_at);
         db_row_text(&r, "updated_at", g->updated_at, sizeof g->updated_at);
         db_row_text(&r, "deadline", g->deadline, sizeof g->deadline);
+        clock_now_read(&r, g);
     }
     PQclear(res);
     free(keys);
@@ -157,6 +190,7 @@ enum db_status db_game_save(struct db_tx *tx, struct db_game *g)
         char *sans = strdup(db_row_value(&r, "sans") ? db_row_value(&r, "sans") : "");
         db_row_text(&r, "updated_at", g->updated_at, sizeof g->updated_at);
         db_row_text(&r, "deadline", g->deadline, sizeof g->deadline);
+        clock_now_read(&r, g);
         if (sans == NULL)
             rc = DB_HARD_ERROR;
         else {
@@ -352,4 +386,12 @@ enum db_status db_game_clear_deadline(struct db_tx *tx, const char *game_id)
 {
     const char *params[1] = { game_id };
     return db_exec(tx, DB_STMT_GAME_CLEAR_DEADLINE, params, NULL);
+}
+
+enum db_status db_game_give_time(struct db_tx *tx, const char *game_id, long long seconds)
+{
+    char n[24];
+    const char *params[2] = { game_id, n };
+    snprintf(n, sizeof n, "%lld", seconds);
+    return db_exec(tx, DB_STMT_GAME_GIVE_TIME, params, NULL);
 }

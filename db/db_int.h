@@ -115,6 +115,19 @@ enum db_stmt {
     DB_STMT_MESSAGE_INSERT,
     DB_STMT_MESSAGE_COUNT,
     DB_STMT_MESSAGE_LIST,
+    /* Clocks and leave (issue 18). */
+    DB_STMT_GAME_GIVE_TIME,
+    DB_STMT_LEAVE_LOCK_PLAYER,
+    DB_STMT_LEAVE_OVERLAP,
+    DB_STMT_LEAVE_YEARS,
+    DB_STMT_LEAVE_INSERT,
+    DB_STMT_LEAVE_GAMES_DEADLINE,
+    DB_STMT_LEAVE_LIST,
+    DB_STMT_LEAVE_USED,
+    DB_STMT_LEAVE_LOCK,
+    DB_STMT_LEAVE_DELETE,
+    DB_STMT_LEAVE_END_TODAY,
+    DB_STMT_LEAVE_UNTIL,
     DB_STMT_COUNT
 };
 
@@ -213,6 +226,10 @@ enum db_status db_get_number(struct db_pool *pool, enum db_stmt id, const char *
 
 /* Reads the game columns of GAME_COLUMNS (db_statements.c): out is a struct db_game. */
 void db_game_read(void *out, const struct db_row *row);
+
+/* Reads a challenge's or game's clock settings (issue 18): Fischer when
+ * clock_initial_days is set, else per move when days_per_move > 0. */
+void db_clock_read(const struct db_row *r, int days_per_move, struct db_clock *c);
 
 /* Opens a new connection with the pool's settings (for LISTEN), or NULL
  * with a message. */

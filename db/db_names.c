@@ -93,6 +93,15 @@ NAMES(color, enum db_color, colors)
 NAMES(challenge_status, enum db_challenge_status, challenge_statuses)
 NAMES(channel, enum db_channel, channels)
 
+/* Clocks (issue 18). */
+static const struct name clock_types[] = {
+    { DB_CLOCK_NONE, "" },
+    { DB_CLOCK_PER_MOVE, "per_move" },
+    { DB_CLOCK_FISCHER, "fischer" },
+};
+
+NAMES(clock_type, enum db_clock_type, clock_types)
+
 const struct rules_variant *db_variant_parse(const char *text)
 {
     for (const struct rules_variant *const *v = rules_variant_list(); text && *v; v++)

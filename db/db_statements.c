@@ -5,12 +5,25 @@
  */
 #include "db_int.h"
 
+/* A game's clock (issue 18, migration 007): its settings, each side's time
+ * now, and the end of the leave stopping it. */
+#define GAME_CLOCK                                                                   \
+    " g.clock_initial_days, g.clock_increment_days, g.clock_max_days, g.leave_allowed,"  \
+    " korp_clock_left(g, true) AS clock_white, korp_clock_left(g, false) AS clock_black," \
+    " CASE WHEN g.status = 'active' AND g.white_seconds IS NOT NULL THEN korp_time("    \
+    " korp_paused_until(g.white_id, g.black_id, g.leave_allowed)) END AS paused_until, "
+/* The same after an INSERT or UPDATE of games (RETURNING, the row as `games`). */
+#define GAME_CLOCK_RETURNING                                                         \
+    ", korp_clock_left(games, true) AS clock_white,"                                 \
+    " korp_clock_left(games, false) AS clock_black,"                                 \
+    " CASE WHEN status = 'active' AND white_seconds IS NOT NULL THEN korp_time("     \
+    " korp_paused_until(white_id, black_id, leave_allowed)) END AS paused_until"
 /* The columns db_game_read reads, by these names. */
 #define GAME_HEAD                                                                    \
     "g.id, g.variant, g.white_id, w.name AS white_name, g.black_id,"                  \
     " b.name AS black_name, g.fen, g.ply, g.status, g.result, g.termination,"         \
     " g.adjudication_reason, g.days_per_move, korp_time(g.deadline) AS deadline,"     \
-    " g.draw_offer, g.fifty_move_rule, g.key_version, "
+    " g.draw_offer, g.fifty_move_rule, g.key_version, " GAME_CLOCK
 #define GAME_TAIL                                                                    \
     " korp_time(g.created_at) AS created_at, korp_time(g.updated_at) AS updated_at,"  \
     " g.sans, g.status = 'active' AND g.deadline IS NOT NULL"                         \
@@ -26,7 +39,8 @@
 #define CHALLENGE_COLUMNS                                                              \
     "c.id, c.variant, c.challenger_id, x.name AS challenger_name, c.opponent_id,"        \
     " o.name AS opponent_name, c.color, c.days_per_move, c.fifty_move_rule, c.status,"   \
-    " c.game_id, korp_time(c.created_at) AS created_at"
+    " c.game_id, korp_time(c.created_at) AS created_at, c.clock_initial_days,"           \
+    " c.clock_increment_days, c.clock_max_days, c.leave_allowed"
 #define CHALLENGE_FROM                                                                 \
     " FROM challenges c JOIN players x ON x.id = c.challenger_id"                       \
     " LEFT JOIN players o ON o.id = c.opponent_id"
@@ -112,11 +126,12 @@ const struct db_statement db_statements[] = {
     /* ---- challenges */
     [DB_STMT_CHALLENGE_INSERT] = { DB_STMT_CHALLENGE_INSERT, "challenge_insert",
         "INSERT INTO challenges (id, variant, challenger_id, opponent_id, color,"
-        " days_per_move, fifty_move_rule, created_at)"
-        " SELECT $1, $2, $3, $4, $5, $6, $7, korp_now()"
+        " days_per_move, fifty_move_rule, created_at, clock_initial_days,"
+        " clock_increment_days, clock_max_days, leave_allowed)"
+        " SELECT $1, $2, $3, $4, $5, $6, $7, korp_now(), $8, $9, $10, $11"
         " WHERE $4::text IS NULL AND (SELECT count(*) FROM challenges WHERE challenger_id = $3"
         "       AND opponent_id IS NULL AND status = 'open') < 10"
-        " OR EXISTS (SELECT 1 FROM players WHERE id = $4)", 7 },
+        " OR EXISTS (SELECT 1 FROM players WHERE id = $4)", 11 },
     /* An open challenge's opponent: whoever accepts it first. */
     [DB_STMT_CHALLENGE_TAKE] = { DB_STMT_CHALLENGE_TAKE, "challenge_take",
         "UPDATE challenges c SET opponent_id = p.id FROM players p"
@@ -151,15 +166,22 @@ const struct db_statement db_statements[] = {
         " SELECT pg_notify('" DB_EVENTS_CHANNEL "', string_agg(id::text, ',')) FROM e", 2 },
 
     /* ---- games and moves */
+    /* Each side starts with its clock's time ($11: Fischer's initial days,
+     * else days_per_move), the deadline at the end of White's (leave
+     * counted: a player may be on leave already). */
     [DB_STMT_GAME_INSERT] = { DB_STMT_GAME_INSERT, "game_insert",
-        "INSERT INTO games (id, variant, white_id, black_id, fen, fifty_move_rule,"
+        "WITH n AS (SELECT date_trunc('second', korp_now()) AS t,"
+        " coalesce($11::int, $7::int)::bigint * 86400 AS s)"
+        " INSERT INTO games (id, variant, white_id, black_id, fen, fifty_move_rule,"
         " days_per_move, deadline, repetition_keys, key_version, challenge_id,"
-        " created_at, updated_at)"
-        " VALUES ($1, $2, $3, $4, $5, $6, $7::int,"
-        " korp_now() + make_interval(days => $7::int), $8::bigint[], $9, nullif($10, ''),"
-        " korp_now(), korp_now())"
+        " created_at, updated_at, clock_initial_days, clock_increment_days, clock_max_days,"
+        " leave_allowed, white_seconds, black_seconds, turn_started_at)"
+        " SELECT $1, $2, $3, $4, $5, $6, $7::int,"
+        " CASE WHEN n.s IS NOT NULL THEN korp_run_out($3, $4, $14, n.t, n.s) END,"
+        " $8::bigint[], $9, nullif($10, ''), korp_now(), korp_now(), $11, $12, $13, $14,"
+        " n.s, n.s, n.t FROM n"
         " RETURNING korp_time(created_at) AS created_at, korp_time(updated_at) AS updated_at,"
-        " korp_time(deadline) AS deadline", 10 },
+        " korp_time(deadline) AS deadline" GAME_CLOCK_RETURNING, 14 },
     [DB_STMT_GAME_LOCK] = { DB_STMT_GAME_LOCK, "game_lock",
         "SELECT " GAME_COLUMNS_NO_KEYS GAME_FROM " WHERE g.id = $1 FOR UPDATE OF g", 1 },
     [DB_STMT_GAME_LOCK_KEYS] = { DB_STMT_GAME_LOCK_KEYS, "game_lock_keys",
@@ -192,8 +214,8 @@ const struct db_statement db_statements[] = {
         "                 THEN korp_now() + make_interval(days => days_per_move)"
         "                 ELSE deadline END,"
         " updated_at = korp_now() WHERE id = $1"
-        " RETURNING korp_time(updated_at) AS updated_at, korp_time(deadline) AS deadline, sans",
-        12 },
+        " RETURNING korp_time(updated_at) AS updated_at, korp_time(deadline) AS deadline, sans"
+        GAME_CLOCK_RETURNING, 12 },
     [DB_STMT_GAME_EVENT] = { DB_STMT_GAME_EVENT, "game_event",
         "WITH e AS (INSERT INTO events (player_id, game_id, type, payload, created_at)"
         " SELECT p, g.id, $2, " GAME_SNAPSHOT " || coalesce($3::jsonb, '{}'), korp_now()"
@@ -631,6 +653,65 @@ const struct db_statement db_statements[] = {
         " ELSE 'black' END, 'text', m.text, 'created_at', korp_time(m.created_at))"
         " ORDER BY m.created_at, m.id), '[]'::jsonb))::text AS json"
         " FROM games g JOIN game_messages m ON m.game_id = g.id WHERE g.id = $1", 1 },
+    /* ---- clocks and leave (issue 18, migration 007).  A booking of day $2
+     * for $3 days is [LEAVE_START, LEAVE_END): whole UTC days, from now when
+     * it starts today. */
+#define LEAVE_TODAY "(korp_now() AT TIME ZONE 'UTC')::date"
+#define LEAVE_START(d) "greatest(" d "::date::timestamp AT TIME ZONE 'UTC', date_trunc('second', korp_now()))"
+#define LEAVE_END(d, n) "((" d "::date + " n "::int)::timestamp AT TIME ZONE 'UTC')"
+    /* $2 seconds more for the side to move, its deadline later to match. */
+    [DB_STMT_GAME_GIVE_TIME] = { DB_STMT_GAME_GIVE_TIME, "game_give_time",
+        "UPDATE games SET"
+        " white_seconds = white_seconds + CASE WHEN ply % 2 = 0 THEN $2::bigint ELSE 0 END,"
+        " black_seconds = black_seconds + CASE WHEN ply % 2 = 1 THEN $2::bigint ELSE 0 END,"
+        " deadline = korp_run_out(white_id, black_id, leave_allowed, turn_started_at,"
+        " CASE WHEN ply % 2 = 0 THEN white_seconds ELSE black_seconds END + $2::bigint),"
+        " updated_at = korp_now() WHERE id = $1 AND white_seconds IS NOT NULL", 2 },
+    /* A player's bookings one at a time; `ahead`: days from today to $2. */
+    [DB_STMT_LEAVE_LOCK_PLAYER] = { DB_STMT_LEAVE_LOCK_PLAYER, "leave_lock_player",
+        "SELECT $2::date - " LEAVE_TODAY " AS ahead FROM players WHERE id = $1"
+        " FOR NO KEY UPDATE", 2 },
+    [DB_STMT_LEAVE_OVERLAP] = { DB_STMT_LEAVE_OVERLAP, "leave_overlap",
+        "SELECT count(*)::int AS n FROM leaves WHERE player_id = $1"
+        " AND start_at < " LEAVE_END("$2", "$3") " AND end_at > " LEAVE_START("$2"), 3 },
+    /* Each year a booking touches: its days there, and the days used there. */
+    [DB_STMT_LEAVE_YEARS] = { DB_STMT_LEAVE_YEARS, "leave_years",
+        "SELECT y::int AS year, count(*)::int AS days, korp_leave_days_in_year($1, y::int) AS used"
+        " FROM generate_series($2::date::timestamp, ($2::date + $3::int - 1)::timestamp,"
+        " interval '1 day') d, extract(year FROM d) y GROUP BY y ORDER BY y", 3 },
+    [DB_STMT_LEAVE_INSERT] = { DB_STMT_LEAVE_INSERT, "leave_insert",
+        "INSERT INTO leaves (id, player_id, start_day, days, start_at, end_at, created_at)"
+        " VALUES ($1, $2, $3::date, $4::int, " LEAVE_START("$3") ", " LEAVE_END("$3", "$4")
+        ", korp_now()) RETURNING id, korp_time(start_at) AS start_at,"
+        " korp_time(end_at) AS end_at, days", 4 },
+    /* The deadlines of the player's games that leave stops, again. */
+    [DB_STMT_LEAVE_GAMES_DEADLINE] = { DB_STMT_LEAVE_GAMES_DEADLINE, "leave_games_deadline",
+        "UPDATE games g SET deadline = korp_game_deadline(g) WHERE g.status = 'active'"
+        " AND g.white_seconds IS NOT NULL AND g.leave_allowed"
+        " AND (g.white_id = $1 OR g.black_id = $1)", 1 },
+    /* Bookings with days in this year or later, in order. */
+    [DB_STMT_LEAVE_LIST] = { DB_STMT_LEAVE_LIST, "leave_list",
+        "SELECT id, korp_time(start_at) AS start_at, korp_time(end_at) AS end_at, days"
+        " FROM leaves WHERE player_id = $1"
+        " AND start_day + days > date_trunc('year', " LEAVE_TODAY ")::date"
+        " ORDER BY leaves.start_at LIMIT $2", 2 },
+    [DB_STMT_LEAVE_USED] = { DB_STMT_LEAVE_USED, "leave_used",
+        "SELECT korp_leave_days_in_year($1, extract(year FROM " LEAVE_TODAY ")::int) AS used", 1 },
+    [DB_STMT_LEAVE_LOCK] = { DB_STMT_LEAVE_LOCK, "leave_lock",
+        "SELECT start_at <= korp_now() AS started, end_at <= korp_now() AS ended FROM leaves"
+        " WHERE id = $1 AND player_id = $2 FOR UPDATE", 2 },
+    [DB_STMT_LEAVE_DELETE] = { DB_STMT_LEAVE_DELETE, "leave_delete",
+        "DELETE FROM leaves WHERE id = $1", 1 },
+    /* A booking in progress ends at the end of today (UTC); later days come back. */
+    [DB_STMT_LEAVE_END_TODAY] = { DB_STMT_LEAVE_END_TODAY, "leave_end_today",
+        "UPDATE leaves SET end_at = least(end_at, " LEAVE_END(LEAVE_TODAY, "1") "),"
+        " days = least(days, " LEAVE_TODAY " + 1 - start_day) WHERE id = $1", 1 },
+    /* The end of the player's leave in force (adjacent bookings joined), or NULL. */
+    [DB_STMT_LEAVE_UNTIL] = { DB_STMT_LEAVE_UNTIL, "leave_until",
+        "SELECT korp_time(korp_paused_until($1, $1, true)) AS until", 1 },
+#undef LEAVE_TODAY
+#undef LEAVE_START
+#undef LEAVE_END
 };
 
 _Static_assert(sizeof db_statements / sizeof db_statements[0] == DB_STMT_COUNT,

@@ -184,5 +184,41 @@ void games_message_send(struct db_pool *pool, const char *player_id, const char 
  * came with the move, at ply; DB_CONFLICT beyond the daily limit. */
 enum db_status games_message_with_move(struct db_tx *tx, const char *player_id,
                                        const char *game_id, int ply, const char *text);
+/* ---- Clocks and leave (issue 18): games_clock.c, games_leave.c. */
+
+/* Gives the opponent (to move) days more: on their deadline, or on their
+ * Fischer time.  Refused on one's own turn and in a game without a clock. */
+void games_give_time(struct db_pool *pool, const char *player_id, const char *game_id,
+                     int days, struct games_result *out);
+
+enum games_leave_outcome {
+    GAMES_LEAVE_OK = 0,
+    GAMES_LEAVE_BAD_DAY,     /* not today or up to 365 days ahead */
+    GAMES_LEAVE_OVERLAP,     /* overlaps a booking of the player's */
+    GAMES_LEAVE_EXCEEDED,    /* over the allowance of a year: year, left */
+    GAMES_LEAVE_NOT_FOUND,   /* no such booking of the player's */
+    GAMES_LEAVE_OVER,        /* the booking has ended */
+    GAMES_LEAVE_DB_ERROR     /* see db and err */
+};
+
+struct games_leave {
+    enum games_leave_outcome outcome;
+    char detail[256];
+    int year, left;              /* GAMES_LEAVE_EXCEEDED: the year, its days left */
+    struct db_leave booking;     /* the booking made */
+    enum db_status db;
+    struct base_err err;
+};
+
+/* Books leave: `days` whole UTC days from start_day ("YYYY-MM-DD"), within
+ * `allowance` days per calendar year; the deadlines of the player's games
+ * move in the same transaction. */
+void games_leave_book(struct db_pool *pool, const char *player_id, const char *start_day,
+                      int days, int allowance, struct games_leave *out);
+
+/* Cancels a booking not started, or ends one in progress at the end of
+ * today (UTC); the days not used come back. */
+void games_leave_cancel(struct db_pool *pool, const char *player_id, const char *leave_id,
+                        struct games_leave *out);
 
 #endif

@@ -37,6 +37,7 @@ static enum db_status game_of(struct db_tx *tx, const struct db_challenge *c,
     g->status = DB_GAME_ACTIVE;
     g->result = RULES_RESULT_NONE;
     g->days_per_move = c->days_per_move;
+    g->clock = c->clock;
     g->fifty_move_rule = c->fifty_move_rule;
     g->key_version = RULES_KEY_VERSION;
     g->keys = malloc(sizeof *g->keys);

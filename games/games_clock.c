@@ -7,6 +7,8 @@
 
 #include "base.h"
 
+#include <stdio.h>
+
 enum db_status games_time_out(struct db_tx *tx, struct db_game *g, void *arg)
 {
     struct rules_position pos;
@@ -33,4 +35,33 @@ int games_sweep(struct db_pool *pool, struct base_err *err)
     if (db_games_overdue(pool, 100, games_time_out, NULL, &ended, err) != DB_OK)
         return -1;
     return ended;
+}
+
+/* Give-time (issue 18): days more for the opponent, on their turn. */
+static enum db_status give_time(struct db_tx *tx, struct games_result *r,
+                                const struct rules_position *pos, enum rules_color color,
+                                const void *arg)
+{
+    const int *days = arg;
+    enum db_status rc;
+    char id[BASE_ID_SIZE];
+
+    if (r->game.variant->side_to_move(pos) == color)
+        return games_refuse(r, GAMES_CONFLICT, "it is your turn: you may give time only "
+                            "while your opponent is to move");
+    if (r->game.clock.type == DB_CLOCK_NONE)
+        return games_refuse(r, GAMES_CONFLICT, "this game has no time limit: there is no "
+                            "time to give");
+    snprintf(id, sizeof id, "%s", r->game.id);
+    if ((rc = db_game_give_time(tx, id, (long long)*days * 86400)) != DB_OK)
+        return rc;
+    db_game_clear(&r->game);
+    return db_game_lock(tx, id, false, &r->game);
+}
+
+void games_give_time(struct db_pool *pool, const char *player_id, const char *game_id,
+                     int days, struct games_result *out)
+{
+    static const struct games_step step = { false, false, give_time };
+    games_run_step(pool, player_id, game_id, &step, &days, out);
 }

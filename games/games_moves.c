@@ -65,16 +65,37 @@ bool games_read_move(const struct rules_variant *v, const struct rules_position 
 }
 
 /*
+ * What a move event adds to the game's snapshot: the move in SAN and UCI,
+ * the inventor's notation too where the variant has one (for emails), and
+ * in a game with a clock each side's time once the move is charged (issue
+ * 18: the turn email tells a Fischer clock's time).
+ */
+static void move_detail(const struct db_game *g, const char *san, const char *uci,
+                        const char *polish, char *out, size_t size)
+{
+    char clock[96] = "";
+    const char *conditional = g->move_conditional ? ",\"conditional\":true" : "";
+    if (g->clock.type != DB_CLOCK_NONE)
+        snprintf(clock, sizeof clock, ",\"clock\":{\"type\":\"%s\",\"white\":%lld,\"black\":%lld}",
+                 db_clock_type_text(g->clock.type), g->remaining_white, g->remaining_black);
+    if (polish != NULL)
+        snprintf(out, size, "{\"san\":\"%s\",\"uci\":\"%s\",\"polish\":\"%s\"%s%s}", san, uci,
+                 polish, clock, conditional);
+    else
+        snprintf(out, size, "{\"san\":\"%s\",\"uci\":\"%s\"%s%s}", san, uci, clock, conditional);
+}
+
+/*
  * Plays a legal move on the locked game: the move row, the game's new
- * state (status, keys, draw offer) and the events.  Ends the game when the
- * position does.
+ * state (status, keys, draw offer, clocks) and the events.  Ends the game
+ * when the position does.
  */
 static enum db_status play(struct db_tx *tx, struct rules_position *pos, struct rules_move m,
                            struct db_game *g)
 {
     const struct rules_variant *v = g->variant;
     char san[RULES_MOVE_TEXT_MAX], uci[RULES_MOVE_TEXT_MAX], polish[RULES_MOVE_TEXT_MAX];
-    char detail[3 * RULES_MOVE_TEXT_MAX + 72];
+    char detail[3 * RULES_MOVE_TEXT_MAX + 192];
     enum rules_color mover = v->side_to_move(pos);
     bool irreversible = v->move_is_irreversible(pos, m);
     struct rules_report report;
@@ -102,16 +123,12 @@ static enum db_status play(struct db_tx *tx, struct rules_position *pos, struct 
     if (report.status != RULES_ONGOING)
         games_finish(g, report.result, db_termination_of(report.status));
 
-    /* The inventor's notation too, where the variant has one (for emails). */
-    if (v->polish_notation)
-        snprintf(detail, sizeof detail, "{\"san\":\"%s\",\"uci\":\"%s\",\"polish\":\"%s\"%s}",
-                 san, uci, polish, g->move_conditional ? ",\"conditional\":true" : "");
-    else
-        snprintf(detail, sizeof detail, "{\"san\":\"%s\",\"uci\":\"%s\"%s}", san, uci,
-                 g->move_conditional ? ",\"conditional\":true" : "");
     if ((rc = db_move_insert(tx, g->id, g->ply, san, uci, g->fen)) != DB_OK ||
-        (rc = db_game_save(tx, g)) != DB_OK ||
-        (rc = db_game_event(tx, g->id, DB_EVENT_MOVE, detail)) != DB_OK)
+        (rc = db_game_save(tx, g)) != DB_OK)
+        return rc;
+    /* After the save: the clocks have charged the move. */
+    move_detail(g, san, uci, v->polish_notation ? polish : NULL, detail, sizeof detail);
+    if ((rc = db_game_event(tx, g->id, DB_EVENT_MOVE, detail)) != DB_OK)
         return rc;
     if (g->status != DB_GAME_ACTIVE)
         rc = db_game_event(tx, g->id, DB_EVENT_GAME_END, NULL);

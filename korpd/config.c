@@ -69,7 +69,10 @@ const char korpd_config_help[] =
     "                       owner has followed the confirmation link; off: every\n"
     "                       address given counts as confirmed (default required)\n"
     "  KORP_CHALLENGES_PER_DAY  challenges one player may make in 24 hours; 0:\n"
-    "                       no cap (default 50, 0-100000)\n";
+    "                       no cap (default 50, 0-100000)\n"
+
+    "  KORP_LEAVE_DAYS_PER_YEAR  days of leave each player may book per calendar\n"
+    "                       year, stopping their games' clocks (default 45, 0-366)\n";
 
 static const char *env_or(const char *name, const char *fallback)
 {
@@ -207,5 +210,6 @@ bool korpd_config_load(struct korpd_config *c, struct base_err *err)
            read_int("KORP_WEBHOOK_TIMEOUT_SECONDS", 10, 1, 60,
                     &c->notify.webhook_timeout_seconds, err) &&
            (c->notify.sweep_seconds = c->sweep_seconds, true) &&
+           read_int("KORP_LEAVE_DAYS_PER_YEAR", 45, 0, 366, &c->leave_days_per_year, err) &&
            notify_config_check(&c->notify, err) && accounts_load(c, err);
 }

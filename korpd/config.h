@@ -38,6 +38,7 @@ struct korpd_config {
     int streams_per_player;    /* KORP_STREAMS_PER_PLAYER; 0: no cap */
     int streams_per_address;   /* KORP_STREAMS_PER_ADDRESS; 0: no cap */
     int session_max_days;      /* KORP_SESSION_MAX_DAYS */
+    int leave_days_per_year;   /* KORP_LEAVE_DAYS_PER_YEAR: leave allowance (issue 18) */
     int signup_limit;          /* KORP_SIGNUP_LIMIT: per address per hour; 0: none */
     bool email_confirmation;   /* KORP_EMAIL_CONFIRMATION=required (the default) */
     int challenges_per_day;    /* KORP_CHALLENGES_PER_DAY: per challenger; 0: none */

@@ -75,6 +75,19 @@ static void links_make(const struct notify_config *c, const struct db_delivery *
                        sizeof l->confirm);
 }
 
+/* A move's Fischer clock (issue 18): the recipient's time, from the event's
+ * "clock": {"type": "fischer", "white": s, "black": s}. */
+static void fischer_time(const cJSON *data, const char *my_color, struct notify_about *a)
+{
+    const cJSON *clock = cJSON_GetObjectItemCaseSensitive(data, "clock");
+    const char *type = text(clock, "type");
+    const cJSON *mine = my_color ? cJSON_GetObjectItemCaseSensitive(clock, my_color) : NULL;
+    if (type != NULL && strcmp(type, "fischer") == 0 && cJSON_IsNumber(mine)) {
+        a->fischer = true;
+        a->my_time = (long long)mine->valuedouble;
+    }
+}
+
 /* Subject and body of a single notification. */
 static bool compose_one(const struct notify_config *c, const struct db_delivery *d,
                         const cJSON *data, char *subject, size_t size, char **body,
@@ -119,6 +132,7 @@ static bool compose_one(const struct notify_config *c, const struct db_delivery 
     a.webhook_url = text(data, "url");
     a.webhook_reason = text(data, "reason");
     a.confirm_url = l.confirm;
+    fischer_time(data, a.my_color, &a);
     return notify_mail_text(&a, subject, size, body, error);
 }
 

@@ -512,6 +512,11 @@ bool notify_mail_text(const struct notify_about *a, char *subject, size_t subjec
             goto done;
         }
     }
+    if ((show & SHOW_DEADLINE) && a->fischer && a->my_time >= 0) {
+        char time_left[32];
+        time_left_words(a->my_time, time_left, sizeof time_left);
+        base_text_put(&t, "Time on your clock: %s (Fischer).\n", time_left);
+    }
     if ((show & SHOW_GAME_URL) && a->game_url && a->game_url[0])
         add_link(&t, "\nOpen the game:\n", a->game_url);
     if ((show & SHOW_CHALLENGE_URL) && a->challenge_url && a->challenge_url[0])

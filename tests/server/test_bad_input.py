@@ -180,6 +180,10 @@ def json_routes(w, gid=None):
                          {"result": "string", "reason": "string"}),
         "clock": ("/v1/admin/clock", "arbiter", {"offset_seconds": 0},
                   {"offset_seconds": "integer"}),
+        # issue 18
+        "give-time": (f"/v1/games/{gid}/give-time", "a", {"days": 1}, {"days": "integer"}),
+        "leave": ("/v1/players/me/leave", "a", {"start": "2026-12-01", "days": 1},
+                  {"start": "string", "days": "integer"}),
     }
 
 
@@ -191,6 +195,9 @@ TEMPLATES = {
     "draw": "/v1/games/{id}/draw",
     "adjudication": "/v1/games/{id}/adjudication",
     "clock": "/v1/admin/clock",
+    # issue 18
+    "give-time": "/v1/games/{id}/give-time",
+    "leave": "/v1/players/me/leave",
 }
 ROUTES = list(TEMPLATES)
 
@@ -436,6 +443,9 @@ def type_cases():
         "draw": {"action": "string"},
         "adjudication": {"result": "string", "reason": "string"},
         "clock": {"offset_seconds": "integer"},
+        # issue 18
+        "give-time": {"days": "integer"},
+        "leave": {"start": "string", "days": "integer"},
     }
     for route, fs in fields.items():
         for field, ftype in fs.items():
@@ -460,7 +470,9 @@ def test_missing_required_field_is_400(world, route):
     _, _, valid, fields = json_routes(world)[route]
     required = {"players": ["name"], "challenges": ["variant", "opponent"], "moves": ["move"],
                 "claims": ["kind"], "draw": ["action"], "adjudication": ["result", "reason"],
-                "clock": ["offset_seconds"]}[route]
+                "clock": ["offset_seconds"],
+                # issue 18
+                "give-time": ["days"], "leave": ["start", "days"]}[route]
     for field in required:
         body = {k: v for k, v in valid.items() if k != field}
         r = send(world, route, body)

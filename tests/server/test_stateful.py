@@ -17,9 +17,16 @@ Korpalski and Glinski games, and checks after every step that
   in the move's own answer (ply + 2, the reply's move row marked conditional) exactly when
   a line began with the move, and are gone after any move; a refused PUT keeps the lines;
   messages are accepted from players only, checked as the issue says, never change a game.
+- clocks (issue 18): games are made with no clock, days per move or a Fischer clock
+  (long enough that none runs out while the test runs), with or without leave; players
+  give time and book and cancel leave; every clock reads as its game was made, no
+  side's time is ever below zero or above what its clock and the time given allow,
+  an active game with a clock has a deadline, and a game is paused exactly while a
+  player of it (when leave counts) is on leave, until that leave ends.
 
 Runs derandomized (a fixed sequence for CI), without an example database."""
 
+import datetime
 import os
 import re
 import subprocess
@@ -58,6 +65,11 @@ KORP = os.environ.get("KORP")
 
 # ---------------------------------------------------------------------------
 # the independent referee: the CLI
+
+
+def parse_time(text):
+    return datetime.datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(
+        tzinfo=datetime.timezone.utc)
 
 
 def position_key(fen):
@@ -117,6 +129,7 @@ class KorpMachine(RuleBasedStateMachine):
         self.challenges = {}         # id -> {"from", "to", "variant", "color", "open"}
         self.touched = set()
         self.records_dirty = False
+        self.leaves = {}             # player index -> [{"id", "day", "days", "start", "end"}]
 
     # ---- plumbing
 
@@ -149,7 +162,8 @@ class KorpMachine(RuleBasedStateMachine):
     def assert_unchanged(self, gid, why):
         now = self.game_now(gid)
         snap = self.games[gid]["snap"]
-        # (the games have no time control, so not even the sweeper may change them)
+        # (no time control here runs out while the test runs: not even the sweeper may
+        # change a game)
         changed = {k: (snap[k], now[k]) for k in KEYS if snap[k] != now[k]}
         assert not changed, f"{why} changed game {gid}: {changed}"
         return now
@@ -172,16 +186,18 @@ class KorpMachine(RuleBasedStateMachine):
     def ended_games(self):
         return [gid for gid, g in self.games.items() if g["snap"]["status"] != "active"]
 
-    def start_game(self, challenger, opponent, variant, color="random", fifty=True, days=None):
+    def start_game(self, challenger, opponent, variant, color="random", fifty=True,
+                   clock=None):
         c, o = self.players[challenger], self.players[opponent]
         _, ch = self.call(c["api"], "POST", "/v1/challenges",
                           json={"variant": variant, "opponent": o["id"], "color": color,
-                                "days_per_move": days, "fifty_move_rule": fifty}, expect=201)
+                                "clock": clock, "fifty_move_rule": fifty}, expect=201)
         _, acc = self.call(o["api"], "POST", "/v1/challenges/{id}/accept", [ch["id"]],
                            expect=201)
-        self.adopt_game(acc["game"], challenger, opponent, color, variant, fifty)
+        self.adopt_game(acc["game"], challenger, opponent, color, variant, fifty, clock)
 
-    def adopt_game(self, game, challenger, opponent, color, variant, fifty):
+    def adopt_game(self, game, challenger, opponent, color, variant, fifty, clock=None,
+                   leave_allowed=True):
         white = challenger if game["white"]["id"] == self.players[challenger]["id"] else opponent
         black = opponent if white == challenger else challenger
         assert {game["white"]["id"], game["black"]["id"]} == \
@@ -195,7 +211,11 @@ class KorpMachine(RuleBasedStateMachine):
         assert game["fifty_move_rule"] == fifty
         self.games[game["id"]] = {"variant": variant, "white": white, "black": black,
                                   "fifty": fifty, "snap": None, "lines": None,
-                                  "messages": {}}
+                                  "messages": {}, "clock": clock,
+                                  "leave_allowed": leave_allowed,
+                                  "given": {"white": 0, "black": 0}}
+        assert game["leave_allowed"] == leave_allowed, game
+        assert (game["clock"] is None) == (clock is None), game
         self.remember(game["id"], game)
 
     # ---- set-up
@@ -204,8 +224,10 @@ class KorpMachine(RuleBasedStateMachine):
     def setup(self):
         for _ in range(3):
             self.new_player()
-        self.start_game(0, 1, "korpalski", "white")
-        self.start_game(1, 2, "glinski", "black")
+        self.start_game(0, 1, "korpalski", "white",
+                        clock={"type": "fischer", "initial_days": 30, "increment_days": 3,
+                               "max_days": 40})
+        self.start_game(1, 2, "glinski", "black", clock={"type": "per_move", "days": 40})
 
     # ---- players and challenges
 
@@ -224,25 +246,38 @@ class KorpMachine(RuleBasedStateMachine):
         b = data.draw(st.integers(0, n - 1).filter(lambda x: x != a), label="opponent")
         variant = data.draw(st.sampled_from(["korpalski", "glinski"]), label="variant")
         color = data.draw(st.sampled_from(["white", "black", "random"]), label="color")
-        # no time control: the suite's database has one clock, which other tests move
-        days = None
+        # The suite's database has one clock, which other tests move (by days at most):
+        # a time control here is a month or more, so nothing runs out during the test.
+        clock = data.draw(st.one_of(
+            st.none(),
+            st.builds(lambda d: {"type": "per_move", "days": d}, st.integers(30, 60)),
+            st.builds(lambda i, n, extra: {"type": "fischer", "initial_days": i,
+                                           "increment_days": n, "max_days": min(365, i + extra)},
+                      st.integers(30, 180), st.integers(0, 30), st.integers(0, 200))),
+            label="clock")
+        leave_allowed = data.draw(st.booleans(), label="leave_allowed")
         fifty = data.draw(st.booleans(), label="fifty")
+        body = {"variant": variant, "opponent": self.players[b]["id"], "color": color,
+                "fifty_move_rule": fifty, "leave_allowed": leave_allowed}
+        if clock is not None and clock["type"] == "per_move" and data.draw(st.booleans()):
+            body["days_per_move"] = clock["days"]     # the older form of the same clock
+        else:
+            body["clock"] = clock
         # One open challenge from a player to each opponent (issue 17): a second is 409.
         waiting = [k for k, c in self.challenges.items()
                    if c["open"] and c["from"] == a and c["to"] == b]
-        status, ch = self.call(self.players[a]["api"], "POST", "/v1/challenges",
-                               json={"variant": variant, "opponent": self.players[b]["id"],
-                                     "color": color, "days_per_move": days,
-                                     "fifty_move_rule": fifty},
+        status, ch = self.call(self.players[a]["api"], "POST", "/v1/challenges", json=body,
                                expect=409 if waiting else 201)
         if waiting:
             assert waiting[0] in ch["detail"], ch
             return
+        assert ch["clock"] == clock and ch["leave_allowed"] == leave_allowed, ch
         assert ch["status"] == "open" and ch["game_id"] is None
         assert ch["challenger"]["id"] == self.players[a]["id"]
         assert ch["opponent"]["id"] == self.players[b]["id"]
         self.challenges[ch["id"]] = {"from": a, "to": b, "variant": variant, "color": color,
-                                     "fifty": fifty, "open": True}
+                                     "fifty": fifty, "open": True, "clock": clock,
+                                     "leave_allowed": leave_allowed}
         _, mine = self.call(self.players[b]["api"], "GET", "/v1/challenges", expect=200)
         assert ch["id"] in [c["id"] for c in mine["incoming"]]
 
@@ -265,7 +300,7 @@ class KorpMachine(RuleBasedStateMachine):
             assert status == 201, body
             assert body["game_id"] == body["game"]["id"]
             self.adopt_game(body["game"], c["from"], c["to"], c["color"], c["variant"],
-                            c["fifty"])
+                            c["fifty"], c["clock"], c["leave_allowed"])
         else:
             assert status == 200, body
             assert body["status"] == ("declined" if action == "decline" else "cancelled")
@@ -838,6 +873,176 @@ class KorpMachine(RuleBasedStateMachine):
         plies = [(0, None, START[g["variant"]])] + plies
         fen = plies[-1][2]
         return sum(position_key(f) == position_key(fen) for _, _, f in plies[:-1]) >= 2
+
+    # ---- clocks, give-time and leave (issue 18)
+
+    def server_now(self):
+        """korpd's time now (a new account's created_at, whole seconds): the suite's
+        test clock is not ours to read or set."""
+        api, _ = self.anon.new_player("now")
+        return parse_time(api.call("GET", "/v1/players/me", expect=200)[1]["created_at"])
+
+    def games_of(self, player):
+        return [gid for gid, g in self.games.items() if player in (g["white"], g["black"])]
+
+    def refresh_games_of(self, player):
+        """A booking moves the deadlines of the player's games: read them again."""
+        for gid in self.games_of(player):
+            self.remember(gid, self.game_now(gid))
+
+    @precondition(lambda self: self.games)
+    @rule(data=st.data(), who=st.sampled_from(["waiting", "waiting", "to move", "outsider"]),
+          days=st.integers(1, 7))
+    def give_time(self, data, who, days):
+        gid = self.pick_game(data)
+        g = self.games[gid]
+        snap = g["snap"]
+        to_move = "white" if snap["ply"] % 2 == 0 else "black"
+        if who != "outsider":
+            who = to_move if who == "to move" else ("black" if to_move == "white" else "white")
+        if who == "outsider":
+            others = self.outsiders(g)
+            if not others:
+                return
+            status, body = self.call(others[0]["api"], "POST", "/v1/games/{id}/give-time",
+                                     [gid], json={"days": days})
+            assert status == 403, body
+            self.assert_unchanged(gid, "an outsider's give-time")
+            return
+        status, body = self.call(self.side_player(g, who)["api"], "POST",
+                                 "/v1/games/{id}/give-time", [gid], json={"days": days})
+        if snap["status"] != "active":
+            assert status == 409 and body["type"] == "/problems/game-over", body
+        elif who == to_move or g["clock"] is None:
+            assert status == 409 and body["type"] == "/problems/conflict", body
+        else:
+            assert status == 200, body
+            before, after = parse_time(snap["deadline"]), parse_time(body["deadline"])
+            # Later by the days given, or more where the added time reaches leave.
+            assert after - before >= datetime.timedelta(days=days), (snap, body)
+            if not g["leave_allowed"] or not (self.leaves.get(g["white"]) or
+                                              self.leaves.get(g["black"])):
+                assert after - before == datetime.timedelta(days=days), (snap, body)
+            g["given"][to_move] += days * 86400
+            self.remember(gid, body)
+            return
+        self.assert_unchanged(gid, "a refused give-time")
+
+    def booked_days(self, player, year):
+        n = 0
+        for b in self.leaves.get(player, []):
+            for i in range(b["days"]):
+                n += (b["day"] + datetime.timedelta(days=i)).year == year
+        return n
+
+    @precondition(lambda self: self.players)
+    @rule(data=st.data(), ahead=st.sampled_from([0, 0, 1, 3, 10, 40, 200]),
+          days=st.integers(1, 40))
+    def book_leave(self, data, ahead, days):
+        who = data.draw(st.integers(0, len(self.players) - 1), label="who")
+        today = self.server_now().date()
+        day = today + datetime.timedelta(days=ahead)
+        status, body = self.call(self.players[who]["api"], "POST", "/v1/players/me/leave",
+                                 json={"start": day.isoformat(), "days": days})
+        if status == 400 and self.server_now().date() != today:
+            return                                   # midnight came between: no longer ahead
+        new = [day + datetime.timedelta(days=i) for i in range(days)]
+        mine = self.leaves.setdefault(who, [])
+        overlap = any(b["day"] <= d < b["day"] + datetime.timedelta(days=b["days"])
+                      for b in mine for d in new)
+        over = [y for y in sorted({d.year for d in new})
+                if self.booked_days(who, y) + sum(d.year == y for d in new) > 45]
+        if overlap:
+            assert status == 409 and body["type"] == "/problems/conflict", body
+            return
+        if over:
+            assert status == 422 and body["type"] == "/problems/leave-exceeded", body
+            assert body["year"] == over[0], body
+            assert body["remaining"] == max(0, 45 - self.booked_days(who, over[0])), body
+            return
+        assert status == 201, body
+        assert body["days"] == days and body["end"] == \
+            (day + datetime.timedelta(days=days)).strftime("%Y-%m-%dT00:00:00Z"), body
+        assert body["start"] >= day.strftime("%Y-%m-%dT00:00:00Z"), body
+        mine.append({"id": body["id"], "day": day, "days": days, "start": body["start"],
+                     "end": body["end"]})
+        self.refresh_games_of(who)
+
+    @precondition(lambda self: any(self.leaves.values()))
+    @rule(data=st.data(), by_owner=st.booleans())
+    def cancel_leave(self, data, by_owner):
+        who = data.draw(st.sampled_from(sorted(p for p, b in self.leaves.items() if b)),
+                        label="owner")
+        booking = data.draw(st.sampled_from(self.leaves[who]), label="booking")
+        if not by_owner:
+            other = (who + 1) % len(self.players)
+            status, body = self.call(self.players[other]["api"], "DELETE",
+                                     "/v1/players/me/leave/{id}", [booking["id"]])
+            assert status == 404, body
+            return
+        now = self.server_now()
+        status, body = self.call(self.players[who]["api"], "DELETE",
+                                 "/v1/players/me/leave/{id}", [booking["id"]])
+        if now < parse_time(booking["start"]) and status == 204:
+            self.leaves[who].remove(booking)
+        elif status == 204:
+            # ended at the end of today: the later days come back
+            end = now.date() + datetime.timedelta(days=1)
+            if end < booking["day"] + datetime.timedelta(days=booking["days"]):
+                booking["days"] = (end - booking["day"]).days
+                booking["end"] = end.strftime("%Y-%m-%dT00:00:00Z")
+        else:
+            assert status == 409 and body["type"] == "/problems/conflict", body
+            assert parse_time(booking["end"]) <= self.server_now(), (booking, body)
+            return
+        self.refresh_games_of(who)
+
+    def paused_until(self, g, now):
+        """The end of the leave that stops game g at `now`, joined over both players'
+        bookings (None when none does)."""
+        if not g["leave_allowed"] or g["clock"] is None:
+            return None
+        bookings = sorted((parse_time(b["start"]), parse_time(b["end"]))
+                          for p in (g["white"], g["black"]) for b in self.leaves.get(p, []))
+        until = now
+        for start, end in bookings:
+            if start <= until and end > until:
+                until = end
+        return until if until > now else None
+
+    @invariant()
+    def clocks_never_go_below_zero(self):
+        before = self.server_now()
+        games = {gid: self.game_now(gid) for gid in sorted(self.games)}
+        after = self.server_now()
+        for gid, game in games.items():
+            g = self.games[gid]
+            clock = game["clock"]
+            if g["clock"] is None:
+                assert clock is None and game["deadline"] is None, game
+                continue
+            settings = {k: v for k, v in clock.items() if k not in ("remaining", "paused_until")}
+            assert settings == g["clock"], (g["clock"], clock)
+            left = clock["remaining"]
+            for side in ("white", "black"):
+                assert left[side] >= 0, f"a clock below zero: {game}"
+                most = (g["clock"]["max_days"] if g["clock"]["type"] == "fischer"
+                        else g["clock"]["days"]) * 86400 + g["given"][side]
+                assert left[side] <= most, (side, most, game)
+            if game["status"] != "active":
+                assert game["deadline"] is None and clock["paused_until"] is None, game
+                continue
+            assert game["deadline"] is not None, game
+            if g["clock"]["type"] == "per_move":
+                waiting = "black" if game["to_move"] == "white" else "white"
+                assert left[waiting] == g["clock"]["days"] * 86400, game
+            # Paused exactly while leave stops it (unless a booking starts or ends while
+            # the games are read).
+            expected = {self.paused_until(g, t) for t in (before, after)}
+            if len(expected) == 1:
+                until = expected.pop()
+                assert clock["paused_until"] == (until.strftime("%Y-%m-%dT%H:%M:%SZ")
+                                                 if until else None), (until, game)
 
     # ---- invariants
 

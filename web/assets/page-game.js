@@ -9,6 +9,7 @@ import { moveWords, sanToPolish } from './notation.js';
 import { h, messageBox, sideName, variantName, timeLeft, resultText, playerLink } from './ui.js';
 import { createPlan } from './game-plan.js';
 import { createTalk } from './game-talk.js';
+import { createGameClock, clockText } from './game-clock.js';
 
 const RETRY_MAX_MS = 30000;
 
@@ -66,13 +67,14 @@ export async function render(main, { params }) {
   const talk = createTalk({ id, myColor });
   const pgn = h('a', { href: `/v1/games/${q(id)}/pgn`, download: `korp-${id}.pgn`, id: 'pgn', class: 'button' }, 'Download PGN');
 
+  const clocks = createGameClock({ myColor, giveTime: days => act('POST', 'give-time', { days }) });
   main.append(h('section', { class: 'game-page' },
     h('div', { class: 'game-board-col' }, stripTop, boardRoot, stripBottom),
     h('aside', { class: 'game-side' },
       h('h1', { class: 'game-title' }, `${variantName(game.variant)}: `, playerLink(game.white), ' – ', playerLink(game.black)),
-      h('p', { class: 'game-meta' }, game.days_per_move ? `${game.days_per_move} day${game.days_per_move > 1 ? 's' : ''} a move` : 'No time limit',
+      h('p', { class: 'game-meta' }, clockText(game),
         game.fifty_move_rule ? '' : ' · no fifty-move rule', ' · ', live),
-      status, msg,
+      status, clocks.el, msg,
       myColor ? moveForm : (player ? null : h('p', { class: 'hint' }, h('a', { href: `/login?next=${q(location.pathname)}` }, 'Sign in'), ' to play your games.')),
       actions,
       h('div', { class: 'toolbar' }, flipBtn, notationSel, pgn,
@@ -184,6 +186,7 @@ export async function render(main, { params }) {
     drawActions();
     plan.update(game);
     talk.update(game);
+    clocks.update(game);
     document.title = `${game.white.name} – ${game.black.name} (${variantName(game.variant)}) · korp`;
     boardRoot.dataset.ply = String(game.ply);
   }
@@ -295,6 +298,7 @@ export async function render(main, { params }) {
     clearTimeout(retryTimer);
     clearInterval(ticker);
     talk.destroy();
+    clocks.destroy();
     board.destroy();
   };
 }

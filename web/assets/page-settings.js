@@ -3,6 +3,7 @@
 
 import { api, me, q } from './api.js';
 import { h, messageBox } from './ui.js';
+import { leaveSection } from './page-leave.js';
 
 const KINDS = ['challenge', 'challenge_declined', 'challenge_canceled', 'game_start', 'move', 'draw_offer', 'claim', 'game_end', 'deadline_near'];
 
@@ -23,7 +24,7 @@ export async function render(main, { navigate }) {
   const hooks = h('section', { class: 'card', id: 'webhooks' }, h('h2', {}, 'Webhooks'), hookMsg);
   const toks = h('section', { class: 'card', id: 'tokens' }, h('h2', {}, 'Tokens for bots'), tokMsg);
   const account = accountSection();
-  main.append(h('h1', {}, 'Settings'), notif, hooks, toks, account.section);
+  main.append(h('h1', {}, 'Settings'), notif, hooks, toks, account.section, leaveSection());
 
   // ---- notification preferences ---------------------------------------------
   try {

@@ -1,0 +1,78 @@
+// A game's clocks (issue 18): both sides' time, the side to move's counting
+// down every second, a pause mark while leave stops them, and "give time"
+// for a player while the opponent is to move. Used by page-game.js.
+
+import { h, sideName } from './ui.js';
+
+/* "30 days a move", "Fischer 30 d + 1 d, at most 45 d", "No time limit". */
+export function clockText(game) {
+  const c = game.clock;
+  if (!c) return 'No time limit';
+  if (c.type === 'per_move') return `${c.days} day${c.days > 1 ? 's' : ''} a move`;
+  return `Fischer ${c.initial_days} d + ${c.increment_days} d, at most ${c.max_days} d`;
+}
+
+/* Whole seconds as "12 d 04:05:06", or "04:05:06" under a day. */
+export function clockFace(seconds) {
+  const s = Math.max(0, Math.floor(seconds));
+  const d = Math.floor(s / 86400);
+  const hms = [Math.floor(s % 86400 / 3600), Math.floor(s % 3600 / 60), s % 60]
+    .map(n => String(n).padStart(2, '0')).join(':');
+  return d ? `${d} d ${hms}` : hms;
+}
+
+/*
+ * createGameClock({ myColor, giveTime }): { el, update(game), destroy() }.
+ * giveTime(days) is called by the "Give time" button (a player's, on the
+ * opponent's turn).
+ */
+export function createGameClock({ myColor, giveTime }) {
+  const faces = {
+    white: h('span', { class: 'clock-face', 'data-side': 'white' }),
+    black: h('span', { class: 'clock-face', 'data-side': 'black' }),
+  };
+  const pause = h('p', { class: 'clock-paused', id: 'clock-paused', hidden: true });
+  const days = h('select', { id: 'give-time-days', 'aria-label': 'Days to give' },
+    ...[1, 2, 3, 4, 5, 6, 7].map(n => h('option', { value: n }, `${n} day${n > 1 ? 's' : ''}`)));
+  // (the row inside: a class that sets display would show a hidden form)
+  const give = h('form', { class: 'give-time', id: 'give-time', hidden: true },
+    h('div', { class: 'row' }, days, h('button', { type: 'submit' }, 'Give time')));
+  give.addEventListener('submit', e => { e.preventDefault(); giveTime(Number(days.value)); });
+  const el = h('div', { class: 'clocks', id: 'clocks', hidden: true },
+    h('p', { class: 'clock-row' }, h('span', {}, 'White '), faces.white, h('span', {}, ' · Black '), faces.black),
+    pause, give);
+  let game = null, readAt = 0;
+
+  function tick() {
+    if (!game || !game.clock) return;
+    const c = game.clock;
+    const running = game.status === 'active' && !c.paused_until;
+    for (const side of ['white', 'black']) {
+      let left = c.remaining[side];
+      if (running && game.to_move === side) left -= (Date.now() - readAt) / 1000;
+      faces[side].textContent = clockFace(left);
+      faces[side].classList.toggle('running', running && game.to_move === side);
+    }
+  }
+
+  const timer = setInterval(tick, 1000);
+
+  return {
+    el,
+    update(g) {
+      game = g;
+      readAt = Date.now();
+      el.hidden = !g.clock;
+      if (!g.clock) return;
+      const paused = g.status === 'active' && g.clock.paused_until;
+      pause.hidden = !paused;
+      pause.textContent = paused
+        ? `⏸ Paused: a player is on leave until ${new Date(g.clock.paused_until).toUTCString()}`
+        : '';
+      give.hidden = !(myColor && g.status === 'active' && g.to_move !== myColor);
+      give.title = `Give ${sideName(g.to_move)} more time for this move`;
+      tick();
+    },
+    destroy() { clearInterval(timer); },
+  };
+}

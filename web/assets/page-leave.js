@@ -1,0 +1,54 @@
+// Leave (issue 18), a section of the settings page: the allowance of this
+// year, the bookings (cancel one, or end one in progress today), and a form
+// to book days. While a player is on leave no time runs in their games.
+
+import { api, q } from './api.js';
+import { h, messageBox } from './ui.js';
+
+function day(text) { return text.slice(0, 10); }
+
+export function leaveSection() {
+  const msg = messageBox();
+  const summary = h('p', { id: 'leave-summary' });
+  const list = h('ul', { class: 'list', id: 'leave-list' });
+  const start = h('input', { type: 'date', id: 'leave-start', required: true,
+    value: new Date().toISOString().slice(0, 10) });
+  const days = h('input', { type: 'number', id: 'leave-days', min: 1, max: 366, value: 7, required: true });
+  const form = h('form', { class: 'form', id: 'leave-form' },
+    h('label', { for: 'leave-start' }, 'First day (UTC)'), start,
+    h('label', { for: 'leave-days' }, 'Days'), days,
+    h('button', { type: 'submit', class: 'primary' }, 'Book leave'));
+  const section = h('section', { class: 'card', id: 'leave' }, h('h2', {}, 'Leave'),
+    h('p', { class: 'hint' }, 'While you are on leave no time runs in your games (unless a game was made without leave), and your opponents see until when.'),
+    msg, summary, list, form);
+
+  async function load() {
+    try {
+      const l = await api('GET', '/v1/players/me/leave');
+      summary.textContent = `${l.remaining} of ${l.allowance} days left this year (${l.used} booked).`;
+      list.replaceChildren(...l.bookings.map(b => h('li', { 'data-leave': b.id },
+        `${day(b.start)} to ${day(b.end)} (${b.days} day${b.days > 1 ? 's' : ''}) `,
+        h('button', { type: 'button', class: 'danger', onclick: () => cancel(b.id) }, 'Cancel'))));
+    } catch (e) { msg.show(e.message, 'error'); }
+  }
+
+  async function cancel(id) {
+    try {
+      await api('DELETE', `/v1/players/me/leave/${q(id)}`);
+      msg.show('Cancelled (a leave in progress ends tonight).', 'ok');
+      await load();
+    } catch (e) { msg.show(e.message, 'error'); }
+  }
+
+  form.addEventListener('submit', async e => {
+    e.preventDefault();
+    try {
+      const b = await api('POST', '/v1/players/me/leave', { start: start.value, days: Number(days.value) });
+      msg.show(`Booked: ${day(b.start)} to ${day(b.end)}.`, 'ok');
+      await load();
+    } catch (err) { msg.show(err.message, 'error'); }
+  });
+
+  load();
+  return section;
+}
