@@ -98,9 +98,15 @@ test('moves by keyboard alone, said in words', async () => {
   const focused = () => page.evaluate(() => document.activeElement?.closest?.('[data-cell]')?.dataset.cell
     || document.activeElement?.dataset?.reserve || document.activeElement?.id || null);
   // From the white reserve's king, Shift+Tab reaches the board (one cell in the tab order).
+  // (Each step waits for what it needs: the king droppable, the focus on a cell.)
+  const onCell = () => page.waitForFunction(() => !!document.activeElement?.closest?.('[data-cell]'),
+    null, { timeout: TIMEOUT });
+  await page.locator('[data-reserve="white-k"]:not([disabled])').waitFor({ timeout: TIMEOUT });
   await page.focus('[data-reserve="white-k"]');
   await page.keyboard.press('Enter');
+  await page.locator('[data-reserve="white-k"][aria-pressed="true"]').waitFor({ timeout: TIMEOUT });
   await page.keyboard.press('Shift+Tab');
+  await onCell();
   let at = await focused();
   assert.match(at, /^[a-h][1-8]$/, `focus on a cell, not ${at}`);
   // Arrow keys to e4 (White at the bottom: right is up a file, up is up a rank).
@@ -115,9 +121,12 @@ test('moves by keyboard alone, said in words', async () => {
   await status(page, 'Ply 1 of 1');
   await page.locator('.board-announce:text("White drops a king on e4")').waitFor({ timeout: TIMEOUT });
   // Black's king by keyboard too: the black reserve is above the board (Tab after it).
+  await page.locator('[data-reserve="black-k"]:not([disabled])').waitFor({ timeout: TIMEOUT });
   await page.focus('[data-reserve="black-k"]');
   await page.keyboard.press('Enter');
+  await page.locator('[data-reserve="black-k"][aria-pressed="true"]').waitFor({ timeout: TIMEOUT });
   await page.keyboard.press('Tab');
+  await onCell();
   at = await focused();
   assert.match(String(at), /^[a-h][1-8]$/, `focus on a cell, not ${at}: ${await page.evaluate(() => document.activeElement?.outerHTML?.slice(0, 200))}`);
   for (let guard = 0; guard < 20 && at !== 'e8'; guard++) {
