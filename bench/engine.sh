@@ -4,7 +4,9 @@
 # both variants, beside korp's perft speed on the same positions.
 #
 # usage: bench/engine.sh     (BUILD=build-engine; KORPALSKI_DEPTH=7 GLINSKI_DEPTH=7
-#                             PERFT_DEPTH=4)
+#                             PERFT_DEPTH=4; KORP=path/to/korp measures that
+#                             binary instead of building, e.g. a build of an
+#                             older commit to compare with)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,9 +16,11 @@ GLINSKI_DEPTH=${GLINSKI_DEPTH:-7}
 PERFT_DEPTH=${PERFT_DEPTH:-4}
 
 # A Release build (the top-level CMakeLists.txt sets -Werror).
-cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DKORP_SERVER=OFF >/dev/null
-cmake --build "$BUILD" --target korp >/dev/null
-KORP=$BUILD/cli/korp
+if [ -z "${KORP:-}" ]; then
+    cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DKORP_SERVER=OFF >/dev/null
+    cmake --build "$BUILD" --target korp >/dev/null
+    KORP=$BUILD/cli/korp
+fi
 
 # variant|FEN: the start positions, the inventor's sample game (ply 12),
 # the perft suite's positions, a Glinski tournament game (ply 23), an ending.

@@ -81,5 +81,8 @@ const struct eval_weights *eval_weights_for(const struct rules_variant *v);
 /* Static evaluation for the side to move. */
 int eval_position(const struct eval_weights *w, const struct rules_variant *v,
                   const struct rules_position *pos);
+/* The same from the variant's view of the position (rules_variant.view). */
+int eval_view(const struct eval_weights *w, const struct rules_variant *v,
+              const struct rules_view *view);
 
 #endif
