@@ -85,4 +85,12 @@ int eval_position(const struct eval_weights *w, const struct rules_variant *v,
 int eval_view(const struct eval_weights *w, const struct rules_variant *v,
               const struct rules_view *view);
 
+/* ---- static exchange evaluation (see.c) ---------------------------------- */
+
+/* What the capture (or promotion) m of pos wins in material after the best
+ * sequence of recaptures on its target, in the weights' piece values;
+ * negative when it loses material.  0 for drops and quiet moves. */
+int engine_see(const struct rules_variant *v, const struct eval_weights *w,
+               const struct rules_position *pos, struct rules_move m);
+
 #endif

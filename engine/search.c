@@ -5,16 +5,22 @@
  *   1. leaf: quiescence search at depth 0;
  *   2. draws (fifty moves, material, repetition) and mate-distance pruning;
  *   3. transposition table cut-off (not at PV nodes);
- *   4. move generation: no legal move is mate or stalemate;
- *   5. check extension;
- *   6. reverse futility pruning and null-move pruning (not in check, not at
+ *   4. check extension;
+ *   5. reverse futility pruning and null-move pruning (not in check, not at
  *      PV nodes, not during the king placement, not without pieces);
- *   7. the move loop: ordered moves, late move pruning of quiet moves at
- *      shallow depth, late move reductions, PVS re-searches;
- *   8. history, killers and the table are updated.
- * The quiescence search plays captures and promotions only, or every
- * evasion when in check; drops stay out (docs/engine.md says why).
- * Search state lives in a struct passed down; there are no globals.
+ *   6. the move loop over staged moves (the table's move, tested alone;
+ *      then the captures and promotions that do not lose material by
+ *      static exchange; then the rest, the losing captures after the
+ *      killers): late move pruning of quiet moves at shallow depth, late
+ *      move reductions, PVS re-searches; no legal move is mate or
+ *      stalemate;
+ *   7. history, killers and the table are updated.
+ * The quiescence search plays captures and promotions only (from the rules
+ * library's own generator of them), those that lose material by static
+ * exchange left out, or every evasion when in check; drops stay out
+ * (docs/engine.md says why).  Hash keys are carried down and updated by
+ * the cells a move changes.  Search state lives in a struct passed down;
+ * there are no globals.
  */
 #include "engine_int.h"
 
@@ -78,6 +84,12 @@ struct search {
     int pv_len[ENGINE_MAX_PLY + 1];
     struct rules_move moves[ENGINE_MAX_PLY + 1][RULES_MAX_MOVES];
     int order[ENGINE_MAX_PLY + 1][RULES_MAX_MOVES];
+    struct rules_move noisy[ENGINE_MAX_PLY + 1][RULES_MAX_MOVES];
+    int noisy_order[ENGINE_MAX_PLY + 1][RULES_MAX_MOVES];
+    struct rules_move root_first;           /* the first move the root searched */
+    /* Root moves not to search (MultiPV: the lines already found). */
+    struct rules_move root_skip[RULES_MAX_MOVES];
+    int root_skip_count;
     struct eval_slot eval_cache[EVAL_CACHE_SIZE];
 };
 
@@ -130,10 +142,6 @@ static int evaluate_keyed(struct search *s, const struct rules_position *pos, ui
     return slot->score;
 }
 
-static int evaluate(struct search *s, const struct rules_position *pos)
-{
-    return evaluate_keyed(s, pos, s->v->repetition_key(pos));
-}
 
 /* The type that moves (or is dropped), 8 more for drops: history's index. */
 static int history_kind(const struct search *s, const struct rules_position *pos,
@@ -187,10 +195,8 @@ static void score_moves(struct search *s, const struct rules_position *pos, int 
 }
 
 /* Brings the best-ordered of moves i..n-1 to i. */
-static void pick(struct search *s, int ply, int n, int i)
+static void pick_from(struct rules_move *moves, int *order, int n, int i)
 {
-    struct rules_move *moves = s->moves[ply];
-    int *order = s->order[ply];
     int best = i;
     for (int j = i + 1; j < n; j++)
         if (order[j] > order[best])
@@ -203,6 +209,11 @@ static void pick(struct search *s, int ply, int n, int i)
         moves[best] = m;
         order[best] = o;
     }
+}
+
+static void pick(struct search *s, int ply, int n, int i)
+{
+    pick_from(s->moves[ply], s->order[ply], n, i);
 }
 
 static void history_add(int *h, int bonus)
@@ -263,8 +274,134 @@ static bool has_pieces(const struct search *s, const struct rules_position *pos)
     return false;
 }
 
-static int quiesce(struct search *s, const struct rules_position *pos, int alpha, int beta,
-                   int ply)
+/* ---- staged moves ------------------------------------------------------- */
+
+enum stage { STAGE_TT, STAGE_NOISY_GEN, STAGE_NOISY, STAGE_REST_GEN, STAGE_REST, STAGE_DONE };
+
+#define ORDER_BAD_CAPTURE (1 << 26)
+#define ORDER_SEE_LOSES (-(1 << 30))   /* marks a capture kept for the last stage */
+
+/* The moves of one node, produced stage by stage, so that a cut by the
+ * table's move or a capture is made before the quiet moves and drops (in
+ * Korpalski: hundreds) are generated at all. */
+struct picker {
+    enum stage stage;
+    struct rules_move tt;
+    bool tt_ok;               /* the table's move is legal here */
+    int n_noisy, i_noisy;
+    int n, i;
+    int legal;                /* legal moves of the node: known at STAGE_REST */
+};
+
+static void picker_init(struct picker *pk, struct rules_move tt)
+{
+    memset(pk, 0, sizeof *pk);
+    pk->tt = tt;
+    pk->legal = -1;
+}
+
+static bool root_skipped(const struct search *s, int ply, struct rules_move m)
+{
+    if (ply != 0)
+        return false;
+    for (int i = 0; i < s->root_skip_count; i++)
+        if (move_eq(s->root_skip[i], m))
+            return true;
+    return false;
+}
+
+/* The next move to search, or false when there is none left. */
+static bool next_move(struct search *s, struct picker *pk, const struct rules_position *pos,
+                      int ply, struct rules_move *out)
+{
+    const struct rules_variant *v = s->v;
+    switch (pk->stage) {
+    case STAGE_TT:
+        pk->stage = STAGE_NOISY_GEN;
+        if (!move_eq(pk->tt, no_move) && v->move_is_legal_fast(pos, pk->tt)) {
+            pk->tt_ok = true;
+            if (!root_skipped(s, ply, pk->tt)) {
+                *out = pk->tt;
+                return true;
+            }
+        }
+        /* fall through */
+    case STAGE_NOISY_GEN: {
+        struct rules_move *noisy = s->noisy[ply];
+        int *order = s->noisy_order[ply];
+        pk->n_noisy = v->moves_noisy(pos, noisy);
+        for (int i = 0; i < pk->n_noisy; i++)
+            order[i] = victim_value(s, pos, noisy[i]) * 16 -
+                       RULES_MAN_TYPE(v->man_at(pos, noisy[i].from));
+        pk->stage = STAGE_NOISY;
+    }
+        /* fall through */
+    case STAGE_NOISY:
+        while (pk->i_noisy < pk->n_noisy) {
+            struct rules_move *noisy = s->noisy[ply];
+            int *order = s->noisy_order[ply];
+            int i = pk->i_noisy++;
+            pick_from(noisy, order, pk->n_noisy, i);
+            struct rules_move m = noisy[i];
+            if ((pk->tt_ok && move_eq(m, pk->tt)) || root_skipped(s, ply, m))
+                continue;
+            /* A capture of a man worth less than the capturer may lose
+             * material: by static exchange it waits for the last stage. */
+            if (!(m.flags & RULES_MOVE_PROMOTION) &&
+                victim_value(s, pos, m) < s->w->value[RULES_MAN_TYPE(v->man_at(pos, m.from))] &&
+                engine_see(v, s->w, pos, m) < 0) {
+                order[i] = ORDER_SEE_LOSES;
+                continue;
+            }
+            *out = m;
+            return true;
+        }
+        pk->stage = STAGE_REST_GEN;
+        /* fall through */
+    case STAGE_REST_GEN: {
+        struct rules_move *moves = s->moves[ply];
+        int *order = s->order[ply];
+        int side = v->side_to_move(pos);
+        int n = v->moves_legal(pos, moves), kept = 0;
+        pk->legal = n;
+        for (int i = 0; i < n; i++) {
+            struct rules_move m = moves[i];
+            if (!is_quiet(m) || (pk->tt_ok && move_eq(m, pk->tt)) || root_skipped(s, ply, m))
+                continue;
+            moves[kept] = m;
+            if (move_eq(m, s->killers[ply][0]))
+                order[kept] = 1 << 27;
+            else if (move_eq(m, s->killers[ply][1]))
+                order[kept] = (1 << 27) - 1;
+            else
+                order[kept] = s->history[side][history_kind(s, pos, m)][m.to & 127];
+            kept++;
+        }
+        for (int i = 0; i < pk->n_noisy; i++)
+            if (s->noisy_order[ply][i] == ORDER_SEE_LOSES) {
+                moves[kept] = s->noisy[ply][i];
+                order[kept++] = ORDER_BAD_CAPTURE + victim_value(s, pos, s->noisy[ply][i]);
+            }
+        pk->n = kept;
+        pk->stage = STAGE_REST;
+    }
+        /* fall through */
+    case STAGE_REST:
+        if (pk->i < pk->n) {
+            pick(s, ply, pk->n, pk->i);
+            *out = s->moves[ply][pk->i++];
+            return true;
+        }
+        pk->stage = STAGE_DONE;
+        /* fall through */
+    case STAGE_DONE:
+        break;
+    }
+    return false;
+}
+
+static int quiesce(struct search *s, const struct rules_position *pos, uint64_t key,
+                   int alpha, int beta, int ply)
 {
     const struct rules_variant *v = s->v;
     s->pv_len[ply] = 0;
@@ -273,51 +410,50 @@ static int quiesce(struct search *s, const struct rules_position *pos, int alpha
     if (ply > s->seldepth)
         s->seldepth = ply;
     if (ply >= ENGINE_MAX_PLY - 1)
-        return evaluate(s, pos);
+        return evaluate_keyed(s, pos, key);
 
-    /* Standing pat comes before the move generator: most quiescence nodes
-     * end here, and the generator (drops included) is the dearest step.
-     * A stalemate that stands pat at or above beta is missed, as in most
-     * engines; mates are not (in check there is no standing pat). */
+    /* Standing pat comes before any move is generated: most quiescence
+     * nodes end here.  A stalemate that stands pat at or above beta is
+     * missed, as in most engines; mates are not (in check there is no
+     * standing pat). */
     struct rules_move *moves = s->moves[ply];
     bool in_check = v->in_check(pos);
-    int best = -INF, stand = 0;
+    int best = -INF, stand = 0, n;
     if (v->insufficient_material(pos))
         return 0;
     if (!in_check) {
-        stand = evaluate(s, pos);
+        stand = evaluate_keyed(s, pos, key);
         if (stand >= beta)
             return stand;
-    }
-    int n = v->moves_legal(pos, moves);
-    if (n == 0)
-        return in_check ? -ENGINE_MATE + ply : s->w->stalemate;
-    if (!in_check) {
         if (stand > alpha)
             alpha = stand;
         best = stand;
-        /* Only captures and promotions are for us: drop the rest (most of
-         * the list, with drops) before ordering. */
-        int kept = 0;
-        for (int i = 0; i < n; i++)
-            if (!is_quiet(moves[i]))
-                moves[kept++] = moves[i];
-        n = kept;
+        /* Only captures and promotions, from their own generator. */
+        n = v->moves_noisy(pos, moves);
+        if (n == 0 && v->perft(pos, 1) == 0)
+            return s->w->stalemate;
+    } else {
+        n = v->moves_legal(pos, moves);
+        if (n == 0)
+            return -ENGINE_MATE + ply;
     }
     score_moves(s, pos, ply, n, no_move);
     for (int i = 0; i < n; i++) {
         pick(s, ply, n, i);
         struct rules_move m = moves[i];
-        /* Captures and promotions come first: the rest is not for us,
-         * unless we must get out of check. */
-        if (!in_check && is_quiet(m))
-            break;
-        if (!in_check && !(m.flags & RULES_MOVE_PROMOTION) &&
-            stand + victim_value(s, pos, m) + tune.delta_margin <= alpha)
-            continue;
+        if (!in_check && !(m.flags & RULES_MOVE_PROMOTION)) {
+            /* Delta pruning: the capture cannot bring the score near alpha. */
+            if (stand + victim_value(s, pos, m) + tune.delta_margin <= alpha)
+                continue;
+            /* A capture that loses material by static exchange. */
+            if (victim_value(s, pos, m) < s->w->value[RULES_MAN_TYPE(v->man_at(pos, m.from))] &&
+                engine_see(v, s->w, pos, m) < 0)
+                continue;
+        }
         struct rules_position next = *pos;
         v->move_play(&next, m);
-        int score = -quiesce(s, &next, -beta, -alpha, ply + 1);
+        int score = -quiesce(s, &next, v->key_after(pos, key, m, &next), -beta, -alpha,
+                             ply + 1);
         if (s->stopped)
             return 0;
         if (score > best) {
@@ -333,25 +469,24 @@ static int quiesce(struct search *s, const struct rules_position *pos, int alpha
     return best;
 }
 
-static int negamax(struct search *s, const struct rules_position *pos, int alpha, int beta,
-                   int depth, int ply, bool null_ok)
+static int negamax(struct search *s, const struct rules_position *pos, uint64_t key,
+                   int alpha, int beta, int depth, int ply, bool null_ok)
 {
     const struct rules_variant *v = s->v;
     bool pv_node = beta - alpha > 1;
 
     /* 1. Leaf. */
     if (depth <= 0)
-        return quiesce(s, pos, alpha, beta, ply);
+        return quiesce(s, pos, key, alpha, beta, ply);
     s->pv_len[ply] = 0;
     if (count_node(s))
         return 0;
     if (ply > s->seldepth)
         s->seldepth = ply;
     if (ply >= ENGINE_MAX_PLY - 1)
-        return evaluate(s, pos);
+        return evaluate_keyed(s, pos, key);
 
     /* 2. Draws and mate distance. */
-    uint64_t key = v->repetition_key(pos);
     s->keys[s->key_base + ply] = key;
     if (ply > 0) {
         int halfmove = v->halfmove_clock(pos);
@@ -377,18 +512,12 @@ static int negamax(struct search *s, const struct rules_position *pos, int alpha
             return score;
     }
 
-    /* 4. Moves; none is mate or stalemate. */
-    struct rules_move *moves = s->moves[ply];
-    int n = v->moves_legal(pos, moves);
+    /* 4. Check extension, bounded so that checks cannot run away. */
     bool in_check = v->in_check(pos);
-    if (n == 0)
-        return in_check ? -ENGINE_MATE + ply : s->w->stalemate;
-
-    /* 5. Check extension, bounded so that checks cannot run away. */
     if (in_check && ply < tune.check_extension_plies * s->root_depth)
         depth++;
 
-    /* 6. Pruning before the moves. */
+    /* 5. Pruning before the moves. */
     /* Only the pruning below uses it, and not at PV nodes. */
     int static_eval = in_check || pv_node ? -INF : evaluate_keyed(s, pos, key);
     bool placing = placing_kings(s, pos);
@@ -404,23 +533,23 @@ static int negamax(struct search *s, const struct rules_position *pos, int alpha
         struct rules_position next = *pos;
         int r = 2 + depth / 4;
         v->null_play(&next);
-        int score = -negamax(s, &next, -beta, -beta + 1, depth - 1 - r, ply + 1, false);
+        int score = -negamax(s, &next, v->repetition_key(&next), -beta, -beta + 1,
+                             depth - 1 - r, ply + 1, false);
         if (s->stopped)
             return 0;
         if (score >= beta)
             return score >= ENGINE_MATE_BOUND ? beta : score;
     }
 
-    /* 7. The moves. */
-    score_moves(s, pos, ply, n, tt_move);
+    /* 6. The moves, stage by stage. */
     int side = v->side_to_move(pos);
     int best = -INF, orig_alpha = alpha, searched = 0, quiet_count = 0;
-    struct rules_move best_move = no_move;
+    struct rules_move best_move = no_move, m;
     struct rules_move quiets[QUIETS_MAX];
+    struct picker pk;
+    picker_init(&pk, tt_move);
 
-    for (int i = 0; i < n; i++) {
-        pick(s, ply, n, i);
-        struct rules_move m = moves[i];
+    while (next_move(s, &pk, pos, ply, &m)) {
         bool quiet = is_quiet(m);
         bool killer = move_eq(m, s->killers[ply][0]) || move_eq(m, s->killers[ply][1]);
 
@@ -439,10 +568,13 @@ static int negamax(struct search *s, const struct rules_position *pos, int alpha
         bool gives_check = !drop && v->in_check(&next);
         if (late && !gives_check)
             continue;
+        uint64_t next_key = v->key_after(pos, key, m, &next);
         int new_depth = depth - 1, score;
 
         if (searched == 0) {
-            score = -negamax(s, &next, -beta, -alpha, new_depth, ply + 1, true);
+            if (ply == 0)
+                s->root_first = m;
+            score = -negamax(s, &next, next_key, -beta, -alpha, new_depth, ply + 1, true);
         } else {
             int r = 0;
             if (depth >= tune.lmr_min_depth && searched >= tune.lmr_min_moves && quiet &&
@@ -455,11 +587,13 @@ static int negamax(struct search *s, const struct rules_position *pos, int alpha
                 if (r < 0)
                     r = 0;
             }
-            score = -negamax(s, &next, -alpha - 1, -alpha, new_depth - r, ply + 1, true);
+            score = -negamax(s, &next, next_key, -alpha - 1, -alpha, new_depth - r, ply + 1,
+                             true);
             if (r > 0 && score > alpha && !s->stopped)
-                score = -negamax(s, &next, -alpha - 1, -alpha, new_depth, ply + 1, true);
+                score = -negamax(s, &next, next_key, -alpha - 1, -alpha, new_depth, ply + 1,
+                                 true);
             if (score > alpha && score < beta && !s->stopped)
-                score = -negamax(s, &next, -beta, -alpha, new_depth, ply + 1, true);
+                score = -negamax(s, &next, next_key, -beta, -alpha, new_depth, ply + 1, true);
         }
         if (s->stopped)
             return 0;
@@ -472,7 +606,7 @@ static int negamax(struct search *s, const struct rules_position *pos, int alpha
                 best_move = m;
                 update_pv(s, ply, m);
                 if (alpha >= beta) {
-                    /* 8. A cut: remember what made it. */
+                    /* 7. A cut: remember what made it. */
                     if (quiet) {
                         int bonus = depth * depth;
                         if (!move_eq(m, s->killers[ply][0])) {
@@ -492,6 +626,12 @@ static int negamax(struct search *s, const struct rules_position *pos, int alpha
         if (quiet && quiet_count < QUIETS_MAX)
             quiets[quiet_count++] = m;
     }
+    /* All stages done without a move: none is legal (the root's skipped
+     * moves aside), mate or stalemate. */
+    if (pk.stage == STAGE_DONE && searched == 0 && pk.legal == 0)
+        return in_check ? -ENGINE_MATE + ply : s->w->stalemate;
+    if (searched == 0 && best == -INF)
+        return alpha;
 
     enum tt_bound bound = best >= beta ? TT_LOWER : best > orig_alpha ? TT_EXACT : TT_UPPER;
     tt_store(&s->eng->tt, key, best_move, tt_score_to(best, ply), depth, bound);
@@ -556,19 +696,20 @@ int engine_search(struct engine *e, const struct rules_variant *v,
     out->has_move = true;
     out->best = root_moves[0];
 
+    uint64_t root_key = v->repetition_key(pos);
     int max_depth = ENGINE_MAX_PLY - 1;
     if (s->lim.depth > 0 && s->lim.depth < max_depth)
         max_depth = s->lim.depth;
     for (int depth = 1; depth <= max_depth; depth++) {
         s->root_depth = depth;
         s->seldepth = 0;
-        int score = negamax(s, pos, -INF, INF, depth, 0, false);
+        int score = negamax(s, pos, root_key, -INF, INF, depth, 0, false);
         if (s->stopped && (depth > 1 || s->pv_len[0] == 0)) {
             /* A stopped iteration's score is not kept, but its best move is
              * when the root searched the previous best first (the table's
              * move, as a rule) and another move then beat it: that one is
              * better by a deeper search. */
-            if (depth > 1 && s->pv_len[0] > 0 && move_eq(s->moves[0][0], out->best) &&
+            if (depth > 1 && s->pv_len[0] > 0 && move_eq(s->root_first, out->best) &&
                 !move_eq(s->pv[0][0], out->best)) {
                 out->best = s->pv[0][0];
                 out->has_ponder = s->pv_len[0] > 1;
