@@ -52,6 +52,8 @@ static const struct {
     int lmp_base, lmp_per_depth2;
     int delta_margin;           /* quiescence: a capture must be able to reach alpha */
     int check_extension_plies;  /* extend checks while ply < this × root depth */
+    int aspiration_min_depth;   /* a window around the last score from this depth */
+    int aspiration_delta;       /* its first half-width, doubled on each failure */
 } tune = {
     .rfp_depth = 4,
     .rfp_margin = 90,
@@ -64,6 +66,8 @@ static const struct {
     .lmp_per_depth2 = 8,
     .delta_margin = 200,
     .check_extension_plies = 2,
+    .aspiration_min_depth = 5,
+    .aspiration_delta = 25,
 };
 
 struct search {
@@ -507,8 +511,8 @@ static int negamax(struct search *s, const struct rules_position *pos, uint64_t 
         tt_move = te->move;
         int score = tt_score_from(te->score, ply);
         if (!pv_node && te->depth >= depth &&
-            (te->bound == TT_EXACT || (te->bound == TT_LOWER && score >= beta) ||
-             (te->bound == TT_UPPER && score <= alpha)))
+            (TT_BOUND(te) == TT_EXACT || (TT_BOUND(te) == TT_LOWER && score >= beta) ||
+             (TT_BOUND(te) == TT_UPPER && score <= alpha)))
             return score;
     }
 
@@ -638,6 +642,33 @@ static int negamax(struct search *s, const struct rules_position *pos, uint64_t 
     return best;
 }
 
+/* The root at `depth`: with an aspiration window around the previous
+ * iteration's score when `aspire` (widened on each side it fails, until it
+ * holds the score), else the full window. */
+static int search_root(struct search *s, const struct rules_position *pos, uint64_t key,
+                       int depth, bool aspire, int guess)
+{
+    int delta = tune.aspiration_delta, alpha = -INF, beta = INF;
+    if (aspire && depth >= tune.aspiration_min_depth && guess > -ENGINE_MATE_BOUND &&
+        guess < ENGINE_MATE_BOUND) {
+        alpha = guess - delta;
+        beta = guess + delta;
+    }
+    for (;;) {
+        int score = negamax(s, pos, key, alpha, beta, depth, 0, false);
+        if (s->stopped)
+            return score;
+        if (score <= alpha && alpha > -INF) {
+            alpha = score - delta > -ENGINE_MATE_BOUND ? score - delta : -INF;
+        } else if (score >= beta && beta < INF) {
+            beta = score + delta < ENGINE_MATE_BOUND ? score + delta : INF;
+        } else {
+            return score;
+        }
+        delta *= 2;
+    }
+}
+
 /* Time for this move: hard is the deadline, soft the point after which no
  * new iteration starts. */
 static void plan_time(struct search *s, int side)
@@ -700,50 +731,78 @@ int engine_search(struct engine *e, const struct rules_variant *v,
     int max_depth = ENGINE_MAX_PLY - 1;
     if (s->lim.depth > 0 && s->lim.depth < max_depth)
         max_depth = s->lim.depth;
+    int lines = s->lim.multipv > 1 ? s->lim.multipv : 1;
+    if (lines > ENGINE_MULTIPV_MAX)
+        lines = ENGINE_MULTIPV_MAX;
+    if (lines > n)
+        lines = n;
+    int stable = 0;                 /* iterations in a row with the same best move */
+    tt_new_search(&e->tt);
     for (int depth = 1; depth <= max_depth; depth++) {
+        struct rules_move before = out->best;
+        bool finished = true;
         s->root_depth = depth;
-        s->seldepth = 0;
-        int score = negamax(s, pos, root_key, -INF, INF, depth, 0, false);
-        if (s->stopped && (depth > 1 || s->pv_len[0] == 0)) {
-            /* A stopped iteration's score is not kept, but its best move is
-             * when the root searched the previous best first (the table's
-             * move, as a rule) and another move then beat it: that one is
-             * better by a deeper search. */
-            if (depth > 1 && s->pv_len[0] > 0 && move_eq(s->root_first, out->best) &&
-                !move_eq(s->pv[0][0], out->best)) {
+        s->root_skip_count = 0;
+        for (int line = 1; line <= lines && finished; line++) {
+            s->seldepth = 0;
+            int score = search_root(s, pos, root_key, depth, line == 1 && depth > 1,
+                                    out->score);
+            if (s->stopped && (depth > 1 || s->pv_len[0] == 0)) {
+                /* A stopped iteration's score is not kept, but its best move
+                 * is when the root searched the previous best first (the
+                 * table's move, as a rule) and another move then beat it:
+                 * that one is better by a deeper search. */
+                if (line == 1 && depth > 1 && s->pv_len[0] > 0 &&
+                    move_eq(s->root_first, out->best) && !move_eq(s->pv[0][0], out->best)) {
+                    out->best = s->pv[0][0];
+                    out->has_ponder = s->pv_len[0] > 1;
+                    out->ponder = out->has_ponder ? s->pv[0][1] : no_move;
+                }
+                finished = false;
+                break;
+            }
+            if (s->pv_len[0] == 0)
+                break;
+            if (line == 1) {
                 out->best = s->pv[0][0];
                 out->has_ponder = s->pv_len[0] > 1;
                 out->ponder = out->has_ponder ? s->pv[0][1] : no_move;
+                out->score = score;
+                out->depth = depth;
             }
-            break;
+            s->root_skip[s->root_skip_count++] = s->pv[0][0];
+            if (on_info != NULL) {
+                int64_t elapsed = now_ms() - s->start_ms;
+                info->multipv = line;
+                info->depth = depth;
+                info->seldepth = s->seldepth;
+                info->score = score;
+                info->nodes = s->nodes;
+                info->time_ms = elapsed;
+                info->nps = s->nodes * 1000 / (uint64_t)(elapsed > 0 ? elapsed : 1);
+                info->pv_length = s->pv_len[0];
+                memcpy(info->pv, s->pv[0], (size_t)s->pv_len[0] * sizeof *info->pv);
+                on_info(arg, info);
+            }
+            if (s->stopped)
+                finished = false;
         }
-        if (s->pv_len[0] > 0) {
-            out->best = s->pv[0][0];
-            out->has_ponder = s->pv_len[0] > 1;
-            out->ponder = out->has_ponder ? s->pv[0][1] : no_move;
+        if (!finished)
+            break;
+        if (s->lim.mate > 0 && engine_mate_moves(out->score) > 0 &&
+            engine_mate_moves(out->score) <= s->lim.mate)
+            break;
+        /* With a clock: no new iteration after half of the soft limit,
+         * which shrinks while the best move stays and grows (up to the
+         * hard limit) when it has just changed. */
+        stable = move_eq(before, out->best) ? stable + 1 : 0;
+        if (s->soft_ms) {
+            int64_t soft = s->soft_ms * (stable == 0 ? 3 : stable >= 4 ? 1 : 2) / 2;
+            if (soft > s->hard_ms)
+                soft = s->hard_ms;
+            if (now_ms() - s->start_ms >= soft / 2)
+                break;
         }
-        out->score = score;
-        out->depth = depth;
-
-        int64_t elapsed = now_ms() - s->start_ms;
-        if (on_info != NULL) {
-            info->depth = depth;
-            info->seldepth = s->seldepth;
-            info->score = score;
-            info->nodes = s->nodes;
-            info->time_ms = elapsed;
-            info->nps = s->nodes * 1000 / (uint64_t)(elapsed > 0 ? elapsed : 1);
-            info->pv_length = s->pv_len[0];
-            memcpy(info->pv, s->pv[0], (size_t)s->pv_len[0] * sizeof *info->pv);
-            on_info(arg, info);
-        }
-        if (s->stopped)
-            break;
-        if (s->lim.mate > 0 && engine_mate_moves(score) > 0 &&
-            engine_mate_moves(score) <= s->lim.mate)
-            break;
-        if (s->soft_ms && elapsed >= s->soft_ms / 2)
-            break;
     }
 
 done:

@@ -52,11 +52,88 @@ static void test_see_hand_counted(void **state)
                      310 - 480);
 }
 
+struct lines_seen {
+    int calls;
+    int last_multipv[ENGINE_MAX_PLY];   /* by depth: the highest line reported */
+    struct rules_move first[ENGINE_MAX_PLY][8];
+};
+
+static void note_line(void *arg, const struct engine_info *info)
+{
+    struct lines_seen *seen = arg;
+    seen->calls++;
+    assert_true(info->multipv == seen->last_multipv[info->depth] + 1);
+    seen->last_multipv[info->depth] = info->multipv;
+    if (info->multipv <= 8 && info->pv_length > 0)
+        seen->first[info->depth][info->multipv - 1] = info->pv[0];
+}
+
+static void search_lines(const char *fen, int multipv, int depth, struct lines_seen *seen,
+                         struct engine_result *r)
+{
+    const struct rules_variant *v = rules_variant_find("korpalski");
+    struct rules_position pos;
+    struct engine *e = engine_new(4);
+    struct engine_limits lim = { .depth = depth, .multipv = multipv };
+    assert_non_null(e);
+    assert_int_equal(v->position_parse(&pos, fen, NULL), RULES_OK);
+    memset(seen, 0, sizeof *seen);
+    engine_stop_reset(e);
+    assert_int_equal(engine_search(e, v, &pos, NULL, 0, &lim, note_line, seen, r), 0);
+    engine_free(e);
+}
+
+/* MultiPV: every iteration reports lines 1..k with different first moves,
+ * and never more lines than legal moves. */
+static void test_multipv_lines(void **state)
+{
+    struct lines_seen seen;
+    struct engine_result r;
+    (void)state;
+    /* The sample game's position at ply 12 (many moves): 4 lines. */
+    search_lines("8/8/3q4/3r1Q2/3R4/2K2n2/5k2/8[BBNNPPPPPPPPrbbpppppppp] w - - 0 7", 4, 3,
+                 &seen, &r);
+    assert_true(r.has_move);
+    for (int d = 1; d <= 3; d++) {
+        assert_int_equal(seen.last_multipv[d], 4);
+        for (int i = 0; i < 4; i++)
+            for (int j = i + 1; j < 4; j++)
+                assert_false(rules_move_equal(seen.first[d][i], seen.first[d][j]));
+    }
+    /* In check from the queen on the a-file, with b7 and a7 covered by the
+     * white king: Kb8 is the only legal move (by hand), so one line. */
+    search_lines("k7/8/1K6/8/8/8/8/Q7[] b - - 0 40", 4, 3, &seen, &r);
+    assert_true(r.has_move);
+    for (int d = 1; d <= 3; d++)
+        assert_int_equal(seen.last_multipv[d], 1);
+}
+
+/* A clock of 3 s with 30 moves to go allows 100 ms a move and at most
+ * four times that: the search ends well before the clock would. */
+static void test_clock_bounds_the_search(void **state)
+{
+    const struct rules_variant *v = rules_variant_find("korpalski");
+    struct rules_position pos;
+    struct engine *e = engine_new(4);
+    struct engine_limits lim = { .time_ms = { 3000, 3000 } };
+    struct engine_result r;
+    (void)state;
+    assert_non_null(e);
+    assert_int_equal(v->position_parse(&pos, v->start_text, NULL), RULES_OK);
+    engine_stop_reset(e);
+    assert_int_equal(engine_search(e, v, &pos, NULL, 0, &lim, NULL, NULL, &r), 0);
+    assert_true(r.has_move);
+    assert_true(r.time_ms < 1500);
+    engine_free(e);
+}
+
 int main(void)
 {
     rules_init();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_see_hand_counted),
+        cmocka_unit_test(test_multipv_lines),
+        cmocka_unit_test(test_clock_bounds_the_search),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
