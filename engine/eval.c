@@ -110,7 +110,8 @@ int eval_view(const struct eval_weights *w, const struct rules_variant *v,
                                  occupied[0].w[1] | occupied[1].w[1] } };
 
     memset(on_board, 0, sizeof on_board);
-    for (struct rules_cells left = all; cells_any(left);) {
+    /* Only Korpalski's prison needs the counts (prison_holds). */
+    for (struct rules_cells left = all; v->cells == 64 && cells_any(left);) {
         int c = cells_pop(&left);
         on_board[RULES_MAN_COLOR(man[c])][RULES_MAN_TYPE(man[c])]++;
     }
@@ -154,8 +155,9 @@ int eval_view(const struct eval_weights *w, const struct rules_variant *v,
         cells_add(&zone, king);
         for (struct rules_cells left = occupied[them]; cells_any(left);) {
             int c = cells_pop(&left);
-            units += w->king_attack[RULES_MAN_TYPE(man[c])] *
-                     count_cells(cells_and(attacks[c], zone));
+            struct rules_cells hit = cells_and(attacks[c], zone);
+            if (cells_any(hit))
+                units += w->king_attack[RULES_MAN_TYPE(man[c])] * count_cells(hit);
         }
         int reserve_units = 0;
         for (int t = RULES_PAWN; t < RULES_KING; t++)

@@ -34,11 +34,6 @@
 #define QUIETS_MAX 64
 #define EVAL_CACHE_SIZE (1 << 15)   /* entries, a power of two */
 
-struct eval_slot {
-    uint64_t key;
-    int score;
-    bool filled;
-};
 
 /* The search's tuned numbers, in one place. */
 static const struct {
@@ -94,7 +89,10 @@ struct search {
     /* Root moves not to search (MultiPV: the lines already found). */
     struct rules_move root_skip[RULES_MAX_MOVES];
     int root_skip_count;
-    struct eval_slot eval_cache[EVAL_CACHE_SIZE];
+    /* The evaluation cache: the key's upper 48 bits and the score's 16 in
+     * one word (0: empty), so that the cache stays small enough for the
+     * processor's caches. */
+    uint64_t eval_cache[EVAL_CACHE_SIZE];
 };
 
 static const struct rules_move no_move = { 0, 0, 0, 0 };
@@ -137,13 +135,17 @@ static bool count_node(struct search *s)
  * iteration). */
 static int evaluate_keyed(struct search *s, const struct rules_position *pos, uint64_t key)
 {
-    struct eval_slot *slot = &s->eval_cache[key & (EVAL_CACHE_SIZE - 1)];
-    if (slot->key == key && slot->filled)
-        return slot->score;
-    slot->key = key;
-    slot->score = eval_position(s->w, s->v, pos);
-    slot->filled = true;
-    return slot->score;
+    uint64_t *slot = &s->eval_cache[key & (EVAL_CACHE_SIZE - 1)];
+    uint64_t tag = key & ~(uint64_t)0xFFFF;
+    if (*slot != 0 && (*slot & ~(uint64_t)0xFFFF) == tag)
+        return (int16_t)(uint16_t)(*slot & 0xFFFF);
+    int score = eval_position(s->w, s->v, pos);
+    if (score > INT16_MAX)
+        score = INT16_MAX;
+    if (score < INT16_MIN)
+        score = INT16_MIN;
+    *slot = tag | (uint16_t)(int16_t)score;
+    return score;
 }
 
 
