@@ -141,7 +141,7 @@ uint64_t gl_search_key_after(const struct rules_position *before, uint64_t key,
                              struct rules_move move, const struct rules_position *after);
 void gl_search_view(const struct rules_position *pos, struct rules_view *out);
 struct rules_cells gl_search_attackers(const struct rules_position *pos, int cell,
-                                       struct rules_cells occupied);
+                                       struct rules_cells removed);
 
 extern const struct rules_variant rules_glinski;
 

@@ -81,10 +81,11 @@ void gl_search_view(const struct rules_position *pos, struct rules_view *out)
 }
 
 struct rules_cells gl_search_attackers(const struct rules_position *pos, int cell,
-                                       struct rules_cells occupied)
+                                       struct rules_cells removed)
 {
     const struct gl_pos *p = gl_const(pos);
-    gl_bits occ = (gl_bits)occupied.w[0] | (gl_bits)occupied.w[1] << 64;
+    gl_bits occ = (p->occupied[0] | p->occupied[1]) &
+                  ~((gl_bits)removed.w[0] | (gl_bits)removed.w[1] << 64);
 
     if (cell < 0 || cell >= GL_CELLS)
         return cells_of(0);

@@ -123,7 +123,7 @@ uint64_t kp_search_key_after(const struct rules_position *before, uint64_t key,
                              struct rules_move move, const struct rules_position *after);
 void kp_search_view(const struct rules_position *pos, struct rules_view *out);
 struct rules_cells kp_search_attackers(const struct rules_position *pos, int cell,
-                                       struct rules_cells occupied);
+                                       struct rules_cells removed);
 
 /* The variant table (korpalski.c). */
 extern const struct rules_variant rules_korpalski;

@@ -83,10 +83,10 @@ void kp_search_view(const struct rules_position *pos, struct rules_view *out)
 }
 
 struct rules_cells kp_search_attackers(const struct rules_position *pos, int cell,
-                                       struct rules_cells occupied)
+                                       struct rules_cells removed)
 {
     const struct kp_pos *p = kp_const(pos);
-    uint64_t occ = occupied.w[0];
+    uint64_t occ = (p->occupied[0] | p->occupied[1]) & ~removed.w[0];
     struct rules_cells out = { { 0, 0 } };
 
     if (cell < 0 || cell >= 64)

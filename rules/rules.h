@@ -326,12 +326,12 @@ struct rules_variant {
     /* Every man, both occupancies, every occupied cell's attack set, the
      * reserves, the kings and the side to move, in one call. */
     void (*view)(const struct rules_position *pos, struct rules_view *out);
-    /* The men of either colour on the cells of `occupied` that attack
-     * `cell` when only the cells of `occupied` are occupied (for exchange
-     * evaluation: take men away from `occupied` and the men behind them
-     * appear). */
+    /* The men of either colour that attack `cell` when the men on the
+     * cells of `removed` are taken off the board (for exchange evaluation:
+     * take the men that have captured away, and the men behind them
+     * appear); men on `removed` cells are not in the answer. */
     struct rules_cells (*attackers_to)(const struct rules_position *pos, int cell,
-                                       struct rules_cells occupied);
+                                       struct rules_cells removed);
 };
 
 /* Letter dialects for move_parse. */
