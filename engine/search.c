@@ -53,7 +53,7 @@ static const struct {
     .rfp_depth = 4,
     .rfp_margin = 90,
     .rfp_margin_drops = 160,
-    .null_min_depth = 3,
+    .null_min_depth = 4,
     .lmr_min_depth = 3,
     .lmr_min_moves = 3,
     .lmp_depth = 3,
