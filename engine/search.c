@@ -41,6 +41,7 @@ static const struct {
     int rfp_margin;             /* per ply, in centipawns */
     int rfp_margin_drops;       /* per ply, while anyone holds men in reserve */
     int null_min_depth;
+    int null_min_depth_drops;   /* the same while anyone holds men in reserve */
     int lmr_min_depth;
     int lmr_min_moves;          /* moves searched at full depth first */
     int lmp_depth;              /* late move pruning up to this depth */
@@ -53,7 +54,8 @@ static const struct {
     .rfp_depth = 4,
     .rfp_margin = 90,
     .rfp_margin_drops = 160,
-    .null_min_depth = 4,
+    .null_min_depth = 3,
+    .null_min_depth_drops = 4,
     .lmr_min_depth = 3,
     .lmr_min_moves = 3,
     .lmp_depth = 3,
@@ -533,7 +535,9 @@ static int negamax(struct search *s, const struct rules_position *pos, uint64_t 
         if (static_eval - margin * depth >= beta)
             return static_eval;
     }
-    if (!pv_node && !in_check && !placing && null_ok && depth >= tune.null_min_depth &&
+    int null_min_depth = anyone_holds_reserve(s, pos) ? tune.null_min_depth_drops
+                                                      : tune.null_min_depth;
+    if (!pv_node && !in_check && !placing && null_ok && depth >= null_min_depth &&
         static_eval >= beta && beta < ENGINE_MATE_BOUND && beta > -ENGINE_MATE_BOUND &&
         has_pieces(s, pos)) {
         struct rules_position next = *pos;
