@@ -6,7 +6,7 @@
 # CPU time the process used, which a machine loaded by other work does not
 # distort (compare builds by the second).
 #
-# usage: bench/engine.sh     (BUILD=build-engine; KORPALSKI_DEPTH=8 GLINSKI_DEPTH=9
+# usage: bench/engine.sh     (BUILD=build-engine; KORPALSKI_DEPTH=8 GLINSKI_DEPTH=10
 #                             PERFT_DEPTH=4; KORP=path/to/korp measures that
 #                             binary instead of building, e.g. a build of an
 #                             older commit to compare with)
@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 
 BUILD=${BUILD:-build-engine}
 KORPALSKI_DEPTH=${KORPALSKI_DEPTH:-8}
-GLINSKI_DEPTH=${GLINSKI_DEPTH:-9}
+GLINSKI_DEPTH=${GLINSKI_DEPTH:-10}
 PERFT_DEPTH=${PERFT_DEPTH:-4}
 
 # A Release build (the top-level CMakeLists.txt sets -Werror).

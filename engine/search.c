@@ -408,8 +408,10 @@ static bool next_move(struct search *s, struct picker *pk, const struct rules_po
     return false;
 }
 
+/* `check` is whether the side to move is in check when the caller knows
+ * it (it computed it to decide on a reduction), else -1. */
 static int quiesce(struct search *s, const struct rules_position *pos, uint64_t key,
-                   int alpha, int beta, int ply)
+                   int alpha, int beta, int ply, int check)
 {
     const struct rules_variant *v = s->v;
     s->pv_len[ply] = 0;
@@ -425,7 +427,7 @@ static int quiesce(struct search *s, const struct rules_position *pos, uint64_t 
      * missed, as in most engines; mates are not (in check there is no
      * standing pat). */
     struct rules_move *moves = s->moves[ply];
-    bool in_check = v->in_check(pos);
+    bool in_check = check >= 0 ? check != 0 : v->in_check(pos);
     int best = -INF, stand = 0, n;
     if (v->insufficient_material(pos))
         return 0;
@@ -461,7 +463,7 @@ static int quiesce(struct search *s, const struct rules_position *pos, uint64_t 
         struct rules_position next = *pos;
         v->move_play(&next, m);
         int score = -quiesce(s, &next, v->key_after(pos, key, m, &next), -beta, -alpha,
-                             ply + 1);
+                             ply + 1, -1);
         if (s->stopped)
             return 0;
         if (score > best) {
@@ -478,14 +480,14 @@ static int quiesce(struct search *s, const struct rules_position *pos, uint64_t 
 }
 
 static int negamax(struct search *s, const struct rules_position *pos, uint64_t key,
-                   int alpha, int beta, int depth, int ply, bool null_ok)
+                   int alpha, int beta, int depth, int ply, bool null_ok, int check)
 {
     const struct rules_variant *v = s->v;
     bool pv_node = beta - alpha > 1;
 
     /* 1. Leaf. */
     if (depth <= 0)
-        return quiesce(s, pos, key, alpha, beta, ply);
+        return quiesce(s, pos, key, alpha, beta, ply, check);
     s->pv_len[ply] = 0;
     if (count_node(s))
         return 0;
@@ -521,7 +523,7 @@ static int negamax(struct search *s, const struct rules_position *pos, uint64_t 
     }
 
     /* 4. Check extension, bounded so that checks cannot run away. */
-    bool in_check = v->in_check(pos);
+    bool in_check = check >= 0 ? check != 0 : v->in_check(pos);
     if (in_check && ply < tune.check_extension_plies * s->root_depth)
         depth++;
 
@@ -544,7 +546,7 @@ static int negamax(struct search *s, const struct rules_position *pos, uint64_t 
         int r = 2 + depth / 4;
         v->null_play(&next);
         int score = -negamax(s, &next, v->repetition_key(&next), -beta, -beta + 1,
-                             depth - 1 - r, ply + 1, false);
+                             depth - 1 - r, ply + 1, false, 0);
         if (s->stopped)
             return 0;
         if (score >= beta)
@@ -584,7 +586,8 @@ static int negamax(struct search *s, const struct rules_position *pos, uint64_t 
         if (searched == 0) {
             if (ply == 0)
                 s->root_first = m;
-            score = -negamax(s, &next, next_key, -beta, -alpha, new_depth, ply + 1, true);
+            score = -negamax(s, &next, next_key, -beta, -alpha, new_depth, ply + 1, true,
+                             gives_check);
         } else {
             int r = 0;
             if (depth >= tune.lmr_min_depth && searched >= tune.lmr_min_moves && quiet &&
@@ -598,12 +601,13 @@ static int negamax(struct search *s, const struct rules_position *pos, uint64_t 
                     r = 0;
             }
             score = -negamax(s, &next, next_key, -alpha - 1, -alpha, new_depth - r, ply + 1,
-                             true);
+                             true, gives_check);
             if (r > 0 && score > alpha && !s->stopped)
                 score = -negamax(s, &next, next_key, -alpha - 1, -alpha, new_depth, ply + 1,
-                                 true);
+                                 true, gives_check);
             if (score > alpha && score < beta && !s->stopped)
-                score = -negamax(s, &next, next_key, -beta, -alpha, new_depth, ply + 1, true);
+                score = -negamax(s, &next, next_key, -beta, -alpha, new_depth, ply + 1, true,
+                                 gives_check);
         }
         if (s->stopped)
             return 0;
@@ -661,7 +665,7 @@ static int search_root(struct search *s, const struct rules_position *pos, uint6
         beta = guess + delta;
     }
     for (;;) {
-        int score = negamax(s, pos, key, alpha, beta, depth, 0, false);
+        int score = negamax(s, pos, key, alpha, beta, depth, 0, false, -1);
         if (s->stopped)
             return score;
         if (score <= alpha && alpha > -INF) {
