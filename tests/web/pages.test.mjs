@@ -8,6 +8,7 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { REPO, startPostgres, startKorpd, launchChromium, person, freePort } from './harness.mjs';
@@ -98,10 +99,14 @@ function pages(signedIn) {
     ['the bot\'s page', `/players/${world.bot.id}`, '#player-active li', '#player-finished li'],
     ['a player\'s page', `/players/${world.ewa.id}`, '#player-active li', '#player-finished li'],
     ['an active game', `/games/${world.active}`, '#board[data-ply="2"]', '#live:text("live")'],
-    ['a finished game', `/games/${world.finished}`, '#board[data-ply="0"]', '#move-list .result'],
+    ['a finished game', `/games/${world.finished}`, '#board[data-ply="0"]', '#move-list .result', '#open-study'],
+    ['a finished game in study', `/study?game=${world.finished}&variant=glinski`, '#study-status:text("Ply 0 of 0")'],
     ['an open challenge', `/challenges/${world.open}`, signedIn ? '.challenge-row' : 'main a[href^="/login"]'],
     ['a challenge for ewa', `/challenges/${world.directed}`, signedIn ? '.challenge-row' : 'main a[href^="/login"]'],
     ['a missing game', '/games/NoSuchGame', 'h1:text("Game not found")'],
+    ['the study board', '/study', '#study-status:text("Ply 0 of 0")', '#board [data-cell]'],
+    ['learn Korpalski', '/learn/korpalski', '#lesson-ends .lesson-board[data-ready="true"]'],
+    ['learn Glinski', '/learn/glinski', '#lesson-stalemate .lesson-board[data-ready="true"]'],
   ];
   // Signed out, /settings sends people to sign in.
   list.push(signedIn ? ['settings', '/settings', '#notifications-form', '#webhook-list li', '#token-list [data-token]']
@@ -132,6 +137,17 @@ test('the leak check finds what it looks for', () => {
   assert.deepEqual(leaks('nullable annulled Undefinedness 3 points'), []);
 });
 
+// axe-core (npm, pinned), put into each page through the debugging protocol (the
+// pages' CSP refuses inline scripts, as it should).
+const AXE = fs.readFileSync(path.join(REPO, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+const barriers = [];
+
+async function axeViolations(page) {
+  await page.evaluate(AXE);
+  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  return result.violations.map(v => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', ')}`);
+}
+
 async function visitAll(p, who, signedIn) {
   const found = [];
   for (const [name, url, ...ready] of pages(signedIn)) {
@@ -139,6 +155,7 @@ async function visitAll(p, who, signedIn) {
     for (const sel of ready) await p.page.locator(sel).first().waitFor({ timeout: TIMEOUT });
     const bad = leaks(await shownText(p.page));
     if (bad.length) found.push(`${who}, ${name} (${url}): ${bad.join(' | ')}`);
+    for (const v of await axeViolations(p.page)) barriers.push(`${who}, ${name} (${url}): ${v}`);
   }
   return found;
 }
@@ -165,6 +182,7 @@ test('no page shows null, undefined, NaN or [object Object]', async () => {
   found.push(...await visitAll(felek, 'felek', true));
 
   assert.deepEqual(found, [], 'pages show a missing value as text');
+  assert.deepEqual(barriers, [], 'axe-core finds accessibility violations');
   const people = [out, ewa, felek];
   assert.deepEqual(people.flatMap(p => p.errors), [], 'console errors, page errors or CSP violations');
   for (const p of people) await p.context.close();

@@ -3,7 +3,10 @@
 // Glinski's 91 hexagons) as SVG, shows a position, and turns clicks, drags
 // and reserve picks into moves in UCI style, which it hands to onMove. It
 // knows no rules: the legal moves come from the server (/legal-moves), and
-// only those are offered, promotions included.
+// only those are offered, promotions included. By keyboard: Tab reaches the
+// board (one cell at a time is in the tab order) and the reserves; the arrow
+// keys move between cells, Enter or Space picks a man and puts it down.
+// announce() says a move in words to screen readers.
 
 import { PIECE_NAMES, PLURAL, parseUci } from './geometry.js';
 import { pieceGroup, pieceIcon } from './pieces.js';
@@ -53,12 +56,15 @@ export function createBoard(root, geometry, { onMove, label = 'Board' } = {}) {
   const bottom = el('div', { class: 'side-panel side-bottom' });
   const svg = svgEl('svg', {
     class: 'board', viewBox: `0 0 ${geometry.width} ${geometry.height}`,
-    role: 'group', 'aria-label': label,
+    role: 'group', 'aria-label': label, tabindex: '-1',   // the cells are in the tab order, not the drawing
   });
   const chooser = el('div', { class: 'promo-chooser', hidden: true, role: 'dialog', 'aria-label': 'Promote to' });
   const ghost = el('div', { class: 'drag-ghost', hidden: true, 'aria-hidden': 'true' });
+  const spoken = el('div', { class: 'visually-hidden board-announce', 'aria-live': 'polite', role: 'status' });
+  let focusName = null;          // the cell in the tab order
   const svgWrap = el('div', { class: 'board-svg-wrap' }, svg, chooser);
   if (geometry.hasReserves) root.append(top, svgWrap, bottom); else root.append(svgWrap);
+  root.append(spoken);
   document.body.appendChild(ghost);
 
   const cellEls = new Map();     // name -> <g>
@@ -71,6 +77,15 @@ export function createBoard(root, geometry, { onMove, label = 'Board' } = {}) {
   function buildCells() {
     svg.replaceChildren();
     cellEls.clear();
+    // Coordinates are drawn on a layer of their own above the cells, hidden from
+    // screen readers: a cell's name is its label ("a2 empty"), and a cell holding
+    // the text "2" would be a button whose label does not contain its text.
+    const coords = svgEl('g', { class: 'coords', 'aria-hidden': 'true' });
+    const label = (c, attrs, text) => {
+      const t = svgEl('text', { ...attrs, class: `coord coord-${c.tone}`, 'font-size': geometry.labelSize });
+      t.textContent = text;
+      coords.appendChild(t);
+    };
     for (const c of geometry.cells) {
       const g = svgEl('g', { class: 'cell tone-' + c.tone, 'data-cell': c.name, role: 'button', tabindex: '-1' });
       const pts = c.points.map(([x, y]) => flipXY(x, y).map(v => v.toFixed(3)).join(',')).join(' ');
@@ -78,28 +93,46 @@ export function createBoard(root, geometry, { onMove, label = 'Board' } = {}) {
       const [cx, cy] = flipXY(c.cx, c.cy);
       c.view = { cx, cy };
       // Coordinates: every hexagon is named; squares on the edges only.
-      const s = geometry.labelSize;
       if (geometry.id === 'hex91') {
-        const t = svgEl('text', { x: cx.toFixed(3), y: (cy + 0.72).toFixed(3), class: 'coord', 'font-size': s, 'text-anchor': 'middle' });
-        t.textContent = c.name;
-        g.appendChild(t);
+        label(c, { x: cx.toFixed(3), y: (cy + 0.72).toFixed(3), 'text-anchor': 'middle' }, c.name);
       } else {
         const bottomRank = state.orientation === 'white' ? 1 : 8;
         const leftFile = state.orientation === 'white' ? 'a' : 'h';
-        if (c.rank === bottomRank) {
-          const t = svgEl('text', { x: (cx + 0.44).toFixed(3), y: (cy + 0.45).toFixed(3), class: 'coord', 'font-size': s, 'text-anchor': 'end' });
-          t.textContent = c.file;
-          g.appendChild(t);
-        }
-        if (c.file === leftFile) {
-          const t = svgEl('text', { x: (cx - 0.45).toFixed(3), y: (cy - 0.27).toFixed(3), class: 'coord', 'font-size': s });
-          t.textContent = String(c.rank);
-          g.appendChild(t);
-        }
+        if (c.rank === bottomRank)
+          label(c, { x: (cx + 0.44).toFixed(3), y: (cy + 0.45).toFixed(3), 'text-anchor': 'end' }, c.file);
+        if (c.file === leftFile)
+          label(c, { x: (cx - 0.45).toFixed(3), y: (cy - 0.27).toFixed(3) }, String(c.rank));
       }
       svg.appendChild(g);
       cellEls.set(c.name, g);
     }
+    svg.appendChild(coords);
+    if (!focusName || !cellEls.has(focusName)) focusName = geometry.cells[0].name;
+    cellEls.get(focusName).setAttribute('tabindex', '0');
+  }
+
+  // The cell an arrow key leads to from `name`: the nearest one on screen in
+  // that direction (within 60 degrees of it), for squares and hexagons alike.
+  function neighbour(name, key) {
+    const [dx, dy] = { ArrowRight: [1, 0], ArrowLeft: [-1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] }[key];
+    const from = cells.get(name).view;
+    let best = null, bestD = Infinity;
+    for (const c of geometry.cells) {
+      const vx = c.view.cx - from.cx, vy = c.view.cy - from.cy;
+      const along = vx * dx + vy * dy, across = Math.abs(vx * dy - vy * dx);
+      if (along <= 0.01 || across > along * 1.8) continue;
+      const d = along + across * 2;
+      if (d < bestD) { bestD = d; best = c.name; }
+    }
+    return best;
+  }
+
+  function focusCell(name) {
+    cellEls.get(focusName)?.setAttribute('tabindex', '-1');
+    focusName = name;
+    const g = cellEls.get(name);
+    g.setAttribute('tabindex', '0');
+    g.focus();
   }
 
   // ---- drawing a position --------------------------------------------------
@@ -159,6 +192,8 @@ export function createBoard(root, geometry, { onMove, label = 'Board' } = {}) {
 
   function renderSides() {
     const pos = state.position;
+    // The panels are drawn afresh: a reserve button that had the focus keeps it.
+    const hadFocus = root.contains(document.activeElement) ? document.activeElement.dataset?.reserve : null;
     const topColor = state.orientation === 'white' ? 'black' : 'white';
     for (const [panel, color] of [[top, topColor], [bottom, topColor === 'white' ? 'black' : 'white']]) {
       panel.replaceChildren();
@@ -196,6 +231,7 @@ export function createBoard(root, geometry, { onMove, label = 'Board' } = {}) {
       if (!anyP) pri.appendChild(el('span', { class: 'empty-note', text: 'empty' }));
       panel.append(res, pri);
     }
+    if (hadFocus) root.querySelector(`[data-reserve="${hadFocus}"]`)?.focus();
   }
 
   // ---- making a move ------------------------------------------------------
@@ -335,7 +371,16 @@ export function createBoard(root, geometry, { onMove, label = 'Board' } = {}) {
   });
   svg.addEventListener('keydown', e => {
     const name = e.target.closest?.('[data-cell]')?.dataset.cell;
-    if (name && (e.key === 'Enter' || e.key === ' ')) { e.preventDefault(); clickCell(name); }
+    if (!name) return;
+    if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); clickCell(name); return; }
+    if (!e.key.startsWith('Arrow')) return;
+    e.preventDefault();
+    const next = neighbour(name, e.key);
+    if (next) focusCell(next);
+  });
+  svg.addEventListener('focusin', e => {
+    const name = e.target.closest?.('[data-cell]')?.dataset.cell;
+    if (name && name !== focusName) { cellEls.get(focusName)?.setAttribute('tabindex', '-1'); focusName = name; e.target.closest('[data-cell]').setAttribute('tabindex', '0'); }
   });
   for (const panel of [top, bottom]) {
     panel.addEventListener('pointerdown', e => {
@@ -373,6 +418,8 @@ export function createBoard(root, geometry, { onMove, label = 'Board' } = {}) {
       render();
     },
     flip() { this.setOrientation(state.orientation === 'white' ? 'black' : 'white'); },
+    /* Says text to screen readers (a move in words). */
+    announce(text) { spoken.textContent = text; },
     get orientation() { return state.orientation; },
     destroy() {
       ghost.remove();

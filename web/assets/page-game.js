@@ -5,7 +5,7 @@
 import { api, me, q } from './api.js';
 import { createBoard } from './board.js';
 import { geometryFor, parseUci } from './geometry.js';
-import { sanToPolish } from './notation.js';
+import { moveWords, sanToPolish } from './notation.js';
 import { h, messageBox, sideName, variantName, timeLeft, resultText, playerLink } from './ui.js';
 
 const RETRY_MAX_MS = 30000;
@@ -69,7 +69,8 @@ export async function render(main, { params }) {
       status, msg,
       myColor ? moveForm : (player ? null : h('p', { class: 'hint' }, h('a', { href: `/login?next=${q(location.pathname)}` }, 'Sign in'), ' to play your games.')),
       actions,
-      h('div', { class: 'toolbar' }, flipBtn, notationSel, pgn),
+      h('div', { class: 'toolbar' }, flipBtn, notationSel, pgn,
+        game.status !== 'active' ? h('a', { href: `/study?game=${q(id)}&variant=${q(game.variant)}`, id: 'open-study', class: 'button' }, 'Open in study') : null),
       h('h2', { class: 'visually-hidden' }, 'Moves'),
       moveList)));
 
@@ -195,8 +196,12 @@ export async function render(main, { params }) {
               api('GET', `/v1/games/${q(id)}/analysis`)]);
           }
           if (closed) return;
+          const before = game.ply;
           game = g; moves = mv.moves; legal = lg; analysis = an;
           draw();
+          // A new move, said in words to screen readers.
+          if (game.ply > before && game.moves.length)
+            board.announce(moveWords(game.moves[game.moves.length - 1], game.ply % 2 ? 'white' : 'black'));
         } catch (e) {
           if (!closed) msg.show(e.message, 'error');
         }
