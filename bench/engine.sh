@@ -1,22 +1,29 @@
 #!/usr/bin/env bash
 # bench/engine.sh — the engine's search speed (nodes per second through
 # `korp uci`, fixed depth, fresh engine per position) on fixed positions of
-# both variants, beside korp's perft speed on the same positions.
+# both variants, beside korp's perft speed on the same positions.  Nodes per
+# second are given twice: by the engine's own clock (wall time) and by the
+# CPU time the process used, which a machine loaded by other work does not
+# distort (compare builds by the second).
 #
-# usage: bench/engine.sh     (BUILD=build-engine; KORPALSKI_DEPTH=7 GLINSKI_DEPTH=7
-#                             PERFT_DEPTH=4)
+# usage: bench/engine.sh     (BUILD=build-engine; KORPALSKI_DEPTH=8 GLINSKI_DEPTH=10
+#                             PERFT_DEPTH=4; KORP=path/to/korp measures that
+#                             binary instead of building, e.g. a build of an
+#                             older commit to compare with)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 BUILD=${BUILD:-build-engine}
-KORPALSKI_DEPTH=${KORPALSKI_DEPTH:-7}
-GLINSKI_DEPTH=${GLINSKI_DEPTH:-7}
+KORPALSKI_DEPTH=${KORPALSKI_DEPTH:-8}
+GLINSKI_DEPTH=${GLINSKI_DEPTH:-10}
 PERFT_DEPTH=${PERFT_DEPTH:-4}
 
 # A Release build (the top-level CMakeLists.txt sets -Werror).
-cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DKORP_SERVER=OFF >/dev/null
-cmake --build "$BUILD" --target korp >/dev/null
-KORP=$BUILD/cli/korp
+if [ -z "${KORP:-}" ]; then
+    cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DKORP_SERVER=OFF >/dev/null
+    cmake --build "$BUILD" --target korp >/dev/null
+    KORP=$BUILD/cli/korp
+fi
 
 # variant|FEN: the start positions, the inventor's sample game (ply 12),
 # the perft suite's positions, a Glinski tournament game (ply 23), an ending.
@@ -33,10 +40,16 @@ POSITIONS=(
 
 now_ns() { date +%s%N; }
 
-search() {     # variant depth fen -> "nodes ms"
-    printf 'setoption name UCI_Variant value %s\nposition fen %s\ngo depth %s\n' "$1" "$3" "$2" |
-        "$KORP" uci | awk '/^info depth/ { for (i = 1; i < NF; i++) { if ($i == "nodes") n = $(i+1); if ($i == "time") t = $(i+1) } }
-                           END { print n, t }'
+CPU_FILE=$(mktemp)
+trap 'rm -f "$CPU_FILE"' EXIT
+
+search() {     # variant depth fen -> "nodes ms cpu-ms"
+    local out
+    out=$(printf 'setoption name UCI_Variant value %s\nposition fen %s\ngo depth %s\n' "$1" "$3" "$2" |
+        /usr/bin/time -f '%U %S' -o "$CPU_FILE" "$KORP" uci |
+        awk '/^info depth/ { for (i = 1; i < NF; i++) { if ($i == "nodes") n = $(i+1); if ($i == "time") t = $(i+1) } }
+             END { print n, t }')
+    echo "$out $(awk '{ printf "%d", ($1 + $2) * 1000 }' "$CPU_FILE")"
 }
 
 perft() {      # variant depth fen -> "nodes ns"
@@ -45,22 +58,27 @@ perft() {      # variant depth fen -> "nodes ns"
     echo "$n $((t1 - t0))"
 }
 
-printf '%-4s %-10s %5s %10s %8s %10s   %12s %10s\n' pos variant depth nodes ms "search n/s" "perft nodes" "perft Mn/s"
-declare -A sum_nodes sum_ms
+printf '%-4s %-10s %5s %10s %8s %10s %8s %10s   %12s %10s\n' pos variant depth nodes ms "search n/s" \
+    "cpu ms" "cpu n/s" "perft nodes" "perft Mn/s"
+declare -A sum_nodes sum_ms sum_cpu
 i=0
 for entry in "${POSITIONS[@]}"; do
     i=$((i + 1))
     variant=${entry%%|*}; fen=${entry#*|}
     depth=$KORPALSKI_DEPTH; [ "$variant" = glinski ] && depth=$GLINSKI_DEPTH
-    read -r nodes ms < <(search "$variant" "$depth" "$fen")
+    read -r nodes ms cpu < <(search "$variant" "$depth" "$fen")
     read -r pnodes pns < <(perft "$variant" "$PERFT_DEPTH" "$fen")
     sum_nodes[$variant]=$(( ${sum_nodes[$variant]:-0} + nodes ))
     sum_ms[$variant]=$(( ${sum_ms[$variant]:-0} + ms ))
-    printf '%-4s %-10s %5s %10s %8s %10s   %12s %10s\n' "$i" "$variant" "$depth" "$nodes" "$ms" \
+    sum_cpu[$variant]=$(( ${sum_cpu[$variant]:-0} + cpu ))
+    printf '%-4s %-10s %5s %10s %8s %10s %8s %10s   %12s %10s\n' "$i" "$variant" "$depth" "$nodes" "$ms" \
         "$(awk -v n="$nodes" -v t="$ms" 'BEGIN { printf "%d", (t > 0 ? n * 1000 / t : n * 1000) }')" \
+        "$cpu" "$(awk -v n="$nodes" -v t="$cpu" 'BEGIN { printf "%d", (t > 0 ? n * 1000 / t : n * 1000) }')" \
         "$pnodes" "$(awk -v n="$pnodes" -v t="$pns" 'BEGIN { printf "%.1f", n / (t / 1e9) / 1e6 }')"
 done
 for variant in korpalski glinski; do
-    printf 'all  %-10s %5s %10s %8s %10s\n' "$variant" "-" "${sum_nodes[$variant]}" "${sum_ms[$variant]}" \
-        "$(awk -v n="${sum_nodes[$variant]}" -v t="${sum_ms[$variant]}" 'BEGIN { printf "%d", (t > 0 ? n * 1000 / t : 0) }')"
+    printf 'all  %-10s %5s %10s %8s %10s %8s %10s\n' "$variant" "-" "${sum_nodes[$variant]}" "${sum_ms[$variant]}" \
+        "$(awk -v n="${sum_nodes[$variant]}" -v t="${sum_ms[$variant]}" 'BEGIN { printf "%d", (t > 0 ? n * 1000 / t : 0) }')" \
+        "${sum_cpu[$variant]}" \
+        "$(awk -v n="${sum_nodes[$variant]}" -v t="${sum_cpu[$variant]}" 'BEGIN { printf "%d", (t > 0 ? n * 1000 / t : 0) }')"
 done

@@ -275,15 +275,15 @@ def run_match(variant, openings, games, make_players, goes_of, label):
             goes = goes_of(a_white)
             result, term, by, refused = play(variant, start, players, goes,
                                              f"{label} game {g + 1}")
+            a_score = {"1-0": 1.0, "0-1": 0.0}.get(result, 0.5)
+            if not a_white:
+                a_score = 1.0 - a_score
             for name, _, _ in refused:
                 refusals[name] = refusals.get(name, 0) + 1
             if refused:
                 games_with_refusals += 1
             else:
                 unrefused[0 if a_score == 1 else 2 if a_score == 0 else 1] += 1
-            a_score = {"1-0": 1.0, "0-1": 0.0}.get(result, 0.5)
-            if not a_white:
-                a_score = 1.0 - a_score
             if a_score == 1.0:
                 w += 1
             elif a_score == 0.0:

@@ -4,7 +4,8 @@
  * claim by, as one JSON object per position: the same as
  * GET /v1/games/{id}/analysis, from the same rules code.  With --engine, the
  * engine's evaluation and best line are added ("engine"), the score from
- * White's point of view.
+ * White's point of view; with more than one line asked for
+ * (korp_analysis_engine_lines), the best lines too ("lines").
  */
 #include "korp_int.h"
 
@@ -21,17 +22,38 @@ static struct {
     struct engine_limits limits;
 } analysis_engine;
 
-/* The deepest iteration's line, from the info callback. */
+/* Lines asked for (MultiPV); kept apart from the limits, which
+ * korp_analysis_engine_start resets. */
+static int analysis_lines = 1;
+
+#define LINES_MAX 16
+
+/* Each line's deepest iteration, from the info callback. */
 struct last_line {
     int length;
+    int depth;
+    int score;
     struct rules_move pv[ENGINE_MAX_PLY];
 };
 
 static void keep_line(void *arg, const struct engine_info *info)
 {
-    struct last_line *line = arg;
+    struct last_line *lines = arg;
+    if (info->multipv < 1 || info->multipv > LINES_MAX)
+        return;
+    struct last_line *line = &lines[info->multipv - 1];
     line->length = info->pv_length;
+    line->depth = info->depth;
+    line->score = info->score;
     memcpy(line->pv, info->pv, (size_t)info->pv_length * sizeof *info->pv);
+}
+
+void korp_analysis_engine_lines(int lines);
+
+/* How many best lines --engine reports (1 to LINES_MAX). */
+void korp_analysis_engine_lines(int lines)
+{
+    analysis_lines = lines < 1 ? 1 : lines > LINES_MAX ? LINES_MAX : lines;
 }
 
 bool korp_analysis_engine_start(const struct korp_args *args)
@@ -44,6 +66,7 @@ bool korp_analysis_engine_start(const struct korp_args *args)
     analysis_engine.limits.movetime_ms = args->engine_movetime;
     if (args->engine_depth == 0 && args->engine_movetime == 0)
         analysis_engine.limits.depth = KORP_ANALYSE_DEFAULT_DEPTH;
+    analysis_engine.limits.multipv = analysis_lines;
     return true;
 }
 
@@ -70,39 +93,65 @@ static void print_line(const struct rules_variant *v, const struct rules_positio
     putchar(']');
 }
 
+/* A score from White's point of view: {"cp":N} or {"mate":N}. */
+static void print_score(int score, int sign)
+{
+    if (engine_mate_moves(score) != 0)
+        printf("{\"mate\":%d}", sign * engine_mate_moves(score));
+    else
+        printf("{\"cp\":%d}", sign * score);
+}
+
 /* ,"engine":{...} for pos, or ,"engine":null when there is no move. */
 static void print_engine(const struct rules_variant *v, const struct rules_position *pos,
                          const uint64_t *keys, int count)
 {
     struct engine_result res;
-    struct last_line line = { 0 };
+    static struct last_line lines[LINES_MAX];
+    struct last_line *line = &lines[0];
     struct engine *e = analysis_engine.engine;
     char best[RULES_MOVE_TEXT_MAX];
     int sign = v->side_to_move(pos) == RULES_WHITE ? 1 : -1;
 
     engine_clear(e);
     engine_stop_reset(e);
-    if (engine_search(e, v, pos, keys, count, &analysis_engine.limits, keep_line, &line,
+    memset(lines, 0, sizeof lines);
+    if (engine_search(e, v, pos, keys, count, &analysis_engine.limits, keep_line, lines,
                       &res) != 0 || !res.has_move) {
         fputs(",\"engine\":null", stdout);
         return;
     }
     /* The line of the last completed iteration starts with the answer; if a
      * stopped iteration changed the answer, the line is that move alone. */
-    if (line.length == 0 || memcmp(&line.pv[0], &res.best, sizeof res.best) != 0) {
-        line.pv[0] = res.best;
-        line.length = 1;
+    if (line->length == 0 || memcmp(&line->pv[0], &res.best, sizeof res.best) != 0) {
+        line->pv[0] = res.best;
+        line->length = 1;
+        line->depth = res.depth;
+        line->score = res.score;
     }
     v->move_format(pos, res.best, RULES_NOTATION_UCI, best, sizeof best);
     printf(",\"engine\":{\"point_of_view\":\"white\",\"depth\":%d,\"score\":", res.depth);
-    if (engine_mate_moves(res.score) != 0)
-        printf("{\"mate\":%d}", sign * engine_mate_moves(res.score));
-    else
-        printf("{\"cp\":%d}", sign * res.score);
+    print_score(res.score, sign);
     printf(",\"best\":\"%s\",\"pv\":", best);
-    print_line(v, pos, line.pv, line.length, RULES_NOTATION_UCI);
+    print_line(v, pos, line->pv, line->length, RULES_NOTATION_UCI);
     fputs(",\"pv_san\":", stdout);
-    print_line(v, pos, line.pv, line.length, RULES_NOTATION_SAN);
+    print_line(v, pos, line->pv, line->length, RULES_NOTATION_SAN);
+    /* The best lines, best first, each from its own deepest iteration
+     * (the first is the answer above). */
+    if (analysis_lines > 1) {
+        fputs(",\"lines\":[", stdout);
+        for (int i = 0; i < analysis_lines && lines[i].length > 0; i++) {
+            printf("%s{\"multipv\":%d,\"depth\":%d,\"score\":", i ? "," : "", i + 1,
+                   lines[i].depth);
+            print_score(lines[i].score, sign);
+            fputs(",\"pv\":", stdout);
+            print_line(v, pos, lines[i].pv, lines[i].length, RULES_NOTATION_UCI);
+            fputs(",\"pv_san\":", stdout);
+            print_line(v, pos, lines[i].pv, lines[i].length, RULES_NOTATION_SAN);
+            putchar('}');
+        }
+        putchar(']');
+    }
     printf(",\"nodes\":%llu,\"time_ms\":%lld}", (unsigned long long)res.nodes,
            (long long)res.time_ms);
 }

@@ -39,6 +39,7 @@ struct uci {
     uint64_t search_keys[KEYS_MAX];
     int search_key_count;
     struct engine_limits limits;
+    int multipv;             /* the MultiPV option: lines per search */
 };
 
 static void say(struct uci *u, const char *fmt, ...)
@@ -87,9 +88,10 @@ static void on_info(void *arg, const struct engine_info *info)
     char line[4096], score[32];
     score_text(info->score, score, sizeof score);
     snprintf(line, sizeof line,
-             "info depth %d seldepth %d multipv 1 score %s nodes %" PRIu64 " nps %" PRIu64
+             "info depth %d seldepth %d multipv %d score %s nodes %" PRIu64 " nps %" PRIu64
              " time %" PRId64 " pv",
-             info->depth, info->seldepth, score, info->nodes, info->nps, info->time_ms);
+             info->depth, info->seldepth, info->multipv, score, info->nodes, info->nps,
+             info->time_ms);
     format_line(u->v, &u->search_pos, info->pv, info->pv_length, line, sizeof line);
     say(u, "%s", line);
 }
@@ -150,6 +152,7 @@ static int cmd_uci(struct uci *u, char **tok, int n)
     say(u, "option name UCI_Variant type combo default korpalski var korpalski var glinski");
     say(u, "option name Hash type spin default %d min 1 max %d", ENGINE_HASH_DEFAULT_MB,
         ENGINE_HASH_MAX_MB);
+    say(u, "option name MultiPV type spin default 1 min 1 max %d", ENGINE_MULTIPV_MAX);
     say(u, "uciok");
     return 0;
 }
@@ -205,6 +208,14 @@ static int cmd_setoption(struct uci *u, char **tok, int n)
                 ENGINE_HASH_MAX_MB, value);
         else if (engine_hash_resize(u->engine, (size_t)mb) != 0)
             say(u, "info string cannot allocate %ld MiB for Hash: keeping the old table", mb);
+    } else if (strcasecmp(name, "MultiPV") == 0) {
+        char *end = NULL;
+        long lines = strtol(value, &end, 10);
+        if (value[0] == '\0' || *end != '\0' || lines < 1 || lines > ENGINE_MULTIPV_MAX)
+            say(u, "info string MultiPV must be a number of lines from 1 to %d, not '%s'",
+                ENGINE_MULTIPV_MAX, value);
+        else
+            u->multipv = (int)lines;
     } else {
         say(u, "info string unknown option '%s'", name);
     }
@@ -333,6 +344,7 @@ static int cmd_go(struct uci *u, char **tok, int n)
     if (!l.infinite && !l.depth && !l.nodes && !l.movetime_ms && !l.mate &&
         l.time_ms[side] <= 0 && (l.time_ms[side ^ 1] > 0 || l.inc_ms[side] > 0))
         l.movetime_ms = l.inc_ms[side] > 0 ? l.inc_ms[side] / 2 + 1 : 1;
+    l.multipv = u->multipv;
     u->limits = l;
     u->search_pos = u->pos;
     memcpy(u->search_keys, u->keys, (size_t)u->key_count * sizeof *u->keys);

@@ -41,10 +41,15 @@ struct engine_limits {
     int mate;                /* stop once a mate in at most this many moves is found */
     bool infinite;           /* ignore the clocks: stop only on engine_stop,
                                 depth or nodes */
+    int multipv;             /* lines to find, best first (0 or 1: one); at
+                                most ENGINE_MULTIPV_MAX and the legal moves */
 };
+
+#define ENGINE_MULTIPV_MAX 64
 
 /* What one finished iteration found; passed to the info callback. */
 struct engine_info {
+    int multipv;             /* which line: 1 the best, 2 the next, ... */
     int depth;
     int seldepth;            /* deepest ply reached, quiescence included */
     int score;
@@ -68,7 +73,8 @@ struct engine_result {
     int64_t time_ms;
 };
 
-/* Called after each completed iteration, on the searching thread. */
+/* Called after each completed iteration, once per line (multipv 1 first),
+ * on the searching thread. */
 typedef void engine_info_fn(void *arg, const struct engine_info *info);
 
 struct engine;

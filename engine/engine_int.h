@@ -18,19 +18,27 @@ struct tt_entry {
     struct rules_move move;
     int16_t score;           /* mate scores relative to this node (tt_score_to) */
     uint8_t depth;
-    uint8_t bound;           /* enum tt_bound */
+    uint8_t bound;           /* enum tt_bound in the low 2 bits, the search's
+                                generation (mod 64) above them */
 };
+
+#define TT_BOUND(entry) ((enum tt_bound)((entry)->bound & 3))
 
 /* Two entries per bucket: the first keeps the deepest result, the second
  * always takes the newest. */
 struct tt {
     struct tt_entry *entries;
     size_t buckets;          /* a power of two */
+    uint8_t generation;      /* of the current search, 0..63 */
 };
 
 int tt_init(struct tt *tt, size_t mb);
 void tt_free(struct tt *tt);
 void tt_clear(struct tt *tt);
+/* A new search begins: entries of earlier searches give way in the deep
+ * slot (long analyses of many positions would otherwise fill it with
+ * results no longer wanted). */
+void tt_new_search(struct tt *tt);
 /* The entry for key, or NULL. */
 const struct tt_entry *tt_probe(const struct tt *tt, uint64_t key);
 void tt_store(struct tt *tt, uint64_t key, struct rules_move move, int score,
@@ -81,5 +89,16 @@ const struct eval_weights *eval_weights_for(const struct rules_variant *v);
 /* Static evaluation for the side to move. */
 int eval_position(const struct eval_weights *w, const struct rules_variant *v,
                   const struct rules_position *pos);
+/* The same from the variant's view of the position (rules_variant.view). */
+int eval_view(const struct eval_weights *w, const struct rules_variant *v,
+              const struct rules_view *view);
+
+/* ---- static exchange evaluation (see.c) ---------------------------------- */
+
+/* What the capture (or promotion) m of pos wins in material after the best
+ * sequence of recaptures on its target, in the weights' piece values;
+ * negative when it loses material.  0 for drops and quiet moves. */
+int engine_see(const struct rules_variant *v, const struct eval_weights *w,
+               const struct rules_position *pos, struct rules_move m);
 
 #endif

@@ -58,60 +58,79 @@ static inline void cells_or(struct rules_cells *a, struct rules_cells b)
 
 /* Whether `side` has a promotion piece waiting in prison (Korpalski: set
  * minus board minus reserve).  Glinski promotes freely: always true. */
-static bool prison_holds(const struct rules_variant *v, const struct rules_position *pos,
+static bool prison_holds(const struct rules_variant *v, const struct rules_view *view,
                          const int on_board[2][RULES_PIECE_TYPES], int side)
 {
     static const int set[RULES_PIECE_TYPES] = { 8, 2, 2, 2, 1, 1 };
     if (v->cells != 64)
         return true;
     for (int t = RULES_KNIGHT; t <= RULES_QUEEN; t++)
-        if (on_board[side][t] + v->reserve_count(pos, (enum rules_color)side,
-                                                 (enum rules_piece)t) < set[t])
+        if (on_board[side][t] + view->reserve[side][t] < set[t])
             return true;
     return false;
+}
+
+/* The next cell of a set, removed from it; the set must not be empty. */
+static inline int cells_pop(struct rules_cells *c)
+{
+    if (c->w[0]) {
+        int cell = __builtin_ctzll(c->w[0]);
+        c->w[0] &= c->w[0] - 1;
+        return cell;
+    }
+    int cell = 64 + __builtin_ctzll(c->w[1]);
+    c->w[1] &= c->w[1] - 1;
+    return cell;
+}
+
+static inline bool cells_any(struct rules_cells c)
+{
+    return (c.w[0] | c.w[1]) != 0;
 }
 
 int eval_position(const struct eval_weights *w, const struct rules_variant *v,
                   const struct rules_position *pos)
 {
-    int man[128];
-    struct rules_cells attacks[128];
-    struct rules_cells occupied[2] = { { { 0, 0 } }, { { 0, 0 } } };
+    struct rules_view view;
+    v->view(pos, &view);
+    return eval_view(w, v, &view);
+}
+
+int eval_view(const struct eval_weights *w, const struct rules_variant *v,
+              const struct rules_view *view)
+{
+    const int8_t *man = view->man;
+    const struct rules_cells *attacks = view->attacks;
+    const struct rules_cells *occupied = view->occupied;
     struct rules_cells attacked[2] = { { { 0, 0 } }, { { 0, 0 } } };
     int on_board[2][RULES_PIECE_TYPES];
-    int king[2] = { -1, -1 };
     int score[2] = { 0, 0 }, phase = 0, king_mg[2] = { 0, 0 }, king_eg[2] = { 0, 0 };
-    int side = v->side_to_move(pos);
+    int side = view->side;
+    struct rules_cells all = { { occupied[0].w[0] | occupied[1].w[0],
+                                 occupied[0].w[1] | occupied[1].w[1] } };
 
     memset(on_board, 0, sizeof on_board);
-    for (int c = 0; c < w->cells; c++) {
-        man[c] = v->man_at(pos, c);
-        if (man[c] == RULES_NO_MAN)
-            continue;
-        int color = RULES_MAN_COLOR(man[c]), type = RULES_MAN_TYPE(man[c]);
-        on_board[color][type]++;
-        cells_add(&occupied[color], c);
-        if (type == RULES_KING)
-            king[color] = c;
+    /* Only Korpalski's prison needs the counts (prison_holds). */
+    for (struct rules_cells left = all; v->cells == 64 && cells_any(left);) {
+        int c = cells_pop(&left);
+        on_board[RULES_MAN_COLOR(man[c])][RULES_MAN_TYPE(man[c])]++;
     }
     /* Reserves: what can still come onto the board. */
     for (int color = 0; color < 2; color++)
         for (int t = RULES_PAWN; t < RULES_KING; t++) {
-            int n = v->reserve_count(pos, (enum rules_color)color, (enum rules_piece)t);
+            int n = view->reserve[color][t];
             score[color] += n * w->reserve_value[t];
             if (t != RULES_PAWN)
                 phase += n * w->value[t];
         }
 
-    bool promotes[2] = { prison_holds(v, pos, (const int(*)[RULES_PIECE_TYPES])on_board, 0),
-                         prison_holds(v, pos, (const int(*)[RULES_PIECE_TYPES])on_board, 1) };
+    bool promotes[2] = { prison_holds(v, view, (const int(*)[RULES_PIECE_TYPES])on_board, 0),
+                         prison_holds(v, view, (const int(*)[RULES_PIECE_TYPES])on_board, 1) };
 
-    for (int c = 0; c < w->cells; c++) {
-        if (man[c] == RULES_NO_MAN)
-            continue;
+    for (struct rules_cells left = all; cells_any(left);) {
+        int c = cells_pop(&left);
         int color = RULES_MAN_COLOR(man[c]), type = RULES_MAN_TYPE(man[c]);
         int rel = color == RULES_WHITE ? c : w->mirror[c];
-        attacks[c] = v->attacks_from(pos, c);
         cells_or(&attacked[color], attacks[c]);
         if (type == RULES_KING) {
             king_mg[color] = w->pst[RULES_KING][rel];
@@ -130,23 +149,21 @@ int eval_position(const struct eval_weights *w, const struct rules_variant *v,
     }
 
     /* King danger, for each side's king. */
-    for (int color = 0; color < 2 && king[0] >= 0 && king[1] >= 0; color++) {
-        int them = color ^ 1, units = 0;
-        struct rules_cells zone = attacks[king[color]];
-        cells_add(&zone, king[color]);
-        for (int c = 0; c < w->cells; c++) {
-            if (man[c] == RULES_NO_MAN || RULES_MAN_COLOR(man[c]) != them)
-                continue;
-            units += w->king_attack[RULES_MAN_TYPE(man[c])] *
-                     count_cells(cells_and(attacks[c], zone));
+    for (int color = 0; color < 2 && view->king[0] >= 0 && view->king[1] >= 0; color++) {
+        int them = color ^ 1, units = 0, king = view->king[color];
+        struct rules_cells zone = attacks[king];
+        cells_add(&zone, king);
+        for (struct rules_cells left = occupied[them]; cells_any(left);) {
+            int c = cells_pop(&left);
+            struct rules_cells hit = cells_and(attacks[c], zone);
+            if (cells_any(hit))
+                units += w->king_attack[RULES_MAN_TYPE(man[c])] * count_cells(hit);
         }
         int reserve_units = 0;
         for (int t = RULES_PAWN; t < RULES_KING; t++)
-            reserve_units += w->drop_danger[t] *
-                             v->reserve_count(pos, (enum rules_color)them, (enum rules_piece)t);
+            reserve_units += w->drop_danger[t] * view->reserve[them][t];
         if (reserve_units > 0) {
-            struct rules_cells empty = cells_not(occupied[0]);
-            empty = cells_and(empty, cells_not(occupied[1]));
+            struct rules_cells empty = cells_not(all);
             struct rules_cells open = cells_and(cells_and(zone, empty),
                                                 cells_not(attacked[color]));
             if (reserve_units > 12)

@@ -5,16 +5,22 @@
  *   1. leaf: quiescence search at depth 0;
  *   2. draws (fifty moves, material, repetition) and mate-distance pruning;
  *   3. transposition table cut-off (not at PV nodes);
- *   4. move generation: no legal move is mate or stalemate;
- *   5. check extension;
- *   6. reverse futility pruning and null-move pruning (not in check, not at
+ *   4. check extension;
+ *   5. reverse futility pruning and null-move pruning (not in check, not at
  *      PV nodes, not during the king placement, not without pieces);
- *   7. the move loop: ordered moves, late move pruning of quiet moves at
- *      shallow depth, late move reductions, PVS re-searches;
- *   8. history, killers and the table are updated.
- * The quiescence search plays captures and promotions only, or every
- * evasion when in check; drops stay out (docs/engine.md says why).
- * Search state lives in a struct passed down; there are no globals.
+ *   6. the move loop over staged moves (the table's move, tested alone;
+ *      then the captures and promotions that do not lose material by
+ *      static exchange; then the rest, the losing captures after the
+ *      killers): late move pruning of quiet moves at shallow depth, late
+ *      move reductions, PVS re-searches; no legal move is mate or
+ *      stalemate;
+ *   7. history, killers and the table are updated.
+ * The quiescence search plays captures and promotions only (from the rules
+ * library's own generator of them), those that lose material by static
+ * exchange left out, or every evasion when in check; drops stay out
+ * (docs/engine.md says why).  Hash keys are carried down and updated by
+ * the cells a move changes.  Search state lives in a struct passed down;
+ * there are no globals.
  */
 #include "engine_int.h"
 
@@ -28,11 +34,6 @@
 #define QUIETS_MAX 64
 #define EVAL_CACHE_SIZE (1 << 15)   /* entries, a power of two */
 
-struct eval_slot {
-    uint64_t key;
-    int score;
-    bool filled;
-};
 
 /* The search's tuned numbers, in one place. */
 static const struct {
@@ -40,17 +41,21 @@ static const struct {
     int rfp_margin;             /* per ply, in centipawns */
     int rfp_margin_drops;       /* per ply, while anyone holds men in reserve */
     int null_min_depth;
+    int null_min_depth_drops;   /* the same while anyone holds men in reserve */
     int lmr_min_depth;
     int lmr_min_moves;          /* moves searched at full depth first */
     int lmp_depth;              /* late move pruning up to this depth */
     int lmp_base, lmp_per_depth2;
     int delta_margin;           /* quiescence: a capture must be able to reach alpha */
     int check_extension_plies;  /* extend checks while ply < this × root depth */
+    int aspiration_min_depth;   /* a window around the last score from this depth */
+    int aspiration_delta;       /* its first half-width, doubled on each failure */
 } tune = {
     .rfp_depth = 4,
     .rfp_margin = 90,
     .rfp_margin_drops = 160,
     .null_min_depth = 3,
+    .null_min_depth_drops = 4,
     .lmr_min_depth = 3,
     .lmr_min_moves = 3,
     .lmp_depth = 3,
@@ -58,6 +63,8 @@ static const struct {
     .lmp_per_depth2 = 8,
     .delta_margin = 200,
     .check_extension_plies = 2,
+    .aspiration_min_depth = 5,
+    .aspiration_delta = 25,
 };
 
 struct search {
@@ -78,7 +85,16 @@ struct search {
     int pv_len[ENGINE_MAX_PLY + 1];
     struct rules_move moves[ENGINE_MAX_PLY + 1][RULES_MAX_MOVES];
     int order[ENGINE_MAX_PLY + 1][RULES_MAX_MOVES];
-    struct eval_slot eval_cache[EVAL_CACHE_SIZE];
+    struct rules_move noisy[ENGINE_MAX_PLY + 1][RULES_MAX_MOVES];
+    int noisy_order[ENGINE_MAX_PLY + 1][RULES_MAX_MOVES];
+    struct rules_move root_first;           /* the first move the root searched */
+    /* Root moves not to search (MultiPV: the lines already found). */
+    struct rules_move root_skip[RULES_MAX_MOVES];
+    int root_skip_count;
+    /* The evaluation cache: the key's upper 48 bits and the score's 16 in
+     * one word (0: empty), so that the cache stays small enough for the
+     * processor's caches. */
+    uint64_t eval_cache[EVAL_CACHE_SIZE];
 };
 
 static const struct rules_move no_move = { 0, 0, 0, 0 };
@@ -121,19 +137,19 @@ static bool count_node(struct search *s)
  * iteration). */
 static int evaluate_keyed(struct search *s, const struct rules_position *pos, uint64_t key)
 {
-    struct eval_slot *slot = &s->eval_cache[key & (EVAL_CACHE_SIZE - 1)];
-    if (slot->key == key && slot->filled)
-        return slot->score;
-    slot->key = key;
-    slot->score = eval_position(s->w, s->v, pos);
-    slot->filled = true;
-    return slot->score;
+    uint64_t *slot = &s->eval_cache[key & (EVAL_CACHE_SIZE - 1)];
+    uint64_t tag = key & ~(uint64_t)0xFFFF;
+    if (*slot != 0 && (*slot & ~(uint64_t)0xFFFF) == tag)
+        return (int16_t)(uint16_t)(*slot & 0xFFFF);
+    int score = eval_position(s->w, s->v, pos);
+    if (score > INT16_MAX)
+        score = INT16_MAX;
+    if (score < INT16_MIN)
+        score = INT16_MIN;
+    *slot = tag | (uint16_t)(int16_t)score;
+    return score;
 }
 
-static int evaluate(struct search *s, const struct rules_position *pos)
-{
-    return evaluate_keyed(s, pos, s->v->repetition_key(pos));
-}
 
 /* The type that moves (or is dropped), 8 more for drops: history's index. */
 static int history_kind(const struct search *s, const struct rules_position *pos,
@@ -187,10 +203,8 @@ static void score_moves(struct search *s, const struct rules_position *pos, int 
 }
 
 /* Brings the best-ordered of moves i..n-1 to i. */
-static void pick(struct search *s, int ply, int n, int i)
+static void pick_from(struct rules_move *moves, int *order, int n, int i)
 {
-    struct rules_move *moves = s->moves[ply];
-    int *order = s->order[ply];
     int best = i;
     for (int j = i + 1; j < n; j++)
         if (order[j] > order[best])
@@ -203,6 +217,11 @@ static void pick(struct search *s, int ply, int n, int i)
         moves[best] = m;
         order[best] = o;
     }
+}
+
+static void pick(struct search *s, int ply, int n, int i)
+{
+    pick_from(s->moves[ply], s->order[ply], n, i);
 }
 
 static void history_add(int *h, int bonus)
@@ -263,8 +282,136 @@ static bool has_pieces(const struct search *s, const struct rules_position *pos)
     return false;
 }
 
-static int quiesce(struct search *s, const struct rules_position *pos, int alpha, int beta,
-                   int ply)
+/* ---- staged moves ------------------------------------------------------- */
+
+enum stage { STAGE_TT, STAGE_NOISY_GEN, STAGE_NOISY, STAGE_REST_GEN, STAGE_REST, STAGE_DONE };
+
+#define ORDER_BAD_CAPTURE (1 << 26)
+#define ORDER_SEE_LOSES (-(1 << 30))   /* marks a capture kept for the last stage */
+
+/* The moves of one node, produced stage by stage, so that a cut by the
+ * table's move or a capture is made before the quiet moves and drops (in
+ * Korpalski: hundreds) are generated at all. */
+struct picker {
+    enum stage stage;
+    struct rules_move tt;
+    bool tt_ok;               /* the table's move is legal here */
+    int n_noisy, i_noisy;
+    int n, i;
+    int legal;                /* legal moves of the node: known at STAGE_REST */
+};
+
+static void picker_init(struct picker *pk, struct rules_move tt)
+{
+    memset(pk, 0, sizeof *pk);
+    pk->tt = tt;
+    pk->legal = -1;
+}
+
+static bool root_skipped(const struct search *s, int ply, struct rules_move m)
+{
+    if (ply != 0)
+        return false;
+    for (int i = 0; i < s->root_skip_count; i++)
+        if (move_eq(s->root_skip[i], m))
+            return true;
+    return false;
+}
+
+/* The next move to search, or false when there is none left. */
+static bool next_move(struct search *s, struct picker *pk, const struct rules_position *pos,
+                      int ply, struct rules_move *out)
+{
+    const struct rules_variant *v = s->v;
+    switch (pk->stage) {
+    case STAGE_TT:
+        pk->stage = STAGE_NOISY_GEN;
+        if (!move_eq(pk->tt, no_move) && v->move_is_legal_fast(pos, pk->tt)) {
+            pk->tt_ok = true;
+            if (!root_skipped(s, ply, pk->tt)) {
+                *out = pk->tt;
+                return true;
+            }
+        }
+        /* fall through */
+    case STAGE_NOISY_GEN: {
+        struct rules_move *noisy = s->noisy[ply];
+        int *order = s->noisy_order[ply];
+        pk->n_noisy = v->moves_noisy(pos, noisy);
+        for (int i = 0; i < pk->n_noisy; i++)
+            order[i] = victim_value(s, pos, noisy[i]) * 16 -
+                       RULES_MAN_TYPE(v->man_at(pos, noisy[i].from));
+        pk->stage = STAGE_NOISY;
+    }
+        /* fall through */
+    case STAGE_NOISY:
+        while (pk->i_noisy < pk->n_noisy) {
+            struct rules_move *noisy = s->noisy[ply];
+            int *order = s->noisy_order[ply];
+            int i = pk->i_noisy++;
+            pick_from(noisy, order, pk->n_noisy, i);
+            struct rules_move m = noisy[i];
+            if ((pk->tt_ok && move_eq(m, pk->tt)) || root_skipped(s, ply, m))
+                continue;
+            /* A capture of a man worth less than the capturer may lose
+             * material: by static exchange it waits for the last stage. */
+            if (!(m.flags & RULES_MOVE_PROMOTION) &&
+                victim_value(s, pos, m) < s->w->value[RULES_MAN_TYPE(v->man_at(pos, m.from))] &&
+                engine_see(v, s->w, pos, m) < 0) {
+                order[i] = ORDER_SEE_LOSES;
+                continue;
+            }
+            *out = m;
+            return true;
+        }
+        pk->stage = STAGE_REST_GEN;
+        /* fall through */
+    case STAGE_REST_GEN: {
+        struct rules_move *moves = s->moves[ply];
+        int *order = s->order[ply];
+        int side = v->side_to_move(pos);
+        int n = v->moves_legal(pos, moves), kept = 0;
+        pk->legal = n;
+        for (int i = 0; i < n; i++) {
+            struct rules_move m = moves[i];
+            if (!is_quiet(m) || (pk->tt_ok && move_eq(m, pk->tt)) || root_skipped(s, ply, m))
+                continue;
+            moves[kept] = m;
+            if (move_eq(m, s->killers[ply][0]))
+                order[kept] = 1 << 27;
+            else if (move_eq(m, s->killers[ply][1]))
+                order[kept] = (1 << 27) - 1;
+            else
+                order[kept] = s->history[side][history_kind(s, pos, m)][m.to & 127];
+            kept++;
+        }
+        for (int i = 0; i < pk->n_noisy; i++)
+            if (s->noisy_order[ply][i] == ORDER_SEE_LOSES) {
+                moves[kept] = s->noisy[ply][i];
+                order[kept++] = ORDER_BAD_CAPTURE + victim_value(s, pos, s->noisy[ply][i]);
+            }
+        pk->n = kept;
+        pk->stage = STAGE_REST;
+    }
+        /* fall through */
+    case STAGE_REST:
+        if (pk->i < pk->n) {
+            pick(s, ply, pk->n, pk->i);
+            *out = s->moves[ply][pk->i++];
+            return true;
+        }
+        pk->stage = STAGE_DONE;
+        /* fall through */
+    case STAGE_DONE:
+        break;
+    }
+    return false;
+}
+
+/* `check` is whether the side to move is in check when the caller knows
+ * it (it computed it to decide on a reduction), else -1. */
+static int quiesce(struct search *s, const struct rules_position *pos, uint64_t key,
+                   int alpha, int beta, int ply, int check)
 {
     const struct rules_variant *v = s->v;
     s->pv_len[ply] = 0;
@@ -273,51 +420,50 @@ static int quiesce(struct search *s, const struct rules_position *pos, int alpha
     if (ply > s->seldepth)
         s->seldepth = ply;
     if (ply >= ENGINE_MAX_PLY - 1)
-        return evaluate(s, pos);
+        return evaluate_keyed(s, pos, key);
 
-    /* Standing pat comes before the move generator: most quiescence nodes
-     * end here, and the generator (drops included) is the dearest step.
-     * A stalemate that stands pat at or above beta is missed, as in most
-     * engines; mates are not (in check there is no standing pat). */
+    /* Standing pat comes before any move is generated: most quiescence
+     * nodes end here.  A stalemate that stands pat at or above beta is
+     * missed, as in most engines; mates are not (in check there is no
+     * standing pat). */
     struct rules_move *moves = s->moves[ply];
-    bool in_check = v->in_check(pos);
-    int best = -INF, stand = 0;
+    bool in_check = check >= 0 ? check != 0 : v->in_check(pos);
+    int best = -INF, stand = 0, n;
     if (v->insufficient_material(pos))
         return 0;
     if (!in_check) {
-        stand = evaluate(s, pos);
+        stand = evaluate_keyed(s, pos, key);
         if (stand >= beta)
             return stand;
-    }
-    int n = v->moves_legal(pos, moves);
-    if (n == 0)
-        return in_check ? -ENGINE_MATE + ply : s->w->stalemate;
-    if (!in_check) {
         if (stand > alpha)
             alpha = stand;
         best = stand;
-        /* Only captures and promotions are for us: drop the rest (most of
-         * the list, with drops) before ordering. */
-        int kept = 0;
-        for (int i = 0; i < n; i++)
-            if (!is_quiet(moves[i]))
-                moves[kept++] = moves[i];
-        n = kept;
+        /* Only captures and promotions, from their own generator. */
+        n = v->moves_noisy(pos, moves);
+        if (n == 0 && v->perft(pos, 1) == 0)
+            return s->w->stalemate;
+    } else {
+        n = v->moves_legal(pos, moves);
+        if (n == 0)
+            return -ENGINE_MATE + ply;
     }
     score_moves(s, pos, ply, n, no_move);
     for (int i = 0; i < n; i++) {
         pick(s, ply, n, i);
         struct rules_move m = moves[i];
-        /* Captures and promotions come first: the rest is not for us,
-         * unless we must get out of check. */
-        if (!in_check && is_quiet(m))
-            break;
-        if (!in_check && !(m.flags & RULES_MOVE_PROMOTION) &&
-            stand + victim_value(s, pos, m) + tune.delta_margin <= alpha)
-            continue;
+        if (!in_check && !(m.flags & RULES_MOVE_PROMOTION)) {
+            /* Delta pruning: the capture cannot bring the score near alpha. */
+            if (stand + victim_value(s, pos, m) + tune.delta_margin <= alpha)
+                continue;
+            /* A capture that loses material by static exchange. */
+            if (victim_value(s, pos, m) < s->w->value[RULES_MAN_TYPE(v->man_at(pos, m.from))] &&
+                engine_see(v, s->w, pos, m) < 0)
+                continue;
+        }
         struct rules_position next = *pos;
         v->move_play(&next, m);
-        int score = -quiesce(s, &next, -beta, -alpha, ply + 1);
+        int score = -quiesce(s, &next, v->key_after(pos, key, m, &next), -beta, -alpha,
+                             ply + 1, -1);
         if (s->stopped)
             return 0;
         if (score > best) {
@@ -333,25 +479,24 @@ static int quiesce(struct search *s, const struct rules_position *pos, int alpha
     return best;
 }
 
-static int negamax(struct search *s, const struct rules_position *pos, int alpha, int beta,
-                   int depth, int ply, bool null_ok)
+static int negamax(struct search *s, const struct rules_position *pos, uint64_t key,
+                   int alpha, int beta, int depth, int ply, bool null_ok, int check)
 {
     const struct rules_variant *v = s->v;
     bool pv_node = beta - alpha > 1;
 
     /* 1. Leaf. */
     if (depth <= 0)
-        return quiesce(s, pos, alpha, beta, ply);
+        return quiesce(s, pos, key, alpha, beta, ply, check);
     s->pv_len[ply] = 0;
     if (count_node(s))
         return 0;
     if (ply > s->seldepth)
         s->seldepth = ply;
     if (ply >= ENGINE_MAX_PLY - 1)
-        return evaluate(s, pos);
+        return evaluate_keyed(s, pos, key);
 
     /* 2. Draws and mate distance. */
-    uint64_t key = v->repetition_key(pos);
     s->keys[s->key_base + ply] = key;
     if (ply > 0) {
         int halfmove = v->halfmove_clock(pos);
@@ -372,23 +517,17 @@ static int negamax(struct search *s, const struct rules_position *pos, int alpha
         tt_move = te->move;
         int score = tt_score_from(te->score, ply);
         if (!pv_node && te->depth >= depth &&
-            (te->bound == TT_EXACT || (te->bound == TT_LOWER && score >= beta) ||
-             (te->bound == TT_UPPER && score <= alpha)))
+            (TT_BOUND(te) == TT_EXACT || (TT_BOUND(te) == TT_LOWER && score >= beta) ||
+             (TT_BOUND(te) == TT_UPPER && score <= alpha)))
             return score;
     }
 
-    /* 4. Moves; none is mate or stalemate. */
-    struct rules_move *moves = s->moves[ply];
-    int n = v->moves_legal(pos, moves);
-    bool in_check = v->in_check(pos);
-    if (n == 0)
-        return in_check ? -ENGINE_MATE + ply : s->w->stalemate;
-
-    /* 5. Check extension, bounded so that checks cannot run away. */
+    /* 4. Check extension, bounded so that checks cannot run away. */
+    bool in_check = check >= 0 ? check != 0 : v->in_check(pos);
     if (in_check && ply < tune.check_extension_plies * s->root_depth)
         depth++;
 
-    /* 6. Pruning before the moves. */
+    /* 5. Pruning before the moves. */
     /* Only the pruning below uses it, and not at PV nodes. */
     int static_eval = in_check || pv_node ? -INF : evaluate_keyed(s, pos, key);
     bool placing = placing_kings(s, pos);
@@ -398,29 +537,31 @@ static int negamax(struct search *s, const struct rules_position *pos, int alpha
         if (static_eval - margin * depth >= beta)
             return static_eval;
     }
-    if (!pv_node && !in_check && !placing && null_ok && depth >= tune.null_min_depth &&
+    int null_min_depth = anyone_holds_reserve(s, pos) ? tune.null_min_depth_drops
+                                                      : tune.null_min_depth;
+    if (!pv_node && !in_check && !placing && null_ok && depth >= null_min_depth &&
         static_eval >= beta && beta < ENGINE_MATE_BOUND && beta > -ENGINE_MATE_BOUND &&
         has_pieces(s, pos)) {
         struct rules_position next = *pos;
         int r = 2 + depth / 4;
         v->null_play(&next);
-        int score = -negamax(s, &next, -beta, -beta + 1, depth - 1 - r, ply + 1, false);
+        int score = -negamax(s, &next, v->repetition_key(&next), -beta, -beta + 1,
+                             depth - 1 - r, ply + 1, false, 0);
         if (s->stopped)
             return 0;
         if (score >= beta)
             return score >= ENGINE_MATE_BOUND ? beta : score;
     }
 
-    /* 7. The moves. */
-    score_moves(s, pos, ply, n, tt_move);
+    /* 6. The moves, stage by stage. */
     int side = v->side_to_move(pos);
     int best = -INF, orig_alpha = alpha, searched = 0, quiet_count = 0;
-    struct rules_move best_move = no_move;
+    struct rules_move best_move = no_move, m;
     struct rules_move quiets[QUIETS_MAX];
+    struct picker pk;
+    picker_init(&pk, tt_move);
 
-    for (int i = 0; i < n; i++) {
-        pick(s, ply, n, i);
-        struct rules_move m = moves[i];
+    while (next_move(s, &pk, pos, ply, &m)) {
         bool quiet = is_quiet(m);
         bool killer = move_eq(m, s->killers[ply][0]) || move_eq(m, s->killers[ply][1]);
 
@@ -439,10 +580,14 @@ static int negamax(struct search *s, const struct rules_position *pos, int alpha
         bool gives_check = !drop && v->in_check(&next);
         if (late && !gives_check)
             continue;
+        uint64_t next_key = v->key_after(pos, key, m, &next);
         int new_depth = depth - 1, score;
 
         if (searched == 0) {
-            score = -negamax(s, &next, -beta, -alpha, new_depth, ply + 1, true);
+            if (ply == 0)
+                s->root_first = m;
+            score = -negamax(s, &next, next_key, -beta, -alpha, new_depth, ply + 1, true,
+                             gives_check);
         } else {
             int r = 0;
             if (depth >= tune.lmr_min_depth && searched >= tune.lmr_min_moves && quiet &&
@@ -455,11 +600,14 @@ static int negamax(struct search *s, const struct rules_position *pos, int alpha
                 if (r < 0)
                     r = 0;
             }
-            score = -negamax(s, &next, -alpha - 1, -alpha, new_depth - r, ply + 1, true);
+            score = -negamax(s, &next, next_key, -alpha - 1, -alpha, new_depth - r, ply + 1,
+                             true, gives_check);
             if (r > 0 && score > alpha && !s->stopped)
-                score = -negamax(s, &next, -alpha - 1, -alpha, new_depth, ply + 1, true);
+                score = -negamax(s, &next, next_key, -alpha - 1, -alpha, new_depth, ply + 1,
+                                 true, gives_check);
             if (score > alpha && score < beta && !s->stopped)
-                score = -negamax(s, &next, -beta, -alpha, new_depth, ply + 1, true);
+                score = -negamax(s, &next, next_key, -beta, -alpha, new_depth, ply + 1, true,
+                                 gives_check);
         }
         if (s->stopped)
             return 0;
@@ -472,7 +620,7 @@ static int negamax(struct search *s, const struct rules_position *pos, int alpha
                 best_move = m;
                 update_pv(s, ply, m);
                 if (alpha >= beta) {
-                    /* 8. A cut: remember what made it. */
+                    /* 7. A cut: remember what made it. */
                     if (quiet) {
                         int bonus = depth * depth;
                         if (!move_eq(m, s->killers[ply][0])) {
@@ -492,10 +640,43 @@ static int negamax(struct search *s, const struct rules_position *pos, int alpha
         if (quiet && quiet_count < QUIETS_MAX)
             quiets[quiet_count++] = m;
     }
+    /* All stages done without a move: none is legal (the root's skipped
+     * moves aside), mate or stalemate. */
+    if (pk.stage == STAGE_DONE && searched == 0 && pk.legal == 0)
+        return in_check ? -ENGINE_MATE + ply : s->w->stalemate;
+    if (searched == 0 && best == -INF)
+        return alpha;
 
     enum tt_bound bound = best >= beta ? TT_LOWER : best > orig_alpha ? TT_EXACT : TT_UPPER;
     tt_store(&s->eng->tt, key, best_move, tt_score_to(best, ply), depth, bound);
     return best;
+}
+
+/* The root at `depth`: with an aspiration window around the previous
+ * iteration's score when `aspire` (widened on each side it fails, until it
+ * holds the score), else the full window. */
+static int search_root(struct search *s, const struct rules_position *pos, uint64_t key,
+                       int depth, bool aspire, int guess)
+{
+    int delta = tune.aspiration_delta, alpha = -INF, beta = INF;
+    if (aspire && depth >= tune.aspiration_min_depth && guess > -ENGINE_MATE_BOUND &&
+        guess < ENGINE_MATE_BOUND) {
+        alpha = guess - delta;
+        beta = guess + delta;
+    }
+    for (;;) {
+        int score = negamax(s, pos, key, alpha, beta, depth, 0, false, -1);
+        if (s->stopped)
+            return score;
+        if (score <= alpha && alpha > -INF) {
+            alpha = score - delta > -ENGINE_MATE_BOUND ? score - delta : -INF;
+        } else if (score >= beta && beta < INF) {
+            beta = score + delta < ENGINE_MATE_BOUND ? score + delta : INF;
+        } else {
+            return score;
+        }
+        delta *= 2;
+    }
 }
 
 /* Time for this move: hard is the deadline, soft the point after which no
@@ -556,53 +737,82 @@ int engine_search(struct engine *e, const struct rules_variant *v,
     out->has_move = true;
     out->best = root_moves[0];
 
+    uint64_t root_key = v->repetition_key(pos);
     int max_depth = ENGINE_MAX_PLY - 1;
     if (s->lim.depth > 0 && s->lim.depth < max_depth)
         max_depth = s->lim.depth;
+    int lines = s->lim.multipv > 1 ? s->lim.multipv : 1;
+    if (lines > ENGINE_MULTIPV_MAX)
+        lines = ENGINE_MULTIPV_MAX;
+    if (lines > n)
+        lines = n;
+    int stable = 0;                 /* iterations in a row with the same best move */
+    tt_new_search(&e->tt);
     for (int depth = 1; depth <= max_depth; depth++) {
+        struct rules_move before = out->best;
+        bool finished = true;
         s->root_depth = depth;
-        s->seldepth = 0;
-        int score = negamax(s, pos, -INF, INF, depth, 0, false);
-        if (s->stopped && (depth > 1 || s->pv_len[0] == 0)) {
-            /* A stopped iteration's score is not kept, but its best move is
-             * when the root searched the previous best first (the table's
-             * move, as a rule) and another move then beat it: that one is
-             * better by a deeper search. */
-            if (depth > 1 && s->pv_len[0] > 0 && move_eq(s->moves[0][0], out->best) &&
-                !move_eq(s->pv[0][0], out->best)) {
+        s->root_skip_count = 0;
+        for (int line = 1; line <= lines && finished; line++) {
+            s->seldepth = 0;
+            int score = search_root(s, pos, root_key, depth, line == 1 && depth > 1,
+                                    out->score);
+            if (s->stopped && (depth > 1 || s->pv_len[0] == 0)) {
+                /* A stopped iteration's score is not kept, but its best move
+                 * is when the root searched the previous best first (the
+                 * table's move, as a rule) and another move then beat it:
+                 * that one is better by a deeper search. */
+                if (line == 1 && depth > 1 && s->pv_len[0] > 0 &&
+                    move_eq(s->root_first, out->best) && !move_eq(s->pv[0][0], out->best)) {
+                    out->best = s->pv[0][0];
+                    out->has_ponder = s->pv_len[0] > 1;
+                    out->ponder = out->has_ponder ? s->pv[0][1] : no_move;
+                }
+                finished = false;
+                break;
+            }
+            if (s->pv_len[0] == 0)
+                break;
+            if (line == 1) {
                 out->best = s->pv[0][0];
                 out->has_ponder = s->pv_len[0] > 1;
                 out->ponder = out->has_ponder ? s->pv[0][1] : no_move;
+                out->score = score;
+                out->depth = depth;
             }
-            break;
+            s->root_skip[s->root_skip_count++] = s->pv[0][0];
+            if (on_info != NULL) {
+                int64_t elapsed = now_ms() - s->start_ms;
+                info->multipv = line;
+                info->depth = depth;
+                info->seldepth = s->seldepth;
+                info->score = score;
+                info->nodes = s->nodes;
+                info->time_ms = elapsed;
+                info->nps = s->nodes * 1000 / (uint64_t)(elapsed > 0 ? elapsed : 1);
+                info->pv_length = s->pv_len[0];
+                memcpy(info->pv, s->pv[0], (size_t)s->pv_len[0] * sizeof *info->pv);
+                on_info(arg, info);
+            }
+            if (s->stopped)
+                finished = false;
         }
-        if (s->pv_len[0] > 0) {
-            out->best = s->pv[0][0];
-            out->has_ponder = s->pv_len[0] > 1;
-            out->ponder = out->has_ponder ? s->pv[0][1] : no_move;
+        if (!finished)
+            break;
+        if (s->lim.mate > 0 && engine_mate_moves(out->score) > 0 &&
+            engine_mate_moves(out->score) <= s->lim.mate)
+            break;
+        /* With a clock: no new iteration after half of the soft limit,
+         * which shrinks while the best move stays and grows (up to the
+         * hard limit) when it has just changed. */
+        stable = move_eq(before, out->best) ? stable + 1 : 0;
+        if (s->soft_ms) {
+            int64_t soft = s->soft_ms * (stable == 0 ? 3 : stable >= 4 ? 1 : 2) / 2;
+            if (soft > s->hard_ms)
+                soft = s->hard_ms;
+            if (now_ms() - s->start_ms >= soft / 2)
+                break;
         }
-        out->score = score;
-        out->depth = depth;
-
-        int64_t elapsed = now_ms() - s->start_ms;
-        if (on_info != NULL) {
-            info->depth = depth;
-            info->seldepth = s->seldepth;
-            info->score = score;
-            info->nodes = s->nodes;
-            info->time_ms = elapsed;
-            info->nps = s->nodes * 1000 / (uint64_t)(elapsed > 0 ? elapsed : 1);
-            info->pv_length = s->pv_len[0];
-            memcpy(info->pv, s->pv[0], (size_t)s->pv_len[0] * sizeof *info->pv);
-            on_info(arg, info);
-        }
-        if (s->stopped)
-            break;
-        if (s->lim.mate > 0 && engine_mate_moves(score) > 0 &&
-            engine_mate_moves(score) <= s->lim.mate)
-            break;
-        if (s->soft_ms && elapsed >= s->soft_ms / 2)
-            break;
     }
 
 done:

@@ -41,12 +41,17 @@ void tt_clear(struct tt *tt)
         memset(tt->entries, 0, tt->buckets * 2 * sizeof *tt->entries);
 }
 
+void tt_new_search(struct tt *tt)
+{
+    tt->generation = (uint8_t)((tt->generation + 1) & 63);
+}
+
 const struct tt_entry *tt_probe(const struct tt *tt, uint64_t key)
 {
     const struct tt_entry *b = &tt->entries[(key & (tt->buckets - 1)) * 2];
-    if (b[0].key == key && b[0].bound != TT_NONE)
+    if (b[0].key == key && TT_BOUND(&b[0]) != TT_NONE)
         return &b[0];
-    if (b[1].key == key && b[1].bound != TT_NONE)
+    if (b[1].key == key && TT_BOUND(&b[1]) != TT_NONE)
         return &b[1];
     return NULL;
 }
@@ -59,9 +64,11 @@ void tt_store(struct tt *tt, uint64_t key, struct rules_move move, int score,
 
     if (depth < 0)
         depth = 0;
-    /* The deep slot takes a result at least as deep, or its own position's
-     * newer one; everything else goes to the always-replace slot. */
-    if (b[0].bound == TT_NONE || b[0].key == key || depth >= b[0].depth)
+    /* The deep slot takes a result at least as deep, its own position's
+     * newer one, or anything when it holds an earlier search's result;
+     * everything else goes to the always-replace slot. */
+    if (TT_BOUND(&b[0]) == TT_NONE || b[0].key == key || depth >= b[0].depth ||
+        (b[0].bound >> 2) != tt->generation)
         slot = &b[0];
     /* Keep a known best move when the new result has none. */
     if (slot->key == key && move.flags == 0 && move.from == 0 && move.to == 0 &&
@@ -71,7 +78,7 @@ void tt_store(struct tt *tt, uint64_t key, struct rules_move move, int score,
     slot->move = move;
     slot->score = (int16_t)score;
     slot->depth = (uint8_t)(depth > 255 ? 255 : depth);
-    slot->bound = (uint8_t)bound;
+    slot->bound = (uint8_t)(bound | tt->generation << 2);
 }
 
 int tt_score_to(int score, int ply)

@@ -155,4 +155,9 @@ const struct rules_variant rules_glinski = {
     .reserve_count = gl_search_reserve,
     .attacks_from = gl_search_attacks,
     .insufficient_material = gl_search_insufficient,
+    .moves_noisy = gl_search_noisy,
+    .move_is_legal_fast = gl_search_legal,
+    .key_after = gl_search_key_after,
+    .view = gl_search_view,
+    .attackers_to = gl_search_attackers,
 };

@@ -130,6 +130,19 @@ int gl_search_reserve(const struct rules_position *pos, enum rules_color side,
 struct rules_cells gl_search_attacks(const struct rules_position *pos, int cell);
 bool gl_search_insufficient(const struct rules_position *pos);
 
+/* glinski_movegen.c: parts of the legal moves, for search. */
+int gl_generate_noisy(const struct gl_pos *p, struct rules_move *out);
+bool gl_move_legal_fast(const struct gl_pos *p, struct rules_move m);
+
+/* glinski_search_more.c: the rest of the search helpers (rules.h). */
+int gl_search_noisy(const struct rules_position *pos, struct rules_move *out);
+bool gl_search_legal(const struct rules_position *pos, struct rules_move move);
+uint64_t gl_search_key_after(const struct rules_position *before, uint64_t key,
+                             struct rules_move move, const struct rules_position *after);
+void gl_search_view(const struct rules_position *pos, struct rules_view *out);
+struct rules_cells gl_search_attackers(const struct rules_position *pos, int cell,
+                                       struct rules_cells removed);
+
 extern const struct rules_variant rules_glinski;
 
 #endif

@@ -2,14 +2,21 @@
  * glinski_movegen.c — legal move generation and perft on the hexagonal
  * board, on the same plan as Korpalski's: checks and pins once per
  * position, king steps tested with the king lifted, en passant played on
- * the occupancy; with out == NULL it only counts, by popcount.
+ * the occupancy; with out == NULL it only counts, by popcount.  As there,
+ * the same code generates the captures and promotions alone (`noisy`) or
+ * the moves between given cells (`from_ok`, `to_ok`), for search.
  */
 #include "glinski_int.h"
 
 struct gen {
     struct rules_move *out;
     int n;
+    bool noisy;               /* captures and promotions only */
+    gl_bits from_ok;          /* moves only from these cells */
+    gl_bits to_ok;            /* moves only to these cells */
 };
+
+#define GEN_ALL(out) { (out), 0, false, ~(gl_bits)0, ~(gl_bits)0 }
 
 static inline void add(struct gen *g, int from, int to, int piece, int flags)
 {
@@ -91,7 +98,9 @@ static void gen_pawns(struct gen *g, const struct gl_pos *p, int ksq, gl_bits pi
     int fwd = us == RULES_WHITE ? GL_NORTH : GL_SOUTH;
     gl_bits occ = p->occupied[0] | p->occupied[1];
     gl_bits start = gl_start_cells(us), last = gl_last_cells(us);
-    gl_bits pawns = p->pieces[us][RULES_PAWN];
+    gl_bits pawns = p->pieces[us][RULES_PAWN] & g->from_ok;
+    /* Pushes: every one, or for the noisy moves only those that promote. */
+    gl_bits push_ok = g->noisy ? last : ~(gl_bits)0;
 
     while (pawns) {
         int from = gl_pop(&pawns);
@@ -100,11 +109,12 @@ static void gen_pawns(struct gen *g, const struct gl_pos *p, int ksq, gl_bits pi
             allowed &= gl_line(ksq, from);
         int one = gl_step(fwd, from);
         if (one != GL_NONE && !(occ & gl_bit(one))) {
-            if (allowed & gl_bit(one))
+            if (allowed & push_ok & gl_bit(one))
                 add_pawn(g, from, one, 0, last);
             if (start & gl_bit(from)) {
                 int two = gl_step(fwd, one);
-                if (two != GL_NONE && !(occ & gl_bit(two)) && (allowed & gl_bit(two)))
+                if (two != GL_NONE && !(occ & gl_bit(two)) &&
+                    (allowed & push_ok & gl_bit(two)))
                     add(g, from, two, RULES_NO_PIECE, RULES_MOVE_DOUBLE_STEP);
             }
         }
@@ -112,8 +122,9 @@ static void gen_pawns(struct gen *g, const struct gl_pos *p, int ksq, gl_bits pi
         while (caps)
             add_pawn(g, from, gl_pop(&caps), RULES_MOVE_CAPTURE, last);
     }
-    if (p->ep != GL_NONE) {
-        gl_bits capturers = gl_pawn_attacks(us ^ 1, p->ep) & p->pieces[us][RULES_PAWN];
+    if (p->ep != GL_NONE && (g->to_ok & gl_bit(p->ep))) {
+        gl_bits capturers = gl_pawn_attacks(us ^ 1, p->ep) & p->pieces[us][RULES_PAWN] &
+                            g->from_ok;
         while (capturers) {
             int from = gl_pop(&capturers);
             if (ep_legal(p, from, p->ep))
@@ -122,9 +133,9 @@ static void gen_pawns(struct gen *g, const struct gl_pos *p, int ksq, gl_bits pi
     }
 }
 
-static int generate(const struct gl_pos *p, struct rules_move *out)
+static int generate_part(struct gen *gp, const struct gl_pos *p)
 {
-    struct gen g = { out, 0 };
+    struct gen g = *gp;
     int us = p->side, them = us ^ 1;
     int ksq = gl_king_cell(p, us);
     gl_bits occ = p->occupied[0] | p->occupied[1];
@@ -133,7 +144,11 @@ static int generate(const struct gl_pos *p, struct rules_move *out)
     if (ksq == GL_NONE)
         return 0;
     gl_bits checkers = gl_attackers(p, ksq, them, occ);
-    gl_bits steps = gl_king_attacks(ksq) & ~own;
+    gl_bits steps = gl_king_attacks(ksq) & ~own & g.to_ok;
+    if (!(g.from_ok & gl_bit(ksq)))
+        steps = 0;
+    if (g.noisy)
+        steps &= p->occupied[them];
     gl_bits lifted = occ ^ gl_bit(ksq);
     while (steps) {
         int to = gl_pop(&steps);
@@ -148,24 +163,27 @@ static int generate(const struct gl_pos *p, struct rules_move *out)
     if (checkers)
         mask = gl_between(ksq, gl_lsb(checkers)) | checkers;
     gl_bits pinned = pinned_men(p, ksq, occ);
+    mask &= g.to_ok;
+    /* The pieces' targets; the pawns' pushes are sorted out by gen_pawns. */
+    gl_bits piece_mask = g.noisy ? mask & p->occupied[them] : mask;
 
-    gl_bits knights = p->pieces[us][RULES_KNIGHT] & ~pinned;
+    gl_bits knights = p->pieces[us][RULES_KNIGHT] & ~pinned & g.from_ok;
     while (knights) {
         int from = gl_pop(&knights);
-        add_targets(&g, p, from, gl_knight_attacks(from) & mask);
+        add_targets(&g, p, from, gl_knight_attacks(from) & piece_mask);
     }
-    gl_bits diag = p->pieces[us][RULES_BISHOP] | p->pieces[us][RULES_QUEEN];
+    gl_bits diag = (p->pieces[us][RULES_BISHOP] | p->pieces[us][RULES_QUEEN]) & g.from_ok;
     while (diag) {
         int from = gl_pop(&diag);
-        gl_bits t = gl_bishop_attacks(from, occ) & mask;
+        gl_bits t = gl_bishop_attacks(from, occ) & piece_mask;
         if (pinned & gl_bit(from))
             t &= gl_line(ksq, from);
         add_targets(&g, p, from, t);
     }
-    gl_bits orth = p->pieces[us][RULES_ROOK] | p->pieces[us][RULES_QUEEN];
+    gl_bits orth = (p->pieces[us][RULES_ROOK] | p->pieces[us][RULES_QUEEN]) & g.from_ok;
     while (orth) {
         int from = gl_pop(&orth);
-        gl_bits t = gl_rook_attacks(from, occ) & mask;
+        gl_bits t = gl_rook_attacks(from, occ) & piece_mask;
         if (pinned & gl_bit(from))
             t &= gl_line(ksq, from);
         add_targets(&g, p, from, t);
@@ -174,9 +192,38 @@ static int generate(const struct gl_pos *p, struct rules_move *out)
     return g.n;
 }
 
+static int generate(const struct gl_pos *p, struct rules_move *out)
+{
+    struct gen g = GEN_ALL(out);
+    return generate_part(&g, p);
+}
+
 int gl_generate(const struct gl_pos *p, struct rules_move *out)
 {
     return generate(p, out);
+}
+
+int gl_generate_noisy(const struct gl_pos *p, struct rules_move *out)
+{
+    struct gen g = GEN_ALL(out);
+    g.noisy = true;
+    return generate_part(&g, p);
+}
+
+bool gl_move_legal_fast(const struct gl_pos *p, struct rules_move m)
+{
+    struct rules_move found[8];
+    struct gen g = GEN_ALL(found);
+
+    if ((m.flags & RULES_MOVE_DROP) || m.from >= GL_CELLS || m.to >= GL_CELLS)
+        return false;
+    g.from_ok = gl_bit(m.from);
+    g.to_ok = gl_bit(m.to);
+    int n = generate_part(&g, p);
+    for (int i = 0; i < n; i++)
+        if (rules_move_equal(found[i], m))
+            return true;
+    return false;
 }
 
 uint64_t gl_perft(const struct gl_pos *p, int depth)
@@ -199,7 +246,7 @@ uint64_t gl_perft(const struct gl_pos *p, int depth)
 
 int gl_pseudo_moves(const struct gl_pos *p, struct rules_move *out)
 {
-    struct gen g = { out, 0 };
+    struct gen g = GEN_ALL(out);
     int us = p->side, fwd = us == RULES_WHITE ? GL_NORTH : GL_SOUTH;
     gl_bits occ = p->occupied[0] | p->occupied[1], own = p->occupied[us];
     gl_bits start = gl_start_cells(us), last = gl_last_cells(us);

@@ -204,4 +204,9 @@ const struct rules_variant rules_korpalski = {
     .reserve_count = kp_search_reserve,
     .attacks_from = kp_search_attacks,
     .insufficient_material = kp_search_insufficient,
+    .moves_noisy = kp_search_noisy,
+    .move_is_legal_fast = kp_search_legal,
+    .key_after = kp_search_key_after,
+    .view = kp_search_view,
+    .attackers_to = kp_search_attackers,
 };

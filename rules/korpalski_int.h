@@ -112,6 +112,19 @@ int kp_search_reserve(const struct rules_position *pos, enum rules_color side,
 struct rules_cells kp_search_attacks(const struct rules_position *pos, int cell);
 bool kp_search_insufficient(const struct rules_position *pos);
 
+/* korpalski_movegen.c: parts of the legal moves, for search. */
+int kp_generate_noisy(const struct kp_pos *p, struct rules_move *out);
+bool kp_move_legal_fast(const struct kp_pos *p, struct rules_move m);
+
+/* korpalski_search_more.c: the rest of the search helpers (rules.h). */
+int kp_search_noisy(const struct rules_position *pos, struct rules_move *out);
+bool kp_search_legal(const struct rules_position *pos, struct rules_move move);
+uint64_t kp_search_key_after(const struct rules_position *before, uint64_t key,
+                             struct rules_move move, const struct rules_position *after);
+void kp_search_view(const struct rules_position *pos, struct rules_view *out);
+struct rules_cells kp_search_attackers(const struct rules_position *pos, int cell,
+                                       struct rules_cells removed);
+
 /* The variant table (korpalski.c). */
 extern const struct rules_variant rules_korpalski;
 

@@ -8,13 +8,24 @@
  * block a single sliding check) minus the squares from which the dropped man
  * would attack the enemy king.  With out == NULL the generator only counts,
  * using popcounts, which is what makes the last ply of perft cheap.
+ *
+ * For search the same code also generates a part of the legal moves: the
+ * captures and promotions alone (`noisy`), or the moves from given cells to
+ * given cells (`from_ok`, `to_ok`, `drop_types`), which is how one move is
+ * tested for legality without generating the others.
  */
 #include "korpalski_int.h"
 
 struct gen {
     struct rules_move *out;   /* NULL: count only */
     int n;
+    bool noisy;               /* captures and promotions only, no drops */
+    uint64_t from_ok;         /* board moves only from these squares */
+    uint64_t to_ok;           /* moves and drops only to these squares */
+    unsigned drop_types;      /* drops only of these types (1 << type) */
 };
+
+#define GEN_ALL(out) { (out), 0, false, ~0ULL, ~0ULL, ~0u }
 
 static inline void add(struct gen *g, int from, int to, int piece, int flags)
 {
@@ -137,7 +148,9 @@ static void gen_pawns(struct gen *g, const struct kp_pos *p, int ksq,
     uint64_t occ = p->occupied[0] | p->occupied[1];
     uint64_t last = us == RULES_WHITE ? KP_RANK_8 : KP_RANK_1;
     unsigned prison = kp_prison_types(p, us);
-    uint64_t pawns = p->pieces[us][RULES_PAWN];
+    uint64_t pawns = p->pieces[us][RULES_PAWN] & g->from_ok;
+    /* Pushes: every one, or for the noisy moves only those that promote. */
+    uint64_t push_ok = g->noisy ? last : ~0ULL;
 
     /* With an empty prison a pawn cannot enter the last rank at all. */
     if (!prison)
@@ -149,18 +162,20 @@ static void gen_pawns(struct gen *g, const struct kp_pos *p, int ksq,
             allowed &= kp_line(ksq, from);
         int one = from + dir;
         if (!(occ & bb_of(one))) {
-            if (allowed & bb_of(one))
+            if (allowed & push_ok & bb_of(one))
                 add_pawn(g, from, one, 0, prison);
             int two = one + dir;
-            if ((start & bb_of(from)) && !(occ & bb_of(two)) && (allowed & bb_of(two)))
+            if ((start & bb_of(from)) && !(occ & bb_of(two)) &&
+                (allowed & push_ok & bb_of(two)))
                 add(g, from, two, RULES_NO_PIECE, RULES_MOVE_DOUBLE_STEP);
         }
         uint64_t caps = kp_pawn_attacks(us, from) & p->occupied[us ^ 1] & allowed;
         while (caps)
             add_pawn(g, from, bb_pop(&caps), RULES_MOVE_CAPTURE, prison);
     }
-    if (p->ep != KP_NO_SQUARE) {
-        uint64_t capturers = kp_pawn_attacks(us ^ 1, p->ep) & p->pieces[us][RULES_PAWN];
+    if (p->ep != KP_NO_SQUARE && (g->to_ok & bb_of(p->ep))) {
+        uint64_t capturers = kp_pawn_attacks(us ^ 1, p->ep) & p->pieces[us][RULES_PAWN] &
+                             g->from_ok;
         while (capturers) {
             int from = bb_pop(&capturers);
             if (ep_legal(p, from, p->ep))
@@ -174,8 +189,10 @@ static void gen_drops(struct gen *g, const struct kp_pos *p, uint64_t where)
 {
     int us = p->side;
     int eksq = kp_king_square(p, us ^ 1);
+    if (g->noisy)
+        return;
     for (int t = RULES_PAWN; t <= RULES_QUEEN; t++) {
-        if (!p->reserve[us][t])
+        if (!p->reserve[us][t] || !(g->drop_types & (1u << t)))
             continue;
         uint64_t targets = where & ~kp_checking_squares(p, t, us, eksq);
         if (t == RULES_PAWN)
@@ -188,17 +205,18 @@ static void gen_drops(struct gen *g, const struct kp_pos *p, uint64_t where)
 static void gen_placement(struct gen *g, const struct kp_pos *p)
 {
     int eksq = kp_king_square(p, p->side ^ 1);
-    uint64_t where = ~(p->occupied[0] | p->occupied[1]);
-    if (!p->reserve[p->side][RULES_KING])
+    uint64_t where = ~(p->occupied[0] | p->occupied[1]) & g->to_ok;
+    if (!p->reserve[p->side][RULES_KING] || g->noisy ||
+        !(g->drop_types & (1u << RULES_KING)))
         return;
     if (eksq != KP_NO_SQUARE)
         where &= ~kp_king_attacks(eksq);
     add_drops(g, RULES_KING, where);
 }
 
-static int generate(const struct kp_pos *p, struct rules_move *out)
+static int generate_part(struct gen *gp, const struct kp_pos *p)
 {
-    struct gen g = { out, 0 };
+    struct gen g = *gp;
     int us = p->side, them = us ^ 1;
     int ksq = kp_king_square(p, us);
     uint64_t occ = p->occupied[0] | p->occupied[1];
@@ -211,7 +229,11 @@ static int generate(const struct kp_pos *p, struct rules_move *out)
     }
 
     uint64_t checkers = kp_attackers(p, ksq, them, occ);
-    uint64_t steps = kp_king_attacks(ksq) & ~own;
+    uint64_t steps = kp_king_attacks(ksq) & ~own & g.to_ok;
+    if (!(g.from_ok & bb_of(ksq)))
+        steps = 0;
+    if (g.noisy)
+        steps &= p->occupied[them];
     uint64_t lifted = occ ^ bb_of(ksq);
     while (steps) {
         int to = bb_pop(&steps);
@@ -229,24 +251,28 @@ static int generate(const struct kp_pos *p, struct rules_move *out)
         drop_where = block;
     }
     uint64_t pinned = pinned_men(p, ksq, occ);
+    mask &= g.to_ok;
+    drop_where &= g.to_ok;
+    /* The pieces' targets; the pawns' pushes are sorted out by gen_pawns. */
+    uint64_t piece_mask = g.noisy ? mask & p->occupied[them] : mask;
 
-    uint64_t knights = p->pieces[us][RULES_KNIGHT] & ~pinned;
+    uint64_t knights = p->pieces[us][RULES_KNIGHT] & ~pinned & g.from_ok;
     while (knights) {
         int from = bb_pop(&knights);
-        add_targets(&g, p, from, kp_knight_attacks(from) & mask);
+        add_targets(&g, p, from, kp_knight_attacks(from) & piece_mask);
     }
-    uint64_t diag = p->pieces[us][RULES_BISHOP] | p->pieces[us][RULES_QUEEN];
+    uint64_t diag = (p->pieces[us][RULES_BISHOP] | p->pieces[us][RULES_QUEEN]) & g.from_ok;
     while (diag) {
         int from = bb_pop(&diag);
-        uint64_t t = kp_bishop_attacks(from, occ) & mask;
+        uint64_t t = kp_bishop_attacks(from, occ) & piece_mask;
         if (pinned & bb_of(from))
             t &= kp_line(ksq, from);
         add_targets(&g, p, from, t);
     }
-    uint64_t orth = p->pieces[us][RULES_ROOK] | p->pieces[us][RULES_QUEEN];
+    uint64_t orth = (p->pieces[us][RULES_ROOK] | p->pieces[us][RULES_QUEEN]) & g.from_ok;
     while (orth) {
         int from = bb_pop(&orth);
-        uint64_t t = kp_rook_attacks(from, occ) & mask;
+        uint64_t t = kp_rook_attacks(from, occ) & piece_mask;
         if (pinned & bb_of(from))
             t &= kp_line(ksq, from);
         add_targets(&g, p, from, t);
@@ -256,9 +282,48 @@ static int generate(const struct kp_pos *p, struct rules_move *out)
     return g.n;
 }
 
+static int generate(const struct kp_pos *p, struct rules_move *out)
+{
+    struct gen g = GEN_ALL(out);
+    return generate_part(&g, p);
+}
+
 int kp_generate(const struct kp_pos *p, struct rules_move *out)
 {
     return generate(p, out);
+}
+
+int kp_generate_noisy(const struct kp_pos *p, struct rules_move *out)
+{
+    struct gen g = GEN_ALL(out);
+    g.noisy = true;
+    return generate_part(&g, p);
+}
+
+bool kp_move_legal_fast(const struct kp_pos *p, struct rules_move m)
+{
+    struct rules_move found[8];
+    struct gen g = GEN_ALL(found);
+
+    if (m.to >= 64 || m.piece > RULES_NO_PIECE)
+        return false;
+    g.to_ok = bb_of(m.to);
+    if (m.flags & RULES_MOVE_DROP) {
+        if (m.piece >= RULES_PIECE_TYPES)
+            return false;
+        g.from_ok = 0;
+        g.drop_types = 1u << m.piece;
+    } else {
+        if (m.from >= 64)
+            return false;
+        g.from_ok = bb_of(m.from);
+        g.drop_types = 0;
+    }
+    int n = generate_part(&g, p);
+    for (int i = 0; i < n; i++)
+        if (rules_move_equal(found[i], m))
+            return true;
+    return false;
 }
 
 uint64_t kp_perft(const struct kp_pos *p, int depth)
@@ -281,7 +346,7 @@ uint64_t kp_perft(const struct kp_pos *p, int depth)
 
 int kp_pseudo_moves(const struct kp_pos *p, struct rules_move *out)
 {
-    struct gen g = { out, 0 };
+    struct gen g = GEN_ALL(out);
     int us = p->side, dir = us == RULES_WHITE ? 8 : -8;
     uint64_t occ = p->occupied[0] | p->occupied[1], own = p->occupied[us];
     uint64_t start = us == RULES_WHITE ? KP_RANK_2 : KP_RANK_7;

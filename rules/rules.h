@@ -82,6 +82,20 @@ struct rules_cells {
     uint64_t w[2];
 };
 
+/*
+ * A position as a search's evaluation reads it, filled by one call of the
+ * variant's `view` (rules_variant, "For search").  Entries for cells the
+ * board does not have, and `attacks` of empty cells, are not filled.
+ */
+struct rules_view {
+    int8_t man[128];                  /* RULES_MAN per cell, or RULES_NO_MAN */
+    struct rules_cells occupied[2];   /* by colour */
+    struct rules_cells attacks[128];  /* of each occupied cell: attacks_from */
+    uint8_t reserve[2][RULES_PIECE_TYPES];
+    int8_t king[2];                   /* the king's cell by colour, or -1 */
+    uint8_t side;                     /* enum rules_color, to move */
+};
+
 /* A man on a cell as search sees it: (colour << 3) | type, or RULES_NO_MAN. */
 #define RULES_MAN(color, type) (((color) << 3) | (type))
 #define RULES_MAN_COLOR(man) ((man) >> 3)
@@ -295,6 +309,29 @@ struct rules_variant {
     /* The variant's material rule alone (rules_report.insufficient_material
      * without generating moves). */
     bool (*insufficient_material)(const struct rules_position *pos);
+    /* The legal captures and promotions (en passant included): exactly the
+     * moves of moves_legal that have RULES_MOVE_CAPTURE or
+     * RULES_MOVE_PROMOTION, in the same order, without drops or quiet
+     * moves ever being generated. */
+    int (*moves_noisy)(const struct rules_position *pos, struct rules_move *out);
+    /* The same answer as move_is_legal for any move value, found by
+     * generating only the moves from the move's cell to its target (for a
+     * move remembered from another position: a table's, a killer). */
+    bool (*move_is_legal_fast)(const struct rules_position *pos, struct rules_move move);
+    /* repetition_key(after), from `key` = repetition_key(before), where
+     * `after` is `before` with `move` played by move_play: only the cells
+     * and reserve counts the move changed are hashed again. */
+    uint64_t (*key_after)(const struct rules_position *before, uint64_t key,
+                          struct rules_move move, const struct rules_position *after);
+    /* Every man, both occupancies, every occupied cell's attack set, the
+     * reserves, the kings and the side to move, in one call. */
+    void (*view)(const struct rules_position *pos, struct rules_view *out);
+    /* The men of either colour that attack `cell` when the men on the
+     * cells of `removed` are taken off the board (for exchange evaluation:
+     * take the men that have captured away, and the men behind them
+     * appear); men on `removed` cells are not in the answer. */
+    struct rules_cells (*attackers_to)(const struct rules_position *pos, int cell,
+                                       struct rules_cells removed);
 };
 
 /* Letter dialects for move_parse. */

@@ -101,7 +101,9 @@ def hanging_queen():
     before, after = rows[4]["engine"]["score"], rows[5]["engine"]["score"]
     check("cp" in before and "cp" in after, f"scores {before} {after}")
     swing = before.get("cp", 0) - after.get("cp", 0)
-    check(swing >= 800, f"a hung queen moves the evaluation by {swing} only")
+    # A queen's worth by any sane weights (the fitted ones value it 780-800):
+    # more than a rook and a minor piece less a margin.
+    check(swing >= 700, f"a hung queen moves the evaluation by {swing} only")
     check(rows[5]["engine"]["best"] == "d8d3", f"best after Q@d3: {rows[5]['engine']}")
     (single,) = objects(one.stdout)
     for o in (single, rows[4]):
@@ -133,9 +135,31 @@ def options():
     print("ok: options")
 
 
+def multipv():
+    """--multipv 3: three lines, distinct first moves, each legal, best first; the one
+    mate in one here (Qg8, by hand: Qa1+ lets the king out to b8) is line 1 only.
+    Skipped while korp does not read --multipv (cli/korp.c, outside the engine)."""
+    fen = "k7/8/1K6/8/8/8/8/6Q1[] w - - 0 40"
+    out = korp("analyse", "--engine", "--depth", "4", "--multipv", "3", "--variant",
+               "korpalski", fen)
+    if out.returncode == 2 and "--multipv" in out.stderr:
+        print("skipped: --multipv (korp does not read it yet)")
+        return
+    (o,) = objects(out.stdout)
+    lines = o["engine"].get("lines", [])
+    legal = {l.split()[0] for l in korp("moves", "--variant", "korpalski", fen).stdout.splitlines()}
+    check(len(lines) == 3, f"--multipv 3: {len(lines)} lines")
+    check(len({l["pv"][0] for l in lines}) == len(lines) and
+          all(l["pv"][0] in legal for l in lines), f"--multipv first moves: {lines}")
+    check(lines and lines[0]["score"] == {"mate": 1} and lines[0]["pv"][0] == "g1g8" and
+          all(l["score"] != {"mate": 1} for l in lines[1:]), f"--multipv scores: {lines}")
+    print("ok: multipv")
+
+
 mate_suites()
 hanging_queen()
 options()
+multipv()
 if failures:
     print(f"{failures} failure(s)")
     sys.exit(1)

@@ -158,6 +158,36 @@ def main():
     best, infos = e.bestmove()
     assert any("score mate 1" in l for l in infos), infos
     assert best == "g1g8", best
+
+    # MultiPV: the option is offered; three lines per iteration, each a
+    # different legal first move, scores best first.  By hand: Qg8 is the
+    # only mate in one here (Qa1+ lets the king out to b8, every other
+    # queen move gives no check), so line 1 says mate 1 and no other line
+    # does (they may mate later).
+    assert any(l.startswith("option name MultiPV type spin default 1") for l in head), head
+    fen = "k7/8/1K6/8/8/8/8/6Q1[] w - - 0 40"
+    e.send("setoption name MultiPV value 3")
+    e.send("position fen " + fen)
+    e.send("go depth 4")
+    best, infos = e.bestmove()
+    assert best == "g1g8", best
+    legal = legal_moves("korpalski", fen)
+    for depth in range(1, 5):
+        lines = [l.split() for l in infos if l.startswith(f"info depth {depth} ")]
+        assert [l[l.index("multipv") + 1] for l in lines] == ["1", "2", "3"], (depth, lines)
+        firsts = [l[l.index("pv") + 1] for l in lines]
+        assert len(set(firsts)) == 3 and all(m in legal for m in firsts), (depth, firsts)
+        scores = [(l[l.index("score") + 1], int(l[l.index("score") + 2])) for l in lines]
+        assert scores[0] == ("mate", 1), (depth, scores)
+        assert all(score != ("mate", 1) for score in scores[1:]), (depth, scores)
+        value = [100000 - n if kind == "mate" and n > 0 else n for kind, n in scores]
+        assert value[0] >= value[1] >= value[2], (depth, scores)
+    e.send("setoption name MultiPV value 0")
+    _, seen = e.expect(lambda l: l.startswith("info string MultiPV must be"), "MultiPV refusal")
+    e.send("setoption name MultiPV value 1")
+    e.send("go depth 2")
+    best, infos = e.bestmove()
+    assert all(" multipv 1 " in l for l in infos if l.startswith("info depth")), infos
     e.quit()
     print("ok: UCI conversation")
 
