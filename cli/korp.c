@@ -20,7 +20,7 @@ static const char usage[] =
     "                                stdin: '<ply> <SAN> <FEN>' per ply, then\n"
     "                                'result <R> <termination>'; --pgn writes the\n"
     "                                checked game as PGN instead\n"
-    "  analyse [--ply N | --every-ply] [--engine [--depth N | --movetime MS]]\n"
+    "  analyse [--ply N | --every-ply] [--engine [--depth N | --movetime MS] [--multipv N]]\n"
     "          [FILE | FEN]          for an arbiter: replays a game record (as\n"
     "                                replay reads it) and prints, for the final\n"
     "                                position, ply N or every ply (or for a FEN),\n"
@@ -102,6 +102,14 @@ int main(int argc, char **argv)
             args.every_ply = true;
         } else if (commands[cmd].run == korp_analyse && strcmp(a, "--engine") == 0) {
             args.engine = true;
+        } else if (commands[cmd].run == korp_analyse &&
+                   (strcmp(a, "--multipv") == 0 || strncmp(a, "--multipv=", 10) == 0)) {
+            const char *n = a[9] == '=' ? a + 10 : (i + 1 < argc ? argv[++i] : NULL);
+            char *end = NULL;
+            long v = n ? strtol(n, &end, 10) : -1;
+            if (n == NULL || *n == '\0' || *end != '\0' || v < 1 || v > 16)
+                return bad_usage("--multipv needs a number of lines (1 to 16)", n);
+            args.engine_multipv = (int)v;
         } else if (commands[cmd].run == korp_analyse &&
                    (strcmp(a, "--depth") == 0 || strncmp(a, "--depth=", 8) == 0 ||
                     strcmp(a, "--movetime") == 0 || strncmp(a, "--movetime=", 11) == 0)) {

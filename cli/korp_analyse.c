@@ -48,8 +48,6 @@ static void keep_line(void *arg, const struct engine_info *info)
     memcpy(line->pv, info->pv, (size_t)info->pv_length * sizeof *info->pv);
 }
 
-void korp_analysis_engine_lines(int lines);
-
 /* How many best lines --engine reports (1 to LINES_MAX). */
 void korp_analysis_engine_lines(int lines)
 {
@@ -59,6 +57,8 @@ void korp_analysis_engine_lines(int lines)
 bool korp_analysis_engine_start(const struct korp_args *args)
 {
     memset(&analysis_engine, 0, sizeof analysis_engine);
+    if (args->engine_multipv > 0)
+        korp_analysis_engine_lines(args->engine_multipv);
     analysis_engine.engine = engine_new(ENGINE_HASH_DEFAULT_MB);
     if (analysis_engine.engine == NULL)
         return false;

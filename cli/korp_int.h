@@ -20,6 +20,7 @@ struct korp_args {
     bool engine;                          /* analyse --engine */
     int engine_depth;                     /* analyse --depth N, or 0 */
     int engine_movetime;                  /* analyse --movetime MS, or 0 */
+    int engine_multipv;                   /* analyse --multipv N, or 0 (one line) */
     const char *operands[8];
     int operand_count;
     char position[512];                   /* operands joined, for FENs */
@@ -40,6 +41,9 @@ int korp_uci(const struct korp_args *args);
  */
 void korp_print_analysis(const struct rules_variant *v, const struct rules_position *pos,
                          const uint64_t *keys, int count, int ply);
+
+/* How many best lines analyse --engine reports (--multipv; 1 to 16). */
+void korp_analysis_engine_lines(int lines);
 
 /* Makes korp_print_analysis add the engine's opinion ("engine": ...) with
  * these limits (args->engine_depth, args->engine_movetime); false when out
