@@ -38,6 +38,7 @@ static cJSON *challenge_json(const struct db_challenge *c)
     else
         cJSON_AddNullToObject(json, "game_id");
     cJSON_AddStringToObject(json, "created_at", c->created_at);
+    cJSON_AddBoolToObject(json, "rated", c->rated);
     return json;
 }
 
@@ -55,6 +56,7 @@ static const struct api_field challenge_fields[] = {
     { "color", API_STRING, false, false, 1, 16 },
     { "days_per_move", API_INTEGER, false, true, 1, 60 },
     { "fifty_move_rule", API_BOOLEAN, false, false, 0, 0 },
+    { "rated", API_BOOLEAN, false, false, 0, 0 },
     { NULL, API_STRING, false, false, 0, 0 },
 };
 
@@ -94,6 +96,7 @@ enum MHD_Result api_challenge_create(struct api_request *req)
     c.color = chosen;
     c.days_per_move = (int)api_body_integer(req, "days_per_move", 0, NULL);
     c.fifty_move_rule = api_body_boolean(req, "fifty_move_rule", true);
+    c.rated = api_body_boolean(req, "rated", true);
     st = db_challenge_create(req->config->pool, &c, &err);
     if (st == DB_NOT_FOUND && opponent == NULL)
         return api_fail(req, API_PROBLEM_CONFLICT,

@@ -404,4 +404,16 @@ enum MHD_Result api_reply_outcome(struct api_request *req, struct games_result *
 /* A query parameter, or NULL. */
 const char *api_query(struct api_request *req, const char *name);
 
+/* ---- Ratings (issue 19, api_ratings.c) */
+
+/* Adds a game's `rated` and, once a rated game is over, `rating_diff`. */
+void api_game_json_ratings(cJSON *json, const struct db_game *g);
+
+/* Adds a player's `ratings` (every variant) and `stats` to json. */
+enum db_status api_player_json_ratings(struct api_request *req, cJSON *json,
+                                       const char *player_id, struct base_err *err);
+
+enum MHD_Result api_player_rating_history(struct api_request *req);
+enum MHD_Result api_leaderboard(struct api_request *req);
+
 #endif

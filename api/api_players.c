@@ -209,7 +209,12 @@ static enum MHD_Result reply_player(struct api_request *req, const char *id, boo
         return api_fail(req, API_PROBLEM_NOT_FOUND, "no player has the id '%s'", id);
     if (st != DB_OK)
         return api_fail_db(req, st, err.text);
-    return api_reply_json(req, MHD_HTTP_OK, player_json(&p, private_view));
+    cJSON *json = player_json(&p, private_view);
+    if ((st = api_player_json_ratings(req, json, p.id, &err)) != DB_OK) {
+        cJSON_Delete(json);
+        return api_fail_db(req, st, err.text);
+    }
+    return api_reply_json(req, MHD_HTTP_OK, json);
 }
 
 enum MHD_Result api_player_me(struct api_request *req)

@@ -78,6 +78,9 @@ static const struct route routes[] = {
     { "POST", "/v1/webhooks/{id}/enable", API_TOKEN, api_webhook_enable },
     { "GET", "/v1/webhooks/{id}/deliveries", API_TOKEN, api_webhook_deliveries },
     { "POST", "/v1/webhooks/{id}/deliveries/{delivery}/retry", API_TOKEN, api_webhook_retry },
+    /* Issue 19: ratings. */
+    { "GET", "/v1/players/{id}/rating-history", 0, api_player_rating_history },
+    { "GET", "/v1/leaderboard/{variant}", 0, api_leaderboard },
     { "GET", "/metrics", API_UNLIMITED, api_metrics_reply },
     { "POST", "/v1/admin/clock", API_TEST_CLOCK | API_TOKEN | API_ARBITER | API_JSON_BODY,
       api_admin_clock },

@@ -26,16 +26,18 @@ static void challenge_read(void *out, const struct db_row *row)
     db_challenge_status_parse(db_row_value(&r, "status"), &c->status);
     db_row_text(&r, "game_id", c->game_id, sizeof c->game_id);
     db_row_text(&r, "created_at", c->created_at, sizeof c->created_at);
+    c->rated = db_row_bool(&r, "rated");
 }
 
 static enum db_status challenge_create(struct db_tx *tx, void *arg)
 {
     struct db_challenge *c = arg;
     char days[16];
-    const char *params[7] = { c->id, c->variant->name, c->challenger_id,
+    const char *params[8] = { c->id, c->variant->name, c->challenger_id,
                               c->opponent_id[0] ? c->opponent_id : NULL, db_color_text(c->color),
                               c->days_per_move > 0 ? days : NULL,
-                              c->fifty_move_rule ? "true" : "false" };
+                              c->fifty_move_rule ? "true" : "false",
+                              c->rated ? "true" : "false" };
     const char *get[1] = { c->id };
     PGresult *res = NULL;
     enum db_status rc;

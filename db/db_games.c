@@ -95,15 +95,19 @@ void db_game_read(void *out, const struct db_row *row)
     db_row_text(&r, "updated_at", g->updated_at, sizeof g->updated_at);
     g->sans = strdup(db_row_value(&r, "sans") ? db_row_value(&r, "sans") : "");
     g->overdue = db_row_bool(&r, "overdue");
+    g->rated = db_row_bool(&r, "rated");
+    g->has_rating_diff = !db_row_is_null(&r, "rating_diff_white");
+    g->rating_diff[0] = db_row_double(&r, "rating_diff_white");
+    g->rating_diff[1] = db_row_double(&r, "rating_diff_black");
 }
 
 enum db_status db_game_insert(struct db_tx *tx, struct db_game *g, const char *challenge_id)
 {
     char days[16], version[16], fifty[8];
     char *keys = keys_format(g->keys, g->key_count);
-    const char *params[10] = { g->id, g->variant->name, g->white_id, g->black_id, g->fen, fifty,
+    const char *params[11] = { g->id, g->variant->name, g->white_id, g->black_id, g->fen, fifty,
                                g->days_per_move > 0 ? days : NULL, keys, version,
-                               challenge_id ? challenge_id : "" };
+                               challenge_id ? challenge_id : "", g->rated ? "true" : "false" };
     PGresult *res = NULL;
     enum db_status rc;
 

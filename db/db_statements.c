@@ -14,7 +14,8 @@
 #define GAME_TAIL                                                                    \
     " korp_time(g.created_at) AS created_at, korp_time(g.updated_at) AS updated_at,"  \
     " g.sans, g.status = 'active' AND g.deadline IS NOT NULL"                         \
-    " AND g.deadline <= korp_now() AS overdue"
+    " AND g.deadline <= korp_now() AS overdue,"                                      \
+    " g.rated, g.rating_diff_white, g.rating_diff_black"
 /* With the repetition keys (claims, analysis), or without them (a move
  * appends its key in SQL and needs none of them). */
 #define GAME_COLUMNS GAME_HEAD "g.repetition_keys," GAME_TAIL
@@ -26,7 +27,7 @@
 #define CHALLENGE_COLUMNS                                                              \
     "c.id, c.variant, c.challenger_id, x.name AS challenger_name, c.opponent_id,"        \
     " o.name AS opponent_name, c.color, c.days_per_move, c.fifty_move_rule, c.status,"   \
-    " c.game_id, korp_time(c.created_at) AS created_at"
+    " c.game_id, korp_time(c.created_at) AS created_at, c.rated"
 #define CHALLENGE_FROM                                                                 \
     " FROM challenges c JOIN players x ON x.id = c.challenger_id"                       \
     " LEFT JOIN players o ON o.id = c.opponent_id"
@@ -103,11 +104,11 @@ const struct db_statement db_statements[] = {
     /* ---- challenges */
     [DB_STMT_CHALLENGE_INSERT] = { DB_STMT_CHALLENGE_INSERT, "challenge_insert",
         "INSERT INTO challenges (id, variant, challenger_id, opponent_id, color,"
-        " days_per_move, fifty_move_rule, created_at)"
-        " SELECT $1, $2, $3, $4, $5, $6, $7, korp_now()"
+        " days_per_move, fifty_move_rule, created_at, rated)"
+        " SELECT $1, $2, $3, $4, $5, $6, $7, korp_now(), $8"
         " WHERE $4::text IS NULL AND (SELECT count(*) FROM challenges WHERE challenger_id = $3"
         "       AND opponent_id IS NULL AND status = 'open') < 10"
-        " OR EXISTS (SELECT 1 FROM players WHERE id = $4)", 7 },
+        " OR EXISTS (SELECT 1 FROM players WHERE id = $4)", 8 },
     /* An open challenge's opponent: whoever accepts it first. */
     [DB_STMT_CHALLENGE_TAKE] = { DB_STMT_CHALLENGE_TAKE, "challenge_take",
         "UPDATE challenges c SET opponent_id = p.id FROM players p"
@@ -145,12 +146,12 @@ const struct db_statement db_statements[] = {
     [DB_STMT_GAME_INSERT] = { DB_STMT_GAME_INSERT, "game_insert",
         "INSERT INTO games (id, variant, white_id, black_id, fen, fifty_move_rule,"
         " days_per_move, deadline, repetition_keys, key_version, challenge_id,"
-        " created_at, updated_at)"
+        " created_at, updated_at, rated)"
         " VALUES ($1, $2, $3, $4, $5, $6, $7::int,"
         " korp_now() + make_interval(days => $7::int), $8::bigint[], $9, nullif($10, ''),"
-        " korp_now(), korp_now())"
+        " korp_now(), korp_now(), $11)"
         " RETURNING korp_time(created_at) AS created_at, korp_time(updated_at) AS updated_at,"
-        " korp_time(deadline) AS deadline", 10 },
+        " korp_time(deadline) AS deadline", 11 },
     [DB_STMT_GAME_LOCK] = { DB_STMT_GAME_LOCK, "game_lock",
         "SELECT " GAME_COLUMNS_NO_KEYS GAME_FROM " WHERE g.id = $1 FOR UPDATE OF g", 1 },
     [DB_STMT_GAME_LOCK_KEYS] = { DB_STMT_GAME_LOCK_KEYS, "game_lock_keys",
@@ -525,6 +526,46 @@ const struct db_statement db_statements[] = {
         "SELECT (EXISTS (SELECT 1 FROM tokens WHERE id = $1)"
         " OR EXISTS (SELECT 1 FROM sessions WHERE 's-' || id = $1"
         " AND expires_at > korp_now()))::int AS live", 1 },
+
+    /* ---- ratings (issue 19) */
+    /* A player's rating in a variant, made at the starting values ($3-$5)
+     * if they have none, locked for the game's ending transaction; with the
+     * days since their last rated game (NULL: none). */
+    [DB_STMT_RATING_LOCK] = { DB_STMT_RATING_LOCK, "rating_lock",
+        "INSERT INTO ratings (player_id, variant, rating, rd, volatility)"
+        " VALUES ($1, $2, $3::float8, $4::float8, $5::float8)"
+        " ON CONFLICT (player_id, variant) DO UPDATE SET games = ratings.games"
+        " RETURNING variant, rating, rd, volatility, games,"
+        " extract(epoch FROM korp_now() - last_rated_at) / 86400.0 AS idle_days", 5 },
+    [DB_STMT_RATING_RECORD] = { DB_STMT_RATING_RECORD, "rating_record",
+        "WITH u AS (UPDATE ratings SET rating = $4::float8, rd = $5::float8,"
+        " volatility = $6::float8, games = games + 1, last_rated_at = korp_now()"
+        " WHERE player_id = $1 AND variant = $2)"
+        " INSERT INTO rating_history (player_id, variant, game_id, at, rating, rd)"
+        " VALUES ($1, $2, $3, korp_now(), $4::float8, $5::float8)", 6 },
+    [DB_STMT_GAME_RATING_DIFF] = { DB_STMT_GAME_RATING_DIFF, "game_rating_diff",
+        "UPDATE games SET rating_diff_white = $2::float8, rating_diff_black = $3::float8"
+        " WHERE id = $1", 3 },
+    [DB_STMT_PLAYER_RATINGS] = { DB_STMT_PLAYER_RATINGS, "player_ratings",
+        "SELECT variant, rating, rd, volatility, games, NULL AS idle_days FROM ratings"
+        " WHERE player_id = $1 ORDER BY variant", 1 },
+    /* The newest $3 points, oldest first. */
+    [DB_STMT_RATING_HISTORY] = { DB_STMT_RATING_HISTORY, "rating_history",
+        "SELECT * FROM (SELECT game_id, korp_time(at) AS at, rating, rd, at AS t"
+        " FROM rating_history WHERE player_id = $1 AND variant = $2"
+        " ORDER BY at DESC, game_id DESC LIMIT $3) h ORDER BY t, game_id", 3 },
+    [DB_STMT_LEADERBOARD] = { DB_STMT_LEADERBOARD, "leaderboard",
+        "SELECT r.player_id, p.name, r.rating, r.rd, r.games FROM ratings r"
+        " JOIN players p ON p.id = r.player_id"
+        " WHERE r.variant = $1 AND r.games > 0 AND r.rd <= $2::float8"
+        " ORDER BY r.rating DESC, r.player_id LIMIT $3", 3 },
+    /* Games finished, and lost on time, in the last 90 days. */
+    [DB_STMT_PLAYER_STATS] = { DB_STMT_PLAYER_STATS, "player_stats",
+        "SELECT count(*) AS finished_90d, count(*) FILTER (WHERE g.termination = 'timeout'"
+        " AND (g.white_id = $1 AND g.result = '0-1' OR g.black_id = $1 AND g.result = '1-0'))"
+        " AS timeouts_90d FROM games g WHERE g.status = 'finished'"
+        " AND (g.white_id = $1 OR g.black_id = $1)"
+        " AND g.updated_at > korp_now() - interval '90 days'", 1 },
 };
 
 _Static_assert(sizeof db_statements / sizeof db_statements[0] == DB_STMT_COUNT,

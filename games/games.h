@@ -128,4 +128,10 @@ struct games_analysis {
 bool games_analyse(const struct db_game *g, struct games_analysis *out);
 void games_analysis_clear(struct games_analysis *a);
 
+/* ---- Ratings (issue 19, games_ratings.c) */
+
+/* Days in one Glicko-2 rating period (KORP_RATING_PERIOD_DAYS, default 7):
+ * call once before threads start. */
+void games_ratings_set_period(int days);
+
 #endif

@@ -64,7 +64,10 @@ const char korpd_config_help[] =
     "  KORP_SESSION_MAX_DAYS  a web session ends this many days after sign-in,\n"
     "                       however often it is used (default 90, 1-3650)\n"
     "  KORP_SIGNUP_LIMIT    sign-ups per client address per hour; 0 turns the\n"
-    "                       limit off (default 10, 0-100000)\n";
+    "                       limit off (default 10, 0-100000)\n"
+    "  KORP_RATING_PERIOD_DAYS  a rating's deviation grows by one Glicko-2 rating\n"
+    "                       period per this many days without a rated game\n"
+    "                       (default 7, 1-365)\n";
 
 static const char *env_or(const char *name, const char *fallback)
 {
@@ -137,7 +140,8 @@ static bool accounts_load(struct korpd_config *c, struct base_err *err)
            read_int("KORP_STREAMS_PER_ADDRESS", 32, 0, 1000000, &c->streams_per_address,
                     err) &&
            read_int("KORP_SESSION_MAX_DAYS", 90, 1, 3650, &c->session_max_days, err) &&
-           read_int("KORP_SIGNUP_LIMIT", 10, 0, 100000, &c->signup_limit, err);
+           read_int("KORP_SIGNUP_LIMIT", 10, 0, 100000, &c->signup_limit, err) &&
+           read_int("KORP_RATING_PERIOD_DAYS", 7, 1, 365, &c->rating_period_days, err);
 }
 
 bool korpd_config_load(struct korpd_config *c, struct base_err *err)

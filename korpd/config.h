@@ -39,6 +39,7 @@ struct korpd_config {
     int streams_per_address;   /* KORP_STREAMS_PER_ADDRESS; 0: no cap */
     int session_max_days;      /* KORP_SESSION_MAX_DAYS */
     int signup_limit;          /* KORP_SIGNUP_LIMIT: per address per hour; 0: none */
+    int rating_period_days;    /* KORP_RATING_PERIOD_DAYS (issue 19) */
 };
 
 /* The settings table, for --help. */

@@ -194,6 +194,7 @@ int main(int argc, char **argv)
                  "requests can use the database at once",
                  config.http_threads, config.db_pool_size, config.http_threads);
     rules_init();
+    games_ratings_set_period(config.rating_period_days);
     /* Every event stream holds a descriptor: take all the system allows. */
     {
         struct rlimit files;
