@@ -416,4 +416,13 @@ enum db_status api_player_json_ratings(struct api_request *req, cJSON *json,
 enum MHD_Result api_player_rating_history(struct api_request *req);
 enum MHD_Result api_leaderboard(struct api_request *req);
 
+/* ---- The arbiter's queue (issue 19, api_arbiter.c) */
+
+/* Whether a claim's body names kind "perpetual" (api_game_claim passes it on). */
+bool api_claim_is_perpetual(struct api_request *req);
+enum MHD_Result api_game_claim_perpetual(struct api_request *req);
+enum MHD_Result api_game_arbiter_request(struct api_request *req);
+enum MHD_Result api_arbiter_queue(struct api_request *req);
+enum MHD_Result api_arbiter_dismiss(struct api_request *req);
+
 #endif

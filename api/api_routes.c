@@ -81,6 +81,11 @@ static const struct route routes[] = {
     /* Issue 19: ratings. */
     { "GET", "/v1/players/{id}/rating-history", 0, api_player_rating_history },
     { "GET", "/v1/leaderboard/{variant}", 0, api_leaderboard },
+    { "POST", "/v1/games/{id}/arbiter-request", API_TOKEN | API_JSON_BODY,
+      api_game_arbiter_request },
+    { "GET", "/v1/arbiter/queue", API_TOKEN | API_ARBITER, api_arbiter_queue },
+    { "POST", "/v1/arbiter/queue/{id}/dismiss", API_TOKEN | API_ARBITER | API_JSON_BODY,
+      api_arbiter_dismiss },
     { "GET", "/metrics", API_UNLIMITED, api_metrics_reply },
     { "POST", "/v1/admin/clock", API_TEST_CLOCK | API_TOKEN | API_ARBITER | API_JSON_BODY,
       api_admin_clock },

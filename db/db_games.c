@@ -193,6 +193,9 @@ const char *db_event_name(enum db_event event)
         [DB_EVENT_DRAW_OFFER] = "draw_offer",
         [DB_EVENT_CLAIM] = "claim",
         [DB_EVENT_GAME_END] = "game_end",
+        [DB_EVENT_ARBITER] = "arbiter",
+        [DB_EVENT_TOURNAMENT_START] = "tournament_start",
+        [DB_EVENT_TOURNAMENT_END] = "tournament_end",
     };
     return (unsigned)event < DB_EVENT_COUNT ? names[event] : "unknown";
 }

@@ -106,6 +106,12 @@ enum db_stmt {
     DB_STMT_RATING_HISTORY,
     DB_STMT_LEADERBOARD,
     DB_STMT_PLAYER_STATS,
+    /* Issue 19: the arbiter's queue. */
+    DB_STMT_QUEUE_ADD,
+    DB_STMT_QUEUE_LIST,
+    DB_STMT_QUEUE_LOCK,
+    DB_STMT_QUEUE_DISMISS,
+    DB_STMT_QUEUE_RESOLVE_GAME,
     DB_STMT_COUNT
 };
 

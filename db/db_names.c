@@ -53,6 +53,13 @@ static const struct name channels[] = {
     { DB_CHANNEL_WEBHOOK, "webhook" },
 };
 
+/* Issue 19. */
+static const struct name queue_kinds[] = {
+    { DB_QUEUE_PERPETUAL, "perpetual" },
+    { DB_QUEUE_REQUEST, "request" },
+    { DB_QUEUE_TOURNAMENT_END, "tournament-end" },
+};
+
 static const char *text_of(const struct name *table, size_t n, int value)
 {
     for (size_t i = 0; i < n; i++)
@@ -92,6 +99,7 @@ NAMES(termination, enum db_termination, terminations)
 NAMES(color, enum db_color, colors)
 NAMES(challenge_status, enum db_challenge_status, challenge_statuses)
 NAMES(channel, enum db_channel, channels)
+NAMES(queue_kind, enum db_queue_kind, queue_kinds)
 
 const struct rules_variant *db_variant_parse(const char *text)
 {

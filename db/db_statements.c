@@ -566,6 +566,32 @@ const struct db_statement db_statements[] = {
         " AS timeouts_90d FROM games g WHERE g.status = 'finished'"
         " AND (g.white_id = $1 OR g.black_id = $1)"
         " AND g.updated_at > korp_now() - interval '90 days'", 1 },
+
+    /* ---- the arbiter's queue (issue 19) */
+    [DB_STMT_QUEUE_ADD] = { DB_STMT_QUEUE_ADD, "queue_add",
+        "INSERT INTO arbiter_queue (id, kind, game_id, player_id, details, created_at)"
+        " VALUES ($1, $2, $3, $4, $5::jsonb || CASE WHEN $6::text IS NULL THEN '{}'::jsonb"
+        " ELSE jsonb_build_object('text', $6::text) END, korp_now())", 6 },
+    [DB_STMT_QUEUE_LIST] = { DB_STMT_QUEUE_LIST, "queue_list",
+        "SELECT id, kind, game_id, korp_time(created_at) AS created_at, details::text AS details,"
+        " true AS open FROM arbiter_queue WHERE status = 'open'"
+        " ORDER BY arbiter_queue.created_at, id LIMIT $1", 1 },
+    [DB_STMT_QUEUE_LOCK] = { DB_STMT_QUEUE_LOCK, "queue_lock",
+        "SELECT id, kind, game_id, korp_time(created_at) AS created_at, details::text AS details,"
+        " status = 'open' AS open FROM arbiter_queue WHERE id = $1 FOR UPDATE", 1 },
+    /* Both build the `arbiter` event's detail for the game's players. */
+    [DB_STMT_QUEUE_DISMISS] = { DB_STMT_QUEUE_DISMISS, "queue_dismiss",
+        "WITH u AS (UPDATE arbiter_queue SET status = 'dismissed', reason = $2,"
+        " resolved_at = korp_now() WHERE id = $1 AND status = 'open' RETURNING id, kind)"
+        " SELECT count(*) AS n, jsonb_build_object('decision', 'dismissed', 'reason', $2::text,"
+        " 'items', coalesce(jsonb_agg(jsonb_build_object('id', id, 'kind', kind)), '[]'))::text"
+        " AS detail FROM u", 2 },
+    [DB_STMT_QUEUE_RESOLVE_GAME] = { DB_STMT_QUEUE_RESOLVE_GAME, "queue_resolve_game",
+        "WITH u AS (UPDATE arbiter_queue SET status = 'resolved', reason = $2,"
+        " resolved_at = korp_now() WHERE game_id = $1 AND status = 'open' RETURNING id, kind)"
+        " SELECT count(*) AS n, jsonb_build_object('decision', 'adjudicated', 'reason', $2::text,"
+        " 'items', coalesce(jsonb_agg(jsonb_build_object('id', id, 'kind', kind)"
+        " ORDER BY id), '[]'))::text AS detail FROM u", 2 },
 };
 
 _Static_assert(sizeof db_statements / sizeof db_statements[0] == DB_STMT_COUNT,

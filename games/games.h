@@ -134,4 +134,27 @@ void games_analysis_clear(struct games_analysis *a);
  * call once before threads start. */
 void games_ratings_set_period(int days);
 
+/* ---- The arbiter's queue (issue 19, games_arbiter.c) */
+
+/*
+ * A perpetual-check claim by the player to move: `line` (moves to come in
+ * any notation the variant reads, the claimant's first) must be legal from
+ * the current position, and each of the claimant's moves must give check.
+ * A valid claim is queued for an arbiter (claim_id) and the game goes on.
+ * Refused with GAMES_ILLEGAL and detail naming the move; *not_check says
+ * the move was legal but gave no check.
+ */
+void games_perpetual_claim(struct db_pool *pool, const char *player_id, const char *game_id,
+                           const char *line, bool *not_check, char claim_id[BASE_ID_SIZE],
+                           struct games_result *out);
+
+/* A player of the game asks for an arbiter (request_id). */
+void games_arbiter_request(struct db_pool *pool, const char *player_id, const char *game_id,
+                           const char *text, char request_id[BASE_ID_SIZE],
+                           struct games_result *out);
+
+/* An arbiter dismisses an open item with a reason; both players are told. */
+void games_arbiter_dismiss(struct db_pool *pool, const char *item_id, const char *reason,
+                           struct games_result *out);
+
 #endif

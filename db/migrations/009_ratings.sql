@@ -34,3 +34,20 @@ CREATE TABLE rating_history (
     PRIMARY KEY (player_id, game_id)
 );
 CREATE INDEX rating_history_player ON rating_history (player_id, variant, at, game_id);
+
+-- What waits for an arbiter: perpetual-check claims, players' requests, and
+-- tournament games still going at the tournament's end.  An adjudication
+-- of the game resolves its open items; an arbiter may dismiss one.
+CREATE TABLE arbiter_queue (
+    id text PRIMARY KEY,
+    kind text NOT NULL CHECK (kind IN ('perpetual', 'request', 'tournament-end')),
+    game_id text NOT NULL REFERENCES games (id),
+    player_id text REFERENCES players (id),
+    details jsonb NOT NULL DEFAULT '{}',
+    status text NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'resolved', 'dismissed')),
+    reason text,
+    created_at timestamptz NOT NULL,
+    resolved_at timestamptz
+);
+CREATE INDEX arbiter_queue_open ON arbiter_queue (created_at, id) WHERE status = 'open';
+CREATE INDEX arbiter_queue_game ON arbiter_queue (game_id) WHERE status = 'open';
