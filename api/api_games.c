@@ -43,7 +43,7 @@ enum MHD_Result api_game_get(struct api_request *req)
 }
 
 /* A cursor is "<microseconds>.<id>" of the last game of a page. */
-static bool cursor_read(const char *text, char *us, size_t us_size, char *id, size_t id_size)
+bool api_cursor_read(const char *text, char *us, size_t us_size, char *id, size_t id_size)
 {
     const char *dot = text ? strchr(text, '.') : NULL;
     size_t n;
@@ -101,7 +101,7 @@ enum MHD_Result api_game_list(struct api_request *req)
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
                         "'player' is a player id: letters and digits, like aZ3kP9qwX2");
     if (cursor != NULL) {
-        if (!cursor_read(cursor, us, sizeof us, id, sizeof id))
+        if (!api_cursor_read(cursor, us, sizeof us, id, sizeof id))
             return api_fail(req, API_PROBLEM_BAD_REQUEST,
                             "'cursor' is not one korpd gave; use the 'next' of a page");
         f.after_us = us;

@@ -425,4 +425,16 @@ enum MHD_Result api_game_arbiter_request(struct api_request *req);
 enum MHD_Result api_arbiter_queue(struct api_request *req);
 enum MHD_Result api_arbiter_dismiss(struct api_request *req);
 
+/* ---- Round-robin tournaments (issue 19, api_tournaments.c) */
+
+/* Reads a list cursor "<microseconds>.<id>" (api_games.c); false if it is
+ * not one korpd gave. */
+bool api_cursor_read(const char *text, char *us, size_t us_size, char *id, size_t id_size);
+enum MHD_Result api_tournament_create(struct api_request *req);
+enum MHD_Result api_tournament_list(struct api_request *req);
+enum MHD_Result api_tournament_get(struct api_request *req);
+enum MHD_Result api_tournament_join(struct api_request *req);
+enum MHD_Result api_tournament_withdraw(struct api_request *req);
+enum MHD_Result api_tournament_start(struct api_request *req);
+
 #endif

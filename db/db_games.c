@@ -99,15 +99,18 @@ void db_game_read(void *out, const struct db_row *row)
     g->has_rating_diff = !db_row_is_null(&r, "rating_diff_white");
     g->rating_diff[0] = db_row_double(&r, "rating_diff_white");
     g->rating_diff[1] = db_row_double(&r, "rating_diff_black");
+    db_row_text(&r, "tournament_id", g->tournament_id, sizeof g->tournament_id);
 }
 
 enum db_status db_game_insert(struct db_tx *tx, struct db_game *g, const char *challenge_id)
 {
     char days[16], version[16], fifty[8];
     char *keys = keys_format(g->keys, g->key_count);
-    const char *params[11] = { g->id, g->variant->name, g->white_id, g->black_id, g->fen, fifty,
+    char round[16];
+    const char *params[13] = { g->id, g->variant->name, g->white_id, g->black_id, g->fen, fifty,
                                g->days_per_move > 0 ? days : NULL, keys, version,
-                               challenge_id ? challenge_id : "", g->rated ? "true" : "false" };
+                               challenge_id ? challenge_id : "", g->rated ? "true" : "false",
+                               g->tournament_id, g->tournament_round > 0 ? round : NULL };
     PGresult *res = NULL;
     enum db_status rc;
 
@@ -117,6 +120,7 @@ enum db_status db_game_insert(struct db_tx *tx, struct db_game *g, const char *c
         return DB_HARD_ERROR;
     }
     snprintf(days, sizeof days, "%d", g->days_per_move);
+    snprintf(round, sizeof round, "%d", g->tournament_round);
     snprintf(version, sizeof version, "%d", g->key_version);
     snprintf(fifty, sizeof fifty, "%s", g->fifty_move_rule ? "true" : "false");
     rc = db_exec(tx, DB_STMT_GAME_INSERT, params, &res);

@@ -15,7 +15,7 @@
     " korp_time(g.created_at) AS created_at, korp_time(g.updated_at) AS updated_at,"  \
     " g.sans, g.status = 'active' AND g.deadline IS NOT NULL"                         \
     " AND g.deadline <= korp_now() AS overdue,"                                      \
-    " g.rated, g.rating_diff_white, g.rating_diff_black"
+    " g.rated, g.rating_diff_white, g.rating_diff_black, g.tournament_id"
 /* With the repetition keys (claims, analysis), or without them (a move
  * appends its key in SQL and needs none of them). */
 #define GAME_COLUMNS GAME_HEAD "g.repetition_keys," GAME_TAIL
@@ -31,6 +31,17 @@
 #define CHALLENGE_FROM                                                                 \
     " FROM challenges c JOIN players x ON x.id = c.challenger_id"                       \
     " LEFT JOIN players o ON o.id = c.opponent_id"
+
+/* The columns tournament_read reads (issue 19). */
+#define TOURNAMENT_COLUMNS                                                             \
+    "t.id, t.name, t.variant, t.director_id, d.name AS director_name, t.status,"         \
+    " t.days_per_move, t.clock::text AS clock, t.rated, t.double, t.max_players,"        \
+    " t.leave_allowed, t.min_rating, t.max_rating, t.max_timeout_percent,"               \
+    " korp_time(t.starts_at) AS starts_at, korp_time(t.ends_at) AS ends_at,"             \
+    " korp_time(t.created_at) AS created_at,"                                           \
+    " (SELECT count(*) FROM tournament_players tp WHERE tp.tournament_id = t.id)"        \
+    " AS player_count"
+#define TOURNAMENT_FROM " FROM tournaments t JOIN players d ON d.id = t.director_id"
 
 /* A snapshot of the game that every game event carries. */
 #define GAME_SNAPSHOT                                                                  \
@@ -146,12 +157,12 @@ const struct db_statement db_statements[] = {
     [DB_STMT_GAME_INSERT] = { DB_STMT_GAME_INSERT, "game_insert",
         "INSERT INTO games (id, variant, white_id, black_id, fen, fifty_move_rule,"
         " days_per_move, deadline, repetition_keys, key_version, challenge_id,"
-        " created_at, updated_at, rated)"
+        " created_at, updated_at, rated, tournament_id, tournament_round)"
         " VALUES ($1, $2, $3, $4, $5, $6, $7::int,"
         " korp_now() + make_interval(days => $7::int), $8::bigint[], $9, nullif($10, ''),"
-        " korp_now(), korp_now(), $11)"
+        " korp_now(), korp_now(), $11, nullif($12, ''), $13::int)"
         " RETURNING korp_time(created_at) AS created_at, korp_time(updated_at) AS updated_at,"
-        " korp_time(deadline) AS deadline", 11 },
+        " korp_time(deadline) AS deadline", 13 },
     [DB_STMT_GAME_LOCK] = { DB_STMT_GAME_LOCK, "game_lock",
         "SELECT " GAME_COLUMNS_NO_KEYS GAME_FROM " WHERE g.id = $1 FOR UPDATE OF g", 1 },
     [DB_STMT_GAME_LOCK_KEYS] = { DB_STMT_GAME_LOCK_KEYS, "game_lock_keys",
@@ -592,6 +603,79 @@ const struct db_statement db_statements[] = {
         " SELECT count(*) AS n, jsonb_build_object('decision', 'adjudicated', 'reason', $2::text,"
         " 'items', coalesce(jsonb_agg(jsonb_build_object('id', id, 'kind', kind)"
         " ORDER BY id), '[]'))::text AS detail FROM u", 2 },
+
+    /* ---- tournaments (issue 19) */
+    [DB_STMT_TOURNAMENT_INSERT] = { DB_STMT_TOURNAMENT_INSERT, "tournament_insert",
+        "INSERT INTO tournaments (id, name, variant, director_id, days_per_move, clock, rated,"
+        " double, max_players, leave_allowed, min_rating, max_rating, max_timeout_percent,"
+        " starts_at, ends_at, created_at)"
+        " VALUES ($1, $2, $3, $4, $5::int, $6::jsonb, $7, $8, $9::int, $10, $11::float8,"
+        " $12::float8, $13::int, $14::timestamptz, $15::timestamptz, korp_now())", 15 },
+    [DB_STMT_TOURNAMENT_GET] = { DB_STMT_TOURNAMENT_GET, "tournament_get",
+        "SELECT " TOURNAMENT_COLUMNS TOURNAMENT_FROM " WHERE t.id = $1", 1 },
+    [DB_STMT_TOURNAMENT_LOCK] = { DB_STMT_TOURNAMENT_LOCK, "tournament_lock",
+        "SELECT " TOURNAMENT_COLUMNS TOURNAMENT_FROM " WHERE t.id = $1 FOR UPDATE OF t", 1 },
+    [DB_STMT_TOURNAMENT_PLAYERS] = { DB_STMT_TOURNAMENT_PLAYERS, "tournament_players",
+        "SELECT p.id, p.name, tp.number, tp.withdrawn FROM tournament_players tp"
+        " JOIN players p ON p.id = tp.player_id WHERE tp.tournament_id = $1"
+        " ORDER BY tp.number NULLS LAST, tp.joined_at, p.id", 1 },
+    [DB_STMT_TOURNAMENT_GAMES] = { DB_STMT_TOURNAMENT_GAMES, "tournament_games",
+        "SELECT id, white_id, black_id, status, result, tournament_round FROM games"
+        " WHERE tournament_id = $1 ORDER BY tournament_round, id", 1 },
+    [DB_STMT_TOURNAMENT_JOIN] = { DB_STMT_TOURNAMENT_JOIN, "tournament_join",
+        "INSERT INTO tournament_players (tournament_id, player_id, joined_at)"
+        " VALUES ($1, $2, korp_now()) ON CONFLICT DO NOTHING RETURNING player_id", 2 },
+    [DB_STMT_TOURNAMENT_REMOVE] = { DB_STMT_TOURNAMENT_REMOVE, "tournament_remove",
+        "DELETE FROM tournament_players WHERE tournament_id = $1 AND player_id = $2"
+        " RETURNING player_id", 2 },
+    [DB_STMT_TOURNAMENT_WITHDRAW] = { DB_STMT_TOURNAMENT_WITHDRAW, "tournament_withdraw",
+        "UPDATE tournament_players SET withdrawn = true WHERE tournament_id = $1"
+        " AND player_id = $2 AND NOT withdrawn RETURNING player_id", 2 },
+    [DB_STMT_TOURNAMENT_NUMBER] = { DB_STMT_TOURNAMENT_NUMBER, "tournament_number",
+        "UPDATE tournament_players SET number = $3::int WHERE tournament_id = $1"
+        " AND player_id = $2", 3 },
+    [DB_STMT_TOURNAMENT_SET_STATUS] = { DB_STMT_TOURNAMENT_SET_STATUS, "tournament_set_status",
+        "UPDATE tournaments SET status = $2 WHERE id = $1", 2 },
+    [DB_STMT_TOURNAMENT_OPEN_GAMES] = { DB_STMT_TOURNAMENT_OPEN_GAMES, "tournament_open_games",
+        "SELECT id FROM games WHERE tournament_id = $1 AND status = 'active'"
+        " AND ($2::text IS NULL OR white_id = $2 OR black_id = $2)"
+        " ORDER BY tournament_round, id", 2 },
+    /* Players' rows first, in one order, so that each player's event ids
+     * follow commit order (as for games). */
+    [DB_STMT_TOURNAMENT_EVENT_LOCK] = { DB_STMT_TOURNAMENT_EVENT_LOCK, "tournament_event_lock",
+        "SELECT 1 FROM players p JOIN tournament_players tp ON tp.player_id = p.id"
+        " WHERE tp.tournament_id = $1 ORDER BY p.id FOR NO KEY UPDATE OF p", 1 },
+    [DB_STMT_TOURNAMENT_EVENT] = { DB_STMT_TOURNAMENT_EVENT, "tournament_event",
+        "WITH e AS (INSERT INTO events (player_id, game_id, type, payload, created_at)"
+        " SELECT tp.player_id, NULL, $2, jsonb_build_object('tournament_id', t.id,"
+        " 'name', t.name, 'variant', t.variant, 'status', t.status), korp_now()"
+        " FROM tournaments t JOIN tournament_players tp ON tp.tournament_id = t.id"
+        " WHERE t.id = $1 RETURNING id)"
+        " SELECT pg_notify('" DB_EVENTS_CHANNEL "', string_agg(id::text, ',')) FROM e", 2 },
+    [DB_STMT_TOURNAMENT_DUE_START] = { DB_STMT_TOURNAMENT_DUE_START, "tournament_due_start",
+        "SELECT " TOURNAMENT_COLUMNS TOURNAMENT_FROM " WHERE t.status = 'open'"
+        " AND t.starts_at <= korp_now() ORDER BY t.starts_at, t.id LIMIT 1"
+        " FOR UPDATE OF t SKIP LOCKED", 0 },
+    [DB_STMT_TOURNAMENT_DUE_END] = { DB_STMT_TOURNAMENT_DUE_END, "tournament_due_end",
+        "SELECT " TOURNAMENT_COLUMNS TOURNAMENT_FROM " WHERE t.status = 'active'"
+        " AND NOT t.ends_at_handled AND t.ends_at <= korp_now() ORDER BY t.ends_at, t.id"
+        " LIMIT 1 FOR UPDATE OF t SKIP LOCKED", 0 },
+    [DB_STMT_TOURNAMENT_END_QUEUE] = { DB_STMT_TOURNAMENT_END_QUEUE, "tournament_end_queue",
+        "WITH h AS (UPDATE tournaments SET ends_at_handled = true WHERE id = $1)"
+        " INSERT INTO arbiter_queue (id, kind, game_id, details, created_at)"
+        " SELECT 'te' || substr(md5(g.id || $1), 1, 8), 'tournament-end', g.id,"
+        " jsonb_build_object('tournament_id', $1::text), korp_now()"
+        " FROM games g WHERE g.tournament_id = $1 AND g.status = 'active'"
+        " ON CONFLICT (id) DO NOTHING", 1 },
+    [DB_STMT_TOURNAMENT_LIST] = { DB_STMT_TOURNAMENT_LIST, "tournament_list",
+        "SELECT " TOURNAMENT_COLUMNS ","
+        " (extract(epoch FROM t.created_at) * 1000000)::bigint AS created_us" TOURNAMENT_FROM
+        " WHERE ($1::text IS NULL OR t.status = $1)"
+        " AND ($2::bigint IS NULL OR (t.created_at, t.id) <"
+        " (timestamptz 'epoch' + $2::bigint * interval '1 microsecond', $3::text))"
+        " ORDER BY t.created_at DESC, t.id DESC LIMIT $4", 4 },
+    [DB_STMT_GAME_UNRATE] = { DB_STMT_GAME_UNRATE, "game_unrate",
+        "UPDATE games SET rated = false WHERE id = $1", 1 },
 };
 
 _Static_assert(sizeof db_statements / sizeof db_statements[0] == DB_STMT_COUNT,

@@ -157,4 +157,27 @@ void games_arbiter_request(struct db_pool *pool, const char *player_id, const ch
 void games_arbiter_dismiss(struct db_pool *pool, const char *item_id, const char *reason,
                            struct games_result *out);
 
+/* ---- Round-robin tournaments (issue 19, games_tournaments.c) */
+
+/* Joins an open tournament, its entry conditions checked (GAMES_ILLEGAL
+ * with the reason when not met; GAMES_CONFLICT when full or started); *t
+ * is the tournament after it. */
+void games_tournament_join(struct db_pool *pool, const char *player_id, const char *id,
+                           struct db_tournament *t, struct games_result *out);
+
+/* Leaves a tournament before its start, or withdraws after it: every
+ * unfinished game of the player ends as their loss (forfeit, unrated). */
+void games_tournament_withdraw(struct db_pool *pool, const char *player_id, const char *id,
+                               struct db_tournament *t, struct games_result *out);
+
+/* Starts an open tournament (its director, or an arbiter): numbers by lot
+ * and every game at once; at least 3 players. */
+void games_tournament_start(struct db_pool *pool, const char *caller_id, bool arbiter,
+                            const char *id, struct db_tournament *t, struct games_result *out);
+
+/* Starts (or cancels) tournaments whose starts_at has passed, and queues
+ * for an arbiter the games still going at ends_at; returns how many
+ * tournaments it handled, or -1 with err.  Safe with several korpd. */
+int games_tournaments_sweep(struct db_pool *pool, struct base_err *err);
+
 #endif

@@ -25,7 +25,8 @@ void games_ratings_set_period(int days)
  * board, on time or by an arbiter (not aborted). */
 static bool changes_ratings(const struct db_game *g)
 {
-    return g->rated && g->status == DB_GAME_FINISHED && g->variant != NULL;
+    return g->rated && g->status == DB_GAME_FINISHED && g->termination != DB_END_FORFEIT &&
+           g->variant != NULL;
 }
 
 /* A rating as it stands when the game ends: the deviation grown with idle
