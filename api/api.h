@@ -35,6 +35,9 @@ struct api_config {
     const char *metrics_allow;     /* clients that may read /metrics */
     int connections_per_address;   /* open at once from one client; 0: no cap */
     int request_head_seconds;      /* the whole request head must arrive in this */
+    /* Inboxes (issue 17). */
+    bool email_confirmation;   /* addresses must be confirmed before korpd mails them */
+    int challenges_per_day;    /* challenges per challenger in 24 hours; 0: no cap */
 };
 
 struct api_server;

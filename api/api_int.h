@@ -255,6 +255,8 @@ enum MHD_Result api_web_icon(struct api_request *req);
 enum MHD_Result api_notifications_get(struct api_request *req);
 enum MHD_Result api_notifications_put(struct api_request *req);
 enum MHD_Result api_unsubscribe(struct api_request *req);
+enum MHD_Result api_email_confirm(struct api_request *req);
+enum MHD_Result api_email_confirm_resend(struct api_request *req);
 enum MHD_Result api_webhook_create(struct api_request *req);
 enum MHD_Result api_webhook_list(struct api_request *req);
 enum MHD_Result api_webhook_get(struct api_request *req);

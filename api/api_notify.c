@@ -1,7 +1,6 @@
 /*
- * api_notify.c — a player's notification preferences, and the one-click
- * unsubscribe link every email carries (RFC 8058: a POST switches email
- * off; a GET only shows a page, because mail scanners follow links).
+ * api_notify.c — a player's notification preferences (the links in the
+ * emails are api_links.c's).
  */
 #include "api_int.h"
 
@@ -95,6 +94,7 @@ enum MHD_Result api_notifications_put(struct api_request *req)
                             "or null for none");
         change.set_email = true;
         change.email = cJSON_IsString(address) ? address->valuestring : NULL;
+        change.email_confirmed = !req->config->email_confirmation;
     }
     if (cJSON_HasObjectItem(json, "email_enabled")) {
         change.set_email_enabled = true;
@@ -124,66 +124,4 @@ enum MHD_Result api_notifications_put(struct api_request *req)
     }
     st = db_settings_put(req->config->pool, req->caller.player_id, &change, &answer, &err);
     return api_reply_answer(req, st, answer, err.text, 200, "no such player");
-}
-
-/* A small HTML page (the GET shows a button; the POST says it is done). */
-static enum MHD_Result page(struct api_request *req, unsigned status, const char *title,
-                            const char *text, const char *form_action)
-{
-    char *html = malloc(4096);
-    if (html != NULL)
-        snprintf(html, 4096,
-                 "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-                 "<title>%s</title></head><body><h1>%s</h1><p>%s</p>%s%s%s</body></html>\n",
-                 title, title, text, form_action ? "<form method=\"post\" action=\"" : "",
-                 form_action ? form_action : "",
-                 form_action ? "\"><input type=\"hidden\" name=\"List-Unsubscribe\" "
-                               "value=\"One-Click\"><button>Turn email off</button></form>"
-                             : "");
-    struct MHD_Response *resp;
-    if (html == NULL)
-        return api_fail(req, API_PROBLEM_INTERNAL, "out of memory");
-    resp = MHD_create_response_from_buffer(strlen(html), html, MHD_RESPMEM_MUST_FREE);
-    if (resp != NULL) {
-        MHD_add_response_header(resp, "Content-Type", "text/html; charset=utf-8");
-        MHD_add_response_header(resp, "Cache-Control", "no-store");
-        /* As the web board's pages: no script, no framing (clickjacking). */
-        MHD_add_response_header(resp, "Content-Security-Policy", API_PAGE_CSP);
-        MHD_add_response_header(resp, "X-Frame-Options", "DENY");
-        MHD_add_response_header(resp, "Referrer-Policy", "same-origin");
-    } else {
-        free(html);
-    }
-    return api_reply(req, status, resp);
-}
-
-enum MHD_Result api_unsubscribe(struct api_request *req)
-{
-    const char *player = api_query(req, "player"), *sig = api_query(req, "sig");
-    char action[256];
-    struct base_err err = { "" };
-    enum db_status st;
-
-    if (player == NULL || sig == NULL || !api_id_valid(player))
-        return api_fail(req, API_PROBLEM_BAD_REQUEST,
-                        "this link needs 'player' and 'sig': use the whole link from the email");
-    if (!notify_unsubscribe_valid(player, sig))
-        return api_fail(req, API_PROBLEM_FORBIDDEN,
-                        "this unsubscribe link is not valid: use the whole link from the email");
-    if (strcmp(req->method, "GET") == 0) {
-        snprintf(action, sizeof action, "/v1/unsubscribe?player=%s&amp;sig=%s", player, sig);
-        return page(req, 200, "Turn korp's emails off?",
-                    "This stops every email korp sends you. You can turn them on again in "
-                    "your notification settings.",
-                    action);
-    }
-    st = db_email_off(req->config->pool, player, &err);
-    if (st == DB_NOT_FOUND)
-        return api_fail(req, API_PROBLEM_NOT_FOUND, "no such player");
-    if (st != DB_OK)
-        return api_fail_db(req, st, err.text);
-    return page(req, 200, "Emails turned off",
-                "korp will send you no more emails. You can turn them on again in your "
-                "notification settings.",
-                NULL);
 }

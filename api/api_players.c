@@ -96,6 +96,7 @@ static cJSON *player_json(const struct db_player *p, bool private_view)
             cJSON_AddStringToObject(json, "email", p->email);
         else
             cJSON_AddNullToObject(json, "email");
+        cJSON_AddBoolToObject(json, "email_confirmed", p->email_confirmed);
         cJSON_AddStringToObject(json, "created_at", p->created_at);
     }
     cJSON_AddStringToObject(json, "role", p->arbiter ? "arbiter" : "player");
@@ -187,7 +188,8 @@ enum MHD_Result api_player_create(struct api_request *req)
     }
     if (!base_token_new(token))
         return api_fail_db(req, DB_HARD_ERROR, "the random generator failed");
-    st = db_player_create(req->config->pool, name, email, password ? hash : NULL, false, token,
+    st = db_player_create(req->config->pool, name, email, !req->config->email_confirmation,
+                          password ? hash : NULL, false, token,
                           &p, &err);
     if (st == DB_CONFLICT)
         return name_taken(req, name);
@@ -197,6 +199,7 @@ enum MHD_Result api_player_create(struct api_request *req)
     cJSON_AddStringToObject(json, "id", p.id);
     cJSON_AddStringToObject(json, "name", p.name);
     cJSON_AddStringToObject(json, "token", token);
+    cJSON_AddBoolToObject(json, "email_confirmed", p.email_confirmed);
     return api_reply_json(req, MHD_HTTP_CREATED, json);
 }
 

@@ -186,6 +186,7 @@ struct db_player {
     char id[BASE_ID_SIZE];
     char name[DB_NAME_SIZE];
     char email[256];          /* "" when none */
+    bool email_confirmed;     /* the address is confirmed (false when none) */
     bool arbiter;             /* role "arbiter", else "player" */
     char created_at[DB_TIME_SIZE];
     int played, won, drawn, lost;
@@ -278,12 +279,14 @@ bool db_player_name_valid(const char *name);
 /*
  * Creates a player (role arbiter if asked; with a password hash, or NULL)
  * and a first token.  `token` is
- * the token's text (the caller makes it; only its SHA-256 is stored).
- * DB_CONFLICT when the name is taken, case-insensitively.
+ * the token's text (the caller makes it; only its SHA-256 is stored).  An
+ * email address not `email_confirmed` is owed a confirmation email in the
+ * same transaction.  DB_CONFLICT when the name is taken, case-insensitively.
  */
 enum db_status db_player_create(struct db_pool *pool, const char *name, const char *email,
-                                const char *password_hash, bool arbiter, const char *token,
-                                struct db_player *out, struct base_err *err);
+                                bool email_confirmed, const char *password_hash, bool arbiter,
+                                const char *token, struct db_player *out,
+                                struct base_err *err);
 
 /* A player with their record (finished games).  DB_NOT_FOUND if none. */
 enum db_status db_player_get(struct db_pool *pool, const char *id, struct db_player *out,
@@ -329,10 +332,24 @@ struct db_challenge {
     bool rated;               /* its game changes ratings (issue 19) */
 };
 
+/* Why db_challenge_create refused a challenge (DB_CONFLICT). */
+struct db_challenge_refusal {
+    enum {
+        DB_CHALLENGE_REFUSED_OPEN_MAX,   /* 10 challenges to anyone wait already */
+        DB_CHALLENGE_REFUSED_DUPLICATE,  /* one to this opponent is open: existing_id */
+        DB_CHALLENGE_REFUSED_DAILY_MAX   /* per_day made in 24 hours: retry_after s */
+    } why;
+    char existing_id[BASE_ID_SIZE];
+    int retry_after;
+};
+
 /* Creates an open challenge (id made here), to one opponent or, with
- * opponent_id "", to anyone.  DB_NOT_FOUND when the opponent does not
- * exist. */
-enum db_status db_challenge_create(struct db_pool *pool, struct db_challenge *c, struct base_err *err);
+ * opponent_id "", to anyone: DB_NOT_FOUND when the opponent does not
+ * exist, DB_CONFLICT (why in *refused) when one challenge to that opponent
+ * is open already, or the challenger has made per_day (0: no cap) in the
+ * last 24 hours, or 10 to anyone wait. */
+enum db_status db_challenge_create(struct db_pool *pool, struct db_challenge *c, int per_day,
+                                   struct db_challenge_refusal *refused, struct base_err *err);
 
 /* One challenge.  DB_NOT_FOUND if none. */
 enum db_status db_challenge_get(struct db_pool *pool, const char *id, struct db_challenge *out,
@@ -575,6 +592,7 @@ int db_notification_type_index(const char *name);
 struct db_settings_change {
     bool set_email;              /* email: an address, or NULL for none */
     const char *email;
+    bool email_confirmed;        /* a new address counts as confirmed (no link mailed) */
     bool set_email_enabled, email_enabled;
     bool set_email_events;
     db_notification_set email_events;
@@ -592,6 +610,25 @@ enum db_status db_settings_get(struct db_pool *pool, const char *player_id, char
 enum db_status db_settings_put(struct db_pool *pool, const char *player_id,
                                const struct db_settings_change *change, char **json,
                                struct base_err *err);
+/* korp's clock (the test clock included), in Unix seconds. */
+enum db_status db_clock_now(struct db_pool *pool, long long *now, struct base_err *err);
+
+/* A player's address ("" for none), whether it is confirmed, and korp's
+ * clock.  DB_NOT_FOUND: no such player. */
+enum db_status db_email_confirm_state(struct db_pool *pool, const char *player_id, char *email,
+                                      size_t size, bool *confirmed, long long *now,
+                                      struct base_err *err);
+
+/* Confirms the player's address if it is still `email` and unconfirmed;
+ * DB_NOT_FOUND otherwise. */
+enum db_status db_email_confirm(struct db_pool *pool, const char *player_id, const char *email,
+                                struct base_err *err);
+
+/* Owes the player another confirmation email: DB_NOT_FOUND when there is
+ * no unconfirmed address; *owed false when three went in 24 hours. */
+enum db_status db_email_confirm_resend(struct db_pool *pool, const char *player_id, bool *owed,
+                                       struct base_err *err);
+
 /* Switches a player's email off (the unsubscribe link). */
 enum db_status db_email_off(struct db_pool *pool, const char *player_id, struct base_err *err);
 
@@ -647,6 +684,8 @@ struct db_delivery {
     char player_id[BASE_ID_SIZE], player_name[DB_NAME_SIZE];
     char email[256];               /* "" when none */
     bool email_enabled;
+    bool email_confirmed;          /* the address is confirmed */
+    char challenge_status[16];     /* the payload's challenge's status, "" when none */
     char webhook_id[BASE_ID_SIZE];
     char url[2049];
     char secret[128], previous_secret[128];   /* previous: "" unless rotated < 24 h ago */

@@ -29,9 +29,44 @@ static void challenge_read(void *out, const struct db_row *row)
     c->rated = db_row_bool(&r, "rated");
 }
 
+struct challenge_create {
+    struct db_challenge *c;
+    int per_day;
+    struct db_challenge_refusal *refused;
+};
+
+/* The inbox guards, under a lock on the challenger's challenges: at most
+ * one open to each opponent, at most per_day in 24 hours. */
+static enum db_status challenge_guard(struct db_tx *tx, const struct challenge_create *a)
+{
+    const struct db_challenge *c = a->c;
+    const char *params[2] = { c->challenger_id, c->opponent_id[0] ? c->opponent_id : NULL };
+    PGresult *res = NULL;
+    enum db_status rc = db_exec(tx, DB_STMT_CHALLENGER_LOCK, params, NULL);
+
+    if (rc == DB_OK)
+        rc = db_exec(tx, DB_STMT_CHALLENGE_GUARD, params, &res);
+    if (rc == DB_OK) {
+        const struct db_row r = { res, 0 };
+        db_row_text(&r, "existing_id", a->refused->existing_id,
+                    sizeof a->refused->existing_id);
+        a->refused->retry_after = db_row_int(&r, "wait");
+        if (a->refused->existing_id[0] != '\0') {
+            a->refused->why = DB_CHALLENGE_REFUSED_DUPLICATE;
+            rc = DB_CONFLICT;
+        } else if (a->per_day > 0 && db_row_int(&r, "today") >= a->per_day) {
+            a->refused->why = DB_CHALLENGE_REFUSED_DAILY_MAX;
+            rc = DB_CONFLICT;
+        }
+    }
+    PQclear(res);
+    return rc;
+}
+
 static enum db_status challenge_create(struct db_tx *tx, void *arg)
 {
-    struct db_challenge *c = arg;
+    struct challenge_create *a = arg;
+    struct db_challenge *c = a->c;
     char days[16];
     const char *params[8] = { c->id, c->variant->name, c->challenger_id,
                               c->opponent_id[0] ? c->opponent_id : NULL, db_color_text(c->color),
@@ -47,9 +82,16 @@ static enum db_status challenge_create(struct db_tx *tx, void *arg)
         return DB_HARD_ERROR;
     }
     snprintf(days, sizeof days, "%d", c->days_per_move);
+    if ((rc = challenge_guard(tx, a)) != DB_OK)
+        return rc;
     rc = db_exec(tx, DB_STMT_CHALLENGE_INSERT, params, &res);
-    if (rc == DB_OK && atoi(PQcmdTuples(res)) == 0)
-        rc = DB_NOT_FOUND;   /* no such opponent */
+    if (rc == DB_CONFLICT)   /* the unique index: one open to that opponent */
+        a->refused->why = DB_CHALLENGE_REFUSED_DUPLICATE;
+    if (rc == DB_OK && atoi(PQcmdTuples(res)) == 0) {
+        /* No such opponent, or 10 open challenges to anyone wait. */
+        rc = c->opponent_id[0] ? DB_NOT_FOUND : DB_CONFLICT;
+        a->refused->why = DB_CHALLENGE_REFUSED_OPEN_MAX;
+    }
     PQclear(res);
     res = NULL;
     if (rc == DB_OK)
@@ -62,9 +104,12 @@ static enum db_status challenge_create(struct db_tx *tx, void *arg)
     return rc;
 }
 
-enum db_status db_challenge_create(struct db_pool *pool, struct db_challenge *c, struct base_err *err)
+enum db_status db_challenge_create(struct db_pool *pool, struct db_challenge *c, int per_day,
+                                   struct db_challenge_refusal *refused, struct base_err *err)
 {
-    return db_run_tx(pool, challenge_create, c, err);
+    struct challenge_create a = { c, per_day, refused };
+    memset(refused, 0, sizeof *refused);
+    return db_run_tx(pool, challenge_create, &a, err);
 }
 
 enum db_status db_challenges_open(struct db_pool *pool, struct db_challenge *out, int max,

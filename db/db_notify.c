@@ -103,6 +103,8 @@ static void delivery_read(struct db_delivery *d, const PGresult *res, int row)
     db_row_text(&r, "player_name", d->player_name, sizeof d->player_name);
     db_row_text(&r, "email", d->email, sizeof d->email);
     d->email_enabled = db_row_bool(&r, "email_enabled");
+    d->email_confirmed = db_row_bool(&r, "email_confirmed");
+    db_row_text(&r, "challenge_status", d->challenge_status, sizeof d->challenge_status);
     db_row_text(&r, "webhook_id", d->webhook_id, sizeof d->webhook_id);
     db_row_text(&r, "url", d->url, sizeof d->url);
     db_row_text(&r, "secret", d->secret, sizeof d->secret);

@@ -31,7 +31,7 @@ bool db_new_id(char *id)
 
 struct player_create {
     const char *name, *email, *password_hash, *token;
-    bool arbiter;
+    bool email_confirmed, arbiter;
     struct db_player *out;
 };
 
@@ -63,8 +63,8 @@ static enum db_status player_create(struct db_tx *tx, void *arg)
 {
     struct player_create *c = arg;
     struct db_player *p = c->out;
-    const char *params[5] = { p->id, c->name, c->email, c->arbiter ? "arbiter" : "player",
-                              c->password_hash };
+    const char *params[6] = { p->id, c->name, c->email, c->arbiter ? "arbiter" : "player",
+                              c->password_hash, c->email_confirmed ? "true" : "false" };
     PGresult *res = NULL;
     enum db_status rc;
 
@@ -78,6 +78,7 @@ static enum db_status player_create(struct db_tx *tx, void *arg)
         snprintf(p->name, sizeof p->name, "%s", c->name);
         snprintf(p->email, sizeof p->email, "%s", c->email ? c->email : "");
         p->arbiter = c->arbiter;
+        p->email_confirmed = db_row_bool(&(struct db_row){ res, 0 }, "email_confirmed");
         db_row_text(&(struct db_row){ res, 0 }, "created_at", p->created_at,
                     sizeof p->created_at);
         rc = insert_token(tx, p->id, c->token, NULL);
@@ -87,10 +88,10 @@ static enum db_status player_create(struct db_tx *tx, void *arg)
 }
 
 enum db_status db_player_create(struct db_pool *pool, const char *name, const char *email,
-                                const char *password_hash, bool arbiter, const char *token,
-                                struct db_player *out, struct base_err *err)
+                                bool email_confirmed, const char *password_hash, bool arbiter,
+                                const char *token, struct db_player *out, struct base_err *err)
 {
-    struct player_create c = { name, email, password_hash, token, arbiter, out };
+    struct player_create c = { name, email, password_hash, token, email_confirmed, arbiter, out };
     return db_run_tx(pool, player_create, &c, err);
 }
 
@@ -101,6 +102,7 @@ static void player_read(void *out, const struct db_row *r)
     db_row_text(r, "id", p->id, sizeof p->id);
     db_row_text(r, "name", p->name, sizeof p->name);
     db_row_text(r, "email", p->email, sizeof p->email);
+    p->email_confirmed = db_row_bool(r, "email_confirmed");
     p->arbiter = db_row_bool(r, "arbiter");
     db_row_text(r, "created_at", p->created_at, sizeof p->created_at);
     p->played = db_row_int(r, "played");

@@ -74,7 +74,7 @@ enum db_status db_settings_put(struct db_pool *pool, const char *player_id,
                                struct base_err *err)
 {
     char email_events[256], webhook_events[256], hour[16], hours[16];
-    const char *params[9] = {
+    const char *params[10] = {
         player_id,
         c->set_email ? "true" : "false",
         c->set_email ? c->email : NULL,
@@ -84,6 +84,7 @@ enum db_status db_settings_put(struct db_pool *pool, const char *player_id,
         c->set_digest ? (c->digest ? "true" : "false") : NULL,
         c->set_digest_hour ? hour : NULL,
         c->set_reminder_hours ? hours : NULL,
+        c->email_confirmed ? "true" : "false",
     };
     kinds_text(c->email_events, email_events, sizeof email_events);
     kinds_text(c->webhook_events, webhook_events, sizeof webhook_events);
@@ -96,6 +97,58 @@ enum db_status db_email_off(struct db_pool *pool, const char *player_id, struct 
 {
     const char *params[1] = { player_id };
     return answer(pool, DB_STMT_EMAIL_OFF, params, NULL, err);
+}
+
+enum db_status db_clock_now(struct db_pool *pool, long long *now, struct base_err *err)
+{
+    return db_get_number(pool, DB_STMT_CLOCK_NOW, NULL, "now", false, now, err);
+}
+
+struct confirm_state {
+    char *email;
+    size_t size;
+    bool *confirmed;
+    long long *now;
+};
+
+static void confirm_state_read(void *out, const struct db_row *r)
+{
+    struct confirm_state *s = out;
+    db_row_text(r, "email", s->email, s->size);
+    *s->confirmed = db_row_bool(r, "confirmed");
+    *s->now = db_row_long(r, "now");
+}
+
+enum db_status db_email_confirm_state(struct db_pool *pool, const char *player_id, char *email,
+                                      size_t size, bool *confirmed, long long *now,
+                                      struct base_err *err)
+{
+    const char *params[1] = { player_id };
+    struct confirm_state s = { email, size, confirmed, now };
+    return db_get_row(pool, DB_STMT_EMAIL_CONFIRM_STATE, params, confirm_state_read, &s, err);
+}
+
+enum db_status db_email_confirm(struct db_pool *pool, const char *player_id, const char *email,
+                                struct base_err *err)
+{
+    const char *params[2] = { player_id, email };
+    long long done = 0;
+    enum db_status rc = db_get_number(pool, DB_STMT_EMAIL_CONFIRM, params, "done", true, &done,
+                                      err);
+    return rc == DB_OK && done == 0 ? DB_NOT_FOUND : rc;
+}
+
+static void owed_read(void *out, const struct db_row *r)
+{
+    *(bool *)out = db_row_bool(r, "owed");
+}
+
+enum db_status db_email_confirm_resend(struct db_pool *pool, const char *player_id, bool *owed,
+                                       struct base_err *err)
+{
+    const char *params[1] = { player_id };
+    *owed = false;
+    return db_get_row(pool, DB_STMT_EMAIL_CONFIRM_RESEND, params, owed_read, owed, err);
 }
 
 enum db_status db_webhook_create(struct db_pool *pool, const char *id, const char *player_id,

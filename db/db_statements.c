@@ -52,7 +52,9 @@
 
 /* A player's notification preferences (players p, notification_settings s). */
 #define SETTINGS_JSON                                                                  \
-    "jsonb_build_object('email_address', p.email, 'email_enabled', s.email_enabled,"     \
+    "jsonb_build_object('email_address', p.email,"                                      \
+    " 'email_confirmed', p.email IS NOT NULL AND p.email_confirmed_at IS NOT NULL,"      \
+    " 'email_enabled', s.email_enabled,"                                                 \
     " 'email_events', to_jsonb(s.email_events), 'webhook_events', to_jsonb(s.webhook_events)," \
     " 'digest', jsonb_build_object('enabled', s.digest, 'hour_utc', s.digest_hour),"    \
     " 'reminder_hours', s.reminder_hours)"
@@ -81,12 +83,19 @@ const struct db_statement db_statements[] = {
 
     /* ---- players and tokens */
     [DB_STMT_PLAYER_INSERT] = { DB_STMT_PLAYER_INSERT, "player_insert",
-        "WITH p AS (INSERT INTO players (id, name, email, role, password_hash, created_at)"
-        " VALUES ($1, $2, $3, $4, $5, korp_now()) RETURNING id, created_at),"
+        "WITH p AS (INSERT INTO players (id, name, email, role, password_hash, created_at,"
+        " email_confirmed_at)"
+        " VALUES ($1, $2, $3, $4, $5, korp_now(),"
+        "         CASE WHEN $6::boolean AND $3::text IS NOT NULL THEN korp_now() END)"
+        " RETURNING id, email, email_confirmed_at, created_at),"
         " s AS (INSERT INTO notification_settings (player_id) SELECT id FROM p)"
-        " SELECT korp_time(created_at) AS created_at FROM p", 5 },
+        " SELECT korp_time(created_at) AS created_at,"
+        " email_confirmed_at IS NOT NULL AS email_confirmed,"
+        " email IS NOT NULL AND email_confirmed_at IS NULL"
+        " AND korp_email_confirmation_owe(id, email) AS confirmation_owed FROM p", 6 },
     [DB_STMT_PLAYER_GET] = { DB_STMT_PLAYER_GET, "player_get",
         "SELECT p.id, p.name, p.email, p.role = 'arbiter' AS arbiter,"
+        " p.email IS NOT NULL AND p.email_confirmed_at IS NOT NULL AS email_confirmed,"
         " korp_time(p.created_at) AS created_at, count(s.q) AS played,"
         " count(s.q) FILTER (WHERE s.q > 2) AS won, count(s.q) FILTER (WHERE s.q = 2) AS drawn,"
         " count(s.q) FILTER (WHERE s.q < 2) AS lost, coalesce(sum(s.q), 0) AS quarter_points"
@@ -269,8 +278,12 @@ const struct db_statement db_statements[] = {
         "SELECT " SETTINGS_JSON "::text AS json FROM players p"
         " JOIN notification_settings s ON s.player_id = p.id WHERE p.id = $1", 1 },
     [DB_STMT_SETTINGS_PUT] = { DB_STMT_SETTINGS_PUT, "settings_put",
-        "WITH p AS (UPDATE players SET email = CASE WHEN $2::boolean THEN $3 ELSE email END"
-        " WHERE id = $1 RETURNING id, email),"
+        "WITH p AS (UPDATE players SET email = CASE WHEN $2::boolean THEN $3 ELSE email END,"
+        /* A new address is unconfirmed (confirmed at once with $10:
+         * KORP_EMAIL_CONFIRMATION=off). */
+        " email_confirmed_at = CASE WHEN NOT $2::boolean OR $3 IS NOT DISTINCT FROM email"
+        "     THEN email_confirmed_at WHEN $10::boolean AND $3 IS NOT NULL THEN korp_now() END"
+        " WHERE id = $1 RETURNING id, email, email_confirmed_at),"
         " s AS (UPDATE notification_settings SET"
         " email_enabled = coalesce($4::boolean, email_enabled),"
         " email_events = coalesce($5::text[], email_events),"
@@ -278,7 +291,10 @@ const struct db_statement db_statements[] = {
         " digest = coalesce($7::boolean, digest), digest_hour = coalesce($8::int, digest_hour),"
         " reminder_hours = coalesce($9::int, reminder_hours)"
         " WHERE player_id = $1 RETURNING *)"
-        " SELECT " SETTINGS_JSON "::text AS json FROM p JOIN s ON s.player_id = p.id", 9 },
+        " SELECT " SETTINGS_JSON "::text AS json,"
+        " $2::boolean AND p.email IS NOT NULL AND p.email_confirmed_at IS NULL"
+        " AND korp_email_confirmation_owe(p.id, p.email) AS confirmation_owed"
+        " FROM p JOIN s ON s.player_id = p.id", 10 },
     [DB_STMT_WEBHOOK_CREATE] = { DB_STMT_WEBHOOK_CREATE, "webhook_create",
         "INSERT INTO webhooks AS w (id, player_id, url, events, secret, created_at)"
         " SELECT $1, $2, $3, $4::text[], $5, korp_now()"
@@ -341,7 +357,9 @@ const struct db_statement db_statements[] = {
         " extract(epoch FROM c.created_at)::bigint AS created_unix,"
         " extract(epoch FROM korp_now())::bigint AS now_unix,"
         " p.id AS player_id, p.name AS player_name, coalesce(p.email, '') AS email,"
-        " s.email_enabled, coalesce(c.webhook_id, '') AS webhook_id,"
+        " s.email_enabled, p.email_confirmed_at IS NOT NULL AS email_confirmed,"
+        " coalesce(ch.status, '') AS challenge_status,"
+        " coalesce(c.webhook_id, '') AS webhook_id,"
         " coalesce(w.url, '') AS url, coalesce(w.secret, '') AS secret,"
         " CASE WHEN w.previous_until > korp_now() THEN w.previous_secret ELSE '' END"
         " AS previous_secret, coalesce(w.enabled, false) AS webhook_enabled,"
@@ -538,6 +556,33 @@ const struct db_statement db_statements[] = {
         " OR EXISTS (SELECT 1 FROM sessions WHERE 's-' || id = $1"
         " AND expires_at > korp_now()))::int AS live", 1 },
 
+    /* ---- inboxes (issue 17): challenge guards, address confirmation */
+    /* Until the transaction ends, one challenge at a time per challenger
+     * (a lock of its own: the players' rows are the events'). */
+    [DB_STMT_CHALLENGER_LOCK] = { DB_STMT_CHALLENGER_LOCK, "challenger_lock",
+        "SELECT pg_advisory_xact_lock(hashtext('korp challenges ' || $1))", 1 },
+    /* The open challenge from $1 to $2 (or ''), and $1's challenges of the
+     * last 24 hours: how many, and in how many seconds the oldest leaves. */
+    [DB_STMT_CHALLENGE_GUARD] = { DB_STMT_CHALLENGE_GUARD, "challenge_guard",
+        "SELECT coalesce((SELECT id FROM challenges WHERE challenger_id = $1"
+        " AND opponent_id = $2 AND status = 'open' LIMIT 1), '') AS existing_id,"
+        " count(*) AS today, coalesce(ceil(extract(epoch FROM min(created_at)"
+        " + interval '24 hours' - korp_now())), 0)::int AS wait"
+        " FROM challenges WHERE challenger_id = $1"
+        " AND created_at > korp_now() - interval '24 hours'", 2 },
+    [DB_STMT_CLOCK_NOW] = { DB_STMT_CLOCK_NOW, "clock_now",
+        "SELECT extract(epoch FROM korp_now())::bigint AS now", 0 },
+    /* A player's address, whether it is confirmed, and the time. */
+    [DB_STMT_EMAIL_CONFIRM_STATE] = { DB_STMT_EMAIL_CONFIRM_STATE, "email_confirm_state",
+        "SELECT coalesce(email, '') AS email, email_confirmed_at IS NOT NULL AS confirmed,"
+        " extract(epoch FROM korp_now())::bigint AS now FROM players WHERE id = $1", 1 },
+    [DB_STMT_EMAIL_CONFIRM] = { DB_STMT_EMAIL_CONFIRM, "email_confirm",
+        "UPDATE players SET email_confirmed_at = korp_now()"
+        " WHERE id = $1 AND email = $2 AND email_confirmed_at IS NULL RETURNING 1 AS done", 2 },
+    /* No row: nothing to confirm; owed false: three were sent in 24 hours. */
+    [DB_STMT_EMAIL_CONFIRM_RESEND] = { DB_STMT_EMAIL_CONFIRM_RESEND, "email_confirm_resend",
+        "SELECT korp_email_confirmation_owe(id, email) AS owed FROM players"
+        " WHERE id = $1 AND email IS NOT NULL AND email_confirmed_at IS NULL", 1 },
     /* ---- ratings (issue 19) */
     /* A player's rating in a variant, made at the starting values ($3-$5)
      * if they have none, locked for the game's ending transaction; with the

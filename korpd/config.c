@@ -65,6 +65,11 @@ const char korpd_config_help[] =
     "                       however often it is used (default 90, 1-3650)\n"
     "  KORP_SIGNUP_LIMIT    sign-ups per client address per hour; 0 turns the\n"
     "                       limit off (default 10, 0-100000)\n"
+    "  KORP_EMAIL_CONFIRMATION  required: korpd mails an address only once its\n"
+    "                       owner has followed the confirmation link; off: every\n"
+    "                       address given counts as confirmed (default required)\n"
+    "  KORP_CHALLENGES_PER_DAY  challenges one player may make in 24 hours; 0:\n"
+    "                       no cap (default 50, 0-100000)\n"
     "  KORP_RATING_PERIOD_DAYS  a rating's deviation grows by one Glicko-2 rating\n"
     "                       period per this many days without a rated game\n"
     "                       (default 7, 1-365)\n";
@@ -133,7 +138,18 @@ bad:
     return false;
 }
 
-/* The settings of issue 17: caps on streams, sessions and sign-ups. */
+static bool read_confirmation(struct korpd_config *c, struct base_err *err)
+{
+    const char *v = env_or("KORP_EMAIL_CONFIRMATION", "required");
+    c->email_confirmation = strcmp(v, "required") == 0;
+    if (c->email_confirmation || strcmp(v, "off") == 0)
+        return true;
+    base_err_set(err, "KORP_EMAIL_CONFIRMATION must be \"required\" or \"off\", not '%.64s'", v);
+    return false;
+}
+
+/* The settings of issue 17: caps on streams, sessions, sign-ups and
+ * challenges, and email confirmation. */
 static bool accounts_load(struct korpd_config *c, struct base_err *err)
 {
     return read_int("KORP_STREAMS_PER_PLAYER", 8, 0, 100000, &c->streams_per_player, err) &&
@@ -141,6 +157,8 @@ static bool accounts_load(struct korpd_config *c, struct base_err *err)
                     err) &&
            read_int("KORP_SESSION_MAX_DAYS", 90, 1, 3650, &c->session_max_days, err) &&
            read_int("KORP_SIGNUP_LIMIT", 10, 0, 100000, &c->signup_limit, err) &&
+           read_int("KORP_CHALLENGES_PER_DAY", 50, 0, 100000, &c->challenges_per_day, err) &&
+           read_confirmation(c, err) &&
            read_int("KORP_RATING_PERIOD_DAYS", 7, 1, 365, &c->rating_period_days, err);
 }
 

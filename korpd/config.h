@@ -39,6 +39,8 @@ struct korpd_config {
     int streams_per_address;   /* KORP_STREAMS_PER_ADDRESS; 0: no cap */
     int session_max_days;      /* KORP_SESSION_MAX_DAYS */
     int signup_limit;          /* KORP_SIGNUP_LIMIT: per address per hour; 0: none */
+    bool email_confirmation;   /* KORP_EMAIL_CONFIRMATION=required (the default) */
+    int challenges_per_day;    /* KORP_CHALLENGES_PER_DAY: per challenger; 0: none */
     int rating_period_days;    /* KORP_RATING_PERIOD_DAYS (issue 19) */
 };
 

@@ -106,7 +106,7 @@ static int admin(struct korpd *k, int argc, char **argv)
         db_pool_free(k->pool);
         return 1;
     }
-    st = db_player_create(k->pool, argv[3], NULL, NULL, true, token, &p, &err);
+    st = db_player_create(k->pool, argv[3], NULL, false, NULL, true, token, &p, &err);
     db_pool_free(k->pool);
     if (st == DB_CONFLICT) {
         fprintf(stderr, "korpd: the name '%s' is taken\n", argv[3]);
@@ -253,7 +253,8 @@ int main(int argc, char **argv)
                               config.streams_per_player, config.streams_per_address,
                               config.session_max_days, config.signup_limit,
                               config.trusted_proxies, config.metrics_allow,
-                              config.connections_per_address, config.request_head_seconds };
+                              config.connections_per_address, config.request_head_seconds,
+                              config.email_confirmation, config.challenges_per_day };
     if (config.test_clock)
         base_log(BASE_LOG_WARN, "KORP_TEST_CLOCK=1: arbiters may move the clock (tests only)");
     server = api_server_start(&api, &err);

@@ -40,12 +40,34 @@ bool notify_config_check(const struct notify_config *config, struct base_err *er
  */
 bool notify_links_init(struct db_pool *pool, struct base_err *err);
 
-/* The one-click unsubscribe URL for a player (public_url + path + HMAC). */
-void notify_unsubscribe_url(const char *public_url, const char *player_id, char *out,
-                            size_t size);
+/* How long the links in emails work. */
+#define NOTIFY_UNSUBSCRIBE_DAYS 90
+#define NOTIFY_CONFIRM_DAYS 3
 
-/* Whether sig is the signature of player_id's unsubscribe link. */
-bool notify_unsubscribe_valid(const char *player_id, const char *sig);
+/* What a signed link is. */
+enum notify_link {
+    NOTIFY_LINK_OK,
+    NOTIFY_LINK_BAD,         /* not one korpd made (or cut short) */
+    NOTIFY_LINK_EXPIRED
+};
+
+/* The one-click unsubscribe URL for a player (public_url + path + expiry +
+ * HMAC), working for NOTIFY_UNSUBSCRIBE_DAYS from now (Unix seconds). */
+void notify_unsubscribe_url(const char *public_url, const char *player_id, long long now,
+                            char *out, size_t size);
+
+/* Whether exp and sig (the link's query) make player_id's unsubscribe link. */
+enum notify_link notify_unsubscribe_check(const char *player_id, const char *exp,
+                                          const char *sig, long long now);
+
+/* The link confirming a player's address, working for NOTIFY_CONFIRM_DAYS
+ * after `sent` (Unix seconds). */
+void notify_confirm_url(const char *public_url, const char *player_id, const char *address,
+                        long long sent, char *out, size_t size);
+
+/* Whether exp and sig make the link confirming `address` for player_id. */
+enum notify_link notify_confirm_check(const char *player_id, const char *address,
+                                      const char *exp, const char *sig, long long now);
 
 /* Why a webhook URL is refused, or NOTIFY_WEBHOOK_URL_OK. */
 enum notify_webhook_url {

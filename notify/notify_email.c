@@ -29,6 +29,7 @@ static const struct {
     { "game_end", NOTIFY_GAME_END },
     { "deadline_near", NOTIFY_DEADLINE_NEAR },
     { "webhook_disabled", NOTIFY_WEBHOOK_DISABLED },
+    { "email_confirm", NOTIFY_EMAIL_CONFIRM },
 };
 
 static bool kind_of(const char *type, enum notify_kind *kind)
@@ -55,7 +56,7 @@ static int number(const cJSON *o, const char *name)
 
 /* Links into korpd's web pages. */
 struct links {
-    char game[512], challenge[512], settings[512], unsubscribe[1024];
+    char game[512], challenge[512], settings[512], unsubscribe[1024], confirm[1024];
 };
 
 static void links_make(const struct notify_config *c, const struct db_delivery *d,
@@ -66,7 +67,11 @@ static void links_make(const struct notify_config *c, const struct db_delivery *
     snprintf(l->challenge, sizeof l->challenge, "%s/challenges/%s", base,
              challenge_id ? challenge_id : "");
     snprintf(l->settings, sizeof l->settings, "%s/settings", base);
-    notify_unsubscribe_url(base, d->player_id, l->unsubscribe, sizeof l->unsubscribe);
+    notify_unsubscribe_url(base, d->player_id, d->now_unix, l->unsubscribe,
+                           sizeof l->unsubscribe);
+    /* Made when the address was given: a retry sends the same link. */
+    notify_confirm_url(base, d->player_id, d->email, d->created_unix, l->confirm,
+                       sizeof l->confirm);
 }
 
 /* Subject and body of a single notification. */
@@ -106,6 +111,7 @@ static bool compose_one(const struct notify_config *c, const struct db_delivery 
     a.settings_url = l.settings;
     a.webhook_url = text(data, "url");
     a.webhook_reason = text(data, "reason");
+    a.confirm_url = l.confirm;
     return notify_mail_text(&a, subject, size, body, error);
 }
 
@@ -139,6 +145,38 @@ static bool compose_digest(const struct notify_config *c, const struct db_delive
     free(list);
     free(links);
     return ok;
+}
+
+/*
+ * Whether the mail is still to be sent when its turn comes: only the
+ * confirmation goes to an unconfirmed address (and only to the address it
+ * confirms), and a challenge cancelled or declined before its mail leaves
+ * is not told (one made and cancelled at once mails nobody; one accepted
+ * meanwhile still is: a game came of it).  False with the reason in error.
+ */
+static bool still_owed(const struct db_delivery *d, const cJSON *data, struct base_err *error)
+{
+    const char *address = text(data, "email");
+    if (strcmp(d->type, "email_confirm") == 0) {
+        if (d->email_confirmed)
+            base_err_set(error, "the address is confirmed already");
+        else if (address == NULL || strcmp(address, d->email) != 0)
+            base_err_set(error, "the player has changed the address since");
+        else
+            return true;
+        return false;
+    }
+    if (!d->email_confirmed) {
+        base_err_set(error, "the address is not confirmed");
+        return false;
+    }
+    if (strcmp(d->type, "challenge") == 0 &&
+        (strcmp(d->challenge_status, "cancelled") == 0 ||
+         strcmp(d->challenge_status, "declined") == 0)) {
+        base_err_set(error, "the challenge is no longer open");
+        return false;
+    }
+    return true;
 }
 
 struct reader {
@@ -229,6 +267,10 @@ void notify_email_send(struct notify_sender *s, const struct db_delivery *d,
         base_err_set(error, "the notification's data is unreadable");
         return;
     }
+    if (!still_owed(d, data, error)) {
+        cJSON_Delete(data);
+        return;
+    }
     composed = strcmp(d->type, "digest") == 0
                    ? compose_digest(c, d, data, subject, sizeof subject, &body, error)
                    : compose_one(c, d, data, subject, sizeof subject, &body, error);
@@ -237,8 +279,8 @@ void notify_email_send(struct notify_sender *s, const struct db_delivery *d,
         return;
     /* One Message-ID per delivery: a retried message is the same message. */
     snprintf(message_id, sizeof message_id, "msg_%lld.%lld", d->id, d->created_unix);
-    notify_unsubscribe_url(c->public_url ? c->public_url : "", d->player_id, unsubscribe,
-                           sizeof unsubscribe);
+    notify_unsubscribe_url(c->public_url ? c->public_url : "", d->player_id, d->now_unix,
+                           unsubscribe, sizeof unsubscribe);
     struct notify_mail mail = {
         .from_address = c->mail_from, .from_name = "korp", .to_address = d->email,
         .to_name = d->player_name, .subject = subject, .body = body, .message_id = NULL,

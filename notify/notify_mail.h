@@ -48,6 +48,7 @@ enum notify_kind {
     NOTIFY_CHALLENGE_CANCELED,  /* a challenge to you was withdrawn */
     NOTIFY_CLAIM,               /* the opponent claimed a draw, validly */
     NOTIFY_WEBHOOK_DISABLED,    /* your webhook was turned off */
+    NOTIFY_EMAIL_CONFIRM,       /* confirm this address (the only mail before it is) */
     NOTIFY_KIND_COUNT
 };
 
@@ -80,6 +81,7 @@ struct notify_about {
     const char *settings_url;     /* notification settings, unsubscribing */
     const char *webhook_url;      /* NOTIFY_WEBHOOK_DISABLED */
     const char *webhook_reason;   /* NOTIFY_WEBHOOK_DISABLED */
+    const char *confirm_url;      /* NOTIFY_EMAIL_CONFIRM: the signed link */
 };
 
 /*

@@ -176,7 +176,8 @@ enum {
     SHOW_DIAGRAM = 1 << 1,        /* the position, when fen is given */
     SHOW_DEADLINE = 1 << 2,       /* the deadline, when there is one */
     SHOW_GAME_URL = 1 << 3,
-    SHOW_CHALLENGE_URL = 1 << 4
+    SHOW_CHALLENGE_URL = 1 << 4,
+    SHOW_CONFIRM_URL = 1 << 5
 };
 
 static const struct {
@@ -233,6 +234,13 @@ static const struct {
       "Your webhook {webhook} was turned off after its deliveries kept failing: "
       "{reason}. Turn it on again in your settings once it answers.",
       0 },
+    { NOTIFY_EMAIL_CONFIRM, "email-confirm",
+      "Confirm your email address for korp",
+      "This address was given for the korp account {player}. To get korp's mails here "
+      "(your moves, challenges, results), confirm it with the link below within 3 days; "
+      "until then korp sends nothing else to it. If you did not give it, ignore this "
+      "mail: nothing more will come.",
+      SHOW_CONFIRM_URL },
     { NOTIFY_KIND_COUNT, NULL, NULL, NULL, 0 }
 };
 
@@ -466,6 +474,13 @@ bool notify_mail_text(const struct notify_about *a, char *subject, size_t subjec
         add_link(&t, "\nOpen the game:\n", a->game_url);
     if ((show & SHOW_CHALLENGE_URL) && a->challenge_url && a->challenge_url[0])
         add_link(&t, "\nSee the challenge:\n", a->challenge_url);
+    if (show & SHOW_CONFIRM_URL) {
+        if (a->confirm_url == NULL || a->confirm_url[0] == '\0') {
+            base_err_set(err, "%s notification needs confirm_url", kind);
+            goto done;
+        }
+        add_link(&t, "\nConfirm the address:\n", a->confirm_url);
+    }
     add_footer(&t, a->settings_url);
     ok = finish_body(&t, body, err);
 

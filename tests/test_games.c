@@ -164,7 +164,7 @@ static void new_player(struct db_player *p, char *token, size_t token_size)
     snprintf(name, sizeof name, "gt%ld_%ld_%d", (long)getpid() % 10000000,
              (long)(time(NULL) % 100000), players_made % 100000);
     snprintf(tok, sizeof tok, "test-games-token-%s", name);
-    if (db_player_create(pool, name, NULL, NULL, false, tok, p, &err) != DB_OK)
+    if (db_player_create(pool, name, NULL, false, NULL, false, tok, p, &err) != DB_OK)
         fail_msg("player %s: %s", name, err.text);
     if (token != NULL)
         snprintf(token, token_size, "%s", tok);
@@ -176,6 +176,7 @@ static void new_challenge(const struct db_player *challenger, const struct db_pl
                           struct db_challenge *c)
 {
     struct base_err err = { "" };
+    struct db_challenge_refusal refused;
     memset(c, 0, sizeof *c);
     c->variant = db_variant_parse(variant);
     assert_non_null(c->variant);
@@ -184,7 +185,7 @@ static void new_challenge(const struct db_player *challenger, const struct db_pl
     c->color = color;
     c->days_per_move = days;
     c->fifty_move_rule = fifty;
-    if (db_challenge_create(pool, c, &err) != DB_OK)
+    if (db_challenge_create(pool, c, 0, &refused, &err) != DB_OK)
         fail_msg("challenge: %s", err.text);
     assert_int_equal(c->status, DB_CHALLENGE_OPEN);
 }

@@ -456,6 +456,7 @@ static void test_notify_mail_subjects(void **state)
         { NOTIFY_CHALLENGE_CANCELED, "alice withdrew the challenge to a game of Korpalski" },
         { NOTIFY_CLAIM, "alice claimed a draw in game aZ3kP9qw (threefold repetition)" },
         { NOTIFY_WEBHOOK_DISABLED, "Your korp webhook was turned off" },
+        { NOTIFY_EMAIL_CONFIRM, "Confirm your email address for korp" },
     };
     assert_int_equal(sizeof cases / sizeof *cases, NOTIFY_KIND_COUNT);
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -464,6 +465,8 @@ static void test_notify_mail_subjects(void **state)
             a.result = "1/2-1/2";
             a.termination = "threefold";
         }
+        if (cases[i].kind == NOTIFY_EMAIL_CONFIRM)
+            a.confirm_url = "https://korp.example/v1/email/confirm?player=aZ3kP9qw&exp=1&sig=ab";
         char subject[NOTIFY_SUBJECT_MAX], *body = NULL;
         struct base_err err = { "" };
         bool ok = notify_mail_text(&a, subject, sizeof subject, &body, &err);
@@ -474,6 +477,9 @@ static void test_notify_mail_subjects(void **state)
         assert_non_null(strstr(body, "\n-- \n"));
         assert_non_null(strstr(body, "\nhttps://korp.example/settings/notifications\n"));
         assert_body_lines(body);
+        if (cases[i].kind == NOTIFY_EMAIL_CONFIRM)   /* the link, on a line of its own */
+            assert_non_null(strstr(body, "\nhttps://korp.example/v1/email/confirm?player="
+                                         "aZ3kP9qw&exp=1&sig=ab\n"));
         free(body);
     }
 }

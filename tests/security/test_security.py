@@ -316,18 +316,21 @@ def test_computed_names_cannot_fill_a_victims_slots(shared_db_url, start_korpd):
 
 
 def _unsubscribe_link(database_url, player_id):
-    """The link an email would carry: HMAC-SHA256 of "unsubscribe:<id>" under the
-    database's link key (notify/notify_links.c).  If the link's form changes (an
-    expiry), this follows notify_unsubscribe_url."""
+    """The link an email would carry: HMAC-SHA256 of "unsubscribe:<id>:<exp>" under the
+    database's link key (notify/notify_links.c), valid for a day of korp's clock.  test_inbox.py follows
+    the links of real emails instead."""
     parts = urllib.parse.urlparse(database_url)
     out = subprocess.run(
         ["psql", "-X", "-A", "-t", "-h", parts.hostname, "-p", str(parts.port),
          "-U", parts.username, "-d", parts.path.lstrip("/"), "-c",
-         "SELECT encode(value, 'hex') FROM server_secrets WHERE name = 'unsubscribe_links'"],
+         "SELECT encode(value, 'hex') || ' ' || extract(epoch FROM korp_now())::bigint"
+         " FROM server_secrets WHERE name = 'unsubscribe_links'"],
         capture_output=True, text=True, timeout=30, check=True, env=os.environ)
-    key = bytes.fromhex(out.stdout.strip())
-    sig = hmac.new(key, f"unsubscribe:{player_id}".encode(), hashlib.sha256).hexdigest()
-    return f"/v1/unsubscribe?player={player_id}&sig={sig}"
+    hexkey, now = out.stdout.split()
+    key = bytes.fromhex(hexkey)
+    exp = int(now) + 86400          # by korp's clock, which other tests may have moved
+    sig = hmac.new(key, f"unsubscribe:{player_id}:{exp}".encode(), hashlib.sha256).hexdigest()
+    return f"/v1/unsubscribe?player={player_id}&exp={exp}&sig={sig}"
 
 
 def test_nosniff_on_every_answer_and_unsubscribe_page_csp(shared_db_url, start_korpd):

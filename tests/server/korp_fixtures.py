@@ -171,6 +171,9 @@ class Korpd:
         env.setdefault("KORP_RATE_LIMIT", "0")
         # Tests sign up many players from 127.0.0.1: no sign-up limit unless asked for.
         env.setdefault("KORP_SIGNUP_LIMIT", "0")
+        # ... and mail to the addresses they give, and challenge at will.
+        env.setdefault("KORP_EMAIL_CONFIRMATION", "off")
+        env.setdefault("KORP_CHALLENGES_PER_DAY", "0")
         for k, v in settings.items():
             if v is None:
                 env.pop(k, None)

@@ -218,6 +218,15 @@ def challenge(api, opponent_id, variant, color):
                     expect=201)[1]["id"]
 
 
+def challenge_after(api, previous, opponent_id, variant, color):
+    """A challenge once the previous one to the same opponent is accepted (one open
+    challenge per pair at a time)."""
+    wait_until(lambda: api.call("GET", "/v1/challenges/{id}", [previous],
+                                expect=200)[1]["status"] == "accepted",
+               60, what=f"challenge {previous} to be accepted")
+    return challenge(api, opponent_id, variant, color)
+
+
 def games_of(api, player_id):
     _, page = api.call("GET", "/v1/games", query={"player": player_id, "limit": 100},
                        expect=200)
@@ -239,8 +248,8 @@ def test_two_bots_play_both_variants_to_a_lawful_end(korpd, korp_binary, start_b
     bot_b = start_bot(korpd.base, ba.token, *args, seed=SEEDS["black"])
     # The bots hear of these from their streams.
     wait_until(lambda: "stream: open" in bot_b.text(), 20, what="bot b's stream")
-    later = [challenge(wa, b["id"], "korpalski", "black"),
-             challenge(wa, b["id"], "glinski", "white")]
+    later = [challenge_after(wa, pending, b["id"], "korpalski", "black")]
+    later.append(challenge_after(wa, later[0], b["id"], "glinski", "white"))
 
     assert bot_w.wait(60) == 0, bot_w.text()
     assert bot_b.wait(60) == 0, bot_b.text()

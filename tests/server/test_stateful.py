@@ -221,10 +221,17 @@ class KorpMachine(RuleBasedStateMachine):
         # no time control: the suite's database has one clock, which other tests move
         days = None
         fifty = data.draw(st.booleans(), label="fifty")
-        _, ch = self.call(self.players[a]["api"], "POST", "/v1/challenges",
-                          json={"variant": variant, "opponent": self.players[b]["id"],
-                                "color": color, "days_per_move": days,
-                                "fifty_move_rule": fifty}, expect=201)
+        # One open challenge from a player to each opponent (issue 17): a second is 409.
+        waiting = [k for k, c in self.challenges.items()
+                   if c["open"] and c["from"] == a and c["to"] == b]
+        status, ch = self.call(self.players[a]["api"], "POST", "/v1/challenges",
+                               json={"variant": variant, "opponent": self.players[b]["id"],
+                                     "color": color, "days_per_move": days,
+                                     "fifty_move_rule": fifty},
+                               expect=409 if waiting else 201)
+        if waiting:
+            assert waiting[0] in ch["detail"], ch
+            return
         assert ch["status"] == "open" and ch["game_id"] is None
         assert ch["challenger"]["id"] == self.players[a]["id"]
         assert ch["opponent"]["id"] == self.players[b]["id"]

@@ -93,7 +93,7 @@ export async function startPostgres() {
 async function spawnKorpd(binary, databaseUrl, extraEnv, port, logPath) {
   const base = `http://127.0.0.1:${port}`;
   const log = fs.openSync(logPath, 'w');
-  const env = { ...process.env, KORP_DATABASE_URL: databaseUrl, KORP_LISTEN: `127.0.0.1:${port}`, KORP_RATE_LIMIT: '0', KORP_SIGNUP_LIMIT: '0', ...extraEnv };
+  const env = { ...process.env, KORP_DATABASE_URL: databaseUrl, KORP_LISTEN: `127.0.0.1:${port}`, KORP_RATE_LIMIT: '0', KORP_SIGNUP_LIMIT: '0', KORP_EMAIL_CONFIRMATION: 'off', KORP_CHALLENGES_PER_DAY: '0', ...extraEnv };
   const proc = spawn(binary, [], { env, stdio: ['ignore', log, log] });
   const exited = new Promise(r => proc.once('exit', r));
   const deadline = Date.now() + 20000;

@@ -35,9 +35,24 @@ export async function render(main, { navigate }) {
     const digest = h('input', { type: 'checkbox', id: 'digest', checked: s.digest.enabled });
     const hour = h('input', { type: 'number', id: 'digest-hour', min: 0, max: 23, value: s.digest.hour_utc });
     const reminder = h('input', { type: 'number', id: 'reminder-hours', min: 0, max: 720, value: s.reminder_hours });
+    const confirmation = h('p', { id: 'email-confirmation', class: 'hint' });
+    const showConfirmation = prefs => {
+      if (!prefs.email_address) { confirmation.replaceChildren(); return; }
+      if (prefs.email_confirmed) { confirmation.replaceChildren('This address is confirmed.'); return; }
+      const resend = h('button', { type: 'button', id: 'email-confirm-resend' }, 'Send the link again');
+      resend.addEventListener('click', async () => {
+        try {
+          await api('POST', '/v1/players/me/email/confirmation');
+          notifMsg.show('A new confirmation link is on its way.', 'ok');
+        } catch (err) { notifMsg.show(err.message, 'error'); }
+      });
+      confirmation.replaceChildren(h('span', { class: 'warn' }, 'Not confirmed yet: '),
+        'korp sends nothing else to this address until you follow the link emailed to it. ', resend);
+    };
+    showConfirmation(s);
     const form = h('form', { class: 'form', id: 'notifications-form' },
       h('label', { class: 'check' }, enabled, ' Send me email'),
-      h('label', { for: 'email-address' }, 'Email address'), address,
+      h('label', { for: 'email-address' }, 'Email address'), address, confirmation,
       emailKinds,
       h('label', { class: 'check' }, digest, ' One daily digest instead of an email per move'),
       h('label', { for: 'digest-hour' }, 'Digest hour (UTC)'), hour,
@@ -47,10 +62,11 @@ export async function render(main, { navigate }) {
     form.addEventListener('submit', async e => {
       e.preventDefault();
       try {
-        await api('PUT', '/v1/players/me/notifications', {
+        const saved = await api('PUT', '/v1/players/me/notifications', {
           email_enabled: enabled.checked, email_address: address.value.trim() || null,
           email_events: checked(emailKinds), webhook_events: checked(hookKinds),
           digest: { enabled: digest.checked, hour_utc: Number(hour.value) }, reminder_hours: Number(reminder.value) });
+        showConfirmation(saved);
         notifMsg.show('Saved.', 'ok');
       } catch (err) { notifMsg.show(err.message, 'error'); }
     });
