@@ -438,5 +438,14 @@ enum MHD_Result api_tournament_get(struct api_request *req);
 enum MHD_Result api_tournament_join(struct api_request *req);
 enum MHD_Result api_tournament_withdraw(struct api_request *req);
 enum MHD_Result api_tournament_start(struct api_request *req);
+enum MHD_Result api_tournament_pgn(struct api_request *req);
+
+/* A game's PGN (malloc'd; the caller frees), from its stored moves, each
+ * checked again (api_games.c); NULL when it cannot be built, *failed then
+ * being the answer already given (MHD_NO: out of memory). */
+char *api_game_pgn_text(struct api_request *req, const struct db_game *g,
+                        enum MHD_Result *failed);
+/* Answers 200 with that PGN (taking it). */
+enum MHD_Result api_reply_pgn(struct api_request *req, char *pgn);
 
 #endif

@@ -95,6 +95,7 @@ static const struct route routes[] = {
     { "POST", "/v1/tournaments/{id}/join", API_TOKEN, api_tournament_join },
     { "POST", "/v1/tournaments/{id}/withdraw", API_TOKEN, api_tournament_withdraw },
     { "POST", "/v1/tournaments/{id}/start", API_TOKEN, api_tournament_start },
+    { "GET", "/v1/tournaments/{id}/pgn", 0, api_tournament_pgn },
     { "GET", "/metrics", API_UNLIMITED, api_metrics_reply },
     { "POST", "/v1/admin/clock", API_TEST_CLOCK | API_TOKEN | API_ARBITER | API_JSON_BODY,
       api_admin_clock },

@@ -185,6 +185,11 @@ def test_standings_sonneborn_berger_and_the_end(api):
         kinds = [e["event"] for e in events_of(api.base, pa.token,
                                                ("tournament_start", "tournament_end"), 2)]
         assert kinds == ["tournament_start", "tournament_end"]
+    # The PGN holds every game, each ending with its result.
+    pgn = requests.get(f"{api.base}/v1/tournaments/{t['id']}/pgn", timeout=30)
+    assert pgn.status_code == 200 and pgn.headers["Content-Type"] == "application/x-chess-pgn"
+    results = [line.split('"')[1] for line in pgn.text.splitlines() if line.startswith("[Result ")]
+    assert results == [g["result"] for g in final["games"]]
     listed = api.call("GET", "/v1/tournaments", query={"status": "finished", "limit": 100},
                       expect=200)[1]
     assert t["id"] in [x["id"] for x in listed["tournaments"]]
