@@ -334,3 +334,23 @@ def test_list_pages(api):
         if cursor is None:
             break
     assert cursor is None and len(seen) == len(set(seen)) and mine <= set(seen)
+
+
+def test_time_out_share_entry_condition(api, arbiter):
+    da, _ = api.new_player("dir")
+    (wa, w), (ba, b) = api.new_player("to"), api.new_player("to")
+    # b loses one game of one on time: 100% of b's games, 0% of w's.
+    _, ch = wa.call("POST", "/v1/challenges", json={"variant": "korpalski", "opponent": b["id"],
+                                                    "color": "white", "days_per_move": 1,
+                                                    "rated": False}, expect=201)
+    gid = ba.call("POST", "/v1/challenges/{id}/accept", [ch["id"]], expect=201)[1]["game_id"]
+    play(wa, ba, gid, ["K@e1", "K@e8", "N@c3"], 0)
+    offset = max(0, math.ceil(server_offset(api))) + 2 * 86400 + 60
+    arbiter.call("POST", "/v1/admin/clock", json={"offset_seconds": offset}, expect=200)
+    wait_until(lambda: api.game(gid)["status"] == "finished", 15, step=0.2,
+               what="the game to time out")
+    assert api.game(gid)["result"] == "1-0"
+    t = create(da, max_timeout_percent=50)
+    err = ba.call("POST", "/v1/tournaments/{id}/join", [t["id"]], expect=422)[1]
+    assert "on time" in err["detail"]
+    wa.call("POST", "/v1/tournaments/{id}/join", [t["id"]], expect=200)
