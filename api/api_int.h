@@ -308,7 +308,7 @@ bool api_conn_admit(struct api_conn_counts *c, const struct api_addr *a);
 void api_conn_count(struct api_conn_counts *c, const struct api_addr *a, int delta);
 
 /*
- * The client's address (api_server.c), the one place it is read: the
+ * The client's address (api_edge.c), the one place it is read: the
  * socket's peer, or, when the peer is a trusted proxy, the right-most
  * X-Forwarded-For entry that is not one.  Rate limits, the sign-in
  * throttle and /metrics judge by it.
@@ -316,6 +316,15 @@ void api_conn_count(struct api_conn_counts *c, const struct api_addr *a, int del
 bool api_client_addr(struct api_request *req, struct api_addr *out);
 /* The same as text ("?" when unknown). */
 void api_client_address(struct api_request *req, char *out, size_t size);
+
+/*
+ * Answers a head that must not be served (on the handler's first call, so
+ * that libmicrohttpd closes the connection after the answer): a NUL in the
+ * target (target_cut, which only the server's connection record can tell),
+ * an unknown or repeated Transfer-Encoding, two Content-Lengths.  False
+ * when the head is fine.
+ */
+bool api_head_refused(struct api_request *req, bool target_cut, enum MHD_Result *replied);
 
 /* Reads a list of notification kinds into a set (every kind when list is
  * NULL); false with the first unknown name in why. */
