@@ -571,7 +571,7 @@ void db_listener_stop(struct db_listener *l);
 
 /* The kinds of notification a player may choose (event types and the
  * deadline reminder), as korp_notification_types() lists them. */
-#define DB_NOTIFICATION_TYPE_COUNT 9
+#define DB_NOTIFICATION_TYPE_COUNT 12   /* 9, and issue 19's 3 */
 extern const char *const db_notification_types[DB_NOTIFICATION_TYPE_COUNT];
 
 /* A set of notification kinds: bit i stands for db_notification_types[i]. */

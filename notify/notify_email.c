@@ -30,6 +30,9 @@ static const struct {
     { "deadline_near", NOTIFY_DEADLINE_NEAR },
     { "webhook_disabled", NOTIFY_WEBHOOK_DISABLED },
     { "email_confirm", NOTIFY_EMAIL_CONFIRM },
+    { "arbiter", NOTIFY_ARBITER },
+    { "tournament_start", NOTIFY_TOURNAMENT_START },
+    { "tournament_end", NOTIFY_TOURNAMENT_END },
 };
 
 static bool kind_of(const char *type, enum notify_kind *kind)
@@ -112,6 +115,8 @@ static bool compose_one(const struct notify_config *c, const struct db_delivery 
     a.webhook_url = text(data, "url");
     a.webhook_reason = text(data, "reason");
     a.confirm_url = l.confirm;
+    a.tournament_name = text(data, "name");
+    a.arbiter_reason = text(data, "reason");
     return notify_mail_text(&a, subject, size, body, error);
 }
 

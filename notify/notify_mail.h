@@ -49,6 +49,10 @@ enum notify_kind {
     NOTIFY_CLAIM,               /* the opponent claimed a draw, validly */
     NOTIFY_WEBHOOK_DISABLED,    /* your webhook was turned off */
     NOTIFY_EMAIL_CONFIRM,       /* confirm this address (the only mail before it is) */
+    /* Issue 19. */
+    NOTIFY_ARBITER,             /* an arbiter decided on a claim or request of a game */
+    NOTIFY_TOURNAMENT_START,    /* a tournament of yours began: its games are made */
+    NOTIFY_TOURNAMENT_END,      /* a tournament of yours ended */
     NOTIFY_KIND_COUNT
 };
 
@@ -82,6 +86,8 @@ struct notify_about {
     const char *webhook_url;      /* NOTIFY_WEBHOOK_DISABLED */
     const char *webhook_reason;   /* NOTIFY_WEBHOOK_DISABLED */
     const char *confirm_url;      /* NOTIFY_EMAIL_CONFIRM: the signed link */
+    const char *tournament_name;  /* NOTIFY_TOURNAMENT_START, _END */
+    const char *arbiter_reason;   /* NOTIFY_ARBITER: the arbiter's words */
 };
 
 /*

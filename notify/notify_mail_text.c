@@ -149,6 +149,7 @@ static void move_words(int ply, const char *san, char *out, size_t size)
 enum field {
     FIELD_PLAYER, FIELD_OPPONENT, FIELD_GAME, FIELD_VARIANT, FIELD_COLOR, FIELD_RESULT,
     FIELD_HOW, FIELD_BY, FIELD_OUTCOME, FIELD_LEFT, FIELD_WEBHOOK, FIELD_REASON,
+    FIELD_TOURNAMENT, FIELD_DECISION,
     FIELD_COUNT
 };
 
@@ -168,6 +169,8 @@ static const struct {
     [FIELD_LEFT] = { "left", "a readable deadline" },
     [FIELD_WEBHOOK] = { "webhook", "webhook_url" },
     [FIELD_REASON] = { "reason", "webhook_reason" },
+    [FIELD_TOURNAMENT] = { "tournament", "tournament_name" },
+    [FIELD_DECISION] = { "decision", "arbiter_reason" },
 };
 
 /* What a kind's mail shows beyond its summary. */
@@ -241,6 +244,20 @@ static const struct {
       "until then korp sends nothing else to it. If you did not give it, ignore this "
       "mail: nothing more will come.",
       SHOW_CONFIRM_URL },
+    { NOTIFY_ARBITER, "arbiter",
+      "An arbiter has ruled on game {game}",
+      "An arbiter has ruled on a claim or request in your game {game} ({variant}): "
+      "{decision}",
+      SHOW_DIAGRAM | SHOW_GAME_URL },
+    { NOTIFY_TOURNAMENT_START, "tournament-start",
+      "Tournament {tournament} has begun",
+      "The round robin {tournament} ({variant}) has begun: all your games in it are "
+      "made, and you can play them in any order.",
+      0 },
+    { NOTIFY_TOURNAMENT_END, "tournament-end",
+      "Tournament {tournament} has ended",
+      "The round robin {tournament} ({variant}) has ended: its last game is over.",
+      0 },
     { NOTIFY_KIND_COUNT, NULL, NULL, NULL, 0 }
 };
 
@@ -428,6 +445,8 @@ bool notify_mail_text(const struct notify_about *a, char *subject, size_t subjec
     }
     value[FIELD_WEBHOOK] = a->webhook_url;
     value[FIELD_REASON] = a->webhook_reason;
+    value[FIELD_TOURNAMENT] = a->tournament_name;
+    value[FIELD_DECISION] = a->arbiter_reason;
 
     if (!expand(&subj, kinds[k].subject, value, kind, err))
         goto done;

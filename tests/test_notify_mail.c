@@ -406,6 +406,8 @@ static struct notify_about about(enum notify_kind kind)
         .settings_url = "https://korp.example/settings/notifications",
         .webhook_url = "https://bot.example/hook",
         .webhook_reason = "HTTP 500 on 10 deliveries in a row",
+        .tournament_name = "Autumn Glinski",
+        .arbiter_reason = "perpetual check upheld",
     };
 }
 
@@ -457,6 +459,9 @@ static void test_notify_mail_subjects(void **state)
         { NOTIFY_CLAIM, "alice claimed a draw in game aZ3kP9qw (threefold repetition)" },
         { NOTIFY_WEBHOOK_DISABLED, "Your korp webhook was turned off" },
         { NOTIFY_EMAIL_CONFIRM, "Confirm your email address for korp" },
+        { NOTIFY_ARBITER, "An arbiter has ruled on game aZ3kP9qw" },
+        { NOTIFY_TOURNAMENT_START, "Tournament Autumn Glinski has begun" },
+        { NOTIFY_TOURNAMENT_END, "Tournament Autumn Glinski has ended" },
     };
     assert_int_equal(sizeof cases / sizeof *cases, NOTIFY_KIND_COUNT);
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {

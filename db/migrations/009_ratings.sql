@@ -109,3 +109,23 @@ END $$;
 
 -- A tournament game's round in the Berger tables (1..), for the crosstable.
 ALTER TABLE games ADD COLUMN tournament_round integer;
+
+-- Three more kinds of notification (events of the same names): an
+-- arbiter's decision, a tournament's start and end.  Added to whatever
+-- list korp_notification_types() holds by now, so that other migrations'
+-- kinds stay; new players get them by email too, and players whose
+-- webhooks take every kind keep doing so.
+DO $$
+DECLARE
+    added text[] := ARRAY['arbiter', 'tournament_start', 'tournament_end'];
+    before text[] := korp_notification_types();
+    after text[] := before || ARRAY(SELECT k FROM unnest(added) k WHERE k <> ALL (before));
+BEGIN
+    EXECUTE format('CREATE OR REPLACE FUNCTION korp_notification_types() RETURNS text[]'
+                   ' LANGUAGE sql IMMUTABLE AS %L',
+                   format('SELECT %L::text[]', after));
+    EXECUTE format('ALTER TABLE notification_settings ALTER COLUMN email_events SET DEFAULT'
+                   ' %L::text[]', ARRAY['move', 'challenge', 'draw_offer', 'game_end',
+                                        'deadline_near'] || added);
+    UPDATE notification_settings SET webhook_events = after WHERE webhook_events @> before;
+END $$;

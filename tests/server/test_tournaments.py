@@ -354,3 +354,29 @@ def test_time_out_share_entry_condition(api, arbiter):
     err = ba.call("POST", "/v1/tournaments/{id}/join", [t["id"]], expect=422)[1]
     assert "on time" in err["detail"]
     wa.call("POST", "/v1/tournaments/{id}/join", [t["id"]], expect=200)
+
+
+def test_tournament_events_reach_webhooks_and_email_settings(start_korpd, shared_db_url):
+    from korp_fixtures import free_port
+    k = start_korpd(shared_db_url, KORP_WEBHOOK_ALLOW_PRIVATE=1)
+    api = Api(k.base)
+    da, _ = api.new_player("dir")
+    t = create(da)
+    players = field(api, t, 3)
+    pa = players[0][0]
+    # The new kinds are on by default, by email as well.
+    prefs = pa.call("GET", "/v1/players/me/notifications", expect=200)[1]
+    assert {"arbiter", "tournament_start", "tournament_end"} <= set(prefs["email_events"])
+    assert {"arbiter", "tournament_start", "tournament_end"} <= set(prefs["webhook_events"])
+    # Nothing listens at the URL: the delivery is owed (and retried), which is what
+    # this test looks at.
+    url = f"http://127.0.0.1:{free_port()}/hook"
+    _, hook = pa.call("POST", "/v1/webhooks", json={"url": url}, expect=201)
+    da.call("POST", "/v1/tournaments/{id}/start", [t["id"]], expect=200)
+
+    def owed():
+        body = pa.call("GET", "/v1/webhooks/{id}/deliveries", [hook["id"]], expect=200)[1]
+        return [d["type"] for d in body["deliveries"]]
+
+    wait_until(lambda: "tournament_start" in owed(), 10, step=0.1,
+               what="the tournament_start delivery")
