@@ -14,6 +14,10 @@ const ROUTES = [
   [/^\/new$/, () => import('./page-new.js')],
   [/^\/challenges\/([A-Za-z0-9]+)$/, () => import('./page-new.js'), 'challenge'],
   [/^\/settings$/, () => import('./page-settings.js')],
+  // Issue 19: tournaments and leaderboards.
+  [/^\/tournaments$/, () => import('./page-tournament.js'), 'list'],
+  [/^\/tournaments\/([A-Za-z0-9]+)$/, () => import('./page-tournament.js')],
+  [/^\/leaderboard\/([a-z]+)$/, () => import('./page-ratings.js')],
 ];
 
 let cleanup = null;
@@ -24,6 +28,7 @@ function drawNav() {
   const items = player
     ? [h('a', { href: '/' }, 'My games'), h('a', { href: '/new' }, 'New game'),
        h('a', { href: '/players/' + player.id, class: 'nav-me' }, player.name),
+       h('a', { href: '/tournaments' }, 'Tournaments'),
        h('a', { href: '/settings' }, 'Settings'),
        h('button', { type: 'button', class: 'linklike', id: 'sign-out', onclick: async () => {
          await signOut().catch(() => {});
