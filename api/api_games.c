@@ -179,15 +179,7 @@ enum MHD_Result api_game_legal_moves(struct api_request *req)
         n = v->moves_legal(&pos, moves);
     json = cJSON_CreateObject();
     list = cJSON_AddArrayToObject(json, "moves");
-    for (int i = 0; i < n; i++) {
-        char uci[RULES_MOVE_TEXT_MAX], san[RULES_MOVE_TEXT_MAX];
-        cJSON *m = cJSON_CreateObject();
-        v->move_format(&pos, moves[i], RULES_NOTATION_UCI, uci, sizeof uci);
-        v->move_format(&pos, moves[i], RULES_NOTATION_SAN, san, sizeof san);
-        cJSON_AddStringToObject(m, "uci", uci);
-        cJSON_AddStringToObject(m, "san", san);
-        cJSON_AddItemToArray(list, m);
-    }
+    api_moves_add(list, v, &pos, moves, n);
     db_game_clear(&g);
     return api_reply_json(req, MHD_HTTP_OK, json);
 }

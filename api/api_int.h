@@ -257,6 +257,10 @@ enum MHD_Result api_notifications_put(struct api_request *req);
 enum MHD_Result api_unsubscribe(struct api_request *req);
 enum MHD_Result api_email_confirm(struct api_request *req);
 enum MHD_Result api_email_confirm_resend(struct api_request *req);
+enum MHD_Result api_replay(struct api_request *req);
+/* Appends moves (legal in pos) to list as {"uci", "san"} objects. */
+void api_moves_add(cJSON *list, const struct rules_variant *v, const struct rules_position *pos,
+                   const struct rules_move *moves, int n);
 enum MHD_Result api_webhook_create(struct api_request *req);
 enum MHD_Result api_webhook_list(struct api_request *req);
 enum MHD_Result api_webhook_get(struct api_request *req);

@@ -406,6 +406,33 @@ int rules_pgn_read(const char *text, size_t len,
                    const struct rules_pgn_reader *reader);
 
 /*
+ * One game record (PGN or bare movetext; of several games, the first)
+ * replayed from `fen` (NULL: the record's FEN tag, else the variant's
+ * start), every move read in any notation the variant reads (Hungarian
+ * letters where the record uses them) and checked.  on_ply is called after
+ * each move.  Returns RULES_OK with the final position in *end, or the
+ * first failure: the ply it happened at (0: the start position), the move
+ * as written and the rules' reason.  A move after the game has ended, and
+ * a record longer than max_plies, fail too.
+ */
+struct rules_replay_step {
+    int ply;                              /* plies played, this one included */
+    struct rules_move move;
+    struct rules_position before;         /* the position the move was played in */
+    const struct rules_position *after;
+    const char *token;                    /* the move as the record has it */
+};
+struct rules_replay_failure {
+    int ply;
+    char move[64];
+    struct rules_why why;
+};
+typedef void (*rules_replay_fn)(void *arg, const struct rules_replay_step *step);
+enum rules_error rules_replay(const struct rules_variant *v, const char *text, size_t len,
+                              const char *fen, int max_plies, rules_replay_fn on_ply, void *arg,
+                              struct rules_position *end, struct rules_replay_failure *failed);
+
+/*
  * Writes a game as PGN into buf (at most `size` bytes with the NUL) and
  * returns the length the whole text needs, as snprintf does.  Every move is
  * checked: if moves[i] is not legal where it is played, nothing is written

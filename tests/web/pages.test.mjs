@@ -98,10 +98,14 @@ function pages(signedIn) {
     ['the bot\'s page', `/players/${world.bot.id}`, '#player-active li', '#player-finished li'],
     ['a player\'s page', `/players/${world.ewa.id}`, '#player-active li', '#player-finished li'],
     ['an active game', `/games/${world.active}`, '#board[data-ply="2"]', '#live:text("live")'],
-    ['a finished game', `/games/${world.finished}`, '#board[data-ply="0"]', '#move-list .result'],
+    ['a finished game', `/games/${world.finished}`, '#board[data-ply="0"]', '#move-list .result', '#open-study'],
+    ['a finished game in study', `/study?game=${world.finished}&variant=glinski`, '#study-status:text("Ply 0 of 0")'],
     ['an open challenge', `/challenges/${world.open}`, signedIn ? '.challenge-row' : 'main a[href^="/login"]'],
     ['a challenge for ewa', `/challenges/${world.directed}`, signedIn ? '.challenge-row' : 'main a[href^="/login"]'],
     ['a missing game', '/games/NoSuchGame', 'h1:text("Game not found")'],
+    ['the study board', '/study', '#study-status:text("Ply 0 of 0")', '#board [data-cell]'],
+    ['learn Korpalski', '/learn/korpalski', '#lesson-ends .lesson-board[data-ready="true"]'],
+    ['learn Glinski', '/learn/glinski', '#lesson-stalemate .lesson-board[data-ready="true"]'],
   ];
   // Signed out, /settings sends people to sign in.
   list.push(signedIn ? ['settings', '/settings', '#notifications-form', '#webhook-list li', '#token-list [data-token]']

@@ -14,6 +14,8 @@ const ROUTES = [
   [/^\/new$/, () => import('./page-new.js')],
   [/^\/challenges\/([A-Za-z0-9]+)$/, () => import('./page-new.js'), 'challenge'],
   [/^\/settings$/, () => import('./page-settings.js')],
+  [/^\/study$/, () => import('./page-study.js')],
+  [/^\/learn\/(korpalski|glinski)$/, () => import('./page-learn.js')],
   // Issue 19: tournaments and leaderboards.
   [/^\/tournaments$/, () => import('./page-tournament.js'), 'list'],
   [/^\/tournaments\/([A-Za-z0-9]+)$/, () => import('./page-tournament.js')],
@@ -29,13 +31,14 @@ function drawNav() {
     ? [h('a', { href: '/' }, 'My games'), h('a', { href: '/new' }, 'New game'),
        h('a', { href: '/players/' + player.id, class: 'nav-me' }, player.name),
        h('a', { href: '/tournaments' }, 'Tournaments'),
-       h('a', { href: '/settings' }, 'Settings'),
+       h('a', { href: '/settings' }, 'Settings'), h('a', { href: '/study' }, 'Study'),
+       h('a', { href: '/learn/korpalski' }, 'Learn'),
        h('button', { type: 'button', class: 'linklike', id: 'sign-out', onclick: async () => {
          await signOut().catch(() => {});
          drawNav();
          navigate('/');
        } }, 'Sign out')]
-    : [h('a', { href: '/new' }, 'Open games'), h('a', { href: '/login' }, 'Sign in'), h('a', { href: '/signup' }, 'Sign up')];
+    : [h('a', { href: '/new' }, 'Open games'), h('a', { href: '/study' }, 'Study'), h('a', { href: '/learn/korpalski' }, 'Learn'), h('a', { href: '/login' }, 'Sign in'), h('a', { href: '/signup' }, 'Sign up')];
   nav.replaceChildren(...items);
 }
 

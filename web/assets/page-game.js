@@ -69,7 +69,8 @@ export async function render(main, { params }) {
       status, msg,
       myColor ? moveForm : (player ? null : h('p', { class: 'hint' }, h('a', { href: `/login?next=${q(location.pathname)}` }, 'Sign in'), ' to play your games.')),
       actions,
-      h('div', { class: 'toolbar' }, flipBtn, notationSel, pgn),
+      h('div', { class: 'toolbar' }, flipBtn, notationSel, pgn,
+        game.status !== 'active' ? h('a', { href: `/study?game=${q(id)}&variant=${q(game.variant)}`, id: 'open-study', class: 'button' }, 'Open in study') : null),
       h('h2', { class: 'visually-hidden' }, 'Moves'),
       moveList)));
 
