@@ -40,6 +40,7 @@ static cJSON *challenge_json(const struct db_challenge *c)
     else
         cJSON_AddNullToObject(json, "game_id");
     cJSON_AddStringToObject(json, "created_at", c->created_at);
+    cJSON_AddBoolToObject(json, "rated", c->rated);
     return json;
 }
 
@@ -59,6 +60,7 @@ static const struct api_field challenge_fields[] = {
     { "fifty_move_rule", API_BOOLEAN, false, false, 0, 0 },
     { "clock", API_OBJECT, false, true, 0, 0 },
     { "leave_allowed", API_BOOLEAN, false, false, 0, 0 },
+    { "rated", API_BOOLEAN, false, false, 0, 0 },
     { NULL, API_STRING, false, false, 0, 0 },
 };
 
@@ -192,6 +194,7 @@ enum MHD_Result api_challenge_create(struct api_request *req)
     if (!clock_read(req, &c, why, sizeof why))
         return api_fail(req, API_PROBLEM_BAD_REQUEST, "%s", why);
     c.fifty_move_rule = api_body_boolean(req, "fifty_move_rule", true);
+    c.rated = api_body_boolean(req, "rated", true);
     st = db_challenge_create(req->config->pool, &c, req->config->challenges_per_day, &refused,
                              &err);
     if (st == DB_CONFLICT)

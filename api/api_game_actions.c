@@ -153,6 +153,9 @@ enum MHD_Result api_game_claim(struct api_request *req)
     enum db_termination named = DB_END_NONE;
     cJSON *json, *game;
 
+    /* A perpetual-check claim goes to an arbiter (api_arbiter.c). */
+    if (api_claim_is_perpetual(req))
+        return api_game_claim_perpetual(req);
     if (!api_body_check(req, claim_fields, &replied))
         return replied;
     kind = api_body_string(req, "kind");

@@ -94,6 +94,8 @@ cJSON *api_game_json(const struct db_game *g)
     cJSON_AddBoolToObject(json, "fifty_move_rule", g->fifty_move_rule);
     cJSON_AddStringToObject(json, "created_at", g->created_at);
     cJSON_AddStringToObject(json, "updated_at", g->updated_at);
+    api_game_json_ratings(json, g);
+    add_text_or_null(json, "tournament_id", g->tournament_id);
     return json;
 }
 

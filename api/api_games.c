@@ -43,7 +43,7 @@ enum MHD_Result api_game_get(struct api_request *req)
 }
 
 /* A cursor is "<microseconds>.<id>" of the last game of a page. */
-static bool cursor_read(const char *text, char *us, size_t us_size, char *id, size_t id_size)
+bool api_cursor_read(const char *text, char *us, size_t us_size, char *id, size_t id_size)
 {
     const char *dot = text ? strchr(text, '.') : NULL;
     size_t n;
@@ -101,7 +101,7 @@ enum MHD_Result api_game_list(struct api_request *req)
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
                         "'player' is a player id: letters and digits, like aZ3kP9qwX2");
     if (cursor != NULL) {
-        if (!cursor_read(cursor, us, sizeof us, id, sizeof id))
+        if (!api_cursor_read(cursor, us, sizeof us, id, sizeof id))
             return api_fail(req, API_PROBLEM_BAD_REQUEST,
                             "'cursor' is not one korpd gave; use the 'next' of a page");
         f.after_us = us;
@@ -209,33 +209,29 @@ static const char *pgn_termination(const struct db_game *g)
     }
 }
 
-enum MHD_Result api_game_pgn(struct api_request *req)
+char *api_game_pgn_text(struct api_request *req, const struct db_game *g,
+                        enum MHD_Result *failed)
 {
-    struct db_game g;
     struct db_move *stored = NULL;
     struct rules_move *moves = NULL;
     struct rules_position start, pos;
-    const struct rules_variant *v;
+    const struct rules_variant *v = g->variant;
     char date[16], time_control[32], *pgn = NULL;
     struct base_err err = { "" };
     int count = 0;
     size_t size;
-    enum MHD_Result rc;
     enum db_status st;
-    struct MHD_Response *resp;
 
-    if (!load_game(req, &g, &rc))
-        return rc;
-    st = db_move_list(req->config->pool, g.id, &stored, &count, &err);
+    *failed = MHD_NO;
+    st = db_move_list(req->config->pool, g->id, &stored, &count, &err);
     /* Two reads: a move committed between them is not this game's yet. */
-    if (count > g.ply)
-        count = g.ply;
-    v = g.variant;
+    if (count > g->ply)
+        count = g->ply;
     moves = calloc((size_t)count + 1, sizeof *moves);
     if (st != DB_OK || v == NULL || moves == NULL ||
         v->position_parse(&start, v->start_text, NULL) != RULES_OK) {
-        rc = st != DB_OK ? api_fail_db(req, st, err.text)
-                         : api_fail_db(req, DB_HARD_ERROR, "cannot rebuild the game");
+        *failed = st != DB_OK ? api_fail_db(req, st, err.text)
+                              : api_fail_db(req, DB_HARD_ERROR, "cannot rebuild the game");
         goto done;
     }
     /* The record is written from the stored moves, each checked again. */
@@ -243,47 +239,64 @@ enum MHD_Result api_game_pgn(struct api_request *req)
     for (int i = 0; i < count; i++) {
         if (v->move_parse(&pos, stored[i].uci, RULES_DIALECT_DEFAULT, &moves[i], NULL) != RULES_OK ||
             v->position_apply(&pos, moves[i]) != RULES_OK) {
-            base_log(BASE_LOG_ERROR, "game %s: stored move %d (%s) does not replay", g.id,
+            base_log(BASE_LOG_ERROR, "game %s: stored move %d (%s) does not replay", g->id,
                      i + 1, stored[i].uci);
-            rc = api_fail_db(req, DB_HARD_ERROR, "stored moves do not replay");
+            *failed = api_fail_db(req, DB_HARD_ERROR, "stored moves do not replay");
             goto done;
         }
     }
-    snprintf(date, sizeof date, "%.4s.%.2s.%.2s", g.created_at, g.created_at + 5,
-             g.created_at + 8);
-    if (g.days_per_move > 0)
-        snprintf(time_control, sizeof time_control, "1/%d", g.days_per_move * 86400);
+    snprintf(date, sizeof date, "%.4s.%.2s.%.2s", g->created_at, g->created_at + 5,
+             g->created_at + 8);
+    if (g->days_per_move > 0)
+        snprintf(time_control, sizeof time_control, "1/%d", g->days_per_move * 86400);
     else
         snprintf(time_control, sizeof time_control, "-");
     {
         const char *tags[] = { "Event", "korp correspondence game", "Site", "korp",
-                               "Date", date, "Round", "-", "White", g.white_name,
-                               "Black", g.black_name, "Termination", pgn_termination(&g),
+                               "Date", date, "Round", "-", "White", g->white_name,
+                               "Black", g->black_name, "Termination", pgn_termination(g),
                                "TimeControl", time_control, NULL };
-        enum rules_result result = g.result;
+        enum rules_result result = g->result;
         size = rules_pgn_write(v, tags, &start, moves, count, result, NULL, 0) + 1;
         pgn = malloc(size);
-        if (pgn == NULL) {
-            rc = MHD_NO;
-            goto done;
-        }
-        rules_pgn_write(v, tags, &start, moves, count, result, pgn, size);
+        if (pgn != NULL)
+            rules_pgn_write(v, tags, &start, moves, count, result, pgn, size);
     }
-    if (!api_pgn_notes(req, g.id, &pgn, &rc))
-        goto done;
-    resp = MHD_create_response_from_buffer(strlen(pgn), pgn, MHD_RESPMEM_MUST_FREE);
-    pgn = NULL;
+done:
+    free(moves);
+    free(stored);
+    return pgn;
+}
+
+enum MHD_Result api_reply_pgn(struct api_request *req, char *pgn)
+{
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer(strlen(pgn), pgn, MHD_RESPMEM_MUST_FREE);
+    if (resp == NULL)
+        free(pgn);
     if (resp != NULL) {
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/x-chess-pgn");
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
     }
-    rc = api_reply(req, MHD_HTTP_OK, resp);
-done:
-    free(pgn);
-    free(moves);
-    free(stored);
+    return api_reply(req, MHD_HTTP_OK, resp);
+}
+
+enum MHD_Result api_game_pgn(struct api_request *req)
+{
+    struct db_game g;
+    enum MHD_Result rc;
+    char *pgn;
+
+    if (!load_game(req, &g, &rc))
+        return rc;
+    pgn = api_game_pgn_text(req, &g, &rc);
+    /* ?notes=true: the caller's private notes as a comment (issue 18). */
+    if (pgn != NULL && !api_pgn_notes(req, g.id, &pgn, &rc)) {
+        free(pgn);
+        pgn = NULL;
+    }
     db_game_clear(&g);
-    return rc;
+    return pgn != NULL ? api_reply_pgn(req, pgn) : rc;
 }
 
 static cJSON *sides(cJSON *json, const char *name, bool white, bool black)

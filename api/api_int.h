@@ -449,4 +449,46 @@ enum MHD_Result api_reply_outcome(struct api_request *req, struct games_result *
 /* A query parameter, or NULL. */
 const char *api_query(struct api_request *req, const char *name);
 
+/* ---- Ratings (issue 19, api_ratings.c) */
+
+/* Adds a game's `rated` and, once a rated game is over, `rating_diff`. */
+void api_game_json_ratings(cJSON *json, const struct db_game *g);
+
+/* Adds a player's `ratings` (every variant) and `stats` to json. */
+enum db_status api_player_json_ratings(struct api_request *req, cJSON *json,
+                                       const char *player_id, struct base_err *err);
+
+enum MHD_Result api_player_rating_history(struct api_request *req);
+enum MHD_Result api_leaderboard(struct api_request *req);
+
+/* ---- The arbiter's queue (issue 19, api_arbiter.c) */
+
+/* Whether a claim's body names kind "perpetual" (api_game_claim passes it on). */
+bool api_claim_is_perpetual(struct api_request *req);
+enum MHD_Result api_game_claim_perpetual(struct api_request *req);
+enum MHD_Result api_game_arbiter_request(struct api_request *req);
+enum MHD_Result api_arbiter_queue(struct api_request *req);
+enum MHD_Result api_arbiter_dismiss(struct api_request *req);
+
+/* ---- Round-robin tournaments (issue 19, api_tournaments.c) */
+
+/* Reads a list cursor "<microseconds>.<id>" (api_games.c); false if it is
+ * not one korpd gave. */
+bool api_cursor_read(const char *text, char *us, size_t us_size, char *id, size_t id_size);
+enum MHD_Result api_tournament_create(struct api_request *req);
+enum MHD_Result api_tournament_list(struct api_request *req);
+enum MHD_Result api_tournament_get(struct api_request *req);
+enum MHD_Result api_tournament_join(struct api_request *req);
+enum MHD_Result api_tournament_withdraw(struct api_request *req);
+enum MHD_Result api_tournament_start(struct api_request *req);
+enum MHD_Result api_tournament_pgn(struct api_request *req);
+
+/* A game's PGN (malloc'd; the caller frees), from its stored moves, each
+ * checked again (api_games.c); NULL when it cannot be built, *failed then
+ * being the answer already given (MHD_NO: out of memory). */
+char *api_game_pgn_text(struct api_request *req, const struct db_game *g,
+                        enum MHD_Result *failed);
+/* Answers 200 with that PGN (taking it). */
+enum MHD_Result api_reply_pgn(struct api_request *req, char *pgn);
+
 #endif

@@ -39,7 +39,7 @@ static const char *const move_outcomes[] = {
 /* Games by variant (its place in rules_variant_list) and by termination
  * (enum db_termination; its slot DB_END_NONE counts aborted games). */
 #define VARIANTS 4
-#define TERMINATIONS (DB_END_ADJUDICATION + 1)
+#define TERMINATIONS (DB_END_FORFEIT + 1)
 
 static int variant_index(const struct rules_variant *v)
 {
@@ -105,7 +105,7 @@ void api_metrics_game(struct api_metrics *m, const struct db_game *g, bool start
     }
     if (g->status == DB_GAME_ABORTED)
         atomic_fetch_add(&m->finished[v][DB_END_NONE], 1);
-    else if (g->termination != DB_END_NONE)
+    else if (g->termination != DB_END_NONE && (size_t)g->termination < TERMINATIONS)
         atomic_fetch_add(&m->finished[v][g->termination], 1);
 }
 

@@ -222,6 +222,11 @@ static enum MHD_Result reply_player(struct api_request *req, const char *id, boo
         cJSON_AddStringToObject(json, "on_leave_until", until);
     else
         cJSON_AddNullToObject(json, "on_leave_until");
+    /* Ratings and stats (issue 19). */
+    if ((st = api_player_json_ratings(req, json, p.id, &err)) != DB_OK) {
+        cJSON_Delete(json);
+        return api_fail_db(req, st, err.text);
+    }
     return api_reply_json(req, MHD_HTTP_OK, json);
 }
 

@@ -49,6 +49,7 @@ static const struct {
     { "analyse", korp_analyse },
     { "analyze", korp_analyse },
     { "uci", korp_uci },
+    { "glicko2", korp_glicko2 },
     { NULL, NULL },
 };
 
@@ -76,6 +77,12 @@ int main(int argc, char **argv)
             cmd = i;
     if (cmd < 0)
         return bad_usage("unknown command", argv[1]);
+    /* glicko2 reads its own arguments (numbers, opponents, --tau). */
+    if (commands[cmd].run == korp_glicko2) {
+        args.raw = argv + 2;
+        args.raw_count = argc - 2;
+        return commands[cmd].run(&args);
+    }
 
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];

@@ -24,6 +24,8 @@ struct korp_args {
     const char *operands[8];
     int operand_count;
     char position[512];                   /* operands joined, for FENs */
+    char **raw;                           /* the arguments after the command, for */
+    int raw_count;                        /* commands that read their own */
 };
 
 int korp_perft(const struct korp_args *args);
@@ -33,6 +35,9 @@ int korp_replay(const struct korp_args *args);
 int korp_analyse(const struct korp_args *args);
 /* `korp uci`: the engine over UCI on stdin/stdout (korp_uci.c). */
 int korp_uci(const struct korp_args *args);
+/* `korp glicko2`: one Glicko-2 rating period (korp_glicko2.c); reads
+ * args->raw itself. */
+int korp_glicko2(const struct korp_args *args);
 
 /*
  * Prints, as one JSON object on a line, what an arbiter needs to rule on a

@@ -134,7 +134,8 @@ enum db_termination {
     DB_END_AGREEMENT,
     DB_END_RESIGNATION,
     DB_END_TIMEOUT,
-    DB_END_ADJUDICATION
+    DB_END_ADJUDICATION,
+    DB_END_FORFEIT                /* issue 19: a withdrawal from a tournament */
 };
 
 /* A side: whose draw offer stands (NONE: nobody's), which colour a
@@ -346,6 +347,7 @@ struct db_challenge {
     enum db_challenge_status status;
     char game_id[BASE_ID_SIZE]; /* "" until accepted */
     char created_at[DB_TIME_SIZE];
+    bool rated;               /* its game changes ratings (issue 19) */
 };
 
 /* Why db_challenge_create refused a challenge (DB_CONFLICT). */
@@ -436,6 +438,15 @@ struct db_game {
     /* db_game_list only: created_at in microseconds since 1970, with id
      * the keyset position of the game for the next page. */
     char created_us[24];
+    /* Issue 19: whether it changes ratings, and once a rated game is over,
+     * each side's rating after minus before (by colour: [0] White). */
+    bool rated;
+    bool has_rating_diff;
+    double rating_diff[2];
+    /* Issue 19: its round-robin tournament ("" for none) and, when made,
+     * its round in the Berger tables. */
+    char tournament_id[BASE_ID_SIZE];
+    int tournament_round;
 };
 
 /* Frees what a db_game owns.  Safe on a zeroed or cleared game. */
@@ -479,6 +490,10 @@ enum db_event {
     DB_EVENT_CLAIM,               /* "claim": an accepted draw claim */
     DB_EVENT_GAME_END,            /* "game_end" */
     DB_EVENT_MESSAGE,             /* "message": a player's message to the other */
+    /* Issue 19. */
+    DB_EVENT_ARBITER,             /* "arbiter": an arbiter's decision on a queue item */
+    DB_EVENT_TOURNAMENT_START,    /* "tournament_start" */
+    DB_EVENT_TOURNAMENT_END,      /* "tournament_end" */
     DB_EVENT_COUNT
 };
 
@@ -584,7 +599,7 @@ void db_listener_stop(struct db_listener *l);
 
 /* The kinds of notification a player may choose (event types and the
  * deadline reminder), as korp_notification_types() lists them. */
-#define DB_NOTIFICATION_TYPE_COUNT 10
+#define DB_NOTIFICATION_TYPE_COUNT 13   /* 9, issue 18's message, issue 19's 3 */
 extern const char *const db_notification_types[DB_NOTIFICATION_TYPE_COUNT];
 
 /* A set of notification kinds: bit i stands for db_notification_types[i]. */
@@ -911,5 +926,220 @@ enum db_status db_leave_list(struct db_pool *pool, const char *player_id, struct
 /* The end of the player's leave in force, "" when none. */
 enum db_status db_leave_until(struct db_pool *pool, const char *player_id,
                               char until[DB_TIME_SIZE], struct base_err *err);
+/* ---- Ratings (issue 19) ------------------------------------------------- */
+
+/* A player's Glicko-2 rating in a variant, as stored. */
+struct db_rating {
+    const struct rules_variant *variant;
+    double rating, rd, volatility;
+    int games;                 /* rated games played */
+    double idle_days;          /* db_rating_lock: days since the last rated
+                                  game, or -1 for none */
+};
+
+/* Locks the player's rating in v for a game's ending (made at `start`'s
+ * values if they have none yet) and reads it into out. */
+enum db_status db_rating_lock(struct db_tx *tx, const char *player_id,
+                              const struct rules_variant *v, const struct db_rating *start,
+                              struct db_rating *out);
+
+/* Saves the player's rating after game_id (one more game, rated now) and
+ * appends it to their history. */
+enum db_status db_rating_record(struct db_tx *tx, const char *player_id,
+                                const struct rules_variant *v, const char *game_id,
+                                const struct db_rating *after);
+
+/* Stores a rated game's rating changes (after minus before) by colour. */
+enum db_status db_game_rating_diff_set(struct db_tx *tx, const char *game_id, double white,
+                                       double black);
+
+/* The player's stored ratings (variants where they have played rated). */
+enum db_status db_player_ratings(struct db_pool *pool, const char *player_id,
+                                 struct db_rating *out, int max, int *count,
+                                 struct base_err *err);
+
+/* One point of a rating history. */
+struct db_rating_point {
+    char game_id[BASE_ID_SIZE];
+    char at[DB_TIME_SIZE];
+    double rating, rd;
+};
+
+/* The player's newest `max` ratings in v after rated games, oldest first. */
+enum db_status db_rating_history(struct db_pool *pool, const char *player_id,
+                                 const struct rules_variant *v, struct db_rating_point *out,
+                                 int max, int *count, struct base_err *err);
+
+/* One row of a leaderboard. */
+struct db_leader {
+    char id[BASE_ID_SIZE];
+    char name[DB_NAME_SIZE];
+    double rating, rd;
+    int games;
+};
+
+/* Players rated in v with RD at most max_rd, highest rating first. */
+enum db_status db_leaderboard(struct db_pool *pool, const struct rules_variant *v,
+                              double max_rd, struct db_leader *out, int max, int *count,
+                              struct base_err *err);
+
+/* Games finished, and games lost on time, in the last 90 days. */
+struct db_player_stats {
+    int finished_90d, timeouts_90d;
+};
+
+enum db_status db_player_stats_get(struct db_pool *pool, const char *player_id,
+                                   struct db_player_stats *out, struct base_err *err);
+
+/* ---- The arbiter's queue (issue 19) -------------------------------------- */
+
+enum db_queue_kind {
+    DB_QUEUE_PERPETUAL = 0,       /* "perpetual": a perpetual-check claim */
+    DB_QUEUE_REQUEST,             /* "request": a player asks for an arbiter */
+    DB_QUEUE_TOURNAMENT_END       /* "tournament-end": still going at the end */
+};
+
+const char *db_queue_kind_text(enum db_queue_kind kind);
+bool db_queue_kind_parse(const char *text, enum db_queue_kind *out);
+
+/* One item of the queue; details is its JSON object (owned). */
+struct db_queue_item {
+    char id[BASE_ID_SIZE];
+    enum db_queue_kind kind;
+    char game_id[BASE_ID_SIZE];
+    char created_at[DB_TIME_SIZE];
+    bool open;
+    char *details;
+};
+
+void db_queue_item_clear(struct db_queue_item *q);
+
+/* Adds an open item (id made here) about a game, from a player or NULL;
+ * details_json is an object, to which `text` (if not NULL) is added. */
+enum db_status db_queue_add(struct db_tx *tx, enum db_queue_kind kind, const char *game_id,
+                            const char *player_id, const char *details_json,
+                            const char *text, char id[BASE_ID_SIZE]);
+
+/* The open items, oldest first (db_queue_item_clear each). */
+enum db_status db_queue_list(struct db_pool *pool, struct db_queue_item *out, int max,
+                             int *count, struct base_err *err);
+
+/* Locks one item.  DB_NOT_FOUND if none. */
+enum db_status db_queue_lock(struct db_tx *tx, const char *id, struct db_queue_item *out);
+
+/* Dismisses an open item with the arbiter's reason; detail gets the JSON of
+ * the `arbiter` event owed to the game's players. */
+enum db_status db_queue_dismiss(struct db_tx *tx, const char *id, const char *reason,
+                                char *detail, size_t size);
+
+/* Resolves the game's open items (its adjudication, with that reason);
+ * *count says how many, detail the `arbiter` event's JSON. */
+enum db_status db_queue_resolve_game(struct db_tx *tx, const char *game_id, const char *reason,
+                                     int *count, char *detail, size_t size);
+
+/* ---- Round-robin tournaments (issue 19) --------------------------------- */
+
+enum db_tournament_status {
+    DB_TOURNAMENT_OPEN = 0,       /* "open": players may join */
+    DB_TOURNAMENT_ACTIVE,         /* "active": its games are being played */
+    DB_TOURNAMENT_FINISHED,       /* "finished": its last game has ended */
+    DB_TOURNAMENT_CANCELED        /* "canceled": too few players at starts_at */
+};
+
+const char *db_tournament_status_text(enum db_tournament_status status);
+bool db_tournament_status_parse(const char *text, enum db_tournament_status *out);
+
+struct db_tournament {
+    char id[BASE_ID_SIZE];
+    char name[128];
+    const struct rules_variant *variant;
+    char director_id[BASE_ID_SIZE], director_name[DB_NAME_SIZE];
+    enum db_tournament_status status;
+    int days_per_move;            /* 0: none */
+    char clock[256];              /* the clock asked for, as JSON; "" for none */
+    bool rated, double_round, leave_allowed;
+    int max_players;
+    bool has_min_rating, has_max_rating, has_max_timeout;
+    double min_rating, max_rating;
+    int max_timeout_percent;
+    char starts_at[DB_TIME_SIZE], ends_at[DB_TIME_SIZE];   /* "" for none */
+    char created_at[DB_TIME_SIZE];
+    int player_count;
+    char created_us[24];          /* list keyset, as for games */
+};
+
+struct db_tournament_player {
+    char id[BASE_ID_SIZE];
+    char name[DB_NAME_SIZE];
+    int number;                   /* by lot at the start; 0 before */
+    bool withdrawn;
+};
+
+/* A tournament's game as its crosstable needs it. */
+struct db_tournament_game {
+    char id[BASE_ID_SIZE];
+    char white_id[BASE_ID_SIZE], black_id[BASE_ID_SIZE];
+    enum db_game_status status;
+    enum rules_result result;
+    int round;
+};
+
+/* Creates a tournament (id made here), status open. */
+enum db_status db_tournament_insert(struct db_pool *pool, struct db_tournament *t,
+                                    struct base_err *err);
+
+/* One tournament, or locked for a change.  DB_NOT_FOUND if none. */
+enum db_status db_tournament_get(struct db_pool *pool, const char *id, struct db_tournament *out,
+                                 struct base_err *err);
+enum db_status db_tournament_lock(struct db_tx *tx, const char *id, struct db_tournament *out);
+
+/* Its players (numbered ones by number, then by joining). */
+enum db_status db_tournament_players(struct db_pool *pool, const char *id,
+                                     struct db_tournament_player *out, int max, int *count,
+                                     struct base_err *err);
+enum db_status db_tournament_players_tx(struct db_tx *tx, const char *id,
+                                        struct db_tournament_player *out, int max, int *count);
+
+/* Its games, by round. */
+enum db_status db_tournament_games(struct db_pool *pool, const char *id,
+                                   struct db_tournament_game *out, int max, int *count,
+                                   struct base_err *err);
+
+/* Adds a player; DB_CONFLICT when they are in it already. */
+enum db_status db_tournament_join(struct db_tx *tx, const char *id, const char *player_id);
+/* Takes a player out before the start, or marks them withdrawn after it;
+ * DB_NOT_FOUND when they are not in it. */
+enum db_status db_tournament_leave(struct db_tx *tx, const char *id, const char *player_id,
+                                   bool after_start);
+enum db_status db_tournament_number(struct db_tx *tx, const char *id, const char *player_id,
+                                    int number);
+enum db_status db_tournament_set_status(struct db_tx *tx, const char *id,
+                                        enum db_tournament_status status);
+
+/* The ids of the player's games still going in the tournament (up to max). */
+enum db_status db_tournament_open_games(struct db_tx *tx, const char *id, const char *player_id,
+                                        char (*out)[BASE_ID_SIZE], int max, int *count);
+
+/* Makes a game unrated (a forfeit). */
+enum db_status db_game_unrate(struct db_tx *tx, const char *game_id);
+
+/* Tells every player of the tournament (tournament_start, tournament_end). */
+enum db_status db_tournament_event(struct db_tx *tx, const char *id, enum db_event event);
+
+/* The oldest open tournament whose starts_at has passed, locked (skipping
+ * ones another process holds); or the oldest active one whose ends_at has
+ * passed and not been handled.  DB_NOT_FOUND when none. */
+enum db_status db_tournament_due_start(struct db_tx *tx, struct db_tournament *out);
+enum db_status db_tournament_due_end(struct db_tx *tx, struct db_tournament *out);
+/* Puts the tournament's games still going on the arbiter's queue, once. */
+enum db_status db_tournament_end_queue(struct db_tx *tx, const char *id);
+
+/* Tournaments, newest first, by status (NULL: any), after a keyset
+ * position (after_us/after_id; NULL: the first page); *more says whether
+ * another page follows. */
+enum db_status db_tournament_list(struct db_pool *pool, const enum db_tournament_status *status,
+                                  const char *after_us, const char *after_id,
+                                  struct db_tournament *out, int max, int *count, bool *more,
+                                  struct base_err *err);
 
 #endif

@@ -27,6 +27,7 @@ static void challenge_read(void *out, const struct db_row *row)
     db_row_text(&r, "game_id", c->game_id, sizeof c->game_id);
     db_row_text(&r, "created_at", c->created_at, sizeof c->created_at);
     db_clock_read(&r, c->days_per_move, &c->clock);
+    c->rated = db_row_bool(&r, "rated");
 }
 
 struct challenge_create {
@@ -69,12 +70,13 @@ static enum db_status challenge_create(struct db_tx *tx, void *arg)
     struct db_challenge *c = a->c;
     char days[16], initial[16], increment[16], most[16];
     bool fischer = c->clock.type == DB_CLOCK_FISCHER;
-    const char *params[11] = { c->id, c->variant->name, c->challenger_id,
+    const char *params[12] = { c->id, c->variant->name, c->challenger_id,
                                c->opponent_id[0] ? c->opponent_id : NULL, db_color_text(c->color),
                                c->days_per_move > 0 ? days : NULL,
                                c->fifty_move_rule ? "true" : "false",
                                fischer ? initial : NULL, fischer ? increment : NULL,
-                               fischer ? most : NULL, c->clock.leave_allowed ? "true" : "false" };
+                               fischer ? most : NULL, c->clock.leave_allowed ? "true" : "false",
+                               c->rated ? "true" : "false" };
     const char *get[1] = { c->id };
     PGresult *res = NULL;
     enum db_status rc;

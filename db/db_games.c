@@ -120,6 +120,11 @@ void db_game_read(void *out, const struct db_row *row)
     g->overdue = db_row_bool(&r, "overdue");
     db_clock_read(&r, g->days_per_move, &g->clock);
     clock_now_read(&r, g);
+    g->rated = db_row_bool(&r, "rated");
+    g->has_rating_diff = !db_row_is_null(&r, "rating_diff_white");
+    g->rating_diff[0] = db_row_double(&r, "rating_diff_white");
+    g->rating_diff[1] = db_row_double(&r, "rating_diff_black");
+    db_row_text(&r, "tournament_id", g->tournament_id, sizeof g->tournament_id);
 }
 
 enum db_status db_game_insert(struct db_tx *tx, struct db_game *g, const char *challenge_id)
@@ -127,12 +132,15 @@ enum db_status db_game_insert(struct db_tx *tx, struct db_game *g, const char *c
     char days[16], version[16], fifty[8], initial[16], increment[16], most[16];
     char *keys = keys_format(g->keys, g->key_count);
     bool fischer = g->clock.type == DB_CLOCK_FISCHER;
-    const char *params[14] = { g->id, g->variant->name, g->white_id, g->black_id, g->fen, fifty,
+    char round[16];
+    const char *params[17] = { g->id, g->variant->name, g->white_id, g->black_id, g->fen, fifty,
                                g->days_per_move > 0 ? days : NULL, keys, version,
                                challenge_id ? challenge_id : "",
                                fischer ? initial : NULL, fischer ? increment : NULL,
                                fischer ? most : NULL,
-                               g->clock.leave_allowed ? "true" : "false" };
+                               g->clock.leave_allowed ? "true" : "false",
+                               g->rated ? "true" : "false",
+                               g->tournament_id, g->tournament_round > 0 ? round : NULL };
     PGresult *res = NULL;
     enum db_status rc;
 
@@ -142,6 +150,7 @@ enum db_status db_game_insert(struct db_tx *tx, struct db_game *g, const char *c
         return DB_HARD_ERROR;
     }
     snprintf(days, sizeof days, "%d", g->days_per_move);
+    snprintf(round, sizeof round, "%d", g->tournament_round);
     snprintf(version, sizeof version, "%d", g->key_version);
     snprintf(fifty, sizeof fifty, "%s", g->fifty_move_rule ? "true" : "false");
     snprintf(initial, sizeof initial, "%d", g->clock.initial_days);
@@ -224,6 +233,9 @@ const char *db_event_name(enum db_event event)
         [DB_EVENT_CLAIM] = "claim",
         [DB_EVENT_GAME_END] = "game_end",
         [DB_EVENT_MESSAGE] = "message",
+        [DB_EVENT_ARBITER] = "arbiter",
+        [DB_EVENT_TOURNAMENT_START] = "tournament_start",
+        [DB_EVENT_TOURNAMENT_END] = "tournament_end",
     };
     return (unsigned)event < DB_EVENT_COUNT ? names[event] : "unknown";
 }

@@ -32,6 +32,7 @@ static const struct name terminations[] = {
     { DB_END_RESIGNATION, "resignation" },
     { DB_END_TIMEOUT, "timeout" },
     { DB_END_ADJUDICATION, "adjudication" },
+    { DB_END_FORFEIT, "forfeit" },
 };
 
 static const struct name colors[] = {
@@ -51,6 +52,20 @@ static const struct name challenge_statuses[] = {
 static const struct name channels[] = {
     { DB_CHANNEL_EMAIL, "email" },
     { DB_CHANNEL_WEBHOOK, "webhook" },
+};
+
+/* Issue 19. */
+static const struct name queue_kinds[] = {
+    { DB_QUEUE_PERPETUAL, "perpetual" },
+    { DB_QUEUE_REQUEST, "request" },
+    { DB_QUEUE_TOURNAMENT_END, "tournament-end" },
+};
+
+static const struct name tournament_statuses[] = {
+    { DB_TOURNAMENT_OPEN, "open" },
+    { DB_TOURNAMENT_ACTIVE, "active" },
+    { DB_TOURNAMENT_FINISHED, "finished" },
+    { DB_TOURNAMENT_CANCELED, "canceled" },
 };
 
 static const char *text_of(const struct name *table, size_t n, int value)
@@ -92,6 +107,8 @@ NAMES(termination, enum db_termination, terminations)
 NAMES(color, enum db_color, colors)
 NAMES(challenge_status, enum db_challenge_status, challenge_statuses)
 NAMES(channel, enum db_channel, channels)
+NAMES(queue_kind, enum db_queue_kind, queue_kinds)
+NAMES(tournament_status, enum db_tournament_status, tournament_statuses)
 
 /* Clocks (issue 18). */
 static const struct name clock_types[] = {

@@ -13,6 +13,8 @@
 const char *const db_notification_types[DB_NOTIFICATION_TYPE_COUNT] = {
     "challenge", "challenge_declined", "challenge_canceled", "game_start", "move",
     "draw_offer", "claim", "game_end", "deadline_near", "message",
+    /* Issue 19. */
+    "arbiter", "tournament_start", "tournament_end",
 };
 
 int db_notification_type_index(const char *name)

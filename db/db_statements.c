@@ -27,7 +27,8 @@
 #define GAME_TAIL                                                                    \
     " korp_time(g.created_at) AS created_at, korp_time(g.updated_at) AS updated_at,"  \
     " g.sans, g.status = 'active' AND g.deadline IS NOT NULL"                         \
-    " AND g.deadline <= korp_now() AS overdue"
+    " AND g.deadline <= korp_now() AS overdue,"                                      \
+    " g.rated, g.rating_diff_white, g.rating_diff_black, g.tournament_id"
 /* With the repetition keys (claims, analysis), or without them (a move
  * appends its key in SQL and needs none of them). */
 #define GAME_COLUMNS GAME_HEAD "g.repetition_keys," GAME_TAIL
@@ -40,10 +41,21 @@
     "c.id, c.variant, c.challenger_id, x.name AS challenger_name, c.opponent_id,"        \
     " o.name AS opponent_name, c.color, c.days_per_move, c.fifty_move_rule, c.status,"   \
     " c.game_id, korp_time(c.created_at) AS created_at, c.clock_initial_days,"           \
-    " c.clock_increment_days, c.clock_max_days, c.leave_allowed"
+    " c.clock_increment_days, c.clock_max_days, c.leave_allowed, c.rated"
 #define CHALLENGE_FROM                                                                 \
     " FROM challenges c JOIN players x ON x.id = c.challenger_id"                       \
     " LEFT JOIN players o ON o.id = c.opponent_id"
+
+/* The columns tournament_read reads (issue 19). */
+#define TOURNAMENT_COLUMNS                                                             \
+    "t.id, t.name, t.variant, t.director_id, d.name AS director_name, t.status,"         \
+    " t.days_per_move, t.clock::text AS clock, t.rated, t.double, t.max_players,"        \
+    " t.leave_allowed, t.min_rating, t.max_rating, t.max_timeout_percent,"               \
+    " korp_time(t.starts_at) AS starts_at, korp_time(t.ends_at) AS ends_at,"             \
+    " korp_time(t.created_at) AS created_at,"                                           \
+    " (SELECT count(*) FROM tournament_players tp WHERE tp.tournament_id = t.id)"        \
+    " AS player_count"
+#define TOURNAMENT_FROM " FROM tournaments t JOIN players d ON d.id = t.director_id"
 
 /* A snapshot of the game that every game event carries. */
 #define GAME_SNAPSHOT                                                                  \
@@ -127,11 +139,11 @@ const struct db_statement db_statements[] = {
     [DB_STMT_CHALLENGE_INSERT] = { DB_STMT_CHALLENGE_INSERT, "challenge_insert",
         "INSERT INTO challenges (id, variant, challenger_id, opponent_id, color,"
         " days_per_move, fifty_move_rule, created_at, clock_initial_days,"
-        " clock_increment_days, clock_max_days, leave_allowed)"
-        " SELECT $1, $2, $3, $4, $5, $6, $7, korp_now(), $8, $9, $10, $11"
+        " clock_increment_days, clock_max_days, leave_allowed, rated)"
+        " SELECT $1, $2, $3, $4, $5, $6, $7, korp_now(), $8, $9, $10, $11, $12"
         " WHERE $4::text IS NULL AND (SELECT count(*) FROM challenges WHERE challenger_id = $3"
         "       AND opponent_id IS NULL AND status = 'open') < 10"
-        " OR EXISTS (SELECT 1 FROM players WHERE id = $4)", 11 },
+        " OR EXISTS (SELECT 1 FROM players WHERE id = $4)", 12 },
     /* An open challenge's opponent: whoever accepts it first. */
     [DB_STMT_CHALLENGE_TAKE] = { DB_STMT_CHALLENGE_TAKE, "challenge_take",
         "UPDATE challenges c SET opponent_id = p.id FROM players p"
@@ -175,13 +187,14 @@ const struct db_statement db_statements[] = {
         " INSERT INTO games (id, variant, white_id, black_id, fen, fifty_move_rule,"
         " days_per_move, deadline, repetition_keys, key_version, challenge_id,"
         " created_at, updated_at, clock_initial_days, clock_increment_days, clock_max_days,"
-        " leave_allowed, white_seconds, black_seconds, turn_started_at)"
+        " leave_allowed, white_seconds, black_seconds, turn_started_at, rated, tournament_id,"
+        " tournament_round)"
         " SELECT $1, $2, $3, $4, $5, $6, $7::int,"
         " CASE WHEN n.s IS NOT NULL THEN korp_run_out($3, $4, $14, n.t, n.s) END,"
         " $8::bigint[], $9, nullif($10, ''), korp_now(), korp_now(), $11, $12, $13, $14,"
-        " n.s, n.s, n.t FROM n"
+        " n.s, n.s, n.t, $15, nullif($16, ''), $17::int FROM n"
         " RETURNING korp_time(created_at) AS created_at, korp_time(updated_at) AS updated_at,"
-        " korp_time(deadline) AS deadline" GAME_CLOCK_RETURNING, 14 },
+        " korp_time(deadline) AS deadline" GAME_CLOCK_RETURNING, 17 },
     [DB_STMT_GAME_LOCK] = { DB_STMT_GAME_LOCK, "game_lock",
         "SELECT " GAME_COLUMNS_NO_KEYS GAME_FROM " WHERE g.id = $1 FOR UPDATE OF g", 1 },
     [DB_STMT_GAME_LOCK_KEYS] = { DB_STMT_GAME_LOCK_KEYS, "game_lock_keys",
@@ -712,6 +725,144 @@ const struct db_statement db_statements[] = {
 #undef LEAVE_TODAY
 #undef LEAVE_START
 #undef LEAVE_END
+    /* ---- ratings (issue 19) */
+    /* A player's rating in a variant, made at the starting values ($3-$5)
+     * if they have none, locked for the game's ending transaction; with the
+     * days since their last rated game (NULL: none). */
+    [DB_STMT_RATING_LOCK] = { DB_STMT_RATING_LOCK, "rating_lock",
+        "INSERT INTO ratings (player_id, variant, rating, rd, volatility)"
+        " VALUES ($1, $2, $3::float8, $4::float8, $5::float8)"
+        " ON CONFLICT (player_id, variant) DO UPDATE SET games = ratings.games"
+        " RETURNING variant, rating, rd, volatility, games,"
+        " extract(epoch FROM korp_now() - last_rated_at) / 86400.0 AS idle_days", 5 },
+    [DB_STMT_RATING_RECORD] = { DB_STMT_RATING_RECORD, "rating_record",
+        "WITH u AS (UPDATE ratings SET rating = $4::float8, rd = $5::float8,"
+        " volatility = $6::float8, games = games + 1, last_rated_at = korp_now()"
+        " WHERE player_id = $1 AND variant = $2)"
+        " INSERT INTO rating_history (player_id, variant, game_id, at, rating, rd)"
+        " VALUES ($1, $2, $3, korp_now(), $4::float8, $5::float8)", 6 },
+    [DB_STMT_GAME_RATING_DIFF] = { DB_STMT_GAME_RATING_DIFF, "game_rating_diff",
+        "UPDATE games SET rating_diff_white = $2::float8, rating_diff_black = $3::float8"
+        " WHERE id = $1", 3 },
+    [DB_STMT_PLAYER_RATINGS] = { DB_STMT_PLAYER_RATINGS, "player_ratings",
+        "SELECT variant, rating, rd, volatility, games, NULL AS idle_days FROM ratings"
+        " WHERE player_id = $1 ORDER BY variant", 1 },
+    /* The newest $3 points, oldest first. */
+    [DB_STMT_RATING_HISTORY] = { DB_STMT_RATING_HISTORY, "rating_history",
+        "SELECT * FROM (SELECT game_id, korp_time(at) AS at, rating, rd, at AS t"
+        " FROM rating_history WHERE player_id = $1 AND variant = $2"
+        " ORDER BY at DESC, game_id DESC LIMIT $3) h ORDER BY t, game_id", 3 },
+    [DB_STMT_LEADERBOARD] = { DB_STMT_LEADERBOARD, "leaderboard",
+        "SELECT r.player_id, p.name, r.rating, r.rd, r.games FROM ratings r"
+        " JOIN players p ON p.id = r.player_id"
+        " WHERE r.variant = $1 AND r.games > 0 AND r.rd <= $2::float8"
+        " ORDER BY r.rating DESC, r.player_id LIMIT $3", 3 },
+    /* Games finished, and lost on time, in the last 90 days. */
+    [DB_STMT_PLAYER_STATS] = { DB_STMT_PLAYER_STATS, "player_stats",
+        "SELECT count(*) AS finished_90d, count(*) FILTER (WHERE g.termination = 'timeout'"
+        " AND (g.white_id = $1 AND g.result = '0-1' OR g.black_id = $1 AND g.result = '1-0'))"
+        " AS timeouts_90d FROM games g WHERE g.status = 'finished'"
+        " AND (g.white_id = $1 OR g.black_id = $1)"
+        " AND g.updated_at > korp_now() - interval '90 days'", 1 },
+
+    /* ---- the arbiter's queue (issue 19) */
+    [DB_STMT_QUEUE_ADD] = { DB_STMT_QUEUE_ADD, "queue_add",
+        "INSERT INTO arbiter_queue (id, kind, game_id, player_id, details, created_at)"
+        " VALUES ($1, $2, $3, $4, $5::jsonb || CASE WHEN $6::text IS NULL THEN '{}'::jsonb"
+        " ELSE jsonb_build_object('text', $6::text) END, korp_now())", 6 },
+    [DB_STMT_QUEUE_LIST] = { DB_STMT_QUEUE_LIST, "queue_list",
+        "SELECT id, kind, game_id, korp_time(created_at) AS created_at, details::text AS details,"
+        " true AS open FROM arbiter_queue WHERE status = 'open'"
+        " ORDER BY arbiter_queue.created_at, id LIMIT $1", 1 },
+    [DB_STMT_QUEUE_LOCK] = { DB_STMT_QUEUE_LOCK, "queue_lock",
+        "SELECT id, kind, game_id, korp_time(created_at) AS created_at, details::text AS details,"
+        " status = 'open' AS open FROM arbiter_queue WHERE id = $1 FOR UPDATE", 1 },
+    /* Both build the `arbiter` event's detail for the game's players. */
+    [DB_STMT_QUEUE_DISMISS] = { DB_STMT_QUEUE_DISMISS, "queue_dismiss",
+        "WITH u AS (UPDATE arbiter_queue SET status = 'dismissed', reason = $2,"
+        " resolved_at = korp_now() WHERE id = $1 AND status = 'open' RETURNING id, kind)"
+        " SELECT count(*) AS n, jsonb_build_object('decision', 'dismissed', 'reason', $2::text,"
+        " 'items', coalesce(jsonb_agg(jsonb_build_object('id', id, 'kind', kind)), '[]'))::text"
+        " AS detail FROM u", 2 },
+    [DB_STMT_QUEUE_RESOLVE_GAME] = { DB_STMT_QUEUE_RESOLVE_GAME, "queue_resolve_game",
+        "WITH u AS (UPDATE arbiter_queue SET status = 'resolved', reason = $2,"
+        " resolved_at = korp_now() WHERE game_id = $1 AND status = 'open' RETURNING id, kind)"
+        " SELECT count(*) AS n, jsonb_build_object('decision', 'adjudicated', 'reason', $2::text,"
+        " 'items', coalesce(jsonb_agg(jsonb_build_object('id', id, 'kind', kind)"
+        " ORDER BY id), '[]'))::text AS detail FROM u", 2 },
+
+    /* ---- tournaments (issue 19) */
+    [DB_STMT_TOURNAMENT_INSERT] = { DB_STMT_TOURNAMENT_INSERT, "tournament_insert",
+        "INSERT INTO tournaments (id, name, variant, director_id, days_per_move, clock, rated,"
+        " double, max_players, leave_allowed, min_rating, max_rating, max_timeout_percent,"
+        " starts_at, ends_at, created_at)"
+        " VALUES ($1, $2, $3, $4, $5::int, $6::jsonb, $7, $8, $9::int, $10, $11::float8,"
+        " $12::float8, $13::int, $14::timestamptz, $15::timestamptz, korp_now())", 15 },
+    [DB_STMT_TOURNAMENT_GET] = { DB_STMT_TOURNAMENT_GET, "tournament_get",
+        "SELECT " TOURNAMENT_COLUMNS TOURNAMENT_FROM " WHERE t.id = $1", 1 },
+    [DB_STMT_TOURNAMENT_LOCK] = { DB_STMT_TOURNAMENT_LOCK, "tournament_lock",
+        "SELECT " TOURNAMENT_COLUMNS TOURNAMENT_FROM " WHERE t.id = $1 FOR UPDATE OF t", 1 },
+    [DB_STMT_TOURNAMENT_PLAYERS] = { DB_STMT_TOURNAMENT_PLAYERS, "tournament_players",
+        "SELECT p.id, p.name, tp.number, tp.withdrawn FROM tournament_players tp"
+        " JOIN players p ON p.id = tp.player_id WHERE tp.tournament_id = $1"
+        " ORDER BY tp.number NULLS LAST, tp.joined_at, p.id", 1 },
+    [DB_STMT_TOURNAMENT_GAMES] = { DB_STMT_TOURNAMENT_GAMES, "tournament_games",
+        "SELECT id, white_id, black_id, status, result, tournament_round FROM games"
+        " WHERE tournament_id = $1 ORDER BY tournament_round, id", 1 },
+    [DB_STMT_TOURNAMENT_JOIN] = { DB_STMT_TOURNAMENT_JOIN, "tournament_join",
+        "INSERT INTO tournament_players (tournament_id, player_id, joined_at)"
+        " VALUES ($1, $2, korp_now()) ON CONFLICT DO NOTHING RETURNING player_id", 2 },
+    [DB_STMT_TOURNAMENT_REMOVE] = { DB_STMT_TOURNAMENT_REMOVE, "tournament_remove",
+        "DELETE FROM tournament_players WHERE tournament_id = $1 AND player_id = $2"
+        " RETURNING player_id", 2 },
+    [DB_STMT_TOURNAMENT_WITHDRAW] = { DB_STMT_TOURNAMENT_WITHDRAW, "tournament_withdraw",
+        "UPDATE tournament_players SET withdrawn = true WHERE tournament_id = $1"
+        " AND player_id = $2 AND NOT withdrawn RETURNING player_id", 2 },
+    [DB_STMT_TOURNAMENT_NUMBER] = { DB_STMT_TOURNAMENT_NUMBER, "tournament_number",
+        "UPDATE tournament_players SET number = $3::int WHERE tournament_id = $1"
+        " AND player_id = $2", 3 },
+    [DB_STMT_TOURNAMENT_SET_STATUS] = { DB_STMT_TOURNAMENT_SET_STATUS, "tournament_set_status",
+        "UPDATE tournaments SET status = $2 WHERE id = $1", 2 },
+    [DB_STMT_TOURNAMENT_OPEN_GAMES] = { DB_STMT_TOURNAMENT_OPEN_GAMES, "tournament_open_games",
+        "SELECT id FROM games WHERE tournament_id = $1 AND status = 'active'"
+        " AND ($2::text IS NULL OR white_id = $2 OR black_id = $2)"
+        " ORDER BY tournament_round, id", 2 },
+    /* Players' rows first, in one order, so that each player's event ids
+     * follow commit order (as for games). */
+    [DB_STMT_TOURNAMENT_EVENT_LOCK] = { DB_STMT_TOURNAMENT_EVENT_LOCK, "tournament_event_lock",
+        "SELECT 1 FROM players p JOIN tournament_players tp ON tp.player_id = p.id"
+        " WHERE tp.tournament_id = $1 ORDER BY p.id FOR NO KEY UPDATE OF p", 1 },
+    [DB_STMT_TOURNAMENT_EVENT] = { DB_STMT_TOURNAMENT_EVENT, "tournament_event",
+        "WITH e AS (INSERT INTO events (player_id, game_id, type, payload, created_at)"
+        " SELECT tp.player_id, NULL, $2, jsonb_build_object('tournament_id', t.id,"
+        " 'name', t.name, 'variant', t.variant, 'status', t.status), korp_now()"
+        " FROM tournaments t JOIN tournament_players tp ON tp.tournament_id = t.id"
+        " WHERE t.id = $1 RETURNING id)"
+        " SELECT pg_notify('" DB_EVENTS_CHANNEL "', string_agg(id::text, ',')) FROM e", 2 },
+    [DB_STMT_TOURNAMENT_DUE_START] = { DB_STMT_TOURNAMENT_DUE_START, "tournament_due_start",
+        "SELECT " TOURNAMENT_COLUMNS TOURNAMENT_FROM " WHERE t.status = 'open'"
+        " AND t.starts_at <= korp_now() ORDER BY t.starts_at, t.id LIMIT 1"
+        " FOR UPDATE OF t SKIP LOCKED", 0 },
+    [DB_STMT_TOURNAMENT_DUE_END] = { DB_STMT_TOURNAMENT_DUE_END, "tournament_due_end",
+        "SELECT " TOURNAMENT_COLUMNS TOURNAMENT_FROM " WHERE t.status = 'active'"
+        " AND NOT t.ends_at_handled AND t.ends_at <= korp_now() ORDER BY t.ends_at, t.id"
+        " LIMIT 1 FOR UPDATE OF t SKIP LOCKED", 0 },
+    [DB_STMT_TOURNAMENT_END_QUEUE] = { DB_STMT_TOURNAMENT_END_QUEUE, "tournament_end_queue",
+        "WITH h AS (UPDATE tournaments SET ends_at_handled = true WHERE id = $1)"
+        " INSERT INTO arbiter_queue (id, kind, game_id, details, created_at)"
+        " SELECT 'te' || substr(md5(g.id || $1), 1, 8), 'tournament-end', g.id,"
+        " jsonb_build_object('tournament_id', $1::text), korp_now()"
+        " FROM games g WHERE g.tournament_id = $1 AND g.status = 'active'"
+        " ON CONFLICT (id) DO NOTHING", 1 },
+    [DB_STMT_TOURNAMENT_LIST] = { DB_STMT_TOURNAMENT_LIST, "tournament_list",
+        "SELECT " TOURNAMENT_COLUMNS ","
+        " (extract(epoch FROM t.created_at) * 1000000)::bigint AS created_us" TOURNAMENT_FROM
+        " WHERE ($1::text IS NULL OR t.status = $1)"
+        " AND ($2::bigint IS NULL OR (t.created_at, t.id) <"
+        " (timestamptz 'epoch' + $2::bigint * interval '1 microsecond', $3::text))"
+        " ORDER BY t.created_at DESC, t.id DESC LIMIT $4", 4 },
+    [DB_STMT_GAME_UNRATE] = { DB_STMT_GAME_UNRATE, "game_unrate",
+        "UPDATE games SET rated = false WHERE id = $1", 1 },
 };
 
 _Static_assert(sizeof db_statements / sizeof db_statements[0] == DB_STMT_COUNT,

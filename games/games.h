@@ -220,5 +220,56 @@ void games_leave_book(struct db_pool *pool, const char *player_id, const char *s
  * today (UTC); the days not used come back. */
 void games_leave_cancel(struct db_pool *pool, const char *player_id, const char *leave_id,
                         struct games_leave *out);
+/* ---- Ratings (issue 19, games_ratings.c) */
+
+/* Days in one Glicko-2 rating period (KORP_RATING_PERIOD_DAYS, default 7):
+ * call once before threads start. */
+void games_ratings_set_period(int days);
+
+/* ---- The arbiter's queue (issue 19, games_arbiter.c) */
+
+/*
+ * A perpetual-check claim by the player to move: `line` (moves to come in
+ * any notation the variant reads, the claimant's first) must be legal from
+ * the current position, and each of the claimant's moves must give check.
+ * A valid claim is queued for an arbiter (claim_id) and the game goes on.
+ * Refused with GAMES_ILLEGAL and detail naming the move; *not_check says
+ * the move was legal but gave no check.
+ */
+void games_perpetual_claim(struct db_pool *pool, const char *player_id, const char *game_id,
+                           const char *line, bool *not_check, char claim_id[BASE_ID_SIZE],
+                           struct games_result *out);
+
+/* A player of the game asks for an arbiter (request_id). */
+void games_arbiter_request(struct db_pool *pool, const char *player_id, const char *game_id,
+                           const char *text, char request_id[BASE_ID_SIZE],
+                           struct games_result *out);
+
+/* An arbiter dismisses an open item with a reason; both players are told. */
+void games_arbiter_dismiss(struct db_pool *pool, const char *item_id, const char *reason,
+                           struct games_result *out);
+
+/* ---- Round-robin tournaments (issue 19, games_tournaments.c) */
+
+/* Joins an open tournament, its entry conditions checked (GAMES_ILLEGAL
+ * with the reason when not met; GAMES_CONFLICT when full or started); *t
+ * is the tournament after it. */
+void games_tournament_join(struct db_pool *pool, const char *player_id, const char *id,
+                           struct db_tournament *t, struct games_result *out);
+
+/* Leaves a tournament before its start, or withdraws after it: every
+ * unfinished game of the player ends as their loss (forfeit, unrated). */
+void games_tournament_withdraw(struct db_pool *pool, const char *player_id, const char *id,
+                               struct db_tournament *t, struct games_result *out);
+
+/* Starts an open tournament (its director, or an arbiter): numbers by lot
+ * and every game at once; at least 3 players. */
+void games_tournament_start(struct db_pool *pool, const char *caller_id, bool arbiter,
+                            const char *id, struct db_tournament *t, struct games_result *out);
+
+/* Starts (or cancels) tournaments whose starts_at has passed, and queues
+ * for an arbiter the games still going at ends_at; returns how many
+ * tournaments it handled, or -1 with err.  Safe with several korpd. */
+int games_tournaments_sweep(struct db_pool *pool, struct base_err *err);
 
 #endif

@@ -82,7 +82,7 @@ static enum db_status claim_step(struct db_tx *tx, struct games_result *r,
     if ((rc = db_game_save(tx, &r->game)) != DB_OK ||
         (rc = db_game_event(tx, r->game.id, DB_EVENT_CLAIM, detail)) != DB_OK)
         return rc;
-    return db_game_event(tx, r->game.id, DB_EVENT_GAME_END, NULL);
+    return games_announce_end(tx, &r->game);
 }
 
 void games_claim(struct db_pool *pool, const char *player_id, const char *game_id,

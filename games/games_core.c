@@ -161,8 +161,18 @@ void games_finish(struct db_game *g, enum rules_result result, enum db_terminati
     g->draw_offer = DB_COLOR_NONE;
 }
 
+enum db_status games_announce_end(struct db_tx *tx, struct db_game *g)
+{
+    enum db_status rc = games_ratings_game_over(tx, g);
+    if (rc == DB_OK)
+        rc = games_arbiter_game_over(tx, g);
+    if (rc == DB_OK)
+        rc = games_tournament_game_over(tx, g);
+    return rc == DB_OK ? db_game_event(tx, g->id, DB_EVENT_GAME_END, NULL) : rc;
+}
+
 enum db_status games_save_end(struct db_tx *tx, struct db_game *g)
 {
     enum db_status rc = db_game_save(tx, g);
-    return rc == DB_OK ? db_game_event(tx, g->id, DB_EVENT_GAME_END, NULL) : rc;
+    return rc == DB_OK ? games_announce_end(tx, g) : rc;
 }

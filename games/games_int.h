@@ -65,6 +65,23 @@ void games_finish(struct db_game *g, enum rules_result result, enum db_terminati
 /* Saves a game that has just ended and tells both players. */
 enum db_status games_save_end(struct db_tx *tx, struct db_game *g);
 
+/* What a game's end owes in its transaction once the game is saved: the
+ * players' ratings (games_ratings.c), the arbiter's queue (games_arbiter.c),
+ * its tournament (games_tournaments.c) and the game_end event. */
+enum db_status games_announce_end(struct db_tx *tx, struct db_game *g);
+
+/* A rated game that has just ended changes both players' ratings and
+ * g->rating_diff (games_ratings.c); nothing for any other game. */
+enum db_status games_ratings_game_over(struct db_tx *tx, struct db_game *g);
+
+/* An adjudicated game's open items on the arbiter's queue are resolved,
+ * and both players told (games_arbiter.c); nothing for other endings. */
+enum db_status games_arbiter_game_over(struct db_tx *tx, struct db_game *g);
+
+/* A tournament game's end finishes its tournament when it was the last
+ * (games_tournaments.c); nothing for other games. */
+enum db_status games_tournament_game_over(struct db_tx *tx, struct db_game *g);
+
 /* Ends a locked game whose deadline has passed (games_clock.c). */
 enum db_status games_time_out(struct db_tx *tx, struct db_game *g, void *arg);
 

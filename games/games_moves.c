@@ -131,7 +131,7 @@ static enum db_status play(struct db_tx *tx, struct rules_position *pos, struct 
     if ((rc = db_game_event(tx, g->id, DB_EVENT_MOVE, detail)) != DB_OK)
         return rc;
     if (g->status != DB_GAME_ACTIVE)
-        rc = db_game_event(tx, g->id, DB_EVENT_GAME_END, NULL);
+        rc = games_announce_end(tx, g);
     return rc;
 }
 

@@ -72,7 +72,10 @@ const char korpd_config_help[] =
     "                       no cap (default 50, 0-100000)\n"
 
     "  KORP_LEAVE_DAYS_PER_YEAR  days of leave each player may book per calendar\n"
-    "                       year, stopping their games' clocks (default 45, 0-366)\n";
+    "                       year, stopping their games' clocks (default 45, 0-366)\n"
+    "  KORP_RATING_PERIOD_DAYS  a rating's deviation grows by one Glicko-2 rating\n"
+    "                       period per this many days without a rated game\n"
+    "                       (default 7, 1-365)\n";
 
 static const char *env_or(const char *name, const char *fallback)
 {
@@ -158,7 +161,8 @@ static bool accounts_load(struct korpd_config *c, struct base_err *err)
            read_int("KORP_SESSION_MAX_DAYS", 90, 1, 3650, &c->session_max_days, err) &&
            read_int("KORP_SIGNUP_LIMIT", 10, 0, 100000, &c->signup_limit, err) &&
            read_int("KORP_CHALLENGES_PER_DAY", 50, 0, 100000, &c->challenges_per_day, err) &&
-           read_confirmation(c, err);
+           read_confirmation(c, err) &&
+           read_int("KORP_RATING_PERIOD_DAYS", 7, 1, 365, &c->rating_period_days, err);
 }
 
 bool korpd_config_load(struct korpd_config *c, struct base_err *err)

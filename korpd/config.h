@@ -42,6 +42,7 @@ struct korpd_config {
     int signup_limit;          /* KORP_SIGNUP_LIMIT: per address per hour; 0: none */
     bool email_confirmation;   /* KORP_EMAIL_CONFIRMATION=required (the default) */
     int challenges_per_day;    /* KORP_CHALLENGES_PER_DAY: per challenger; 0: none */
+    int rating_period_days;    /* KORP_RATING_PERIOD_DAYS (issue 19) */
 };
 
 /* The settings table, for --help. */

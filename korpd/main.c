@@ -44,6 +44,9 @@ static void sweeper(struct base_worker *w, void *arg)
     while (base_worker_sleep(w, k->config.sweep_seconds * 1000)) {
         if (games_sweep(k->pool, &err) < 0)
             base_log(BASE_LOG_WARN, "deadline sweep failed: %s", err.text);
+        /* Tournaments at their starts_at and ends_at (issue 19). */
+        if (games_tournaments_sweep(k->pool, &err) < 0)
+            base_log(BASE_LOG_WARN, "tournament sweep failed: %s", err.text);
         /* Idempotency keys are kept for 24 hours. */
         if (db_idempotency_prune(k->pool, &pruned, &err) != DB_OK)
             base_log(BASE_LOG_WARN, "pruning idempotency keys failed: %s", err.text);
@@ -194,6 +197,7 @@ int main(int argc, char **argv)
                  "requests can use the database at once",
                  config.http_threads, config.db_pool_size, config.http_threads);
     rules_init();
+    games_ratings_set_period(config.rating_period_days);
     /* Every event stream holds a descriptor: take all the system allows. */
     {
         struct rlimit files;

@@ -31,6 +31,9 @@ static const struct {
     { "webhook_disabled", NOTIFY_WEBHOOK_DISABLED },
     { "email_confirm", NOTIFY_EMAIL_CONFIRM },
     { "message", NOTIFY_MESSAGE },
+    { "arbiter", NOTIFY_ARBITER },
+    { "tournament_start", NOTIFY_TOURNAMENT_START },
+    { "tournament_end", NOTIFY_TOURNAMENT_END },
 };
 
 static bool kind_of(const char *type, enum notify_kind *kind)
@@ -133,6 +136,8 @@ static bool compose_one(const struct notify_config *c, const struct db_delivery 
     a.webhook_reason = text(data, "reason");
     a.confirm_url = l.confirm;
     fischer_time(data, a.my_color, &a);
+    a.tournament_name = text(data, "name");
+    a.arbiter_reason = text(data, "reason");
     return notify_mail_text(&a, subject, size, body, error);
 }
 

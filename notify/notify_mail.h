@@ -51,6 +51,10 @@ enum notify_kind {
     NOTIFY_EMAIL_CONFIRM,       /* confirm this address (the only mail before it is) */
     NOTIFY_MESSAGE,             /* the opponent sent you a message (issue 18) */
     NOTIFY_CONDITIONAL_PLAYED,  /* your conditional move was played (issue 18) */
+    /* Issue 19. */
+    NOTIFY_ARBITER,             /* an arbiter decided on a claim or request of a game */
+    NOTIFY_TOURNAMENT_START,    /* a tournament of yours began: its games are made */
+    NOTIFY_TOURNAMENT_END,      /* a tournament of yours ended */
     NOTIFY_KIND_COUNT
 };
 
@@ -89,6 +93,8 @@ struct notify_about {
      * turn, in seconds (shown beside the deadline). */
     bool fischer;
     long long my_time;
+    const char *tournament_name;  /* NOTIFY_TOURNAMENT_START, _END */
+    const char *arbiter_reason;   /* NOTIFY_ARBITER: the arbiter's words */
 };
 
 /*

@@ -150,6 +150,7 @@ enum field {
     FIELD_PLAYER, FIELD_OPPONENT, FIELD_GAME, FIELD_VARIANT, FIELD_COLOR, FIELD_RESULT,
     FIELD_HOW, FIELD_BY, FIELD_OUTCOME, FIELD_LEFT, FIELD_WEBHOOK, FIELD_REASON,
     FIELD_MOVE,
+    FIELD_TOURNAMENT, FIELD_DECISION,
     FIELD_COUNT
 };
 
@@ -170,6 +171,8 @@ static const struct {
     [FIELD_WEBHOOK] = { "webhook", "webhook_url" },
     [FIELD_REASON] = { "reason", "webhook_reason" },
     [FIELD_MOVE] = { "move", "last_san" },
+    [FIELD_TOURNAMENT] = { "tournament", "tournament_name" },
+    [FIELD_DECISION] = { "decision", "arbiter_reason" },
 };
 
 /* What a kind's mail shows beyond its summary. */
@@ -253,6 +256,20 @@ static const struct {
       "Your conditional move {move} was played in game {game} against {opponent} "
       "({variant}), as you had planned. It is {opponent}'s move now.",
       SHOW_DIAGRAM | SHOW_GAME_URL },
+    { NOTIFY_ARBITER, "arbiter",
+      "An arbiter has ruled on game {game}",
+      "An arbiter has ruled on a claim or request in your game {game} ({variant}): "
+      "{decision}",
+      SHOW_DIAGRAM | SHOW_GAME_URL },
+    { NOTIFY_TOURNAMENT_START, "tournament-start",
+      "Tournament {tournament} has begun",
+      "The round robin {tournament} ({variant}) has begun: all your games in it are "
+      "made, and you can play them in any order.",
+      0 },
+    { NOTIFY_TOURNAMENT_END, "tournament-end",
+      "Tournament {tournament} has ended",
+      "The round robin {tournament} ({variant}) has ended: its last game is over.",
+      0 },
     { NOTIFY_KIND_COUNT, NULL, NULL, NULL, 0 }
 };
 
@@ -463,6 +480,8 @@ bool notify_mail_text(const struct notify_about *a, char *subject, size_t subjec
     value[FIELD_WEBHOOK] = a->webhook_url;
     value[FIELD_REASON] = a->webhook_reason;
     value[FIELD_MOVE] = a->last_san;
+    value[FIELD_TOURNAMENT] = a->tournament_name;
+    value[FIELD_DECISION] = a->arbiter_reason;
 
     if (!expand(&subj, kinds[k].subject, value, kind, err))
         goto done;

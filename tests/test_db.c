@@ -68,7 +68,7 @@ static void test_db_migrations_apply_once(void **state)
                      db_migration_count());
     assert_int_equal(scalar("SELECT count(*) FROM variants WHERE name IN ('korpalski', 'glinski')"), 2);
     assert_int_equal(db_ping(pool, &latency, &version, &err), DB_OK);
-    assert_int_equal(version, db_migration_count());
+    assert_int_equal(version, db_migrations[db_migration_count() - 1].version);
     assert_true(latency >= 0);
     db_pool_free(pool);
 }
@@ -192,7 +192,7 @@ static void test_db_idle_connection_closed_by_server_is_replaced(void **state)
     assert_int_equal(plain.runs, 1);
     /* Prepared statements are prepared again on the new connection. */
     assert_int_equal(db_ping(pool, &latency, &version, &err), DB_OK);
-    assert_int_equal(version, db_migration_count());
+    assert_int_equal(version, db_migrations[db_migration_count() - 1].version);
     db_pool_free(pool);
 }
 

@@ -407,6 +407,8 @@ static struct notify_about about(enum notify_kind kind)
         .webhook_url = "https://bot.example/hook",
         .webhook_reason = "HTTP 500 on 10 deliveries in a row",
         .message_text = "Thanks for the game!\n\nShall we play a return game?",
+        .tournament_name = "Autumn Glinski",
+        .arbiter_reason = "perpetual check upheld",
     };
 }
 
@@ -461,6 +463,9 @@ static void test_notify_mail_subjects(void **state)
         /* Issue 18. */
         { NOTIFY_MESSAGE, "alice sent you a message in game aZ3kP9qw" },
         { NOTIFY_CONDITIONAL_PLAYED, "Your conditional move Q@d8 was played in game aZ3kP9qw" },
+        { NOTIFY_ARBITER, "An arbiter has ruled on game aZ3kP9qw" },
+        { NOTIFY_TOURNAMENT_START, "Tournament Autumn Glinski has begun" },
+        { NOTIFY_TOURNAMENT_END, "Tournament Autumn Glinski has ended" },
     };
     assert_int_equal(sizeof cases / sizeof *cases, NOTIFY_KIND_COUNT);
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {

@@ -870,9 +870,14 @@ ISSUE_18_BODIES = {
     "/v1/games/{id}/notes": {"text": "a note"},
     "/v1/games/{id}/messages": {"text": "a message"},
 }
+# Issue 19: valid bodies of the other {id} routes that take one.
+ID_ROUTE_BODIES = {"/v1/games/{id}/arbiter-request": {"text": "a test"},
+                   "/v1/arbiter/queue/{id}/dismiss": {"reason": "a test"}}
 
 
 def body_for(template, world):
+    if template in ID_ROUTE_BODIES:
+        return json.dumps(ID_ROUTE_BODIES[template]).encode()
     for route, t in TEMPLATES.items():
         if t == template:
             return json.dumps(json_routes(world)[route][2]).encode()
@@ -975,7 +980,7 @@ def id_operations():
 
 
 def caller_for(template, world):
-    if template.endswith("/adjudication"):
+    if template.endswith("/adjudication") or template.startswith("/v1/arbiter/"):
         return world.arbiter.token
     return world.a.token
 

@@ -36,9 +36,10 @@ DATA = os.environ.get("KORP_TEST_DATA") or os.path.join(HERE, "..", "data")
 MAIL_FROM = "korp@example.org"
 ALL_EVENTS = {"challenge", "challenge_declined", "challenge_canceled", "game_start", "move",
               "draw_offer", "claim", "game_end", "deadline_near",
-              "message"}    # issue 18
+              "message",    # issue 18
+              "arbiter", "tournament_start", "tournament_end"}   # issue 19's three
 DEFAULT_EMAIL_EVENTS = {"move", "challenge", "draw_offer", "game_end", "deadline_near",
-                        "message"}
+                        "message", "arbiter", "tournament_start", "tournament_end"}
 # Every korpd of these tests: receivers on 127.0.0.1, retries a thousand times sooner,
 # the sweeper every second.
 BASE_SETTINGS = dict(KORP_WEBHOOK_ALLOW_PRIVATE=1, KORP_NOTIFY_BACKOFF_SCALE=0.001,

@@ -149,7 +149,7 @@ def test_rejects_an_id_given_as_a_number():
 
 
 def test_rejects_an_unknown_termination():
-    g = game(status="finished", result="1-0", termination="forfeit", deadline=None)
+    g = game(status="finished", result="1-0", termination="walkover", deadline=None)
     rejects(response(200, g), "GET", "/v1/games/{id}", "termination")
 
 

@@ -16,6 +16,10 @@ const ROUTES = [
   [/^\/settings$/, () => import('./page-settings.js')],
   [/^\/study$/, () => import('./page-study.js')],
   [/^\/learn\/(korpalski|glinski)$/, () => import('./page-learn.js')],
+  // Issue 19: tournaments and leaderboards.
+  [/^\/tournaments$/, () => import('./page-tournament.js'), 'list'],
+  [/^\/tournaments\/([A-Za-z0-9]+)$/, () => import('./page-tournament.js')],
+  [/^\/leaderboard\/([a-z]+)$/, () => import('./page-ratings.js')],
 ];
 
 let cleanup = null;
@@ -26,6 +30,7 @@ function drawNav() {
   const items = player
     ? [h('a', { href: '/' }, 'My games'), h('a', { href: '/new' }, 'New game'),
        h('a', { href: '/players/' + player.id, class: 'nav-me' }, player.name),
+       h('a', { href: '/tournaments' }, 'Tournaments'),
        h('a', { href: '/settings' }, 'Settings'), h('a', { href: '/study' }, 'Study'),
        h('a', { href: '/learn/korpalski' }, 'Learn'),
        h('button', { type: 'button', class: 'linklike', id: 'sign-out', onclick: async () => {

@@ -3,6 +3,7 @@
 import { api, me, q } from './api.js';
 import { h, messageBox } from './ui.js';
 import { gameRow } from './page-home.js';
+import { ratingsSection } from './page-ratings.js';
 
 export async function render(main, { params }) {
   const id = params[0];
@@ -24,6 +25,7 @@ export async function render(main, { params }) {
       `${p.played} games: ${p.won} won, ${p.drawn} drawn, ${p.lost} lost · ${p.points} points`),
     // Not null for "no link": append() writes null out as the text "null".
     ...(me() && me().id !== p.id ? [h('p', {}, h('a', { href: '/new', class: 'button' }, 'Challenge someone'))] : []),
+    await ratingsSection(p),
     h('section', { class: 'card' }, h('h2', {}, 'Games in progress'), active),
     h('section', { class: 'card' }, h('h2', {}, 'Finished games'), done, more));
 

@@ -1,0 +1,447 @@
+/*
+ * api_tournaments.c — round-robin tournaments over HTTP (issue 19): create,
+ * join, withdraw, start, one tournament with its games and standings
+ * (score, then Sonneborn-Berger, then wins), and the list.
+ */
+#include "api_int.h"
+
+#include "games.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PLAYERS_MAX 30
+#define GAMES_MAX (PLAYERS_MAX * (PLAYERS_MAX - 1))
+#define LIST_DEFAULT 20
+#define LIST_MAX 100
+
+static void add_text_or_null(cJSON *json, const char *name, const char *text)
+{
+    if (text != NULL && text[0] != '\0')
+        cJSON_AddStringToObject(json, name, text);
+    else
+        cJSON_AddNullToObject(json, name);
+}
+
+/* The tournament as every answer shows it; players when given. */
+static cJSON *tournament_json(const struct db_tournament *t,
+                              const struct db_tournament_player *players, int count)
+{
+    cJSON *json = cJSON_CreateObject(), *d, *list, *clock;
+
+    cJSON_AddStringToObject(json, "id", t->id);
+    cJSON_AddStringToObject(json, "name", t->name);
+    cJSON_AddStringToObject(json, "variant", t->variant ? t->variant->name : "");
+    cJSON_AddStringToObject(json, "status", db_tournament_status_text(t->status));
+    d = cJSON_AddObjectToObject(json, "director");
+    cJSON_AddStringToObject(d, "id", t->director_id);
+    cJSON_AddStringToObject(d, "name", t->director_name);
+    list = cJSON_AddArrayToObject(json, "players");
+    for (int i = 0; i < count; i++) {
+        cJSON *p = cJSON_CreateObject();
+        cJSON_AddStringToObject(p, "id", players[i].id);
+        cJSON_AddStringToObject(p, "name", players[i].name);
+        if (players[i].number > 0)
+            cJSON_AddNumberToObject(p, "number", players[i].number);
+        else
+            cJSON_AddNullToObject(p, "number");
+        cJSON_AddBoolToObject(p, "withdrawn", players[i].withdrawn);
+        cJSON_AddItemToArray(list, p);
+    }
+    cJSON_AddNumberToObject(json, "player_count", t->player_count);
+    cJSON_AddBoolToObject(json, "double", t->double_round);
+    cJSON_AddNumberToObject(json, "max_players", t->max_players);
+    cJSON_AddBoolToObject(json, "rated", t->rated);
+    clock = t->clock[0] ? cJSON_Parse(t->clock) : NULL;
+    cJSON_AddItemToObject(json, "clock", clock ? clock : cJSON_CreateNull());
+    if (t->days_per_move > 0)
+        cJSON_AddNumberToObject(json, "days_per_move", t->days_per_move);
+    else
+        cJSON_AddNullToObject(json, "days_per_move");
+    cJSON_AddBoolToObject(json, "leave_allowed", t->leave_allowed);
+    if (t->has_min_rating)
+        cJSON_AddNumberToObject(json, "min_rating", t->min_rating);
+    else
+        cJSON_AddNullToObject(json, "min_rating");
+    if (t->has_max_rating)
+        cJSON_AddNumberToObject(json, "max_rating", t->max_rating);
+    else
+        cJSON_AddNullToObject(json, "max_rating");
+    if (t->has_max_timeout)
+        cJSON_AddNumberToObject(json, "max_timeout_percent", t->max_timeout_percent);
+    else
+        cJSON_AddNullToObject(json, "max_timeout_percent");
+    add_text_or_null(json, "starts_at", t->starts_at);
+    add_text_or_null(json, "ends_at", t->ends_at);
+    cJSON_AddStringToObject(json, "created_at", t->created_at);
+    return json;
+}
+
+/* ---- standings ------------------------------------------------------------ */
+
+struct standing {
+    const struct db_tournament_player *p;
+    int quarters;         /* score × 4 */
+    int played, wins;
+    long sb16;            /* Sonneborn-Berger × 16 */
+};
+
+static int index_of(const struct db_tournament_player *players, int count, const char *id)
+{
+    for (int i = 0; i < count; i++)
+        if (strcmp(players[i].id, id) == 0)
+            return i;
+    return -1;
+}
+
+/* Score, then Sonneborn-Berger, then wins: higher first. */
+static int compare(const struct standing *a, const struct standing *b)
+{
+    if (a->quarters != b->quarters)
+        return a->quarters > b->quarters ? -1 : 1;
+    if (a->sb16 != b->sb16)
+        return a->sb16 > b->sb16 ? -1 : 1;
+    if (a->wins != b->wins)
+        return a->wins > b->wins ? -1 : 1;
+    return 0;
+}
+
+static int compare_qsort(const void *a, const void *b)
+{
+    int c = compare(a, b);
+    return c != 0 ? c : strcmp(((const struct standing *)a)->p->id,
+                               ((const struct standing *)b)->p->id);
+}
+
+static cJSON *standings_json(const struct db_tournament_player *players, int count,
+                             const struct db_tournament_game *games, int game_count)
+{
+    struct standing s[PLAYERS_MAX];
+    cJSON *list = cJSON_CreateArray();
+
+    for (int i = 0; i < count; i++)
+        s[i] = (struct standing){ &players[i], 0, 0, 0, 0 };
+    /* Scores first; Sonneborn-Berger needs every opponent's final score. */
+    for (int pass = 0; pass < 2; pass++)
+        for (int k = 0; k < game_count; k++) {
+            int q[2], w = index_of(players, count, games[k].white_id),
+                      b = index_of(players, count, games[k].black_id);
+            if (games[k].status != DB_GAME_FINISHED || w < 0 || b < 0 ||
+                !rules_result_quarters(games[k].result, q))
+                continue;
+            if (pass == 0) {
+                s[w].quarters += q[0];
+                s[b].quarters += q[1];
+                s[w].played++;
+                s[b].played++;
+                s[w].wins += q[0] > 2;
+                s[b].wins += q[1] > 2;
+            } else {
+                s[w].sb16 += (long)q[0] * s[b].quarters;
+                s[b].sb16 += (long)q[1] * s[w].quarters;
+            }
+        }
+    qsort(s, (size_t)count, sizeof *s, compare_qsort);
+    for (int i = 0; i < count; i++) {
+        cJSON *row = cJSON_CreateObject();
+        int rank = i;
+        while (rank > 0 && compare(&s[rank - 1], &s[i]) == 0)
+            rank--;
+        cJSON_AddNumberToObject(row, "rank", rank + 1);
+        cJSON_AddStringToObject(row, "player", s[i].p->id);
+        cJSON_AddStringToObject(row, "name", s[i].p->name);
+        cJSON_AddNumberToObject(row, "score", s[i].quarters / 4.0);
+        cJSON_AddNumberToObject(row, "played", s[i].played);
+        cJSON_AddNumberToObject(row, "sonneborn_berger", s[i].sb16 / 16.0);
+        cJSON_AddNumberToObject(row, "wins", s[i].wins);
+        cJSON_AddItemToArray(list, row);
+    }
+    return list;
+}
+
+/* ---- handlers --------------------------------------------------------------- */
+
+static enum api_problem problem_of(enum games_outcome outcome)
+{
+    switch (outcome) {
+    case GAMES_NOT_FOUND: return API_PROBLEM_NOT_FOUND;
+    case GAMES_FORBIDDEN: return API_PROBLEM_FORBIDDEN;
+    case GAMES_CONFLICT: return API_PROBLEM_CONFLICT;
+    case GAMES_ILLEGAL: return API_PROBLEM_INVALID_VALUE;   /* an entry condition */
+    default: return API_PROBLEM_INTERNAL;
+    }
+}
+
+static enum MHD_Result reply_outcome(struct api_request *req, struct games_result *r,
+                                     const struct db_tournament *t, unsigned ok_status)
+{
+    enum MHD_Result rc;
+    if (r->outcome == GAMES_DB_ERROR) {
+        rc = api_fail_db(req, r->db, r->err.text);
+    } else if (r->outcome != GAMES_OK) {
+        rc = api_fail(req, problem_of(r->outcome), "%s", r->detail);
+    } else {
+        struct db_tournament_player players[PLAYERS_MAX];
+        struct base_err err = { "" };
+        int count = 0;
+        enum db_status st = db_tournament_players(req->config->pool, t->id, players,
+                                                  PLAYERS_MAX, &count, &err);
+        rc = st == DB_OK ? api_reply_json(req, ok_status, tournament_json(t, players, count))
+                         : api_fail_db(req, st, err.text);
+    }
+    games_result_clear(r);
+    return rc;
+}
+
+/* "YYYY-MM-DDTHH:MM:SSZ", as korpd writes times. */
+static bool time_valid(const char *t)
+{
+    static const char shape[] = "dddd-dd-ddTdd:dd:ddZ";
+    if (strlen(t) != sizeof shape - 1)
+        return false;
+    for (size_t i = 0; i < sizeof shape - 1; i++)
+        if (shape[i] == 'd' ? (t[i] < '0' || t[i] > '9') : t[i] != shape[i])
+            return false;
+    return true;
+}
+
+static const struct api_field tournament_fields[] = {
+    { "name", API_STRING, true, false, 1, 100 },
+    { "variant", API_STRING, true, false, 1, 32 },
+    { "clock", API_OBJECT, false, true, 0, 0 },
+    { "days_per_move", API_INTEGER, false, true, 1, 60 },
+    { "rated", API_BOOLEAN, false, false, 0, 0 },
+    { "double", API_BOOLEAN, false, false, 0, 0 },
+    { "max_players", API_INTEGER, true, false, 3, 30 },
+    { "leave_allowed", API_BOOLEAN, false, false, 0, 0 },
+    { "min_rating", API_INTEGER, false, true, 0, 4000 },
+    { "max_rating", API_INTEGER, false, true, 0, 4000 },
+    { "max_timeout_percent", API_INTEGER, false, true, 0, 100 },
+    { "starts_at", API_STRING, false, true, 1, 32 },
+    { "ends_at", API_STRING, false, true, 1, 32 },
+    { NULL, API_STRING, false, false, 0, 0 },
+};
+
+enum MHD_Result api_tournament_create(struct api_request *req)
+{
+    enum MHD_Result replied;
+    struct db_tournament t;
+    struct base_err err = { "" };
+    const char *variant, *starts, *ends;
+    const cJSON *clock;
+    bool is_null = false;
+    enum db_status st;
+
+    if (!api_body_check(req, tournament_fields, &replied))
+        return replied;
+    memset(&t, 0, sizeof t);
+    variant = api_body_string(req, "variant");
+    if ((t.variant = db_variant_parse(variant)) == NULL)
+        return api_fail(req, API_PROBLEM_BAD_REQUEST,
+                        "'variant' must be \"korpalski\" or \"glinski\", not \"%.32s\"", variant);
+    snprintf(t.name, sizeof t.name, "%s", api_body_string(req, "name"));
+    snprintf(t.director_id, sizeof t.director_id, "%s", req->caller.player_id);
+    t.days_per_move = (int)api_body_integer(req, "days_per_move", 0, NULL);
+    clock = cJSON_GetObjectItemCaseSensitive(req->json, "clock");
+    if (cJSON_IsObject(clock)) {
+        char *text = cJSON_PrintUnformatted(clock);
+        if (text == NULL || strlen(text) >= sizeof t.clock) {
+            free(text);
+            return api_fail(req, API_PROBLEM_BAD_REQUEST, "'clock' is too long");
+        }
+        snprintf(t.clock, sizeof t.clock, "%s", text);
+        free(text);
+    }
+    t.rated = api_body_boolean(req, "rated", true);
+    t.double_round = api_body_boolean(req, "double", false);
+    t.max_players = (int)api_body_integer(req, "max_players", 0, NULL);
+    t.leave_allowed = api_body_boolean(req, "leave_allowed", true);
+    t.min_rating = (double)api_body_integer(req, "min_rating", 0, &is_null);
+    t.has_min_rating = cJSON_GetObjectItemCaseSensitive(req->json, "min_rating") && !is_null;
+    t.max_rating = (double)api_body_integer(req, "max_rating", 0, &is_null);
+    t.has_max_rating = cJSON_GetObjectItemCaseSensitive(req->json, "max_rating") && !is_null;
+    t.max_timeout_percent = (int)api_body_integer(req, "max_timeout_percent", 0, &is_null);
+    t.has_max_timeout =
+        cJSON_GetObjectItemCaseSensitive(req->json, "max_timeout_percent") && !is_null;
+    if (t.has_min_rating && t.has_max_rating && t.min_rating > t.max_rating)
+        return api_fail(req, API_PROBLEM_INVALID_VALUE,
+                        "'min_rating' is above 'max_rating': no one could join");
+    starts = api_body_string(req, "starts_at");
+    ends = api_body_string(req, "ends_at");
+    if ((starts && !time_valid(starts)) || (ends && !time_valid(ends)))
+        return api_fail(req, API_PROBLEM_BAD_REQUEST,
+                        "'starts_at' and 'ends_at' are UTC times like 2026-12-01T12:00:00Z");
+    if (starts && ends && strcmp(starts, ends) >= 0)
+        return api_fail(req, API_PROBLEM_INVALID_VALUE, "'ends_at' must come after 'starts_at'");
+    snprintf(t.starts_at, sizeof t.starts_at, "%s", starts ? starts : "");
+    snprintf(t.ends_at, sizeof t.ends_at, "%s", ends ? ends : "");
+    st = db_tournament_insert(req->config->pool, &t, &err);
+    if (st != DB_OK)
+        return api_fail_db(req, st, err.text);
+    return api_reply_json(req, MHD_HTTP_CREATED, tournament_json(&t, NULL, 0));
+}
+
+enum MHD_Result api_tournament_join(struct api_request *req)
+{
+    struct games_result r;
+    struct db_tournament t;
+    games_tournament_join(req->config->pool, req->caller.player_id, req->params[0], &t, &r);
+    return reply_outcome(req, &r, &t, MHD_HTTP_OK);
+}
+
+enum MHD_Result api_tournament_withdraw(struct api_request *req)
+{
+    struct games_result r;
+    struct db_tournament t;
+    games_tournament_withdraw(req->config->pool, req->caller.player_id, req->params[0], &t, &r);
+    return reply_outcome(req, &r, &t, MHD_HTTP_OK);
+}
+
+enum MHD_Result api_tournament_start(struct api_request *req)
+{
+    struct games_result r;
+    struct db_tournament t;
+    games_tournament_start(req->config->pool, req->caller.player_id, req->caller.arbiter,
+                           req->params[0], &t, &r);
+    return reply_outcome(req, &r, &t, MHD_HTTP_OK);
+}
+
+enum MHD_Result api_tournament_get(struct api_request *req)
+{
+    struct db_tournament t;
+    struct db_tournament_player players[PLAYERS_MAX];
+    struct db_tournament_game *games = NULL;
+    struct base_err err = { "" };
+    int count = 0, game_count = 0;
+    enum db_status st;
+    cJSON *json, *list;
+
+    st = db_tournament_get(req->config->pool, req->params[0], &t, &err);
+    if (st == DB_NOT_FOUND)
+        return api_fail(req, API_PROBLEM_NOT_FOUND, "no tournament has the id '%s'",
+                        req->params[0]);
+    if (st == DB_OK)
+        st = db_tournament_players(req->config->pool, t.id, players, PLAYERS_MAX, &count, &err);
+    if (st == DB_OK && (games = calloc(GAMES_MAX, sizeof *games)) == NULL)
+        return MHD_NO;
+    if (st == DB_OK)
+        st = db_tournament_games(req->config->pool, t.id, games, GAMES_MAX, &game_count, &err);
+    if (st != DB_OK) {
+        free(games);
+        return api_fail_db(req, st, err.text);
+    }
+    json = tournament_json(&t, players, count);
+    list = cJSON_AddArrayToObject(json, "games");
+    for (int i = 0; i < game_count; i++) {
+        cJSON *g = cJSON_CreateObject();
+        cJSON_AddStringToObject(g, "id", games[i].id);
+        cJSON_AddStringToObject(g, "white", games[i].white_id);
+        cJSON_AddStringToObject(g, "black", games[i].black_id);
+        cJSON_AddStringToObject(g, "result", rules_result_text(games[i].result));
+        cJSON_AddNumberToObject(g, "round", games[i].round);
+        cJSON_AddItemToArray(list, g);
+    }
+    cJSON_AddItemToObject(json, "standings", standings_json(players, count, games, game_count));
+    free(games);
+    return api_reply_json(req, MHD_HTTP_OK, json);
+}
+
+enum MHD_Result api_tournament_list(struct api_request *req)
+{
+    const char *status = api_query(req, "status"), *limit = api_query(req, "limit");
+    const char *cursor = api_query(req, "cursor");
+    enum db_tournament_status wanted = DB_TOURNAMENT_OPEN;
+    char us[24], id[BASE_ID_SIZE], next[64];
+    struct db_tournament *list = NULL;
+    struct base_err err = { "" };
+    int want = LIST_DEFAULT, count = 0;
+    bool more = false;
+    enum db_status st;
+    cJSON *json, *items;
+
+    if (status != NULL && !db_tournament_status_parse(status, &wanted))
+        return api_fail(req, API_PROBLEM_BAD_REQUEST,
+                        "'status' must be open, active, finished or canceled");
+    if (limit != NULL) {
+        char *end = NULL;
+        long n = strtol(limit, &end, 10);
+        if (limit[0] < '0' || limit[0] > '9' || *end != '\0' || n < 1 || n > LIST_MAX)
+            return api_fail(req, API_PROBLEM_BAD_REQUEST,
+                            "'limit' must be a whole number from 1 to %d", LIST_MAX);
+        want = (int)n;
+    }
+    if (cursor != NULL && !api_cursor_read(cursor, us, sizeof us, id, sizeof id))
+        return api_fail(req, API_PROBLEM_BAD_REQUEST,
+                        "'cursor' is not one korpd gave; use the 'next' of a page");
+    if ((list = calloc((size_t)want, sizeof *list)) == NULL)
+        return MHD_NO;
+    st = db_tournament_list(req->config->pool, status ? &wanted : NULL, cursor ? us : NULL,
+                            cursor ? id : NULL, list, want, &count, &more, &err);
+    if (st != DB_OK) {
+        free(list);
+        return api_fail_db(req, st, err.text);
+    }
+    json = cJSON_CreateObject();
+    items = cJSON_AddArrayToObject(json, "tournaments");
+    for (int i = 0; i < count; i++)
+        cJSON_AddItemToArray(items, tournament_json(&list[i], NULL, 0));
+    if (more && count > 0) {
+        snprintf(next, sizeof next, "%s.%s", list[count - 1].created_us, list[count - 1].id);
+        cJSON_AddStringToObject(json, "next", next);
+    } else {
+        cJSON_AddNullToObject(json, "next");
+    }
+    free(list);
+    return api_reply_json(req, MHD_HTTP_OK, json);
+}
+
+enum MHD_Result api_tournament_pgn(struct api_request *req)
+{
+    struct db_tournament t;
+    struct db_tournament_game *games = NULL;
+    struct base_text all = { 0 };
+    struct base_err err = { "" };
+    enum MHD_Result rc = MHD_NO;
+    int count = 0;
+    enum db_status st;
+    char *text;
+
+    st = db_tournament_get(req->config->pool, req->params[0], &t, &err);
+    if (st == DB_NOT_FOUND)
+        return api_fail(req, API_PROBLEM_NOT_FOUND, "no tournament has the id '%s'",
+                        req->params[0]);
+    if (st == DB_OK && (games = calloc(GAMES_MAX, sizeof *games)) == NULL)
+        return MHD_NO;
+    if (st == DB_OK)
+        st = db_tournament_games(req->config->pool, t.id, games, GAMES_MAX, &count, &err);
+    if (st != DB_OK) {
+        free(games);
+        return api_fail_db(req, st, err.text);
+    }
+    /* Every game's record, one after another, by round. */
+    for (int i = 0; i < count; i++) {
+        struct db_game g;
+        char *pgn;
+        st = db_game_get(req->config->pool, games[i].id, &g, &err);
+        if (st != DB_OK) {
+            rc = api_fail_db(req, st, err.text);
+            goto fail;
+        }
+        pgn = api_game_pgn_text(req, &g, &rc);
+        db_game_clear(&g);
+        if (pgn == NULL)
+            goto fail;
+        base_text_put(&all, "%s%s", i > 0 ? "\n" : "", pgn);
+        free(pgn);
+    }
+    free(games);
+    text = base_text_take(&all);
+    if (text == NULL && count == 0)
+        text = strdup("");   /* not started yet: no game */
+    return text != NULL ? api_reply_pgn(req, text) : MHD_NO;
+fail:
+    free(games);
+    free(base_text_take(&all));
+    return rc;
+}

@@ -1,0 +1,98 @@
+/*
+ * db_arbiter.c — the arbiter's queue (issue 19): items added (perpetual
+ * claims, players' requests, tournament games at the tournament's end),
+ * listed oldest first, dismissed one by one or resolved by an adjudication
+ * of their game.
+ */
+#include "db_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum db_status db_queue_add(struct db_tx *tx, enum db_queue_kind kind, const char *game_id,
+                            const char *player_id, const char *details_json,
+                            const char *text, char id[BASE_ID_SIZE])
+{
+    const char *params[6] = { id, db_queue_kind_text(kind), game_id,
+                              player_id && player_id[0] ? player_id : NULL,
+                              details_json ? details_json : "{}", text };
+    PGresult *res = NULL;
+    enum db_status rc;
+    if (!db_new_id(id)) {
+        base_err_set(tx->err, "the random generator failed");
+        return DB_HARD_ERROR;
+    }
+    rc = db_exec(tx, DB_STMT_QUEUE_ADD, params, &res);
+    PQclear(res);
+    return rc;
+}
+
+static void item_read(void *out, const struct db_row *row)
+{
+    struct db_queue_item *q = out;
+    const char *details = db_row_value(row, "details");
+    memset(q, 0, sizeof *q);
+    db_row_text(row, "id", q->id, sizeof q->id);
+    db_queue_kind_parse(db_row_value(row, "kind"), &q->kind);
+    db_row_text(row, "game_id", q->game_id, sizeof q->game_id);
+    db_row_text(row, "created_at", q->created_at, sizeof q->created_at);
+    q->open = db_row_bool(row, "open");
+    q->details = strdup(details ? details : "{}");
+}
+
+void db_queue_item_clear(struct db_queue_item *q)
+{
+    if (q == NULL)
+        return;
+    free(q->details);
+    q->details = NULL;
+}
+
+enum db_status db_queue_list(struct db_pool *pool, struct db_queue_item *out, int max,
+                             int *count, struct base_err *err)
+{
+    char limit[16];
+    const char *params[1] = { limit };
+    snprintf(limit, sizeof limit, "%d", max);
+    return db_get_rows(pool, DB_STMT_QUEUE_LIST, params, item_read, out, sizeof *out, max,
+                       count, err);
+}
+
+enum db_status db_queue_lock(struct db_tx *tx, const char *id, struct db_queue_item *out)
+{
+    const char *params[1] = { id };
+    return db_exec_row(tx, DB_STMT_QUEUE_LOCK, params, item_read, out);
+}
+
+/* Reads the event detail a closing statement built. */
+static enum db_status closed(struct db_tx *tx, enum db_stmt stmt, const char *const *params,
+                             int *count, char *detail, size_t size)
+{
+    PGresult *res = NULL;
+    enum db_status rc = db_exec(tx, stmt, params, &res);
+    if (rc == DB_OK && PQntuples(res) > 0) {
+        const struct db_row r = { res, 0 };
+        *count = db_row_int(&r, "n");
+        db_row_text(&r, "detail", detail, size);
+    } else {
+        *count = 0;
+    }
+    PQclear(res);
+    return rc;
+}
+
+enum db_status db_queue_dismiss(struct db_tx *tx, const char *id, const char *reason,
+                                char *detail, size_t size)
+{
+    const char *params[2] = { id, reason };
+    int n = 0;
+    return closed(tx, DB_STMT_QUEUE_DISMISS, params, &n, detail, size);
+}
+
+enum db_status db_queue_resolve_game(struct db_tx *tx, const char *game_id, const char *reason,
+                                     int *count, char *detail, size_t size)
+{
+    const char *params[2] = { game_id, reason };
+    return closed(tx, DB_STMT_QUEUE_RESOLVE_GAME, params, count, detail, size);
+}

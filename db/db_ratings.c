@@ -1,0 +1,131 @@
+/*
+ * db_ratings.c — Glicko-2 ratings as stored (issue 19): a player's rating
+ * per variant, locked and saved in a game's ending transaction, its history,
+ * the leaderboard, and the player's recent record.
+ */
+#include "db_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void rating_read(void *out, const struct db_row *row)
+{
+    struct db_rating *r = out;
+    memset(r, 0, sizeof *r);
+    r->variant = db_variant_parse(db_row_value(row, "variant"));
+    r->rating = db_row_double(row, "rating");
+    r->rd = db_row_double(row, "rd");
+    r->volatility = db_row_double(row, "volatility");
+    r->games = db_row_int(row, "games");
+    r->idle_days = db_row_is_null(row, "idle_days") ? -1 : db_row_double(row, "idle_days");
+}
+
+enum db_status db_rating_lock(struct db_tx *tx, const char *player_id,
+                              const struct rules_variant *v, const struct db_rating *start,
+                              struct db_rating *out)
+{
+    char rating[32], rd[32], vol[32];
+    const char *params[5] = { player_id, v->name, rating, rd, vol };
+    snprintf(rating, sizeof rating, "%.17g", start->rating);
+    snprintf(rd, sizeof rd, "%.17g", start->rd);
+    snprintf(vol, sizeof vol, "%.17g", start->volatility);
+    return db_exec_row(tx, DB_STMT_RATING_LOCK, params, rating_read, out);
+}
+
+enum db_status db_rating_record(struct db_tx *tx, const char *player_id,
+                                const struct rules_variant *v, const char *game_id,
+                                const struct db_rating *after)
+{
+    char rating[32], rd[32], vol[32];
+    const char *params[6] = { player_id, v->name, game_id, rating, rd, vol };
+    PGresult *res = NULL;
+    enum db_status rc;
+    snprintf(rating, sizeof rating, "%.17g", after->rating);
+    snprintf(rd, sizeof rd, "%.17g", after->rd);
+    snprintf(vol, sizeof vol, "%.17g", after->volatility);
+    rc = db_exec(tx, DB_STMT_RATING_RECORD, params, &res);
+    PQclear(res);
+    return rc;
+}
+
+enum db_status db_game_rating_diff_set(struct db_tx *tx, const char *game_id, double white,
+                                       double black)
+{
+    char w[32], b[32];
+    const char *params[3] = { game_id, w, b };
+    PGresult *res = NULL;
+    enum db_status rc;
+    snprintf(w, sizeof w, "%.17g", white);
+    snprintf(b, sizeof b, "%.17g", black);
+    rc = db_exec(tx, DB_STMT_GAME_RATING_DIFF, params, &res);
+    PQclear(res);
+    return rc;
+}
+
+enum db_status db_player_ratings(struct db_pool *pool, const char *player_id,
+                                 struct db_rating *out, int max, int *count,
+                                 struct base_err *err)
+{
+    const char *params[1] = { player_id };
+    return db_get_rows(pool, DB_STMT_PLAYER_RATINGS, params, rating_read, out, sizeof *out,
+                       max, count, err);
+}
+
+static void point_read(void *out, const struct db_row *row)
+{
+    struct db_rating_point *p = out;
+    memset(p, 0, sizeof *p);
+    db_row_text(row, "game_id", p->game_id, sizeof p->game_id);
+    db_row_text(row, "at", p->at, sizeof p->at);
+    p->rating = db_row_double(row, "rating");
+    p->rd = db_row_double(row, "rd");
+}
+
+enum db_status db_rating_history(struct db_pool *pool, const char *player_id,
+                                 const struct rules_variant *v, struct db_rating_point *out,
+                                 int max, int *count, struct base_err *err)
+{
+    char limit[16];
+    const char *params[3] = { player_id, v->name, limit };
+    snprintf(limit, sizeof limit, "%d", max);
+    return db_get_rows(pool, DB_STMT_RATING_HISTORY, params, point_read, out, sizeof *out,
+                       max, count, err);
+}
+
+static void leader_read(void *out, const struct db_row *row)
+{
+    struct db_leader *l = out;
+    memset(l, 0, sizeof *l);
+    db_row_text(row, "player_id", l->id, sizeof l->id);
+    db_row_text(row, "name", l->name, sizeof l->name);
+    l->rating = db_row_double(row, "rating");
+    l->rd = db_row_double(row, "rd");
+    l->games = db_row_int(row, "games");
+}
+
+enum db_status db_leaderboard(struct db_pool *pool, const struct rules_variant *v,
+                              double max_rd, struct db_leader *out, int max, int *count,
+                              struct base_err *err)
+{
+    char rd[32], limit[16];
+    const char *params[3] = { v->name, rd, limit };
+    snprintf(rd, sizeof rd, "%.17g", max_rd);
+    snprintf(limit, sizeof limit, "%d", max);
+    return db_get_rows(pool, DB_STMT_LEADERBOARD, params, leader_read, out, sizeof *out, max,
+                       count, err);
+}
+
+static void stats_read(void *out, const struct db_row *row)
+{
+    struct db_player_stats *s = out;
+    s->finished_90d = db_row_int(row, "finished_90d");
+    s->timeouts_90d = db_row_int(row, "timeouts_90d");
+}
+
+enum db_status db_player_stats_get(struct db_pool *pool, const char *player_id,
+                                   struct db_player_stats *out, struct base_err *err)
+{
+    const char *params[1] = { player_id };
+    memset(out, 0, sizeof *out);
+    return db_get_row(pool, DB_STMT_PLAYER_STATS, params, stats_read, out, err);
+}

@@ -1,0 +1,274 @@
+/*
+ * db_tournaments.c — round-robin tournaments as stored (issue 19): the
+ * tournament, its players and their numbers, its games, its events, and
+ * what the sweeper finds due (a start at starts_at, the end at ends_at).
+ */
+#include "db_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void tournament_read(void *out, const struct db_row *row)
+{
+    struct db_tournament *t = out;
+    memset(t, 0, sizeof *t);
+    db_row_text(row, "id", t->id, sizeof t->id);
+    db_row_text(row, "name", t->name, sizeof t->name);
+    t->variant = db_variant_parse(db_row_value(row, "variant"));
+    db_row_text(row, "director_id", t->director_id, sizeof t->director_id);
+    db_row_text(row, "director_name", t->director_name, sizeof t->director_name);
+    db_tournament_status_parse(db_row_value(row, "status"), &t->status);
+    t->days_per_move = db_row_int(row, "days_per_move");
+    db_row_text(row, "clock", t->clock, sizeof t->clock);
+    t->rated = db_row_bool(row, "rated");
+    t->double_round = db_row_bool(row, "double");
+    t->max_players = db_row_int(row, "max_players");
+    t->leave_allowed = db_row_bool(row, "leave_allowed");
+    t->has_min_rating = !db_row_is_null(row, "min_rating");
+    t->min_rating = db_row_double(row, "min_rating");
+    t->has_max_rating = !db_row_is_null(row, "max_rating");
+    t->max_rating = db_row_double(row, "max_rating");
+    t->has_max_timeout = !db_row_is_null(row, "max_timeout_percent");
+    t->max_timeout_percent = db_row_int(row, "max_timeout_percent");
+    db_row_text(row, "starts_at", t->starts_at, sizeof t->starts_at);
+    db_row_text(row, "ends_at", t->ends_at, sizeof t->ends_at);
+    db_row_text(row, "created_at", t->created_at, sizeof t->created_at);
+    t->player_count = db_row_int(row, "player_count");
+}
+
+struct insert {
+    struct db_tournament *t;
+};
+
+static enum db_status tournament_insert(struct db_tx *tx, void *arg)
+{
+    struct db_tournament *t = ((struct insert *)arg)->t;
+    char days[16], max[16], min_r[32], max_r[32], timeout[16];
+    const char *params[15] = {
+        t->id, t->name, t->variant->name, t->director_id,
+        t->days_per_move > 0 ? days : NULL, t->clock[0] ? t->clock : NULL,
+        t->rated ? "true" : "false", t->double_round ? "true" : "false", max,
+        t->leave_allowed ? "true" : "false", t->has_min_rating ? min_r : NULL,
+        t->has_max_rating ? max_r : NULL, t->has_max_timeout ? timeout : NULL,
+        t->starts_at[0] ? t->starts_at : NULL, t->ends_at[0] ? t->ends_at : NULL,
+    };
+    const char *get[1] = { t->id };
+    enum db_status rc;
+
+    if (!db_new_id(t->id)) {
+        base_err_set(tx->err, "the random generator failed");
+        return DB_HARD_ERROR;
+    }
+    snprintf(days, sizeof days, "%d", t->days_per_move);
+    snprintf(max, sizeof max, "%d", t->max_players);
+    snprintf(min_r, sizeof min_r, "%.17g", t->min_rating);
+    snprintf(max_r, sizeof max_r, "%.17g", t->max_rating);
+    snprintf(timeout, sizeof timeout, "%d", t->max_timeout_percent);
+    if ((rc = db_exec(tx, DB_STMT_TOURNAMENT_INSERT, params, NULL)) != DB_OK)
+        return rc;
+    return db_exec_row(tx, DB_STMT_TOURNAMENT_GET, get, tournament_read, t);
+}
+
+enum db_status db_tournament_insert(struct db_pool *pool, struct db_tournament *t,
+                                    struct base_err *err)
+{
+    struct insert in = { t };
+    return db_run_tx(pool, tournament_insert, &in, err);
+}
+
+enum db_status db_tournament_get(struct db_pool *pool, const char *id, struct db_tournament *out,
+                                 struct base_err *err)
+{
+    const char *params[1] = { id };
+    return db_get_row(pool, DB_STMT_TOURNAMENT_GET, params, tournament_read, out, err);
+}
+
+enum db_status db_tournament_lock(struct db_tx *tx, const char *id, struct db_tournament *out)
+{
+    const char *params[1] = { id };
+    return db_exec_row(tx, DB_STMT_TOURNAMENT_LOCK, params, tournament_read, out);
+}
+
+static void player_read(void *out, const struct db_row *row)
+{
+    struct db_tournament_player *p = out;
+    memset(p, 0, sizeof *p);
+    db_row_text(row, "id", p->id, sizeof p->id);
+    db_row_text(row, "name", p->name, sizeof p->name);
+    p->number = db_row_int(row, "number");
+    p->withdrawn = db_row_bool(row, "withdrawn");
+}
+
+enum db_status db_tournament_players(struct db_pool *pool, const char *id,
+                                     struct db_tournament_player *out, int max, int *count,
+                                     struct base_err *err)
+{
+    const char *params[1] = { id };
+    return db_get_rows(pool, DB_STMT_TOURNAMENT_PLAYERS, params, player_read, out, sizeof *out,
+                       max, count, err);
+}
+
+enum db_status db_tournament_players_tx(struct db_tx *tx, const char *id,
+                                        struct db_tournament_player *out, int max, int *count)
+{
+    const char *params[1] = { id };
+    PGresult *res = NULL;
+    enum db_status rc = db_exec(tx, DB_STMT_TOURNAMENT_PLAYERS, params, &res);
+    *count = 0;
+    for (int i = 0; rc == DB_OK && i < PQntuples(res) && i < max; i++)
+        player_read(&out[(*count)++], &(struct db_row){ res, i });
+    PQclear(res);
+    return rc;
+}
+
+static void game_read(void *out, const struct db_row *row)
+{
+    struct db_tournament_game *g = out;
+    memset(g, 0, sizeof *g);
+    db_row_text(row, "id", g->id, sizeof g->id);
+    db_row_text(row, "white_id", g->white_id, sizeof g->white_id);
+    db_row_text(row, "black_id", g->black_id, sizeof g->black_id);
+    db_game_status_parse(db_row_value(row, "status"), &g->status);
+    rules_result_parse(db_row_value(row, "result"), &g->result);
+    g->round = db_row_int(row, "tournament_round");
+}
+
+enum db_status db_tournament_games(struct db_pool *pool, const char *id,
+                                   struct db_tournament_game *out, int max, int *count,
+                                   struct base_err *err)
+{
+    const char *params[1] = { id };
+    return db_get_rows(pool, DB_STMT_TOURNAMENT_GAMES, params, game_read, out, sizeof *out, max,
+                       count, err);
+}
+
+/* Runs a statement that answers a row when it changed one; DB_NOT_FOUND
+ * (or `none`) when it answers none. */
+static enum db_status changed(struct db_tx *tx, enum db_stmt stmt, const char *const *params,
+                              enum db_status none)
+{
+    PGresult *res = NULL;
+    enum db_status rc = db_exec(tx, stmt, params, &res);
+    if (rc == DB_OK && PQntuples(res) == 0)
+        rc = none;
+    PQclear(res);
+    return rc;
+}
+
+enum db_status db_tournament_join(struct db_tx *tx, const char *id, const char *player_id)
+{
+    const char *params[2] = { id, player_id };
+    return changed(tx, DB_STMT_TOURNAMENT_JOIN, params, DB_CONFLICT);
+}
+
+enum db_status db_tournament_leave(struct db_tx *tx, const char *id, const char *player_id,
+                                   bool after_start)
+{
+    const char *params[2] = { id, player_id };
+    return changed(tx, after_start ? DB_STMT_TOURNAMENT_WITHDRAW : DB_STMT_TOURNAMENT_REMOVE,
+                   params, DB_NOT_FOUND);
+}
+
+enum db_status db_tournament_number(struct db_tx *tx, const char *id, const char *player_id,
+                                    int number)
+{
+    char n[16];
+    const char *params[3] = { id, player_id, n };
+    snprintf(n, sizeof n, "%d", number);
+    return db_exec(tx, DB_STMT_TOURNAMENT_NUMBER, params, NULL);
+}
+
+enum db_status db_tournament_set_status(struct db_tx *tx, const char *id,
+                                        enum db_tournament_status status)
+{
+    const char *params[2] = { id, db_tournament_status_text(status) };
+    return db_exec(tx, DB_STMT_TOURNAMENT_SET_STATUS, params, NULL);
+}
+
+enum db_status db_tournament_open_games(struct db_tx *tx, const char *id, const char *player_id,
+                                        char (*out)[BASE_ID_SIZE], int max, int *count)
+{
+    const char *params[2] = { id, player_id };
+    PGresult *res = NULL;
+    enum db_status rc = db_exec(tx, DB_STMT_TOURNAMENT_OPEN_GAMES, params, &res);
+    *count = 0;
+    for (int i = 0; rc == DB_OK && i < PQntuples(res) && *count < max; i++)
+        db_row_text(&(struct db_row){ res, i }, "id", out[(*count)++], BASE_ID_SIZE);
+    PQclear(res);
+    return rc;
+}
+
+enum db_status db_game_unrate(struct db_tx *tx, const char *game_id)
+{
+    const char *params[1] = { game_id };
+    return db_exec(tx, DB_STMT_GAME_UNRATE, params, NULL);
+}
+
+enum db_status db_tournament_event(struct db_tx *tx, const char *id, enum db_event event)
+{
+    const char *params[2] = { id, db_event_name(event) };
+    enum db_status rc = db_exec(tx, DB_STMT_TOURNAMENT_EVENT_LOCK, params, NULL);
+    return rc == DB_OK ? db_exec(tx, DB_STMT_TOURNAMENT_EVENT, params, NULL) : rc;
+}
+
+enum db_status db_tournament_due_start(struct db_tx *tx, struct db_tournament *out)
+{
+    return db_exec_row(tx, DB_STMT_TOURNAMENT_DUE_START, NULL, tournament_read, out);
+}
+
+enum db_status db_tournament_due_end(struct db_tx *tx, struct db_tournament *out)
+{
+    return db_exec_row(tx, DB_STMT_TOURNAMENT_DUE_END, NULL, tournament_read, out);
+}
+
+enum db_status db_tournament_end_queue(struct db_tx *tx, const char *id)
+{
+    const char *params[1] = { id };
+    return db_exec(tx, DB_STMT_TOURNAMENT_END_QUEUE, params, NULL);
+}
+
+struct list {
+    const enum db_tournament_status *status;
+    const char *after_us, *after_id;
+    struct db_tournament *out;
+    int max, *count;
+    bool *more;
+};
+
+static enum db_status tournament_list(struct db_tx *tx, void *arg)
+{
+    struct list *l = arg;
+    char limit[16];
+    const char *params[4] = { l->status ? db_tournament_status_text(*l->status) : NULL,
+                              l->after_us, l->after_id, limit };
+    PGresult *res = NULL;
+    enum db_status rc;
+
+    /* One more than asked: whether another page follows. */
+    snprintf(limit, sizeof limit, "%d", l->max + 1);
+    rc = db_exec(tx, DB_STMT_TOURNAMENT_LIST, params, &res);
+    if (rc == DB_OK) {
+        int n = PQntuples(res);
+        *l->more = n > l->max;
+        *l->count = n > l->max ? l->max : n;
+        for (int i = 0; i < *l->count; i++) {
+            const struct db_row r = { res, i };
+            tournament_read(&l->out[i], &r);
+            db_row_text(&r, "created_us", l->out[i].created_us, sizeof l->out[i].created_us);
+        }
+    }
+    PQclear(res);
+    return rc;
+}
+
+enum db_status db_tournament_list(struct db_pool *pool, const enum db_tournament_status *status,
+                                  const char *after_us, const char *after_id,
+                                  struct db_tournament *out, int max, int *count, bool *more,
+                                  struct base_err *err)
+{
+    struct list l = { status, after_us, after_id, out, max, count, more };
+    *count = 0;
+    *more = false;
+    return db_run_once(pool, tournament_list, &l, err);
+}

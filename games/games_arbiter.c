@@ -1,0 +1,201 @@
+/*
+ * games_arbiter.c — what goes to an arbiter (issue 19): a perpetual-check
+ * claim (rules 15.6: shown to the arbiter rather than waiting for a
+ * repetition), checked here and queued while the game goes on; a player's
+ * request for an arbiter; an arbiter's dismissal of an item; and an
+ * adjudication resolving its game's items.  Both players are told of every
+ * decision (event `arbiter`).
+ */
+#include "games_int.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The longest line read, in moves. */
+#define LINE_MAX_MOVES 64
+
+/* A token's move, after any move number ("12.", "12...", "12.Qh5+"). */
+static const char *without_number(const char *token)
+{
+    const char *p = token;
+    while (isdigit((unsigned char)*p))
+        p++;
+    if (p == token || *p != '.')
+        return token;
+    while (*p == '.')
+        p++;
+    return p;
+}
+
+struct perpetual_args {
+    const char *player_id, *game_id, *line;
+    bool *not_check;
+    char *claim_id;
+    struct games_result *out;
+};
+
+/* Refuses a move of the line: says which one and why. */
+static enum db_status line_refused(struct games_result *r, int number, const char *text,
+                                   const char *why)
+{
+    char copy[sizeof r->detail];
+    memcpy(copy, why, strnlen(why, sizeof copy - 1));
+    copy[strnlen(why, sizeof copy - 1)] = '\0';
+    snprintf(r->detail, sizeof r->detail, "move %d of the line, '%.32s': %.180s", number, text,
+             copy);
+    r->outcome = GAMES_ILLEGAL;
+    return DB_OK;
+}
+
+static enum db_status perpetual_tx(struct db_tx *tx, void *arg)
+{
+    struct perpetual_args *a = arg;
+    struct games_result *r = a->out;
+    struct rules_position pos;
+    enum rules_color color;
+    char words[1024], line[1024] = "", details[1400];
+    char *save = NULL;
+    int count = 0;
+    enum db_status rc;
+
+    games_result_reset(r);
+    *a->not_check = false;
+    rc = games_lock_for_player(tx, a->game_id, a->player_id, true, false, r, &pos, &color);
+    if (rc != DB_OK || r->outcome != GAMES_OK)
+        return rc;
+    const struct rules_variant *v = r->game.variant;
+    snprintf(words, sizeof words, "%s", a->line);
+    for (char *tok = strtok_r(words, " \t\r\n", &save); tok != NULL;
+         tok = strtok_r(NULL, " \t\r\n", &save)) {
+        const char *text = without_number(tok);
+        struct rules_move m;
+        struct rules_report report;
+        char san[RULES_MOVE_TEXT_MAX];
+        if (text[0] == '\0')
+            continue;
+        if (++count > LINE_MAX_MOVES)
+            return games_refuse(r, GAMES_ILLEGAL, "the line is longer than %d moves",
+                                LINE_MAX_MOVES);
+        v->position_report(&pos, &report);
+        if (report.status != RULES_ONGOING)
+            return line_refused(r, count, text, "the game is over before it");
+        if (!games_read_move(v, &pos, text, &m, r))
+            return line_refused(r, count, text, r->detail);
+        v->move_format(&pos, m, RULES_NOTATION_SAN, san, sizeof san);
+        if (v->position_apply(&pos, m) != RULES_OK)
+            return db_tx_fail(tx, "game %s: a parsed move did not apply", r->game.id);
+        v->position_report(&pos, &report);
+        /* The claimant's moves are the odd ones: each must give check. */
+        if (count % 2 == 1 && !report.in_check) {
+            *a->not_check = true;
+            return line_refused(r, count, text,
+                                "it does not give check; in a perpetual-check claim every "
+                                "move of the claimant gives check");
+        }
+        snprintf(line + strlen(line), sizeof line - strlen(line), "%s%s", count > 1 ? " " : "",
+                 san);
+    }
+    if (count == 0)
+        return games_refuse(r, GAMES_ILLEGAL, "the line has no move: write the moves to come, "
+                            "yours first, like \"Qh5+ Kg8 Qe8+ Kh7 Qh5+\"");
+    /* The line is rebuilt from korpd's own SAN: no quote or backslash. */
+    snprintf(details, sizeof details,
+             "{\"claimant\":\"%s\",\"color\":\"%s\",\"ply\":%d,\"line\":\"%s\"}",
+             a->player_id, games_color_name(color), r->game.ply, line);
+    return db_queue_add(tx, DB_QUEUE_PERPETUAL, r->game.id, a->player_id, details, NULL,
+                        a->claim_id);
+}
+
+void games_perpetual_claim(struct db_pool *pool, const char *player_id, const char *game_id,
+                           const char *line, bool *not_check, char claim_id[BASE_ID_SIZE],
+                           struct games_result *out)
+{
+    struct perpetual_args a = { player_id, game_id, line, not_check, claim_id, out };
+    games_run(pool, perpetual_tx, &a, out);
+}
+
+struct request_args {
+    const char *player_id, *game_id, *text;
+    char *request_id;
+    struct games_result *out;
+};
+
+static enum db_status request_tx(struct db_tx *tx, void *arg)
+{
+    struct request_args *a = arg;
+    struct games_result *r = a->out;
+    char details[128];
+    enum db_status rc;
+
+    games_result_reset(r);
+    rc = db_game_lock(tx, a->game_id, false, &r->game);
+    if (rc == DB_NOT_FOUND)
+        return games_refuse(r, GAMES_NOT_FOUND, "no game has the id '%s'", a->game_id);
+    if (rc != DB_OK)
+        return rc;
+    if (strcmp(r->game.white_id, a->player_id) != 0 && strcmp(r->game.black_id, a->player_id) != 0)
+        return games_refuse(r, GAMES_FORBIDDEN, "you are not a player of this game");
+    snprintf(details, sizeof details, "{\"player\":\"%s\",\"ply\":%d}", a->player_id,
+             r->game.ply);
+    return db_queue_add(tx, DB_QUEUE_REQUEST, r->game.id, a->player_id, details, a->text,
+                        a->request_id);
+}
+
+void games_arbiter_request(struct db_pool *pool, const char *player_id, const char *game_id,
+                           const char *text, char request_id[BASE_ID_SIZE],
+                           struct games_result *out)
+{
+    struct request_args a = { player_id, game_id, text, request_id, out };
+    games_run(pool, request_tx, &a, out);
+}
+
+struct dismiss_args {
+    const char *item_id, *reason;
+    struct games_result *out;
+};
+
+static enum db_status dismiss_tx(struct db_tx *tx, void *arg)
+{
+    struct dismiss_args *a = arg;
+    struct games_result *r = a->out;
+    struct db_queue_item item = { 0 };
+    char detail[2048];
+    enum db_status rc;
+
+    games_result_reset(r);
+    rc = db_queue_lock(tx, a->item_id, &item);
+    if (rc == DB_NOT_FOUND)
+        return games_refuse(r, GAMES_NOT_FOUND, "no item of the arbiter's queue has the id '%s'",
+                            a->item_id);
+    if (rc == DB_OK && !item.open)
+        rc = games_refuse(r, GAMES_CONFLICT, "the item is no longer open: it was dismissed, "
+                          "or resolved by an adjudication of its game");
+    else if (rc == DB_OK && (rc = db_queue_dismiss(tx, item.id, a->reason, detail,
+                                                   sizeof detail)) == DB_OK)
+        rc = db_game_event(tx, item.game_id, DB_EVENT_ARBITER, detail);
+    db_queue_item_clear(&item);
+    return rc;
+}
+
+void games_arbiter_dismiss(struct db_pool *pool, const char *item_id, const char *reason,
+                           struct games_result *out)
+{
+    struct dismiss_args a = { item_id, reason, out };
+    games_run(pool, dismiss_tx, &a, out);
+}
+
+enum db_status games_arbiter_game_over(struct db_tx *tx, struct db_game *g)
+{
+    char detail[2048];
+    int count = 0;
+    enum db_status rc;
+
+    if (g->termination != DB_END_ADJUDICATION)
+        return DB_OK;
+    rc = db_queue_resolve_game(tx, g->id, g->adjudication_reason, &count, detail,
+                               sizeof detail);
+    if (rc != DB_OK || count == 0)
+        return rc;
+    return db_game_event(tx, g->id, DB_EVENT_ARBITER, detail);
+}

@@ -1,0 +1,62 @@
+// Ratings (issue 19): a player's Glicko-2 rating in each variant with a
+// rating-history chart (an SVG line), and the leaderboard of a variant
+// (/leaderboard/{variant}).
+
+import { api, q } from './api.js';
+import { h, link, messageBox, variantName } from './ui.js';
+
+const SVG = 'http://www.w3.org/2000/svg';
+
+function svg(tag, attrs) {
+  const e = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+  return e;
+}
+
+/* The rating after each rated game as a line: oldest on the left. */
+export function historyChart(history, width = 320, height = 90) {
+  const chart = svg('svg', { class: 'rating-chart', width, height, viewBox: `0 0 ${width} ${height}`, role: 'img' });
+  if (history.length < 2) return chart;
+  const ratings = history.map(p => p.rating);
+  const lo = Math.min(...ratings) - 10, hi = Math.max(...ratings) + 10;
+  const x = i => 4 + (i * (width - 8)) / (history.length - 1);
+  const y = r => height - 4 - ((r - lo) * (height - 8)) / (hi - lo);
+  chart.append(svg('polyline', { fill: 'none', stroke: 'currentColor', 'stroke-width': 2,
+    points: history.map((p, i) => `${x(i).toFixed(1)},${y(p.rating).toFixed(1)}`).join(' ') }));
+  return chart;
+}
+
+/* The ratings section of a player's page. */
+export async function ratingsSection(player) {
+  const section = h('section', { class: 'card', id: 'ratings' }, h('h2', {}, 'Ratings'));
+  for (const variant of ['korpalski', 'glinski']) {
+    const r = player.ratings && player.ratings[variant];
+    if (!r) continue;
+    const line = h('p', { class: 'rating', 'data-variant': variant },
+      `${variantName(variant)}: ${Math.round(r.rating)}${r.provisional ? '?' : ''} (RD ${Math.round(r.rd)}, ${r.games} rated games) · `,
+      link('/leaderboard/' + variant, 'leaderboard'));
+    section.append(line);
+    if (r.games > 1) {
+      try {
+        const hist = await api('GET', `/v1/players/${q(player.id)}/rating-history?variant=${variant}`);
+        section.append(historyChart(hist.history));
+      } catch (e) { /* the line above says enough */ }
+    }
+  }
+  return section;
+}
+
+export async function render(main, { params }) {
+  const variant = params[0];
+  const msg = messageBox();
+  document.title = `${variantName(variant)} leaderboard · korp`;
+  const list = h('ol', { class: 'leaderboard', id: 'leaderboard' });
+  main.append(h('h1', {}, `${variantName(variant)} leaderboard`), msg, h('section', { class: 'card' }, list));
+  try {
+    const r = await api('GET', `/v1/leaderboard/${q(variant)}?limit=100`);
+    list.replaceChildren(...(r.players.length
+      ? r.players.map(p => h('li', {}, link('/players/' + q(p.id), p.name), ` ${Math.round(p.rating)} (RD ${Math.round(p.rd)}, ${p.games} games)`))
+      : [h('li', { class: 'none' }, 'No player has a settled rating yet.')]));
+  } catch (e) { msg.show(e.message, 'error'); }
+  return null;
+}
