@@ -124,8 +124,9 @@ BEGIN
     EXECUTE format('CREATE OR REPLACE FUNCTION korp_notification_types() RETURNS text[]'
                    ' LANGUAGE sql IMMUTABLE AS %L',
                    format('SELECT %L::text[]', after));
+    -- The default as migrations 003 and 008 (the message kind) left it, and these.
     EXECUTE format('ALTER TABLE notification_settings ALTER COLUMN email_events SET DEFAULT'
                    ' %L::text[]', ARRAY['move', 'challenge', 'draw_offer', 'game_end',
-                                        'deadline_near'] || added);
+                                        'deadline_near', 'message'] || added);
     UPDATE notification_settings SET webhook_events = after WHERE webhook_events @> before;
 END $$;

@@ -332,7 +332,6 @@ def test_problem_slugs_are_the_agreed_ones():
         "unsupported-media-type", "illegal-move", "draw-not-allowed", "unavailable",
         "internal-error", "too-many-requests", "invalid-webhook-url", "invalid-value",
         "not-implemented",
-        # Issue 18: conditional moves whose lines answer one move differently.
-        "conditional-conflict"}, slugs
-        # issue 18
-        "leave-exceeded"}, slugs
+        # Issue 18: conditional moves whose lines answer one move differently;
+        # leave over the allowance.
+        "conditional-conflict", "leave-exceeded"}, slugs
