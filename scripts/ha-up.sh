@@ -170,6 +170,21 @@ say "primary on 127.0.0.1:$LEADER"
 # ---- korp's role and database, on the primary (replicated from there)
 korp_pg_role "$PASSDATA" "$OWNER" "$LEADER"
 korp_pg_createdb "$PASSDATA" "$LEADER" korp
+# Until a replica has replayed CREATE DATABASE, libpq, trying the hosts in
+# order, stops at it ("database does not exist" ends the attempt, as a
+# failed login does): korpd starts once every node has the database.
+db_everywhere() {
+    local n pg
+    for n in $KORP_HA_NODES; do
+        pg=PG_PORT_$n
+        [ "$(PGPASSFILE=$(korp_pg_passfile "$PASSDATA" "$KORP_PG_ADMIN") PGCONNECT_TIMEOUT=3 \
+            "$PG_BIN/psql" -X -q -w -tA \
+            "postgresql://$KORP_PG_ADMIN@127.0.0.1:${!pg}/postgres" \
+            -c "SELECT count(*) FROM pg_database WHERE datname = 'korp'" 2>/dev/null)" = 1 ] ||
+            return 1
+    done
+}
+ha_wait 60 "every node to have the korp database" db_everywhere
 
 # ---- korpd on the multi-host URL; libpq keeps to the read-write node
 export KORP_DATABASE_URL="postgresql://$KORP_PG_USER@$hosts/korp?target_session_attrs=read-write"
