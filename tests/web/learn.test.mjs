@@ -33,6 +33,7 @@ test('the Korpalski lessons take moves by the rules', async () => {
   const p = await person(browser, korpd.base, 'learner');
   const { page } = p;
   await page.goto('/learn/korpalski');
+  await page.locator('#example-games').waitFor({ timeout: TIMEOUT });   // drawn to the end
   const lessons = await page.locator('[data-lesson]').evaluateAll(els => els.map(e => e.dataset.lesson));
   assert.ok(lessons.length >= 8, lessons);
   for (const l of lessons) await legalCount(page, l);         // every position is valid
@@ -63,6 +64,7 @@ test('the Glinski lessons take moves by the rules', async () => {
   const p = await person(browser, korpd.base, 'hexlearner');
   const { page } = p;
   await page.goto('/learn/glinski');
+  await page.locator('#example-games').waitFor({ timeout: TIMEOUT });
   const lessons = await page.locator('[data-lesson]').evaluateAll(els => els.map(e => e.dataset.lesson));
   for (const l of lessons) await legalCount(page, l);
   assert.equal(await legalCount(page, 'board'), 51);
