@@ -39,6 +39,9 @@ struct api_config {
     bool email_confirmation;   /* addresses must be confirmed before korpd mails them */
     int challenges_per_day;    /* challenges per challenger in 24 hours; 0: no cap */
     int leave_days_per_year;       /* a player's leave allowance (issue 18) */
+    /* Engine analysis (issue 23): per player per hour, and searches at once. */
+    int analysis_per_hour;
+    int analysis_concurrent;
 };
 
 struct api_server;

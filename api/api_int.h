@@ -62,6 +62,7 @@ struct api_hub;
 struct api_metrics;
 struct api_limits;
 struct api_addr_list;
+struct api_analysis;
 struct games_result;
 
 /* One request, from first call of the access handler to completion. */
@@ -92,6 +93,7 @@ struct api_request {
     unsigned status;
     int64_t started_us;
     char request_id[API_REQUEST_ID_MAX + 1];
+    struct api_analysis *analysis;              /* the server's engine searches */
 };
 
 typedef enum MHD_Result (*api_handler)(struct api_request *req);
@@ -119,6 +121,7 @@ enum api_problem {
     API_PROBLEM_NOT_IMPLEMENTED,
     API_PROBLEM_CONDITIONAL_CONFLICT,   /* issue 18: lines answer one move differently */
     API_PROBLEM_LEAVE_EXCEEDED,     /* issue 18 */
+    API_PROBLEM_ANALYSIS_OWN_GAME,  /* issue 23: the asker plays that game */
     API_PROBLEM_COUNT
 };
 
@@ -490,5 +493,11 @@ char *api_game_pgn_text(struct api_request *req, const struct db_game *g,
                         enum MHD_Result *failed);
 /* Answers 200 with that PGN (taking it). */
 enum MHD_Result api_reply_pgn(struct api_request *req, char *pgn);
+
+/* ---- Engine analysis (issue 23, api_analyse.c): one per server. */
+/* Up to per_hour analyses per player and `concurrent` searches at once. */
+struct api_analysis *api_analysis_new(int per_hour, int concurrent);
+void api_analysis_free(struct api_analysis *a);
+enum MHD_Result api_analyse(struct api_request *req);
 
 #endif

@@ -40,6 +40,8 @@ static const struct {
     [API_PROBLEM_CONDITIONAL_CONFLICT] = { 422, "conditional-conflict",
                                            "Conditional moves disagree" },
     [API_PROBLEM_LEAVE_EXCEEDED] = { 422, "leave-exceeded", "Over the leave allowance" },
+    [API_PROBLEM_ANALYSIS_OWN_GAME] = { 403, "analysis-own-game",
+                                        "No engine analysis of your own game in play" },
 };
 
 static struct MHD_Response *text_response(char *text, const char *content_type)

@@ -118,6 +118,8 @@ static const struct route routes[] = {
     { "GET", "/v1/players/me/leave", API_TOKEN, api_leave_list },
     { "DELETE", "/v1/players/me/leave/{id}", API_TOKEN, api_leave_cancel },
     { "POST", "/v1/games/{id}/give-time", API_TOKEN | API_JSON_BODY, api_game_give_time },
+    /* Engine analysis (issue 23). */
+    { "POST", "/v1/analyse", API_TOKEN | API_JSON_BODY, api_analyse },
     { NULL, NULL, 0, NULL },
 };
 

@@ -54,6 +54,7 @@ struct api_server {
     struct api_addr_list *trusted;
     struct api_addr_list *metrics_allow;
     struct api_conn_counts *counts;
+    struct api_analysis *analysis;     /* engine searches (issue 23) */
     atomic_int in_flight;
     bool quiesced;
     /* The connections, and the thread that cuts slow heads. */
@@ -257,6 +258,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
         req->limits = server->limits;
         req->trusted = server->trusted;
         req->metrics_allow = server->metrics_allow;
+        req->analysis = server->analysis;
         req->route_index = -1;
         req->conn = conn;
         req->method = method;
@@ -412,6 +414,7 @@ static void server_free(struct api_server *server)
     api_addr_list_free(server->trusted);
     api_addr_list_free(server->metrics_allow);
     api_conn_counts_free(server->counts);
+    api_analysis_free(server->analysis);
     pthread_cond_destroy(&server->wake);
     pthread_mutex_destroy(&server->lock);
     free(server);
@@ -439,7 +442,9 @@ struct api_server *api_server_start(const struct api_config *config, struct base
     server->metrics = api_metrics_new();
     server->limits = api_limits_new(config->rate_limit, config->rate_burst);
     server->counts = api_conn_counts_new(config->connections_per_address);
-    if (server->metrics == NULL || server->limits == NULL || server->counts == NULL) {
+    server->analysis = api_analysis_new(config->analysis_per_hour, config->analysis_concurrent);
+    if (server->metrics == NULL || server->limits == NULL || server->counts == NULL ||
+        server->analysis == NULL) {
         base_err_set(err, "out of memory");
         server_free(server);
         return NULL;

@@ -1142,4 +1142,20 @@ enum db_status db_tournament_list(struct db_pool *pool, const enum db_tournament
                                   struct db_tournament *out, int max, int *count, bool *more,
                                   struct base_err *err);
 
+/* ---- Engine analysis (issue 23, db_analysis.c) ---------------------------- */
+
+struct db_active_position {
+    char game_id[BASE_ID_SIZE];
+    const struct rules_variant *variant;
+    char fen[DB_FEN_SIZE];
+};
+
+/* Up to max of the player's active games in variant whose FEN's first
+ * field (the board, with Korpalski's reserves) is `board`: the candidates
+ * for "this is the position of a game they are playing". */
+enum db_status db_active_positions(struct db_pool *pool, const char *player_id,
+                                   const struct rules_variant *variant, const char *board,
+                                   struct db_active_position *out, int max, int *count,
+                                   struct base_err *err);
+
 #endif

@@ -863,6 +863,12 @@ const struct db_statement db_statements[] = {
         " ORDER BY t.created_at DESC, t.id DESC LIMIT $4", 4 },
     [DB_STMT_GAME_UNRATE] = { DB_STMT_GAME_UNRATE, "game_unrate",
         "UPDATE games SET rated = false WHERE id = $1", 1 },
+    /* Issue 23: a player's active games standing on a board (the FEN's
+     * first field), for engine analysis to refuse. */
+    [DB_STMT_ACTIVE_POSITIONS] = { DB_STMT_ACTIVE_POSITIONS, "active_positions",
+        "SELECT id, variant, fen FROM games WHERE status = 'active'"
+        " AND (white_id = $1 OR black_id = $1) AND variant = $2"
+        " AND split_part(fen, ' ', 1) = $3 ORDER BY id LIMIT $4", 4 },
 };
 
 _Static_assert(sizeof db_statements / sizeof db_statements[0] == DB_STMT_COUNT,

@@ -75,7 +75,11 @@ const char korpd_config_help[] =
     "                       year, stopping their games' clocks (default 45, 0-366)\n"
     "  KORP_RATING_PERIOD_DAYS  a rating's deviation grows by one Glicko-2 rating\n"
     "                       period per this many days without a rated game\n"
-    "                       (default 7, 1-365)\n";
+    "                       (default 7, 1-365)\n"
+    "  KORP_ANALYSIS_PER_HOUR  engine analyses (POST /v1/analyse) one player may\n"
+    "                       ask for per hour (default 60, 1-100000)\n"
+    "  KORP_ANALYSIS_CONCURRENT  engine searches one korpd runs at once; more are\n"
+    "                       answered 503 (default 2, 1-64)\n";
 
 static const char *env_or(const char *name, const char *fallback)
 {
@@ -215,5 +219,7 @@ bool korpd_config_load(struct korpd_config *c, struct base_err *err)
                     &c->notify.webhook_timeout_seconds, err) &&
            (c->notify.sweep_seconds = c->sweep_seconds, true) &&
            read_int("KORP_LEAVE_DAYS_PER_YEAR", 45, 0, 366, &c->leave_days_per_year, err) &&
-           notify_config_check(&c->notify, err) && accounts_load(c, err);
+           notify_config_check(&c->notify, err) && accounts_load(c, err) &&
+           read_int("KORP_ANALYSIS_PER_HOUR", 60, 1, 100000, &c->analysis_per_hour, err) &&
+           read_int("KORP_ANALYSIS_CONCURRENT", 2, 1, 64, &c->analysis_concurrent, err);
 }

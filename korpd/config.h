@@ -43,6 +43,9 @@ struct korpd_config {
     bool email_confirmation;   /* KORP_EMAIL_CONFIRMATION=required (the default) */
     int challenges_per_day;    /* KORP_CHALLENGES_PER_DAY: per challenger; 0: none */
     int rating_period_days;    /* KORP_RATING_PERIOD_DAYS (issue 19) */
+    /* Engine analysis (issue 23). */
+    int analysis_per_hour;     /* KORP_ANALYSIS_PER_HOUR: per player */
+    int analysis_concurrent;   /* KORP_ANALYSIS_CONCURRENT: searches at once */
 };
 
 /* The settings table, for --help. */

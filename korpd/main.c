@@ -255,7 +255,9 @@ int main(int argc, char **argv)
                               config.trusted_proxies, config.metrics_allow,
                               config.connections_per_address, config.request_head_seconds,
                               config.email_confirmation, config.challenges_per_day,
-                              config.leave_days_per_year };
+                              config.leave_days_per_year,
+                              /* issue 23 */
+                              config.analysis_per_hour, config.analysis_concurrent };
     if (config.test_clock)
         base_log(BASE_LOG_WARN, "KORP_TEST_CLOCK=1: arbiters may move the clock (tests only)");
     server = api_server_start(&api, &err);
