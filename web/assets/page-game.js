@@ -289,6 +289,12 @@ export async function render(main, { params }) {
 
   draw();
   await reload();
+  // Engine analysis (issue 23, analysis-panel.js): offered on finished games only.
+  if (game.status !== 'active') {
+    const { createAnalysisPanel } = await import('./analysis-panel.js');
+    main.querySelector('.game-side').append(createAnalysisPanel({ variant: game.variant, gameId: id, plies: moves, position: () => game.fen,
+      format: san => (notation === 'polish' ? sanToPolish(san) : san) }).el);
+  }
   connect();
   const ticker = setInterval(() => { if (game.status === 'active' && game.deadline) { drawStrips(); drawStatus(); } }, 30000);
 

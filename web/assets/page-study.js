@@ -9,6 +9,7 @@ import { createBoard } from './board.js';
 import { geometryFor, parseUci } from './geometry.js';
 import { h, messageBox, variantName } from './ui.js';
 import { moveWords } from './notation.js';
+import { createAnalysisPanel } from './analysis-panel.js';
 
 const STATUS_WORDS = { checkmate: 'Checkmate', stalemate: 'Stalemate', 'insufficient-material': 'Draw: neither side can mate' };
 
@@ -76,9 +77,12 @@ export async function render(main) {
     h('div', { class: 'row' }, moveInput, h('button', { type: 'submit' }, 'Play')));
   const pgnBtn = h('button', { type: 'button', id: 'study-pgn' }, 'Export PGN');
 
+  // Engine analysis of the shown position (issue 23); a line clicked is played from it.
+  const analysis = createAnalysisPanel({ variant: () => variant, position: () => (cursor === 0 ? start : plies[cursor - 1].fen),
+    onLine: ucis => playLine(ucis) });
   main.append(h('h1', {}, 'Study board'), h('section', { class: 'game-page' },
     h('div', { class: 'game-board-col' }, boardRoot),
-    h('aside', { class: 'game-side' }, form, msg, status, navBar, moveForm, h('div', { class: 'toolbar' }, backBtn, pgnBtn), moveList)));
+    h('aside', { class: 'game-side' }, form, msg, status, navBar, moveForm, h('div', { class: 'toolbar' }, backBtn, pgnBtn), moveList, analysis.el)));
 
   function makeBoard() {
     board?.destroy();
@@ -111,6 +115,7 @@ export async function render(main) {
   // Shows the position after `n` plies, with its legal moves.
   async function go(n) {
     cursor = Math.max(0, Math.min(plies.length, n));
+    analysis.clear();
     const fen = cursor === 0 ? start : plies[cursor - 1].fen;
     const last = cursor > 0 ? plies[cursor - 1] : null;
     let legal = [];
@@ -141,6 +146,18 @@ export async function render(main) {
     } catch (e) {
       msg.show(e.message, 'error');
     } finally { busy = false; }
+  }
+
+  // An engine line from the shown position: it replaces what followed, shown one move in.
+  async function playLine(ucis) {
+    const line = plies.slice(0, cursor).map(p => p.uci);
+    try {
+      const r = await replay({ fen: start, moves: [...line, ...ucis] });
+      plies = r.plies;
+      result = r.result;
+      await go(cursor + 1);
+      drawMoves();
+    } catch (e) { msg.show(e.message, 'error'); }
   }
 
   function drawMoves() {
