@@ -241,3 +241,31 @@ def test_busy_engine_answers_503_and_http_goes_on(server, start_korpd):
         if 503 in seen:
             break
     assert 503 in seen, seen
+
+
+def test_two_searches_at_once_each_have_their_own_engine(server, start_korpd):
+    """Two analyses in parallel (the default cap, 2) both answer, each its own
+    position's mate: no engine state is shared between the HTTP threads."""
+    path, pg, _ = server
+    k = start_korpd(pg.url, KORP_ANALYSIS_PER_HOUR=1000)
+    api = Api(k.base)
+    # Black to move in the mirror image of MATE_IN_ONE: 1... Ra1 is mate by the
+    # same hand analysis, colours and ranks swapped.
+    mirrored = "r5k1/8/8/8/8/8/6PP/7K[] b - - 0 40"
+    jobs = [(MATE_IN_ONE, MATE_MOVE_UCI), (mirrored, "a8a1")] * 2
+    answers = [None] * len(jobs)
+    who = [api.new_player("par")[0] for _ in jobs]
+
+    def run(i):
+        answers[i] = analyse(who[i], None, variant="korpalski", fen=jobs[i][0], multipv=2,
+                             movetime_ms=1500)
+
+    for start in (0, 2):
+        threads = [threading.Thread(target=run, args=(i,)) for i in (start, start + 1)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=30)
+    for (fen, mate), (status, body) in zip(jobs, answers):
+        assert status == 200, body
+        assert body["lines"][0].get("mate") == 1 and body["lines"][0]["pv_uci"][0] == mate, body
