@@ -399,7 +399,8 @@ bool api_route_info(int i, const char **method, const char **pattern);
 /* ---- Event streams (api_events.c): one hub per server. */
 
 /* Starts the listener and the keep-alive timer; NULL with a message. */
-struct api_hub *api_hub_new(struct db_pool *pool, int keepalive_seconds, struct base_err *err);
+struct api_hub *api_hub_new(struct db_pool *pool, int keepalive_seconds, int backstop_ms,
+                            struct base_err *err);
 /* Stops the listener and the timer and ends every stream (korpd stops). */
 void api_hub_close(struct api_hub *hub);
 /* Frees the hub, after the daemon has stopped.  NULL is a no-op. */

@@ -166,8 +166,9 @@ const struct db_statement db_statements[] = {
         ") l WHERE n <= $2 ORDER BY created_exact DESC, id DESC", 2 },
     [DB_STMT_CHALLENGE_SET_STATUS] = { DB_STMT_CHALLENGE_SET_STATUS, "challenge_set_status",
         "UPDATE challenges SET status = $2, game_id = nullif($3, '') WHERE id = $1", 3 },
-    /* Events are NOTIFYed (payload: their ids) with the transaction that
-     * writes them: every korpd LISTENs and wakes the streams concerned. */
+    /* Statements that write events answer their ids: once the transaction
+     * has committed they are NOTIFYed (db_wake.c), and every korpd LISTENs
+     * and wakes the streams concerned. */
     [DB_STMT_CHALLENGE_EVENT] = { DB_STMT_CHALLENGE_EVENT, "challenge_event",
         "WITH e AS (INSERT INTO events (player_id, game_id, type, payload, created_at)"
         " SELECT p, NULL, $2, jsonb_build_object('challenge_id', c.id, 'status', c.status,"
@@ -175,7 +176,7 @@ const struct db_statement db_statements[] = {
         " 'game_id', c.game_id),"
         " korp_now() FROM challenges c, unnest(ARRAY[c.challenger_id, c.opponent_id]) p"
         " WHERE c.id = $1 AND p IS NOT NULL RETURNING id)"
-        " SELECT pg_notify('" DB_EVENTS_CHANNEL "', string_agg(id::text, ',')) FROM e", 2 },
+        " SELECT string_agg(id::text, ',') AS ids FROM e", 2 },
 
     /* ---- games and moves */
     /* Each side starts with its clock's time ($11: Fischer's initial days,
@@ -233,7 +234,7 @@ const struct db_statement db_statements[] = {
         "WITH e AS (INSERT INTO events (player_id, game_id, type, payload, created_at)"
         " SELECT p, g.id, $2, " GAME_SNAPSHOT " || coalesce($3::jsonb, '{}'), korp_now()"
         " FROM games g, unnest(ARRAY[g.white_id, g.black_id]) p WHERE g.id = $1 RETURNING id)"
-        " SELECT pg_notify('" DB_EVENTS_CHANNEL "', string_agg(id::text, ',')) FROM e", 3 },
+        " SELECT string_agg(id::text, ',') AS ids FROM e", 3 },
     /* A player's events after an id (all their games and challenges, or one
      * game); or, with no player, one game's events as a spectator sees them
      * (one row per event: White's copy). */
@@ -469,7 +470,7 @@ const struct db_statement db_statements[] = {
         " SELECT $2, g.id, 'deadline_near', " GAME_SNAPSHOT
         " || jsonb_build_object('deadline', korp_time(g.deadline)), korp_now()"
         " FROM games g WHERE g.id = $1 RETURNING id)"
-        " SELECT pg_notify('" DB_EVENTS_CHANNEL "', string_agg(id::text, ',')) FROM e", 2 },
+        " SELECT string_agg(id::text, ',') AS ids FROM e", 2 },
     /* Players whose digest hour (UTC) has come today and who were not sent
      * one yet: an email listing the games where it is their move. */
     [DB_STMT_DIGEST_OWE] = { DB_STMT_DIGEST_OWE, "digest_owe",
@@ -838,7 +839,7 @@ const struct db_statement db_statements[] = {
         " 'name', t.name, 'variant', t.variant, 'status', t.status), korp_now()"
         " FROM tournaments t JOIN tournament_players tp ON tp.tournament_id = t.id"
         " WHERE t.id = $1 RETURNING id)"
-        " SELECT pg_notify('" DB_EVENTS_CHANNEL "', string_agg(id::text, ',')) FROM e", 2 },
+        " SELECT string_agg(id::text, ',') AS ids FROM e", 2 },
     [DB_STMT_TOURNAMENT_DUE_START] = { DB_STMT_TOURNAMENT_DUE_START, "tournament_due_start",
         "SELECT " TOURNAMENT_COLUMNS TOURNAMENT_FROM " WHERE t.status = 'open'"
         " AND t.starts_at <= korp_now() ORDER BY t.starts_at, t.id LIMIT 1"

@@ -152,6 +152,7 @@ int main(int argc, char **argv)
     static struct korpd k;
     struct korpd_config config;
     struct db_pool *pool = NULL;
+    struct db_waker *waker = NULL;
     struct api_server *server = NULL;
     struct notify *notify = NULL;
     struct base_err err = { "" };
@@ -227,6 +228,14 @@ int main(int argc, char **argv)
         base_log(BASE_LOG_ERROR, "cannot prepare the database: %s", err.text);
         goto done;
     }
+    /* Events are NOTIFYed after their commit by the waker (issue 22). */
+    if ((waker = db_waker_start(pool, config.wake_interval_ms, &err)) == NULL)
+        goto fail;
+    if (config.test_kill_after_commit) {
+        base_log(BASE_LOG_WARN, "KORP_TEST_KILL_AFTER_COMMIT=1: korpd dies after its first "
+                                "commit of events (tests only)");
+        db_pool_test_kill_after_commit(pool);
+    }
     k.config = config;
     k.pool = pool;
     if (!notify_links_init(pool, &err))
@@ -255,7 +264,7 @@ int main(int argc, char **argv)
                               config.trusted_proxies, config.metrics_allow,
                               config.connections_per_address, config.request_head_seconds,
                               config.email_confirmation, config.challenges_per_day,
-                              config.leave_days_per_year };
+                              config.leave_days_per_year, config.events_backstop_ms };
     if (config.test_clock)
         base_log(BASE_LOG_WARN, "KORP_TEST_CLOCK=1: arbiters may move the clock (tests only)");
     server = api_server_start(&api, &err);
@@ -283,6 +292,7 @@ done:
     api_server_stop(server);
     notify_stop(notify);
     workers_stop();
+    db_waker_stop(waker);
     db_pool_free(pool);
     curl_global_cleanup();
     if (rc == 0)
