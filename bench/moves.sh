@@ -70,7 +70,8 @@
 #    clients, as many sessions as pgbench's)
 #   PGBENCH_LISTEN=0 leaves out the pgbench+NL runs, PGBENCH_NOTIFY=0 the
 #   pgbench+N runs.  WAKE_MS: korpd's KORP_WAKE_INTERVAL_MS (default 5).
-#   SSE_STREAMS=0: no streams.  PERF=1 adds korpd's
+#   SSE_STREAMS=0: no streams.  WAITS=1: the sessions' wait events at the
+#   most clients (waits_start below).  PERF=1 adds korpd's
 #   CPU profile at the most clients (perf record -g).  MOVE_SQL=<file> runs
 #   pgbench on another script, for experiments (with BENCH_SRC=<tree>,
 #   bench/lib.sh; CHECK_SQL=0 lets it differ from korpd's statements).
@@ -119,6 +120,7 @@ cleanup() {
     local p
     for p in "${LPIDS[@]}"; do kill "$p" 2>/dev/null; done
     if [ -n "$SSE_PID" ]; then kill "$SSE_PID" 2>/dev/null; fi
+    if [ -n "${WAIT_PID:-}" ]; then kill "$WAIT_PID" 2>/dev/null; fi
     [ -n "$KPID" ] && korp_stop_pid "$KPID"
     bench_tmp_remove
 }
@@ -318,6 +320,32 @@ keep() {
     shift 6
     for kv in "$@"; do R[$key,${kv%%=*}]=${kv#*=}; done
 }
+# WAITS=1 (issue 22): what the database's sessions wait on during each run
+# at the most clients, sampled from pg_stat_activity every 0.1 s (sessions
+# of the run's database not idle, korpd's LISTEN and waker sessions
+# included), printed as shares of the samples: Lock:transactionid and
+# Lock:tuple are waits on the players' rows, Lock:object the NOTIFY lock,
+# LWLock:WALWrite and IO:WALSync the commit's flush, Client:ClientRead a
+# session waiting for its client inside a transaction, CPU no wait.
+WAIT_PID=
+waits_start() {   # DATABASE CLIENTS
+    [ "${WAITS:-0}" = 1 ] && [ "$2" = "${CLIENTS##* }" ] || return 0
+    : >"$TMP/waits"
+    ( for _ in $(seq 1 3000); do
+          "${PSQL[@]}" -d "$1" -tAc "SELECT coalesce(wait_event_type || ':' || wait_event, 'CPU')
+              FROM pg_stat_activity WHERE datname = '$1' AND state <> 'idle' AND pid <> pg_backend_pid()" \
+              >>"$TMP/waits" 2>/dev/null || break
+          echo '--' >>"$TMP/waits"; sleep 0.1
+      done ) &
+    WAIT_PID=$!
+}
+waits_stop() {    # LABEL
+    [ -n "$WAIT_PID" ] || return 0
+    kill "$WAIT_PID" 2>/dev/null; wait "$WAIT_PID" 2>/dev/null || true; WAIT_PID=
+    awk -v label="$1" '$0 == "--" { n++; next } { c[$0]++; t++ }
+        END { printf "waits %s: %d samples, %.1f busy sessions on average:", label, n, (n ? t / n : 0)
+              for (k in c) if (c[k] / t >= 0.01) printf " %s %.0f%%", k, 100 * c[k] / t; printf "\n" }' "$TMP/waits"
+}
 # Event streams during korpd's runs (issue 22): SSE_STREAMS players' streams
 # (white of the short set's first games: distinct pairs) held by
 # bench/sse_listen.py; each move event matched with the move's answer.
@@ -367,7 +395,9 @@ korpd_run() {  # SET CLIENTS MOVES
         sleep 0.5
     fi
     sse_start
+    waits_start korp_bench "$c"
     out=$(MOVELOG=$TMP/movelog load "$set" "$c" $((n / games)))
+    waits_stop "korpd $set $c"
     k1=$(proc_ticks "$KPID"); p1=$(pg_ticks); w1=$(wal_lsn)
     local ev; ev=$(sse_stop "$set")
     if [ -n "$perf_pid" ]; then kill -INT "$perf_pid"; wait "$perf_pid" || true; fi
@@ -398,6 +428,7 @@ pgbench_run() {   # SET CLIENTS MOVES [l]: the set's games all at one ply before
     [ "$eng" = l ] && listeners_start
     pg_settle 1000; kids=$(pg_children)
     p0=$(pg_ticks); w0=$(wal_lsn)
+    waits_start korp_pgbench "$c"
     { time "$(korp_pg_bin)/pgbench" -n -h 127.0.0.1 -p "$PORT" -U "$KORP_PG_USER" -M prepared \
         -c "$c" -j $((c < 2 ? c : 2)) -t $((n / c)) -f "$sql" \
         -D base="${SET_BASE[$set]}" -D per=$((games / c)) -D nc="$c" -D ply0="${plies% *}" -D it=0 \
@@ -406,6 +437,7 @@ pgbench_run() {   # SET CLIENTS MOVES [l]: the set's games all at one ply before
         -D 'detail={"san":"Nf3","uci":"g1f3"}' -l --log-prefix="$TMP/pgb" korp_pgbench \
         >"$TMP/pgbench.out" 2>"$TMP/pgbench.err"; } 2>"$TMP/pgbench.time" ||
         { cat "$TMP/pgbench.err" "$TMP/pgbench.out" >&2; die "pgbench failed"; }
+    waits_stop "pgbench-$eng $set $c"
     pg_settle "$kids"
     p1=$(pg_ticks); w1=$(wal_lsn)
     [ "$eng" = l ] && listeners_stop
