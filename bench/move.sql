@@ -9,6 +9,8 @@
 --   game_save                    (the move's key and SAN appended in SQL)
 --   event_lock_game              (both players' rows, in id order)
 --   game_event                   (two event rows; their ids answered)
+--   conditional_get              (the opponent's conditional moves, issue 18;
+--                                 none here, as in korpd's bench games)
 --   COMMIT
 -- bench/moves.sh checks, before it runs pgbench, that these texts are
 -- still db/db_statements.c's (bench/statements.c prints korpd's), with
@@ -26,7 +28,7 @@
 --   -D ply0=<the set's ply before the run> -D it=0 -D rk=<last ply whose
 --   move restarts the keys> -D hash=<token hash, hex> -D fen=.. -D san=..
 --   -D uci=.. -D status=active -D result=* -D version=<key version>
---   -D type=move -D detail=<event JSON>
+--   -D type=move -D detail=<event JSON> -D owner=<a player id>
 -- pgbench's \gset cannot take game_lock's answer (its NULL column has no
 -- name a variable may have), so the script knows each game's ply instead:
 -- client c plays its games base+1+c, base+1+c+nc, ... in turn, one move
@@ -51,5 +53,6 @@ INSERT INTO moves (game_id, ply, san, uci, fen, played_at) VALUES (:g, :next, :s
 UPDATE games SET fen = :fen, ply = :next, status = :status, result = :result, termination = nullif(:none, ''), adjudication_reason = nullif(:none, ''), draw_offer = nullif(:none, ''), repetition_keys = CASE WHEN :key::bigint IS NULL THEN repetition_keys                        WHEN :reset THEN ARRAY[:key::bigint]                        ELSE repetition_keys || :key::bigint END, key_version = CASE WHEN :key::bigint IS NULL THEN key_version ELSE :version END, sans = CASE WHEN :san::text IS NULL THEN sans WHEN sans = '' THEN :san             ELSE sans || ' ' || :san END, deadline = CASE WHEN :status <> 'active' OR days_per_move IS NULL THEN NULL                 WHEN :san::text IS NOT NULL                 THEN korp_now() + make_interval(days => days_per_move)                 ELSE deadline END, updated_at = korp_now() WHERE id = :g RETURNING korp_time(updated_at) AS updated_at, korp_time(deadline) AS deadline, sans, korp_clock_left(games, true) AS clock_white, korp_clock_left(games, false) AS clock_black, CASE WHEN status = 'active' AND white_seconds IS NOT NULL THEN korp_time( korp_paused_until(white_id, black_id, leave_allowed)) END AS paused_until;
 SELECT 1 FROM players p JOIN games g ON p.id IN (g.white_id, g.black_id) WHERE g.id = :g ORDER BY p.id FOR NO KEY UPDATE OF p;
 WITH e AS (INSERT INTO events (player_id, game_id, type, payload, created_at) SELECT p, g.id, :type, jsonb_build_object('game_id', g.id, 'variant', g.variant, 'ply', g.ply, 'fen', g.fen, 'to_move', CASE WHEN g.ply % 2 = 0 THEN 'white' ELSE 'black' END, 'status', g.status, 'result', g.result, 'termination', g.termination, 'draw_offer', g.draw_offer) || coalesce(:detail::jsonb, '{}'), korp_now() FROM games g, unnest(ARRAY[g.white_id, g.black_id]) p WHERE g.id = :g RETURNING id) SELECT string_agg(id::text, ',') AS ids FROM e;
+SELECT ply, lines FROM conditional_moves WHERE game_id = :g AND player_id = :owner;
 COMMIT;
 \set it :it + 1

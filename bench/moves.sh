@@ -140,7 +140,7 @@ cc -O2 -Wall -Wextra -I "$SRC/db" -I "$SRC/base" $(pkg-config --cflags libpq) \
 "$TMP/statements" | awk -F '\t' '
     { sql[$1] = $2 }
     END {
-        n = split("token_find BEGIN game_lock move_insert game_save event_lock_game game_event COMMIT", order, " ")
+        n = split("token_find BEGIN game_lock move_insert game_save event_lock_game game_event conditional_get COMMIT", order, " ")
         for (i = 1; i <= n; i++) {
             s = order[i] ~ /^[A-Z]+$/ ? order[i] : sql[order[i]]
             if (s == "") { print "no statement " order[i] > "/dev/stderr"; exit 1 }
@@ -434,7 +434,7 @@ pgbench_run() {   # SET CLIENTS MOVES [l]: the set's games all at one ply before
         -D base="${SET_BASE[$set]}" -D per=$((games / c)) -D nc="$c" -D ply0="${plies% *}" -D it=0 \
         -D rk="${SET_RK[$set]}" -D hash="$HASH" -D fen="${SET_FEN[$set]}" -D san=Nf3 -D uci=g1f3 \
         -D status=active -D result='*' -D version="$VERSION" -D type=move \
-        -D 'detail={"san":"Nf3","uci":"g1f3"}' -l --log-prefix="$TMP/pgb" korp_pgbench \
+        -D 'detail={"san":"Nf3","uci":"g1f3"}' -D owner=benchb00000 -l --log-prefix="$TMP/pgb" korp_pgbench \
         >"$TMP/pgbench.out" 2>"$TMP/pgbench.err"; } 2>"$TMP/pgbench.time" ||
         { cat "$TMP/pgbench.err" "$TMP/pgbench.out" >&2; die "pgbench failed"; }
     waits_stop "pgbench-$eng $set $c"
