@@ -119,8 +119,9 @@ LPIDS=()
 cleanup() {
     local p
     for p in "${LPIDS[@]}"; do kill "$p" 2>/dev/null; done
-    if [ -n "$SSE_PID" ]; then kill "$SSE_PID" 2>/dev/null; fi
-    if [ -n "${WAIT_PID:-}" ]; then kill "$WAIT_PID" 2>/dev/null; fi
+    # (|| true: under set -e a failing kill here would skip what follows)
+    if [ -n "$SSE_PID" ]; then kill "$SSE_PID" 2>/dev/null || true; fi
+    if [ -n "${WAIT_PID:-}" ]; then kill "$WAIT_PID" 2>/dev/null || true; fi
     [ -n "$KPID" ] && korp_stop_pid "$KPID"
     bench_tmp_remove
 }
@@ -399,7 +400,8 @@ korpd_run() {  # SET CLIENTS MOVES
     out=$(MOVELOG=$TMP/movelog load "$set" "$c" $((n / games)))
     waits_stop "korpd $set $c"
     k1=$(proc_ticks "$KPID"); p1=$(pg_ticks); w1=$(wal_lsn)
-    local ev; ev=$(sse_stop "$set")
+    sse_stop "$set" >"$TMP/ev"   # in this shell: it clears SSE_PID
+    local ev; ev=$(cat "$TMP/ev")
     if [ -n "$perf_pid" ]; then kill -INT "$perf_pid"; wait "$perf_pid" || true; fi
     ply1=$(awk '{ s += $2 } END { printf "%.0f", s / NR }' "$TMP/$set.txt")
     moves=$(field moves "$out")
