@@ -307,6 +307,10 @@ enum MHD_Result api_leave_list(struct api_request *req);
 enum MHD_Result api_leave_cancel(struct api_request *req);
 enum MHD_Result api_game_give_time(struct api_request *req);
 cJSON *api_clock_json(const struct db_clock *c, const struct db_game *g);
+/* The `clock` (or `days_per_move`) and `leave_allowed` of a challenge's or a
+ * tournament's body (api_challenges.c); false with why for a bad one. */
+bool api_clock_read(struct api_request *req, struct db_clock *clock, int *days_per_move,
+                    char *why, size_t size);
 /* ---- Addresses (api_limits.c). */
 
 /* An IP address: IPv6, or IPv4 as ::ffff:a.b.c.d. */
