@@ -295,9 +295,7 @@ bool api_legal_after(struct api_request *req, const struct rules_variant *v,
 /* Whether the caller may send text as a message in the game of the path
  * now (valid, within the daily limit); replies 400/429 itself otherwise. */
 bool api_message_allowed(struct api_request *req, const char *text, enum MHD_Result *replied);
-/* Whether a password meets the policy (8-128 code points, not the player's
- * name, not a common password); why says what is wrong otherwise. */
-bool api_password_acceptable(const char *password, const char *name, char *why, size_t size);
+/* api_password_acceptable: declared in api.h (korpd admin uses it too). */
 
 /* Clocks and leave (issue 18): api_leave.c, api_give_time.c; the clock
  * object of a challenge (g NULL: its settings) or of a game (with each

@@ -18,7 +18,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { person, startStage } from './harness.mjs';
-import { makeArbiter } from './roles.mjs';
+import { createArbiter } from './roles.mjs';
 
 const PASSWORD = 'correct horse battery';
 const TIMEOUT = 15000;
@@ -47,10 +47,11 @@ async function queue() {
 
 before(async () => {
   stage = await startStage();
-  for (const name of ['ola', 'sedzia', 'tomek'])
+  for (const name of ['ola', 'tomek'])
     world[name] = await stage.call('POST', '/v1/players', null, { name, password: PASSWORD });
   world.piotr = await stage.call('POST', '/v1/players', null, { name: 'piotr' });   // a bot, by token
-  makeArbiter(stage.pg.url, 'sedzia');
+  world.sedzia = await createArbiter(stage.korpd.base, stage.pg.url, 'sedzia', PASSWORD);
+  assert.equal(world.sedzia.role, 'arbiter');
 });
 
 after(async () => { await stage?.close(); });

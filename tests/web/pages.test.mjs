@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { REPO, startPostgres, startKorpd, launchChromium, person, freePort } from './harness.mjs';
-import { makeArbiter } from './roles.mjs';
+import { createArbiter } from './roles.mjs';
 
 const KORPD = process.env.KORPD || path.join(REPO, 'build', 'korpd', 'korpd');
 const PASSWORD = 'correct horse battery';
@@ -61,7 +61,8 @@ before(async () => {
   await new Promise((resolve, reject) => { gone.once('error', reject); gone.listen(port, '127.0.0.1', resolve); });
 
   world.ewa = await call('POST', '/v1/players', null, { name: 'ewa', password: PASSWORD });
-  world.felek = await call('POST', '/v1/players', null, { name: 'felek', password: PASSWORD });
+  // Issue 19: felek is an arbiter (and signs in on the web board).
+  world.felek = await createArbiter(korpd.base, pg.url, 'felek', PASSWORD);
   world.bot = await call('POST', '/v1/players', null, { name: 'korp-engine' });   // no password: a bot
 
   const hook = await call('POST', '/v1/webhooks', world.ewa.token, { url: `http://127.0.0.1:${port}/hook` });
@@ -76,8 +77,7 @@ before(async () => {
   world.open = (await call('POST', '/v1/challenges', world.bot.token, { variant: 'glinski', opponent: null })).id;
   world.directed = (await call('POST', '/v1/challenges', world.felek.token,
     { variant: 'korpalski', opponent: world.ewa.id, days_per_move: 7, fifty_move_rule: false })).id;
-  // Issue 19: felek is an arbiter; ewa's request for one waits in the queue.
-  makeArbiter(pg.url, 'felek');
+  // Issue 19: ewa's request for an arbiter waits in felek's queue.
   await call('POST', `/v1/games/${world.active}/arbiter-request`, world.ewa.token, { text: 'a question' });
   await until('the webhook to be disabled by its 410', async () =>
     (await call('GET', `/v1/webhooks/${hook.id}`, world.ewa.token)).enabled === false);

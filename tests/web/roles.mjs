@@ -1,12 +1,20 @@
-// Makes a player who signs in with a password an arbiter: `korpd admin
-// create-arbiter` makes token-only accounts, and the web board signs in with
-// a password, so the tests promote a web account in the database itself.
+// An arbiter who signs in on the web board, made as an operator makes one:
+// `korpd admin create-arbiter NAME --password-stdin` (the password on
+// standard input); resolves to the account's {id, name, token}.
 
 import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { REPO } from './harness.mjs';
 
-export function makeArbiter(databaseUrl, name) {
-  const r = spawnSync('psql', [databaseUrl, '-v', 'ON_ERROR_STOP=1', '-qAt', '-v', `name=${name}`],
-    // (psql fills in :'name' in what it reads, not in a -c command)
-    { input: "UPDATE players SET role = 'arbiter' WHERE name = :'name' RETURNING id;\n", encoding: 'utf8', timeout: 60000 });
-  if (r.status !== 0 || !r.stdout.trim()) throw new Error(`making ${name} an arbiter failed: ${r.stderr || r.stdout}`);
+export async function createArbiter(base, databaseUrl, name, password) {
+  const korpd = process.env.KORPD || path.join(REPO, 'build', 'korpd', 'korpd');
+  const r = spawnSync(korpd, ['admin', 'create-arbiter', name, '--password-stdin'], {
+    input: password + '\n', encoding: 'utf8', timeout: 60000,
+    env: { ...process.env, KORP_DATABASE_URL: databaseUrl } });
+  const token = r.stdout.trim();
+  if (r.status !== 0 || !token.startsWith('korp_')) throw new Error(`korpd admin create-arbiter ${name}: ${r.stderr}`);
+  const me = await fetch(base + '/v1/players/me', { headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' } });
+  if (!me.ok) throw new Error(`GET /v1/players/me as ${name}: ${me.status}`);
+  const p = await me.json();
+  return { id: p.id, name: p.name, token, role: p.role };
 }
