@@ -17,7 +17,7 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { person, startStage } from './harness.mjs';
+import { person, signedIn, startStage } from './harness.mjs';
 import { createArbiter } from './roles.mjs';
 
 const PASSWORD = 'correct horse battery';
@@ -56,15 +56,8 @@ before(async () => {
 
 after(async () => { await stage?.close(); });
 
-async function signIn(name) {
-  const p = await person(stage.browser, stage.korpd.base, name);
-  p.allow(ENGINE_REFUSED);
-  await p.page.goto('/login');
-  await p.page.fill('#name', name);
-  await p.page.fill('#password', PASSWORD);
-  await p.page.click('form.auth-form button[type=submit]');
-  await p.page.locator('.nav-me').waitFor({ timeout: TIMEOUT });
-  return p;
+function signIn(name) {
+  return signedIn(stage.browser, stage.korpd.base, name, PASSWORD, { allow: [ENGINE_REFUSED] });
 }
 
 test('a perpetual-check claim from the game page: refused with the move, then sent to the arbiter', async () => {
