@@ -172,22 +172,47 @@ static bool allowed(struct api_request *req, const struct rules_variant *v,
     return true;
 }
 
-/* Each line's deepest iteration, from the info callback. */
+/* One line of the search: its score and moves. */
 struct line {
     int length;
     int score;
     struct rules_move pv[ENGINE_MAX_PLY];
 };
 
+/*
+ * The lines as the info callback hears them: the engine reports an
+ * iteration's lines one by one, best first, so a search stopped in the
+ * middle of one has only its first lines new.  `done` keeps the last
+ * iteration heard whole (`expected` lines), `current` the one under way.
+ */
+struct lines_kept {
+    int expected;
+    int depth, count;                       /* current's iteration and lines */
+    int done_depth, done_count;
+    struct line current[ANALYSIS_LINES_MAX];
+    struct line done[ANALYSIS_LINES_MAX];
+};
+
 static void keep_line(void *arg, const struct engine_info *info)
 {
-    struct line *lines = arg;
-    if (info->multipv < 1 || info->multipv > ANALYSIS_LINES_MAX)
+    struct lines_kept *k = arg;
+    if (info->multipv < 1 || info->multipv > k->expected)
         return;
-    struct line *l = &lines[info->multipv - 1];
+    if (info->depth != k->depth) {
+        k->depth = info->depth;
+        k->count = 0;
+    }
+    if (info->multipv != k->count + 1)
+        return;
+    struct line *l = &k->current[k->count++];
     l->length = info->pv_length;
     l->score = info->score;
     memcpy(l->pv, info->pv, (size_t)info->pv_length * sizeof *info->pv);
+    if (k->count == k->expected) {
+        memcpy(k->done, k->current, (size_t)k->count * sizeof *k->current);
+        k->done_count = k->count;
+        k->done_depth = k->depth;
+    }
 }
 
 static bool same_move(struct rules_move a, struct rules_move b)
@@ -196,30 +221,32 @@ static bool same_move(struct rules_move a, struct rules_move b)
 }
 
 /*
- * Puts the search's answer first: when a stopped iteration changed the best
- * move, the first line is that move alone (with the answer's score), and an
- * older line starting with it is dropped, so first moves stay distinct.
+ * The lines to answer, into out (at most k->expected): the search's answer
+ * first (its line from the deepest iteration that has it, or the move
+ * alone), then the last whole iteration's other lines, each first move once.
  */
-static int lines_settle(struct line *lines, int wanted, const struct engine_result *res)
+static int lines_settle(const struct lines_kept *k, const struct engine_result *res,
+                        struct line *out)
 {
     int n = 0;
-    while (n < wanted && lines[n].length > 0)
-        n++;
-    if (n > 0 && same_move(lines[0].pv[0], res->best))
-        return n;
-    for (int i = 1; i < n; i++)
-        if (same_move(lines[i].pv[0], res->best)) {
-            memmove(&lines[i], &lines[i + 1], (size_t)(n - i - 1) * sizeof *lines);
-            n--;
-            break;
-        }
-    if (n == wanted)
-        n--;
-    memmove(&lines[1], &lines[0], (size_t)n * sizeof *lines);
-    lines[0].length = 1;
-    lines[0].pv[0] = res->best;
-    lines[0].score = res->score;
-    return n + 1;
+    if (k->count > 0 && k->depth > k->done_depth && same_move(k->current[0].pv[0], res->best))
+        out[n++] = k->current[0];
+    else if (k->done_count > 0 && same_move(k->done[0].pv[0], res->best))
+        out[n++] = k->done[0];
+    else {
+        out[0].length = 1;
+        out[0].pv[0] = res->best;
+        out[0].score = res->score;
+        n = 1;
+    }
+    for (int i = 0; i < k->done_count && n < k->expected; i++) {
+        bool seen = false;
+        for (int j = 0; j < n; j++)
+            seen = seen || same_move(out[j].pv[0], k->done[i].pv[0]);
+        if (!seen && k->done[i].length > 0)
+            out[n++] = k->done[i];
+    }
+    return n;
 }
 
 /* One line as {"cp"|"mate", "pv_uci", "pv_san"}, the score for the side to move. */
@@ -251,30 +278,36 @@ static cJSON *line_json(const struct rules_variant *v, const struct rules_positi
 static enum MHD_Result search(struct api_request *req, const struct rules_variant *v,
                               const struct rules_position *pos, int wanted, long movetime)
 {
+    struct lines_kept *kept = calloc(1, sizeof *kept);
     struct line *lines = calloc(ANALYSIS_LINES_MAX, sizeof *lines);
+    struct rules_move legal[RULES_MAX_MOVES];
     struct engine *e = engine_new(ANALYSIS_HASH_MB);
     struct engine_limits limits = { 0 };
     struct engine_result res;
     uint64_t key = v->repetition_key(pos);
     cJSON *json = NULL, *list;
-    int n = 0;
+    int n = 0, legal_count = v->moves_legal(pos, legal);
 
-    if (lines == NULL || e == NULL) {
+    if (kept == NULL || lines == NULL || e == NULL) {
+        free(kept);
         free(lines);
         engine_free(e);
         return api_fail(req, API_PROBLEM_UNAVAILABLE, "out of memory for a search; retry later");
     }
+    kept->expected = wanted < legal_count ? wanted : legal_count;
     limits.movetime_ms = movetime;
     limits.multipv = wanted;
     engine_stop_reset(e);
-    if (engine_search(e, v, pos, &key, 1, &limits, keep_line, lines, &res) != 0) {
+    if (engine_search(e, v, pos, &key, 1, &limits, keep_line, kept, &res) != 0) {
+        free(kept);
         free(lines);
         engine_free(e);
         return api_fail(req, API_PROBLEM_UNAVAILABLE, "out of memory for a search; retry later");
     }
     engine_free(e);
-    if (res.has_move)
-        n = lines_settle(lines, wanted, &res);
+    if (res.has_move && kept->expected > 0)
+        n = lines_settle(kept, &res, lines);
+    free(kept);
     json = cJSON_CreateObject();
     cJSON_AddNumberToObject(json, "depth", res.has_move ? res.depth : 0);
     cJSON_AddNumberToObject(json, "nodes", (double)res.nodes);
