@@ -6,7 +6,7 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startStage, person } from './harness.mjs';
+import { startStage, person, signedIn } from './harness.mjs';
 
 const PASSWORD = 'correct horse battery';
 const TIMEOUT = 20000;
@@ -40,15 +40,7 @@ before(async () => {
 
 after(async () => stage?.close());
 
-async function signInAs(name) {
-  const p = await person(browser, korpd.base, name);
-  await p.page.goto('/login');
-  await p.page.fill('#name', name);
-  await p.page.fill('#password', PASSWORD);
-  await p.page.click('form.auth-form button[type=submit]');
-  await p.page.locator('.nav-me').waitFor({ timeout: TIMEOUT });
-  return p;
-}
+const signInAs = name => signedIn(browser, korpd.base, name, PASSWORD, { timeout: TIMEOUT });
 
 const SCORE = /^(#-?\d+|[+-]?\d+\.\d\d)$/;
 
