@@ -287,6 +287,11 @@ enum db_status db_player_create(struct db_pool *pool, const char *name, const ch
                                 bool email_confirmed, const char *password_hash, bool arbiter,
                                 const char *token, struct db_player *out,
                                 struct base_err *err);
+/* The same, reading korp in `language` ("en", "pl", "hu"; NULL: English). */
+enum db_status db_player_create_in(struct db_pool *pool, const char *name, const char *email,
+                                   bool email_confirmed, const char *password_hash, bool arbiter,
+                                   const char *token, const char *language,
+                                   struct db_player *out, struct base_err *err);
 
 /* A player with their record (finished games).  DB_NOT_FOUND if none. */
 enum db_status db_player_get(struct db_pool *pool, const char *id, struct db_player *out,
@@ -631,6 +636,7 @@ struct db_settings_change {
     int digest_hour;             /* 0-23, UTC */
     bool set_reminder_hours;
     int reminder_hours;
+    const char *language;        /* "en", "pl", "hu"; NULL: unchanged (issue 21) */
 };
 
 enum db_status db_settings_get(struct db_pool *pool, const char *player_id, char **json,
@@ -722,6 +728,7 @@ struct db_delivery {
     char opponent_name[DB_NAME_SIZE];
     char deadline[DB_TIME_SIZE];   /* the game's, "" when none */
     char my_color[8];              /* the recipient's in the game, "" when none */
+    char language[8];              /* the recipient's: "en", "pl", "hu" (issue 21) */
 };
 
 /* Frees what a claimed delivery owns. */

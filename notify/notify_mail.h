@@ -95,6 +95,7 @@ struct notify_about {
     long long my_time;
     const char *tournament_name;  /* NOTIFY_TOURNAMENT_START, _END */
     const char *arbiter_reason;   /* NOTIFY_ARBITER: the arbiter's words */
+    const char *language;         /* the recipient's: "en", "pl", "hu"; NULL: English */
 };
 
 /*
@@ -130,6 +131,7 @@ struct notify_digest {
     size_t count;                             /* at least 1 */
     long long now;                            /* Unix seconds */
     const char *settings_url;
+    const char *language;                     /* "en", "pl", "hu"; NULL: English */
 };
 
 /*
