@@ -8,7 +8,7 @@
 // keys move between cells, Enter or Space picks a man and puts it down.
 // announce() says a move in words to screen readers.
 
-import { PIECE_NAMES, parseUci } from './geometry.js';
+import { PIECE_NAMES, PLURAL, parseUci } from './geometry.js';
 import { pieceGroup, pieceIcon } from './pieces.js';
 import { t } from './i18n.js';
 
@@ -37,7 +37,16 @@ function svgEl(tag, attrs = {}) {
  * is called with each move the user makes and may return a promise; the
  * board takes no input until it settles. Returns the board's handle.
  */
-function sideWord(color) { return color === 'white' ? t('White') : t('Black'); }
+function colorWord(color) { return color === 'white' ? t('white') : t('black'); }
+
+/* "white reserve: 2 knights" (a reserve or a prison, in words). */
+function countWords(color, where, kind, n) {
+  const place = where === 'reserve'
+    ? (color === 'white' ? t('white reserve') : t('black reserve'))
+    : (color === 'white' ? t('white prison') : t('black prison'));
+  return n === 1 ? t('{place}: 1 {piece}', { place, piece: PIECE_NAMES[kind] })
+    : t('{place}: {n} {pieces}', { place, n, pieces: PLURAL[kind] });
+}
 
 export function createBoard(root, geometry, { onMove, label = t('Board') } = {}) {
   const state = {
@@ -186,7 +195,7 @@ export function createBoard(root, geometry, { onMove, label = t('Board') } = {})
       g.classList.toggle('last', !!state.lastMove && (state.lastMove.from === name || state.lastMove.to === name));
       g.classList.toggle('check', !!isKingInCheck);
       g.classList.toggle('movable', canMoveFrom(name));
-      g.setAttribute('aria-label', (p ? t('{cell}: {piece} ({side})', { cell: name, piece: PIECE_NAMES[p.type], side: sideWord(p.color) })
+      g.setAttribute('aria-label', (p ? t('{cell} {color} {piece}', { cell: name, piece: PIECE_NAMES[p.type], color: colorWord(p.color) })
         : t('{cell} empty', { cell: name }))
         + (sel ? t(', selected') : '') + (targets.has(name) ? t(', legal target') : ''));
       g.setAttribute('aria-pressed', sel ? 'true' : 'false');
@@ -214,7 +223,7 @@ export function createBoard(root, geometry, { onMove, label = t('Board') } = {})
         const b = el('button', {
           type: 'button', class: 'reserve-piece' + (state.selected?.drop === kind && droppable ? ' selected' : ''),
           'data-reserve': `${color}-${kind}`, 'data-drop': kind, disabled: !droppable,
-          'aria-label': t('{place}: {piece} × {n}', { place: reserveName, piece: PIECE_NAMES[kind], n }),
+          'aria-label': countWords(color, 'reserve', kind, n),
           'aria-pressed': state.selected?.drop === kind && droppable ? 'true' : 'false',
         }, pieceIcon(color, kind), el('span', { class: 'count', text: String(n) }));
         res.appendChild(b);
@@ -230,7 +239,7 @@ export function createBoard(root, geometry, { onMove, label = t('Board') } = {})
         anyP = true;
         pri.appendChild(el('span', {
           class: 'prison-piece', 'data-prison': `${color}-${kind}`,
-          'aria-label': t('{place}: {piece} × {n}', { place: prisonName, piece: PIECE_NAMES[kind], n }) + (kind === 'p' ? ' ' + t('(gone)') : ''),
+          'aria-label': countWords(color, 'prison', kind, n) + (kind === 'p' ? ' ' + t('(gone)') : ''),
           role: 'img',
         }, pieceIcon(color, kind), el('span', { class: 'count', text: String(n) })));
       }

@@ -112,7 +112,7 @@ export async function render(main, { params }) {
       strip.className = 'player-strip' + (toMove ? ' to-move' : '');
       strip.replaceChildren(...[
         h('span', { class: 'swatch swatch-' + color, 'aria-hidden': 'true' }),
-        h('span', { class: 'who' }, playerLink(p), ` (${sideName(color)})`, myColor === color ? ' · ' + t('you') : ''),
+        h('span', { class: 'who' }, playerLink(p), ` (${color === 'white' ? t('white') : t('black')})`, myColor === color ? ' · ' + t('you') : ''),
         toMove ? h('span', { class: 'clock', 'data-clock': color }, game.deadline ? t('{time} left', { time: timeLeft(game.deadline) }) : t('to move')) : null,
       ].filter(Boolean));
     }
