@@ -42,7 +42,7 @@ export async function render(main, { params }) {
   more.addEventListener('click', loadMore);
   try {
     const r = await api('GET', `/v1/games?player=${q(id)}&status=active&limit=100`);
-    active.replaceChildren(...(r.games.length ? r.games.map(g => gameRow(g, id)) : [h('li', { class: 'none' }, t('None.')]));
+    active.replaceChildren(...(r.games.length ? r.games.map(g => gameRow(g, id)) : [h('li', { class: 'none' }, t('None.'))]));
   } catch (e) { msg.show(e.message, 'error'); }
   await loadMore();
   return null;

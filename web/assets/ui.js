@@ -32,7 +32,7 @@ export function messageBox() {
 }
 
 export function sideName(color) { return color === 'white' ? t('White') : t('Black'); }
-export function variantName(v) { return v === 'glinski' ? 'Glinski' : 'Korpalski'; }
+export function variantName(v) { return v === 'glinski' ? t('Glinski') : t('Korpalski'); }
 
 /* "2 d 5 h", "3 h 20 min", "45 min", "overdue" for a deadline. */
 export function timeLeft(deadline, now = Date.now()) {
