@@ -496,5 +496,8 @@ enum MHD_Result api_reply_pgn(struct api_request *req, char *pgn);
  * Accept-Language prefers, or NULL. */
 const char *api_language_known(const char *code);
 const char *api_language_accepted(struct api_request *req);
+/* Every problem body has a `reason` (issue 21): its type's slug, or a finer
+ * stable code set with this (an illegal move's "drop-gives-check"). */
+void api_problem_reason(cJSON *problem, const char *reason);
 
 #endif

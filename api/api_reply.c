@@ -130,6 +130,14 @@ cJSON *api_problem_new(enum api_problem problem, const char *detail)
     return json;
 }
 
+void api_problem_reason(cJSON *problem, const char *reason)
+{
+    cJSON *text = cJSON_CreateString(reason);
+    if (text != NULL && !cJSON_ReplaceItemInObjectCaseSensitive(problem, "reason", text) &&
+        !cJSON_AddItemToObject(problem, "reason", text))
+        cJSON_Delete(text);
+}
+
 struct MHD_Response *api_problem_response(enum api_problem problem, const char *detail,
                                           unsigned *status)
 {

@@ -31,7 +31,9 @@ const REASONS = {
 
 function problemText(status, problem) {
   if (language() !== 'en') {
-    const said = REASONS[problem?.reason];
+    // An illegal move's reason is finer (drop-gives-check): then the type says it.
+    const slug = String(problem?.type || '').replace(/^.*\/problems\//, '');
+    const said = REASONS[problem?.reason] || REASONS[slug];
     if (said) return said();
     if (status === 0) return t('korp cannot be reached.');
   }
