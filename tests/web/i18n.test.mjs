@@ -277,3 +277,24 @@ test('learn and study in Polish and Hungarian: a try on a lesson, the published 
   await pl.context.close();
   await hu.context.close();
 });
+
+// docs/web/: the learn and study pages in each language (small: one viewport each).
+test('screenshots of the learn and study pages in English, Polish and Hungarian', async () => {
+  const out = process.env.KORP_WEB_OUT || '/tmp';
+  for (const [lang, locale] of [['en', 'en-US'], ['pl', 'pl-PL'], ['hu', 'hu-HU']]) {
+    const p = await person(browser, korpd.base, `shots-${lang}`, { locale, width: 900, height: 640 });
+    for (const variant of ['korpalski', 'glinski']) {
+      await p.page.goto(`/learn/${variant}`);
+      await p.page.locator('#example-games').waitFor({ timeout: TIMEOUT });
+      await p.page.locator('.lesson-board[data-ready="true"]').first().waitFor({ timeout: TIMEOUT });
+      assert.equal(await p.page.evaluate(() => document.documentElement.lang), lang);
+      await p.page.screenshot({ path: path.join(out, `learn-${variant}-${lang}.png`) });
+    }
+    await p.page.goto('/study?variant=korpalski&example=inventor-sample.pgn');
+    await p.page.locator('#study-moves li').last().waitFor({ timeout: TIMEOUT });
+    await p.page.locator('#study-status:text-matches("Checkmate|Mat", "")').waitFor({ timeout: TIMEOUT });
+    await p.page.screenshot({ path: path.join(out, `study-${lang}.png`) });
+    assert.deepEqual(p.errors, []);
+    await p.context.close();
+  }
+});
