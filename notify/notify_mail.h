@@ -35,6 +35,10 @@
  * position the rules refuse, or a buffer too small for the whole diagram.
  */
 size_t notify_diagram(const char *variant, const char *fen, char *out, size_t size);
+/* The same with its words (the turn, the reserves, the key) in `language`
+ * ("pl", "hu"; NULL or "en": English, all ASCII); the board stays ASCII. */
+size_t notify_diagram_in(const char *language, const char *variant, const char *fen, char *out,
+                         size_t size);
 
 /* What a notification is about. */
 enum notify_kind {

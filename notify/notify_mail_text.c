@@ -605,7 +605,7 @@ bool notify_mail_text(const struct notify_about *a, char *subject, size_t subjec
     }
     if ((show & SHOW_DIAGRAM) && a->fen && a->fen[0]) {
         char diagram[NOTIFY_DIAGRAM_MAX];
-        if (notify_diagram(a->variant, a->fen, diagram, sizeof diagram) == 0) {
+        if (notify_diagram_in(lang, a->variant, a->fen, diagram, sizeof diagram) == 0) {
             base_err_set(err, "%s notification: the rules refuse the position '%s'",
                      kind, a->fen);
             goto done;

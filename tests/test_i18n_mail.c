@@ -143,6 +143,31 @@ static void test_i18n_digest_hungarian_and_english(void **state)
     free(body);
 }
 
+/* The diagram's words: a lesson's position (a knight in White's prison,
+ * web/assets/lessons.js), counted by hand from its FEN. */
+static void test_i18n_diagram_words(void **state)
+{
+    (void)state;
+    const char *fen = "k7/4P3/8/8/8/8/8/K7[QRRBBNPPPPPPPqrrbbnnpppppppp] w - - 0 20";
+    char out[NOTIFY_DIAGRAM_MAX];
+    assert_true(notify_diagram_in("pl", "korpalski", fen, out, sizeof out) > 0);
+    assert_non_null(strstr(out, "Rezerwa białych: hetman, wieże × 2, gońce × 2, skoczek, piony × 7\n"));
+    assert_non_null(strstr(out, "Rezerwa czarnych: hetman, wieże × 2, gońce × 2, skoczki × 2, piony × 8\n"));
+    assert_non_null(strstr(out, "Niewola białych:  skoczek\n"));
+    assert_non_null(strstr(out, "Niewola czarnych:  pusto\n"));
+    assert_non_null(strstr(out, "Ruch białych (ruch 20).\n(wielkie litery: białe, małe: czarne)\n"));
+    assert_true(notify_diagram_in("hu", "korpalski", fen, out, sizeof out) > 0);
+    assert_non_null(strstr(out, "Világos tartaléka: vezér, 2 bástya, 2 futó, huszár, 7 gyalog\n"));
+    assert_non_null(strstr(out, "Világos börtöne:   huszár\n"));
+    assert_non_null(strstr(out, "Világos lép (20. lépés).\n"));
+    /* English stays as it was, all ASCII. */
+    assert_true(notify_diagram_in(NULL, "korpalski", fen, out, sizeof out) > 0);
+    assert_non_null(strstr(out, "White's reserve: queen, 2 rooks, 2 bishops, knight, 7 pawns\n"));
+    assert_non_null(strstr(out, "White to move (move 20).\n"));
+    for (const char *p = out; *p; p++)
+        assert_true((unsigned char)*p < 128);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -150,6 +175,7 @@ int main(void)
         cmocka_unit_test(test_i18n_your_move_polish),
         cmocka_unit_test(test_i18n_game_end_hungarian),
         cmocka_unit_test(test_i18n_digest_hungarian_and_english),
+        cmocka_unit_test(test_i18n_diagram_words),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
