@@ -72,4 +72,9 @@ int api_server_in_flight(struct api_server *server);
  */
 void api_server_stop(struct api_server *server);
 
+/* Whether a password meets the policy (8-128 code points, not the player's
+ * name, not a common password); why says what is wrong otherwise.  Also for
+ * `korpd admin create-arbiter NAME --password-stdin`. */
+bool api_password_acceptable(const char *password, const char *name, char *why, size_t size);
+
 #endif

@@ -1065,6 +1065,7 @@ struct db_tournament {
     int days_per_move;            /* 0: none */
     char clock[256];              /* the clock asked for, as JSON; "" for none */
     bool rated, double_round, leave_allowed;
+    struct db_clock game_clock;   /* its games' clock (issue 19), leave_allowed too */
     int max_players;
     bool has_min_rating, has_max_rating, has_max_timeout;
     double min_rating, max_rating;

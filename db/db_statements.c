@@ -46,6 +46,13 @@
     " FROM challenges c JOIN players x ON x.id = c.challenger_id"                       \
     " LEFT JOIN players o ON o.id = c.opponent_id"
 
+/* A Fischer clock's member as the clock_* column db_clock_read reads, from
+ * the clock a tournament was created with (checked then: whole numbers). */
+#define TOURNAMENT_FISCHER(member)                                                     \
+    " CASE WHEN t.clock->>'type' = 'fischer'"                                          \
+    " AND jsonb_typeof(t.clock->'" member "') = 'number'"                              \
+    " THEN (t.clock->>'" member "')::numeric::integer END AS clock_" member
+
 /* The columns tournament_read reads (issue 19). */
 #define TOURNAMENT_COLUMNS                                                             \
     "t.id, t.name, t.variant, t.director_id, d.name AS director_name, t.status,"         \
@@ -54,7 +61,8 @@
     " korp_time(t.starts_at) AS starts_at, korp_time(t.ends_at) AS ends_at,"             \
     " korp_time(t.created_at) AS created_at,"                                           \
     " (SELECT count(*) FROM tournament_players tp WHERE tp.tournament_id = t.id)"        \
-    " AS player_count"
+    " AS player_count," TOURNAMENT_FISCHER("initial_days") ","                      \
+    TOURNAMENT_FISCHER("increment_days") "," TOURNAMENT_FISCHER("max_days")
 #define TOURNAMENT_FROM " FROM tournaments t JOIN players d ON d.id = t.director_id"
 
 /* A snapshot of the game that every game event carries. */

@@ -25,6 +25,7 @@ static void tournament_read(void *out, const struct db_row *row)
     t->double_round = db_row_bool(row, "double");
     t->max_players = db_row_int(row, "max_players");
     t->leave_allowed = db_row_bool(row, "leave_allowed");
+    db_clock_read(row, t->days_per_move, &t->game_clock);
     t->has_min_rating = !db_row_is_null(row, "min_rating");
     t->min_rating = db_row_double(row, "min_rating");
     t->has_max_rating = !db_row_is_null(row, "max_rating");

@@ -82,17 +82,24 @@ static void workers_stop(void)
     }
 }
 
-/* korpd admin create-arbiter NAME: prints the new arbiter's token. */
+/*
+ * korpd admin create-arbiter NAME [--password-stdin]: prints the new
+ * arbiter's token.  With --password-stdin the first line of standard input
+ * is the account's password too, so that the arbiter signs in on the web
+ * board (the arbiter's page, /arbiter).
+ */
 static int admin(struct korpd *k, int argc, char **argv)
 {
-    char token[BASE_TOKEN_LEN + 1];
+    char token[BASE_TOKEN_LEN + 1], password[4 * 128 + 3] = "", why[256];
+    char hash[BASE_PASSWORD_HASH_SIZE] = "";
     struct base_err err = { "the random generator failed" };
     struct db_player p;
     enum db_status st;
     struct db_pool_config db = { k->config.database_url, 1, k->config.db_timeout_ms };
+    bool with_password = argc == 5 && strcmp(argv[4], "--password-stdin") == 0;
 
-    if (argc != 4 || strcmp(argv[2], "create-arbiter") != 0) {
-        fprintf(stderr, "usage: korpd admin create-arbiter NAME\n");
+    if ((argc != 4 && !with_password) || strcmp(argv[2], "create-arbiter") != 0) {
+        fprintf(stderr, "usage: korpd admin create-arbiter NAME [--password-stdin]\n");
         return 2;
     }
     if (!db_player_name_valid(argv[3])) {
@@ -100,13 +107,29 @@ static int admin(struct korpd *k, int argc, char **argv)
                 argv[3]);
         return 2;
     }
+    if (with_password) {
+        if (fgets(password, sizeof password, stdin) == NULL) {
+            fprintf(stderr, "korpd: --password-stdin: no password on standard input\n");
+            return 2;
+        }
+        password[strcspn(password, "\r\n")] = '\0';
+        if (!api_password_acceptable(password, argv[3], why, sizeof why)) {
+            fprintf(stderr, "korpd: the password: %s\n", why);
+            return 2;
+        }
+        if (!base_password_hash(password, hash, sizeof hash)) {
+            fprintf(stderr, "korpd: cannot hash the password\n");
+            return 1;
+        }
+    }
     if ((k->pool = db_pool_new(&db, &err)) == NULL ||
         db_migrate(k->pool, &err) != DB_OK || !base_token_new(token)) {
         fprintf(stderr, "korpd: cannot prepare the database: %s\n", err.text);
         db_pool_free(k->pool);
         return 1;
     }
-    st = db_player_create(k->pool, argv[3], NULL, false, NULL, true, token, &p, &err);
+    st = db_player_create(k->pool, argv[3], NULL, false, with_password ? hash : NULL, true, token,
+                          &p, &err);
     db_pool_free(k->pool);
     if (st == DB_CONFLICT) {
         fprintf(stderr, "korpd: the name '%s' is taken\n", argv[3]);
@@ -173,7 +196,9 @@ int main(int argc, char **argv)
         }
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             printf("usage: korpd [--help] [--version] [--notify-only]\n"
-                   "       korpd admin create-arbiter NAME   prints the new arbiter's token\n\n"
+                   "       korpd admin create-arbiter NAME [--password-stdin]\n"
+                   "                                         prints the new arbiter's token (with\n"
+                   "                                         a password from stdin: signs in on the web)\n\n"
                    "--notify-only runs the notification workers alone (no HTTP), as many\n"
                    "processes as you like beside the ones serving HTTP.\n\n"
                    "korp's correspondence play server; configured by the environment.\n\n%s",

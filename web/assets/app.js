@@ -5,6 +5,7 @@
 import { api, loadSession, me, signOut } from './api.js';
 import { h } from './ui.js';
 import { t, LANGUAGES, language, chooseLanguage, loadLanguage, rememberLanguage } from './i18n.js';
+import { addArbiterLink } from './arbiter-role.js';
 
 const ROUTES = [
   [/^\/$/, () => import('./page-home.js')],
@@ -21,6 +22,8 @@ const ROUTES = [
   [/^\/tournaments$/, () => import('./page-tournament.js'), 'list'],
   [/^\/tournaments\/([A-Za-z0-9]+)$/, () => import('./page-tournament.js')],
   [/^\/leaderboard\/([a-z]+)$/, () => import('./page-ratings.js')],
+  // Issue 19: the arbiter's queue.
+  [/^\/arbiter$/, () => import('./page-arbiter.js')],
 ];
 
 let cleanup = null;
@@ -41,6 +44,7 @@ function drawNav() {
        } }, t('Sign out'))]
     : [h('a', { href: '/new' }, t('Open games')), h('a', { href: '/study' }, t('Study')), h('a', { href: '/learn/korpalski' }, t('Learn')), h('a', { href: '/login' }, t('Sign in')), h('a', { href: '/signup' }, t('Sign up'))];
   nav.replaceChildren(...items);
+  addArbiterLink(nav);
   drawChrome();
 }
 

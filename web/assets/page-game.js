@@ -11,6 +11,7 @@ import { createPlan } from './game-plan.js';
 import { createTalk } from './game-talk.js';
 import { createGameClock, clockText } from './game-clock.js';
 import { t } from './i18n.js';
+import { createPerpetual } from './game-perpetual.js';
 
 const RETRY_MAX_MS = 30000;
 
@@ -84,6 +85,10 @@ export async function render(main, { params }) {
         game.status !== 'active' ? h('a', { href: `/study?game=${q(id)}&variant=${q(game.variant)}`, id: 'open-study', class: 'button' }, t('Open in study')) : null),
       h('h2', { class: 'visually-hidden' }, t('Moves')),
       moveList, plan.el, talk.el)));
+
+  // Issue 19: perpetual-check claims and requests for an arbiter, before the messages.
+  const perpetual = createPerpetual({ id, myColor });
+  talk.el.before(perpetual.el);
 
   const board = createBoard(boardRoot, geometryFor(game.variant), {
     label: t('{variant} board', { variant: variantName(game.variant) }),
@@ -191,6 +196,7 @@ export async function render(main, { params }) {
     plan.update(game);
     talk.update(game);
     clocks.update(game);
+    perpetual.update(game);
     document.title = `${game.white.name} – ${game.black.name} (${variantName(game.variant)}) · korp`;
     boardRoot.dataset.ply = String(game.ply);
   }
