@@ -491,4 +491,30 @@ char *api_game_pgn_text(struct api_request *req, const struct db_game *g,
 /* Answers 200 with that PGN (taking it). */
 enum MHD_Result api_reply_pgn(struct api_request *req, char *pgn);
 
+/* ---- Conditional reads of a game (issue 22, api_etag.c) */
+
+/* Room for an entity tag: W/, quotes, 32 hex digits. */
+#define API_ETAG_SIZE 40
+
+/* A game's tag (weak), from its API object: the object without the running
+ * side's remaining time, which changes with every second. */
+void api_etag_game(cJSON *game_json, const struct db_game *g, char out[API_ETAG_SIZE]);
+/* The tag of a resource derived from the game alone (its kind, e.g. "pgn",
+ * and the query variant that shapes it, or NULL). */
+void api_etag_derived(const char *kind, const char *game_tag, const char *variant,
+                      char out[API_ETAG_SIZE]);
+/* The tag of a text as written out. */
+void api_etag_text(const char *kind, const char *text, char out[API_ETAG_SIZE]);
+/* Whether If-None-Match names etag (or is "*"): the caller answers 304. */
+bool api_etag_matches(struct api_request *req, const char *etag);
+/* 304 Not Modified, with the ETag and Cache-Control a 200 would carry
+ * (cache NULL: a game's, "no-cache"). */
+enum MHD_Result api_reply_not_modified(struct api_request *req, const char *etag,
+                                       const char *cache);
+/* 200 with body (malloc'd, taken), its type, ETag and Cache-Control. */
+enum MHD_Result api_reply_tagged(struct api_request *req, char *body, const char *content_type,
+                                 const char *etag, const char *cache);
+/* 200 with json (taken) as application/json, tagged. */
+enum MHD_Result api_reply_json_tagged(struct api_request *req, cJSON *json, const char *etag);
+
 #endif
