@@ -39,6 +39,7 @@ struct api_config {
     bool email_confirmation;   /* addresses must be confirmed before korpd mails them */
     int challenges_per_day;    /* challenges per challenger in 24 hours; 0: no cap */
     int leave_days_per_year;       /* a player's leave allowance (issue 18) */
+    int event_retention_days;      /* events kept this long; 0: for ever (issue 22) */
 };
 
 struct api_server;

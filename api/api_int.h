@@ -119,6 +119,7 @@ enum api_problem {
     API_PROBLEM_NOT_IMPLEMENTED,
     API_PROBLEM_CONDITIONAL_CONFLICT,   /* issue 18: lines answer one move differently */
     API_PROBLEM_LEAVE_EXCEEDED,     /* issue 18 */
+    API_PROBLEM_EVENTS_PRUNED,      /* issue 22 */
     API_PROBLEM_COUNT
 };
 
@@ -516,5 +517,11 @@ enum MHD_Result api_reply_tagged(struct api_request *req, char *body, const char
                                  const char *etag, const char *cache);
 /* 200 with json (taken) as application/json, tagged. */
 enum MHD_Result api_reply_json_tagged(struct api_request *req, cJSON *json, const char *etag);
+
+/* ---- Event retention (issue 22, api_retention.c) */
+
+/* Whether a stream may resume after last_id: false, having replied 410
+ * `events-pruned` (or 503), when events after it may have been pruned. */
+bool api_events_kept(struct api_request *req, long long last_id, enum MHD_Result *replied);
 
 #endif

@@ -1142,4 +1142,19 @@ enum db_status db_tournament_list(struct db_pool *pool, const enum db_tournament
                                   struct db_tournament *out, int max, int *count, bool *more,
                                   struct base_err *err);
 
+/* ---- Pruning what only grows (issue 22, db_prune.c) */
+
+enum db_prune_what { DB_PRUNE_EVENTS, DB_PRUNE_DELIVERIES };
+
+/* Deletes at most `batch` rows older than `days` days, oldest first: events
+ * no delivery names (noting the highest id gone), or deliveries delivered or
+ * failed (with their attempts); *pruned says how many. */
+enum db_status db_prune(struct db_pool *pool, enum db_prune_what what, int days, int batch,
+                        long long *pruned, struct base_err *err);
+
+/* The highest event id pruned (0: none): a stream resuming after an id below
+ * it may have missed events that are gone. */
+enum db_status db_events_pruned_through(struct db_pool *pool, long long *id,
+                                        struct base_err *err);
+
 #endif

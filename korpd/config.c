@@ -75,7 +75,11 @@ const char korpd_config_help[] =
     "                       year, stopping their games' clocks (default 45, 0-366)\n"
     "  KORP_RATING_PERIOD_DAYS  a rating's deviation grows by one Glicko-2 rating\n"
     "                       period per this many days without a rated game\n"
-    "                       (default 7, 1-365)\n";
+    "                       (default 7, 1-365)\n"
+    "  KORP_EVENT_RETENTION_DAYS  events older than this are pruned; a stream\n"
+    "                       resuming from one is 410 (default 30, 0-3650; 0: kept)\n"
+    "  KORP_DELIVERY_RETENTION_DAYS  delivered or failed notifications older than\n"
+    "                       this are pruned (default 30, 0-3650; 0: kept)\n";
 
 static const char *env_or(const char *name, const char *fallback)
 {
@@ -215,5 +219,8 @@ bool korpd_config_load(struct korpd_config *c, struct base_err *err)
                     &c->notify.webhook_timeout_seconds, err) &&
            (c->notify.sweep_seconds = c->sweep_seconds, true) &&
            read_int("KORP_LEAVE_DAYS_PER_YEAR", 45, 0, 366, &c->leave_days_per_year, err) &&
+           read_int("KORP_EVENT_RETENTION_DAYS", 30, 0, 3650, &c->event_retention_days, err) &&
+           read_int("KORP_DELIVERY_RETENTION_DAYS", 30, 0, 3650, &c->delivery_retention_days,
+                    err) &&
            notify_config_check(&c->notify, err) && accounts_load(c, err);
 }

@@ -334,4 +334,6 @@ def test_problem_slugs_are_the_agreed_ones():
         "not-implemented",
         # Issue 18: conditional moves whose lines answer one move differently;
         # leave over the allowance.
-        "conditional-conflict", "leave-exceeded"}, slugs
+        "conditional-conflict", "leave-exceeded",
+        # Issue 22: a stream resuming after events that were pruned.
+        "events-pruned"}, slugs
