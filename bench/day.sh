@@ -1,0 +1,237 @@
+#!/usr/bin/env bash
+# bench/day.sh — a realistic day on one machine (issue 22, section 3): many
+# players and games, moves and reads arriving as Poisson streams, thousands
+# of open event streams, webhooks and emails owed, the sweeper and the
+# reminders at work; the move rate stepped up until the moves' p99 passes
+# 100 ms.
+#
+# What it does, all on loopback, everything stopped by PID on exit:
+#   - a throwaway PostgreSQL (fsync on) and korpd (Release, build-day-bench/;
+#     bench/lib.sh: BENCH_REV, BENCH_OVERLAY), postfix's smtp-sink (every
+#     mail accepted and dropped) and a webhook receiver
+#     (bench/webhook_sink.mjs), each on a free port in 20000-32767;
+#   - the population (bench/day_setup.py, seeded): PLAYERS players, GAMES
+#     games (60% Korpalski, 40% Glinski, one in ten a bot game), one
+#     player in ten with a webhook, the others with an email address; the
+#     games put at mixed plies (0-180) by giving them the stored state of
+#     template games played through the API (SQL); a share of the games
+#     given deadlines that fall during the run (the sweeper ends them on
+#     time) or within a day (the sweeper sends reminders);
+#   - STREAMS players (every fifth) hold their event stream open
+#     (bench/day_streams.py);
+#   - for each move rate of RATES: bench/dayload.c sends moves at that rate
+#     and READS_PER_MOVE reads for each (a Poisson stream each, open loop)
+#     for STEP_SECONDS seconds;
+#   - measured for each step: moves and reads p50/p99 (from the moment each
+#     request was due), the lag of events (stream receipt minus the move's
+#     answer) and of webhooks, of emails (delivered_at minus created_at in
+#     the outbox), CPU per move of korpd and of PostgreSQL (reads included:
+#     the cost of a move with its share of reads), WAL and database growth
+#     per million moves; the highest rate whose moves' p99 stays under
+#     100 ms.
+# The last lines are the summary table.
+#
+# usage: bench/day.sh
+#   (PLAYERS=10000 GAMES=50000 STREAMS=2000 RATES="25 50 100 200 400"
+#    READS_PER_MOVE=4 STEP_SECONDS=60 WORKERS=64 SEED=1 POOL=16
+#    THREADS=32 NOTIFY_WORKERS=4)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+. bench/lib.sh
+
+PLAYERS=${PLAYERS:-10000}
+GAMES=${GAMES:-50000}
+STREAMS=${STREAMS:-2000}
+RATES=${RATES:-25 50 100 200 400}
+READS_PER_MOVE=${READS_PER_MOVE:-4}
+STEP_SECONDS=${STEP_SECONDS:-60}
+WORKERS=${WORKERS:-64}
+SEED=${SEED:-1}
+POOL=${POOL:-16}
+THREADS=${THREADS:-32}
+NOTIFY_WORKERS=${NOTIFY_WORKERS:-4}
+BUILD=build-day-bench
+[ $((PLAYERS / 5)) -ge "$STREAMS" ] || die "STREAMS: at most PLAYERS / 5 ($((PLAYERS / 5)))"
+
+korp_install $KORP_PACKAGES python3 postfix
+command -v node >/dev/null || die "bench/day.sh needs node (the webhook receiver)"
+bench_machine
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+
+bench_tmp korp-day
+PIDS=()
+cleanup() {
+    local p
+    for p in "${PIDS[@]}"; do korp_stop_pid "$p"; done
+    bench_tmp_remove
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+bench_build_korpd "$BUILD" build-day-rev "$TMP"
+cc -O2 -Wall -Wextra -pthread -o "$TMP/dayload" bench/dayload.c bench/loadclient.c -lm
+bench_pg korp_day
+PG_MAIN=$(head -n 1 "$TMP/pg/postmaster.pid")
+PSQL=("$(korp_pg_bin)/psql" -X -q -w -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PORT" -U "$KORP_PG_USER" -d korp_day)
+sql() { PGPASSFILE=$TMP/korp.pgpass "${PSQL[@]}" -tAc "$1"; }
+
+# ---- the receivers
+korp_free_port "$PORT" || die "no free port for smtp-sink"
+MPORT=$KORP_FREE_PORT
+SINK_ARGS=(); [ "$(id -u)" = 0 ] && SINK_ARGS=(-u nobody)
+/usr/sbin/smtp-sink "${SINK_ARGS[@]}" "127.0.0.1:$MPORT" 256 >"$TMP/smtp.log" 2>&1 &
+PIDS+=($!)
+korp_free_port "$PORT" "$MPORT" || die "no free port for the webhook receiver"
+WPORT=$KORP_FREE_PORT
+node bench/webhook_sink.mjs "$WPORT" >"$TMP/sink.log" 2>&1 &
+PIDS+=($!)
+SINK=http://127.0.0.1:$WPORT
+for _ in $(seq 1 100); do curl -sf "$SINK/count" >/dev/null 2>&1 && break; sleep 0.1; done
+
+# ---- korpd
+korp_free_port "$PORT" "$MPORT" "$WPORT" || die "no free port for korpd"
+KPORT=$KORP_FREE_PORT
+KORP_DATABASE_URL="$(bench_db_url korp_day)" KORP_LISTEN=127.0.0.1:$KPORT \
+KORP_RATE_LIMIT=0 KORP_SIGNUP_LIMIT=0 KORP_EMAIL_CONFIRMATION=off KORP_CHALLENGES_PER_DAY=0 \
+KORP_CONNECTIONS_PER_ADDRESS=0 KORP_STREAMS_PER_ADDRESS=0 KORP_WEBHOOK_ALLOW_PRIVATE=1 \
+KORP_SMTP_URL=smtp://127.0.0.1:$MPORT KORP_SMTP_TLS=none KORP_MAIL_FROM=korp@example.org \
+KORP_DB_POOL_SIZE=$POOL KORP_HTTP_THREADS=$THREADS KORP_NOTIFY_WORKERS=$NOTIFY_WORKERS \
+    "$KORPD" </dev/null >"$TMP/korpd.log" 2>&1 &
+KPID=$!
+PIDS+=("$KPID")
+bench_wait_korpd korpd "$KPID" "$KPORT" "$TMP/korpd.log"
+BASE=http://127.0.0.1:$KPORT
+
+# ---- the population
+T0=$(date +%s)
+python3 bench/day_setup.py "$BASE" "$SINK/hook" "$PLAYERS" "$GAMES" "$SEED" "$TMP"
+say "players, games, templates and channels through the API in $(( $(date +%s) - T0 )) s"
+T0=$(date +%s)
+sql "CREATE TABLE day_clone (game_id text PRIMARY KEY, template_id text NOT NULL)"
+PGPASSFILE=$TMP/korp.pgpass "${PSQL[@]}" -c "\\copy day_clone FROM '$TMP/clone.csv' WITH (FORMAT csv)"
+sql "UPDATE games g SET fen = t.fen, ply = t.ply, repetition_keys = t.repetition_keys,
+            key_version = t.key_version, sans = t.sans
+       FROM day_clone c JOIN games t ON t.id = c.template_id WHERE g.id = c.game_id"
+sql "INSERT INTO moves (game_id, ply, san, uci, fen, played_at, conditional)
+     SELECT c.game_id, m.ply, m.san, m.uci, m.fen, m.played_at, m.conditional
+       FROM day_clone c JOIN moves m ON m.game_id = c.template_id"
+RUN_SECONDS=$(( $(wc -w <<<"$RATES") * STEP_SECONDS ))
+# Deadlines: 0.5% of the games run out during the steps, 2% fall within a day
+# (reminders); seeded like the rest.
+sql "SELECT setseed(0.$SEED); WITH r AS (SELECT id, random() AS x FROM games WHERE status = 'active' ORDER BY id)
+     UPDATE games g SET deadline = CASE WHEN r.x < 0.005 THEN now() + (r.x / 0.005) * interval '$RUN_SECONDS seconds'
+                                        ELSE now() + interval '1 hour' + (r.x - 0.005) / 0.02 * interval '20 hours' END
+       FROM r WHERE g.id = r.id AND r.x < 0.025 AND g.id NOT IN (SELECT template_id FROM day_clone)"
+sql "VACUUM ANALYZE games, moves, players"
+say "mixed plies and deadlines (SQL) in $(( $(date +%s) - T0 )) s: $(sql "SELECT count(*) || ' games, ' || sum(ply) || ' moves, plies ' || min(ply) || '-' || max(ply) FROM games")"
+
+# ---- the streams
+: >"$TMP/streams.log"
+python3 bench/day_streams.py 127.0.0.1 "$KPORT" <(head -n "$STREAMS" "$TMP/streams.txt") \
+    "$TMP/events.txt" >"$TMP/streams.log" 2>&1 &
+SPID=$!
+PIDS+=("$SPID")
+deadline=$((SECONDS + 300))
+until grep -q '^connected' "$TMP/streams.log"; do
+    kill -0 "$SPID" 2>/dev/null || { cat "$TMP/streams.log" >&2; die "the streams' client died"; }
+    [ $SECONDS -lt $deadline ] || die "the $STREAMS streams did not all open in 300 s"
+    sleep 0.2
+done
+say "$STREAMS event streams open"
+curl -sf -X POST "$SINK/reset" >/dev/null
+# What the set-up owed (challenges, game starts) is delivered before the steps.
+deadline=$((SECONDS + 600))
+until [ "$(sql "SELECT count(*) FROM deliveries WHERE status = 'pending'")" = 0 ]; do
+    [ $SECONDS -lt $deadline ] || die "the set-up's notifications were not delivered in 600 s"
+    sleep 0.5
+done
+curl -sf -X POST "$SINK/reset" >/dev/null
+
+# ---- CPU from /proc (clock ticks), WAL and size from the server
+TICK=$(getconf CLK_TCK)
+ticks() {        # PID [children-too]: utime+stime (+cutime+cstime)
+    local s; s=$(cat "/proc/$1/stat" 2>/dev/null) || { echo 0; return; }
+    s=${s##*) }
+    awk -v c="${2:-0}" '{ print $12 + $13 + (c ? $14 + $15 : 0) }' <<<"$s"
+}
+pg_ticks() {
+    local t c; t=$(ticks "$PG_MAIN" 1)
+    for c in $(ps --ppid "$PG_MAIN" -o pid=); do t=$((t + $(ticks "$c"))); done
+    echo "$t"
+}
+per_move() { awk -v t="$1" -v n="$2" -v hz="$TICK" 'BEGIN { printf "%.0f", (n > 0 ? t / hz * 1e6 / n : 0) }'; }
+
+# ---- the steps
+declare -A R
+i=0
+MOVES_FILES=()
+W0=$(sql "SELECT pg_current_wal_insert_lsn()"); D0=$(sql "SELECT pg_database_size('korp_day')")
+TOTAL_MOVES=0
+for rate in $RATES; do
+    i=$((i + 1))
+    k0=$(ticks "$KPID"); p0=$(pg_ticks); w0=$(sql "SELECT pg_current_wal_insert_lsn()")
+    t0=$(date +%s.%N)
+    reads=$(awk -v r="$rate" -v f="$READS_PER_MOVE" 'BEGIN { print r * f }')
+    out=$("$TMP/dayload" 127.0.0.1 "$KPORT" "$TMP/games.txt" "$((SEED + i))" "$rate" "$reads" \
+          "$STEP_SECONDS" "$WORKERS" "$TMP/moves-$i.txt")
+    t1=$(date +%s.%N)
+    k1=$(ticks "$KPID"); p1=$(pg_ticks); w1=$(sql "SELECT pg_current_wal_insert_lsn()")
+    printf '%s\n' "$out" >"$TMP/step-$i.txt"
+    MOVES_FILES+=("$TMP/moves-$i.txt")
+    # The games dayload played are at new plies for the next step.
+    awk 'NR == FNR { if ($5 == 201) ply[$1] = $2; else over[$1] = 1; next }
+         ($1 in over) { next } { if ($1 in ply) $3 = ply[$1]; print }' \
+        "$TMP/moves-$i.txt" "$TMP/games.txt" >"$TMP/games.next" && mv "$TMP/games.next" "$TMP/games.txt"
+    moves=$(awk '$5 == 201' "$TMP/moves-$i.txt" | wc -l)
+    TOTAL_MOVES=$((TOTAL_MOVES + moves))
+    mline=$(grep '^kind=move ' <<<"$out"); rline=$(grep '^kind=game ' <<<"$out")
+    R[$i,rate]=$rate
+    R[$i,moves_s]=$(awk -v n="$moves" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", n / (b - a) }')
+    R[$i,m50]=$(field p50_ms "$mline"); R[$i,m99]=$(field p99_ms "$mline")
+    R[$i,r50]=$(field p50_ms "$rline"); R[$i,r99]=$(field p99_ms "$rline")
+    R[$i,errors]=$(grep '^totals' <<<"$out" | sed 's/.*errors=\([0-9]*\).*/\1/')
+    R[$i,cpu_k]=$(per_move $((k1 - k0)) "$moves"); R[$i,cpu_p]=$(per_move $((p1 - p0)) "$moves")
+    R[$i,wal]=$(sql "SELECT round(pg_wal_lsn_diff('$w1', '$w0') / greatest($moves, 1))")
+    R[$i,mail]=$(sql "SELECT coalesce(round(1000 * extract(epoch FROM percentile_cont(0.99) WITHIN GROUP
+                        (ORDER BY delivered_at - created_at))), -1) || ' ms / ' || count(*)
+                      FROM deliveries WHERE channel = 'email' AND status = 'delivered'
+                       AND created_at >= to_timestamp($t0) AND created_at < to_timestamp($t1)")
+    say "step $i: $rate moves/s asked; $(tr '\n' ' ' <<<"$out")"
+done
+W1=$(sql "SELECT pg_current_wal_insert_lsn()"); D1=$(sql "SELECT pg_database_size('korp_day')")
+
+# ---- what the steps owed, delivered; then the streams' receipts
+deadline=$((SECONDS + 600))
+until [ "$(sql "SELECT count(*) FROM deliveries WHERE status = 'pending'")" = 0 ]; do
+    [ $SECONDS -lt $deadline ] || { say "deliveries still pending after 600 s"; break; }
+    sleep 0.5
+done
+kill -TERM "$SPID"
+deadline=$((SECONDS + 60))
+until grep -q '^streams:' "$TMP/streams.log"; do
+    [ $SECONDS -lt $deadline ] || die "the streams' client did not finish"
+    sleep 0.2
+done
+curl -sf "$SINK/dump" >"$TMP/webhooks.txt"
+LAGS=$(python3 bench/day_report.py "$TMP/events.txt" "$TMP/webhooks.txt" "${MOVES_FILES[@]}")
+ENDED=$(sql "SELECT count(*) FILTER (WHERE termination = 'timeout') || ' games ended on time, '
+               || (SELECT count(*) FROM deliveries WHERE type = 'deadline_near') || ' reminders owed'
+             FROM games")
+
+# ---- summary
+say "load average before: $LOAD_BEFORE, after: $(cut -d' ' -f1-3 /proc/loadavg); $(grep '^streams' "$TMP/streams.log"); $ENDED"
+say "database: $(( (D1 - D0) * 1000000 / (TOTAL_MOVES > 0 ? TOTAL_MOVES : 1) / 1048576 )) MB and WAL $(sql "SELECT round(pg_wal_lsn_diff('$W1', '$W0') * 1000000 / greatest($TOTAL_MOVES, 1) / 1048576)") MB per million moves (with their reads, events and notifications; $TOTAL_MOVES moves)"
+printf '%-6s %8s %9s %9s %9s %9s %9s %9s %9s %8s %8s %7s %14s %6s\n' \
+    asked moves/s move_p50 move_p99 read_p50 read_p99 event_p50 event_p99 hook_p99 \
+    korpd_us pg_us wal_B "mail_p99/n" errors
+best=-
+for j in $(seq 1 "$i"); do
+    lag=$(sed -n "${j}p" <<<"$LAGS")
+    printf '%-6s %8s %9s %9s %9s %9s %9s %9s %9s %8s %8s %7s %14s %6s\n' \
+        "${R[$j,rate]}" "${R[$j,moves_s]}" "${R[$j,m50]}" "${R[$j,m99]}" "${R[$j,r50]}" "${R[$j,r99]}" \
+        "$(field event_p50_ms "$lag")" "$(field event_p99_ms "$lag")" "$(field webhook_p99_ms "$lag")" \
+        "${R[$j,cpu_k]}" "${R[$j,cpu_p]}" "${R[$j,wal]}" "${R[$j,mail]}" "${R[$j,errors]}"
+    awk -v p="${R[$j,m99]}" 'BEGIN { exit !(p < 100) }' && best=${R[$j,moves_s]}
+done
+say "highest move rate held with the moves' p99 under 100 ms: $best moves/s (latencies in ms; CPU in us per move, its reads included)"
