@@ -196,10 +196,7 @@ int main(int argc, char **argv)
         for (long i = 0; i < ws[t].done; i++)
             all[k++] = ws[t].lat[i];
     load_sort(all, total);
-    double cpu = (double)(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) +
-                 (double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) / 1e6 +
-                 (double)(ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
-                 (double)(ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6;
+    double cpu = load_cpu_seconds(&ru0, &ru1);
     printf("ops=%ld requests=%ld seconds=%.3f rate=%.1f p50_ms=%.2f p90_ms=%.2f p99_ms=%.2f "
            "max_ms=%.2f errors=%ld reconnects=%ld client_cpu_s=%.3f bytes_per_op=%ld\n",
            total, requests, secs, secs > 0 ? (double)total / secs : 0, load_pct(all, total, 0.50),
