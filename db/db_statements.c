@@ -865,28 +865,23 @@ const struct db_statement db_statements[] = {
         "UPDATE games SET rated = false WHERE id = $1", 1 },
 
     /* ---- pruning what only grows (issue 22, db_prune.c): at most $2 rows
-     * older than $1 days, oldest first, by primary key.  Ids follow time, so
-     * the scan stops at the first row young enough to stay: a sweep with
-     * nothing to prune reads a few index entries, not the table. */
+     * older than $1 days, oldest first, through their created_at indexes
+     * (migration 012). */
     /* Events no delivery names any more; the highest id gone is noted. */
     [DB_STMT_EVENTS_PRUNE] = { DB_STMT_EVENTS_PRUNE, "events_prune",
-        "WITH cut AS MATERIALIZED (SELECT korp_now() - make_interval(days => $1::int) AS t),"
-        " gone AS (DELETE FROM events e WHERE e.id = ANY (ARRAY("
-        " SELECT id FROM events WHERE created_at < (SELECT t FROM cut)"
-        " AND id < coalesce((SELECT id FROM events WHERE created_at >= (SELECT t FROM cut)"
-        " ORDER BY id LIMIT 1), 9223372036854775807) ORDER BY id LIMIT $2))"
+        "WITH gone AS (DELETE FROM events e WHERE e.id = ANY (ARRAY("
+        " SELECT id FROM events WHERE created_at < korp_now() - make_interval(days => $1::int)"
+        " ORDER BY created_at LIMIT $2))"
         " AND NOT EXISTS (SELECT FROM deliveries d WHERE d.event_id = e.id) RETURNING e.id),"
         " mark AS (UPDATE event_retention SET pruned_through ="
         " greatest(pruned_through, (SELECT max(id) FROM gone)) WHERE EXISTS (SELECT FROM gone))"
         " SELECT count(*) AS pruned FROM gone", 2 },
     /* Deliveries done with (delivered or failed), with their attempts. */
     [DB_STMT_DELIVERIES_PRUNE] = { DB_STMT_DELIVERIES_PRUNE, "deliveries_prune",
-        "WITH cut AS MATERIALIZED (SELECT korp_now() - make_interval(days => $1::int) AS t),"
-        " gone AS (DELETE FROM deliveries WHERE id = ANY (ARRAY("
-        " SELECT id FROM deliveries WHERE status <> 'pending' AND created_at < (SELECT t FROM cut)"
-        " AND id < coalesce((SELECT id FROM deliveries WHERE created_at >= (SELECT t FROM cut)"
-        " ORDER BY id LIMIT 1), 9223372036854775807) ORDER BY id LIMIT $2))"
-        " RETURNING 1) SELECT count(*) AS pruned FROM gone", 2 },
+        "WITH gone AS (DELETE FROM deliveries WHERE id = ANY (ARRAY("
+        " SELECT id FROM deliveries WHERE status <> 'pending'"
+        " AND created_at < korp_now() - make_interval(days => $1::int)"
+        " ORDER BY created_at LIMIT $2)) RETURNING 1) SELECT count(*) AS pruned FROM gone", 2 },
     [DB_STMT_EVENTS_PRUNED_THROUGH] = { DB_STMT_EVENTS_PRUNED_THROUGH, "events_pruned_through",
         "SELECT pruned_through FROM event_retention", 0 },
 };

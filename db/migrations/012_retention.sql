@@ -18,3 +18,8 @@ INSERT INTO event_retention DEFAULT VALUES;
 
 -- An event a delivery still names is kept until that delivery goes.
 CREATE INDEX deliveries_event ON deliveries (event_id);
+-- The oldest rows, found without reading the others: a batch reads what it
+-- deletes (and the few rows kept for a delivery), a sweep with nothing to
+-- prune one index entry.  New rows append at the right end of each index.
+CREATE INDEX events_created ON events (created_at);
+CREATE INDEX deliveries_created ON deliveries (created_at);
