@@ -39,6 +39,9 @@ struct api_config {
     bool email_confirmation;   /* addresses must be confirmed before korpd mails them */
     int challenges_per_day;    /* challenges per challenger in 24 hours; 0: no cap */
     int leave_days_per_year;       /* a player's leave allowance (issue 18) */
+    /* Issue 22: every stream reads the events table at least this often
+     * (KORP_EVENTS_BACKSTOP_MS), whether or not a wake-up came; 0: 15000. */
+    int events_backstop_ms;
     int event_retention_days;      /* events kept this long; 0: for ever (issue 22) */
 };
 
@@ -72,5 +75,10 @@ int api_server_in_flight(struct api_server *server);
  * matters.  NULL is a no-op.
  */
 void api_server_stop(struct api_server *server);
+
+/* Whether a password meets the policy (8-128 code points, not the player's
+ * name, not a common password); why says what is wrong otherwise.  Also for
+ * `korpd admin create-arbiter NAME --password-stdin`. */
+bool api_password_acceptable(const char *password, const char *name, char *why, size_t size);
 
 #endif

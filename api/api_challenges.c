@@ -84,9 +84,11 @@ static int member_int(const cJSON *json, const char *name)
     return (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(json, name));
 }
 
-/* Reads the challenge's `clock` (or its days_per_move) into c; false with
- * why when it is not one korpd knows. */
-static bool clock_read(struct api_request *req, struct db_challenge *c, char *why, size_t size)
+/* Reads the body's `clock` (or its days_per_move) and leave_allowed into
+ * clock and *days_per_move (0: none); false with why when it is not one
+ * korpd knows.  Challenges and tournaments (issue 19) take the same. */
+bool api_clock_read(struct api_request *req, struct db_clock *clock, int *days_per_move,
+                    char *why, size_t size)
 {
     const cJSON *json = cJSON_GetObjectItemCaseSensitive(req->json, "clock");
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(json, "type");
@@ -95,11 +97,11 @@ static bool clock_read(struct api_request *req, struct db_challenge *c, char *wh
     bool days_null = true;
     long days = api_body_integer(req, "days_per_move", 0, &days_null);
 
-    c->clock.leave_allowed = api_body_boolean(req, "leave_allowed", true);
+    clock->leave_allowed = api_body_boolean(req, "leave_allowed", true);
     if (json == NULL || cJSON_IsNull(json)) {
-        c->days_per_move = (int)days;
-        c->clock.type = days > 0 ? DB_CLOCK_PER_MOVE : DB_CLOCK_NONE;
-        c->clock.days = (int)days;
+        *days_per_move = (int)days;
+        clock->type = days > 0 ? DB_CLOCK_PER_MOVE : DB_CLOCK_NONE;
+        clock->days = (int)days;
         return true;
     }
     if (days > 0 && !days_null) {
@@ -117,17 +119,17 @@ static bool clock_read(struct api_request *req, struct db_challenge *c, char *wh
         snprintf(why, size, "in 'clock' (%s): %s", type->valuestring, inner);
         return false;
     }
-    c->clock.type = kind;
+    clock->type = kind;
     if (kind == DB_CLOCK_PER_MOVE) {
-        c->clock.days = c->days_per_move = member_int(json, "days");
+        clock->days = *days_per_move = member_int(json, "days");
         return true;
     }
-    c->clock.initial_days = member_int(json, "initial_days");
-    c->clock.increment_days = member_int(json, "increment_days");
-    c->clock.max_days = member_int(json, "max_days");
-    if (c->clock.max_days < c->clock.initial_days) {
+    clock->initial_days = member_int(json, "initial_days");
+    clock->increment_days = member_int(json, "increment_days");
+    clock->max_days = member_int(json, "max_days");
+    if (clock->max_days < clock->initial_days) {
         snprintf(why, size, "a Fischer clock's 'max_days' (%d) must be at least its "
-                 "'initial_days' (%d)", c->clock.max_days, c->clock.initial_days);
+                 "'initial_days' (%d)", clock->max_days, clock->initial_days);
         return false;
     }
     return true;
@@ -191,7 +193,7 @@ enum MHD_Result api_challenge_create(struct api_request *req)
     snprintf(c.challenger_id, sizeof c.challenger_id, "%s", req->caller.player_id);
     snprintf(c.opponent_id, sizeof c.opponent_id, "%s", opponent ? opponent : "");
     c.color = chosen;
-    if (!clock_read(req, &c, why, sizeof why))
+    if (!api_clock_read(req, &c.clock, &c.days_per_move, why, sizeof why))
         return api_fail(req, API_PROBLEM_BAD_REQUEST, "%s", why);
     c.fifty_move_rule = api_body_boolean(req, "fifty_move_rule", true);
     c.rated = api_body_boolean(req, "rated", true);

@@ -296,9 +296,7 @@ bool api_legal_after(struct api_request *req, const struct rules_variant *v,
 /* Whether the caller may send text as a message in the game of the path
  * now (valid, within the daily limit); replies 400/429 itself otherwise. */
 bool api_message_allowed(struct api_request *req, const char *text, enum MHD_Result *replied);
-/* Whether a password meets the policy (8-128 code points, not the player's
- * name, not a common password); why says what is wrong otherwise. */
-bool api_password_acceptable(const char *password, const char *name, char *why, size_t size);
+/* api_password_acceptable: declared in api.h (korpd admin uses it too). */
 
 /* Clocks and leave (issue 18): api_leave.c, api_give_time.c; the clock
  * object of a challenge (g NULL: its settings) or of a game (with each
@@ -308,6 +306,10 @@ enum MHD_Result api_leave_list(struct api_request *req);
 enum MHD_Result api_leave_cancel(struct api_request *req);
 enum MHD_Result api_game_give_time(struct api_request *req);
 cJSON *api_clock_json(const struct db_clock *c, const struct db_game *g);
+/* The `clock` (or `days_per_move`) and `leave_allowed` of a challenge's or a
+ * tournament's body (api_challenges.c); false with why for a bad one. */
+bool api_clock_read(struct api_request *req, struct db_clock *clock, int *days_per_move,
+                    char *why, size_t size);
 /* ---- Addresses (api_limits.c). */
 
 /* An IP address: IPv6, or IPv4 as ::ffff:a.b.c.d. */
@@ -400,7 +402,8 @@ bool api_route_info(int i, const char **method, const char **pattern);
 /* ---- Event streams (api_events.c): one hub per server. */
 
 /* Starts the listener and the keep-alive timer; NULL with a message. */
-struct api_hub *api_hub_new(struct db_pool *pool, int keepalive_seconds, struct base_err *err);
+struct api_hub *api_hub_new(struct db_pool *pool, int keepalive_seconds, int backstop_ms,
+                            struct base_err *err);
 /* Stops the listener and the timer and ends every stream (korpd stops). */
 void api_hub_close(struct api_hub *hub);
 /* Frees the hub, after the daemon has stopped.  NULL is a no-op. */

@@ -31,6 +31,7 @@ static const struct route routes[] = {
     { "GET", "/tournaments", API_UNLIMITED, api_web_page },
     { "GET", "/tournaments/{id}", API_UNLIMITED, api_web_page },
     { "GET", "/leaderboard/{variant}", API_UNLIMITED, api_web_page },
+    { "GET", "/arbiter", API_UNLIMITED, api_web_page },
     { "GET", "/assets/{path*}", API_UNLIMITED | API_FILE_PATH, api_web_asset },
     { "GET", "/favicon.ico", API_UNLIMITED, api_web_icon },
     { "GET", "/healthz", API_UNLIMITED, api_health },

@@ -230,6 +230,7 @@ enum MHD_Result api_tournament_create(struct api_request *req)
     struct base_err err = { "" };
     const char *variant, *starts, *ends;
     const cJSON *clock;
+    char why[256];
     bool is_null = false;
     enum db_status st;
 
@@ -242,7 +243,9 @@ enum MHD_Result api_tournament_create(struct api_request *req)
                         "'variant' must be \"korpalski\" or \"glinski\", not \"%.32s\"", variant);
     snprintf(t.name, sizeof t.name, "%s", api_body_string(req, "name"));
     snprintf(t.director_id, sizeof t.director_id, "%s", req->caller.player_id);
-    t.days_per_move = (int)api_body_integer(req, "days_per_move", 0, NULL);
+    /* The clock its games get, checked as a challenge's is. */
+    if (!api_clock_read(req, &t.game_clock, &t.days_per_move, why, sizeof why))
+        return api_fail(req, API_PROBLEM_BAD_REQUEST, "%s", why);
     clock = cJSON_GetObjectItemCaseSensitive(req->json, "clock");
     if (cJSON_IsObject(clock)) {
         char *text = cJSON_PrintUnformatted(clock);
@@ -256,7 +259,7 @@ enum MHD_Result api_tournament_create(struct api_request *req)
     t.rated = api_body_boolean(req, "rated", true);
     t.double_round = api_body_boolean(req, "double", false);
     t.max_players = (int)api_body_integer(req, "max_players", 0, NULL);
-    t.leave_allowed = api_body_boolean(req, "leave_allowed", true);
+    t.leave_allowed = t.game_clock.leave_allowed;
     t.min_rating = (double)api_body_integer(req, "min_rating", 0, &is_null);
     t.has_min_rating = cJSON_GetObjectItemCaseSensitive(req->json, "min_rating") && !is_null;
     t.max_rating = (double)api_body_integer(req, "max_rating", 0, &is_null);

@@ -552,7 +552,8 @@ enum db_status db_games_overdue(struct db_pool *pool, int max, db_game_fn end, v
 
 /* ---- The event log and its live feed --------------------------------------- */
 
-/* The channel every event is NOTIFYed on (payload: the new ids, comma-separated). */
+/* The channel every event is NOTIFYed on after its commit (payload: the new
+ * ids, comma-separated, or "*": every stream should read; db_wake.c). */
 #define DB_EVENTS_CHANNEL "korp_events"
 
 struct db_event_row {
@@ -590,6 +591,22 @@ struct db_listener *db_listener_start(struct db_pool *pool, db_event_fn on_event
                                       void (*on_reconnect)(void *arg), void *arg,
                                       struct base_err *err);
 void db_listener_stop(struct db_listener *l);
+
+/*
+ * The waker (db_wake.c): after a transaction that wrote events commits,
+ * their ids are NOTIFYed on DB_EVENTS_CHANNEL by this thread, on its own
+ * connection, gathered over interval_ms (0: as fast as the NOTIFYs go),
+ * with a NOTIFY on DB_DELIVERIES_CHANNEL when a delivery is due.  Without
+ * one, a pool NOTIFYs on the committing connection right after COMMIT.
+ * Stop it before the pool is freed; stopping sends what is gathered.
+ */
+struct db_waker;
+struct db_waker *db_waker_start(struct db_pool *pool, int interval_ms, struct base_err *err);
+void db_waker_stop(struct db_waker *waker);
+
+/* Tests only (KORP_TEST_KILL_AFTER_COMMIT=1): the process kills itself
+ * (SIGKILL) right after committing events, before waking anyone. */
+void db_pool_test_kill_after_commit(struct db_pool *pool);
 
 /* ---- Notifications: preferences, webhooks and the outbox (db_notify.c) -- */
 
@@ -1058,6 +1075,7 @@ struct db_tournament {
     int days_per_move;            /* 0: none */
     char clock[256];              /* the clock asked for, as JSON; "" for none */
     bool rated, double_round, leave_allowed;
+    struct db_clock game_clock;   /* its games' clock (issue 19), leave_allowed too */
     int max_players;
     bool has_min_rating, has_max_rating, has_max_timeout;
     double min_rating, max_rating;

@@ -46,6 +46,13 @@
     " FROM challenges c JOIN players x ON x.id = c.challenger_id"                       \
     " LEFT JOIN players o ON o.id = c.opponent_id"
 
+/* A Fischer clock's member as the clock_* column db_clock_read reads, from
+ * the clock a tournament was created with (checked then: whole numbers). */
+#define TOURNAMENT_FISCHER(member)                                                     \
+    " CASE WHEN t.clock->>'type' = 'fischer'"                                          \
+    " AND jsonb_typeof(t.clock->'" member "') = 'number'"                              \
+    " THEN (t.clock->>'" member "')::numeric::integer END AS clock_" member
+
 /* The columns tournament_read reads (issue 19). */
 #define TOURNAMENT_COLUMNS                                                             \
     "t.id, t.name, t.variant, t.director_id, d.name AS director_name, t.status,"         \
@@ -54,7 +61,8 @@
     " korp_time(t.starts_at) AS starts_at, korp_time(t.ends_at) AS ends_at,"             \
     " korp_time(t.created_at) AS created_at,"                                           \
     " (SELECT count(*) FROM tournament_players tp WHERE tp.tournament_id = t.id)"        \
-    " AS player_count"
+    " AS player_count," TOURNAMENT_FISCHER("initial_days") ","                      \
+    TOURNAMENT_FISCHER("increment_days") "," TOURNAMENT_FISCHER("max_days")
 #define TOURNAMENT_FROM " FROM tournaments t JOIN players d ON d.id = t.director_id"
 
 /* A snapshot of the game that every game event carries. */
@@ -166,8 +174,9 @@ const struct db_statement db_statements[] = {
         ") l WHERE n <= $2 ORDER BY created_exact DESC, id DESC", 2 },
     [DB_STMT_CHALLENGE_SET_STATUS] = { DB_STMT_CHALLENGE_SET_STATUS, "challenge_set_status",
         "UPDATE challenges SET status = $2, game_id = nullif($3, '') WHERE id = $1", 3 },
-    /* Events are NOTIFYed (payload: their ids) with the transaction that
-     * writes them: every korpd LISTENs and wakes the streams concerned. */
+    /* Statements that write events answer their ids: once the transaction
+     * has committed they are NOTIFYed (db_wake.c), and every korpd LISTENs
+     * and wakes the streams concerned. */
     [DB_STMT_CHALLENGE_EVENT] = { DB_STMT_CHALLENGE_EVENT, "challenge_event",
         "WITH e AS (INSERT INTO events (player_id, game_id, type, payload, created_at)"
         " SELECT p, NULL, $2, jsonb_build_object('challenge_id', c.id, 'status', c.status,"
@@ -175,7 +184,7 @@ const struct db_statement db_statements[] = {
         " 'game_id', c.game_id),"
         " korp_now() FROM challenges c, unnest(ARRAY[c.challenger_id, c.opponent_id]) p"
         " WHERE c.id = $1 AND p IS NOT NULL RETURNING id)"
-        " SELECT pg_notify('" DB_EVENTS_CHANNEL "', string_agg(id::text, ',')) FROM e", 2 },
+        " SELECT string_agg(id::text, ',') AS ids FROM e", 2 },
 
     /* ---- games and moves */
     /* Each side starts with its clock's time ($11: Fischer's initial days,
@@ -233,7 +242,7 @@ const struct db_statement db_statements[] = {
         "WITH e AS (INSERT INTO events (player_id, game_id, type, payload, created_at)"
         " SELECT p, g.id, $2, " GAME_SNAPSHOT " || coalesce($3::jsonb, '{}'), korp_now()"
         " FROM games g, unnest(ARRAY[g.white_id, g.black_id]) p WHERE g.id = $1 RETURNING id)"
-        " SELECT pg_notify('" DB_EVENTS_CHANNEL "', string_agg(id::text, ',')) FROM e", 3 },
+        " SELECT string_agg(id::text, ',') AS ids FROM e", 3 },
     /* A player's events after an id (all their games and challenges, or one
      * game); or, with no player, one game's events as a spectator sees them
      * (one row per event: White's copy). */
@@ -469,7 +478,7 @@ const struct db_statement db_statements[] = {
         " SELECT $2, g.id, 'deadline_near', " GAME_SNAPSHOT
         " || jsonb_build_object('deadline', korp_time(g.deadline)), korp_now()"
         " FROM games g WHERE g.id = $1 RETURNING id)"
-        " SELECT pg_notify('" DB_EVENTS_CHANNEL "', string_agg(id::text, ',')) FROM e", 2 },
+        " SELECT string_agg(id::text, ',') AS ids FROM e", 2 },
     /* Players whose digest hour (UTC) has come today and who were not sent
      * one yet: an email listing the games where it is their move. */
     [DB_STMT_DIGEST_OWE] = { DB_STMT_DIGEST_OWE, "digest_owe",
@@ -838,7 +847,7 @@ const struct db_statement db_statements[] = {
         " 'name', t.name, 'variant', t.variant, 'status', t.status), korp_now()"
         " FROM tournaments t JOIN tournament_players tp ON tp.tournament_id = t.id"
         " WHERE t.id = $1 RETURNING id)"
-        " SELECT pg_notify('" DB_EVENTS_CHANNEL "', string_agg(id::text, ',')) FROM e", 2 },
+        " SELECT string_agg(id::text, ',') AS ids FROM e", 2 },
     [DB_STMT_TOURNAMENT_DUE_START] = { DB_STMT_TOURNAMENT_DUE_START, "tournament_due_start",
         "SELECT " TOURNAMENT_COLUMNS TOURNAMENT_FROM " WHERE t.status = 'open'"
         " AND t.starts_at <= korp_now() ORDER BY t.starts_at, t.id LIMIT 1"

@@ -25,6 +25,7 @@ static void tournament_read(void *out, const struct db_row *row)
     t->double_round = db_row_bool(row, "double");
     t->max_players = db_row_int(row, "max_players");
     t->leave_allowed = db_row_bool(row, "leave_allowed");
+    db_clock_read(row, t->days_per_move, &t->game_clock);
     t->has_min_rating = !db_row_is_null(row, "min_rating");
     t->min_rating = db_row_double(row, "min_rating");
     t->has_max_rating = !db_row_is_null(row, "max_rating");
@@ -209,7 +210,7 @@ enum db_status db_tournament_event(struct db_tx *tx, const char *id, enum db_eve
 {
     const char *params[2] = { id, db_event_name(event) };
     enum db_status rc = db_exec(tx, DB_STMT_TOURNAMENT_EVENT_LOCK, params, NULL);
-    return rc == DB_OK ? db_exec(tx, DB_STMT_TOURNAMENT_EVENT, params, NULL) : rc;
+    return rc == DB_OK ? db_exec_events(tx, DB_STMT_TOURNAMENT_EVENT, params) : rc;
 }
 
 enum db_status db_tournament_due_start(struct db_tx *tx, struct db_tournament *out)

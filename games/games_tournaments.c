@@ -88,6 +88,7 @@ static enum db_status new_game(struct db_tx *tx, const struct db_tournament *t,
     g.status = DB_GAME_ACTIVE;
     g.result = RULES_RESULT_NONE;
     g.days_per_move = t->days_per_move;
+    g.clock = t->game_clock;      /* Fischer or per move, and leave_allowed */
     g.fifty_move_rule = true;
     g.key_version = RULES_KEY_VERSION;
     key = v->repetition_key(&pos);

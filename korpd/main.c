@@ -125,17 +125,24 @@ static void workers_stop(void)
     }
 }
 
-/* korpd admin create-arbiter NAME: prints the new arbiter's token. */
+/*
+ * korpd admin create-arbiter NAME [--password-stdin]: prints the new
+ * arbiter's token.  With --password-stdin the first line of standard input
+ * is the account's password too, so that the arbiter signs in on the web
+ * board (the arbiter's page, /arbiter).
+ */
 static int admin(struct korpd *k, int argc, char **argv)
 {
-    char token[BASE_TOKEN_LEN + 1];
+    char token[BASE_TOKEN_LEN + 1], password[4 * 128 + 3] = "", why[256];
+    char hash[BASE_PASSWORD_HASH_SIZE] = "";
     struct base_err err = { "the random generator failed" };
     struct db_player p;
     enum db_status st;
     struct db_pool_config db = { k->config.database_url, 1, k->config.db_timeout_ms };
+    bool with_password = argc == 5 && strcmp(argv[4], "--password-stdin") == 0;
 
-    if (argc != 4 || strcmp(argv[2], "create-arbiter") != 0) {
-        fprintf(stderr, "usage: korpd admin create-arbiter NAME\n");
+    if ((argc != 4 && !with_password) || strcmp(argv[2], "create-arbiter") != 0) {
+        fprintf(stderr, "usage: korpd admin create-arbiter NAME [--password-stdin]\n");
         return 2;
     }
     if (!db_player_name_valid(argv[3])) {
@@ -143,13 +150,29 @@ static int admin(struct korpd *k, int argc, char **argv)
                 argv[3]);
         return 2;
     }
+    if (with_password) {
+        if (fgets(password, sizeof password, stdin) == NULL) {
+            fprintf(stderr, "korpd: --password-stdin: no password on standard input\n");
+            return 2;
+        }
+        password[strcspn(password, "\r\n")] = '\0';
+        if (!api_password_acceptable(password, argv[3], why, sizeof why)) {
+            fprintf(stderr, "korpd: the password: %s\n", why);
+            return 2;
+        }
+        if (!base_password_hash(password, hash, sizeof hash)) {
+            fprintf(stderr, "korpd: cannot hash the password\n");
+            return 1;
+        }
+    }
     if ((k->pool = db_pool_new(&db, &err)) == NULL ||
         db_migrate(k->pool, &err) != DB_OK || !base_token_new(token)) {
         fprintf(stderr, "korpd: cannot prepare the database: %s\n", err.text);
         db_pool_free(k->pool);
         return 1;
     }
-    st = db_player_create(k->pool, argv[3], NULL, false, NULL, true, token, &p, &err);
+    st = db_player_create(k->pool, argv[3], NULL, false, with_password ? hash : NULL, true, token,
+                          &p, &err);
     db_pool_free(k->pool);
     if (st == DB_CONFLICT) {
         fprintf(stderr, "korpd: the name '%s' is taken\n", argv[3]);
@@ -195,6 +218,7 @@ int main(int argc, char **argv)
     static struct korpd k;
     struct korpd_config config;
     struct db_pool *pool = NULL;
+    struct db_waker *waker = NULL;
     struct api_server *server = NULL;
     struct notify *notify = NULL;
     struct base_err err = { "" };
@@ -216,7 +240,9 @@ int main(int argc, char **argv)
         }
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             printf("usage: korpd [--help] [--version] [--notify-only]\n"
-                   "       korpd admin create-arbiter NAME   prints the new arbiter's token\n\n"
+                   "       korpd admin create-arbiter NAME [--password-stdin]\n"
+                   "                                         prints the new arbiter's token (with\n"
+                   "                                         a password from stdin: signs in on the web)\n\n"
                    "--notify-only runs the notification workers alone (no HTTP), as many\n"
                    "processes as you like beside the ones serving HTTP.\n\n"
                    "korp's correspondence play server; configured by the environment.\n\n%s",
@@ -270,6 +296,14 @@ int main(int argc, char **argv)
         base_log(BASE_LOG_ERROR, "cannot prepare the database: %s", err.text);
         goto done;
     }
+    /* Events are NOTIFYed after their commit by the waker (issue 22). */
+    if ((waker = db_waker_start(pool, config.wake_interval_ms, &err)) == NULL)
+        goto fail;
+    if (config.test_kill_after_commit) {
+        base_log(BASE_LOG_WARN, "KORP_TEST_KILL_AFTER_COMMIT=1: korpd dies after its first "
+                                "commit of events (tests only)");
+        db_pool_test_kill_after_commit(pool);
+    }
     k.config = config;
     k.pool = pool;
     if (!notify_links_init(pool, &err))
@@ -298,7 +332,8 @@ int main(int argc, char **argv)
                               config.trusted_proxies, config.metrics_allow,
                               config.connections_per_address, config.request_head_seconds,
                               config.email_confirmation, config.challenges_per_day,
-                              config.leave_days_per_year, config.event_retention_days };
+                              config.leave_days_per_year, config.events_backstop_ms,
+                              config.event_retention_days };
     if (config.test_clock)
         base_log(BASE_LOG_WARN, "KORP_TEST_CLOCK=1: arbiters may move the clock (tests only)");
     server = api_server_start(&api, &err);
@@ -326,6 +361,7 @@ done:
     api_server_stop(server);
     notify_stop(notify);
     workers_stop();
+    db_waker_stop(waker);
     db_pool_free(pool);
     curl_global_cleanup();
     if (rc == 0)

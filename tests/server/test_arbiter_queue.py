@@ -139,3 +139,30 @@ def test_dismiss_and_the_queue_is_arbiter_only(api, two_players, arbiter):
     # The game went on all along.
     assert wa.game(gid)["status"] == "active"
     wa.move(gid, "Qb8+", ply=4)
+
+
+def test_an_arbiter_with_a_password_signs_in_on_the_web_board(api, korpd_binary, shared_db_url):
+    """`korpd admin create-arbiter NAME --password-stdin`: the arbiter's page needs an
+    arbiter who signs in with a password (a session), not only a token."""
+    import os
+    import subprocess
+    import uuid
+    env = dict(os.environ, KORP_DATABASE_URL=shared_db_url)
+    name = f"arbw_{uuid.uuid4().hex[:10]}"
+    out = subprocess.run([korpd_binary, "admin", "create-arbiter", name, "--password-stdin"],
+                         input="a long enough passphrase\n", env=env, capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    token = out.stdout.strip()
+    _, me = api.as_(token).call("GET", "/v1/players/me", expect=200)
+    assert (me["name"], me["role"]) == (name, "arbiter")
+    _, session = api.call("POST", "/v1/session",
+                          json={"name": name, "password": "a long enough passphrase"}, expect=200)
+    assert session["player"]["id"] == me["id"]
+    # The password policy holds here too: too short, nothing made.
+    short = subprocess.run([korpd_binary, "admin", "create-arbiter", name + "x",
+                            "--password-stdin"], input="short\n", env=env,
+                           capture_output=True, text=True, timeout=60)
+    assert short.returncode == 2 and "password" in short.stderr
+    _, found = api.call("GET", "/v1/players", query={"name": name + "x"}, expect=200)
+    assert [p for p in found["players"] if p["name"] == name + "x"] == []

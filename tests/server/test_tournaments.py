@@ -380,3 +380,64 @@ def test_tournament_events_reach_webhooks_and_email_settings(start_korpd, shared
 
     wait_until(lambda: "tournament_start" in owed(), 10, step=0.1,
                what="the tournament_start delivery")
+
+
+def test_clock_and_leave_allowed_reach_the_games(api):
+    """A tournament's Fischer clock and leave_allowed are its games' (issue 19 with
+    issue 18's clocks): a leave booked by a player stops the clocks of their games in a
+    tournament that allows leave and not in one that does not (issue 18: games with
+    leave_allowed false ignore leave)."""
+    da, _ = api.new_player("dir")
+    fischer = {"type": "fischer", "initial_days": 10, "increment_days": 1, "max_days": 20}
+    strict = create(da, 3, variant="korpalski", clock=fischer, leave_allowed=False)
+    relaxed = create(da, 3, variant="korpalski", days_per_move=3)
+    assert strict["clock"] == fischer and strict["days_per_move"] is None
+    assert relaxed["clock"] is None and relaxed["days_per_move"] == 3
+    players = field(api, strict, 3)
+    for pa, _ in players:
+        pa.call("POST", "/v1/tournaments/{id}/join", [relaxed["id"]], expect=200)
+    for t in (strict, relaxed):
+        da.call("POST", "/v1/tournaments/{id}/start", [t["id"]], expect=200)
+    strict_games = [api.game(g["id"]) for g in get(api, strict["id"])["games"]]
+    relaxed_games = [api.game(g["id"]) for g in get(api, relaxed["id"])["games"]]
+    assert len(strict_games) == len(relaxed_games) == 3
+    for g in strict_games:
+        c = g["clock"]
+        assert {k: c[k] for k in fischer} == fischer, c
+        assert g["leave_allowed"] is False
+        # Black's time has not started; White's runs from the start (a few seconds).
+        assert c["remaining"]["black"] == 10 * 86400
+        assert 10 * 86400 - 60 <= c["remaining"]["white"] <= 10 * 86400
+    for g in relaxed_games:
+        assert g["clock"]["type"] == "per_move" and g["clock"]["days"] == 3, g["clock"]
+        assert g["leave_allowed"] is True
+
+    # The first player goes on leave today (korpd's day, the test clock's offset
+    # included): one day, to tomorrow 00:00 UTC.
+    pa, p = players[0]
+    today = datetime.datetime.fromtimestamp(time.time() + server_offset(api),
+                                            datetime.timezone.utc).date()
+    _, booking = pa.call("POST", "/v1/players/me/leave",
+                         json={"start": today.isoformat(), "days": 1}, expect=201)
+    end = (today + datetime.timedelta(days=1)).strftime("%Y-%m-%dT00:00:00Z")
+    assert booking["end"] == end
+
+    def mine(games):
+        return [g for g in games if p["id"] in (g["white"]["id"], g["black"]["id"])]
+    assert len(mine(strict_games)) == len(mine(relaxed_games)) == 2
+    for g in mine(relaxed_games):
+        assert api.game(g["id"])["clock"]["paused_until"] == end
+    for g in mine(strict_games):
+        assert api.game(g["id"])["clock"]["paused_until"] is None
+
+
+def test_a_tournament_clock_is_checked_as_a_challenge_clock_is(api):
+    da, _ = api.new_player("dir")
+    base = {"name": "x", "variant": "glinski", "max_players": 4}
+    for extra in ({"clock": {"type": "fischer", "initial_days": 5}},
+                  {"clock": {"type": "fischer", "initial_days": 5, "increment_days": 1,
+                             "max_days": 3}},
+                  {"clock": {"type": "hourglass"}},
+                  {"clock": {"type": "per_move", "days": 3}, "days_per_move": 3}):
+        err = da.call("POST", "/v1/tournaments", json={**base, **extra}, expect=400)[1]
+        assert "clock" in err["detail"] or "max_days" in err["detail"], err

@@ -201,3 +201,19 @@ export async function startStage(extraEnv = {}) {
   };
   return stage;
 }
+
+/*
+ * person() signed in through the sign-in page with a name and password; it
+ * resolves once the navigation shows the player. `allow` lists the console
+ * errors the caller provokes on purpose.
+ */
+export async function signedIn(browser, base, name, password, { allow = [], timeout = 15000 } = {}) {
+  const p = await person(browser, base, name);
+  for (const re of allow) p.allow(re);
+  await p.page.goto('/login');
+  await p.page.fill('#name', name);
+  await p.page.fill('#password', password);
+  await p.page.click('form.auth-form button[type=submit]');
+  await p.page.locator('.nav-me').waitFor({ timeout });
+  return p;
+}

@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { REPO, startPostgres, startKorpd, launchChromium, person, freePort } from './harness.mjs';
+import { createArbiter } from './roles.mjs';
 
 const KORPD = process.env.KORPD || path.join(REPO, 'build', 'korpd', 'korpd');
 const PASSWORD = 'correct horse battery';
@@ -60,7 +61,8 @@ before(async () => {
   await new Promise((resolve, reject) => { gone.once('error', reject); gone.listen(port, '127.0.0.1', resolve); });
 
   world.ewa = await call('POST', '/v1/players', null, { name: 'ewa', password: PASSWORD });
-  world.felek = await call('POST', '/v1/players', null, { name: 'felek', password: PASSWORD });
+  // Issue 19: felek is an arbiter (and signs in on the web board).
+  world.felek = await createArbiter(korpd.base, pg.url, 'felek', PASSWORD);
   world.bot = await call('POST', '/v1/players', null, { name: 'korp-engine' });   // no password: a bot
 
   const hook = await call('POST', '/v1/webhooks', world.ewa.token, { url: `http://127.0.0.1:${port}/hook` });
@@ -75,6 +77,8 @@ before(async () => {
   world.open = (await call('POST', '/v1/challenges', world.bot.token, { variant: 'glinski', opponent: null })).id;
   world.directed = (await call('POST', '/v1/challenges', world.felek.token,
     { variant: 'korpalski', opponent: world.ewa.id, days_per_move: 7, fifty_move_rule: false })).id;
+  // Issue 19: ewa's request for an arbiter waits in felek's queue.
+  await call('POST', `/v1/games/${world.active}/arbiter-request`, world.ewa.token, { text: 'a question' });
   await until('the webhook to be disabled by its 410', async () =>
     (await call('GET', `/v1/webhooks/${hook.id}`, world.ewa.token)).enabled === false);
 });
@@ -107,6 +111,8 @@ function pages(signedIn) {
     ['the study board', '/study', '#study-status:text("Ply 0 of 0")', '#board [data-cell]'],
     ['learn Korpalski', '/learn/korpalski', '#lesson-ends .lesson-board[data-ready="true"]'],
     ['learn Glinski', '/learn/glinski', '#lesson-stalemate .lesson-board[data-ready="true"]'],
+    // Issue 19: refused but to felek, an arbiter, who sees ewa's request drawn to its end.
+    ['the arbiter\'s queue', '/arbiter', '#arbiter-refused, .engine-line[data-state="done"], .engine-line[data-state="failed"]'],
   ];
   // Signed out, /settings sends people to sign in.
   list.push(signedIn ? ['settings', '/settings', '#notifications-form', '#webhook-list li', '#token-list [data-token]']
@@ -163,6 +169,8 @@ async function visitAll(p, who, signedIn) {
 async function signInAs(name) {
   const p = await person(browser, korpd.base, name);
   p.allow(/status of 404 .*\/v1\/games\/NoSuchGame\)$/);
+  // The engine's evaluation on the arbiter's page may be missing or busy.
+  p.allow(/status of (404|429|503) .*\/v1\/analyse\)$/);
   await p.page.goto('/login');
   await p.page.fill('#name', name);
   await p.page.fill('#password', PASSWORD);

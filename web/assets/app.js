@@ -4,6 +4,7 @@
 
 import { loadSession, me, signOut } from './api.js';
 import { h } from './ui.js';
+import { addArbiterLink } from './arbiter-role.js';
 
 const ROUTES = [
   [/^\/$/, () => import('./page-home.js')],
@@ -20,6 +21,8 @@ const ROUTES = [
   [/^\/tournaments$/, () => import('./page-tournament.js'), 'list'],
   [/^\/tournaments\/([A-Za-z0-9]+)$/, () => import('./page-tournament.js')],
   [/^\/leaderboard\/([a-z]+)$/, () => import('./page-ratings.js')],
+  // Issue 19: the arbiter's queue.
+  [/^\/arbiter$/, () => import('./page-arbiter.js')],
 ];
 
 let cleanup = null;
@@ -40,6 +43,7 @@ function drawNav() {
        } }, 'Sign out')]
     : [h('a', { href: '/new' }, 'Open games'), h('a', { href: '/study' }, 'Study'), h('a', { href: '/learn/korpalski' }, 'Learn'), h('a', { href: '/login' }, 'Sign in'), h('a', { href: '/signup' }, 'Sign up')];
   nav.replaceChildren(...items);
+  addArbiterLink(nav);
 }
 
 export async function route() {

@@ -10,6 +10,7 @@ import { h, messageBox, sideName, variantName, timeLeft, resultText, playerLink 
 import { createPlan } from './game-plan.js';
 import { createTalk } from './game-talk.js';
 import { createGameClock, clockText } from './game-clock.js';
+import { createPerpetual } from './game-perpetual.js';
 
 const RETRY_MAX_MS = 30000;
 
@@ -81,6 +82,10 @@ export async function render(main, { params }) {
         game.status !== 'active' ? h('a', { href: `/study?game=${q(id)}&variant=${q(game.variant)}`, id: 'open-study', class: 'button' }, 'Open in study') : null),
       h('h2', { class: 'visually-hidden' }, 'Moves'),
       moveList, plan.el, talk.el)));
+
+  // Issue 19: perpetual-check claims and requests for an arbiter, before the messages.
+  const perpetual = createPerpetual({ id, myColor });
+  talk.el.before(perpetual.el);
 
   const board = createBoard(boardRoot, geometryFor(game.variant), {
     label: `${variantName(game.variant)} board`,
@@ -187,6 +192,7 @@ export async function render(main, { params }) {
     plan.update(game);
     talk.update(game);
     clocks.update(game);
+    perpetual.update(game);
     document.title = `${game.white.name} – ${game.black.name} (${variantName(game.variant)}) · korp`;
     boardRoot.dataset.ply = String(game.ply);
   }

@@ -1,0 +1,53 @@
+// The arbiter's page (/arbiter, issue 19): the queue of GET
+// /v1/arbiter/queue, oldest first, one card per item (arbiter-item.js).
+// Anyone else is told that the page is for arbiters only.
+
+import { api, me, q } from './api.js';
+import { t } from './i18n.js';
+import { h, messageBox } from './ui.js';
+import { isArbiter } from './arbiter-role.js';
+import { createQueueItem } from './arbiter-item.js';
+
+function refusal(main) {
+  main.append(h('p', { id: 'arbiter-refused', class: 'message message-info' },
+    t('Only arbiters can see the arbiter\u2019s queue.'), ' ',
+    me() ? null : h('a', { href: `/login?next=${q('/arbiter')}` }, t('Sign in'))));
+}
+
+export async function render(main) {
+  document.title = `${t('Arbiter\u2019s queue')} \u00b7 korp`;
+  main.append(h('h1', {}, t('Arbiter\u2019s queue')));
+  if (!(await isArbiter())) { refusal(main); return null; }
+  const msg = messageBox();
+  msg.id = 'arbiter-message';
+  const list = h('ol', { id: 'arbiter-queue', class: 'arbiter-queue', 'aria-label': t('Waiting for an arbiter, oldest first') });
+  main.append(msg, list);
+  let cards = [], closed = false, generation = 0;
+
+  async function load() {
+    const mine = ++generation;
+    msg.clear();
+    let answer;
+    try {
+      answer = await api('GET', '/v1/arbiter/queue');
+    } catch (e) {
+      if (e.status === 403 || e.status === 401) { list.remove(); refusal(main); return; }
+      msg.show(e.message, 'error');
+      return;
+    }
+    if (closed || mine !== generation) return;
+    cards.forEach(c => c.destroy());
+    cards = answer.items.map(item => createQueueItem(item, { onRuled: load }));
+    list.replaceChildren(...(cards.length ? cards.map(c => c.el)
+      : [h('li', { class: 'none', id: 'arbiter-queue-empty' }, t('Nothing waits for an arbiter.'))]));
+    await Promise.all(cards.map(c => c.load()));
+    // The engine thinks a second per position: one item at a time.
+    for (const c of cards) {
+      if (closed || mine !== generation) return;
+      await c.engine();
+    }
+  }
+
+  await load();
+  return () => { closed = true; cards.forEach(c => c.destroy()); };
+}
