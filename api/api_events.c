@@ -8,6 +8,13 @@
  * when the listener hears an event that concerns it (from any korpd, by
  * LISTEN/NOTIFY), when a keep-alive comment is due, or when korpd stops.
  *
+ * The NOTIFY comes after the commit, from the committing korpd's waker
+ * (db/db_wake.c), so a korpd killed between its commit and its NOTIFY
+ * wakes nobody: every stream therefore also reads the table every
+ * backstop_ms (KORP_EVENTS_BACKSTOP_MS), which bounds how late such an
+ * event can be (docs/operations.md).  The reads are spread over the
+ * slots like the keep-alives.
+ *
  * A stream remembers the token or session that opened it: when that ends
  * (revoked, signed out, a password change), every korpd hears it on
  * korp_revocations and ends its streams at once.  Streams are capped per
@@ -23,9 +30,7 @@
 #include <string.h>
 
 #define EVENTS_PER_READ 100
-/* Every this many keep-alives a stream also reads the table: a backstop
- * for a notification that never came. */
-#define KEEPALIVES_PER_READ 4
+#define DEFAULT_BACKSTOP_MS 15000
 /* Streams are spread over this many keep-alive slots, one slot's turn per
  * 1/KEEPALIVE_SLOTS of the interval, so that thousands of streams do not
  * all wake (and every fourth time read the database) at the same moment. */
@@ -46,7 +51,6 @@ struct stream {
     bool suspended, wake, keepalive_due;
     bool revoked;                    /* its credential ended: the stream ends */
     bool recheck;                    /* a revocation may have been missed: ask */
-    int keepalives;
     char *pending;                   /* text to send, from pending_off */
     size_t pending_len, pending_off;
     unsigned bucket, slot;
@@ -68,6 +72,7 @@ struct api_hub {
     struct db_listener *revocations;
     struct base_worker *keepalive;
     int keepalive_ms;
+    int backstop_ms;                 /* every stream reads at least this often */
 };
 
 /* FNV-1a over a kind letter ('p' player, 'g' game) and an id. */
@@ -159,18 +164,39 @@ static void on_revocations_reconnect(void *arg)
     pthread_mutex_unlock(&hub->lock);
 }
 
+/* One slot's turn: keep-alives due, or (backstop) reads due. */
+static void slot_turn(struct api_hub *hub, unsigned slot, bool backstop)
+{
+    pthread_mutex_lock(&hub->lock);
+    for (struct stream *s = hub->slots[slot]; s != NULL; s = s->next) {
+        if (backstop)
+            s->wake = true;
+        else
+            s->keepalive_due = true;
+        resume(s);
+    }
+    pthread_mutex_unlock(&hub->lock);
+}
+
+/* Two schedules over the same slots: the keep-alives, one slot every
+ * keepalive_ms / KEEPALIVE_SLOTS, and the backstop reads, one slot every
+ * backstop_ms / KEEPALIVE_SLOTS. */
 static void keepalive(struct base_worker *w, void *arg)
 {
     struct api_hub *hub = arg;
-    int tick_ms = hub->keepalive_ms >= KEEPALIVE_SLOTS ? hub->keepalive_ms / KEEPALIVE_SLOTS : 1;
-    int64_t next = base_monotonic_ms() + tick_ms;
-    unsigned slot = 0;
+    int tick[2] = { hub->keepalive_ms >= KEEPALIVE_SLOTS ? hub->keepalive_ms / KEEPALIVE_SLOTS : 1,
+                    hub->backstop_ms >= KEEPALIVE_SLOTS ? hub->backstop_ms / KEEPALIVE_SLOTS : 1 };
+    int period[2] = { hub->keepalive_ms, hub->backstop_ms };
+    int64_t next[2] = { base_monotonic_ms() + tick[0], base_monotonic_ms() + tick[1] };
+    unsigned slot[2] = { 0, KEEPALIVE_SLOTS / 2 };
 
     for (;;) {
-        int64_t left = next - base_monotonic_ms();
-        if (left < -hub->keepalive_ms) {
+        int64_t now = base_monotonic_ms();
+        int k = next[0] <= next[1] ? 0 : 1;
+        int64_t left = next[k] - now;
+        if (left < -period[k]) {
             /* Far behind (the process was stopped): no burst of catching up. */
-            next = base_monotonic_ms();
+            next[k] = now;
             left = 0;
         }
         if (left > 0) {
@@ -178,20 +204,14 @@ static void keepalive(struct base_worker *w, void *arg)
                 return;
             continue;
         }
-        pthread_mutex_lock(&hub->lock);
-        for (struct stream *s = hub->slots[slot]; s != NULL; s = s->next) {
-            s->keepalive_due = true;
-            if (++s->keepalives % KEEPALIVES_PER_READ == 0)
-                s->wake = true;
-            resume(s);
-        }
-        pthread_mutex_unlock(&hub->lock);
-        slot = (slot + 1) % KEEPALIVE_SLOTS;
-        next += tick_ms;
+        slot_turn(hub, slot[k], k == 1);
+        slot[k] = (slot[k] + 1) % KEEPALIVE_SLOTS;
+        next[k] += tick[k];
     }
 }
 
-struct api_hub *api_hub_new(struct db_pool *pool, int keepalive_seconds, struct base_err *err)
+struct api_hub *api_hub_new(struct db_pool *pool, int keepalive_seconds, int backstop_ms,
+                            struct base_err *err)
 {
     struct api_hub *hub = calloc(1, sizeof *hub);
     if (hub == NULL) {
@@ -201,6 +221,7 @@ struct api_hub *api_hub_new(struct db_pool *pool, int keepalive_seconds, struct 
     pthread_mutex_init(&hub->lock, NULL);
     hub->pool = pool;
     hub->keepalive_ms = (keepalive_seconds > 0 ? keepalive_seconds : 15) * 1000;
+    hub->backstop_ms = backstop_ms > 0 ? backstop_ms : DEFAULT_BACKSTOP_MS;
     hub->listener = db_listener_start(pool, on_event, on_reconnect, hub, err);
     hub->revocations = hub->listener ? db_revocations_start(pool, on_revoked,
                                                             on_revocations_reconnect, hub, err)
@@ -427,6 +448,8 @@ enum MHD_Result api_events(struct api_request *req)
         if (last[0] < '0' || last[0] > '9' || *end != '\0' || last_id < 0)
             return api_fail(req, API_PROBLEM_BAD_REQUEST,
                             "Last-Event-ID is the id of the last event received, a number");
+        if (!api_events_kept(req, last_id, &replied))
+            return replied;
     }
     /* A player's own stream needs their token; one game's is public. */
     if (game == NULL && !api_authenticate(req, &replied))

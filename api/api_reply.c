@@ -40,6 +40,7 @@ static const struct {
     [API_PROBLEM_CONDITIONAL_CONFLICT] = { 422, "conditional-conflict",
                                            "Conditional moves disagree" },
     [API_PROBLEM_LEAVE_EXCEEDED] = { 422, "leave-exceeded", "Over the leave allowance" },
+    [API_PROBLEM_EVENTS_PRUNED] = { 410, "events-pruned", "Those events are gone" },
 };
 
 static struct MHD_Response *text_response(char *text, const char *content_type)

@@ -444,7 +444,8 @@ struct api_server *api_server_start(const struct api_config *config, struct base
         server_free(server);
         return NULL;
     }
-    if ((server->hub = api_hub_new(config->pool, config->keepalive_seconds, err)) == NULL) {
+    if ((server->hub = api_hub_new(config->pool, config->keepalive_seconds,
+                                      config->events_backstop_ms, err)) == NULL) {
         server_free(server);
         return NULL;
     }

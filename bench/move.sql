@@ -8,21 +8,27 @@
 --   move_insert
 --   game_save                    (the move's key and SAN appended in SQL)
 --   event_lock_game              (both players' rows, in id order)
---   game_event                   (two event rows, and their ids NOTIFYed)
+--   game_event                   (two event rows; their ids answered)
+--   conditional_get              (the opponent's conditional moves, issue 18;
+--                                 none here, as in korpd's bench games)
 --   COMMIT
 -- bench/moves.sh checks, before it runs pgbench, that these texts are
 -- still db/db_statements.c's (bench/statements.c prints korpd's), with
 -- each :variable in place of a $n.  What korpd does besides: it touches
 -- the token's last_used_at once a minute (not here: the bench token's is
--- in the future), and its LISTEN connection reads each NOTIFYed event's
--- row back (db/db_events.c dispatch) — work korpd's figures include and
--- pgbench's do not.
+-- in the future), and after the COMMIT its waker NOTIFYs the ids, many
+-- moves' in one NOTIFY (db/db_wake.c, issue 22), and its LISTEN
+-- connection reads each NOTIFYed event's row back (db/db_events.c
+-- dispatch) — work korpd's figures include and pgbench's do not.  This is
+-- the database's limit for korpd's move.  moves.sh also runs it with the
+-- last statement NOTIFYing inside the transaction, as korpd's move did
+-- before issue 22 (pgbench+N; +NL with korpd's LISTEN sessions).
 -- Run by bench/moves.sh with -M prepared, -t a multiple of per, and
 --   -D base=<first game id - 1> -D per=<games per client> -D nc=<clients>
 --   -D ply0=<the set's ply before the run> -D it=0 -D rk=<last ply whose
 --   move restarts the keys> -D hash=<token hash, hex> -D fen=.. -D san=..
 --   -D uci=.. -D status=active -D result=* -D version=<key version>
---   -D type=move -D detail=<event JSON>
+--   -D type=move -D detail=<event JSON> -D owner=<a player id>
 -- pgbench's \gset cannot take game_lock's answer (its NULL column has no
 -- name a variable may have), so the script knows each game's ply instead:
 -- client c plays its games base+1+c, base+1+c+nc, ... in turn, one move
@@ -40,12 +46,13 @@ SELECT '' AS none
 \set next :ply0 + :it / :per + 1
 \set reset :next <= :rk
 \set key 7000000000000000000 + :next % 4
-SELECT t.id, p.id, p.name, p.role, t.last_used_at IS NULL OR t.last_used_at < korp_now() - interval '1 minute' FROM tokens t JOIN players p ON p.id = t.player_id WHERE t.hash = decode(:hash, 'hex');
+SELECT t.id AS token_id, p.id AS player_id, p.name, p.role = 'arbiter' AS arbiter, t.last_used_at IS NULL OR t.last_used_at < korp_now() - interval '1 minute' AS stale FROM tokens t JOIN players p ON p.id = t.player_id WHERE t.hash = decode(:hash, 'hex');
 BEGIN;
-SELECT g.id, g.variant, g.white_id, w.name, g.black_id, b.name, g.fen, g.ply, g.status, g.result, g.termination, g.adjudication_reason, g.days_per_move, korp_time(g.deadline), g.draw_offer, g.fifty_move_rule, g.key_version, NULL, korp_time(g.created_at), korp_time(g.updated_at), g.sans, g.status = 'active' AND g.deadline IS NOT NULL AND g.deadline <= korp_now() FROM games g JOIN players w ON w.id = g.white_id JOIN players b ON b.id = g.black_id WHERE g.id = :g FOR UPDATE OF g;
+SELECT g.id, g.variant, g.white_id, w.name AS white_name, g.black_id, b.name AS black_name, g.fen, g.ply, g.status, g.result, g.termination, g.adjudication_reason, g.days_per_move, korp_time(g.deadline) AS deadline, g.draw_offer, g.fifty_move_rule, g.key_version,  g.clock_initial_days, g.clock_increment_days, g.clock_max_days, g.leave_allowed, korp_clock_left(g, true) AS clock_white, korp_clock_left(g, false) AS clock_black, CASE WHEN g.status = 'active' AND g.white_seconds IS NOT NULL THEN korp_time( korp_paused_until(g.white_id, g.black_id, g.leave_allowed)) END AS paused_until, NULL AS repetition_keys, korp_time(g.created_at) AS created_at, korp_time(g.updated_at) AS updated_at, g.sans, g.status = 'active' AND g.deadline IS NOT NULL AND g.deadline <= korp_now() AS overdue, g.rated, g.rating_diff_white, g.rating_diff_black, g.tournament_id FROM games g JOIN players w ON w.id = g.white_id JOIN players b ON b.id = g.black_id WHERE g.id = :g FOR UPDATE OF g;
 INSERT INTO moves (game_id, ply, san, uci, fen, played_at) VALUES (:g, :next, :san, :uci, :fen, korp_now());
-UPDATE games SET fen = :fen, ply = :next, status = :status, result = :result, termination = nullif(:none, ''), adjudication_reason = nullif(:none, ''), draw_offer = nullif(:none, ''), repetition_keys = CASE WHEN :key::bigint IS NULL THEN repetition_keys                        WHEN :reset THEN ARRAY[:key::bigint]                        ELSE repetition_keys || :key::bigint END, key_version = CASE WHEN :key::bigint IS NULL THEN key_version ELSE :version END, sans = CASE WHEN :san::text IS NULL THEN sans WHEN sans = '' THEN :san             ELSE sans || ' ' || :san END, deadline = CASE WHEN :status <> 'active' OR days_per_move IS NULL THEN NULL                 WHEN :san::text IS NOT NULL                 THEN korp_now() + make_interval(days => days_per_move)                 ELSE deadline END, updated_at = korp_now() WHERE id = :g RETURNING korp_time(updated_at), korp_time(deadline), sans;
+UPDATE games SET fen = :fen, ply = :next, status = :status, result = :result, termination = nullif(:none, ''), adjudication_reason = nullif(:none, ''), draw_offer = nullif(:none, ''), repetition_keys = CASE WHEN :key::bigint IS NULL THEN repetition_keys                        WHEN :reset THEN ARRAY[:key::bigint]                        ELSE repetition_keys || :key::bigint END, key_version = CASE WHEN :key::bigint IS NULL THEN key_version ELSE :version END, sans = CASE WHEN :san::text IS NULL THEN sans WHEN sans = '' THEN :san             ELSE sans || ' ' || :san END, deadline = CASE WHEN :status <> 'active' OR days_per_move IS NULL THEN NULL                 WHEN :san::text IS NOT NULL                 THEN korp_now() + make_interval(days => days_per_move)                 ELSE deadline END, updated_at = korp_now() WHERE id = :g RETURNING korp_time(updated_at) AS updated_at, korp_time(deadline) AS deadline, sans, korp_clock_left(games, true) AS clock_white, korp_clock_left(games, false) AS clock_black, CASE WHEN status = 'active' AND white_seconds IS NOT NULL THEN korp_time( korp_paused_until(white_id, black_id, leave_allowed)) END AS paused_until;
 SELECT 1 FROM players p JOIN games g ON p.id IN (g.white_id, g.black_id) WHERE g.id = :g ORDER BY p.id FOR NO KEY UPDATE OF p;
-WITH e AS (INSERT INTO events (player_id, game_id, type, payload, created_at) SELECT p, g.id, :type, jsonb_build_object('game_id', g.id, 'variant', g.variant, 'ply', g.ply, 'fen', g.fen, 'to_move', CASE WHEN g.ply % 2 = 0 THEN 'white' ELSE 'black' END, 'status', g.status, 'result', g.result, 'termination', g.termination, 'draw_offer', g.draw_offer) || coalesce(:detail::jsonb, '{}'), korp_now() FROM games g, unnest(ARRAY[g.white_id, g.black_id]) p WHERE g.id = :g RETURNING id) SELECT pg_notify('korp_events', string_agg(id::text, ',')) FROM e;
+WITH e AS (INSERT INTO events (player_id, game_id, type, payload, created_at) SELECT p, g.id, :type, jsonb_build_object('game_id', g.id, 'variant', g.variant, 'ply', g.ply, 'fen', g.fen, 'to_move', CASE WHEN g.ply % 2 = 0 THEN 'white' ELSE 'black' END, 'status', g.status, 'result', g.result, 'termination', g.termination, 'draw_offer', g.draw_offer) || coalesce(:detail::jsonb, '{}'), korp_now() FROM games g, unnest(ARRAY[g.white_id, g.black_id]) p WHERE g.id = :g RETURNING id) SELECT string_agg(id::text, ',') AS ids FROM e;
+SELECT ply, lines FROM conditional_moves WHERE game_id = :g AND player_id = :owner;
 COMMIT;
 \set it :it + 1

@@ -17,7 +17,10 @@
  * Prints one line:
  *   moves=N seconds=S rate=R p50_ms=.. p90_ms=.. p99_ms=.. max_ms=.. errors=E
  *   reconnects=C client_cpu_s=U bytes_per_answer=B
- * and exits 1 if any move failed.
+ * and exits 1 if any move failed.  With MOVELOG=<file> in the environment it
+ * also writes there one line per move, "game_id ply answered_at" (the
+ * CLOCK_MONOTONIC seconds its answer came back; bench/sse_listen.py's
+ * times are on the same clock): moves.sh matches them with the events.
  */
 #include "loadclient.h"
 
@@ -34,6 +37,9 @@ struct worker {
     struct load_game **games;
     int ngames;
     double *lat;        /* seconds, one per move */
+    double *at;         /* when each answer came (MOVELOG) */
+    struct load_game **moved;   /* ... for which game */
+    int *ply;                   /* ... and ply */
     long done, errors, reconnects, bytes;
     char buf[1 << 20];
 };
@@ -62,7 +68,10 @@ static void *work(void *arg)
             int rl = load_move_request(req, sizeof req, host, port, g);
             double t0 = load_now();
             load_exchange(w->fd, req, (size_t)rl, w->buf, sizeof w->buf, &answer);
-            w->lat[w->done] = load_now() - t0;
+            w->at[w->done] = load_now();
+            w->lat[w->done] = w->at[w->done] - t0;
+            w->moved[w->done] = g;
+            w->ply[w->done] = g->ply + 1;
             if (answer.status != 201) {
                 fprintf(stderr, "moveload: game %s ply %d move %s: status %d: %.300s\n", g->id,
                         g->ply, load_move_at(g->ply), answer.status, answer.body);
@@ -115,7 +124,11 @@ int main(int argc, char **argv)
         ws[t].games = calloc((size_t)ngames, sizeof *ws[t].games);
         for (int i = t; i < ngames; i += nthreads)
             ws[t].games[ws[t].ngames++] = &games[i];
-        ws[t].lat = calloc((size_t)ws[t].ngames * (size_t)rounds + 1, sizeof *ws[t].lat);
+        size_t n = (size_t)ws[t].ngames * (size_t)rounds + 1;
+        ws[t].lat = calloc(n, sizeof *ws[t].lat);
+        ws[t].at = calloc(n, sizeof *ws[t].at);
+        ws[t].moved = calloc(n, sizeof *ws[t].moved);
+        ws[t].ply = calloc(n, sizeof *ws[t].ply);
     }
     struct rusage ru0, ru1;
     getrusage(RUSAGE_SELF, &ru0);
@@ -149,6 +162,14 @@ int main(int argc, char **argv)
            total, secs, secs > 0 ? (double)total / secs : 0, load_pct(all, total, 0.50),
            load_pct(all, total, 0.90), load_pct(all, total, 0.99), total ? all[total - 1] * 1e3 : 0,
            errors, reconnects, cpu, total ? bytes / total : 0);
+
+    const char *log = getenv("MOVELOG");
+    FILE *lf = log != NULL && log[0] != '\0' ? fopen(log, "w") : NULL;
+    for (int t = 0; lf != NULL && t < nthreads; t++)
+        for (long i = 0; i < ws[t].done; i++)
+            fprintf(lf, "%s %d %.6f\n", ws[t].moved[i]->id, ws[t].ply[i], ws[t].at[i]);
+    if (lf != NULL)
+        fclose(lf);
 
     if ((out = fopen(argv[4], "w")) == NULL) {
         perror(argv[4]);

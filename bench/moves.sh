@@ -34,10 +34,20 @@
 #     games, but with a pawn move or capture at every move (the keys
 #     restart each move, as in korpd after an irreversible move), so that
 #     long vs longk is the cost of the keys array alone;
-#   - "pgbench+L": pgbench again on short and long, with korpd's LISTEN
-#     sessions on its database (bench/listen.c): PostgreSQL signals every
-#     listening session of a database at each NOTIFY, so this is the
-#     database's whole work per move;
+#   - issue 22: korpd's move no longer NOTIFYs inside its transaction (its
+#     waker NOTIFYs after the commit, many moves in one NOTIFY:
+#     db/db_wake.c), so "pgbench" (bench/move.sql, korpd's statements) is
+#     the same move SQL without pg_notify: the database's limit for korpd's
+#     move.  "pgbench+N" runs it with the last statement NOTIFYing the ids
+#     inside the transaction, as korpd's move did before (made from
+#     move.sql by sed); "pgbench+NL" the same with korpd's LISTEN sessions
+#     on its database (bench/listen.c): PostgreSQL signals every listening
+#     session of a database at each NOTIFY, so this was the old design's
+#     whole work per move in the database;
+#   - event-stream latency during korpd's runs (issue 22): SSE_STREAMS
+#     (4) players' streams held open by bench/sse_listen.py, each move
+#     event's arrival against the time the move's answer came back
+#     (moveload's MOVELOG), p50/p99/max in ms;
 #   - measured: MOVES_1 moves with 1 client, MOVES_8 with 8 and MOVES_32
 #     with 32, on each set, spread evenly over the set's games (one move
 #     per game per round), each korpd run followed by the pgbench runs on
@@ -58,7 +68,10 @@
 #    KORP_DB_POOL_SIZE=POOL and KORP_HTTP_THREADS=THREADS, POOL=32 and
 #    THREADS=POOL by default: one database connection per client at 32
 #    clients, as many sessions as pgbench's)
-#   PGBENCH_LISTEN=0 leaves out the pgbench+L runs.  PERF=1 adds korpd's
+#   PGBENCH_LISTEN=0 leaves out the pgbench+NL runs, PGBENCH_NOTIFY=0 the
+#   pgbench+N runs.  WAKE_MS: korpd's KORP_WAKE_INTERVAL_MS (default 5).
+#   SSE_STREAMS=0: no streams.  WAITS=1: the sessions' wait events at the
+#   most clients (waits_start below).  PERF=1 adds korpd's
 #   CPU profile at the most clients (perf record -g).  MOVE_SQL=<file> runs
 #   pgbench on another script, for experiments (with BENCH_SRC=<tree>,
 #   bench/lib.sh; CHECK_SQL=0 lets it differ from korpd's statements).
@@ -81,6 +94,9 @@ THREADS=${THREADS:-$POOL}
 BUILD=build-bench
 MOVE_SQL=${MOVE_SQL:-bench/move.sql}
 PGBENCH_LISTEN=${PGBENCH_LISTEN:-1}
+PGBENCH_NOTIFY=${PGBENCH_NOTIFY:-1}
+WAKE_MS=${WAKE_MS:-5}
+SSE_STREAMS=${SSE_STREAMS:-4}
 
 for c in $CLIENTS; do
     case $c in 1|8|32) ;; *) die "CLIENTS: 1, 8 and/or 32, not $c" ;; esac
@@ -98,10 +114,14 @@ korp_install $KORP_PACKAGES python3
 bench_machine
 bench_tmp korp-bench
 KPID=
+SSE_PID=
 LPIDS=()
 cleanup() {
     local p
     for p in "${LPIDS[@]}"; do kill "$p" 2>/dev/null; done
+    # (|| true: under set -e a failing kill here would skip what follows)
+    if [ -n "$SSE_PID" ]; then kill "$SSE_PID" 2>/dev/null || true; fi
+    if [ -n "${WAIT_PID:-}" ]; then kill "$WAIT_PID" 2>/dev/null || true; fi
     [ -n "$KPID" ] && korp_stop_pid "$KPID"
     bench_tmp_remove
 }
@@ -115,13 +135,13 @@ bench_build_client moveload
 cc -O2 -Wall -Wextra $(pkg-config --cflags libpq) -o "$TMP/listen" bench/listen.c $(pkg-config --libs libpq)
 # korpd's statement texts, to check that bench/move.sql still runs them.
 cc -O2 -Wall -Wextra -I "$SRC/db" -I "$SRC/base" $(pkg-config --cflags libpq) \
-    -o "$TMP/statements" bench/statements.c "$SRC/db/db_statements.c"
+    -I "$SRC/rules" -o "$TMP/statements" bench/statements.c "$SRC/db/db_statements.c"
 # move.sql's SQL lines (the \gset helper aside) against korpd's statements
 # for a move, in order, each $n and each :variable written as $?.
 "$TMP/statements" | awk -F '\t' '
     { sql[$1] = $2 }
     END {
-        n = split("token_find BEGIN game_lock move_insert game_save event_lock_game game_event COMMIT", order, " ")
+        n = split("token_find BEGIN game_lock move_insert game_save event_lock_game game_event conditional_get COMMIT", order, " ")
         for (i = 1; i <= n; i++) {
             s = order[i] ~ /^[A-Z]+$/ ? order[i] : sql[order[i]]
             if (s == "") { print "no statement " order[i] > "/dev/stderr"; exit 1 }
@@ -138,6 +158,11 @@ elif [ "${CHECK_SQL:-1}" = 0 ]; then
 else
     cat "$TMP/move.diff" >&2; die "$MOVE_SQL is not korpd's move (db/db_statements.c); update it"
 fi
+# pgbench+N: the same move with its events' ids NOTIFYed inside the
+# transaction, as korpd did before issue 22.
+sed "s/SELECT string_agg(id::text, ',') AS ids FROM e;\$/SELECT pg_notify('korp_events', string_agg(id::text, ',')) FROM e;/" \
+    "$MOVE_SQL" >"$TMP/move_notify.sql"
+grep -q "pg_notify('korp_events'" "$TMP/move_notify.sql" || die "cannot make the NOTIFY variant of $MOVE_SQL"
 
 # ---- PostgreSQL, then korpd, on free ports (korp_free_port, scripts/lib.sh).
 bench_pg korp_bench korp_pgbench
@@ -148,7 +173,7 @@ PG_MAIN=$(head -n 1 "$TMP/pg/postmaster.pid")
 korp_free_port "$PORT" || die "no free port for korpd"
 KPORT=$KORP_FREE_PORT
 KORP_DATABASE_URL="$(bench_db_url korp_bench)" \
-KORP_LISTEN=127.0.0.1:$KPORT KORP_RATE_LIMIT=0 KORP_SIGNUP_LIMIT=0 KORP_EMAIL_CONFIRMATION=off KORP_CHALLENGES_PER_DAY=0 KORP_CONNECTIONS_PER_ADDRESS=0 KORP_DB_POOL_SIZE=$POOL KORP_HTTP_THREADS=$THREADS \
+KORP_WAKE_INTERVAL_MS=$WAKE_MS KORP_LISTEN=127.0.0.1:$KPORT KORP_RATE_LIMIT=0 KORP_SIGNUP_LIMIT=0 KORP_EMAIL_CONFIRMATION=off KORP_CHALLENGES_PER_DAY=0 KORP_CONNECTIONS_PER_ADDRESS=0 KORP_DB_POOL_SIZE=$POOL KORP_HTTP_THREADS=$THREADS \
     "$KORPD" </dev/null >"$TMP/korpd.log" 2>&1 &
 KPID=$!
 bench_wait_korpd korpd "$KPID" "$KPORT" "$TMP/korpd.log"
@@ -198,7 +223,7 @@ tail -n +$((SHORT_GAMES + 1)) "$TMP/all.txt" >"$TMP/long.txt"
 say "made $((PAIRS * 2)) players and $((SHORT_GAMES + LONG_GAMES)) games in $(awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
 
 load() {   # SET CLIENTS ROUNDS: plays, updates the set's file, prints moveload's line
-    "$TMP/moveload" 127.0.0.1 "$KPORT" "$TMP/$1.txt" "$TMP/$1.next" "$2" "$3" ||
+    MOVELOG=${MOVELOG:-} "$TMP/moveload" 127.0.0.1 "$KPORT" "$TMP/$1.txt" "$TMP/$1.next" "$2" "$3" ||
         die "moves failed on the $1 games (korpd log: $(tail -n 3 "$TMP/korpd.log"))"
     mv "$TMP/$1.next" "$TMP/$1.txt"
 }
@@ -296,6 +321,67 @@ keep() {
     shift 6
     for kv in "$@"; do R[$key,${kv%%=*}]=${kv#*=}; done
 }
+# WAITS=1 (issue 22): what the database's sessions wait on during each run
+# at the most clients, sampled from pg_stat_activity every 0.1 s (sessions
+# of the run's database not idle, korpd's LISTEN and waker sessions
+# included), printed as shares of the samples: Lock:transactionid and
+# Lock:tuple are waits on the players' rows, Lock:object the NOTIFY lock,
+# LWLock:WALWrite and IO:WALSync the commit's flush, Client:ClientRead a
+# session waiting for its client inside a transaction, CPU no wait.
+WAIT_PID=
+waits_start() {   # DATABASE CLIENTS
+    [ "${WAITS:-0}" = 1 ] && [ "$2" = "${CLIENTS##* }" ] || return 0
+    : >"$TMP/waits"
+    ( for _ in $(seq 1 3000); do
+          "${PSQL[@]}" -d "$1" -tAc "SELECT coalesce(wait_event_type || ':' || wait_event, 'CPU')
+              FROM pg_stat_activity WHERE datname = '$1' AND state <> 'idle' AND pid <> pg_backend_pid()" \
+              >>"$TMP/waits" 2>/dev/null || break
+          echo '--' >>"$TMP/waits"; sleep 0.1
+      done ) &
+    WAIT_PID=$!
+}
+waits_stop() {    # LABEL
+    [ -n "$WAIT_PID" ] || return 0
+    kill "$WAIT_PID" 2>/dev/null; wait "$WAIT_PID" 2>/dev/null || true; WAIT_PID=
+    awk -v label="$1" '$0 == "--" { n++; next } { c[$0]++; t++ }
+        END { printf "waits %s: %d samples, %.1f busy sessions on average:", label, n, (n ? t / n : 0)
+              for (k in c) if (c[k] / t >= 0.01) printf " %s %.0f%%", k, 100 * c[k] / t; printf "\n" }' "$TMP/waits"
+}
+# Event streams during korpd's runs (issue 22): SSE_STREAMS players' streams
+# (white of the short set's first games: distinct pairs) held by
+# bench/sse_listen.py; each move event matched with the move's answer.
+SSE_TOKENS=()
+sse_start() {
+    [ "$SSE_STREAMS" -gt 0 ] || return 0
+    [ ${#SSE_TOKENS[@]} -gt 0 ] || mapfile -t SSE_TOKENS < <(head -n "$SSE_STREAMS" "$TMP/short.txt" | cut -d' ' -f3)
+    rm -f "$TMP/sse.out" "$TMP/sse.ready" "$TMP/movelog"
+    python3 bench/sse_listen.py 127.0.0.1 "$KPORT" "$TMP/sse.out" "$TMP/sse.ready" "${SSE_TOKENS[@]}" \
+        2>>"$TMP/sse.log" &
+    SSE_PID=$!
+    for _ in $(seq 1 300); do [ -s "$TMP/sse.ready" ] && return; kill -0 "$SSE_PID" 2>/dev/null || break; sleep 0.1; done
+    die "the event streams did not open ($(tail -n 2 "$TMP/sse.log"))"
+}
+# sse_stop SET: waits (up to 10 s) for every event owed to the streams, stops
+# them, prints ev_expected= ev_got= ev_p50_ms= ev_p99_ms= ev_max_ms=.
+sse_stop() {
+    [ "$SSE_STREAMS" -gt 0 ] || { echo "ev_expected=0"; return; }
+    local want got=0
+    want=$(awk -v toks="${SSE_TOKENS[*]}" 'BEGIN { n = split(toks, t, " "); for (i = 1; i <= n; i++) tok[t[i]] = 1 }
+        FNR == NR { if (($3 in tok) || ($4 in tok)) mine[$1] = 1; next }
+        ($1 in mine) { c++ } END { print c + 0 }' "$TMP/$1.txt" "$TMP/movelog")
+    for _ in $(seq 1 100); do
+        got=$(wc -l <"$TMP/sse.out"); [ "$got" -ge "$want" ] && break; sleep 0.1
+    done
+    [ "$got" -ge "$want" ] || say "streams: $got of $want events after 10 s ($(tail -n 3 "$TMP/sse.log" | tr '\n' ' '))" >&2
+    kill "$SSE_PID" 2>/dev/null; wait "$SSE_PID" 2>/dev/null || true; SSE_PID=
+    awk -v want="$want" 'FNR == NR { at[$1 " " $2] = $3; next }
+        ($1 " " $2) in at { v[++n] = ($3 - at[$1 " " $2]) * 1000 }
+        END {
+            for (i = 2; i <= n; i++) { x = v[i]; for (j = i - 1; j >= 1 && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
+            printf "ev_expected=%d ev_got=%d ev_p50_ms=%.1f ev_p99_ms=%.1f ev_max_ms=%.1f\n", want, n,
+                n ? v[int(0.5 * (n - 1) + 1.5)] : -1, n ? v[int(0.99 * (n - 1) + 1.5)] : -1, n ? v[n] : -1
+        }' "$TMP/movelog" "$TMP/sse.out"
+}
 korpd_run() {  # SET CLIENTS MOVES
     local set=$1 c=$2 n=$3 games k0 p0 w0 k1 p1 w1 out ply0 ply1 moves
     games=$(wc -l <"$TMP/$set.txt")
@@ -309,8 +395,13 @@ korpd_run() {  # SET CLIENTS MOVES
         perf_pid=$!
         sleep 0.5
     fi
-    out=$(load "$set" "$c" $((n / games)))
+    sse_start
+    waits_start korp_bench "$c"
+    out=$(MOVELOG=$TMP/movelog load "$set" "$c" $((n / games)))
+    waits_stop "korpd $set $c"
     k1=$(proc_ticks "$KPID"); p1=$(pg_ticks); w1=$(wal_lsn)
+    sse_stop "$set" >"$TMP/ev"   # in this shell: it clears SSE_PID
+    local ev; ev=$(cat "$TMP/ev")
     if [ -n "$perf_pid" ]; then kill -INT "$perf_pid"; wait "$perf_pid" || true; fi
     ply1=$(awk '{ s += $2 } END { printf "%.0f", s / NR }' "$TMP/$set.txt")
     moves=$(field moves "$out")
@@ -318,8 +409,9 @@ korpd_run() {  # SET CLIENTS MOVES
         p50="$(field p50_ms "$out")" p99="$(field p99_ms "$out")" \
         cpu_k="$(us_per $((k1 - k0)) "$moves")" cpu_p="$(us_per $((p1 - p0)) "$moves")" \
         cpu_c="$(awk -v s="$(field client_cpu_s "$out")" -v n="$moves" 'BEGIN { printf "%.0f", s * 1e6 / n }')" \
-        wal="$(wal_per "$w0" "$w1" "$moves")" bytes="$(field bytes_per_answer "$out")"
-    printf 'korpd    %-5s %d client(s), plies %-8s %s\n' "$set" "$c" "$ply0-$ply1" "$out"
+        wal="$(wal_per "$w0" "$w1" "$moves")" bytes="$(field bytes_per_answer "$out")" \
+        ev50="$(field ev_p50_ms "$ev")" ev99="$(field ev_p99_ms "$ev")" evmax="$(field ev_max_ms "$ev")"
+    printf 'korpd    %-5s %d client(s), plies %-8s %s %s\n' "$set" "$c" "$ply0-$ply1" "$out" "$ev"
 }
 
 # pg_settle N: waits (up to 5 s) until the cluster has at most N child
@@ -334,17 +426,20 @@ pgbench_run() {   # SET CLIENTS MOVES [l]: the set's games all at one ply before
     plies=$("${PSQL[@]}" -d korp_pgbench -tAc "SELECT min(ply) || ' ' || max(ply) FROM games WHERE $(set_where "$set")")
     [ "${plies% *}" = "${plies#* }" ] || die "pgbench's $set games are at plies $plies, not at one"
     rm -f "$TMP"/pgb.*
+    local sql=$MOVE_SQL; [ "$eng" = p ] || sql=$TMP/move_notify.sql
     [ "$eng" = l ] && listeners_start
     pg_settle 1000; kids=$(pg_children)
     p0=$(pg_ticks); w0=$(wal_lsn)
+    waits_start korp_pgbench "$c"
     { time "$(korp_pg_bin)/pgbench" -n -h 127.0.0.1 -p "$PORT" -U "$KORP_PG_USER" -M prepared \
-        -c "$c" -j $((c < 2 ? c : 2)) -t $((n / c)) -f "$MOVE_SQL" \
+        -c "$c" -j $((c < 2 ? c : 2)) -t $((n / c)) -f "$sql" \
         -D base="${SET_BASE[$set]}" -D per=$((games / c)) -D nc="$c" -D ply0="${plies% *}" -D it=0 \
         -D rk="${SET_RK[$set]}" -D hash="$HASH" -D fen="${SET_FEN[$set]}" -D san=Nf3 -D uci=g1f3 \
         -D status=active -D result='*' -D version="$VERSION" -D type=move \
-        -D 'detail={"san":"Nf3","uci":"g1f3"}' -l --log-prefix="$TMP/pgb" korp_pgbench \
+        -D 'detail={"san":"Nf3","uci":"g1f3"}' -D owner=benchb00000 -l --log-prefix="$TMP/pgb" korp_pgbench \
         >"$TMP/pgbench.out" 2>"$TMP/pgbench.err"; } 2>"$TMP/pgbench.time" ||
         { cat "$TMP/pgbench.err" "$TMP/pgbench.out" >&2; die "pgbench failed"; }
+    waits_stop "pgbench-$eng $set $c"
     pg_settle "$kids"
     p1=$(pg_ticks); w1=$(wal_lsn)
     [ "$eng" = l ] && listeners_stop
@@ -362,8 +457,8 @@ pgbench_run() {   # SET CLIENTS MOVES [l]: the set's games all at one ply before
     keep "$eng" "$set" "$c" "$tps" "${plies% *}" $(( ${plies% *} + n / games )) p50="$p50" p99="$p99" \
         cpu_p="$(us_per $((p1 - p0)) "$n")" wal="$(wal_per "$w0" "$w1" "$n")" \
         cpu_c="$(awk -v n="$n" '{ printf "%.0f", ($1 + $2) * 1e6 / n }' "$TMP/pgbench.time")"
-    local label=; [ "$eng" = l ] && label=+L
-    printf 'pgbench%-2s %-5s %d client(s), plies %-8s tps=%s transactions=%s p50_ms=%s p99_ms=%s\n' \
+    local label=; [ "$eng" = n ] && label=+N; [ "$eng" = l ] && label=+NL
+    printf 'pgbench%-3s %-5s %d client(s), plies %-8s tps=%s transactions=%s p50_ms=%s p99_ms=%s\n' \
         "$label" "$set" "$c" "${plies% *}-$(( ${plies% *} + n / games ))" "$tps" "$n" "$p50" "$p99"
 }
 # korpd and pgbench take turns on each set, so that other work on the
@@ -376,6 +471,7 @@ for rep in $(seq 1 "$REPEAT"); do
         for s in short long; do
             korpd_run "$s" "$c" "$n"
             pgbench_run "$s" "$c" "$n"
+            [ "$PGBENCH_NOTIFY" = 0 ] || pgbench_run "$s" "$c" "$n" n
             [ "$PGBENCH_LISTEN" = 0 ] || pgbench_run "$s" "$c" "$n" l
         done
         pgbench_run longk "$c" "$n"
@@ -398,7 +494,7 @@ LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 echo
 echo "moves over HTTP (korpd) vs pgbench (same SQL, -M prepared), best of $REPEAT; $(nproc) cores; load before $LOAD_BEFORE, after $LOAD_AFTER; $(( $(date +%s) - T_START )) s"
 printf '%-6s %2s | %-9s %7s %5s %5s %5s | %9s %5s %5s | %6s | %7s %6s | %s\n' set cl plies "korpd/s" p50ms p99ms ansB \
-    "pgbench/s" p50ms p99ms "k/pgb" "pgb+L/s" "k/pgbL" \
+    "pgbench/s" p50ms p99ms "k/pgb" "pgbNL/s" "k/pgbNL" \
     "CPU us/move: korpd, its postgres, client | pgbench's postgres, client; pgbench+L's postgres | WAL B/move: korpd, pgbench"
 for c in $CLIENTS; do
     for s in short long longk; do
@@ -435,6 +531,29 @@ for c in $CLIENTS; do
             "$(ratio $(( R[p,$s,$c,cpu_p] + R[p,$s,$c,cpu_c] )) $(( R[k,$s,$c,cpu_k] + R[k,$s,$c,cpu_p] + R[k,$s,$c,cpu_c] )))" \
             "$( [ -n "${R[l,$s,$c,cpu_p]:-}" ] && echo $(( R[l,$s,$c,cpu_p] + R[l,$s,$c,cpu_c] )) || echo -)" \
             "$( [ -n "${R[l,$s,$c,cpu_p]:-}" ] && ratio $(( R[l,$s,$c,cpu_p] + R[l,$s,$c,cpu_c] )) $(( R[k,$s,$c,cpu_k] + R[k,$s,$c,cpu_p] + R[k,$s,$c,cpu_c] )) || echo -)"
+    done
+done
+# Issue 22 §1: korpd against the database's limit for its move (pgbench,
+# the same SQL without pg_notify) and against the old move (pgbench+N,
+# NOTIFY in the transaction); latency p99 korpd/pgbench; the streams' event
+# latency after the move's answer.  Targets at 32 clients: k/pgb >= 0.8,
+# p99 ratio <= 1.2, events p99 < 250 ms.
+echo
+echo "issue 22: korpd vs pgbench without NOTIFY (the database's limit) and with it (the old move); load before $LOAD_BEFORE, after $LOAD_AFTER"
+printf '%-6s %2s | %7s %9s %6s | %9s %7s | %9s %9s %6s | %s\n' set cl "korpd/s" "pgbench/s" "k/pgb" \
+    "pgb+N/s" "k/pgbN" "p99 korpd" "pgbench" "ratio" "events after the answer: p50 p99 max ms"
+for c in $CLIENTS; do
+    for s in short long; do
+        nrate=-; nratio=-
+        if [ -n "${R[n,$s,$c,rate]:-}" ]; then
+            nrate=$(printf '%.0f' "${R[n,$s,$c,rate]}")
+            nratio=$(ratio "${R[k,$s,$c,rate]}" "${R[n,$s,$c,rate]}")x
+        fi
+        printf '%-6s %2s | %7.0f %9.0f %5sx | %9s %7s | %9s %9s %5sx | %s %s %s\n' "$s" "$c" \
+            "${R[k,$s,$c,rate]}" "${R[p,$s,$c,rate]}" "$(ratio "${R[k,$s,$c,rate]}" "${R[p,$s,$c,rate]}")" \
+            "$nrate" "$nratio" "${R[k,$s,$c,p99]}" "${R[p,$s,$c,p99]}" \
+            "$(ratio "${R[k,$s,$c,p99]}" "${R[p,$s,$c,p99]}")" \
+            "${R[k,$s,$c,ev50]:--}" "${R[k,$s,$c,ev99]:--}" "${R[k,$s,$c,evmax]:--}"
     done
 done
 # Issue 8/9: long against short, by clients (1.00: a move costs the same at

@@ -557,7 +557,8 @@ enum db_status db_games_overdue(struct db_pool *pool, int max, db_game_fn end, v
 
 /* ---- The event log and its live feed --------------------------------------- */
 
-/* The channel every event is NOTIFYed on (payload: the new ids, comma-separated). */
+/* The channel every event is NOTIFYed on after its commit (payload: the new
+ * ids, comma-separated, or "*": every stream should read; db_wake.c). */
 #define DB_EVENTS_CHANNEL "korp_events"
 
 struct db_event_row {
@@ -595,6 +596,22 @@ struct db_listener *db_listener_start(struct db_pool *pool, db_event_fn on_event
                                       void (*on_reconnect)(void *arg), void *arg,
                                       struct base_err *err);
 void db_listener_stop(struct db_listener *l);
+
+/*
+ * The waker (db_wake.c): after a transaction that wrote events commits,
+ * their ids are NOTIFYed on DB_EVENTS_CHANNEL by this thread, on its own
+ * connection, gathered over interval_ms (0: as fast as the NOTIFYs go),
+ * with a NOTIFY on DB_DELIVERIES_CHANNEL when a delivery is due.  Without
+ * one, a pool NOTIFYs on the committing connection right after COMMIT.
+ * Stop it before the pool is freed; stopping sends what is gathered.
+ */
+struct db_waker;
+struct db_waker *db_waker_start(struct db_pool *pool, int interval_ms, struct base_err *err);
+void db_waker_stop(struct db_waker *waker);
+
+/* Tests only (KORP_TEST_KILL_AFTER_COMMIT=1): the process kills itself
+ * (SIGKILL) right after committing events, before waking anyone. */
+void db_pool_test_kill_after_commit(struct db_pool *pool);
 
 /* ---- Notifications: preferences, webhooks and the outbox (db_notify.c) -- */
 
@@ -1149,5 +1166,20 @@ enum db_status db_tournament_list(struct db_pool *pool, const enum db_tournament
                                   const char *after_us, const char *after_id,
                                   struct db_tournament *out, int max, int *count, bool *more,
                                   struct base_err *err);
+
+/* ---- Pruning what only grows (issue 22, db_prune.c) */
+
+enum db_prune_what { DB_PRUNE_EVENTS, DB_PRUNE_DELIVERIES };
+
+/* Deletes at most `batch` rows older than `days` days, oldest first: events
+ * no delivery names (noting the highest id gone), or deliveries delivered or
+ * failed (with their attempts); *pruned says how many. */
+enum db_status db_prune(struct db_pool *pool, enum db_prune_what what, int days, int batch,
+                        long long *pruned, struct base_err *err);
+
+/* The highest event id pruned (0: none): a stream resuming after an id below
+ * it may have missed events that are gone. */
+enum db_status db_events_pruned_through(struct db_pool *pool, long long *id,
+                                        struct base_err *err);
 
 #endif

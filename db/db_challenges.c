@@ -188,7 +188,7 @@ enum db_status db_challenge_event(struct db_tx *tx, const char *challenge_id,
     enum db_status rc = db_exec(tx, DB_STMT_EVENT_LOCK_CHALLENGE, params, NULL);
     if (rc != DB_OK)
         return rc;
-    return db_exec(tx, DB_STMT_CHALLENGE_EVENT, params, NULL);
+    return db_exec_events(tx, DB_STMT_CHALLENGE_EVENT, params);
 }
 
 /* ---- The clock and idempotency keys (small enough to live here). */

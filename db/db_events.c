@@ -1,7 +1,8 @@
 /*
  * db_events.c — the event log as streams read it, and the listener that
  * hears every korpd's commits (LISTEN on a connection of its own, outside
- * the pool: a LISTEN cannot go through a pooled, shared connection).
+ * the pool: a LISTEN cannot go through a pooled, shared connection).  The
+ * NOTIFYs come from each korpd's waker after the commits (db_wake.c).
  */
 #include "db_int.h"
 
@@ -199,9 +200,13 @@ static void run(struct base_worker *w, void *arg)
             continue;
         }
         while ((n = PQnotifies(pg)) != NULL) {
+            /* "*": a waker that could not keep every id (db_wake.c). */
+            bool everyone = l->on_event != NULL && n->extra != NULL && n->extra[0] == '*';
             bool ok = l->on_event == NULL || n->extra == NULL || n->extra[0] == '\0' ||
-                      dispatch(l, pg, n->extra);
-            if (l->on_revoked != NULL)
+                      everyone || dispatch(l, pg, n->extra);
+            if (everyone)
+                l->on_reconnect(l->arg);
+            else if (l->on_revoked != NULL)
                 revoked(l, n->extra != NULL ? n->extra : "");
             else if (l->on_event == NULL)
                 l->on_reconnect(l->arg);

@@ -247,7 +247,7 @@ enum db_status db_game_event(struct db_tx *tx, const char *game_id, enum db_even
     enum db_status rc = db_exec(tx, DB_STMT_EVENT_LOCK_GAME, params, NULL);
     if (rc != DB_OK)
         return rc;
-    return db_exec(tx, DB_STMT_GAME_EVENT, params, NULL);
+    return db_exec_events(tx, DB_STMT_GAME_EVENT, params);
 }
 
 enum db_status db_game_get(struct db_pool *pool, const char *id, struct db_game *out,

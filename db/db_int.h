@@ -161,6 +161,10 @@ enum db_stmt {
     DB_STMT_TOURNAMENT_END_QUEUE,
     DB_STMT_TOURNAMENT_LIST,
     DB_STMT_GAME_UNRATE,
+    /* Pruning what only grows (issue 22, db_prune.c). */
+    DB_STMT_EVENTS_PRUNE,
+    DB_STMT_DELIVERIES_PRUNE,
+    DB_STMT_EVENTS_PRUNED_THROUGH,
     DB_STMT_COUNT
 };
 
@@ -186,6 +190,11 @@ struct db_tx {
     bool broken;               /* the connection failed: drop it on release */
     bool timed_out;            /* ... by missing a statement's deadline */
     struct base_err *err;      /* the caller's: what went wrong */
+    /* Ids of the events it wrote, comma-separated (db_wake.c): NOTIFYed
+     * once it has committed. */
+    char *wake;
+    size_t wake_len, wake_cap;
+    bool wake_everyone;        /* too many to keep: every stream reads */
 };
 
 /* Counts a retry or an error in the pool's stats (db_tx.c). */
@@ -201,6 +210,23 @@ enum db_status db_pool_acquire(struct db_pool *pool, struct db_tx *tx, struct ba
 /* Gives the connection back: a transaction left open is rolled back, and a
  * broken or busy connection is closed (re-opened on next use). */
 void db_pool_release(struct db_tx *tx);
+
+/* ---- Wake-ups after commit (db_wake.c) ---- */
+
+/* Keeps ids ("1,2,3"; NULL: none) to NOTIFY once tx has committed. */
+void db_tx_wake(struct db_tx *tx, const char *ids);
+/* Runs a statement that writes events and answers their ids in a column
+ * "ids" (comma-separated), and keeps them with db_tx_wake. */
+enum db_status db_exec_events(struct db_tx *tx, enum db_stmt id, const char *const *params);
+/* After a successful COMMIT (db_tx.c): hands tx's ids to the pool's waker,
+ * or NOTIFYs them on tx's connection when the pool has none. */
+void db_wake_committed(struct db_tx *tx);
+/* The pool's waker (NULL: none), and whether KORP_TEST_KILL_AFTER_COMMIT
+ * is set (db_pool.c). */
+struct db_waker;
+void db_pool_waker_set(struct db_pool *pool, struct db_waker *waker);
+struct db_waker *db_pool_waker(struct db_pool *pool);
+bool db_pool_test_kill(struct db_pool *pool);
 
 /* Runs fn once on a connection without BEGIN/COMMIT (single statements). */
 enum db_status db_run_once(struct db_pool *pool, db_tx_fn fn, void *arg, struct base_err *err);

@@ -337,7 +337,7 @@ static enum db_status remind_one(struct db_tx *tx, void *arg)
     db_row_text(&(struct db_row){ res, 0 }, "player_id", player, sizeof player);
     PQclear(res);
     if ((rc = db_exec(tx, DB_STMT_EVENT_LOCK_GAME, params, NULL)) != DB_OK ||
-        (rc = db_exec(tx, DB_STMT_REMINDER_EVENT, params, NULL)) != DB_OK)
+        (rc = db_exec_events(tx, DB_STMT_REMINDER_EVENT, params)) != DB_OK)
         return rc;
     *sent = true;
     return DB_OK;

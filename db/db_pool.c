@@ -41,6 +41,8 @@ struct db_pool {
     /* The connection parameters: ours under the user's, NULL-terminated. */
     char *keys[MAX_KEYS + 1];
     char *values[MAX_KEYS + 1];
+    _Atomic(struct db_waker *) waker;    /* db_wake.c; NULL: none */
+    atomic_bool test_kill;               /* KORP_TEST_KILL_AFTER_COMMIT */
 };
 
 /* korpd's defaults; the user's URL overrides any of them. */
@@ -354,4 +356,24 @@ void db_pool_stats(struct db_pool *pool, struct db_pool_stats *out)
     out->retries_conflict = atomic_load(&pool->retries_conflict);
     out->retries_broken = atomic_load(&pool->retries_broken);
     out->errors = atomic_load(&pool->errors);
+}
+
+void db_pool_waker_set(struct db_pool *pool, struct db_waker *waker)
+{
+    atomic_store(&pool->waker, waker);
+}
+
+struct db_waker *db_pool_waker(struct db_pool *pool)
+{
+    return atomic_load(&pool->waker);
+}
+
+void db_pool_test_kill_after_commit(struct db_pool *pool)
+{
+    atomic_store(&pool->test_kill, true);
+}
+
+bool db_pool_test_kill(struct db_pool *pool)
+{
+    return atomic_load(&pool->test_kill);
 }

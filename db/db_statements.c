@@ -175,8 +175,9 @@ const struct db_statement db_statements[] = {
         ") l WHERE n <= $2 ORDER BY created_exact DESC, id DESC", 2 },
     [DB_STMT_CHALLENGE_SET_STATUS] = { DB_STMT_CHALLENGE_SET_STATUS, "challenge_set_status",
         "UPDATE challenges SET status = $2, game_id = nullif($3, '') WHERE id = $1", 3 },
-    /* Events are NOTIFYed (payload: their ids) with the transaction that
-     * writes them: every korpd LISTENs and wakes the streams concerned. */
+    /* Statements that write events answer their ids: once the transaction
+     * has committed they are NOTIFYed (db_wake.c), and every korpd LISTENs
+     * and wakes the streams concerned. */
     [DB_STMT_CHALLENGE_EVENT] = { DB_STMT_CHALLENGE_EVENT, "challenge_event",
         "WITH e AS (INSERT INTO events (player_id, game_id, type, payload, created_at)"
         " SELECT p, NULL, $2, jsonb_build_object('challenge_id', c.id, 'status', c.status,"
@@ -184,7 +185,7 @@ const struct db_statement db_statements[] = {
         " 'game_id', c.game_id),"
         " korp_now() FROM challenges c, unnest(ARRAY[c.challenger_id, c.opponent_id]) p"
         " WHERE c.id = $1 AND p IS NOT NULL RETURNING id)"
-        " SELECT pg_notify('" DB_EVENTS_CHANNEL "', string_agg(id::text, ',')) FROM e", 2 },
+        " SELECT string_agg(id::text, ',') AS ids FROM e", 2 },
 
     /* ---- games and moves */
     /* Each side starts with its clock's time ($11: Fischer's initial days,
@@ -242,7 +243,7 @@ const struct db_statement db_statements[] = {
         "WITH e AS (INSERT INTO events (player_id, game_id, type, payload, created_at)"
         " SELECT p, g.id, $2, " GAME_SNAPSHOT " || coalesce($3::jsonb, '{}'), korp_now()"
         " FROM games g, unnest(ARRAY[g.white_id, g.black_id]) p WHERE g.id = $1 RETURNING id)"
-        " SELECT pg_notify('" DB_EVENTS_CHANNEL "', string_agg(id::text, ',')) FROM e", 3 },
+        " SELECT string_agg(id::text, ',') AS ids FROM e", 3 },
     /* A player's events after an id (all their games and challenges, or one
      * game); or, with no player, one game's events as a spectator sees them
      * (one row per event: White's copy). */
@@ -480,7 +481,7 @@ const struct db_statement db_statements[] = {
         " SELECT $2, g.id, 'deadline_near', " GAME_SNAPSHOT
         " || jsonb_build_object('deadline', korp_time(g.deadline)), korp_now()"
         " FROM games g WHERE g.id = $1 RETURNING id)"
-        " SELECT pg_notify('" DB_EVENTS_CHANNEL "', string_agg(id::text, ',')) FROM e", 2 },
+        " SELECT string_agg(id::text, ',') AS ids FROM e", 2 },
     /* Players whose digest hour (UTC) has come today and who were not sent
      * one yet: an email listing the games where it is their move. */
     [DB_STMT_DIGEST_OWE] = { DB_STMT_DIGEST_OWE, "digest_owe",
@@ -849,7 +850,7 @@ const struct db_statement db_statements[] = {
         " 'name', t.name, 'variant', t.variant, 'status', t.status), korp_now()"
         " FROM tournaments t JOIN tournament_players tp ON tp.tournament_id = t.id"
         " WHERE t.id = $1 RETURNING id)"
-        " SELECT pg_notify('" DB_EVENTS_CHANNEL "', string_agg(id::text, ',')) FROM e", 2 },
+        " SELECT string_agg(id::text, ',') AS ids FROM e", 2 },
     [DB_STMT_TOURNAMENT_DUE_START] = { DB_STMT_TOURNAMENT_DUE_START, "tournament_due_start",
         "SELECT " TOURNAMENT_COLUMNS TOURNAMENT_FROM " WHERE t.status = 'open'"
         " AND t.starts_at <= korp_now() ORDER BY t.starts_at, t.id LIMIT 1"
@@ -874,6 +875,27 @@ const struct db_statement db_statements[] = {
         " ORDER BY t.created_at DESC, t.id DESC LIMIT $4", 4 },
     [DB_STMT_GAME_UNRATE] = { DB_STMT_GAME_UNRATE, "game_unrate",
         "UPDATE games SET rated = false WHERE id = $1", 1 },
+
+    /* ---- pruning what only grows (issue 22, db_prune.c): at most $2 rows
+     * older than $1 days, oldest first, through their created_at indexes
+     * (migration 012). */
+    /* Events no delivery names any more; the highest id gone is noted. */
+    [DB_STMT_EVENTS_PRUNE] = { DB_STMT_EVENTS_PRUNE, "events_prune",
+        "WITH gone AS (DELETE FROM events e WHERE e.id = ANY (ARRAY("
+        " SELECT id FROM events WHERE created_at < korp_now() - make_interval(days => $1::int)"
+        " ORDER BY created_at LIMIT $2))"
+        " AND NOT EXISTS (SELECT FROM deliveries d WHERE d.event_id = e.id) RETURNING e.id),"
+        " mark AS (UPDATE event_retention SET pruned_through ="
+        " greatest(pruned_through, (SELECT max(id) FROM gone)) WHERE EXISTS (SELECT FROM gone))"
+        " SELECT count(*) AS pruned FROM gone", 2 },
+    /* Deliveries done with (delivered or failed), with their attempts. */
+    [DB_STMT_DELIVERIES_PRUNE] = { DB_STMT_DELIVERIES_PRUNE, "deliveries_prune",
+        "WITH gone AS (DELETE FROM deliveries WHERE id = ANY (ARRAY("
+        " SELECT id FROM deliveries WHERE status <> 'pending'"
+        " AND created_at < korp_now() - make_interval(days => $1::int)"
+        " ORDER BY created_at LIMIT $2)) RETURNING 1) SELECT count(*) AS pruned FROM gone", 2 },
+    [DB_STMT_EVENTS_PRUNED_THROUGH] = { DB_STMT_EVENTS_PRUNED_THROUGH, "events_pruned_through",
+        "SELECT pruned_through FROM event_retention", 0 },
 };
 
 _Static_assert(sizeof db_statements / sizeof db_statements[0] == DB_STMT_COUNT,

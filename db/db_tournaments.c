@@ -210,7 +210,7 @@ enum db_status db_tournament_event(struct db_tx *tx, const char *id, enum db_eve
 {
     const char *params[2] = { id, db_event_name(event) };
     enum db_status rc = db_exec(tx, DB_STMT_TOURNAMENT_EVENT_LOCK, params, NULL);
-    return rc == DB_OK ? db_exec(tx, DB_STMT_TOURNAMENT_EVENT, params, NULL) : rc;
+    return rc == DB_OK ? db_exec_events(tx, DB_STMT_TOURNAMENT_EVENT, params) : rc;
 }
 
 enum db_status db_tournament_due_start(struct db_tx *tx, struct db_tournament *out)

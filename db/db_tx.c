@@ -47,6 +47,13 @@ static enum db_status run(struct db_pool *pool, db_tx_fn fn, void *arg, bool tra
             committing = true;
             rc = db_exec_sql(&tx, "COMMIT", 0, NULL, NULL);
         }
+        /* Committed (or, without BEGIN, each statement was): now, not
+         * inside the commit, everyone may hear of its events.  A COMMIT
+         * whose outcome is unknown may have committed: a needless wake-up
+         * costs one read. */
+        if (rc == DB_OK || (committing && tx.broken))
+            db_wake_committed(&tx);
+        free(tx.wake);
         bool broken = tx.broken, timed_out = tx.timed_out;
         db_pool_release(&tx);
 

@@ -75,7 +75,20 @@ const char korpd_config_help[] =
     "                       year, stopping their games' clocks (default 45, 0-366)\n"
     "  KORP_RATING_PERIOD_DAYS  a rating's deviation grows by one Glicko-2 rating\n"
     "                       period per this many days without a rated game\n"
-    "                       (default 7, 1-365)\n";
+    "                       (default 7, 1-365)\n"
+    "  KORP_EVENTS_BACKSTOP_MS  every event stream reads the events table at least\n"
+    "                       this often, wake-up or not: the longest a stream waits\n"
+    "                       for an event whose korpd died between its commit and\n"
+    "                       its NOTIFY (default 15000, 100-600000)\n"
+    "  KORP_WAKE_INTERVAL_MS  korpd NOTIFYs the events it committed at most once\n"
+    "                       per this interval, many moves in one NOTIFY (default 5,\n"
+    "                       0-1000; 0: as fast as the NOTIFYs go)\n"
+    "  KORP_TEST_KILL_AFTER_COMMIT  1: korpd kills itself (SIGKILL) right after\n"
+    "                       committing events, before their NOTIFY (tests only)\n"
+    "  KORP_EVENT_RETENTION_DAYS  events older than this are pruned; a stream\n"
+    "                       resuming from one is 410 (default 30, 0-3650; 0: kept)\n"
+    "  KORP_DELIVERY_RETENTION_DAYS  delivered or failed notifications older than\n"
+    "                       this are pruned (default 30, 0-3650; 0: kept)\n";
 
 static const char *env_or(const char *name, const char *fallback)
 {
@@ -151,6 +164,17 @@ static bool read_confirmation(struct korpd_config *c, struct base_err *err)
     return false;
 }
 
+/* The settings of issue 22: wake-ups after commit and their backstop. */
+static bool wake_load(struct korpd_config *c, struct base_err *err)
+{
+    int kill = 0;
+    return read_int("KORP_EVENTS_BACKSTOP_MS", 15000, 100, 600000, &c->events_backstop_ms,
+                    err) &&
+           read_int("KORP_WAKE_INTERVAL_MS", 5, 0, 1000, &c->wake_interval_ms, err) &&
+           read_int("KORP_TEST_KILL_AFTER_COMMIT", 0, 0, 1, &kill, err) &&
+           (c->test_kill_after_commit = kill == 1, true);
+}
+
 /* The settings of issue 17: caps on streams, sessions, sign-ups and
  * challenges, and email confirmation. */
 static bool accounts_load(struct korpd_config *c, struct base_err *err)
@@ -162,7 +186,8 @@ static bool accounts_load(struct korpd_config *c, struct base_err *err)
            read_int("KORP_SIGNUP_LIMIT", 10, 0, 100000, &c->signup_limit, err) &&
            read_int("KORP_CHALLENGES_PER_DAY", 50, 0, 100000, &c->challenges_per_day, err) &&
            read_confirmation(c, err) &&
-           read_int("KORP_RATING_PERIOD_DAYS", 7, 1, 365, &c->rating_period_days, err);
+           read_int("KORP_RATING_PERIOD_DAYS", 7, 1, 365, &c->rating_period_days, err) &&
+           wake_load(c, err);
 }
 
 bool korpd_config_load(struct korpd_config *c, struct base_err *err)
@@ -215,5 +240,8 @@ bool korpd_config_load(struct korpd_config *c, struct base_err *err)
                     &c->notify.webhook_timeout_seconds, err) &&
            (c->notify.sweep_seconds = c->sweep_seconds, true) &&
            read_int("KORP_LEAVE_DAYS_PER_YEAR", 45, 0, 366, &c->leave_days_per_year, err) &&
+           read_int("KORP_EVENT_RETENTION_DAYS", 30, 0, 3650, &c->event_retention_days, err) &&
+           read_int("KORP_DELIVERY_RETENTION_DAYS", 30, 0, 3650, &c->delivery_retention_days,
+                    err) &&
            notify_config_check(&c->notify, err) && accounts_load(c, err);
 }

@@ -43,6 +43,13 @@ struct korpd_config {
     bool email_confirmation;   /* KORP_EMAIL_CONFIRMATION=required (the default) */
     int challenges_per_day;    /* KORP_CHALLENGES_PER_DAY: per challenger; 0: none */
     int rating_period_days;    /* KORP_RATING_PERIOD_DAYS (issue 19) */
+    /* Issue 22: wake-ups after commit. */
+    int events_backstop_ms;    /* KORP_EVENTS_BACKSTOP_MS */
+    int wake_interval_ms;      /* KORP_WAKE_INTERVAL_MS */
+    bool test_kill_after_commit;   /* KORP_TEST_KILL_AFTER_COMMIT=1 (tests only) */
+    /* Retention (issue 22): days kept; 0 keeps for ever. */
+    int event_retention_days;      /* KORP_EVENT_RETENTION_DAYS */
+    int delivery_retention_days;   /* KORP_DELIVERY_RETENTION_DAYS */
 };
 
 /* The settings table, for --help. */

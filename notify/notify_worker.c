@@ -6,8 +6,10 @@
  * An email worker claims a batch of due emails (leased, FOR UPDATE SKIP
  * LOCKED), sends each, and records the attempt.  With nothing due it
  * sleeps until the next delivery falls due, or until a NOTIFY on
- * korp_deliveries (a commit that owes something) wakes it: a delivery
- * leaves within milliseconds of the commit that made it.
+ * korp_deliveries wakes it (sent after a commit that owes something, by
+ * the committing korpd's waker when a delivery is due: db/db_wake.c): a
+ * delivery leaves within milliseconds of the commit that made it, and
+ * within MAX_IDLE_MS when that korpd died before its NOTIFY.
  */
 #include "notify_int.h"
 
