@@ -6,6 +6,7 @@ import { api, me, q } from './api.js';
 import { h, messageBox } from './ui.js';
 import { challengeRow } from './page-home.js';
 import { t } from './i18n.js';
+import { gameTerms } from './game-terms.js';
 
 async function renderChallenge(main, id, navigate) {
   document.title = t('Challenge') + ' · korp';
@@ -94,8 +95,7 @@ export async function render(main, { mode, params, navigate }) {
 
   const variant = h('select', { id: 'variant' }, h('option', { value: 'korpalski' }, t('Korpalski')), h('option', { value: 'glinski' }, t('Glinski (hexagonal)')));
   const color = h('select', { id: 'color' }, h('option', { value: 'random' }, t('Random')), h('option', { value: 'white' }, t('White')), h('option', { value: 'black' }, t('Black')));
-  const days = h('select', { id: 'days' }, ...[['', t('No time limit')], ['1', t('1 day')], ['2', t('2 days')], ['3', t('3 days')], ['5', t('5 days')], ['7', t('7 days')], ['14', t('14 days')]]
-    .map(([v, text]) => h('option', { value: v, selected: v === '3' }, text)));
+  const terms = gameTerms('challenge');
   const fifty = h('input', { type: 'checkbox', id: 'fifty', checked: true });
   const form = h('form', { class: 'card form', id: 'challenge-form' },
     h('h2', {}, t('Challenge someone')),
@@ -103,7 +103,7 @@ export async function render(main, { mode, params, navigate }) {
     h('label', { class: 'check' }, openBox, ' ', t('Open challenge: anyone may accept')),
     h('label', { for: 'variant' }, t('Variant')), variant,
     h('label', { for: 'color' }, t('Your colour')), color,
-    h('label', { for: 'days' }, t('Time per move')), days,
+    ...terms.elements,
     h('label', { class: 'check' }, fifty, ' ', t('Fifty-move rule')),
     h('button', { type: 'submit', class: 'primary' }, t('Send challenge')));
   form.addEventListener('submit', async e => {
@@ -111,7 +111,7 @@ export async function render(main, { mode, params, navigate }) {
     msg.clear();
     if (!openBox.checked && !chosen) { msg.show(t('Choose an opponent from the list, or make the challenge open.'), 'error'); opponent.focus(); return; }
     const body = { variant: variant.value, opponent: openBox.checked ? null : chosen.id, color: color.value,
-      days_per_move: days.value ? Number(days.value) : null, fifty_move_rule: fifty.checked };
+      fifty_move_rule: fifty.checked, ...terms.value() };
     try {
       const c = await api('POST', '/v1/challenges', body);
       msg.show(openBox.checked ? t('Open challenge posted: it waits for anyone to accept.') : t('Challenge sent to {name}.', { name: chosen.name }), 'ok');

@@ -6,6 +6,8 @@
 import { api, me, q } from './api.js';
 import { h, link, messageBox, variantName } from './ui.js';
 import { t } from './i18n.js';
+import { gameTerms } from './game-terms.js';
+import { isArbiter } from './arbiter-role.js';
 
 export async function render(main, { mode, params, navigate }) {
   if (mode === 'list') return renderList(main, navigate);
@@ -30,7 +32,7 @@ async function renderList(main, navigate) {
   main.append(h('h1', {}, t('Tournaments')), msg);
   for (const status of ['open', 'active', 'finished']) {
     const list = h('ul', { class: 'list', id: 'tournaments-' + status });
-    main.append(h('section', { class: 'card' }, h('h2', {}, status[0].toUpperCase() + status.slice(1)), list));
+    main.append(h('section', { class: 'card' }, h('h2', {}, { open: t('Open'), active: t('Active'), finished: t('Finished') }[status]), list));
     try {
       const r = await api('GET', `/v1/tournaments?status=${status}&limit=50`);
       list.replaceChildren(...(r.tournaments.length ? r.tournaments.map(tournamentRow)
@@ -42,18 +44,18 @@ async function renderList(main, navigate) {
   const variant = h('select', { name: 'variant' }, h('option', { value: 'korpalski' }, t('Korpalski')),
     h('option', { value: 'glinski' }, t('Glinski')));
   const players = h('input', { name: 'max_players', type: 'number', min: 3, max: 30, value: 8 });
-  const days = h('input', { name: 'days_per_move', type: 'number', min: 1, max: 60, value: 3 });
+  const terms = gameTerms('tournament', { none: false });
   const double = h('input', { name: 'double', type: 'checkbox' });
   const form = h('form', { id: 'tournament-new' },
     h('label', {}, t('Name'), ' ', name), h('label', {}, t('Variant'), ' ', variant),
-    h('label', {}, t('Players at most'), ' ', players), h('label', {}, t('Days a move'), ' ', days),
+    h('label', {}, t('Players at most'), ' ', players), ...terms.elements,
     h('label', {}, double, ' ', t('Double round')), h('button', { type: 'submit' }, t('Create')));
   form.addEventListener('submit', async e => {
     e.preventDefault();
     try {
       const tour = await api('POST', '/v1/tournaments', {
         name: name.value, variant: variant.value, max_players: Number(players.value),
-        days_per_move: Number(days.value), double: double.checked });
+        double: double.checked, ...terms.value() });
       navigate('/tournaments/' + tour.id);
     } catch (err) { msg.show(err.message, 'error'); }
   });
@@ -79,7 +81,7 @@ function crosstable(tour) {
   const rows = players.map(p => {
     const s = standing[p.id] || { score: 0, sonneborn_berger: 0, rank: '' };
     return h('tr', { 'data-player': p.id }, h('td', {}, String(p.number || '')),
-      h('td', {}, link('/players/' + q(p.id), p.name), p.withdrawn ? ' (withdrew)' : ''),
+      h('td', {}, link('/players/' + q(p.id), p.name), p.withdrawn ? ' ' + t('(withdrew)') : ''),
       ...players.map(o => h('td', { class: o.id === p.id ? 'self' : '' }, o.id === p.id ? '×' : cell(p, o))),
       h('td', { class: 'score' }, String(s.score)), h('td', {}, String(s.sonneborn_berger)), h('td', {}, String(s.rank)));
   });
@@ -108,7 +110,7 @@ async function renderOne(main, id) {
   const actions = [];
   if (player && tour.status === 'open' && !mine) actions.push(act('join', t('Join')));
   if (player && mine && (tour.status === 'open' || tour.status === 'active')) actions.push(act('withdraw', t('Withdraw')));
-  if (player && tour.status === 'open' && (tour.director.id === player.id || player.role === 'arbiter')) actions.push(act('start', t('Start now')));
+  if (player && tour.status === 'open' && (tour.director.id === player.id || await isArbiter())) actions.push(act('start', t('Start now')));
   const names = Object.fromEntries(tour.players.map(p => [p.id, p.name]));
   const games = h('ul', { class: 'list', id: 'tournament-games' }, ...(tour.games.length
     ? tour.games.map(g => h('li', {}, link('/games/' + q(g.id), `${names[g.white] || g.white} – ${names[g.black] || g.black}`),
