@@ -2,7 +2,7 @@
 FROM debian:12 AS build
 RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       build-essential cmake pkg-config libmicrohttpd-dev libpq-dev libcjson-dev \
-      libcurl4-openssl-dev libcmocka-dev libssl-dev libargon2-dev && rm -rf /var/lib/apt/lists/*
+      libcurl4-openssl-dev libcmocka-dev libssl-dev libargon2-dev python3 && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
 RUN cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j"$(nproc)" --target korpd korp

@@ -42,6 +42,7 @@ struct api_config {
     /* Issue 22: every stream reads the events table at least this often
      * (KORP_EVENTS_BACKSTOP_MS), whether or not a wake-up came; 0: 15000. */
     int events_backstop_ms;
+    int event_retention_days;      /* events kept this long; 0: for ever (issue 22) */
     /* Engine analysis (issue 23): per player per hour, and searches at once. */
     int analysis_per_hour;
     int analysis_concurrent;

@@ -46,7 +46,7 @@ bool api_legal_after(struct api_request *req, const struct rules_variant *v,
                                                                          : "the move is not legal");
             cJSON_AddNumberToObject(json, "index", index);
             cJSON_AddStringToObject(json, "move", text);
-            cJSON_AddStringToObject(json, "reason", rules_reason_slug(why.reason));
+            api_problem_reason(json, rules_reason_slug(why.reason));
             *replied = api_reply_problem(req, API_PROBLEM_ILLEGAL_MOVE, json);
             return false;
         }
@@ -154,7 +154,7 @@ static enum MHD_Result refused(struct api_request *req, struct games_result *r,
     cJSON_AddNumberToObject(json, "index", l->bad_index);
     if (p == API_PROBLEM_ILLEGAL_MOVE) {
         cJSON_AddStringToObject(json, "move", l->move[l->bad_line][l->bad_index]);
-        cJSON_AddStringToObject(json, "reason", rules_reason_slug(r->reason));
+        api_problem_reason(json, rules_reason_slug(r->reason));
     }
     games_result_clear(r);
     return api_reply_problem(req, p, json);

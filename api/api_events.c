@@ -448,6 +448,8 @@ enum MHD_Result api_events(struct api_request *req)
         if (last[0] < '0' || last[0] > '9' || *end != '\0' || last_id < 0)
             return api_fail(req, API_PROBLEM_BAD_REQUEST,
                             "Last-Event-ID is the id of the last event received, a number");
+        if (!api_events_kept(req, last_id, &replied))
+            return replied;
     }
     /* A player's own stream needs their token; one game's is public. */
     if (game == NULL && !api_authenticate(req, &replied))

@@ -133,7 +133,7 @@ cJSON *api_outcome_json(const struct games_result *r, unsigned ok_status, const 
         cJSON_AddStringToObject(json, "move", move);
     }
     if (p == API_PROBLEM_ILLEGAL_MOVE)
-        cJSON_AddStringToObject(json, "reason", rules_reason_slug(r->reason));
+        api_problem_reason(json, rules_reason_slug(r->reason));
     return json;
 }
 

@@ -31,15 +31,30 @@ static bool load_game(struct api_request *req, struct db_game *g, enum MHD_Resul
     return false;
 }
 
+/* The game's entity tag (api_etag.c), for the resources derived from it. */
+static void game_tag(const struct db_game *g, char tag[API_ETAG_SIZE])
+{
+    cJSON *json = api_game_json(g);
+    api_etag_game(json, g, tag);
+    cJSON_Delete(json);
+}
+
 enum MHD_Result api_game_get(struct api_request *req)
 {
     struct db_game g;
     enum MHD_Result rc;
+    char tag[API_ETAG_SIZE];
+    cJSON *json;
     if (!load_game(req, &g, &rc))
         return rc;
-    rc = api_reply_json(req, MHD_HTTP_OK, api_game_json(&g));
+    json = api_game_json(&g);
+    api_etag_game(json, &g, tag);
     db_game_clear(&g);
-    return rc;
+    if (api_etag_matches(req, tag)) {
+        cJSON_Delete(json);
+        return api_reply_not_modified(req, tag, NULL);
+    }
+    return api_reply_json_tagged(req, json, tag);
 }
 
 /* A cursor is "<microseconds>.<id>" of the last game of a page. */
@@ -138,6 +153,7 @@ enum MHD_Result api_game_moves(struct api_request *req)
     struct base_err err = { "" };
     enum db_status st = db_move_list(req->config->pool, req->params[0], &moves, &count, &err);
     cJSON *json, *list;
+    char tag[API_ETAG_SIZE], *text;
 
     if (st == DB_NOT_FOUND)
         return api_fail(req, API_PROBLEM_NOT_FOUND, "no game has the id '%s'", req->params[0]);
@@ -156,7 +172,17 @@ enum MHD_Result api_game_moves(struct api_request *req)
         cJSON_AddItemToArray(list, m);
     }
     free(moves);
-    return api_reply_json(req, MHD_HTTP_OK, json);
+    /* Moves are only ever added: the list's own text is its tag. */
+    text = cJSON_PrintUnformatted(json);
+    cJSON_Delete(json);
+    if (text == NULL)
+        return MHD_NO;
+    api_etag_text("moves", text, tag);
+    if (api_etag_matches(req, tag)) {
+        free(text);
+        return api_reply_not_modified(req, tag, NULL);
+    }
+    return api_reply_tagged(req, text, "application/json", tag, NULL);
 }
 
 enum MHD_Result api_game_legal_moves(struct api_request *req)
@@ -167,6 +193,7 @@ enum MHD_Result api_game_legal_moves(struct api_request *req)
     const struct rules_variant *v;
     enum MHD_Result rc;
     cJSON *json, *list;
+    char tag[API_ETAG_SIZE];
     int n = 0;
 
     if (!load_game(req, &g, &rc))
@@ -181,6 +208,13 @@ enum MHD_Result api_game_legal_moves(struct api_request *req)
         db_game_clear(&g);
         return rc;
     }
+    /* The moves follow from the game's position and status (and ?after=). */
+    game_tag(&g, tag);
+    api_etag_derived("legal-moves", tag, api_query(req, "after"), tag);
+    if (api_etag_matches(req, tag)) {
+        db_game_clear(&g);
+        return api_reply_not_modified(req, tag, NULL);
+    }
     if (g.status == DB_GAME_ACTIVE)
         n = v->moves_legal(&pos, moves);
     json = cJSON_CreateObject();
@@ -192,7 +226,7 @@ enum MHD_Result api_game_legal_moves(struct api_request *req)
     list = cJSON_AddArrayToObject(json, "moves");
     api_moves_add(list, v, &pos, moves, n);
     db_game_clear(&g);
-    return api_reply_json(req, MHD_HTTP_OK, json);
+    return api_reply_json_tagged(req, json, tag);
 }
 
 /* PGN's own words for how a game ended (the Termination tag). */
@@ -285,10 +319,24 @@ enum MHD_Result api_game_pgn(struct api_request *req)
 {
     struct db_game g;
     enum MHD_Result rc;
-    char *pgn;
+    const char *notes = api_query(req, "notes");
+    /* With the caller's notes the record is theirs: tagged by its text. */
+    bool own = notes != NULL && strcmp(notes, "false") != 0;
+    const char *cache = own ? "private, no-cache" : NULL;
+    char tag[API_ETAG_SIZE], *pgn;
 
     if (!load_game(req, &g, &rc))
         return rc;
+    if (!own) {
+        /* The record follows from what the game object shows: its moves,
+         * names, result and termination. */
+        game_tag(&g, tag);
+        api_etag_derived("pgn", tag, NULL, tag);
+        if (api_etag_matches(req, tag)) {
+            db_game_clear(&g);
+            return api_reply_not_modified(req, tag, NULL);
+        }
+    }
     pgn = api_game_pgn_text(req, &g, &rc);
     /* ?notes=true: the caller's private notes as a comment (issue 18). */
     if (pgn != NULL && !api_pgn_notes(req, g.id, &pgn, &rc)) {
@@ -296,7 +344,16 @@ enum MHD_Result api_game_pgn(struct api_request *req)
         pgn = NULL;
     }
     db_game_clear(&g);
-    return pgn != NULL ? api_reply_pgn(req, pgn) : rc;
+    if (pgn == NULL)
+        return rc;
+    if (own) {
+        api_etag_text("pgn-notes", pgn, tag);
+        if (api_etag_matches(req, tag)) {
+            free(pgn);
+            return api_reply_not_modified(req, tag, cache);
+        }
+    }
+    return api_reply_tagged(req, pgn, "application/x-chess-pgn", tag, cache);
 }
 
 static cJSON *sides(cJSON *json, const char *name, bool white, bool black)
@@ -313,9 +370,17 @@ enum MHD_Result api_game_analysis(struct api_request *req)
     struct games_analysis a;
     enum MHD_Result rc;
     cJSON *json, *earlier;
+    char tag[API_ETAG_SIZE];
 
     if (!load_game(req, &g, &rc))
         return rc;
+    /* The analysis follows from the game's moves and status. */
+    game_tag(&g, tag);
+    api_etag_derived("analysis", tag, NULL, tag);
+    if (api_etag_matches(req, tag)) {
+        db_game_clear(&g);
+        return api_reply_not_modified(req, tag, NULL);
+    }
     if (!games_analyse(&g, &a)) {
         games_analysis_clear(&a);
         db_game_clear(&g);
@@ -340,5 +405,5 @@ enum MHD_Result api_game_analysis(struct api_request *req)
     cJSON_AddStringToObject(json, "game_status", db_game_status_text(g.status));
     games_analysis_clear(&a);
     db_game_clear(&g);
-    return api_reply_json(req, MHD_HTTP_OK, json);
+    return api_reply_json_tagged(req, json, tag);
 }

@@ -121,6 +121,7 @@ enum api_problem {
     API_PROBLEM_NOT_IMPLEMENTED,
     API_PROBLEM_CONDITIONAL_CONFLICT,   /* issue 18: lines answer one move differently */
     API_PROBLEM_LEAVE_EXCEEDED,     /* issue 18 */
+    API_PROBLEM_EVENTS_PRUNED,      /* issue 22 */
     API_PROBLEM_ANALYSIS_OWN_GAME,  /* issue 23: the asker plays that game */
     API_PROBLEM_COUNT
 };
@@ -497,6 +498,46 @@ char *api_game_pgn_text(struct api_request *req, const struct db_game *g,
 /* Answers 200 with that PGN (taking it). */
 enum MHD_Result api_reply_pgn(struct api_request *req, char *pgn);
 
+/* Issue 21: korp's languages (api_language.c).  The code itself when it is
+ * one of "en", "pl", "hu", else NULL; and the one of them the request's
+ * Accept-Language prefers, or NULL. */
+const char *api_language_known(const char *code);
+const char *api_language_accepted(struct api_request *req);
+/* Every problem body has a `reason` (issue 21): its type's slug, or a finer
+ * stable code set with this (an illegal move's "drop-gives-check"). */
+void api_problem_reason(cJSON *problem, const char *reason);
+
+/* ---- Conditional reads of a game (issue 22, api_etag.c) */
+
+/* Room for an entity tag: W/, quotes, 32 hex digits. */
+#define API_ETAG_SIZE 40
+
+/* A game's tag (weak), from its API object: the object without the running
+ * side's remaining time, which changes with every second. */
+void api_etag_game(cJSON *game_json, const struct db_game *g, char out[API_ETAG_SIZE]);
+/* The tag of a resource derived from the game alone (its kind, e.g. "pgn",
+ * and the query variant that shapes it, or NULL). */
+void api_etag_derived(const char *kind, const char *game_tag, const char *variant,
+                      char out[API_ETAG_SIZE]);
+/* The tag of a text as written out. */
+void api_etag_text(const char *kind, const char *text, char out[API_ETAG_SIZE]);
+/* Whether If-None-Match names etag (or is "*"): the caller answers 304. */
+bool api_etag_matches(struct api_request *req, const char *etag);
+/* 304 Not Modified, with the ETag and Cache-Control a 200 would carry
+ * (cache NULL: a game's, "no-cache"). */
+enum MHD_Result api_reply_not_modified(struct api_request *req, const char *etag,
+                                       const char *cache);
+/* 200 with body (malloc'd, taken), its type, ETag and Cache-Control. */
+enum MHD_Result api_reply_tagged(struct api_request *req, char *body, const char *content_type,
+                                 const char *etag, const char *cache);
+/* 200 with json (taken) as application/json, tagged. */
+enum MHD_Result api_reply_json_tagged(struct api_request *req, cJSON *json, const char *etag);
+
+/* ---- Event retention (issue 22, api_retention.c) */
+
+/* Whether a stream may resume after last_id: false, having replied 410
+ * `events-pruned` (or 503), when events after it may have been pruned. */
+bool api_events_kept(struct api_request *req, long long last_id, enum MHD_Result *replied);
 /* ---- Engine analysis (issue 23, api_analyse.c): one per server. */
 /* Up to per_hour analyses per player and `concurrent` searches at once. */
 struct api_analysis *api_analysis_new(int per_hour, int concurrent);

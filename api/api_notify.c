@@ -62,6 +62,7 @@ static const struct api_field settings_fields[] = {
     { "webhook_events", API_LIST, false, false, 0, DB_NOTIFICATION_TYPE_COUNT * 2 },
     { "digest", API_OBJECT, false, false, 0, 0 },
     { "reminder_hours", API_INTEGER, false, false, 0, 720 },
+    { "language", API_STRING, false, false, 1, 16 },
     { NULL, API_STRING, false, false, 0, 0 },
 };
 
@@ -121,6 +122,13 @@ enum MHD_Result api_notifications_put(struct api_request *req)
     if (cJSON_HasObjectItem(json, "reminder_hours")) {
         change.set_reminder_hours = true;
         change.reminder_hours = (int)api_body_integer(req, "reminder_hours", 24, NULL);
+    }
+    if (cJSON_HasObjectItem(json, "language")) {
+        change.language = api_language_known(api_body_string(req, "language"));
+        if (change.language == NULL)
+            return api_fail(req, API_PROBLEM_INVALID_VALUE,
+                            "'language' must be \"en\" (English), \"pl\" (Polish) or "
+                            "\"hu\" (Hungarian)");
     }
     st = db_settings_put(req->config->pool, req->caller.player_id, &change, &answer, &err);
     return api_reply_answer(req, st, answer, err.text, 200, "no such player");

@@ -188,9 +188,9 @@ enum MHD_Result api_player_create(struct api_request *req)
     }
     if (!base_token_new(token))
         return api_fail_db(req, DB_HARD_ERROR, "the random generator failed");
-    st = db_player_create(req->config->pool, name, email, !req->config->email_confirmation,
-                          password ? hash : NULL, false, token,
-                          &p, &err);
+    st = db_player_create_in(req->config->pool, name, email, !req->config->email_confirmation,
+                             password ? hash : NULL, false, token,
+                             api_language_accepted(req), &p, &err);
     if (st == DB_CONFLICT)
         return name_taken(req, name);
     if (st != DB_OK)

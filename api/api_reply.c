@@ -40,6 +40,7 @@ static const struct {
     [API_PROBLEM_CONDITIONAL_CONFLICT] = { 422, "conditional-conflict",
                                            "Conditional moves disagree" },
     [API_PROBLEM_LEAVE_EXCEEDED] = { 422, "leave-exceeded", "Over the leave allowance" },
+    [API_PROBLEM_EVENTS_PRUNED] = { 410, "events-pruned", "Those events are gone" },
     [API_PROBLEM_ANALYSIS_OWN_GAME] = { 403, "analysis-own-game",
                                         "No engine analysis of your own game in play" },
 };
@@ -126,7 +127,18 @@ cJSON *api_problem_new(enum api_problem problem, const char *detail)
     cJSON_AddNumberToObject(json, "status", problems[problem].status);
     if (detail != NULL)
         cJSON_AddStringToObject(json, "detail", detail);
+    /* Issue 21: the type's slug, stable, for pages to say it in their
+     * language (detail stays English, for bots and logs). */
+    cJSON_AddStringToObject(json, "reason", problems[problem].type);
     return json;
+}
+
+void api_problem_reason(cJSON *problem, const char *reason)
+{
+    cJSON *text = cJSON_CreateString(reason);
+    if (text != NULL && !cJSON_ReplaceItemInObjectCaseSensitive(problem, "reason", text) &&
+        !cJSON_AddItemToObject(problem, "reason", text))
+        cJSON_Delete(text);
 }
 
 struct MHD_Response *api_problem_response(enum api_problem problem, const char *detail,

@@ -75,7 +75,11 @@ static bool find(const char *path, const unsigned char **data, size_t *size, cha
         unsigned char *bytes;
         struct stat st;
         snprintf(file, sizeof file, "%s/%s", dir, path);
-        if (stat(file, &st) != 0 || !S_ISREG(st.st_mode) || (f = fopen(file, "rb")) == NULL)
+        /* Not on disk: the embedded copy, if any (the web's catalogs are
+         * generated into the build, not into web/: issue 21). */
+        if (stat(file, &st) != 0 || !S_ISREG(st.st_mode))
+            goto embedded;
+        if ((f = fopen(file, "rb")) == NULL)
             return false;
         if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || n > WEB_FILE_MAX ||
             fseek(f, 0, SEEK_SET) != 0 || (bytes = malloc((size_t)n + 1)) == NULL) {
@@ -95,6 +99,7 @@ static bool find(const char *path, const unsigned char **data, size_t *size, cha
         *owned = true;
         return true;
     }
+embedded:
     for (const struct api_web_file *w = api_web_files; w->path != NULL; w++)
         if (strcmp(w->path, path) == 0) {
             *data = w->data;

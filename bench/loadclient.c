@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "loadclient.h"
 
+#include <sys/resource.h>
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -142,6 +144,14 @@ int load_exchange(int fd, const char *req, size_t len, char *buf, size_t size,
     answer->body = buf + head;
     answer->body_len = clen;
     return answer->status;
+}
+
+double load_cpu_seconds(const struct rusage *from, const struct rusage *to)
+{
+    return (double)(to->ru_utime.tv_sec - from->ru_utime.tv_sec) +
+           (double)(to->ru_utime.tv_usec - from->ru_utime.tv_usec) / 1e6 +
+           (double)(to->ru_stime.tv_sec - from->ru_stime.tv_sec) +
+           (double)(to->ru_stime.tv_usec - from->ru_stime.tv_usec) / 1e6;
 }
 
 static int cmp(const void *a, const void *b)

@@ -51,6 +51,10 @@ int load_send_all(int fd, const char *p, size_t n);
 int load_exchange(int fd, const char *req, size_t len, char *buf, size_t size,
                   struct load_answer *answer);
 
+struct rusage;
+/* The CPU seconds (user and system) between two getrusage readings. */
+double load_cpu_seconds(const struct rusage *from, const struct rusage *to);
+
 /* Sorts N latencies (seconds) in place. */
 void load_sort(double *v, long n);
 

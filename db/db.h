@@ -287,6 +287,11 @@ enum db_status db_player_create(struct db_pool *pool, const char *name, const ch
                                 bool email_confirmed, const char *password_hash, bool arbiter,
                                 const char *token, struct db_player *out,
                                 struct base_err *err);
+/* The same, reading korp in `language` ("en", "pl", "hu"; NULL: English). */
+enum db_status db_player_create_in(struct db_pool *pool, const char *name, const char *email,
+                                   bool email_confirmed, const char *password_hash, bool arbiter,
+                                   const char *token, const char *language,
+                                   struct db_player *out, struct base_err *err);
 
 /* A player with their record (finished games).  DB_NOT_FOUND if none. */
 enum db_status db_player_get(struct db_pool *pool, const char *id, struct db_player *out,
@@ -648,6 +653,7 @@ struct db_settings_change {
     int digest_hour;             /* 0-23, UTC */
     bool set_reminder_hours;
     int reminder_hours;
+    const char *language;        /* "en", "pl", "hu"; NULL: unchanged (issue 21) */
 };
 
 enum db_status db_settings_get(struct db_pool *pool, const char *player_id, char **json,
@@ -739,6 +745,7 @@ struct db_delivery {
     char opponent_name[DB_NAME_SIZE];
     char deadline[DB_TIME_SIZE];   /* the game's, "" when none */
     char my_color[8];              /* the recipient's in the game, "" when none */
+    char language[8];              /* the recipient's: "en", "pl", "hu" (issue 21) */
 };
 
 /* Frees what a claimed delivery owns. */
@@ -1160,6 +1167,20 @@ enum db_status db_tournament_list(struct db_pool *pool, const enum db_tournament
                                   struct db_tournament *out, int max, int *count, bool *more,
                                   struct base_err *err);
 
+/* ---- Pruning what only grows (issue 22, db_prune.c) */
+
+enum db_prune_what { DB_PRUNE_EVENTS, DB_PRUNE_DELIVERIES };
+
+/* Deletes at most `batch` rows older than `days` days, oldest first: events
+ * no delivery names (noting the highest id gone), or deliveries delivered or
+ * failed (with their attempts); *pruned says how many. */
+enum db_status db_prune(struct db_pool *pool, enum db_prune_what what, int days, int batch,
+                        long long *pruned, struct base_err *err);
+
+/* The highest event id pruned (0: none): a stream resuming after an id below
+ * it may have missed events that are gone. */
+enum db_status db_events_pruned_through(struct db_pool *pool, long long *id,
+                                        struct base_err *err);
 /* ---- Engine analysis (issue 23, db_analysis.c) ---------------------------- */
 
 struct db_active_position {

@@ -161,6 +161,10 @@ enum db_stmt {
     DB_STMT_TOURNAMENT_END_QUEUE,
     DB_STMT_TOURNAMENT_LIST,
     DB_STMT_GAME_UNRATE,
+    /* Pruning what only grows (issue 22, db_prune.c). */
+    DB_STMT_EVENTS_PRUNE,
+    DB_STMT_DELIVERIES_PRUNE,
+    DB_STMT_EVENTS_PRUNED_THROUGH,
     DB_STMT_ACTIVE_POSITIONS,      /* issue 23 */
     DB_STMT_COUNT
 };

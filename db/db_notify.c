@@ -116,6 +116,7 @@ static void delivery_read(struct db_delivery *d, const PGresult *res, int row)
     db_row_text(&r, "opponent_name", d->opponent_name, sizeof d->opponent_name);
     db_row_text(&r, "deadline", d->deadline, sizeof d->deadline);
     db_row_text(&r, "my_color", d->my_color, sizeof d->my_color);
+    db_row_text(&r, "language", d->language, sizeof d->language);
 }
 
 static enum db_status claim(struct db_tx *tx, void *arg)

@@ -33,6 +33,7 @@ struct player_create {
     const char *name, *email, *password_hash, *token;
     bool email_confirmed, arbiter;
     struct db_player *out;
+    const char *language;      /* "en", "pl", "hu"; NULL: English (issue 21) */
 };
 
 static enum db_status insert_token(struct db_tx *tx, const char *player_id, const char *token,
@@ -63,8 +64,9 @@ static enum db_status player_create(struct db_tx *tx, void *arg)
 {
     struct player_create *c = arg;
     struct db_player *p = c->out;
-    const char *params[6] = { p->id, c->name, c->email, c->arbiter ? "arbiter" : "player",
-                              c->password_hash, c->email_confirmed ? "true" : "false" };
+    const char *params[7] = { p->id, c->name, c->email, c->arbiter ? "arbiter" : "player",
+                              c->password_hash, c->email_confirmed ? "true" : "false",
+                              c->language };
     PGresult *res = NULL;
     enum db_status rc;
 
@@ -91,7 +93,17 @@ enum db_status db_player_create(struct db_pool *pool, const char *name, const ch
                                 bool email_confirmed, const char *password_hash, bool arbiter,
                                 const char *token, struct db_player *out, struct base_err *err)
 {
-    struct player_create c = { name, email, password_hash, token, email_confirmed, arbiter, out };
+    return db_player_create_in(pool, name, email, email_confirmed, password_hash, arbiter, token,
+                               NULL, out, err);
+}
+
+enum db_status db_player_create_in(struct db_pool *pool, const char *name, const char *email,
+                                   bool email_confirmed, const char *password_hash, bool arbiter,
+                                   const char *token, const char *language,
+                                   struct db_player *out, struct base_err *err)
+{
+    struct player_create c = { name, email, password_hash, token, email_confirmed, arbiter, out,
+                               language };
     return db_run_tx(pool, player_create, &c, err);
 }
 

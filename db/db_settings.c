@@ -74,7 +74,7 @@ enum db_status db_settings_put(struct db_pool *pool, const char *player_id,
                                struct base_err *err)
 {
     char email_events[256], webhook_events[256], hour[16], hours[16];
-    const char *params[10] = {
+    const char *params[11] = {
         player_id,
         c->set_email ? "true" : "false",
         c->set_email ? c->email : NULL,
@@ -85,6 +85,7 @@ enum db_status db_settings_put(struct db_pool *pool, const char *player_id,
         c->set_digest_hour ? hour : NULL,
         c->set_reminder_hours ? hours : NULL,
         c->email_confirmed ? "true" : "false",
+        c->language,
     };
     kinds_text(c->email_events, email_events, sizeof email_events);
     kinds_text(c->webhook_events, webhook_events, sizeof webhook_events);

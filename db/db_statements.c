@@ -79,7 +79,7 @@
     " 'email_enabled', s.email_enabled,"                                                 \
     " 'email_events', to_jsonb(s.email_events), 'webhook_events', to_jsonb(s.webhook_events)," \
     " 'digest', jsonb_build_object('enabled', s.digest, 'hour_utc', s.digest_hour),"    \
-    " 'reminder_hours', s.reminder_hours)"
+    " 'reminder_hours', s.reminder_hours, 'language', p.language)"
 
 /* A webhook as the API shows it (never its secret). */
 #define WEBHOOK_JSON                                                                   \
@@ -106,15 +106,16 @@ const struct db_statement db_statements[] = {
     /* ---- players and tokens */
     [DB_STMT_PLAYER_INSERT] = { DB_STMT_PLAYER_INSERT, "player_insert",
         "WITH p AS (INSERT INTO players (id, name, email, role, password_hash, created_at,"
-        " email_confirmed_at)"
+        " email_confirmed_at, language)"
         " VALUES ($1, $2, $3, $4, $5, korp_now(),"
-        "         CASE WHEN $6::boolean AND $3::text IS NOT NULL THEN korp_now() END)"
+        "         CASE WHEN $6::boolean AND $3::text IS NOT NULL THEN korp_now() END,"
+        "         coalesce($7::text, 'en'))"
         " RETURNING id, email, email_confirmed_at, created_at),"
         " s AS (INSERT INTO notification_settings (player_id) SELECT id FROM p)"
         " SELECT korp_time(created_at) AS created_at,"
         " email_confirmed_at IS NOT NULL AS email_confirmed,"
         " email IS NOT NULL AND email_confirmed_at IS NULL"
-        " AND korp_email_confirmation_owe(id, email) AS confirmation_owed FROM p", 6 },
+        " AND korp_email_confirmation_owe(id, email) AS confirmation_owed FROM p", 7 },
     [DB_STMT_PLAYER_GET] = { DB_STMT_PLAYER_GET, "player_get",
         "SELECT p.id, p.name, p.email, p.role = 'arbiter' AS arbiter,"
         " p.email IS NOT NULL AND p.email_confirmed_at IS NOT NULL AS email_confirmed,"
@@ -315,8 +316,9 @@ const struct db_statement db_statements[] = {
         /* A new address is unconfirmed (confirmed at once with $10:
          * KORP_EMAIL_CONFIRMATION=off). */
         " email_confirmed_at = CASE WHEN NOT $2::boolean OR $3 IS NOT DISTINCT FROM email"
-        "     THEN email_confirmed_at WHEN $10::boolean AND $3 IS NOT NULL THEN korp_now() END"
-        " WHERE id = $1 RETURNING id, email, email_confirmed_at),"
+        "     THEN email_confirmed_at WHEN $10::boolean AND $3 IS NOT NULL THEN korp_now() END,"
+        " language = coalesce($11::text, language)"
+        " WHERE id = $1 RETURNING id, email, email_confirmed_at, language),"
         " s AS (UPDATE notification_settings SET"
         " email_enabled = coalesce($4::boolean, email_enabled),"
         " email_events = coalesce($5::text[], email_events),"
@@ -327,7 +329,7 @@ const struct db_statement db_statements[] = {
         " SELECT " SETTINGS_JSON "::text AS json,"
         " $2::boolean AND p.email IS NOT NULL AND p.email_confirmed_at IS NULL"
         " AND korp_email_confirmation_owe(p.id, p.email) AS confirmation_owed"
-        " FROM p JOIN s ON s.player_id = p.id", 10 },
+        " FROM p JOIN s ON s.player_id = p.id", 11 },
     [DB_STMT_WEBHOOK_CREATE] = { DB_STMT_WEBHOOK_CREATE, "webhook_create",
         "INSERT INTO webhooks AS w (id, player_id, url, events, secret, created_at)"
         " SELECT $1, $2, $3, $4::text[], $5, korp_now()"
@@ -390,6 +392,7 @@ const struct db_statement db_statements[] = {
         " extract(epoch FROM c.created_at)::bigint AS created_unix,"
         " extract(epoch FROM korp_now())::bigint AS now_unix,"
         " p.id AS player_id, p.name AS player_name, coalesce(p.email, '') AS email,"
+        " p.language,"
         " s.email_enabled, p.email_confirmed_at IS NOT NULL AS email_confirmed,"
         " coalesce(ch.status, '') AS challenge_status,"
         " coalesce(c.webhook_id, '') AS webhook_id,"
@@ -872,6 +875,27 @@ const struct db_statement db_statements[] = {
         " ORDER BY t.created_at DESC, t.id DESC LIMIT $4", 4 },
     [DB_STMT_GAME_UNRATE] = { DB_STMT_GAME_UNRATE, "game_unrate",
         "UPDATE games SET rated = false WHERE id = $1", 1 },
+
+    /* ---- pruning what only grows (issue 22, db_prune.c): at most $2 rows
+     * older than $1 days, oldest first, through their created_at indexes
+     * (migration 012). */
+    /* Events no delivery names any more; the highest id gone is noted. */
+    [DB_STMT_EVENTS_PRUNE] = { DB_STMT_EVENTS_PRUNE, "events_prune",
+        "WITH gone AS (DELETE FROM events e WHERE e.id = ANY (ARRAY("
+        " SELECT id FROM events WHERE created_at < korp_now() - make_interval(days => $1::int)"
+        " ORDER BY created_at LIMIT $2))"
+        " AND NOT EXISTS (SELECT FROM deliveries d WHERE d.event_id = e.id) RETURNING e.id),"
+        " mark AS (UPDATE event_retention SET pruned_through ="
+        " greatest(pruned_through, (SELECT max(id) FROM gone)) WHERE EXISTS (SELECT FROM gone))"
+        " SELECT count(*) AS pruned FROM gone", 2 },
+    /* Deliveries done with (delivered or failed), with their attempts. */
+    [DB_STMT_DELIVERIES_PRUNE] = { DB_STMT_DELIVERIES_PRUNE, "deliveries_prune",
+        "WITH gone AS (DELETE FROM deliveries WHERE id = ANY (ARRAY("
+        " SELECT id FROM deliveries WHERE status <> 'pending'"
+        " AND created_at < korp_now() - make_interval(days => $1::int)"
+        " ORDER BY created_at LIMIT $2)) RETURNING 1) SELECT count(*) AS pruned FROM gone", 2 },
+    [DB_STMT_EVENTS_PRUNED_THROUGH] = { DB_STMT_EVENTS_PRUNED_THROUGH, "events_pruned_through",
+        "SELECT pruned_through FROM event_retention", 0 },
     /* Issue 23: a player's active games standing on a board (the FEN's
      * first field), for engine analysis to refuse. */
     [DB_STMT_ACTIVE_POSITIONS] = { DB_STMT_ACTIVE_POSITIONS, "active_positions",

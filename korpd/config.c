@@ -85,6 +85,10 @@ const char korpd_config_help[] =
     "                       0-1000; 0: as fast as the NOTIFYs go)\n"
     "  KORP_TEST_KILL_AFTER_COMMIT  1: korpd kills itself (SIGKILL) right after\n"
     "                       committing events, before their NOTIFY (tests only)\n"
+    "  KORP_EVENT_RETENTION_DAYS  events older than this are pruned; a stream\n"
+    "                       resuming from one is 410 (default 30, 0-3650; 0: kept)\n"
+    "  KORP_DELIVERY_RETENTION_DAYS  delivered or failed notifications older than\n"
+    "                       this are pruned (default 30, 0-3650; 0: kept)\n"
     "  KORP_ANALYSIS_PER_HOUR  engine analyses (POST /v1/analyse) one player may\n"
     "                       ask for per hour (default 60, 1-100000)\n"
     "  KORP_ANALYSIS_CONCURRENT  engine searches one korpd runs at once; more are\n"
@@ -240,6 +244,9 @@ bool korpd_config_load(struct korpd_config *c, struct base_err *err)
                     &c->notify.webhook_timeout_seconds, err) &&
            (c->notify.sweep_seconds = c->sweep_seconds, true) &&
            read_int("KORP_LEAVE_DAYS_PER_YEAR", 45, 0, 366, &c->leave_days_per_year, err) &&
+           read_int("KORP_EVENT_RETENTION_DAYS", 30, 0, 3650, &c->event_retention_days, err) &&
+           read_int("KORP_DELIVERY_RETENTION_DAYS", 30, 0, 3650, &c->delivery_retention_days,
+                    err) &&
            notify_config_check(&c->notify, err) && accounts_load(c, err) &&
            read_int("KORP_ANALYSIS_PER_HOUR", 60, 1, 100000, &c->analysis_per_hour, err) &&
            read_int("KORP_ANALYSIS_CONCURRENT", 2, 1, 64, &c->analysis_concurrent, err);

@@ -47,6 +47,9 @@ struct korpd_config {
     int events_backstop_ms;    /* KORP_EVENTS_BACKSTOP_MS */
     int wake_interval_ms;      /* KORP_WAKE_INTERVAL_MS */
     bool test_kill_after_commit;   /* KORP_TEST_KILL_AFTER_COMMIT=1 (tests only) */
+    /* Retention (issue 22): days kept; 0 keeps for ever. */
+    int event_retention_days;      /* KORP_EVENT_RETENTION_DAYS */
+    int delivery_retention_days;   /* KORP_DELIVERY_RETENTION_DAYS */
     /* Engine analysis (issue 23). */
     int analysis_per_hour;     /* KORP_ANALYSIS_PER_HOUR: per player */
     int analysis_concurrent;   /* KORP_ANALYSIS_CONCURRENT: searches at once */

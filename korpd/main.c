@@ -16,6 +16,7 @@
 #include <curl/curl.h>
 #include <sys/resource.h>
 #include <errno.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,23 +34,65 @@ struct korpd {
     struct db_pool *pool;
 };
 
+/* Rows a sweep prunes of each table at most, in batches of PRUNE_BATCH:
+ * what is left waits for the next sweep, so that a backlog (retention
+ * shortened, korpd down for weeks) never holds the sweeper for long. */
+#define PRUNE_BATCH 1000
+#define PRUNE_BATCHES 20
+
+/* Tables that only grow (issue 22): deliveries first, so that the events
+ * they named may go in the same sweep. */
+static const struct {
+    const char *what;
+    enum db_prune_what table;
+    size_t days_at;     /* offsetof the retention in struct korpd_config */
+} prunes[] = {
+    { "notification deliveries", DB_PRUNE_DELIVERIES,
+      offsetof(struct korpd_config, delivery_retention_days) },
+    { "events", DB_PRUNE_EVENTS, offsetof(struct korpd_config, event_retention_days) },
+};
+
+static void prune(struct korpd *k)
+{
+    struct base_err err = { "" };
+    int keys = 0;
+    for (int b = 0; b < PRUNE_BATCHES; b++) {
+        /* Idempotency keys are kept for 24 hours. */
+        if (db_idempotency_prune(k->pool, &keys, &err) != DB_OK)
+            base_log(BASE_LOG_WARN, "pruning idempotency keys failed: %s", err.text);
+        if (keys < PRUNE_BATCH)
+            break;
+    }
+    for (size_t i = 0; i < sizeof prunes / sizeof prunes[0]; i++) {
+        int days = *(const int *)((const char *)&k->config + prunes[i].days_at);
+        long long n = PRUNE_BATCH, total = 0;
+        for (int b = 0; days > 0 && b < PRUNE_BATCHES && n == PRUNE_BATCH; b++) {
+            if (db_prune(k->pool, prunes[i].table, days, PRUNE_BATCH, &n, &err) != DB_OK) {
+                base_log(BASE_LOG_WARN, "pruning %s failed: %s", prunes[i].what, err.text);
+                break;
+            }
+            total += n;
+        }
+        if (total > 0)
+            base_log(BASE_LOG_INFO, "pruned %lld %s older than %d days", total, prunes[i].what,
+                     days);
+    }
+}
+
 /* Ends games whose deadline has passed, every KORP_SWEEP_SECONDS, and
- * drops idempotency keys past 24 hours.  Safe with several korpd: each
- * game is taken with FOR UPDATE SKIP LOCKED. */
+ * prunes what only grows.  Safe with several korpd: each game is taken
+ * with FOR UPDATE SKIP LOCKED, and each prune deletes rows by id. */
 static void sweeper(struct base_worker *w, void *arg)
 {
     struct korpd *k = arg;
     struct base_err err = { "" };
-    int pruned;
     while (base_worker_sleep(w, k->config.sweep_seconds * 1000)) {
         if (games_sweep(k->pool, &err) < 0)
             base_log(BASE_LOG_WARN, "deadline sweep failed: %s", err.text);
         /* Tournaments at their starts_at and ends_at (issue 19). */
         if (games_tournaments_sweep(k->pool, &err) < 0)
             base_log(BASE_LOG_WARN, "tournament sweep failed: %s", err.text);
-        /* Idempotency keys are kept for 24 hours. */
-        if (db_idempotency_prune(k->pool, &pruned, &err) != DB_OK)
-            base_log(BASE_LOG_WARN, "pruning idempotency keys failed: %s", err.text);
+        prune(k);
     }
 }
 
@@ -290,6 +333,7 @@ int main(int argc, char **argv)
                               config.connections_per_address, config.request_head_seconds,
                               config.email_confirmation, config.challenges_per_day,
                               config.leave_days_per_year, config.events_backstop_ms,
+                              config.event_retention_days,
                               /* issue 23 */
                               config.analysis_per_hour, config.analysis_concurrent };
     if (config.test_clock)

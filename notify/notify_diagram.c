@@ -8,6 +8,7 @@
  */
 #include "notify_mail.h"
 
+#include "i18n.h"
 #include "rules.h"
 
 #include <stdarg.h>
@@ -22,9 +23,22 @@ struct sink {
     size_t size;
     size_t len;
     bool full;
+    const char *language;   /* the words' (issue 21); NULL: English */
 };
 
 static void put(struct sink *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Appends a text in the sink's language with {name} replaced by value. */
+static void put_words(struct sink *s, const char *msgid, const char *name, const char *value)
+{
+    const char *text = i18n_text(s->language, msgid);
+    const char *at = name ? strstr(text, name) : NULL;
+    if (at == NULL) {
+        put(s, "%s", text);
+        return;
+    }
+    put(s, "%.*s%s%s", (int)(at - text), text, value, at + strlen(name));
+}
 
 static void put(struct sink *s, const char *fmt, ...)
 {
@@ -40,13 +54,16 @@ static void put(struct sink *s, const char *fmt, ...)
         s->len += (size_t)n;
 }
 
-static const char *const color_names[2] = { "White", "Black" };
+static const char *const turn_words[2] = { N_("White to move (move {n})."),
+                                           N_("Black to move (move {n}).") };
 
 static void put_turn(struct sink *s, const struct rules_variant *v,
                      const struct rules_position *pos)
 {
-    put(s, "%s to move (move %d).\n", color_names[v->side_to_move(pos)],
-        v->fullmove_number(pos));
+    char n[16];
+    snprintf(n, sizeof n, "%d", v->fullmove_number(pos));
+    put_words(s, turn_words[v->side_to_move(pos)], "{n}", n);
+    put(s, "\n");
 }
 
 /* ---- Korpalski: 8x8 with reserves and prisons --------------------------- */
@@ -56,8 +73,8 @@ static void put_turn(struct sink *s, const struct rules_variant *v,
 static const char piece_letters[] = "PNBRQK";
 static const int set_count[RULES_PIECE_TYPES] = { 8, 2, 2, 2, 1, 1 };
 static const char *const piece_names[RULES_PIECE_TYPES][2] = {
-    { "pawn", "pawns" }, { "knight", "knights" }, { "bishop", "bishops" },
-    { "rook", "rooks" }, { "queen", "queens" },   { "king", "kings" },
+    { N_("pawn"), N_("pawns") }, { N_("knight"), N_("knights") }, { N_("bishop"), N_("bishops") },
+    { N_("rook"), N_("rooks") }, { N_("queen"), N_("queens") },   { N_("king"), N_("kings") },
 };
 
 /* The piece type of a FEN letter of either case, or -1. */
@@ -72,18 +89,39 @@ static int piece_of_letter(char c)
  * or "empty". */
 static void put_men(struct sink *s, const char *label, const int count[RULES_PIECE_TYPES])
 {
-    put(s, "%s", label);
+    put(s, "%s", i18n_text(s->language, label));
     bool any = false;
     for (int t = RULES_KING; t >= RULES_PAWN; t--) {
         if (count[t] == 0)
             continue;
-        if (count[t] == 1)
-            put(s, "%s%s", any ? ", " : " ", piece_names[t][0]);
-        else
-            put(s, "%s%d %s", any ? ", " : " ", count[t], piece_names[t][1]);
+        put(s, "%s", any ? ", " : " ");
+        if (count[t] == 1) {
+            put(s, "%s", i18n_text(s->language, piece_names[t][0]));
+        } else {
+            /* "2 rooks"; Polish says "wieże × 2" (no plural to agree with). */
+            char n[16];
+            snprintf(n, sizeof n, "%d", count[t]);
+            const char *form = i18n_text(s->language, N_("{n} {pieces}"));
+            const char *at = strstr(form, "{pieces}");
+            const char *men = i18n_text(s->language, piece_names[t][1]);
+            if (at == NULL) {
+                put(s, "%s %s", n, men);
+            } else {
+                size_t head = (size_t)(at - form);
+                char before[64];
+                snprintf(before, sizeof before, "%.*s", (int)head, form);
+                put_words(s, before, "{n}", n);
+                put(s, "%s", men);
+                put_words(s, at + strlen("{pieces}"), "{n}", n);
+            }
+        }
         any = true;
     }
-    put(s, "%s\n", any ? "" : " empty");
+    if (!any) {
+        put(s, " ");
+        put(s, "%s", i18n_text(s->language, N_("empty")));
+    }
+    put(s, "\n");
 }
 
 static void draw_square(struct sink *s, const char *fen)
@@ -133,10 +171,10 @@ static void draw_square(struct sink *s, const char *fen)
         for (int t = RULES_KNIGHT; t <= RULES_QUEEN; t++)
             prison[c][t] = set_count[t] - on_board[c][t] - reserve[c][t];
 
-    put_men(s, "White's reserve:", reserve[RULES_WHITE]);
-    put_men(s, "Black's reserve:", reserve[RULES_BLACK]);
-    put_men(s, "White's prison: ", prison[RULES_WHITE]);
-    put_men(s, "Black's prison: ", prison[RULES_BLACK]);
+    put_men(s, N_("White's reserve:"), reserve[RULES_WHITE]);
+    put_men(s, N_("Black's reserve:"), reserve[RULES_BLACK]);
+    put_men(s, N_("White's prison: "), prison[RULES_WHITE]);
+    put_men(s, N_("Black's prison: "), prison[RULES_BLACK]);
 }
 
 /* ---- Glinski: 91 hexagons ----------------------------------------------- */
@@ -234,15 +272,21 @@ static const struct {
     void (*draw)(struct sink *s, const char *canonical_fen);
     const char *legend;
 } drawers[] = {
-    [RULES_BOARD_SQUARE_8X8] = { draw_square, "(upper case: White, lower case: Black)\n" },
+    [RULES_BOARD_SQUARE_8X8] = { draw_square, N_("(upper case: White, lower case: Black)\n") },
     [RULES_BOARD_HEXAGON_91] = { draw_hexagon,
-      "(upper case: White, lower case: Black; files run up the columns,\n"
-      "ranks bend at file f: rank 1 is a1 down to f1 and up to l1)\n" },
+      N_("(upper case: White, lower case: Black; files run up the columns,\n"
+         "ranks bend at file f: rank 1 is a1 down to f1 and up to l1)\n") },
 };
 
 size_t notify_diagram(const char *variant, const char *fen, char *out, size_t size)
 {
-    struct sink s = { .buf = out, .size = size };
+    return notify_diagram_in(NULL, variant, fen, out, size);
+}
+
+size_t notify_diagram_in(const char *language, const char *variant, const char *fen, char *out,
+                         size_t size)
+{
+    struct sink s = { .buf = out, .size = size, .language = language };
     if (size == 0)
         return 0;
     out[0] = '\0';
@@ -263,7 +307,7 @@ size_t notify_diagram(const char *variant, const char *fen, char *out, size_t si
     }
     drawers[v->board].draw(&s, canonical);
     put_turn(&s, v, &pos);
-    put(&s, "%s", drawers[v->board].legend);
+    put(&s, "%s", i18n_text(language, drawers[v->board].legend));
     if (s.full) {
         out[0] = '\0';
         return 0;

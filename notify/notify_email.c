@@ -138,6 +138,7 @@ static bool compose_one(const struct notify_config *c, const struct db_delivery 
     fischer_time(data, a.my_color, &a);
     a.tournament_name = text(data, "name");
     a.arbiter_reason = text(data, "reason");
+    a.language = d->language;
     return notify_mail_text(&a, subject, size, body, error);
 }
 
@@ -150,7 +151,8 @@ static bool compose_digest(const struct notify_config *c, const struct db_delive
     int count = cJSON_GetArraySize(games);
     struct notify_digest_game *list = calloc((size_t)(count > 0 ? count : 1), sizeof *list);
     struct links *links = calloc((size_t)(count > 0 ? count : 1), sizeof *links);
-    struct notify_digest digest = { d->player_name, list, (size_t)count, d->now_unix, NULL };
+    struct notify_digest digest = { d->player_name, list, (size_t)count, d->now_unix, NULL,
+                                    d->language };
     const cJSON *g;
     int i = 0;
     bool ok = false;

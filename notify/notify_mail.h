@@ -35,6 +35,10 @@
  * position the rules refuse, or a buffer too small for the whole diagram.
  */
 size_t notify_diagram(const char *variant, const char *fen, char *out, size_t size);
+/* The same with its words (the turn, the reserves, the key) in `language`
+ * ("pl", "hu"; NULL or "en": English, all ASCII); the board stays ASCII. */
+size_t notify_diagram_in(const char *language, const char *variant, const char *fen, char *out,
+                         size_t size);
 
 /* What a notification is about. */
 enum notify_kind {
@@ -95,6 +99,7 @@ struct notify_about {
     long long my_time;
     const char *tournament_name;  /* NOTIFY_TOURNAMENT_START, _END */
     const char *arbiter_reason;   /* NOTIFY_ARBITER: the arbiter's words */
+    const char *language;         /* the recipient's: "en", "pl", "hu"; NULL: English */
 };
 
 /*
@@ -130,6 +135,7 @@ struct notify_digest {
     size_t count;                             /* at least 1 */
     long long now;                            /* Unix seconds */
     const char *settings_url;
+    const char *language;                     /* "en", "pl", "hu"; NULL: English */
 };
 
 /*

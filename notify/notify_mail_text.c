@@ -12,7 +12,10 @@
 
 #include "base.h"
 #include "db.h"
+#include "i18n.h"
 #include "rules.h"
+
+#include <stdarg.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,12 +23,61 @@
 
 /* ---- Times ----------------------------------------------------------------- */
 
-static const char *const day_names[7] = { "Sunday", "Monday", "Tuesday", "Wednesday",
-                                          "Thursday", "Friday", "Saturday" };
-static const char *const month_names[12] = { "January", "February", "March", "April",
-                                             "May", "June", "July", "August",
-                                             "September", "October", "November",
-                                             "December" };
+/* Issue 21: every text below is an English msgid (N_) said in the
+ * recipient's language by i18n_text (po/<lang>.po). */
+static const char *const day_names[7] = { N_("Sunday"), N_("Monday"), N_("Tuesday"),
+                                          N_("Wednesday"), N_("Thursday"), N_("Friday"),
+                                          N_("Saturday") };
+/* Months as a date says them ("25 November 2026"): Polish puts them in the
+ * genitive there. */
+static const char *const month_names[12] = { N_("January"), N_("February"), N_("March"),
+                                              N_("April"), N_("May"), N_("June"), N_("July"),
+                                              N_("August"), N_("September"), N_("October"),
+                                              N_("November"), N_("December") };
+
+/*
+ * Appends `template` in `language` with each {name} replaced by the value
+ * given after it: fill(t, lang, "{a} and {b}", "a", x, "b", y, NULL).  A
+ * name without a value stays as it is.
+ */
+static void fill(struct base_text *t, const char *language, const char *template, ...)
+{
+    const char *p = i18n_text(language, template);
+    while (*p) {
+        const char *open = strchr(p, '{');
+        const char *close = open ? strchr(open, '}') : NULL;
+        if (close == NULL) {
+            base_text_str(t, p);
+            return;
+        }
+        base_text_add(t, p, (size_t)(open - p));
+        const char *value = NULL;
+        va_list ap;
+        va_start(ap, template);
+        for (const char *name; value == NULL && (name = va_arg(ap, const char *)) != NULL;) {
+            const char *v = va_arg(ap, const char *);
+            if (strlen(name) == (size_t)(close - open - 1) &&
+                memcmp(name, open + 1, (size_t)(close - open - 1)) == 0)
+                value = v;
+        }
+        va_end(ap);
+        if (value != NULL)
+            base_text_str(t, value);
+        else
+            base_text_add(t, open, (size_t)(close - open + 1));
+        p = close + 1;
+    }
+}
+
+/* fill() into a fixed buffer. */
+static void fill_into(char *out, size_t size, const char *language, const char *template,
+                      const char *name, const char *value)
+{
+    struct base_text t = { 0 };
+    fill(&t, language, template, name, value, (const char *)NULL);
+    snprintf(out, size, "%s", t.buf && !t.failed ? t.buf : "");
+    free(t.buf);
+}
 
 /* Reads korpd's "2026-11-25T13:45:00Z" into Unix seconds. */
 static bool time_parse(const char *text, long long *out)
@@ -46,33 +98,49 @@ static bool time_parse(const char *text, long long *out)
     return true;
 }
 
-/* "Wednesday 25 November 2026, 13:45 UTC" */
-static bool time_words(long long when, char *out, size_t size)
+/* "Wednesday 25 November 2026, 13:45 UTC" (in English) */
+static bool time_words(const char *language, long long when, char *out, size_t size)
 {
     time_t t = (time_t)when;
     struct tm tm;
+    char day[16], year[16], clock[32];
     if (gmtime_r(&t, &tm) == NULL)
         return false;
-    snprintf(out, size, "%s %d %s %d, %02d:%02d UTC", day_names[tm.tm_wday], tm.tm_mday,
-             month_names[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour, tm.tm_min);
-    return true;
+    snprintf(day, sizeof day, "%d", tm.tm_mday);
+    snprintf(year, sizeof year, "%d", tm.tm_year + 1900);
+    snprintf(clock, sizeof clock, "%02d:%02d", tm.tm_hour, tm.tm_min);
+    struct base_text w = { 0 };
+    fill(&w, language, N_("{weekday} {day} {month} {year}, {time} UTC"),
+         "weekday", i18n_text(language, day_names[tm.tm_wday]), "day", day,
+         "month", i18n_text(language, month_names[tm.tm_mon]), "year", year, "time", clock,
+         (const char *)NULL);
+    bool ok = !w.failed && w.buf != NULL && w.len < size;
+    if (ok)
+        memcpy(out, w.buf, w.len + 1);
+    free(w.buf);
+    return ok;
 }
 
 /* How long is left, rounded as a reader expects: "24 hours" for
  * 23:59:30, "3 days", "45 minutes"; never less than "1 minute". */
-static void time_left_words(long long seconds, char *out, size_t size)
+static void time_left_words(const char *language, long long seconds, char *out, size_t size)
 {
+    char n[24];
     long long minutes = (seconds + 59) / 60;
     long long hours = (seconds + 1800) / 3600;
     long long days = (seconds + 43200) / 86400;
     if (minutes < 1)
         minutes = 1;
-    if (minutes < 60)
-        snprintf(out, size, "%lld minute%s", minutes, minutes == 1 ? "" : "s");
-    else if (hours < 48)
-        snprintf(out, size, "%lld hour%s", hours, hours == 1 ? "" : "s");
-    else
-        snprintf(out, size, "%lld days", days);
+    if (minutes < 60) {
+        snprintf(n, sizeof n, "%lld", minutes);
+        fill_into(out, size, language, minutes == 1 ? N_("1 minute") : N_("{n} minutes"), "n", n);
+    } else if (hours < 48) {
+        snprintf(n, sizeof n, "%lld", hours);
+        fill_into(out, size, language, hours == 1 ? N_("1 hour") : N_("{n} hours"), "n", n);
+    } else {
+        snprintf(n, sizeof n, "%lld", days);
+        fill_into(out, size, language, N_("{n} days"), "n", n);
+    }
 }
 
 /* ---- Words about games ----------------------------------------------------- */
@@ -84,16 +152,16 @@ static const struct {
     const char *noun;
     const char *phrase;
 } terminations[] = {
-    { "checkmate", "checkmate", "by checkmate" },
-    { "stalemate", "stalemate", "by stalemate" },
-    { "insufficient-material", "insufficient material", "by insufficient material" },
-    { "threefold", "threefold repetition", "by threefold repetition" },
-    { "fifty-move", "fifty-move rule", "by the fifty-move rule" },
-    { "agreement", "agreement", "by agreement" },
-    { "resignation", "resignation", "by resignation" },
-    { "timeout", "time", "on time" },
-    { "adjudication", "adjudication", "by adjudication" },
-    { "aborted", "aborted", "early (aborted)" },
+    { "checkmate", N_("checkmate"), N_("by checkmate") },
+    { "stalemate", N_("stalemate"), N_("by stalemate") },
+    { "insufficient-material", N_("insufficient material"), N_("by insufficient material") },
+    { "threefold", N_("threefold repetition"), N_("by threefold repetition") },
+    { "fifty-move", N_("fifty-move rule"), N_("by the fifty-move rule") },
+    { "agreement", N_("agreement"), N_("by agreement") },
+    { "resignation", N_("resignation"), N_("by resignation") },
+    { "timeout", N_("time"), N_("on time") },
+    { "adjudication", N_("adjudication"), N_("by adjudication") },
+    { "aborted", N_("aborted"), N_("early (aborted)") },
     { NULL, NULL, NULL }
 };
 
@@ -103,14 +171,14 @@ static const struct {
     const char *text;
     const char *for_color[2];
 } results[] = {
-    { "1-0", "1-0", { "You won.", "You lost." } },
-    { "0-1", "0-1", { "You lost.", "You won." } },
-    { "1/2-1/2", "1/2-1/2", { "It is a draw.", "It is a draw." } },
-    { "3/4-1/4", "3/4-1/4", { "You stalemated your opponent: 3/4 point for you.",
-                              "You were stalemated: 1/4 point for you." } },
-    { "1/4-3/4", "1/4-3/4", { "You were stalemated: 1/4 point for you.",
-                              "You stalemated your opponent: 3/4 point for you." } },
-    { "*", "no result", { "Neither side scores.", "Neither side scores." } },
+    { "1-0", "1-0", { N_("You won."), N_("You lost.") } },
+    { "0-1", "0-1", { N_("You lost."), N_("You won.") } },
+    { "1/2-1/2", "1/2-1/2", { N_("It is a draw."), N_("It is a draw.") } },
+    { "3/4-1/4", "3/4-1/4", { N_("You stalemated your opponent: 3/4 point for you."),
+                              N_("You were stalemated: 1/4 point for you.") } },
+    { "1/4-3/4", "1/4-3/4", { N_("You were stalemated: 1/4 point for you."),
+                              N_("You stalemated your opponent: 3/4 point for you.") } },
+    { "*", N_("no result"), { N_("Neither side scores."), N_("Neither side scores.") } },
     { NULL, NULL, { NULL, NULL } }
 };
 
@@ -122,7 +190,10 @@ static int color_index(const char *color)
     return c == DB_COLOR_WHITE ? 0 : c == DB_COLOR_BLACK ? 1 : -1;
 }
 
-static const char *const color_words[2] = { "White", "Black" };
+/* "You play {color}." with the colour said in a whole sentence, so that
+ * each language can inflect it. */
+static const char *const you_play[2] = { N_("You play White."), N_("You play Black.") };
+static const char *const digest_you_play[2] = { N_(", you play White"), N_(", you play Black") };
 
 /* "Korpalski", "Glinski", or NULL for an unknown variant. */
 static const char *variant_words(const char *variant)
@@ -162,7 +233,7 @@ static const struct {
     [FIELD_OPPONENT] = { "opponent", "opponent_name" },
     [FIELD_GAME] = { "game", "game_id" },
     [FIELD_VARIANT] = { "variant", "a known variant" },
-    [FIELD_COLOR] = { "color", "my_color white or black" },
+    [FIELD_COLOR] = { "color", "my_color white or black" },  /* "You play White." */
     [FIELD_RESULT] = { "result", "result" },
     [FIELD_HOW] = { "how", "termination" },
     [FIELD_BY] = { "by", "termination" },
@@ -194,81 +265,81 @@ static const struct {
     unsigned show;
 } kinds[] = {
     { NOTIFY_YOUR_MOVE, "your-move",
-      "Your move in game {game} against {opponent} ({variant})",
-      "It is your move in game {game} against {opponent} ({variant}). You play {color}.",
+      N_("Your move in game {game} against {opponent} ({variant})"),
+      N_("It is your move in game {game} against {opponent} ({variant}). {color}"),
       SHOW_MOVE | SHOW_DIAGRAM | SHOW_DEADLINE | SHOW_GAME_URL },
     { NOTIFY_CHALLENGE, "challenge",
-      "{opponent} challenges you to a game of {variant}",
-      "{opponent} challenges you to a game of {variant}. You can accept or decline the "
-      "challenge on its page.",
+      N_("{opponent} challenges you to a game of {variant}"),
+      N_("{opponent} challenges you to a game of {variant}. You can accept or decline the "
+      "challenge on its page."),
       SHOW_CHALLENGE_URL },
     { NOTIFY_GAME_START, "game-start",
-      "New game {game} against {opponent} ({variant})",
-      "Your game {game} against {opponent} ({variant}) has begun. You play {color}.",
+      N_("New game {game} against {opponent} ({variant})"),
+      N_("Your game {game} against {opponent} ({variant}) has begun. {color}"),
       SHOW_DIAGRAM | SHOW_DEADLINE | SHOW_GAME_URL },
     { NOTIFY_DRAW_OFFER, "draw-offer",
-      "{opponent} offers a draw in game {game}",
-      "{opponent} offers a draw in game {game} ({variant}). You can accept or decline "
-      "it on the game's page.",
+      N_("{opponent} offers a draw in game {game}"),
+      N_("{opponent} offers a draw in game {game} ({variant}). You can accept or decline "
+      "it on the game's page."),
       SHOW_MOVE | SHOW_DIAGRAM | SHOW_DEADLINE | SHOW_GAME_URL },
     { NOTIFY_GAME_END, "game-end",
-      "Game {game} against {opponent} ended: {result} ({how})",
-      "Your game {game} against {opponent} ({variant}) has ended {by}: {result}. {outcome}",
+      N_("Game {game} against {opponent} ended: {result} ({how})"),
+      N_("Your game {game} against {opponent} ({variant}) has ended {by}: {result}. {outcome}"),
       SHOW_MOVE | SHOW_DIAGRAM | SHOW_GAME_URL },
     { NOTIFY_DEADLINE_NEAR, "deadline-near",
-      "{left} left for your move in game {game} against {opponent}",
-      "Your time for a move in game {game} against {opponent} ({variant}) runs out in "
+      N_("{left} left for your move in game {game} against {opponent}"),
+      N_("Your time for a move in game {game} against {opponent} ({variant}) runs out in "
       "{left}. If you do not move by then, the game ends on time: you lose, or draw if "
-      "{opponent} has no mating material.",
+      "{opponent} has no mating material."),
       SHOW_MOVE | SHOW_DIAGRAM | SHOW_DEADLINE | SHOW_GAME_URL },
     { NOTIFY_CHALLENGE_DECLINED, "challenge-declined",
-      "{opponent} declined your challenge to a game of {variant}",
-      "{opponent} declined your challenge to a game of {variant}.",
+      N_("{opponent} declined your challenge to a game of {variant}"),
+      N_("{opponent} declined your challenge to a game of {variant}."),
       0 },
     { NOTIFY_CHALLENGE_CANCELED, "challenge-canceled",
-      "{opponent} withdrew the challenge to a game of {variant}",
-      "{opponent} withdrew the challenge to a game of {variant} that was waiting for "
-      "your answer.",
+      N_("{opponent} withdrew the challenge to a game of {variant}"),
+      N_("{opponent} withdrew the challenge to a game of {variant} that was waiting for "
+      "your answer."),
       0 },
     { NOTIFY_CLAIM, "claim",
-      "{opponent} claimed a draw in game {game} ({how})",
-      "{opponent} claimed a draw {by} in game {game} ({variant}). The claim was valid: "
-      "the game is drawn.",
+      N_("{opponent} claimed a draw in game {game} ({how})"),
+      N_("{opponent} claimed a draw {by} in game {game} ({variant}). The claim was valid: "
+      "the game is drawn."),
       SHOW_DIAGRAM | SHOW_GAME_URL },
     { NOTIFY_WEBHOOK_DISABLED, "webhook-disabled",
-      "Your korp webhook was turned off",
-      "Your webhook {webhook} was turned off after its deliveries kept failing: "
-      "{reason}. Turn it on again in your settings once it answers.",
+      N_("Your korp webhook was turned off"),
+      N_("Your webhook {webhook} was turned off after its deliveries kept failing: "
+      "{reason}. Turn it on again in your settings once it answers."),
       0 },
     { NOTIFY_EMAIL_CONFIRM, "email-confirm",
-      "Confirm your email address for korp",
-      "This address was given for the korp account {player}. To get korp's mails here "
+      N_("Confirm your email address for korp"),
+      N_("This address was given for the korp account {player}. To get korp's mails here "
       "(your moves, challenges, results), confirm it with the link below within 3 days; "
       "until then korp sends nothing else to it. If you did not give it, ignore this "
-      "mail: nothing more will come.",
+      "mail: nothing more will come."),
       SHOW_CONFIRM_URL },
     { NOTIFY_MESSAGE, "message",
-      "{opponent} sent you a message in game {game}",
-      "{opponent} sent you a message in game {game} ({variant}):",
+      N_("{opponent} sent you a message in game {game}"),
+      N_("{opponent} sent you a message in game {game} ({variant}):"),
       SHOW_MESSAGE | SHOW_GAME_URL },
     { NOTIFY_CONDITIONAL_PLAYED, "conditional-played",
-      "Your conditional move {move} was played in game {game}",
-      "Your conditional move {move} was played in game {game} against {opponent} "
-      "({variant}), as you had planned. It is {opponent}'s move now.",
+      N_("Your conditional move {move} was played in game {game}"),
+      N_("Your conditional move {move} was played in game {game} against {opponent} "
+      "({variant}), as you had planned. It is {opponent}'s move now."),
       SHOW_DIAGRAM | SHOW_GAME_URL },
     { NOTIFY_ARBITER, "arbiter",
-      "An arbiter has ruled on game {game}",
-      "An arbiter has ruled on a claim or request in your game {game} ({variant}): "
-      "{decision}",
+      N_("An arbiter has ruled on game {game}"),
+      N_("An arbiter has ruled on a claim or request in your game {game} ({variant}): "
+      "{decision}"),
       SHOW_DIAGRAM | SHOW_GAME_URL },
     { NOTIFY_TOURNAMENT_START, "tournament-start",
-      "Tournament {tournament} has begun",
-      "The round robin {tournament} ({variant}) has begun: all your games in it are "
-      "made, and you can play them in any order.",
+      N_("Tournament {tournament} has begun"),
+      N_("The round robin {tournament} ({variant}) has begun: all your games in it are "
+      "made, and you can play them in any order."),
       0 },
     { NOTIFY_TOURNAMENT_END, "tournament-end",
-      "Tournament {tournament} has ended",
-      "The round robin {tournament} ({variant}) has ended: its last game is over.",
+      N_("Tournament {tournament} has ended"),
+      N_("The round robin {tournament} ({variant}) has ended: its last game is over."),
       0 },
     { NOTIFY_KIND_COUNT, NULL, NULL, NULL, 0 }
 };
@@ -352,28 +423,41 @@ static void add_link(struct base_text *t, const char *before, const char *url)
     base_text_str(t, "\n");
 }
 
-static void add_footer(struct base_text *t, const char *settings_url)
+static void add_footer(struct base_text *t, const char *language, const char *settings_url)
 {
     base_text_str(t, "\n-- \n");
-    add_wrapped(t, "korp correspondence chess. You get this mail because email "
-                   "notifications are on for your account. To choose which mails you "
-                   "get, or to unsubscribe, go to your notification settings:", "");
+    add_wrapped(t, i18n_text(language, N_("korp correspondence chess. You get this mail because "
+                                          "email notifications are on for your account. To "
+                                          "choose which mails you get, or to unsubscribe, go "
+                                          "to your notification settings:")), "");
     add_link(t, "", settings_url);
+}
+
+/* A label on a line of its own after a blank line, then a URL. */
+static void add_labelled_link(struct base_text *t, const char *language, const char *label,
+                              const char *url)
+{
+    base_text_str(t, "\n");
+    base_text_str(t, i18n_text(language, label));
+    base_text_str(t, "\n");
+    add_link(t, "", url);
 }
 
 /* The last move as a paragraph: "alice's last move: 12... Nf6 (in the
  * inventor's Polish notation: S/f6)." */
-static void add_move(struct base_text *t, const char *opponent, int ply, const char *san,
-                     const char *polish)
+static void add_move(struct base_text *t, const char *language, const char *opponent, int ply,
+                     const char *san, const char *polish)
 {
     struct base_text para = { 0 };
     char move[64];
     move_words(ply, san, move, sizeof move);
     if (polish && polish[0])
-        base_text_put(&para, "%s's last move: %s (in the inventor's Polish notation: %s).",
-                 opponent, move, polish);
+        fill(&para, language,
+             N_("{opponent}'s last move: {move} (in the inventor's Polish notation: {polish})."),
+             "opponent", opponent, "move", move, "polish", polish, (const char *)NULL);
     else
-        base_text_put(&para, "%s's last move: %s.", opponent, move);
+        fill(&para, language, N_("{opponent}'s last move: {move}."), "opponent", opponent,
+             "move", move, (const char *)NULL);
     if (para.failed)
         t->failed = true;
     else
@@ -404,19 +488,23 @@ static void add_quoted(struct base_text *t, const char *text)
 }
 
 /* "Your deadline: Wednesday 25 November 2026, 13:45 UTC (in 24 hours)." */
-static bool add_deadline(struct base_text *t, const char *label, const char *indent,
-                         const char *deadline, long long now)
+static bool add_deadline(struct base_text *t, const char *language, const char *label,
+                         const char *indent, const char *deadline, long long now)
 {
     long long when;
-    char words[64], left[32];
-    if (!time_parse(deadline, &when) || !time_words(when, words, sizeof words))
+    char words[128], left[64];
+    if (!time_parse(deadline, &when) || !time_words(language, when, words, sizeof words))
         return false;
+    base_text_str(t, indent);
     if (when > now) {
-        time_left_words(when - now, left, sizeof left);
-        base_text_put(t, "%s%s %s (in %s).\n", indent, label, words, left);
+        time_left_words(language, when - now, left, sizeof left);
+        fill(t, language, N_("{label} {date} (in {left})."), "label", i18n_text(language, label),
+             "date", words, "left", left, (const char *)NULL);
     } else {
-        base_text_put(t, "%s%s %s (passed).\n", indent, label, words);
+        fill(t, language, N_("{label} {date} (passed)."), "label", i18n_text(language, label),
+             "date", words, (const char *)NULL);
     }
+    base_text_str(t, "\n");
     return true;
 }
 
@@ -436,7 +524,7 @@ bool notify_mail_text(const struct notify_about *a, char *subject, size_t subjec
 {
     bool ok = false;
     struct base_text t = { 0 }, subj = { 0 };
-    char left[32] = "";
+    char left[64] = "";
     *body = NULL;
     if (subject_size > 0)
         subject[0] = '\0';
@@ -449,6 +537,7 @@ bool notify_mail_text(const struct notify_about *a, char *subject, size_t subjec
         goto done;
     }
     const char *kind = kinds[k].name;
+    const char *lang = a->language;
     if (a->settings_url == NULL || a->settings_url[0] == '\0') {
         base_err_set(err, "%s notification needs settings_url", kind);
         goto done;
@@ -462,19 +551,19 @@ bool notify_mail_text(const struct notify_about *a, char *subject, size_t subjec
     value[FIELD_OPPONENT] = a->opponent_name;
     value[FIELD_GAME] = a->game_id;
     value[FIELD_VARIANT] = variant_words(a->variant);
-    value[FIELD_COLOR] = color >= 0 ? color_words[color] : NULL;
+    value[FIELD_COLOR] = color >= 0 ? i18n_text(lang, you_play[color]) : NULL;
     for (int i = 0; a->termination && terminations[i].slug; i++)
         if (strcmp(terminations[i].slug, a->termination) == 0) {
-            value[FIELD_HOW] = terminations[i].noun;
-            value[FIELD_BY] = terminations[i].phrase;
+            value[FIELD_HOW] = i18n_text(lang, terminations[i].noun);
+            value[FIELD_BY] = i18n_text(lang, terminations[i].phrase);
         }
     for (int i = 0; a->result && results[i].result; i++)
         if (strcmp(results[i].result, a->result) == 0) {
-            value[FIELD_RESULT] = results[i].text;
-            value[FIELD_OUTCOME] = color >= 0 ? results[i].for_color[color] : NULL;
+            value[FIELD_RESULT] = i18n_text(lang, results[i].text);
+            value[FIELD_OUTCOME] = color >= 0 ? i18n_text(lang, results[i].for_color[color]) : NULL;
         }
     if (a->deadline && time_parse(a->deadline, &when)) {
-        time_left_words(when - a->now, left, sizeof left);
+        time_left_words(lang, when - a->now, left, sizeof left);
         value[FIELD_LEFT] = left;
     }
     value[FIELD_WEBHOOK] = a->webhook_url;
@@ -483,7 +572,7 @@ bool notify_mail_text(const struct notify_about *a, char *subject, size_t subjec
     value[FIELD_TOURNAMENT] = a->tournament_name;
     value[FIELD_DECISION] = a->arbiter_reason;
 
-    if (!expand(&subj, kinds[k].subject, value, kind, err))
+    if (!expand(&subj, i18n_text(lang, kinds[k].subject), value, kind, err))
         goto done;
     if (subj.failed || subj.len >= subject_size) {
         base_err_set(err, "%s notification: the subject does not fit", kind);
@@ -491,10 +580,11 @@ bool notify_mail_text(const struct notify_about *a, char *subject, size_t subjec
     }
     memcpy(subject, subj.buf, subj.len + 1);
 
-    if (!expand(&t, "Hello {player},\n\n", value, kind, err))
+    if (!expand(&t, i18n_text(lang, N_("Hello {player},")), value, kind, err))
         goto done;
+    base_text_str(&t, "\n\n");
     struct base_text summary = { 0 };
-    bool expanded = expand(&summary, kinds[k].summary, value, kind, err);
+    bool expanded = expand(&summary, i18n_text(lang, kinds[k].summary), value, kind, err);
     if (expanded && !summary.failed)
         add_wrapped(&t, summary.buf, "");
     free(summary.buf);
@@ -511,11 +601,11 @@ bool notify_mail_text(const struct notify_about *a, char *subject, size_t subjec
     }
     if ((show & SHOW_MOVE) && a->last_san && a->last_san[0] && a->opponent_name) {
         base_text_str(&t, "\n");
-        add_move(&t, a->opponent_name, a->ply, a->last_san, a->last_polish);
+        add_move(&t, lang, a->opponent_name, a->ply, a->last_san, a->last_polish);
     }
     if ((show & SHOW_DIAGRAM) && a->fen && a->fen[0]) {
         char diagram[NOTIFY_DIAGRAM_MAX];
-        if (notify_diagram(a->variant, a->fen, diagram, sizeof diagram) == 0) {
+        if (notify_diagram_in(lang, a->variant, a->fen, diagram, sizeof diagram) == 0) {
             base_err_set(err, "%s notification: the rules refuse the position '%s'",
                      kind, a->fen);
             goto done;
@@ -525,29 +615,31 @@ bool notify_mail_text(const struct notify_about *a, char *subject, size_t subjec
     }
     if ((show & SHOW_DEADLINE) && a->deadline && a->deadline[0]) {
         base_text_str(&t, "\n");
-        if (!add_deadline(&t, "Your deadline:", "", a->deadline, a->now)) {
+        if (!add_deadline(&t, lang, N_("Your deadline:"), "", a->deadline, a->now)) {
             base_err_set(err, "%s notification: unreadable deadline '%s'", kind,
                      a->deadline);
             goto done;
         }
     }
     if ((show & SHOW_DEADLINE) && a->fischer && a->my_time >= 0) {
-        char time_left[32];
-        time_left_words(a->my_time, time_left, sizeof time_left);
-        base_text_put(&t, "Time on your clock: %s (Fischer).\n", time_left);
+        char time_left[64];
+        time_left_words(lang, a->my_time, time_left, sizeof time_left);
+        fill(&t, lang, N_("Time on your clock: {left} (Fischer)."), "left", time_left,
+             (const char *)NULL);
+        base_text_str(&t, "\n");
     }
     if ((show & SHOW_GAME_URL) && a->game_url && a->game_url[0])
-        add_link(&t, "\nOpen the game:\n", a->game_url);
+        add_labelled_link(&t, lang, N_("Open the game:"), a->game_url);
     if ((show & SHOW_CHALLENGE_URL) && a->challenge_url && a->challenge_url[0])
-        add_link(&t, "\nSee the challenge:\n", a->challenge_url);
+        add_labelled_link(&t, lang, N_("See the challenge:"), a->challenge_url);
     if (show & SHOW_CONFIRM_URL) {
         if (a->confirm_url == NULL || a->confirm_url[0] == '\0') {
             base_err_set(err, "%s notification needs confirm_url", kind);
             goto done;
         }
-        add_link(&t, "\nConfirm the address:\n", a->confirm_url);
+        add_labelled_link(&t, lang, N_("Confirm the address:"), a->confirm_url);
     }
-    add_footer(&t, a->settings_url);
+    add_footer(&t, lang, a->settings_url);
     ok = finish_body(&t, body, err);
 
 done:
@@ -576,16 +668,25 @@ bool notify_mail_digest(const struct notify_digest *d, char *subject, size_t sub
         base_err_set(err, "a digest needs player_name and settings_url");
         goto done;
     }
-    int n = snprintf(subject, subject_size, "Your move in %zu game%s", d->count,
-                     d->count == 1 ? "" : "s");
+    const char *lang = d->language;
+    char count[24];
+    snprintf(count, sizeof count, "%zu", d->count);
+    struct base_text subj = { 0 };
+    fill(&subj, lang, d->count == 1 ? N_("Your move in 1 game") : N_("Your move in {n} games"),
+         "n", count, (const char *)NULL);
+    int n = subj.failed || subj.buf == NULL ? -1 : snprintf(subject, subject_size, "%s", subj.buf);
+    free(subj.buf);
     if (n < 0 || (size_t)n >= subject_size) {
         base_err_set(err, "digest: the subject does not fit");
         goto done;
     }
 
-    base_text_put(&t, "Hello %s,\n\n", d->player_name);
-    base_text_put(&t, "It is your move in %zu game%s:\n", d->count,
-                    d->count == 1 ? "" : "s");
+    fill(&t, lang, N_("Hello {player},"), "player", d->player_name, (const char *)NULL);
+    base_text_str(&t, "\n\n");
+    fill(&t, lang, d->count == 1 ? N_("It is your move in 1 game:")
+                                 : N_("It is your move in {n} games:"),
+         "n", count, (const char *)NULL);
+    base_text_str(&t, "\n");
     for (size_t i = 0; i < d->count; i++) {
         const struct notify_digest_game *g = &d->games[i];
         const char *variant = variant_words(g->variant);
@@ -595,18 +696,21 @@ bool notify_mail_digest(const struct notify_digest *d, char *subject, size_t sub
                      "known variant", i + 1);
             goto done;
         }
-        base_text_put(&t, "\n* Game %s against %s (%s)", g->game_id, g->opponent_name,
-                        variant);
+        base_text_str(&t, "\n* ");
+        fill(&t, lang, N_("Game {game} against {opponent} ({variant})"), "game", g->game_id,
+             "opponent", g->opponent_name, "variant", variant, (const char *)NULL);
         if (color >= 0)
-            base_text_put(&t, ", you play %s", color_words[color]);
+            base_text_str(&t, i18n_text(lang, digest_you_play[color]));
         base_text_str(&t, "\n");
         if (g->last_san && g->last_san[0]) {
             char move[64];
             move_words(g->ply, g->last_san, move, sizeof move);
-            base_text_put(&t, "  Last move: %s\n", move);
+            base_text_str(&t, "  ");
+            fill(&t, lang, N_("Last move: {move}"), "move", move, (const char *)NULL);
+            base_text_str(&t, "\n");
         }
         if (g->deadline && g->deadline[0] &&
-            !add_deadline(&t, "Deadline:", "  ", g->deadline, d->now)) {
+            !add_deadline(&t, lang, N_("Deadline:"), "  ", g->deadline, d->now)) {
             base_err_set(err, "digest game %s: unreadable deadline '%s'", g->game_id,
                      g->deadline);
             goto done;
@@ -614,7 +718,7 @@ bool notify_mail_digest(const struct notify_digest *d, char *subject, size_t sub
         if (g->game_url && g->game_url[0])
             add_link(&t, "  ", g->game_url);
     }
-    add_footer(&t, d->settings_url);
+    add_footer(&t, lang, d->settings_url);
     ok = finish_body(&t, body, err);
 
 done:

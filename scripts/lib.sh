@@ -13,10 +13,12 @@
 KORP_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 KORP_PACKAGES="build-essential cmake pkg-config libmicrohttpd-dev libpq-dev libcjson-dev
-  libcurl4-openssl-dev libcmocka-dev libssl-dev libargon2-dev postgresql curl ca-certificates"
+  libcurl4-openssl-dev libcmocka-dev libssl-dev libargon2-dev postgresql curl ca-certificates
+  python3"
 KORP_TEST_PACKAGES="clang libclang-rt-14-dev python3-pytest python3-requests python3-jsonschema
   python3-hypothesis python3-yaml prometheus haproxy postfix chromium
-  patroni etcd-server pgbackrest python3-psycopg2"
+  patroni etcd-server pgbackrest python3-psycopg2
+  gettext"
 
 KORP_PG_ADMIN=korp_admin
 KORP_PG_USER=korp

@@ -661,7 +661,7 @@ static void test_notify_mail_digest(void **state)
           "https://korp.example/games/Hx7Gl1nsk" },
     };
     struct notify_digest d = { "bob", games, 2, DEADLINE_UNIX - 2 * 3600,
-                               "https://korp.example/settings/notifications" };
+                               "https://korp.example/settings/notifications", NULL };
     char subject[NOTIFY_SUBJECT_MAX], *body = NULL;
     struct base_err err = { "" };
     assert_true(notify_mail_digest(&d, subject, sizeof subject, &body, &err));

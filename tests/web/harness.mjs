@@ -149,8 +149,9 @@ export async function launchChromium() {
  * A browser context for one person, with every console error, page error
  * and CSP violation collected in `errors` (the tests fail on any).
  */
-export async function person(browser, base, name, { width = 1280, height = 900 } = {}) {
-  const context = await browser.newContext({ baseURL: base, viewport: { width, height } });
+export async function person(browser, base, name, { width = 1280, height = 900, locale } = {}) {
+  // locale (issue 21): the browser's language, e.g. 'pl-PL' (navigator.languages, Accept-Language).
+  const context = await browser.newContext({ baseURL: base, viewport: { width, height }, ...(locale ? { locale } : {}) });
   const page = await context.newPage();
   const errors = [];
   const allowed = [];

@@ -6,7 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { REPO, startPostgres, startKorpd, launchChromium, person } from './harness.mjs';
+import { REPO, startPostgres, startKorpd, launchChromium, person, signedIn } from './harness.mjs';
 
 const KORPD = process.env.KORPD || path.join(REPO, 'build', 'korpd', 'korpd');
 const TIMEOUT = 15000;
@@ -84,4 +84,46 @@ test('a player page shows ratings and the history chart', async () => {
     assert.equal(await page.locator('#ratings svg.rating-chart polyline').count(), 1);
     assert.deepEqual(errors, []);
   } finally { await context.close(); }
+});
+
+// The forms' terms (game-terms.js): a round robin and a challenge made on the
+// pages with a Fischer clock, leave not stopping the clocks, unrated; what
+// korpd stored is what the form was given.
+test('the new-tournament and new-game forms set a Fischer clock, leave and rating', async () => {
+  const password = 'forms-password-1';
+  const who = await call('POST', '/v1/players', null, { name: 'formfiller', password });
+  const p = await signedIn(browser, korpd.base, 'formfiller', password);
+  try {
+    await p.page.goto('/tournaments');
+    await p.page.fill('#tournament-new input[name=name]', 'Fischer cup');
+    await p.page.selectOption('#tournament-time', 'fischer');
+    await p.page.fill('#tournament-initial', '20');
+    await p.page.fill('#tournament-increment', '2');
+    await p.page.fill('#tournament-max', '30');
+    await p.page.uncheck('#tournament-leave');
+    await p.page.uncheck('#tournament-rated');
+    await p.page.click('#tournament-new button[type=submit]');
+    await p.page.waitForURL(/\/tournaments\/[A-Za-z0-9]+$/, { timeout: TIMEOUT });
+    const tour = await call('GET', '/v1/tournaments/' + p.page.url().split('/').pop());
+    assert.deepEqual(tour.clock, { type: 'fischer', initial_days: 20, increment_days: 2, max_days: 30 });
+    assert.equal(tour.days_per_move, null);
+    assert.equal(tour.leave_allowed, false);
+    assert.equal(tour.rated, false);
+
+    await p.page.goto('/new');
+    await p.page.check('#open');
+    await p.page.selectOption('#challenge-time', 'fischer');
+    await p.page.fill('#challenge-initial', '10');
+    await p.page.fill('#challenge-increment', '0');
+    await p.page.fill('#challenge-max', '10');
+    await p.page.click('#challenge-form button[type=submit]');
+    await p.page.waitForSelector('#challenge-form[data-challenge]', { timeout: TIMEOUT });
+    const id = await p.page.getAttribute('#challenge-form', 'data-challenge');
+    const c = await call('GET', '/v1/challenges/' + id);
+    assert.equal(c.challenger.id, who.id);
+    assert.deepEqual(c.clock, { type: 'fischer', initial_days: 10, increment_days: 0, max_days: 10 });
+    assert.equal(c.leave_allowed, true);
+    assert.equal(c.rated, true);
+    assert.deepEqual(p.errors, []);
+  } finally { await p.context.close(); }
 });

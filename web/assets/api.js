@@ -1,9 +1,48 @@
 // Talking to korpd: JSON over fetch, problems (RFC 9457) turned into
 // ApiError, the signed-in person (session cookie + CSRF token).
 
+import { t, language } from './i18n.js';
+
+// What each problem type (its `reason`, issue 21) says in the page's language;
+// English pages show the problem's own detail, which says more.
+const REASONS = {
+  'not-found': () => t('Not found'),
+  'method-not-allowed': () => t('Method not allowed'),
+  'body-too-large': () => t('Request body too large'),
+  'bad-request': () => t('Bad request'),
+  'unsupported-media-type': () => t('Unsupported media type'),
+  unavailable: () => t('korp is busy; try again in a moment.'),
+  'internal-error': () => t('Something went wrong on korp\'s side.'),
+  unauthorized: () => t('You are not signed in, or the name or password is wrong.'),
+  forbidden: () => t('You may not do that.'),
+  conflict: () => t('That conflicts with what is already there.'),
+  'not-your-turn': () => t('Not your turn'),
+  'game-over': () => t('The game is over'),
+  'ply-mismatch': () => t('The game has moved on: reload the page.'),
+  'illegal-move': () => t('Illegal move'),
+  'draw-not-allowed': () => t('Draw not allowed'),
+  'too-many-requests': () => t('Too many requests: wait a little and try again.'),
+  'invalid-webhook-url': () => t('The webhook URL cannot be used'),
+  'invalid-value': () => t('A value is not allowed'),
+  'not-implemented': () => t('Not implemented'),
+  'conditional-conflict': () => t('Conditional moves disagree'),
+  'leave-exceeded': () => t('Over the leave allowance'),
+};
+
+function problemText(status, problem) {
+  if (language() !== 'en') {
+    // An illegal move's reason is finer (drop-gives-check): then the type says it.
+    const slug = String(problem?.type || '').replace(/^.*\/problems\//, '');
+    const said = REASONS[problem?.reason] || REASONS[slug];
+    if (said) return said();
+    if (status === 0) return t('korp cannot be reached.');
+  }
+  return problem?.detail || problem?.title || `HTTP ${status}`;
+}
+
 export class ApiError extends Error {
   constructor(status, problem) {
-    super(problem?.detail || problem?.title || `HTTP ${status}`);
+    super(problemText(status, problem));
     this.status = status;
     this.problem = problem || {};
   }
@@ -69,7 +108,8 @@ export async function signIn(name, password) {
 export async function signUp(name, password, email) {
   const body = { name, password };
   if (email) body.email = email;
-  await api('POST', '/v1/players', body);
+  // The account reads korp in the page's language (its emails too).
+  await api('POST', '/v1/players', body, { headers: { 'Accept-Language': language() } });
   return signIn(name, password);
 }
 

@@ -2,8 +2,9 @@
 // routes on location.pathname to one module per page. Links inside the
 // site are followed without reloading (history.pushState).
 
-import { loadSession, me, signOut } from './api.js';
+import { api, loadSession, me, signOut } from './api.js';
 import { h } from './ui.js';
+import { t, LANGUAGES, language, chooseLanguage, loadLanguage, rememberLanguage } from './i18n.js';
 import { addArbiterLink } from './arbiter-role.js';
 
 const ROUTES = [
@@ -31,19 +32,68 @@ function drawNav() {
   const nav = document.getElementById('nav');
   const player = me();
   const items = player
-    ? [h('a', { href: '/' }, 'My games'), h('a', { href: '/new' }, 'New game'),
+    ? [h('a', { href: '/' }, t('My games')), h('a', { href: '/new' }, t('New game')),
        h('a', { href: '/players/' + player.id, class: 'nav-me' }, player.name),
-       h('a', { href: '/tournaments' }, 'Tournaments'),
-       h('a', { href: '/settings' }, 'Settings'), h('a', { href: '/study' }, 'Study'),
-       h('a', { href: '/learn/korpalski' }, 'Learn'),
+       h('a', { href: '/tournaments' }, t('Tournaments')),
+       h('a', { href: '/settings' }, t('Settings')), h('a', { href: '/study' }, t('Study')),
+       h('a', { href: '/learn/korpalski' }, t('Learn')),
        h('button', { type: 'button', class: 'linklike', id: 'sign-out', onclick: async () => {
          await signOut().catch(() => {});
          drawNav();
          navigate('/');
-       } }, 'Sign out')]
-    : [h('a', { href: '/new' }, 'Open games'), h('a', { href: '/study' }, 'Study'), h('a', { href: '/learn/korpalski' }, 'Learn'), h('a', { href: '/login' }, 'Sign in'), h('a', { href: '/signup' }, 'Sign up')];
+       } }, t('Sign out'))]
+    : [h('a', { href: '/new' }, t('Open games')), h('a', { href: '/study' }, t('Study')), h('a', { href: '/learn/korpalski' }, t('Learn')), h('a', { href: '/login' }, t('Sign in')), h('a', { href: '/signup' }, t('Sign up'))];
   nav.replaceChildren(...items);
   addArbiterLink(nav);
+  drawChrome();
+}
+
+// ---- the language (issue 21) ------------------------------------------------
+
+/* The signed-in player's stored language, or null. */
+async function playerLanguage() {
+  if (!me()) return null;
+  try { return (await api('GET', '/v1/players/me/notifications')).language || null; } catch { return null; }
+}
+
+/* Loads the language this page should use (before anything is drawn). */
+async function settleLanguage() {
+  const stored = await playerLanguage();
+  await loadLanguage(chooseLanguage(stored ? { language: stored } : null));
+}
+
+/* The words of index.html itself, and the language switch in the footer. */
+function drawChrome() {
+  const skip = document.querySelector('a.skip');
+  if (skip) skip.textContent = t('Skip to content');
+  const footer = document.querySelector('footer.bottom');
+  if (!footer) return;
+  const select = h('select', { id: 'language', name: 'language' },
+    ...LANGUAGES.map(l => h('option', { value: l.code, lang: l.code, selected: l.code === language() }, l.name)));
+  select.addEventListener('change', () => switchLanguage(select.value));
+  footer.replaceChildren(h('span', {}, t('korp: correspondence Korpalski and Glinski chess')), ' · ',
+    h('label', { for: 'language' }, t('Language')), ' ', select);
+}
+
+/* The switch: a player's choice is stored with their preferences, a
+ * visitor's in this browser; the page is drawn again in the new language. */
+export async function switchLanguage(code) {
+  rememberLanguage(code);
+  if (me()) {
+    try { await api('PUT', '/v1/players/me/notifications', { language: code }); } catch (e) { console.warn('language not stored:', e.message); }
+  }
+  await loadLanguage(code);
+  drawNav();
+  await route();
+  document.getElementById('language')?.focus();
+}
+
+/* After signing in or out: the player's language, if it differs, is loaded. */
+async function refreshNav() {
+  const before = language();
+  await settleLanguage();
+  drawNav();
+  if (language() !== before) await route();
 }
 
 export async function route() {
@@ -55,11 +105,11 @@ export async function route() {
     if (!m) continue;
     const page = await load();
     main.replaceChildren();
-    cleanup = (await page.render(main, { params: m.slice(1), mode, navigate, refreshNav: drawNav })) || null;
+    cleanup = (await page.render(main, { params: m.slice(1), mode, navigate, refreshNav })) || null;
     return;
   }
-  main.replaceChildren(h('h1', {}, 'Not found'), h('p', {}, 'There is no page here. ', h('a', { href: '/' }, 'Go home')));
-  document.title = 'Not found · korp';
+  main.replaceChildren(h('h1', {}, t('Not found')), h('p', {}, t('There is no page here.'), ' ', h('a', { href: '/' }, t('Go home'))));
+  document.title = t('Not found') + ' · korp';
 }
 
 export function navigate(path, { replace = false } = {}) {
@@ -80,6 +130,7 @@ window.addEventListener('popstate', route);
 
 (async () => {
   await loadSession();
+  await settleLanguage();
   drawNav();
   await route();
 })();

@@ -10,6 +10,7 @@
 
 import { PIECE_NAMES, PLURAL, parseUci } from './geometry.js';
 import { pieceGroup, pieceIcon } from './pieces.js';
+import { t } from './i18n.js';
 
 const NS = 'http://www.w3.org/2000/svg';
 const DRAG_THRESHOLD = 4;   // px before a press becomes a drag
@@ -36,7 +37,18 @@ function svgEl(tag, attrs = {}) {
  * is called with each move the user makes and may return a promise; the
  * board takes no input until it settles. Returns the board's handle.
  */
-export function createBoard(root, geometry, { onMove, label = 'Board' } = {}) {
+function colorWord(color) { return color === 'white' ? t('white') : t('black'); }
+
+/* "white reserve: 2 knights" (a reserve or a prison, in words). */
+function countWords(color, where, kind, n) {
+  const place = where === 'reserve'
+    ? (color === 'white' ? t('white reserve') : t('black reserve'))
+    : (color === 'white' ? t('white prison') : t('black prison'));
+  return n === 1 ? t('{place}: 1 {piece}', { place, piece: PIECE_NAMES[kind] })
+    : t('{place}: {n} {pieces}', { place, n, pieces: PLURAL[kind] });
+}
+
+export function createBoard(root, geometry, { onMove, label = t('Board') } = {}) {
   const state = {
     position: null,           // {pieces: Map, reserve, prison, toMove}
     legal: [],                // [{uci, san}]
@@ -58,7 +70,7 @@ export function createBoard(root, geometry, { onMove, label = 'Board' } = {}) {
     class: 'board', viewBox: `0 0 ${geometry.width} ${geometry.height}`,
     role: 'group', 'aria-label': label, tabindex: '-1',   // the cells are in the tab order, not the drawing
   });
-  const chooser = el('div', { class: 'promo-chooser', hidden: true, role: 'dialog', 'aria-label': 'Promote to' });
+  const chooser = el('div', { class: 'promo-chooser', hidden: true, role: 'dialog', 'aria-label': t('Promote to') });
   const ghost = el('div', { class: 'drag-ghost', hidden: true, 'aria-hidden': 'true' });
   const spoken = el('div', { class: 'visually-hidden board-announce', 'aria-live': 'polite', role: 'status' });
   let focusName = null;          // the cell in the tab order
@@ -82,9 +94,9 @@ export function createBoard(root, geometry, { onMove, label = 'Board' } = {}) {
     // the text "2" would be a button whose label does not contain its text.
     const coords = svgEl('g', { class: 'coords', 'aria-hidden': 'true' });
     const label = (c, attrs, text) => {
-      const t = svgEl('text', { ...attrs, class: `coord coord-${c.tone}`, 'font-size': geometry.labelSize });
-      t.textContent = text;
-      coords.appendChild(t);
+      const mark = svgEl('text', { ...attrs, class: `coord coord-${c.tone}`, 'font-size': geometry.labelSize });
+      mark.textContent = text;
+      coords.appendChild(mark);
     };
     for (const c of geometry.cells) {
       const g = svgEl('g', { class: 'cell tone-' + c.tone, 'data-cell': c.name, role: 'button', tabindex: '-1' });
@@ -183,8 +195,9 @@ export function createBoard(root, geometry, { onMove, label = 'Board' } = {}) {
       g.classList.toggle('last', !!state.lastMove && (state.lastMove.from === name || state.lastMove.to === name));
       g.classList.toggle('check', !!isKingInCheck);
       g.classList.toggle('movable', canMoveFrom(name));
-      g.setAttribute('aria-label', `${name} ${p ? p.color + ' ' + PIECE_NAMES[p.type] : 'empty'}`
-        + (sel ? ', selected' : '') + (targets.has(name) ? ', legal target' : ''));
+      g.setAttribute('aria-label', (p ? t('{cell} {color} {piece}', { cell: name, piece: PIECE_NAMES[p.type], color: colorWord(p.color) })
+        : t('{cell} empty', { cell: name }))
+        + (sel ? t(', selected') : '') + (targets.has(name) ? t(', legal target') : ''));
       g.setAttribute('aria-pressed', sel ? 'true' : 'false');
     }
     if (geometry.hasReserves) renderSides();
@@ -198,37 +211,39 @@ export function createBoard(root, geometry, { onMove, label = 'Board' } = {}) {
     for (const [panel, color] of [[top, topColor], [bottom, topColor === 'white' ? 'black' : 'white']]) {
       panel.replaceChildren();
       panel.dataset.color = color;
-      const res = el('div', { class: 'reserve', role: 'group', 'aria-label': `${color} reserve` });
-      res.appendChild(el('span', { class: 'side-title', text: `${color === 'white' ? 'White' : 'Black'} reserve` }));
+      const reserveName = color === 'white' ? t('White reserve') : t('Black reserve');
+      const res = el('div', { class: 'reserve', role: 'group', 'aria-label': reserveName });
+      res.appendChild(el('span', { class: 'side-title', text: reserveName }));
       let any = false;
-      for (const t of ORDER) {
-        const n = pos?.reserve?.[color]?.[t] || 0;
+      for (const kind of ORDER) {
+        const n = pos?.reserve?.[color]?.[kind] || 0;
         if (!n) continue;
         any = true;
-        const droppable = color === state.movable && canDrop(t);
+        const droppable = color === state.movable && canDrop(kind);
         const b = el('button', {
-          type: 'button', class: 'reserve-piece' + (state.selected?.drop === t && droppable ? ' selected' : ''),
-          'data-reserve': `${color}-${t}`, 'data-drop': t, disabled: !droppable,
-          'aria-label': `${color} reserve: ${n} ${n === 1 ? PIECE_NAMES[t] : PLURAL[t]}`,
-          'aria-pressed': state.selected?.drop === t && droppable ? 'true' : 'false',
-        }, pieceIcon(color, t), el('span', { class: 'count', text: String(n) }));
+          type: 'button', class: 'reserve-piece' + (state.selected?.drop === kind && droppable ? ' selected' : ''),
+          'data-reserve': `${color}-${kind}`, 'data-drop': kind, disabled: !droppable,
+          'aria-label': countWords(color, 'reserve', kind, n),
+          'aria-pressed': state.selected?.drop === kind && droppable ? 'true' : 'false',
+        }, pieceIcon(color, kind), el('span', { class: 'count', text: String(n) }));
         res.appendChild(b);
       }
-      if (!any) res.appendChild(el('span', { class: 'empty-note', text: 'empty' }));
-      const pri = el('div', { class: 'prison', role: 'group', 'aria-label': `${color} prison` });
-      pri.appendChild(el('span', { class: 'side-title', text: 'Prison' }));
+      if (!any) res.appendChild(el('span', { class: 'empty-note', text: t('empty') }));
+      const prisonName = color === 'white' ? t('White prison') : t('Black prison');
+      const pri = el('div', { class: 'prison', role: 'group', 'aria-label': prisonName });
+      pri.appendChild(el('span', { class: 'side-title', text: t('Prison') }));
       let anyP = false;
-      for (const t of ['q', 'r', 'b', 'n', 'p']) {
-        const n = pos?.prison?.[color]?.[t] || 0;
+      for (const kind of ['q', 'r', 'b', 'n', 'p']) {
+        const n = pos?.prison?.[color]?.[kind] || 0;
         if (!n) continue;
         anyP = true;
         pri.appendChild(el('span', {
-          class: 'prison-piece', 'data-prison': `${color}-${t}`,
-          'aria-label': `${color} prison: ${n} ${n === 1 ? PIECE_NAMES[t] : PLURAL[t]}${t === 'p' ? ' (gone)' : ''}`,
+          class: 'prison-piece', 'data-prison': `${color}-${kind}`,
+          'aria-label': countWords(color, 'prison', kind, n) + (kind === 'p' ? ' ' + t('(gone)') : ''),
           role: 'img',
-        }, pieceIcon(color, t), el('span', { class: 'count', text: String(n) })));
+        }, pieceIcon(color, kind), el('span', { class: 'count', text: String(n) })));
       }
-      if (!anyP) pri.appendChild(el('span', { class: 'empty-note', text: 'empty' }));
+      if (!anyP) pri.appendChild(el('span', { class: 'empty-note', text: t('empty') }));
       panel.append(res, pri);
     }
     if (hadFocus) root.querySelector(`[data-reserve="${hadFocus}"]`)?.focus();
@@ -238,14 +253,14 @@ export function createBoard(root, geometry, { onMove, label = 'Board' } = {}) {
 
   function choosePromotion(options, color) {
     return new Promise(resolve => {
-      chooser.replaceChildren(el('span', { class: 'promo-title', text: 'Promote to' }));
+      chooser.replaceChildren(el('span', { class: 'promo-title', text: t('Promote to') }));
       for (const m of options) {
         const b = el('button', { type: 'button', class: 'promo-option', 'data-promo': m.promo, 'aria-label': PIECE_NAMES[m.promo] },
           pieceIcon(color, m.promo));
         b.addEventListener('click', () => { chooser.hidden = true; resolve(m); });
         chooser.appendChild(b);
       }
-      const cancel = el('button', { type: 'button', class: 'promo-cancel', text: 'Cancel' });
+      const cancel = el('button', { type: 'button', class: 'promo-cancel', text: t('Cancel') });
       cancel.addEventListener('click', () => { chooser.hidden = true; resolve(null); });
       chooser.appendChild(cancel);
       chooser.hidden = false;

@@ -3,13 +3,14 @@
 // for a player while the opponent is to move. Used by page-game.js.
 
 import { h, sideName } from './ui.js';
+import { t } from './i18n.js';
 
 /* "30 days a move", "Fischer 30 d + 1 d, at most 45 d", "No time limit". */
 export function clockText(game) {
   const c = game.clock;
-  if (!c) return 'No time limit';
-  if (c.type === 'per_move') return `${c.days} day${c.days > 1 ? 's' : ''} a move`;
-  return `Fischer ${c.initial_days} d + ${c.increment_days} d, at most ${c.max_days} d`;
+  if (!c) return t('No time limit');
+  if (c.type === 'per_move') return c.days === 1 ? t('1 day a move') : t('{days} days a move', { days: c.days });
+  return t('Fischer {initial} d + {increment} d, at most {max} d', { initial: c.initial_days, increment: c.increment_days, max: c.max_days });
 }
 
 /* Whole seconds as "12 d 04:05:06", or "04:05:06" under a day. */
@@ -18,7 +19,7 @@ export function clockFace(seconds) {
   const d = Math.floor(s / 86400);
   const hms = [Math.floor(s % 86400 / 3600), Math.floor(s % 3600 / 60), s % 60]
     .map(n => String(n).padStart(2, '0')).join(':');
-  return d ? `${d} d ${hms}` : hms;
+  return d ? t('{d} d {hms}', { d, hms }) : hms;
 }
 
 /*
@@ -32,14 +33,14 @@ export function createGameClock({ myColor, giveTime }) {
     black: h('span', { class: 'clock-face', 'data-side': 'black' }),
   };
   const pause = h('p', { class: 'clock-paused', id: 'clock-paused', hidden: true });
-  const days = h('select', { id: 'give-time-days', 'aria-label': 'Days to give' },
+  const days = h('select', { id: 'give-time-days', 'aria-label': t('Days to give') },
     ...[1, 2, 3, 4, 5, 6, 7].map(n => h('option', { value: n }, `${n} day${n > 1 ? 's' : ''}`)));
   // (the row inside: a class that sets display would show a hidden form)
   const give = h('form', { class: 'give-time', id: 'give-time', hidden: true },
-    h('div', { class: 'row' }, days, h('button', { type: 'submit' }, 'Give time')));
+    h('div', { class: 'row' }, days, h('button', { type: 'submit' }, t('Give time'))));
   give.addEventListener('submit', e => { e.preventDefault(); giveTime(Number(days.value)); });
   const el = h('div', { class: 'clocks', id: 'clocks', hidden: true },
-    h('p', { class: 'clock-row' }, h('span', {}, 'White '), faces.white, h('span', {}, ' · Black '), faces.black),
+    h('p', { class: 'clock-row' }, h('span', {}, t('White'), ' '), faces.white, h('span', {}, ' ', t('· Black'), ' '), faces.black),
     pause, give);
   let game = null, readAt = 0;
 
@@ -67,10 +68,10 @@ export function createGameClock({ myColor, giveTime }) {
       const paused = g.status === 'active' && g.clock.paused_until;
       pause.hidden = !paused;
       pause.textContent = paused
-        ? `⏸ Paused: a player is on leave until ${new Date(g.clock.paused_until).toUTCString()}`
+        ? '⏸ ' + t('Paused: a player is on leave until {until}', { until: g.clock.paused_until.slice(0, 16).replace('T', ' ') + ' UTC' })
         : '';
       give.hidden = !(myColor && g.status === 'active' && g.to_move !== myColor);
-      give.title = `Give ${sideName(g.to_move)} more time for this move`;
+      give.title = t('Give {side} more time for this move', { side: sideName(g.to_move) });
       tick();
     },
     destroy() { clearInterval(timer); },

@@ -6,6 +6,7 @@
 
 import { api, q } from './api.js';
 import { h, messageBox } from './ui.js';
+import { t } from './i18n.js';
 
 /* Lines typed one per row, moves separated by spaces or commas. */
 export function parseLines(text) {
@@ -33,7 +34,7 @@ export function linesTree(lines) {
 
 function treeList(nodes) {
   return h('ul', { class: 'plan-tree' }, nodes.map(n =>
-    h('li', {}, h('span', { class: 'plan-if' }, `if ${n.move}`), ' → ',
+    h('li', {}, h('span', { class: 'plan-if' }, t('if {move}', { move: n.move })), ' → ',
       h('strong', { class: 'plan-reply' }, n.reply),
       n.next.length ? treeList(n.next) : null)));
 }
@@ -47,27 +48,27 @@ function treeList(nodes) {
 export function createPlan({ id, myColor, board = null, redraw = () => {} }) {
   const msg = messageBox();
   const input = h('textarea', { id: 'plan-input', rows: 4, spellcheck: 'false',
-    'aria-describedby': 'plan-help', placeholder: 'Nf6 Nb1\nNc6 Nb1 Ne5 Nc3' });
+    'aria-describedby': 'plan-help', placeholder: t('Nf6 Nb1\nNc6 Nb1 Ne5 Nc3') });
   const tree = h('div', { id: 'plan-tree', 'aria-live': 'polite' });
-  const save = h('button', { type: 'submit', class: 'primary', id: 'plan-save' }, 'Save lines');
-  const clear = h('button', { type: 'button', id: 'plan-clear' }, 'Clear');
+  const save = h('button', { type: 'submit', class: 'primary', id: 'plan-save' }, t('Save lines'));
+  const clear = h('button', { type: 'button', id: 'plan-clear' }, t('Clear'));
   const planLine = h('p', { id: 'plan-line', class: 'plan-line', 'aria-live': 'polite' });
-  const planBtn = h('button', { type: 'button', id: 'plan-start' }, 'Plan on the board');
-  const addBtn = h('button', { type: 'button', id: 'plan-add', class: 'primary' }, 'Add line');
-  const undoBtn = h('button', { type: 'button', id: 'plan-undo' }, 'Undo');
-  const doneBtn = h('button', { type: 'button', id: 'plan-done' }, 'Done');
+  const planBtn = h('button', { type: 'button', id: 'plan-start' }, t('Plan on the board'));
+  const addBtn = h('button', { type: 'button', id: 'plan-add', class: 'primary' }, t('Add line'));
+  const undoBtn = h('button', { type: 'button', id: 'plan-undo' }, t('Undo'));
+  const doneBtn = h('button', { type: 'button', id: 'plan-done' }, t('Done'));
   const planBar = h('div', { id: 'plan-bar', class: 'plan-bar', hidden: true }, planLine,
     h('div', { class: 'row' }, addBtn, undoBtn, doneBtn));
   const form = h('form', { id: 'plan-form', class: 'plan-form' },
-    h('label', { for: 'plan-input' }, 'Conditional moves'),
+    h('label', { for: 'plan-input' }, t('Conditional moves')),
     input,
     h('p', { id: 'plan-help', class: 'hint' },
-      'One line per row: their move, your reply, their next move, your reply… ',
-      'Lines that begin alike form a tree; a reply is played at once when its move is.'),
+      t('One line per row: their move, your reply, their next move, your reply…'), ' ',
+      t('Lines that begin alike form a tree; a reply is played at once when its move is.')),
     h('div', { class: 'row' }, save, clear, board ? planBtn : null), planBar, msg, tree);
   const note = h('p', { class: 'hint', id: 'plan-wait' },
-    'Conditional moves are set while your opponent is to move.');
-  const el = h('section', { class: 'plan', id: 'plan', 'aria-label': 'Conditional moves' }, form, note);
+    t('Conditional moves are set while your opponent is to move.'));
+  const el = h('section', { class: 'plan', id: 'plan', 'aria-label': t('Conditional moves') }, form, note);
   let ply = -1;
   let planning = null;   // the moves played out in plan mode (UCI and SAN), or null
 
@@ -79,8 +80,8 @@ export function createPlan({ id, myColor, board = null, redraw = () => {} }) {
     const toMove = fen.split(' ')[1] === 'w' ? 'white' : 'black';
     board.update(fen, { legal: r.moves, movable: toMove, lastMove: null, check: false });
     planLine.textContent = planning.length
-      ? 'Line: ' + planning.map(m => m.san).join(' ')
-      : 'Play their move on the board, then your reply, and so on.';
+      ? t('Line:') + ' ' + planning.map(m => m.san).join(' ')
+      : t('Play their move on the board, then your reply, and so on.');
     addBtn.disabled = planning.length < 2 || planning.length % 2 !== 0;
     undoBtn.disabled = planning.length === 0;
   }
@@ -116,7 +117,7 @@ export function createPlan({ id, myColor, board = null, redraw = () => {} }) {
   });
 
   function showTree(lines) {
-    tree.replaceChildren(lines.length ? treeList(linesTree(lines)) : h('p', { class: 'hint' }, 'No lines set.'));
+    tree.replaceChildren(lines.length ? treeList(linesTree(lines)) : h('p', { class: 'hint' }, t('No lines set.')));
   }
 
   async function load() {
@@ -134,10 +135,10 @@ export function createPlan({ id, myColor, board = null, redraw = () => {} }) {
       const r = await api('PUT', `/v1/games/${q(id)}/conditional-moves`, { lines: parseLines(input.value), ply });
       input.value = r.lines.map(l => l.join(' ')).join('\n');
       showTree(r.lines);
-      msg.show(r.lines.length ? 'Lines saved.' : 'No lines set.', 'ok');
+      msg.show(r.lines.length ? t('Lines saved.') : t('No lines set.'), 'ok');
     } catch (err) {
       const p = err.problem || {};
-      const where = Number.isInteger(p.line) ? ` (line ${p.line + 1}, move ${p.index + 1})` : '';
+      const where = Number.isInteger(p.line) ? ' ' + t('(line {line}, move {move})', { line: p.line + 1, move: p.index + 1 }) : '';
       msg.show(err.message + where, 'error');
     }
   });

@@ -4,22 +4,23 @@
 
 import { api, q } from './api.js';
 import { h, messageBox, sideName } from './ui.js';
+import { t } from './i18n.js';
 
 const POLL_MS = 60000;
 
 export function createTalk({ id, myColor }) {
   const msg = messageBox();
-  const list = h('ol', { id: 'messages', class: 'messages', 'aria-label': 'Messages' });
-  const text = h('textarea', { id: 'message-input', rows: 2, maxlength: 500, 'aria-label': 'Message to your opponent' });
+  const list = h('ol', { id: 'messages', class: 'messages', 'aria-label': t('Messages') });
+  const text = h('textarea', { id: 'message-input', rows: 2, maxlength: 500, 'aria-label': t('Message to your opponent') });
   const send = h('form', { id: 'message-form', class: 'message-form' }, text,
-    h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary' }, 'Send')));
-  const notes = h('textarea', { id: 'notes-input', rows: 4, maxlength: 20000, 'aria-label': 'Private notes' });
+    h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary' }, t('Send'))));
+  const notes = h('textarea', { id: 'notes-input', rows: 4, maxlength: 20000, 'aria-label': t('Private notes') });
   const notesSaved = h('span', { class: 'hint', id: 'notes-saved' });
   const notesForm = h('form', { id: 'notes-form', class: 'notes-form' },
-    h('label', { for: 'notes-input' }, 'Private notes (only you read them)'), notes,
-    h('div', { class: 'row' }, h('button', { type: 'submit' }, 'Save notes'), notesSaved));
-  const el = h('section', { class: 'talk', id: 'talk', 'aria-label': 'Messages and notes' },
-    h('h2', {}, 'Messages'), list, myColor ? send : null, msg, myColor ? notesForm : null);
+    h('label', { for: 'notes-input' }, t('Private notes (only you read them)')), notes,
+    h('div', { class: 'row' }, h('button', { type: 'submit' }, t('Save notes')), notesSaved));
+  const el = h('section', { class: 'talk', id: 'talk', 'aria-label': t('Messages and notes') },
+    h('h2', {}, t('Messages')), list, myColor ? send : null, msg, myColor ? notesForm : null);
   let status = null, timer = null;
 
   // Others read the players' messages once the game is over: no request before.
@@ -27,7 +28,7 @@ export function createTalk({ id, myColor }) {
 
   async function loadMessages() {
     if (!readable()) {
-      list.replaceChildren(h('li', { class: 'hint' }, 'The players\u2019 messages are shown when the game is over.'));
+      list.replaceChildren(h('li', { class: 'hint' }, t('The players\u2019 messages are shown when the game is over.')));
       return;
     }
     try {
@@ -36,7 +37,7 @@ export function createTalk({ id, myColor }) {
         h('li', { class: 'msg msg-' + m.from, 'data-ply': m.ply },
           h('span', { class: 'msg-from' }, sideName(m.from) + (m.from === myColor ? ' (you)' : '')), ': ',
           h('span', { class: 'msg-text' }, m.text))));
-      if (!r.messages.length) list.replaceChildren(h('li', { class: 'hint' }, 'No messages.'));
+      if (!r.messages.length) list.replaceChildren(h('li', { class: 'hint' }, t('No messages.')));
     } catch (e) {
       msg.show(e.message, 'error');
     }

@@ -2,9 +2,17 @@
 // their colour, and how the variant's FEN places men on them. The board
 // component (board.js) draws whatever geometry it is given and never asks
 // which variant it shows.
+import { t } from './i18n.js';
 
-export const PIECE_NAMES = { k: 'king', q: 'queen', r: 'rook', b: 'bishop', n: 'knight', p: 'pawn' };
-export const PLURAL = { k: 'kings', q: 'queens', r: 'rooks', b: 'bishops', n: 'knights', p: 'pawns' };
+// Names of the men in the page's language (getters: read when drawn).
+export const PIECE_NAMES = {
+  get k() { return t('king'); }, get q() { return t('queen'); }, get r() { return t('rook'); },
+  get b() { return t('bishop'); }, get n() { return t('knight'); }, get p() { return t('pawn'); },
+};
+export const PLURAL = {
+  get k() { return t('kings'); }, get q() { return t('queens'); }, get r() { return t('rooks'); },
+  get b() { return t('bishops'); }, get n() { return t('knights'); }, get p() { return t('pawns'); },
+};
 
 // ---- Korpalski: 8x8 squares -------------------------------------------------
 

@@ -7,6 +7,7 @@ import { createBoard } from './board.js';
 import { geometryFor } from './geometry.js';
 import { h, messageBox, variantName } from './ui.js';
 import { gameRow, challengeRow } from './page-home.js';
+import { t } from './i18n.js';
 
 const ENGINE = 'korp-engine';
 const START = {
@@ -14,10 +15,10 @@ const START = {
   glinski: 'b/qbk/n1b1n/r5r/ppppppppp/11/5P5/4P1P4/3P1B1P3/2P2B2P2/1PRNQBKNRP1 w - 0 1',
 };
 const ABOUT = {
-  korpalski: 'The board starts empty: each side places its king, then drops its men one by one. ' +
-    'A drop may never give check, and a pawn promotes only to a piece its side has lost.',
-  glinski: 'Ninety-one hexagons in three colours, three bishops a side, pawns that capture at 60 degrees, ' +
-    'and a stalemate that scores three quarters.',
+  korpalski: () => t('The board starts empty: each side places its king, then drops its men one by one. ' +
+    'A drop may never give check, and a pawn promotes only to a piece its side has lost.'),
+  glinski: () => t('Ninety-one hexagons in three colours, three bishops a side, pawns that capture at 60 degrees, ' +
+    'and a stalemate that scores three quarters.'),
 };
 
 // Challenges the computer (the engine bot, when this server runs one) and opens the game once it accepts.
@@ -26,9 +27,9 @@ async function playComputer(variant, msg, navigate) {
   if (!player) { navigate('/signup'); return; }
   try {
     const found = (await api('GET', `/v1/players?name=${q(ENGINE)}`)).players.find(p => p.name === ENGINE);
-    if (!found) { msg.show('The computer does not play on this server.', 'error'); return; }
+    if (!found) { msg.show(t('The computer does not play on this server.'), 'error'); return; }
     const c = await api('POST', '/v1/challenges', { variant, opponent: found.id, color: 'random' });
-    msg.show('Waiting for the computer to accept…', 'info');
+    msg.show(t('Waiting for the computer to accept…'), 'info');
     const deadline = Date.now() + 20000;
     while (Date.now() < deadline) {
       const now = await api('GET', `/v1/challenges/${q(c.id)}`);
@@ -36,7 +37,7 @@ async function playComputer(variant, msg, navigate) {
       if (now.status !== 'open') break;
       await new Promise(r => setTimeout(r, 500));
     }
-    msg.show('The computer has not answered yet: your challenge waits on your games page.', 'info');
+    msg.show(t('The computer has not answered yet: your challenge waits on your games page.'), 'info');
   } catch (e) { msg.show(e.message, 'error'); }
 }
 
@@ -48,19 +49,19 @@ export async function renderFront(main, { navigate }) {
   for (const v of ['korpalski', 'glinski']) {
     const root = h('div', { class: 'front-board' });
     variants.append(h('section', { class: 'card front-variant', 'data-variant': v },
-      h('h2', {}, variantName(v)), root, h('p', {}, ABOUT[v]),
+      h('h2', {}, variantName(v)), root, h('p', {}, ABOUT[v]()),
       h('p', {}, h('button', { type: 'button', class: 'primary', id: `play-computer-${v}`, onclick: () => playComputer(v, msg, navigate) },
-        me() ? 'Play the computer now' : 'Sign up and play the computer'), ' ',
-        h('a', { href: `/learn/${v}`, class: 'button' }, 'Learn the rules'))));
-    const b = createBoard(root, geometryFor(v), { label: `${variantName(v)} at the start` });
+        me() ? t('Play the computer now') : t('Sign up and play the computer')), ' ',
+        h('a', { href: `/learn/${v}`, class: 'button' }, t('Learn the rules')))));
+    const b = createBoard(root, geometryFor(v), { label: t('{variant} at the start', { variant: variantName(v) }) });
     b.update(START[v], {});
     boards.push(b);
   }
   const open = h('ul', { class: 'list', id: 'front-open' });
   const playing = h('ul', { class: 'list', id: 'front-playing' });
   main.append(msg, variants,
-    h('section', { class: 'card' }, h('h2', {}, 'Challenges anyone may accept'), open),
-    h('section', { class: 'card' }, h('h2', {}, 'Games being played now'), playing));
+    h('section', { class: 'card' }, h('h2', {}, t('Challenges anyone may accept')), open),
+    h('section', { class: 'card' }, h('h2', {}, t('Games being played now')), playing));
   try {
     const [o, g] = await Promise.all([api('GET', '/v1/challenges/open'), api('GET', '/v1/games?status=active&limit=10')]);
     const mine = me()?.id;
@@ -68,8 +69,8 @@ export async function renderFront(main, { navigate }) {
       onAccept: mine && c.challenger.id !== mine ? async () => {
         try { navigate('/games/' + q((await api('POST', `/v1/challenges/${q(c.id)}/accept`)).game_id)); }
         catch (e) { msg.show(e.message, 'error'); }
-      } : null })) : [h('li', { class: 'none' }, 'None waiting. ', h('a', { href: '/new' }, 'Make one'), '.')]));
-    playing.replaceChildren(...(g.games.length ? g.games.map(x => gameRow(x, mine)) : [h('li', { class: 'none' }, 'None right now.')]));
+      } : null })) : [h('li', { class: 'none' }, t('None waiting.'), ' ', h('a', { href: '/new' }, t('Make one')), '.')]));
+    playing.replaceChildren(...(g.games.length ? g.games.map(x => gameRow(x, mine)) : [h('li', { class: 'none' }, t('None right now.'))]));
   } catch (e) { msg.show(e.message, 'error'); }
   return () => boards.forEach(b => b.destroy());
 }

@@ -5,11 +5,12 @@
 import { api, me, q } from './api.js';
 import { createBoard } from './board.js';
 import { geometryFor, parseUci } from './geometry.js';
-import { moveWords, sanToPolish } from './notation.js';
+import { moveWords, moveText, notationChoice, setNotationChoice } from './notation.js';
 import { h, messageBox, sideName, variantName, timeLeft, resultText, playerLink } from './ui.js';
 import { createPlan } from './game-plan.js';
 import { createTalk } from './game-talk.js';
 import { createGameClock, clockText } from './game-clock.js';
+import { t } from './i18n.js';
 import { createPerpetual } from './game-perpetual.js';
 
 const RETRY_MAX_MS = 30000;
@@ -24,41 +25,43 @@ export async function render(main, { params }) {
   try {
     game = await api('GET', `/v1/games/${q(id)}`);
   } catch (e) {
-    main.append(h('h1', {}, 'Game not found'), h('p', {}, e.status === 404 ? `There is no game ${id}.` : e.message));
+    main.append(h('h1', {}, t('Game not found')), h('p', {}, e.status === 404 ? t('There is no game {id}.', { id }) : e.message));
     return null;
   }
 
   const player = me();
   const myColor = player ? (game.white.id === player.id ? 'white' : game.black.id === player.id ? 'black' : null) : null;
   const korpalski = game.variant === 'korpalski';
-  let notation = korpalski && localStorage.getItem('korp-notation') === 'polish' ? 'polish' : 'san';
+  let notation = notationChoice();
 
   // ---- the page's parts ---------------------------------------------------
   const msg = messageBox();
   msg.id = 'game-message';
   const status = h('p', { id: 'game-status', class: 'game-status', 'aria-live': 'polite' });
-  const live = h('span', { id: 'live', class: 'live', title: 'Live updates' }, 'connecting…');
+  const live = h('span', { id: 'live', class: 'live', title: t('Live updates') }, 'connecting…');
   const stripTop = h('div', { class: 'player-strip', id: 'strip-top' });
   const stripBottom = h('div', { class: 'player-strip', id: 'strip-bottom' });
   const boardRoot = h('div', { id: 'board' });
-  const moveList = h('ol', { id: 'move-list', class: 'move-list', 'aria-label': 'Moves' });
+  const moveList = h('ol', { id: 'move-list', class: 'move-list', 'aria-label': t('Moves') });
   const moveInput = h('input', { id: 'move-input', name: 'move', autocomplete: 'off', spellcheck: 'false', maxlength: 32,
-    placeholder: korpalski ? 'e.g. N@e5, Nf3, g1f3 or S/e5' : 'e.g. Nf4, h3h5 or Hdf8', 'aria-describedby': 'move-help' });
+    placeholder: korpalski ? t('e.g. N@e5, Nf3, g1f3 or S/e5') : t('e.g. Nf4, h3h5 or Hdf8'), 'aria-describedby': 'move-help' });
   const moveForm = h('form', { class: 'move-form', id: 'move-form' },
-    h('label', { for: 'move-input' }, 'Type a move'),
-    h('div', { class: 'row' }, moveInput, h('button', { type: 'submit', class: 'primary' }, 'Play')),
+    h('label', { for: 'move-input' }, t('Type a move')),
+    h('div', { class: 'row' }, moveInput, h('button', { type: 'submit', class: 'primary' }, t('Play'))),
     h('p', { id: 'move-help', class: 'hint' }, korpalski
-      ? 'SAN (N@e5, Qf5+, e8=Q), UCI-style (g1f3, e7e8q) or Polish (S/e5, W:f3+, pe1=H)'
-      : 'SAN (Nf4, Qxf9#), coordinates (h3h5, e9d9q) or Hungarian letters (Hdf8)'));
+      ? t('SAN (N@e5, Qf5+, e8=Q), UCI-style (g1f3, e7e8q) or Polish (S/e5, W:f3+, pe1=H)')
+      : t('SAN (Nf4, Qxf9#), coordinates (h3h5, e9d9q) or Hungarian letters (Hdf8)')));
   const actions = h('div', { class: 'actions', id: 'actions' });
-  const flipBtn = h('button', { type: 'button', id: 'flip', onclick: () => { board.flip(); drawStrips(); } }, 'Flip board');
-  const notationSel = korpalski ? h('select', { id: 'notation', 'aria-label': 'Notation' },
-    h('option', { value: 'san' }, 'SAN'), h('option', { value: 'polish' }, 'Polish (inventor)')) : null;
+  const flipBtn = h('button', { type: 'button', id: 'flip', onclick: () => { board.flip(); drawStrips(); } }, t('Flip board'));
+  const notationSel = h('select', { id: 'notation', 'aria-label': t('Notation') },
+    h('option', { value: 'san' }, t('SAN')),
+    h('option', { value: 'polish' }, korpalski ? t('Polish (inventor)') : t('Polish letters')),
+    h('option', { value: 'hungarian' }, t('Hungarian letters')));
   if (notationSel) {
     notationSel.value = notation;
     notationSel.addEventListener('change', () => {
       notation = notationSel.value;
-      localStorage.setItem('korp-notation', notation);
+      setNotationChoice(notation);
       drawMoves();
     });
   }
@@ -66,7 +69,7 @@ export async function render(main, { params }) {
   const plan = createPlan({ id, myColor, board: { update: (fen, o) => board.update(fen, o) },
     redraw: () => draw() });
   const talk = createTalk({ id, myColor });
-  const pgn = h('a', { href: `/v1/games/${q(id)}/pgn`, download: `korp-${id}.pgn`, id: 'pgn', class: 'button' }, 'Download PGN');
+  const pgn = h('a', { href: `/v1/games/${q(id)}/pgn`, download: `korp-${id}.pgn`, id: 'pgn', class: 'button' }, t('Download PGN'));
 
   const clocks = createGameClock({ myColor, giveTime: days => act('POST', 'give-time', { days }) });
   main.append(h('section', { class: 'game-page' },
@@ -74,13 +77,13 @@ export async function render(main, { params }) {
     h('aside', { class: 'game-side' },
       h('h1', { class: 'game-title' }, `${variantName(game.variant)}: `, playerLink(game.white), ' – ', playerLink(game.black)),
       h('p', { class: 'game-meta' }, clockText(game),
-        game.fifty_move_rule ? '' : ' · no fifty-move rule', ' · ', live),
+        game.fifty_move_rule ? '' : ' · ' + t('no fifty-move rule'), ' · ', live),
       status, clocks.el, msg,
-      myColor ? moveForm : (player ? null : h('p', { class: 'hint' }, h('a', { href: `/login?next=${q(location.pathname)}` }, 'Sign in'), ' to play your games.')),
+      myColor ? moveForm : (player ? null : h('p', { class: 'hint' }, h('a', { href: `/login?next=${q(location.pathname)}` }, t('Sign in')), ' ', t('to play your games.'))),
       actions,
       h('div', { class: 'toolbar' }, flipBtn, notationSel, pgn,
-        game.status !== 'active' ? h('a', { href: `/study?game=${q(id)}&variant=${q(game.variant)}`, id: 'open-study', class: 'button' }, 'Open in study') : null),
-      h('h2', { class: 'visually-hidden' }, 'Moves'),
+        game.status !== 'active' ? h('a', { href: `/study?game=${q(id)}&variant=${q(game.variant)}`, id: 'open-study', class: 'button' }, t('Open in study')) : null),
+      h('h2', { class: 'visually-hidden' }, t('Moves')),
       moveList, plan.el, talk.el)));
 
   // Issue 19: perpetual-check claims and requests for an arbiter, before the messages.
@@ -88,7 +91,7 @@ export async function render(main, { params }) {
   talk.el.before(perpetual.el);
 
   const board = createBoard(boardRoot, geometryFor(game.variant), {
-    label: `${variantName(game.variant)} board`,
+    label: t('{variant} board', { variant: variantName(game.variant) }),
     onMove: (uci, m) => (plan.planning() ? plan.move(uci, m) : play(uci)),
   });
   board.setOrientation(myColor || 'white');
@@ -114,8 +117,8 @@ export async function render(main, { params }) {
       strip.className = 'player-strip' + (toMove ? ' to-move' : '');
       strip.replaceChildren(...[
         h('span', { class: 'swatch swatch-' + color, 'aria-hidden': 'true' }),
-        h('span', { class: 'who' }, playerLink(p), ` (${color})`, myColor === color ? ' · you' : ''),
-        toMove ? h('span', { class: 'clock', 'data-clock': color }, game.deadline ? timeLeft(game.deadline) + ' left' : 'to move') : null,
+        h('span', { class: 'who' }, playerLink(p), ` (${color === 'white' ? t('white') : t('black')})`, myColor === color ? ' · ' + t('you') : ''),
+        toMove ? h('span', { class: 'clock', 'data-clock': color }, game.deadline ? t('{time} left', { time: timeLeft(game.deadline) }) : t('to move')) : null,
       ].filter(Boolean));
     }
   }
@@ -123,12 +126,13 @@ export async function render(main, { params }) {
   function drawStatus() {
     let text;
     if (game.status === 'active') {
-      text = myColor ? (game.to_move === myColor ? 'Your move' : `Waiting for ${game[game.to_move].name}`) : `${sideName(game.to_move)} to move`;
-      if (inCheck()) text += ' (check)';
-      if (game.deadline) text += ` · ${timeLeft(game.deadline)} left`;
-      if (game.draw_offer) text += ` · ${sideName(game.draw_offer)} offers a draw`;
+      text = myColor ? (game.to_move === myColor ? t('Your move') : t('Waiting for {name}', { name: game[game.to_move].name }))
+        : t('{side} to move', { side: sideName(game.to_move) });
+      if (inCheck()) text += ' ' + t('(check)');
+      if (game.deadline) text += ' · ' + t('{time} left', { time: timeLeft(game.deadline) });
+      if (game.draw_offer) text += ' · ' + t('{side} offers a draw', { side: sideName(game.draw_offer) });
     } else {
-      text = `Game over: ${resultText(game)}`;
+      text = t('Game over: {result}', { result: resultText(game) });
       if (game.adjudication_reason) text += ` – ${game.adjudication_reason}`;
     }
     status.textContent = text;
@@ -142,7 +146,7 @@ export async function render(main, { params }) {
       const li = h('li', { class: 'move-pair', value: i / 2 + 1 });
       for (const k of [i, i + 1]) {
         if (k >= sans.length) break;
-        const text = notation === 'polish' ? sanToPolish(sans[k]) : sans[k];
+        const text = moveText(sans[k], game.variant, notation);
         li.appendChild(h('span', { class: 'move' + (k === sans.length - 1 ? ' current' : ''), 'data-ply': k + 1 }, text));
       }
       moveList.appendChild(li);
@@ -161,23 +165,23 @@ export async function render(main, { params }) {
     const myTurn = game.to_move === myColor;
     const opp = myColor === 'white' ? 'black' : 'white';
     if (game.draw_offer === opp) {
-      actions.append(h('p', { class: 'offer' }, `${game[opp].name} offers a draw.`),
-        button('Accept draw', 'draw-accept', () => act('POST', 'draw', { action: 'accept' })),
-        button('Decline draw', 'draw-decline', () => act('POST', 'draw', { action: 'decline' })));
+      actions.append(h('p', { class: 'offer' }, t('{name} offers a draw.', { name: game[opp].name })),
+        button(t('Accept draw'), 'draw-accept', () => act('POST', 'draw', { action: 'accept' })),
+        button(t('Decline draw'), 'draw-decline', () => act('POST', 'draw', { action: 'decline' })));
     } else if (game.draw_offer === myColor) {
-      actions.append(h('p', { class: 'offer' }, 'You offered a draw.'));
+      actions.append(h('p', { class: 'offer' }, t('You offered a draw.')));
     } else {
-      actions.append(button('Offer draw', 'draw-offer', () => act('POST', 'draw', { action: 'offer' }),
-        { title: analysis && !analysis.draw_by_agreement_allowed ? 'Korpalski allows a draw by agreement only when both reserves are empty' : null }));
+      actions.append(button(t('Offer draw'), 'draw-offer', () => act('POST', 'draw', { action: 'offer' }),
+        { title: analysis && !analysis.draw_by_agreement_allowed ? t('Korpalski allows a draw by agreement only when both reserves are empty') : null }));
     }
     actions.append(
-      button('Claim threefold', 'claim-threefold', () => claim('threefold'), { disabled: !(myTurn && analysis?.threefold_claimable) }),
-      button('Claim fifty moves', 'claim-fifty', () => claim('fifty-move'), { disabled: !(myTurn && analysis?.fifty_move_claimable) }));
-    if (game.ply < 2) actions.append(button('Abort', 'abort', () => act('POST', 'abort'), { kind: 'danger' }));
-    const resign = button('Resign', 'resign', () => {
-      resign.replaceWith(h('span', { class: 'confirm' }, 'Resign this game? ',
-        button('Yes, resign', 'resign-confirm', () => act('POST', 'resign'), { kind: 'danger' }),
-        button('No', 'resign-cancel', () => drawActions())));
+      button(t('Claim threefold'), 'claim-threefold', () => claim('threefold'), { disabled: !(myTurn && analysis?.threefold_claimable) }),
+      button(t('Claim fifty moves'), 'claim-fifty', () => claim('fifty-move'), { disabled: !(myTurn && analysis?.fifty_move_claimable) }));
+    if (game.ply < 2) actions.append(button(t('Abort'), 'abort', () => act('POST', 'abort'), { kind: 'danger' }));
+    const resign = button(t('Resign'), 'resign', () => {
+      resign.replaceWith(h('span', { class: 'confirm' }, t('Resign this game?'), ' ',
+        button(t('Yes, resign'), 'resign-confirm', () => act('POST', 'resign'), { kind: 'danger' }),
+        button(t('No'), 'resign-cancel', () => drawActions())));
     }, { kind: 'danger' });
     actions.append(resign);
   }
@@ -255,7 +259,7 @@ export async function render(main, { params }) {
     msg.clear();
     try {
       const r = await api('POST', `/v1/games/${q(id)}/claims`, { kind });
-      msg.show((r.accepted ? 'Claim accepted: ' : 'Claim refused: ') + r.reason, r.accepted ? 'ok' : 'error');
+      msg.show((r.accepted ? t('Claim accepted:') : t('Claim refused:')) + ' ' + r.reason, r.accepted ? 'ok' : 'error');
       await reload();
     } catch (e) { msg.show(e.message, 'error'); }
   }
@@ -274,7 +278,7 @@ export async function render(main, { params }) {
     es = new EventSource(`/v1/events?game=${q(id)}`);
     es.addEventListener('open', () => {
       retryMs = 1000;
-      live.textContent = '● live';
+      live.textContent = t('● live');
       live.className = 'live on';
       reload();   // catch up with whatever happened while away
     });
@@ -282,7 +286,7 @@ export async function render(main, { params }) {
       es.addEventListener(kind, () => reload());
     }
     es.addEventListener('error', () => {
-      live.textContent = 'reconnecting…';
+      live.textContent = t('reconnecting…');
       live.className = 'live off';
       // EventSource retries by itself unless the server refused the stream.
       if (es.readyState === EventSource.CLOSED) {

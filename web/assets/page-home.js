@@ -6,6 +6,7 @@
 import { api, me, q } from './api.js';
 import { renderFront } from './home-front.js';
 import { h, messageBox, timeLeft, variantName, resultText, playerLink } from './ui.js';
+import { t } from './i18n.js';
 
 export function gameRow(g, myId) {
   const myColor = g.white.id === myId ? 'white' : g.black.id === myId ? 'black' : null;
@@ -15,26 +16,28 @@ export function gameRow(g, myId) {
     h('a', { href: '/games/' + q(g.id), class: 'game-link' },
       h('span', { class: 'variant' }, variantName(g.variant)),
       ' ',
-      opp ? h('span', { class: 'opp' }, `vs ${opp.name}`) : h('span', { class: 'opp' }, `${g.white.name} – ${g.black.name}`),
+      opp ? h('span', { class: 'opp' }, t('vs {name}', { name: opp.name })) : h('span', { class: 'opp' }, `${g.white.name} – ${g.black.name}`),
       ' ',
       h('span', { class: 'state' }, g.status === 'active'
-        ? (myTurn ? 'your move' : myColor ? 'their move' : `${g.to_move} to move`) + (g.deadline ? ` · ${timeLeft(g.deadline)} left` : '')
+        ? (myTurn ? t('your move') : myColor ? t('their move') : g.to_move === 'white' ? t('White to move') : t('Black to move'))
+          + (g.deadline ? ' · ' + t('{time} left', { time: timeLeft(g.deadline) }) : '')
         : resultText(g)),
-      h('span', { class: 'ply' }, ` · move ${Math.floor(g.ply / 2) + 1}`)));
+      h('span', { class: 'ply' }, ' · ' + t('move {n}', { n: Math.floor(g.ply / 2) + 1 }))));
 }
 
 function challengeText(c) {
-  const color = c.color === 'random' ? 'random colours' : `${c.challenger.name} plays ${c.color}`;
-  const time = c.days_per_move ? `${c.days_per_move} d/move` : 'no time limit';
-  return `${variantName(c.variant)}, ${color}, ${time}${c.fifty_move_rule ? '' : ', no fifty-move rule'}`;
+  const color = c.color === 'random' ? t('random colours')
+    : c.color === 'white' ? t('{name} plays White', { name: c.challenger.name }) : t('{name} plays Black', { name: c.challenger.name });
+  const time = c.days_per_move ? t('{days} d/move', { days: c.days_per_move }) : t('no time limit');
+  return `${variantName(c.variant)}, ${color}, ${time}${c.fifty_move_rule ? '' : ', ' + t('no fifty-move rule')}`;
 }
 
 export function challengeRow(c, { onAccept, onDecline, onCancel }) {
   return h('li', { class: 'challenge-row', 'data-challenge': c.id },
     h('span', {}, playerLink(c.challenger), ' → ', playerLink(c.opponent), ': ', challengeText(c), ' '),
-    onAccept ? h('button', { type: 'button', class: 'primary accept', onclick: onAccept }, 'Accept') : null,
-    onDecline ? h('button', { type: 'button', class: 'decline', onclick: onDecline }, 'Decline') : null,
-    onCancel ? h('button', { type: 'button', class: 'cancel', onclick: onCancel }, 'Withdraw') : null);
+    onAccept ? h('button', { type: 'button', class: 'primary accept', onclick: onAccept }, t('Accept')) : null,
+    onDecline ? h('button', { type: 'button', class: 'decline', onclick: onDecline }, t('Decline')) : null,
+    onCancel ? h('button', { type: 'button', class: 'cancel', onclick: onCancel }, t('Withdraw')) : null);
 }
 
 export async function render(main, { navigate }) {
@@ -42,24 +45,24 @@ export async function render(main, { navigate }) {
   if (!player) {
     document.title = 'korp';
     main.append(h('section', { class: 'card welcome' },
-      h('h1', {}, 'Correspondence chess, Polish style'),
-      h('p', {}, 'Play Korpalski Chess (the drop variant that starts on an empty board) and Glinski\'s hexagonal chess, a move a day or at your own pace.'),
-      h('p', {}, h('a', { href: '/signup', class: 'button primary' }, 'Sign up'), ' ', h('a', { href: '/login', class: 'button' }, 'Sign in'), ' ',
-        h('a', { href: '/study', class: 'button' }, 'Study a game'))));
+      h('h1', {}, t('Correspondence chess, Polish style')),
+      h('p', {}, t('Play Korpalski Chess (the drop variant that starts on an empty board) and Glinski\'s hexagonal chess, a move a day or at your own pace.')),
+      h('p', {}, h('a', { href: '/signup', class: 'button primary' }, t('Sign up')), ' ', h('a', { href: '/login', class: 'button' }, t('Sign in')), ' ',
+        h('a', { href: '/study', class: 'button' }, t('Study a game')))));
     return renderFront(main, { navigate });
   }
-  document.title = 'My games · korp';
+  document.title = t('My games') + ' · korp';
   const msg = messageBox();
   const incoming = h('ul', { id: 'incoming', class: 'list' });
   const outgoing = h('ul', { id: 'outgoing', class: 'list' });
   const active = h('ul', { id: 'my-games', class: 'list' });
   const finished = h('ul', { id: 'finished-games', class: 'list' });
-  main.append(h('h1', {}, 'My games'), msg,
-    h('section', { class: 'card' }, h('h2', {}, 'Challenges for you'), incoming),
-    h('section', { class: 'card' }, h('h2', {}, 'Games in progress'), active),
-    h('section', { class: 'card' }, h('h2', {}, 'Challenges you sent'), outgoing),
-    h('section', { class: 'card' }, h('h2', {}, 'Finished games'), finished),
-    h('p', {}, h('a', { href: '/new', class: 'button primary' }, 'New game')));
+  main.append(h('h1', {}, t('My games')), msg,
+    h('section', { class: 'card' }, h('h2', {}, t('Challenges for you')), incoming),
+    h('section', { class: 'card' }, h('h2', {}, t('Games in progress')), active),
+    h('section', { class: 'card' }, h('h2', {}, t('Challenges you sent')), outgoing),
+    h('section', { class: 'card' }, h('h2', {}, t('Finished games')), finished),
+    h('p', {}, h('a', { href: '/new', class: 'button primary' }, t('New game'))));
   const front = h('div', { id: 'front' });
   main.append(front);
   const leaveFront = await renderFront(front, { navigate });
@@ -76,12 +79,12 @@ export async function render(main, { navigate }) {
         if (ta !== tb) return ta - tb;
         return (a.deadline ? Date.parse(a.deadline) : Infinity) - (b.deadline ? Date.parse(b.deadline) : Infinity);
       });
-      active.replaceChildren(...(act2.length ? act2.map(g => gameRow(g, player.id)) : [h('li', { class: 'none' }, 'No games in progress.')]));
-      finished.replaceChildren(...(fin.games.length ? fin.games.map(g => gameRow(g, player.id)) : [h('li', { class: 'none' }, 'None yet.')]));
+      active.replaceChildren(...(act2.length ? act2.map(g => gameRow(g, player.id)) : [h('li', { class: 'none' }, t('No games in progress.'))]));
+      finished.replaceChildren(...(fin.games.length ? fin.games.map(g => gameRow(g, player.id)) : [h('li', { class: 'none' }, t('None yet.'))]));
       incoming.replaceChildren(...(ch.incoming.length ? ch.incoming.map(c => challengeRow(c, {
-        onAccept: () => answer(c, 'accept'), onDecline: () => answer(c, 'decline') })) : [h('li', { class: 'none' }, 'None.')]));
+        onAccept: () => answer(c, 'accept'), onDecline: () => answer(c, 'decline') })) : [h('li', { class: 'none' }, t('None.'))]));
       outgoing.replaceChildren(...(ch.outgoing.length ? ch.outgoing.map(c => challengeRow(c, {
-        onCancel: () => answer(c, 'cancel') })) : [h('li', { class: 'none' }, 'None.')]));
+        onCancel: () => answer(c, 'cancel') })) : [h('li', { class: 'none' }, t('None.'))]));
     } catch (e) { msg.show(e.message, 'error'); }
   }
 

@@ -7,9 +7,14 @@ import { api } from './api.js';
 import { createBoard } from './board.js';
 import { geometryFor, parseUci } from './geometry.js';
 import { h, messageBox } from './ui.js';
-import { LESSONS } from './lessons.js';
+import { lessons } from './lessons.js';
+import { t } from './i18n.js';
+import { moveLabel } from './notation.js';
 
-const STATUS_WORDS = { checkmate: 'checkmate', stalemate: 'stalemate', 'insufficient-material': 'a draw: neither side can mate' };
+const STATUS_WORDS = {
+  checkmate: () => t('checkmate'), stalemate: () => t('stalemate'),
+  'insufficient-material': () => t('a draw: neither side can mate'),
+};
 
 function toMoveOf(fen) {
   return / b /.test(fen.replace(/\[[^\]]*\]/, '')) ? 'black' : 'white';
@@ -20,13 +25,13 @@ function lessonSection(variant, lesson, boards) {
   const msg = messageBox();
   const said = h('p', { class: 'hint lesson-said', 'aria-live': 'polite' });
   const boardRoot = h('div', { class: 'lesson-board' });
-  const reset = h('button', { type: 'button', class: 'lesson-reset' }, 'Start again');
+  const reset = h('button', { type: 'button', class: 'lesson-reset' }, t('Start again'));
   const section = h('section', { class: 'card lesson', id: `lesson-${lesson.id}`, 'data-lesson': lesson.id },
-    h('h2', {}, lesson.title), ...lesson.text.map(t => h('p', {}, t)),
+    h('h2', {}, lesson.title), ...lesson.text.map(para => h('p', {}, para)),
     boardRoot, said, msg, reset);
   let moves = [];
   const board = createBoard(boardRoot, geometryFor(variant), {
-    label: `${lesson.title}: board`,
+    label: t('{title}: board', { title: lesson.title }),
     onMove: async uci => { moves.push(uci); await show(); },
   });
   boards.push(board);
@@ -40,10 +45,11 @@ function lessonSection(variant, lesson, boards) {
       board.update(r.fen, { legal: r.legal, movable: toMove, lastMove: u ? { from: u.from, to: u.to } : null, check: !!last?.check });
       boardRoot.dataset.legal = String(r.legal.length);
       boardRoot.dataset.ready = 'true';
+      const side = toMove === 'white' ? t('White') : t('Black');
       said.textContent = last
-        ? `${last.san}${last.polish ? ` (${last.polish})` : ''}: ${last.status !== 'ongoing' ? STATUS_WORDS[last.status]
-          : `${toMove === 'white' ? 'White' : 'Black'} to move${last.check ? ', in check' : ''}`}.`
-        : `${toMove === 'white' ? 'White' : 'Black'} to move: ${r.legal.length} legal move${r.legal.length === 1 ? '' : 's'}.`;
+        ? `${moveLabel(last, variant)}: ${last.status !== 'ongoing' ? STATUS_WORDS[last.status]()
+          : (last.check ? t('{side} to move, in check', { side }) : t('{side} to move', { side }))}.`
+        : t('{side} to move: legal moves: {n}.', { side, n: r.legal.length });
       msg.clear();
     } catch (e) {
       moves.pop();
@@ -57,15 +63,16 @@ function lessonSection(variant, lesson, boards) {
 
 export async function render(main, { params }) {
   const variant = params[0] === 'glinski' ? 'glinski' : 'korpalski';
+  const LESSONS = lessons();
   const course = LESSONS[variant];
   const other = variant === 'glinski' ? 'korpalski' : 'glinski';
-  document.title = `Learn ${course.title} · korp`;
+  document.title = t('Learn {title}', { title: course.title }) + ' · korp';
   const boards = [];
-  main.append(h('h1', {}, `Learn ${course.title}`), h('p', {}, course.intro),
-    h('p', { class: 'hint' }, 'Every board below takes moves: pick a man (or one in reserve), then a cell. Only legal moves are offered. ',
-      h('a', { href: `/learn/${other}` }, `Learn ${LESSONS[other].title} too`), '.'));
+  main.append(h('h1', {}, t('Learn {title}', { title: course.title })), h('p', {}, course.intro),
+    h('p', { class: 'hint' }, t('Every board below takes moves: pick a man (or one in reserve), then a cell. Only legal moves are offered.'), ' ',
+      h('a', { href: `/learn/${other}` }, t('Learn {title} too', { title: LESSONS[other].title })), '.'));
   for (const lesson of course.lessons) main.append(lessonSection(variant, lesson, boards));
-  main.append(h('section', { class: 'card', id: 'example-games' }, h('h2', {}, 'Games to replay'),
+  main.append(h('section', { class: 'card', id: 'example-games' }, h('h2', {}, t('Games to replay')),
     h('ul', { class: 'list' }, ...course.games.map(g => h('li', {},
       h('a', { href: `/study?variant=${variant}&example=${encodeURIComponent(g.file)}` }, g.title))))));
   return () => boards.forEach(b => b.destroy());

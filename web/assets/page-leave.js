@@ -4,6 +4,7 @@
 
 import { api, q } from './api.js';
 import { h, messageBox } from './ui.js';
+import { t } from './i18n.js';
 
 function day(text) { return text.slice(0, 10); }
 
@@ -15,27 +16,27 @@ export function leaveSection() {
     value: new Date().toISOString().slice(0, 10) });
   const days = h('input', { type: 'number', id: 'leave-days', min: 1, max: 366, value: 7, required: true });
   const form = h('form', { class: 'form', id: 'leave-form' },
-    h('label', { for: 'leave-start' }, 'First day (UTC)'), start,
-    h('label', { for: 'leave-days' }, 'Days'), days,
-    h('button', { type: 'submit', class: 'primary' }, 'Book leave'));
-  const section = h('section', { class: 'card', id: 'leave' }, h('h2', {}, 'Leave'),
-    h('p', { class: 'hint' }, 'While you are on leave no time runs in your games (unless a game was made without leave), and your opponents see until when.'),
+    h('label', { for: 'leave-start' }, t('First day (UTC)')), start,
+    h('label', { for: 'leave-days' }, t('Days')), days,
+    h('button', { type: 'submit', class: 'primary' }, t('Book leave')));
+  const section = h('section', { class: 'card', id: 'leave' }, h('h2', {}, t('Leave')),
+    h('p', { class: 'hint' }, t('While you are on leave no time runs in your games (unless a game was made without leave), and your opponents see until when.')),
     msg, summary, list, form);
 
   async function load() {
     try {
       const l = await api('GET', '/v1/players/me/leave');
-      summary.textContent = `${l.remaining} of ${l.allowance} days left this year (${l.used} booked).`;
+      summary.textContent = t('{remaining} of {allowance} days left this year ({used} booked).', { remaining: l.remaining, allowance: l.allowance, used: l.used });
       list.replaceChildren(...l.bookings.map(b => h('li', { 'data-leave': b.id },
-        `${day(b.start)} to ${day(b.end)} (${b.days} day${b.days > 1 ? 's' : ''}) `,
-        h('button', { type: 'button', class: 'danger', onclick: () => cancel(b.id) }, 'Cancel'))));
+        t('{start} to {end} (days: {days})', { start: day(b.start), end: day(b.end), days: b.days }), ' ',
+        h('button', { type: 'button', class: 'danger', onclick: () => cancel(b.id) }, t('Cancel')))));
     } catch (e) { msg.show(e.message, 'error'); }
   }
 
   async function cancel(id) {
     try {
       await api('DELETE', `/v1/players/me/leave/${q(id)}`);
-      msg.show('Cancelled (a leave in progress ends tonight).', 'ok');
+      msg.show(t('Cancelled (a leave in progress ends tonight).'), 'ok');
       await load();
     } catch (e) { msg.show(e.message, 'error'); }
   }
@@ -44,7 +45,7 @@ export function leaveSection() {
     e.preventDefault();
     try {
       const b = await api('POST', '/v1/players/me/leave', { start: start.value, days: Number(days.value) });
-      msg.show(`Booked: ${day(b.start)} to ${day(b.end)}.`, 'ok');
+      msg.show(t('Booked: {start} to {end}.', { start: day(b.start), end: day(b.end) }), 'ok');
       await load();
     } catch (err) { msg.show(err.message, 'error'); }
   });

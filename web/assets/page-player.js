@@ -2,6 +2,7 @@
 
 import { api, me, q } from './api.js';
 import { h, messageBox } from './ui.js';
+import { t } from './i18n.js';
 import { gameRow } from './page-home.js';
 import { ratingsSection } from './page-ratings.js';
 
@@ -12,28 +13,28 @@ export async function render(main, { params }) {
   try {
     p = await api('GET', `/v1/players/${q(id)}`);
   } catch (e) {
-    main.append(h('h1', {}, 'Player not found'), h('p', {}, e.message));
+    main.append(h('h1', {}, t('Player not found')), h('p', {}, e.message));
     return null;
   }
   document.title = `${p.name} · korp`;
   const active = h('ul', { class: 'list', id: 'player-active' });
   const done = h('ul', { class: 'list', id: 'player-finished' });
-  const more = h('button', { type: 'button', hidden: true }, 'More games');
+  const more = h('button', { type: 'button', hidden: true }, t('More games'));
   let cursor = null;
-  main.append(h('h1', {}, p.name, p.role === 'arbiter' ? ' (arbiter)' : ''), msg,
+  main.append(h('h1', {}, p.name, p.role === 'arbiter' ? ' ' + t('(arbiter)') : ''), msg,
     h('p', { class: 'record', id: 'record' },
-      `${p.played} games: ${p.won} won, ${p.drawn} drawn, ${p.lost} lost · ${p.points} points`),
+      t('{played} games: {won} won, {drawn} drawn, {lost} lost · {points} points', { played: p.played, won: p.won, drawn: p.drawn, lost: p.lost, points: p.points })),
     // Not null for "no link": append() writes null out as the text "null".
-    ...(me() && me().id !== p.id ? [h('p', {}, h('a', { href: '/new', class: 'button' }, 'Challenge someone'))] : []),
+    ...(me() && me().id !== p.id ? [h('p', {}, h('a', { href: '/new', class: 'button' }, t('Challenge someone')))] : []),
     await ratingsSection(p),
-    h('section', { class: 'card' }, h('h2', {}, 'Games in progress'), active),
-    h('section', { class: 'card' }, h('h2', {}, 'Finished games'), done, more));
+    h('section', { class: 'card' }, h('h2', {}, t('Games in progress')), active),
+    h('section', { class: 'card' }, h('h2', {}, t('Finished games')), done, more));
 
   async function loadMore() {
     try {
       const r = await api('GET', `/v1/games?player=${q(id)}&status=finished&limit=20` + (cursor ? `&cursor=${q(cursor)}` : ''));
       done.append(...r.games.map(g => gameRow(g, id)));
-      if (!done.children.length) done.append(h('li', { class: 'none' }, 'None yet.'));
+      if (!done.children.length) done.append(h('li', { class: 'none' }, t('None yet.')));
       cursor = r.next;
       more.hidden = !cursor;
     } catch (e) { msg.show(e.message, 'error'); }
@@ -41,7 +42,7 @@ export async function render(main, { params }) {
   more.addEventListener('click', loadMore);
   try {
     const r = await api('GET', `/v1/games?player=${q(id)}&status=active&limit=100`);
-    active.replaceChildren(...(r.games.length ? r.games.map(g => gameRow(g, id)) : [h('li', { class: 'none' }, 'None.')]));
+    active.replaceChildren(...(r.games.length ? r.games.map(g => gameRow(g, id)) : [h('li', { class: 'none' }, t('None.'))]));
   } catch (e) { msg.show(e.message, 'error'); }
   await loadMore();
   return null;

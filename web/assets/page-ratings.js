@@ -4,6 +4,7 @@
 
 import { api, q } from './api.js';
 import { h, link, messageBox, variantName } from './ui.js';
+import { t } from './i18n.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 
@@ -28,13 +29,13 @@ export function historyChart(history, width = 320, height = 90) {
 
 /* The ratings section of a player's page. */
 export async function ratingsSection(player) {
-  const section = h('section', { class: 'card', id: 'ratings' }, h('h2', {}, 'Ratings'));
+  const section = h('section', { class: 'card', id: 'ratings' }, h('h2', {}, t('Ratings')));
   for (const variant of ['korpalski', 'glinski']) {
     const r = player.ratings && player.ratings[variant];
     if (!r) continue;
     const line = h('p', { class: 'rating', 'data-variant': variant },
-      `${variantName(variant)}: ${Math.round(r.rating)}${r.provisional ? '?' : ''} (RD ${Math.round(r.rd)}, ${r.games} rated games) · `,
-      link('/leaderboard/' + variant, 'leaderboard'));
+      t('{variant}: {rating} (RD {rd}, {games} rated games)', { variant: variantName(variant), rating: Math.round(r.rating) + (r.provisional ? '?' : ''), rd: Math.round(r.rd), games: r.games }) + ' · ',
+      link('/leaderboard/' + variant, t('leaderboard')));
     section.append(line);
     if (r.games > 1) {
       try {
@@ -49,14 +50,14 @@ export async function ratingsSection(player) {
 export async function render(main, { params }) {
   const variant = params[0];
   const msg = messageBox();
-  document.title = `${variantName(variant)} leaderboard · korp`;
+  document.title = t('{variant} leaderboard', { variant: variantName(variant) }) + ' · korp';
   const list = h('ol', { class: 'leaderboard', id: 'leaderboard' });
-  main.append(h('h1', {}, `${variantName(variant)} leaderboard`), msg, h('section', { class: 'card' }, list));
+  main.append(h('h1', {}, t('{variant} leaderboard', { variant: variantName(variant) })), msg, h('section', { class: 'card' }, list));
   try {
     const r = await api('GET', `/v1/leaderboard/${q(variant)}?limit=100`);
     list.replaceChildren(...(r.players.length
-      ? r.players.map(p => h('li', {}, link('/players/' + q(p.id), p.name), ` ${Math.round(p.rating)} (RD ${Math.round(p.rd)}, ${p.games} games)`))
-      : [h('li', { class: 'none' }, 'No player has a settled rating yet.')]));
+      ? r.players.map(p => h('li', {}, link('/players/' + q(p.id), p.name), ' ' + t('{rating} (RD {rd}, {games} games)', { rating: Math.round(p.rating), rd: Math.round(p.rd), games: p.games })))
+      : [h('li', { class: 'none' }, t('No player has a settled rating yet.'))]));
   } catch (e) { msg.show(e.message, 'error'); }
   return null;
 }

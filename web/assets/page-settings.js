@@ -4,27 +4,34 @@
 import { api, me, q } from './api.js';
 import { h, messageBox } from './ui.js';
 import { leaveSection } from './page-leave.js';
+import { t } from './i18n.js';
 
 const KINDS = ['challenge', 'challenge_declined', 'challenge_canceled', 'game_start', 'move', 'draw_offer', 'claim', 'game_end', 'deadline_near'];
+const KIND_NAMES = {
+  challenge: () => t('challenge'), challenge_declined: () => t('challenge declined'),
+  challenge_canceled: () => t('challenge canceled'), game_start: () => t('game start'), move: () => t('move'),
+  draw_offer: () => t('draw offer'), claim: () => t('claim'), game_end: () => t('game end'),
+  deadline_near: () => t('deadline near'),
+};
 
 function kindBoxes(prefix, selected) {
   return h('fieldset', { class: 'kinds', id: prefix + '-events' },
-    h('legend', {}, prefix === 'email' ? 'Email me about' : 'Send to webhooks'),
+    h('legend', {}, prefix === 'email' ? t('Email me about') : t('Send to webhooks')),
     ...KINDS.map(k => h('label', { class: 'check' },
-      h('input', { type: 'checkbox', name: prefix + '-' + k, value: k, checked: selected.includes(k) }), ' ', k.replace(/_/g, ' '))));
+      h('input', { type: 'checkbox', name: prefix + '-' + k, value: k, checked: selected.includes(k) }), ' ', KIND_NAMES[k]())));
 }
 
 function checked(fieldset) { return [...fieldset.querySelectorAll('input:checked')].map(i => i.value); }
 
 export async function render(main, { navigate }) {
   if (!me()) { navigate('/login?next=/settings', { replace: true }); return null; }
-  document.title = 'Settings · korp';
+  document.title = t('Settings') + ' · korp';
   const notifMsg = messageBox(), hookMsg = messageBox(), tokMsg = messageBox();
-  const notif = h('section', { class: 'card', id: 'notifications' }, h('h2', {}, 'Notifications'), notifMsg);
-  const hooks = h('section', { class: 'card', id: 'webhooks' }, h('h2', {}, 'Webhooks'), hookMsg);
-  const toks = h('section', { class: 'card', id: 'tokens' }, h('h2', {}, 'Tokens for bots'), tokMsg);
+  const notif = h('section', { class: 'card', id: 'notifications' }, h('h2', {}, t('Notifications')), notifMsg);
+  const hooks = h('section', { class: 'card', id: 'webhooks' }, h('h2', {}, t('Webhooks')), hookMsg);
+  const toks = h('section', { class: 'card', id: 'tokens' }, h('h2', {}, t('Tokens for bots')), tokMsg);
   const account = accountSection();
-  main.append(h('h1', {}, 'Settings'), notif, hooks, toks, account.section, leaveSection());
+  main.append(h('h1', {}, t('Settings')), notif, hooks, toks, account.section, leaveSection());
 
   // ---- notification preferences ---------------------------------------------
   try {
@@ -39,27 +46,27 @@ export async function render(main, { navigate }) {
     const confirmation = h('p', { id: 'email-confirmation', class: 'hint' });
     const showConfirmation = prefs => {
       if (!prefs.email_address) { confirmation.replaceChildren(); return; }
-      if (prefs.email_confirmed) { confirmation.replaceChildren('This address is confirmed.'); return; }
-      const resend = h('button', { type: 'button', id: 'email-confirm-resend' }, 'Send the link again');
+      if (prefs.email_confirmed) { confirmation.replaceChildren(t('This address is confirmed.')); return; }
+      const resend = h('button', { type: 'button', id: 'email-confirm-resend' }, t('Send the link again'));
       resend.addEventListener('click', async () => {
         try {
           await api('POST', '/v1/players/me/email/confirmation');
-          notifMsg.show('A new confirmation link is on its way.', 'ok');
+          notifMsg.show(t('A new confirmation link is on its way.'), 'ok');
         } catch (err) { notifMsg.show(err.message, 'error'); }
       });
-      confirmation.replaceChildren(h('span', { class: 'warn' }, 'Not confirmed yet: '),
-        'korp sends nothing else to this address until you follow the link emailed to it. ', resend);
+      confirmation.replaceChildren(h('span', { class: 'warn' }, t('Not confirmed yet:'), ' '),
+        t('korp sends nothing else to this address until you follow the link emailed to it.'), ' ', resend);
     };
     showConfirmation(s);
     const form = h('form', { class: 'form', id: 'notifications-form' },
-      h('label', { class: 'check' }, enabled, ' Send me email'),
-      h('label', { for: 'email-address' }, 'Email address'), address, confirmation,
+      h('label', { class: 'check' }, enabled, ' ', t('Send me email')),
+      h('label', { for: 'email-address' }, t('Email address')), address, confirmation,
       emailKinds,
-      h('label', { class: 'check' }, digest, ' One daily digest instead of an email per move'),
-      h('label', { for: 'digest-hour' }, 'Digest hour (UTC)'), hour,
-      h('label', { for: 'reminder-hours' }, 'Remind me when fewer hours than this are left (0: never)'), reminder,
+      h('label', { class: 'check' }, digest, ' ', t('One daily digest instead of an email per move')),
+      h('label', { for: 'digest-hour' }, t('Digest hour (UTC)')), hour,
+      h('label', { for: 'reminder-hours' }, t('Remind me when fewer hours than this are left (0: never)')), reminder,
       hookKinds,
-      h('button', { type: 'submit', class: 'primary' }, 'Save'));
+      h('button', { type: 'submit', class: 'primary' }, t('Save')));
     form.addEventListener('submit', async e => {
       e.preventDefault();
       try {
@@ -68,7 +75,7 @@ export async function render(main, { navigate }) {
           email_events: checked(emailKinds), webhook_events: checked(hookKinds),
           digest: { enabled: digest.checked, hour_utc: Number(hour.value) }, reminder_hours: Number(reminder.value) });
         showConfirmation(saved);
-        notifMsg.show('Saved.', 'ok');
+        notifMsg.show(t('Saved.'), 'ok');
       } catch (err) { notifMsg.show(err.message, 'error'); }
     });
     notif.append(form);
@@ -78,15 +85,15 @@ export async function render(main, { navigate }) {
   const hookList = h('ul', { class: 'list', id: 'webhook-list' });
   const url = h('input', { type: 'url', id: 'webhook-url', placeholder: 'https://bot.example.org/korp/hook', required: true });
   const hookForm = h('form', { class: 'form row-form', id: 'webhook-form' },
-    h('label', { for: 'webhook-url' }, 'New webhook URL'), url, h('button', { type: 'submit' }, 'Add webhook'));
+    h('label', { for: 'webhook-url' }, t('New webhook URL')), url, h('button', { type: 'submit' }, t('Add webhook')));
   async function loadHooks() {
     try {
       const r = await api('GET', '/v1/webhooks');
       hookList.replaceChildren(...(r.webhooks.length ? r.webhooks.map(w => h('li', { 'data-webhook': w.id },
         h('code', {}, w.url), ' ', w.enabled ? '' : h('span', { class: 'warn' }, `disabled${w.disabled_reason ? ': ' + w.disabled_reason : ''} `),
-        !w.enabled ? h('button', { type: 'button', onclick: () => hookAct(`/v1/webhooks/${q(w.id)}/enable`, 'POST') }, 'Enable') : null,
-        h('button', { type: 'button', class: 'danger', onclick: () => hookAct(`/v1/webhooks/${q(w.id)}`, 'DELETE') }, 'Delete')))
-        : [h('li', { class: 'none' }, 'No webhooks.')]));
+        !w.enabled ? h('button', { type: 'button', onclick: () => hookAct(`/v1/webhooks/${q(w.id)}/enable`, 'POST') }, t('Enable')) : null,
+        h('button', { type: 'button', class: 'danger', onclick: () => hookAct(`/v1/webhooks/${q(w.id)}`, 'DELETE') }, t('Delete'))))
+        : [h('li', { class: 'none' }, t('No webhooks.'))]));
     } catch (e) { hookMsg.show(e.message, 'error'); }
   }
   async function hookAct(path, method) {
@@ -96,7 +103,7 @@ export async function render(main, { navigate }) {
     e.preventDefault();
     try {
       const w = await api('POST', '/v1/webhooks', { url: url.value.trim() });
-      hookMsg.show(`Webhook added. Its signing secret, shown only now: ${w.secret}`, 'ok');
+      hookMsg.show(t('Webhook added. Its signing secret, shown only now: {secret}', { secret: w.secret }), 'ok');
       url.value = '';
       await loadHooks();
     } catch (err) { hookMsg.show(err.message, 'error'); }
@@ -109,23 +116,23 @@ export async function render(main, { navigate }) {
   async function loadTokens() {
     try {
       const r = await api('GET', '/v1/players/me/tokens');
-      tokList.replaceChildren(...(r.tokens.length ? r.tokens.map(t => h('li', { 'data-token': t.id },
-        h('code', {}, t.id), ` created ${t.created_at.slice(0, 10)}, last used ${t.last_used_at ? t.last_used_at.slice(0, 10) : 'never'} `,
+      tokList.replaceChildren(...(r.tokens.length ? r.tokens.map(tok => h('li', { 'data-token': tok.id },
+        h('code', {}, tok.id), ' ', t('created {created}, last used {used}', { created: tok.created_at.slice(0, 10), used: tok.last_used_at ? tok.last_used_at.slice(0, 10) : t('never') }), ' ',
         h('button', { type: 'button', class: 'danger', onclick: async () => {
-          try { await api('DELETE', `/v1/players/me/tokens/${q(t.id)}`); tokMsg.show('Token revoked.', 'ok'); await loadTokens(); } catch (e) { tokMsg.show(e.message, 'error'); }
-        } }, 'Revoke')))
-        : [h('li', { class: 'none' }, 'No tokens.')]));
+          try { await api('DELETE', `/v1/players/me/tokens/${q(tok.id)}`); tokMsg.show(t('Token revoked.'), 'ok'); await loadTokens(); } catch (e) { tokMsg.show(e.message, 'error'); }
+        } }, t('Revoke'))))
+        : [h('li', { class: 'none' }, t('No tokens.'))]));
     } catch (e) { tokMsg.show(e.message, 'error'); }
   }
   const create = h('button', { type: 'button', id: 'token-create', onclick: async () => {
     try {
-      const t = await api('POST', '/v1/players/me/tokens', {});
-      shown.replaceChildren('New token, shown only now: ', h('code', {}, t.token));
+      const tok = await api('POST', '/v1/players/me/tokens', {});
+      shown.replaceChildren(t('New token, shown only now:'), ' ', h('code', {}, tok.token));
       shown.hidden = false;
       await loadTokens();
     } catch (e) { tokMsg.show(e.message, 'error'); }
-  } }, 'Create a token');
-  toks.append(h('p', { class: 'hint' }, 'A bot signs in with a token: Authorization: Bearer korp_…'), tokList, create, shown);
+  } }, t('Create a token'));
+  toks.append(h('p', { class: 'hint' }, t('A bot signs in with a token: Authorization: Bearer korp_…')), tokList, create, shown);
   await Promise.all([loadHooks(), loadTokens(), account.load()]);
   return null;
 }
@@ -138,17 +145,17 @@ function accountSection() {
   const current = h('input', { type: 'password', id: 'current-password', autocomplete: 'current-password', required: true });
   const fresh = h('input', { type: 'password', id: 'new-password', autocomplete: 'new-password', minlength: 8, maxlength: 128, required: true });
   const pwForm = h('form', { class: 'form', id: 'password-form' },
-    h('label', { for: 'current-password' }, 'Current password'), current,
-    h('label', { for: 'new-password' }, 'New password (8 to 128 characters; a few words make a good one)'), fresh,
-    h('button', { type: 'submit', class: 'primary' }, 'Change password'));
+    h('label', { for: 'current-password' }, t('Current password')), current,
+    h('label', { for: 'new-password' }, t('New password (8 to 128 characters; a few words make a good one)')), fresh,
+    h('button', { type: 'submit', class: 'primary' }, t('Change password')));
   const list = h('ul', { class: 'list', id: 'session-list' });
   async function load() {
     try {
       const r = await api('GET', '/v1/players/me/sessions');
       list.replaceChildren(...(r.sessions.length ? r.sessions.map(s => h('li', { 'data-session': s.id },
-        s.current ? h('strong', {}, 'This browser') : 'Another browser',
-        ` — signed in ${s.created_at.slice(0, 10)}, last seen ${s.last_seen_at.slice(0, 16).replace('T', ' ')} UTC, ends ${s.expires_at.slice(0, 10)}`))
-        : [h('li', { class: 'none' }, 'No sessions.')]));
+        s.current ? h('strong', {}, t('This browser')) : t('Another browser'),
+        ' — ' + t('signed in {created}, last seen {seen} UTC, ends {ends}', { created: s.created_at.slice(0, 10), seen: s.last_seen_at.slice(0, 16).replace('T', ' '), ends: s.expires_at.slice(0, 10) })))
+        : [h('li', { class: 'none' }, t('No sessions.'))]));
     } catch (e) { sessMsg.show(e.message, 'error'); }
   }
   pwForm.addEventListener('submit', async e => {
@@ -156,19 +163,19 @@ function accountSection() {
     try {
       await api('PUT', '/v1/players/me/password', { current_password: current.value, new_password: fresh.value });
       current.value = fresh.value = '';
-      pwMsg.show('Password changed. Your other sessions have ended; tokens for bots still work.', 'ok');
+      pwMsg.show(t('Password changed. Your other sessions have ended; tokens for bots still work.'), 'ok');
       await load();
     } catch (err) { pwMsg.show(err.message, 'error'); }
   });
   const endOthers = h('button', { type: 'button', class: 'danger', id: 'sessions-end', onclick: async () => {
     try {
       const r = await api('DELETE', '/v1/players/me/sessions');
-      sessMsg.show(r.ended === 1 ? 'Signed out in 1 other browser.' : `Signed out in ${r.ended} other browsers.`, 'ok');
+      sessMsg.show(r.ended === 1 ? t('Signed out in 1 other browser.') : t('Signed out in {n} other browsers.', { n: r.ended }), 'ok');
       await load();
     } catch (e) { sessMsg.show(e.message, 'error'); }
-  } }, 'Sign out everywhere else');
+  } }, t('Sign out everywhere else'));
   const section = h('section', { class: 'card', id: 'account' },
-    h('h2', {}, 'Password'), pwMsg, pwForm,
-    h('h2', {}, 'Signed-in browsers'), sessMsg, list, endOthers);
+    h('h2', {}, t('Password')), pwMsg, pwForm,
+    h('h2', {}, t('Signed-in browsers')), sessMsg, list, endOthers);
   return { section, load };
 }

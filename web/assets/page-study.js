@@ -8,10 +8,14 @@ import { api } from './api.js';
 import { createBoard } from './board.js';
 import { geometryFor, parseUci } from './geometry.js';
 import { h, messageBox, variantName } from './ui.js';
-import { moveWords } from './notation.js';
+import { moveWords, moveLabel } from './notation.js';
+import { t } from './i18n.js';
 import { createAnalysisPanel } from './analysis-panel.js';
 
-const STATUS_WORDS = { checkmate: 'Checkmate', stalemate: 'Stalemate', 'insufficient-material': 'Draw: neither side can mate' };
+const STATUS_WORDS = {
+  checkmate: () => t('Checkmate'), stalemate: () => t('Stalemate'),
+  'insufficient-material': () => t('Draw: neither side can mate'),
+};
 
 // What the text box holds: a PGN, a position (optionally followed by moves), or moves.
 export function readStudyText(text) {
@@ -48,45 +52,45 @@ export function studyPgn(variant, start, standardStart, plies, result) {
 }
 
 export async function render(main) {
-  document.title = 'Study board · korp';
+  document.title = t('Study board') + ' · korp';
   const msg = messageBox();
   msg.id = 'study-message';
   let variant = 'korpalski';
   let start = null, standardStart = {};          // FEN before ply 1; each variant's own
   let plies = [], loaded = [], cursor = 0, result = '*', board = null, busy = false;
 
-  const variantSel = h('select', { id: 'study-variant', 'aria-label': 'Variant' },
-    h('option', { value: 'korpalski' }, 'Korpalski'), h('option', { value: 'glinski' }, 'Glinski'));
+  const variantSel = h('select', { id: 'study-variant', 'aria-label': t('Variant') },
+    h('option', { value: 'korpalski' }, t('Korpalski')), h('option', { value: 'glinski' }, t('Glinski')));
   const text = h('textarea', { id: 'study-text', rows: 6, spellcheck: 'false',
-    placeholder: 'Paste a PGN, a FEN (and moves after it), or moves like K@e1 K/e8 Q@d1', 'aria-label': 'Game record' });
-  const loadBtn = h('button', { type: 'submit', class: 'primary', id: 'study-load' }, 'Replay');
-  const freshBtn = h('button', { type: 'button', id: 'study-start' }, 'Start position');
-  const form = h('form', { class: 'form', id: 'study-form' }, h('label', { for: 'study-variant' }, 'Variant'), variantSel,
-    h('label', { for: 'study-text' }, 'Record'), text, h('div', { class: 'row' }, loadBtn, freshBtn));
+    placeholder: t('Paste a PGN, a FEN (and moves after it), or moves like K@e1 K/e8 Q@d1'), 'aria-label': t('Game record') });
+  const loadBtn = h('button', { type: 'submit', class: 'primary', id: 'study-load' }, t('Replay'));
+  const freshBtn = h('button', { type: 'button', id: 'study-start' }, t('Start position'));
+  const form = h('form', { class: 'form', id: 'study-form' }, h('label', { for: 'study-variant' }, t('Variant')), variantSel,
+    h('label', { for: 'study-text' }, t('Record')), text, h('div', { class: 'row' }, loadBtn, freshBtn));
   const boardRoot = h('div', { id: 'board' });
   const status = h('p', { id: 'study-status', class: 'game-status', 'aria-live': 'polite' });
-  const moveList = h('ol', { id: 'study-moves', class: 'move-list', 'aria-label': 'Moves' });
+  const moveList = h('ol', { id: 'study-moves', class: 'move-list', 'aria-label': t('Moves') });
   const nav = (id, label, to) => h('button', { type: 'button', id, 'aria-label': label, onclick: () => go(to()) }, label);
   const navBar = h('div', { class: 'toolbar', id: 'study-nav' },
     nav('study-first', '|<', () => 0), nav('study-prev', '<', () => cursor - 1),
     nav('study-next', '>', () => cursor + 1), nav('study-last', '>|', () => plies.length),
-    h('button', { type: 'button', id: 'study-flip', onclick: () => board?.flip() }, 'Flip board'));
-  const backBtn = h('button', { type: 'button', id: 'study-back', hidden: true, onclick: () => { plies = loaded.slice(); go(cursor); drawMoves(); } }, 'Back to the loaded line');
-  const moveInput = h('input', { id: 'study-move', autocomplete: 'off', spellcheck: 'false', maxlength: 32, 'aria-label': 'Type a move' });
+    h('button', { type: 'button', id: 'study-flip', onclick: () => board?.flip() }, t('Flip board')));
+  const backBtn = h('button', { type: 'button', id: 'study-back', hidden: true, onclick: () => { plies = loaded.slice(); go(cursor); drawMoves(); } }, t('Back to the loaded line'));
+  const moveInput = h('input', { id: 'study-move', autocomplete: 'off', spellcheck: 'false', maxlength: 32, 'aria-label': t('Type a move') });
   const moveForm = h('form', { class: 'move-form', id: 'study-move-form' },
-    h('div', { class: 'row' }, moveInput, h('button', { type: 'submit' }, 'Play')));
-  const pgnBtn = h('button', { type: 'button', id: 'study-pgn' }, 'Export PGN');
+    h('div', { class: 'row' }, moveInput, h('button', { type: 'submit' }, t('Play'))));
+  const pgnBtn = h('button', { type: 'button', id: 'study-pgn' }, t('Export PGN'));
 
   // Engine analysis of the shown position (issue 23); a line clicked is played from it.
   const analysis = createAnalysisPanel({ variant: () => variant, position: () => (cursor === 0 ? start : plies[cursor - 1].fen),
     onLine: ucis => playLine(ucis) });
-  main.append(h('h1', {}, 'Study board'), h('section', { class: 'game-page' },
+  main.append(h('h1', {}, t('Study board')), h('section', { class: 'game-page' },
     h('div', { class: 'game-board-col' }, boardRoot),
     h('aside', { class: 'game-side' }, form, msg, status, navBar, moveForm, h('div', { class: 'toolbar' }, backBtn, pgnBtn), moveList, analysis.el)));
 
   function makeBoard() {
     board?.destroy();
-    board = createBoard(boardRoot, geometryFor(variant), { label: `${variantName(variant)} study board`, onMove: uci => play(uci) });
+    board = createBoard(boardRoot, geometryFor(variant), { label: t('{variant} study board', { variant: variantName(variant) }), onMove: uci => play(uci) });
   }
 
   async function replay(body) {
@@ -125,8 +129,10 @@ export async function render(main) {
     const u = last ? parseUci(last.uci) : null;
     const toMove = / b /.test(fen.replace(/\[[^\]]*\]/, '')) ? 'black' : 'white';
     board.update(fen, { legal, movable: toMove, lastMove: u ? { from: u.from, to: u.to } : null, check: !!last?.check });
-    status.textContent = last && last.status !== 'ongoing' ? STATUS_WORDS[last.status]
-      : `Ply ${cursor} of ${plies.length}: ${toMove === 'white' ? 'White' : 'Black'} to move${last?.check ? ', in check' : ''}`;
+    const side = toMove === 'white' ? t('White') : t('Black');
+    status.textContent = last && last.status !== 'ongoing' ? STATUS_WORDS[last.status]()
+      : t('Ply {ply} of {count}', { ply: cursor, count: plies.length }) + ': '
+        + (last?.check ? t('{side} to move, in check', { side }) : t('{side} to move', { side }));
     for (const li of moveList.children) li.classList.toggle('current', Number(li.dataset.ply) === cursor);
     if (last) board.announce(moveWords(last.san, toMove === 'white' ? 'black' : 'white'));
   }
@@ -161,9 +167,8 @@ export async function render(main) {
   }
 
   function drawMoves() {
-    const korpalski = variant === 'korpalski';
     moveList.replaceChildren(...plies.map(p => h('li', { 'data-ply': p.ply, class: p.ply === cursor ? 'current' : '' },
-      h('button', { type: 'button', class: 'linklike', onclick: () => go(p.ply) }, korpalski && p.polish ? `${p.san} (${p.polish})` : p.san))));
+      h('button', { type: 'button', class: 'linklike', onclick: () => go(p.ply) }, moveLabel(p, variant)))));
     const same = plies.length === loaded.length && plies.every((p, i) => p.uci === loaded[i].uci);
     backBtn.hidden = same;
   }
@@ -212,7 +217,7 @@ export async function render(main) {
   if (example && /^[a-z0-9-]+\.pgn$/.test(example)) {
     try {
       const r = await fetch(`/assets/examples/${example}`);
-      if (!r.ok) throw new Error(`no example game ${example}`);
+      if (!r.ok) throw new Error(t('No example game {name}.', { name: example }));
       text.value = await r.text();
     } catch (e) { msg.show(e.message, 'error'); }
   }

@@ -1,5 +1,7 @@
 // Small helpers shared by the pages: building elements, messages, times.
 
+import { t } from './i18n.js';
+
 /* h('div', {class: 'x', onclick: fn}, child, 'text', ...): an element. */
 export function h(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
@@ -29,29 +31,41 @@ export function messageBox() {
   return box;
 }
 
-export function sideName(color) { return color === 'white' ? 'White' : 'Black'; }
-export function variantName(v) { return v === 'glinski' ? 'Glinski' : 'Korpalski'; }
+export function sideName(color) { return color === 'white' ? t('White') : t('Black'); }
+export function variantName(v) { return v === 'glinski' ? t('Glinski') : t('Korpalski'); }
 
 /* "2 d 5 h", "3 h 20 min", "45 min", "overdue" for a deadline. */
 export function timeLeft(deadline, now = Date.now()) {
-  if (!deadline) return 'no time limit';
+  if (!deadline) return t('no time limit');
   let s = Math.floor((Date.parse(deadline) - now) / 1000);
-  if (s <= 0) return 'overdue';
+  if (s <= 0) return t('overdue');
   const d = Math.floor(s / 86400); s -= d * 86400;
   const hr = Math.floor(s / 3600); s -= hr * 3600;
   const min = Math.floor(s / 60);
-  if (d) return `${d} d ${hr} h`;
-  if (hr) return `${hr} h ${min} min`;
-  return `${Math.max(min, 1)} min`;
+  if (d) return t('{d} d {h} h', { d, h: hr });
+  if (hr) return t('{h} h {min} min', { h: hr, min });
+  return t('{min} min', { min: Math.max(min, 1) });
 }
 
 export function resultText(game) {
-  if (game.status === 'aborted') return 'aborted';
-  if (game.status === 'active') return 'in progress';
-  const why = game.termination ? ` (${game.termination.replace(/-/g, ' ')})` : '';
+  if (game.status === 'aborted') return t('aborted');
+  if (game.status === 'active') return t('in progress');
+  const why = game.termination ? ` (${terminationName(game.termination)})` : '';
   return game.result + why;
+}
+
+/* How a game ended, in words (korpd's termination slugs). */
+const TERMINATIONS = {
+  checkmate: () => t('checkmate'), stalemate: () => t('stalemate'),
+  'insufficient-material': () => t('insufficient material'),
+  threefold: () => t('threefold repetition'), 'fifty-move': () => t('fifty-move rule'),
+  agreement: () => t('agreement'), resignation: () => t('resignation'), timeout: () => t('time'),
+  adjudication: () => t('adjudication'), aborted: () => t('aborted'),
+};
+export function terminationName(slug) {
+  return TERMINATIONS[slug] ? TERMINATIONS[slug]() : slug.replace(/-/g, ' ');
 }
 
 export function link(href, text, attrs = {}) { return h('a', { href, ...attrs }, text); }
 
-export function playerLink(p) { return p ? link('/players/' + encodeURIComponent(p.id), p.name) : h('span', { text: 'anyone' }); }
+export function playerLink(p) { return p ? link('/players/' + encodeURIComponent(p.id), p.name) : h('span', { text: t('anyone') }); }

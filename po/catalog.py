@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""Reads korp's gettext catalogs (po/<lang>.po) and writes what korpd
+embeds: one JSON object per language for the web pages ({msgid: text}),
+and a C table for the texts korpd writes itself (emails).  Standard
+library only.  Untranslated and fuzzy entries are left out (the page and
+the mail then show the English msgid; the completeness test fails on
+them).
+
+    catalog.py --json DIR  pl.po hu.po   writes DIR/pl.json, DIR/hu.json
+    catalog.py --c FILE    pl.po hu.po   writes the C table
+    catalog.py --check     pl.po ...     lists entries per file (a self-test)
+"""
+import json
+import os
+import sys
+
+ESCAPES = {'n': '\n', 't': '\t', '"': '"', '\\': '\\', 'r': '\r'}
+
+
+def unquote(text):
+    """The value of one PO string literal, quotes included."""
+    text = text.strip()
+    if len(text) < 2 or text[0] != '"' or text[-1] != '"':
+        raise ValueError('not a PO string: %r' % text)
+    out, i, body = [], 0, text[1:-1]
+    while i < len(body):
+        c = body[i]
+        if c == '\\' and i + 1 < len(body):
+            out.append(ESCAPES.get(body[i + 1], body[i + 1]))
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return ''.join(out)
+
+
+def read_po(path):
+    """[(msgid, msgstr, fuzzy)] of a PO file, the header and obsolete
+    entries left out."""
+    entries = []
+    cur = {'flags': '', 'msgid': None, 'msgstr': None, 'ctxt': None}
+    field = None
+
+    def flush():
+        if cur['msgid'] is not None and cur['msgid'] != '' and cur['ctxt'] is None:
+            entries.append((cur['msgid'], cur['msgstr'] or '', 'fuzzy' in cur['flags']))
+        cur.update(flags='', msgid=None, msgstr=None, ctxt=None)
+
+    with open(path, encoding='utf-8') as f:
+        for raw in f:
+            line = raw.rstrip('\n')
+            if line.startswith('#~') or not line.strip():
+                if not line.strip() and cur['msgid'] is not None:
+                    flush()
+                field = None
+                continue
+            if line.startswith('#,'):
+                if cur['msgstr'] is not None:
+                    flush()
+                cur['flags'] += line[2:]
+                continue
+            if line.startswith('#'):
+                continue
+            if line.startswith('msgctxt '):
+                if cur['msgstr'] is not None:
+                    flush()
+                field = 'ctxt'
+                cur['ctxt'] = unquote(line[8:])
+            elif line.startswith('msgid_plural ') or line.startswith('msgstr['):
+                raise ValueError('%s: plural forms are not used in korp\'s catalogs' % path)
+            elif line.startswith('msgid '):
+                if cur['msgstr'] is not None:
+                    flush()
+                field = 'msgid'
+                cur['msgid'] = unquote(line[6:])
+            elif line.startswith('msgstr '):
+                field = 'msgstr'
+                cur['msgstr'] = unquote(line[7:])
+            elif line.startswith('"') and field:
+                cur[field] += unquote(line)
+            else:
+                raise ValueError('%s: cannot read %r' % (path, line))
+    flush()
+    return entries
+
+
+def language_of(path):
+    return os.path.splitext(os.path.basename(path))[0]
+
+
+def translated(path):
+    return {m: s for m, s, fuzzy in read_po(path) if s and not fuzzy}
+
+
+def write_if_changed(path, text):
+    try:
+        with open(path, encoding='utf-8') as f:
+            if f.read() == text:
+                return
+    except FileNotFoundError:
+        pass
+    with open(path + '.tmp', 'w', encoding='utf-8') as f:
+        f.write(text)
+    os.replace(path + '.tmp', path)
+
+
+def c_string(text):
+    out = ['"']
+    for b in text.encode('utf-8'):
+        c = chr(b)
+        if c in '"\\':
+            out.append('\\' + c)
+        elif c == '\n':
+            out.append('\\n')
+        elif 32 <= b < 127 and c != '?':
+            out.append(c)
+        else:
+            out.append('\\%03o' % b)
+    out.append('"')
+    return ''.join(out)
+
+
+def write_c(out, paths):
+    langs = [language_of(p) for p in paths]
+    tables = [translated(p) for p in paths]
+    msgids = sorted(set().union(*[t.keys() for t in tables]))
+    lines = ['/* Generated from po/<lang>.po by po/catalog.py; do not edit. */',
+             '#include "i18n.h"', '',
+             'const char *const i18n_catalog_languages[] = { %s, NULL };' %
+             ', '.join(c_string(l) for l in langs),
+             'const size_t i18n_catalog_language_count = %d;' % len(langs), '',
+             '/* Sorted by msgid (strcmp), one text per language (NULL: none). */',
+             'const struct i18n_entry i18n_catalog[] = {']
+    for m in msgids:
+        texts = ', '.join(c_string(t[m]) if m in t else 'NULL' for t in tables)
+        lines.append('    { %s, { %s } },' % (c_string(m), texts))
+    lines += ['    { NULL, { NULL } },  /* not counted: keeps the array non-empty */',
+              '};', 'const size_t i18n_catalog_count = %d;' % len(msgids), '']
+    write_if_changed(out, '\n'.join(lines))
+
+
+def main(argv):
+    if len(argv) < 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    mode, paths = argv[1], argv[2:]
+    if mode == '--json':
+        outdir, paths = paths[0], paths[1:]
+        os.makedirs(outdir, exist_ok=True)
+        for p in paths:
+            text = json.dumps(translated(p), ensure_ascii=False, sort_keys=True, indent=0)
+            write_if_changed(os.path.join(outdir, language_of(p) + '.json'), text + '\n')
+    elif mode == '--c':
+        write_c(paths[0], paths[1:])
+    elif mode == '--check':
+        for p in paths:
+            print(p, len(read_po(p)))
+    else:
+        print(__doc__, file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))
