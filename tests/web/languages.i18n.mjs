@@ -190,6 +190,12 @@ test('Korpalski in Polish: the inventor\'s notation typed, moves by keyboard, sa
   await waitPly(b, 3);
   await typeMove(b, published[3], 4);
   await waitPly(w, 4);
+  // A refused move says why in Polish (the problem's reason, drop-gives-check):
+  // a rook dropped on f8 would check the king on f2 down the empty f-file.
+  w.allow(/status of 422/);
+  await w.page.fill('#move-input', 'W/f8');
+  await w.page.press('#move-input', 'Enter');
+  await w.page.locator('#game-message:text("Postawienie bierki nigdy nie może dawać szacha.")').waitFor({ timeout: TIMEOUT });
   await typeMove(w, published[4], 5);
   // Shown in the inventor's notation (the Polish default), as published.
   await b.page.locator('#move-list [data-ply="5"]').waitFor({ timeout: TIMEOUT });
