@@ -41,7 +41,7 @@ function squareCells() {
 /* Parses a Korpalski FEN with reserves: board, reserves, prisons, side to move. */
 function parseKorpalski(fen) {
   const m = /^([^\[\s]+)\[([^\]]*)\]\s+([wb])/.exec(fen);
-  if (!m) throw new Error('not a Korpalski FEN: ' + fen);
+  if (!m) throw new Error(t('Not a Korpalski FEN: {fen}', { fen }));
   const pieces = new Map();
   const rows = m[1].split('/');
   rows.forEach((row, i) => {
@@ -113,7 +113,7 @@ function parseGlinski(fen) {
   const [board, side] = fen.trim().split(/\s+/);
   const pieces = new Map();
   const ranks = board.split('/');
-  if (ranks.length !== 11) throw new Error('not a Glinski HFEN: ' + fen);
+  if (ranks.length !== 11) throw new Error(t('Not a Glinski HFEN: {fen}', { fen }));
   ranks.forEach((row, i) => {
     const rank = 11 - i;
     const files = [...FILES11].filter((_, fi) => FILE_LEN[fi] >= rank);
