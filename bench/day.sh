@@ -60,14 +60,7 @@ bench_machine
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
 bench_tmp korp-day
-PIDS=()
-cleanup() {
-    local p
-    for p in "${PIDS[@]}"; do korp_stop_pid "$p"; done
-    bench_tmp_remove
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_pids_trap
 
 bench_build_korpd "$BUILD" build-day-rev "$TMP"
 cc -O2 -Wall -Wextra -pthread -o "$TMP/dayload" bench/dayload.c bench/loadclient.c -lm
@@ -82,15 +75,10 @@ MPORT=$KORP_FREE_PORT
 SINK_ARGS=(); [ "$(id -u)" = 0 ] && SINK_ARGS=(-u nobody)
 /usr/sbin/smtp-sink "${SINK_ARGS[@]}" "127.0.0.1:$MPORT" 256 >"$TMP/smtp.log" 2>&1 &
 PIDS+=($!)
-korp_free_port "$PORT" "$MPORT" || die "no free port for the webhook receiver"
-WPORT=$KORP_FREE_PORT
-node bench/webhook_sink.mjs "$WPORT" >"$TMP/sink.log" 2>&1 &
-PIDS+=($!)
-SINK=http://127.0.0.1:$WPORT
-for _ in $(seq 1 100); do curl -sf "$SINK/count" >/dev/null 2>&1 && break; sleep 0.1; done
+bench_webhook_sink "$PORT" "$MPORT"
 
 # ---- korpd
-korp_free_port "$PORT" "$MPORT" "$WPORT" || die "no free port for korpd"
+korp_free_port "$PORT" "$MPORT" "$SPORT" || die "no free port for korpd"
 KPORT=$KORP_FREE_PORT
 KORP_DATABASE_URL="$(bench_db_url korp_day)" KORP_LISTEN=127.0.0.1:$KPORT \
 KORP_RATE_LIMIT=0 KORP_SIGNUP_LIMIT=0 KORP_EMAIL_CONFIRMATION=off KORP_CHALLENGES_PER_DAY=0 \

@@ -4,7 +4,7 @@
 usage: day_setup.py BASE SINK_URL PLAYERS GAMES SEED OUT_DIR
 
 Everything seeded (random.Random(SEED)); 8 threads, one keep-alive connection
-each.  Makes, in this order:
+each (bench/moves_setup.py's).  Makes, in this order:
   - PLAYERS players (POST /v1/players);
   - GAMES games (a challenge and its acceptance each) between two players
     drawn at random, 60% Korpalski and 40% Glinski, 3 days a move (1 day for
@@ -25,7 +25,6 @@ Writes to OUT_DIR:
   streams.txt the tokens of the players whose event streams dayload holds
               (every fifth player).
 """
-import http.client
 import json
 import os
 import random
@@ -34,7 +33,8 @@ import threading
 import time
 import urllib.parse
 
-THREADS = 8
+import moves_setup
+
 TEMPLATE_PLIES = [0, 2, 4, 7, 12, 20, 33, 50, 80, 120, 180]
 KORPALSKI = ["K@e1", "K@e8", "N@g1", "N@g8"]
 
@@ -72,28 +72,8 @@ class Api:
         return json.loads(text) if text else None
 
     def parallel(self, items, fn):
-        """fn(conn, item) over items on THREADS connections; results in order."""
-        results = [None] * len(items)
-        errors = []
-
-        def run(start):
-            conn = http.client.HTTPConnection(self.host, self.port, timeout=60)
-            try:
-                for i in range(start, len(items), THREADS):
-                    results[i] = fn(conn, items[i])
-            except BaseException as e:  # reported below
-                errors.append(e)
-            finally:
-                conn.close()
-
-        threads = [threading.Thread(target=run, args=(t,)) for t in range(THREADS)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        if errors:
-            raise SystemExit(str(errors[0]))
-        return results
+        """fn(conn, item) over items on moves_setup's 8 connections; results in order."""
+        return moves_setup.parallel(self.host, self.port, items, fn)
 
 
 def main():

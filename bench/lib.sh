@@ -108,3 +108,23 @@ bench_wait_korpd() {
 field() { sed -n "s/.*\b$1=\([^ ]*\).*/\1/p" <<<"$2"; }
 
 # Free ports: korp_free_port (scripts/lib.sh) sets KORP_FREE_PORT.
+
+# bench_pids_trap: PIDS (an array) holds what the script starts; on exit each
+# is stopped by its PID (korp_stop_pid) and TMP removed (bench_tmp_remove).
+bench_pids_trap() {
+    PIDS=()
+    trap 'for p in "${PIDS[@]}"; do korp_stop_pid "$p"; done; bench_tmp_remove' EXIT
+    trap 'exit 130' INT TERM
+}
+
+# bench_webhook_sink AVOID-PORT...: starts bench/webhook_sink.mjs on a free
+# port (not one of AVOID-PORT) and waits until it answers; sets SPORT and
+# SINK (its base URL) and adds its PID to PIDS.
+bench_webhook_sink() {
+    korp_free_port "$@" || die "no free port for the webhook receiver"
+    SPORT=$KORP_FREE_PORT
+    node bench/webhook_sink.mjs "$SPORT" >"$TMP/sink.log" 2>&1 &
+    PIDS+=($!)
+    SINK=http://127.0.0.1:$SPORT
+    for _ in $(seq 1 100); do curl -sf "$SINK/count" >/dev/null 2>&1 && break; sleep 0.1; done
+}

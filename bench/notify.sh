@@ -42,26 +42,14 @@ LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 say "machine: $(nproc) cores; load before: $LOAD_BEFORE"
 
 bench_tmp korp-bench-notify
-PIDS=()
-cleanup() {
-    local p
-    for p in "${PIDS[@]}"; do korp_stop_pid "$p"; done
-    bench_tmp_remove
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_pids_trap
 
 bench_build_korpd "$BUILD" build-bench-rev "$TMP"
 bench_pg korp_bench
 export KORP_DATABASE_URL="$(bench_db_url korp_bench)"
 export KORP_RATE_LIMIT=0 KORP_SIGNUP_LIMIT=0 KORP_EMAIL_CONFIRMATION=off KORP_CHALLENGES_PER_DAY=0 KORP_CONNECTIONS_PER_ADDRESS=0 KORP_WEBHOOK_ALLOW_PRIVATE=1 KORP_DB_POOL_SIZE=16
 
-korp_free_port "$PORT" || die "no free port for the receiver"
-SPORT=$KORP_FREE_PORT
-node bench/webhook_sink.mjs "$SPORT" >"$TMP/sink.log" 2>&1 &
-PIDS+=($!)
-SINK=http://127.0.0.1:$SPORT
-for _ in $(seq 1 100); do curl -sf "$SINK/count" >/dev/null 2>&1 && break; sleep 0.1; done
+bench_webhook_sink "$PORT"
 
 # start_korpd NAME [ARGS...] (environment: the caller's): sets KPID.
 korp_free_port "$PORT" "$SPORT" || die "no free port for korpd"
