@@ -55,7 +55,7 @@ static const struct {
     .rfp_margin = 90,
     .rfp_margin_drops = 160,
     .null_min_depth = 3,
-    .null_min_depth_drops = 4,
+    .null_min_depth_drops = 3,
     .lmr_min_depth = 3,
     .lmr_min_moves = 3,
     .lmp_depth = 3,
