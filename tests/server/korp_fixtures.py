@@ -72,6 +72,18 @@ def wait_until(predicate, timeout, step=0.05, what="condition"):
     raise AssertionError(f"timed out after {timeout} s waiting for {what}")
 
 
+def eventually(fn, timeout, what, step=0.1):
+    """fn() until it returns something truthy (returned), for at most timeout seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = fn()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(step)
+
+
 def _pg_bin():
     dirs = sorted(glob.glob("/usr/lib/postgresql/*/bin"))
     assert dirs, "PostgreSQL server binaries not found under /usr/lib/postgresql"

@@ -10,13 +10,12 @@ player still reads English.  Bad languages are refused with a problem naming the
 
 import os
 import re
-import time
 import uuid
 
 import pytest
 
 from korp_client import Api
-from korp_fixtures import Korpd, Postgres, SmtpSink
+from korp_fixtures import Korpd, Postgres, SmtpSink, eventually
 
 MAIL_FROM = "korp@example.org"
 WAIT = 20
@@ -35,17 +34,6 @@ def stage(korpd_binary):
     pg.close()
 
 
-def eventually(fn, what, timeout=WAIT, step=0.1):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = fn()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(step)
-
-
 def sign_up(api, prefix, accept_language=None):
     name = f"{prefix}_{uuid.uuid4().hex[:8]}"
     headers = {"Accept-Language": accept_language} if accept_language else {}
@@ -57,7 +45,7 @@ def sign_up(api, prefix, accept_language=None):
 def mail_to(sink, address, subject_start):
     def find():
         return [m for m in sink.messages(to=address) if m.subject.startswith(subject_start)]
-    return eventually(find, f"a mail to {address} starting {subject_start!r}")[0]
+    return eventually(find, WAIT, f"a mail to {address} starting {subject_start!r}")[0]
 
 
 def check_encoding(m):

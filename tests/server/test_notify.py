@@ -26,7 +26,7 @@ import pytest
 import requests
 
 from korp_client import Api
-from korp_fixtures import (Korpd, Postgres, SmtpSink, WebhookReceiver,
+from korp_fixtures import (Korpd, Postgres, SmtpSink, WebhookReceiver, eventually,
                            ensure_node_modules, free_port)
 from openapi_check import check, spec
 
@@ -197,18 +197,6 @@ def create_arbiter(korpd_binary, db_url, base):
 
 
 # ---------------------------------------------------------------- helpers
-
-def eventually(fn, timeout, what, step=0.1):
-    """fn() until it returns something truthy (returned), for at most timeout seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = fn()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(step)
-
 
 def player(api, prefix, email=True):
     name = f"{prefix}_{uuid.uuid4().hex[:10]}"
