@@ -71,7 +71,9 @@
 #   PGBENCH_LISTEN=0 leaves out the pgbench+NL runs, PGBENCH_NOTIFY=0 the
 #   pgbench+N runs.  WAKE_MS: korpd's KORP_WAKE_INTERVAL_MS (default 5).
 #   SSE_STREAMS=0: no streams.  WAITS=1: the sessions' wait events at the
-#   most clients (waits_start below).  PERF=1 adds korpd's
+#   most clients (waits_start below).  BACKENDS=1: the database's CPU per
+#   move by session at the most clients (backends_snap).  STATEMENTS=1:
+#   what the database ran per move at the most clients (stmts_start).  PERF=1 adds korpd's
 #   CPU profile at the most clients (perf record -g).  MOVE_SQL=<file> runs
 #   pgbench on another script, for experiments (with BENCH_SRC=<tree>,
 #   bench/lib.sh; CHECK_SQL=0 lets it differ from korpd's statements).
@@ -167,6 +169,14 @@ grep -q "pg_notify('korp_events'" "$TMP/move_notify.sql" || die "cannot make the
 # ---- PostgreSQL, then korpd, on free ports (korp_free_port, scripts/lib.sh).
 bench_pg korp_bench korp_pgbench
 export PGPASSFILE=$TMP/korp.pgpass
+if [ "${STATEMENTS:-0}" = 1 ]; then   # pg_stat_statements, tracking only during the runs
+    printf "shared_preload_libraries = 'pg_stat_statements'\npg_stat_statements.track = none\npg_stat_statements.max = 1000\n" |
+        owner_write "$OWNER" "$TMP/pg/conf.statements"
+    echo "include 'conf.statements'" | as_owner "$OWNER" tee -a "$TMP/pg/postgresql.conf" >/dev/null
+    korp_pg_stop "$TMP/pg" "$OWNER"
+    korp_pg_start "$TMP/pg" "$OWNER" || die "PostgreSQL did not restart with pg_stat_statements"
+    korp_pg_admin "$TMP/pg" "$PORT" -d korp_bench -c "CREATE EXTENSION pg_stat_statements"
+fi
 PG_MAIN=$(head -n 1 "$TMP/pg/postmaster.pid")
 
 # ---- korpd
@@ -240,7 +250,8 @@ for f in "$SRC"/db/migrations/*.sql; do "${PSQL[@]}" -d korp_pgbench -f "$f" >/d
 HASH=$(printf 'korp_bench' | sha256sum | cut -d' ' -f1)
 "${PSQL[@]}" -d korp_bench -v hash="$HASH" -v ns="$SHORT_GAMES" -v nl="$LONG_GAMES" -v lp="$LONG_PLY" \
     -v pairs="$PAIRS" <<'SQL'
-SELECT fen AS s_fen, sans AS s_sans, repetition_keys::text AS s_keys, key_version AS version
+SELECT fen AS s_fen, sans AS s_sans, repetition_keys::text AS s_keys, key_version AS version,
+       white_seconds AS w_secs, black_seconds AS b_secs, leave_allowed AS leave, rated
 FROM games WHERE ply = 3 LIMIT 1 \gset
 SELECT fen AS l_fen, sans AS l_sans, repetition_keys::text AS l_keys
 FROM games WHERE ply = :lp LIMIT 1 \gset
@@ -260,11 +271,16 @@ INSERT INTO notification_settings (player_id) SELECT id FROM players;
 -- last_used_at in the future: never old enough to be touched (korpd touches once a minute)
 INSERT INTO tokens (id, player_id, hash, created_at, last_used_at)
     VALUES ('benchtk000', 'benchw00000', decode(:'hash', 'hex'), now(), now() + interval '1 day');
+-- Each with the clock of korpd's games (issue 18: a running per-move
+-- clock; every save charges the mover's time and reads both players'
+-- leaves), not without one: that would skip the clock's work at each move.
 INSERT INTO games (id, variant, white_id, black_id, fen, ply, days_per_move, deadline,
-                   fifty_move_rule, repetition_keys, key_version, sans, created_at, updated_at)
+                   fifty_move_rule, repetition_keys, key_version, sans, created_at, updated_at,
+                   white_seconds, black_seconds, turn_started_at, leave_allowed, rated)
 SELECT (base + i)::text, 'korpalski', 'benchw' || lpad(((i - 1) % :pairs)::text, 5, '0'),
        'benchb' || lpad(((i - 1) % :pairs)::text, 5, '0'), fen, ply, 3,
-       now() + interval '3 days', true, keys, :version, sans, now(), now()
+       now() + interval '3 days', true, keys, :version, sans, now(), now(),
+       :w_secs, :b_secs, now(), :'leave'::boolean, :'rated'::boolean
 FROM (VALUES (0, :ns, 3, :'s_fen', :'s_keys'::bigint[], :'s_sans'),
              (1000000, :nl, :lp, :'l_fen', :'l_keys'::bigint[], :'l_sans'),
              (2000000, :nl, :lp, :'l_fen', ARRAY[(:'l_keys'::bigint[])[1]], :'l_sans'))
@@ -347,6 +363,48 @@ waits_stop() {    # LABEL
         END { printf "waits %s: %d samples, %.1f busy sessions on average:", label, n, (n ? t / n : 0)
               for (k in c) if (c[k] / t >= 0.01) printf " %s %.0f%%", k, 100 * c[k] / t; printf "\n" }' "$TMP/waits"
 }
+# BACKENDS=1: at the most clients, the database's CPU per move split by
+# session (korpd's pool, its listeners and waker, PostgreSQL's own
+# processes), from /proc at the start and end of each korpd run; what is
+# not in a live session at the end (autovacuum workers, sessions gone) is
+# "gone".
+backends_snap() {   # FILE: "pid class ticks" of every live session
+    "${PSQL[@]}" -d korp_bench -tA -F' ' -c "SELECT pid, CASE
+            WHEN backend_type <> 'client backend' THEN replace(backend_type, ' ', '_')
+            WHEN application_name <> 'korpd' THEN 'other'
+            WHEN query LIKE 'LISTEN%' OR query LIKE 'SELECT id, player_id%' THEN 'listener'
+            WHEN query LIKE '%pg_notify%' THEN 'waker'
+            ELSE 'pool' END FROM pg_stat_activity WHERE pid <> pg_backend_pid()" |
+        while read -r pid class; do echo "$pid $class $(proc_ticks "$pid")"; done >"$1"
+}
+backends_report() {  # LABEL FILE0 FILE1 TOTAL_TICKS MOVES
+    awk -v label="$1" -v total="$4" -v n="$5" -v hz="$TICK" '
+        FNR == NR { t0[$1] = $3; next }
+        { d = $3 - ($1 in t0 ? t0[$1] : 0); c[$2] += d; k[$2]++; sum += d }
+        END { printf "backends %s: us/move", label
+              for (x in c) printf " %s(%d) %.0f", x, k[x], c[x] / hz * 1e6 / n
+              printf " gone %.0f\n", (total - sum) / hz * 1e6 / n }' "$2" "$3"
+}
+# STATEMENTS=1: at the most clients, what the database ran for each korpd
+# and pgbench run (pg_stat_statements, nested statements included): calls
+# and execution time per move, the costliest first.
+stmts_start() {   # CLIENTS
+    [ "${STATEMENTS:-0}" = 1 ] && [ "$1" = "${CLIENTS##* }" ] || return 0
+    korp_pg_admin "$TMP/pg" "$PORT" -d korp_bench -c "ALTER SYSTEM SET pg_stat_statements.track = 'all'" \
+        -c "SELECT pg_reload_conf()" -c "SELECT pg_stat_statements_reset()" >/dev/null
+}
+stmts_stop() {    # LABEL DATABASE CLIENTS MOVES
+    [ "${STATEMENTS:-0}" = 1 ] && [ "$3" = "${CLIENTS##* }" ] || return 0
+    korp_pg_admin "$TMP/pg" "$PORT" -d korp_bench -c "ALTER SYSTEM SET pg_stat_statements.track = 'none'" \
+        -c "SELECT pg_reload_conf()" >/dev/null
+    korp_pg_admin "$TMP/pg" "$PORT" -d korp_bench -tA -F $'\t' -c "SELECT round(sum(s.calls)::numeric / $4, 2),
+            round((sum(s.total_exec_time) * 1000 / $4)::numeric), round(sum(s.shared_blks_hit)::numeric / $4, 1),
+            left(regexp_replace(s.query, '\s+', ' ', 'g'), 90)
+        FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+        WHERE d.datname = '$2' GROUP BY s.query ORDER BY sum(s.total_exec_time) DESC LIMIT 20" |
+        awk -F '\t' -v label="$1" 'BEGIN { printf "statements %s: calls/move exec_us/move blks/move query\n", label }
+            { t += $2; printf "  %6s %6s %7s  %s\n", $1, $2, $3, $4 } END { printf "  (top 20: %d us/move)\n", t }'
+}
 # Event streams during korpd's runs (issue 22): SSE_STREAMS players' streams
 # (white of the short set's first games: distinct pairs) held by
 # bench/sse_listen.py; each move event matched with the move's answer.
@@ -395,11 +453,16 @@ korpd_run() {  # SET CLIENTS MOVES
         perf_pid=$!
         sleep 0.5
     fi
+    local backends=0 bp0=0 bp1=0
+    if [ "${BACKENDS:-0}" = 1 ] && [ "$c" = "${CLIENTS##* }" ]; then backends=1; backends_snap "$TMP/b0"; bp0=$(pg_ticks); fi
     sse_start
+    stmts_start "$c"
     waits_start korp_bench "$c"
     out=$(MOVELOG=$TMP/movelog load "$set" "$c" $((n / games)))
     waits_stop "korpd $set $c"
+    stmts_stop "korpd $set $c" korp_bench "$c" "$n"
     k1=$(proc_ticks "$KPID"); p1=$(pg_ticks); w1=$(wal_lsn)
+    [ "$backends" = 0 ] || { backends_snap "$TMP/b1"; bp1=$(pg_ticks); }
     sse_stop "$set" >"$TMP/ev"   # in this shell: it clears SSE_PID
     local ev; ev=$(cat "$TMP/ev")
     if [ -n "$perf_pid" ]; then kill -INT "$perf_pid"; wait "$perf_pid" || true; fi
@@ -411,6 +474,7 @@ korpd_run() {  # SET CLIENTS MOVES
         cpu_c="$(awk -v s="$(field client_cpu_s "$out")" -v n="$moves" 'BEGIN { printf "%.0f", s * 1e6 / n }')" \
         wal="$(wal_per "$w0" "$w1" "$moves")" bytes="$(field bytes_per_answer "$out")" \
         ev50="$(field ev_p50_ms "$ev")" ev99="$(field ev_p99_ms "$ev")" evmax="$(field ev_max_ms "$ev")"
+    [ "$backends" = 0 ] || backends_report "korpd $set $c" "$TMP/b0" "$TMP/b1" $((bp1 - bp0)) "$moves"
     printf 'korpd    %-5s %d client(s), plies %-8s %s %s\n' "$set" "$c" "$ply0-$ply1" "$out" "$ev"
 }
 
@@ -430,6 +494,7 @@ pgbench_run() {   # SET CLIENTS MOVES [l]: the set's games all at one ply before
     [ "$eng" = l ] && listeners_start
     pg_settle 1000; kids=$(pg_children)
     p0=$(pg_ticks); w0=$(wal_lsn)
+    stmts_start "$c"
     waits_start korp_pgbench "$c"
     { time "$(korp_pg_bin)/pgbench" -n -h 127.0.0.1 -p "$PORT" -U "$KORP_PG_USER" -M prepared \
         -c "$c" -j $((c < 2 ? c : 2)) -t $((n / c)) -f "$sql" \
@@ -440,6 +505,7 @@ pgbench_run() {   # SET CLIENTS MOVES [l]: the set's games all at one ply before
         >"$TMP/pgbench.out" 2>"$TMP/pgbench.err"; } 2>"$TMP/pgbench.time" ||
         { cat "$TMP/pgbench.err" "$TMP/pgbench.out" >&2; die "pgbench failed"; }
     waits_stop "pgbench-$eng $set $c"
+    stmts_stop "pgbench-$eng $set $c" korp_pgbench "$c" "$n"
     pg_settle "$kids"
     p1=$(pg_ticks); w1=$(wal_lsn)
     [ "$eng" = l ] && listeners_stop
