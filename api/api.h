@@ -16,7 +16,11 @@ struct notify_config;
 struct api_config {
     const char *host;          /* IPv4 address to listen on */
     unsigned short port;
-    int threads;               /* libmicrohttpd thread pool size */
+    /* Request workers (api_jobs.c): how many requests run at once (each
+     * holds its worker while it waits on the database).  libmicrohttpd's
+     * own threads, which only read and write sockets, are at most
+     * API_IO_THREADS of them. */
+    int threads;
     struct db_pool *pool;      /* borrowed; must outlive the server */
     const char *version;
     bool test_clock;           /* KORP_TEST_CLOCK=1: POST /v1/admin/clock exists */

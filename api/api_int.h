@@ -26,6 +26,9 @@
 #define API_CONNECTION_MEMORY (16 * 1024)
 /* Longest X-Request-Id taken from a client (longer ones are replaced). */
 #define API_REQUEST_ID_MAX 64
+/* libmicrohttpd's threads at most: they only read and write sockets, the
+ * request workers (api_jobs.c) run the handlers. */
+#define API_IO_THREADS 4
 /* The Content-Security-Policy of korpd's HTML pages: nothing from other
  * origins, no inline script or style, never inside a frame. */
 #define API_PAGE_CSP                                                                   \
@@ -94,6 +97,13 @@ struct api_request {
     int64_t started_us;
     char request_id[API_REQUEST_ID_MAX + 1];
     struct api_analysis *analysis;              /* the server's engine searches */
+    /* Run by a request worker (api_jobs.c): while deferred, api_reply keeps
+     * the answer here, and the HTTP thread queues it once job_done. */
+    bool deferred, job_done;
+    enum MHD_Result job_rc;
+    unsigned answer_status;
+    struct MHD_Response *answer;
+    struct api_request *job_next;               /* the workers' queue */
 };
 
 typedef enum MHD_Result (*api_handler)(struct api_request *req);
@@ -204,6 +214,17 @@ enum MHD_Result api_fail_db(struct api_request *req, enum db_status status, cons
 
 /* Finds the route, checks its needs, runs it; replies 404/405/4xx itself. */
 enum MHD_Result api_route(struct api_request *req);
+/* Whether a request is answered on libmicrohttpd's thread (event streams,
+ * which suspend themselves, and the web board's files), not by a worker. */
+bool api_route_inline(const struct api_request *req);
+
+/* The request workers (api_jobs.c).  api_jobs_push takes a request whose
+ * connection is suspended; a worker routes it and resumes the connection.
+ * api_jobs_stop answers what is queued, then ends the workers. */
+struct api_jobs;
+struct api_jobs *api_jobs_start(int workers, struct base_err *err);
+void api_jobs_push(struct api_jobs *jobs, struct api_request *req);
+void api_jobs_stop(struct api_jobs *jobs);
 
 /* Whether text is 1 to API_PARAM_MAX letters, digits, '_' or '-': the
  * form of every id korpd makes (anything else names nothing). */

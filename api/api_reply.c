@@ -103,6 +103,14 @@ enum MHD_Result api_reply(struct api_request *req, unsigned status, struct MHD_R
     if (MHD_get_response_header(resp, "X-Content-Type-Options") == NULL)
         MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
     req->status = status;
+    if (req->deferred) {        /* on a request worker: the HTTP thread queues it */
+        if (req->answer != NULL)
+            MHD_destroy_response(req->answer);
+        req->answer = resp;
+        req->answer_status = status;
+        req->replied = true;
+        return MHD_YES;
+    }
     rc = MHD_queue_response(req->conn, status, resp);
     MHD_destroy_response(resp);
     req->replied = true;

@@ -55,6 +55,7 @@ struct api_server {
     struct api_addr_list *metrics_allow;
     struct api_conn_counts *counts;
     struct api_analysis *analysis;     /* engine searches (issue 23) */
+    struct api_jobs *jobs;             /* the request workers (api_jobs.c) */
     atomic_int in_flight;
     bool quiesced;
     /* The connections, and the thread that cuts slow heads. */
@@ -277,6 +278,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
         }
         return MHD_YES;
     }
+    if (req->job_done) {          /* resumed: a worker has answered */
+        enum MHD_Result rc = req->job_rc;
+        req->job_done = false;
+        if (req->answer != NULL) {
+            rc = MHD_queue_response(conn, req->answer_status, req->answer);
+            MHD_destroy_response(req->answer);
+            req->answer = NULL;
+        }
+        return rc;
+    }
     if (req->replied) {
         *upload_data_size = 0;   /* answered already: the rest is discarded */
         return MHD_YES;
@@ -304,6 +315,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
                  req->method, req->path, API_BODY_LIMIT / 1024);
         return MHD_NO;
     }
+    if (server->jobs != NULL && !api_route_inline(req)) {
+        MHD_suspend_connection(conn);
+        api_jobs_push(server->jobs, req);
+        return MHD_YES;
+    }
     return api_route(req);
 }
 
@@ -321,6 +337,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                  req->status, (double)took / 1000.0, req->request_id);
         api_metrics_request(req->metrics, req->route_index, req->status, (long)took);
         api_metrics_in_flight(req->metrics, -1);
+        if (req->answer != NULL)
+            MHD_destroy_response(req->answer);
         cJSON_Delete(req->json);
         free(req->body);
         free(req);
@@ -398,6 +416,7 @@ static int listen_on(const char *host, unsigned short port, struct base_err *err
  * the sweep thread is stopped first. */
 static void server_free(struct api_server *server)
 {
+    api_jobs_stop(server->jobs);
     if (server->sweeping) {
         pthread_mutex_lock(&server->lock);
         server->stopping = true;
@@ -423,6 +442,7 @@ static void server_free(struct api_server *server)
 struct api_server *api_server_start(const struct api_config *config, struct base_err *err)
 {
     struct api_server *server = calloc(1, sizeof *server);
+    int threads = config->threads > 0 ? config->threads : 2;
     int fd;
 
     if (server == NULL) {
@@ -462,6 +482,10 @@ struct api_server *api_server_start(const struct api_config *config, struct base
         }
         server->sweeping = true;
     }
+    if ((server->jobs = api_jobs_start(threads, err)) == NULL) {
+        server_free(server);
+        return NULL;
+    }
     fd = listen_on(config->host, config->port, err);
     if (fd < 0) {
         server_free(server);
@@ -476,7 +500,7 @@ struct api_server *api_server_start(const struct api_config *config, struct base
         on_accept, server,
         on_request, server,
         MHD_OPTION_LISTEN_SOCKET, fd,
-        MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(config->threads > 0 ? config->threads : 2),
+        MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(threads < API_IO_THREADS ? threads : API_IO_THREADS),
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, server,
         MHD_OPTION_NOTIFY_CONNECTION, on_connection, server,
         MHD_OPTION_URI_LOG_CALLBACK, on_uri, server,
@@ -522,7 +546,10 @@ void api_server_stop(struct api_server *server)
 {
     if (server == NULL)
         return;
-    /* Suspended connections must be resumed before the daemon stops. */
+    /* Suspended connections must be resumed before the daemon stops: the
+     * workers answer what they hold, the streams end. */
+    api_jobs_stop(server->jobs);
+    server->jobs = NULL;
     api_hub_close(server->hub);
     MHD_stop_daemon(server->daemon);
     server_free(server);

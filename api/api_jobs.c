@@ -1,0 +1,114 @@
+/*
+ * api_jobs.c — the request workers: every handler that may wait on the
+ * database runs on one of these threads, not on libmicrohttpd's.
+ *
+ * libmicrohttpd's pool gives each connection to one of its threads for
+ * good, and a thread serves its connections one at a time: a request
+ * behind another connection's move on the same thread waited for that
+ * whole move (issue 22: korpd's p99 twice pgbench's), and so did a resumed
+ * event stream.  So once a request has arrived its connection is
+ * suspended and the request queued here; the first free worker runs the
+ * route (api_reply keeps the answer in the request instead of queueing
+ * it), then resumes the connection, and libmicrohttpd's thread queues the
+ * answer at its next call of the access handler (api_server.c).  Requests
+ * run in arrival order whichever thread they came in on, and the HTTP
+ * threads only read and write sockets.
+ */
+#include "api_int.h"
+
+#include "base.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+struct api_jobs {
+    pthread_mutex_t lock;
+    pthread_cond_t ready;
+    struct api_request *head, *tail;   /* waiting, oldest first */
+    bool stopping;
+    int count;                         /* threads started */
+    pthread_t *threads;
+};
+
+static void run(struct api_request *req)
+{
+    struct MHD_Connection *conn = req->conn;
+    req->deferred = true;
+    req->job_rc = api_route(req);
+    req->deferred = false;
+    req->job_done = true;
+    /* The request may be answered and freed from here on: not touched. */
+    MHD_resume_connection(conn);
+}
+
+static void *work(void *arg)
+{
+    struct api_jobs *jobs = arg;
+    pthread_mutex_lock(&jobs->lock);
+    for (;;) {
+        struct api_request *req = jobs->head;
+        if (req == NULL) {
+            if (jobs->stopping)
+                break;
+            pthread_cond_wait(&jobs->ready, &jobs->lock);
+            continue;
+        }
+        jobs->head = req->job_next;
+        if (jobs->head == NULL)
+            jobs->tail = NULL;
+        pthread_mutex_unlock(&jobs->lock);
+        run(req);
+        pthread_mutex_lock(&jobs->lock);
+    }
+    pthread_mutex_unlock(&jobs->lock);
+    return NULL;
+}
+
+struct api_jobs *api_jobs_start(int workers, struct base_err *err)
+{
+    struct api_jobs *jobs = calloc(1, sizeof *jobs);
+    if (jobs == NULL || (jobs->threads = calloc((size_t)workers, sizeof *jobs->threads)) == NULL) {
+        free(jobs);
+        base_err_set(err, "out of memory");
+        return NULL;
+    }
+    pthread_mutex_init(&jobs->lock, NULL);
+    pthread_cond_init(&jobs->ready, NULL);
+    for (; jobs->count < workers; jobs->count++)
+        if (pthread_create(&jobs->threads[jobs->count], NULL, work, jobs) != 0) {
+            base_err_set(err, "cannot start request worker %d of %d", jobs->count + 1, workers);
+            api_jobs_stop(jobs);
+            return NULL;
+        }
+    return jobs;
+}
+
+void api_jobs_push(struct api_jobs *jobs, struct api_request *req)
+{
+    req->job_next = NULL;
+    pthread_mutex_lock(&jobs->lock);
+    if (jobs->tail != NULL)
+        jobs->tail->job_next = req;
+    else
+        jobs->head = req;
+    jobs->tail = req;
+    pthread_cond_signal(&jobs->ready);
+    pthread_mutex_unlock(&jobs->lock);
+}
+
+void api_jobs_stop(struct api_jobs *jobs)
+{
+    if (jobs == NULL)
+        return;
+    /* The workers finish what is queued (each request is answered), then end. */
+    pthread_mutex_lock(&jobs->lock);
+    jobs->stopping = true;
+    pthread_cond_broadcast(&jobs->ready);
+    pthread_mutex_unlock(&jobs->lock);
+    for (int i = 0; i < jobs->count; i++)
+        pthread_join(jobs->threads[i], NULL);
+    pthread_cond_destroy(&jobs->ready);
+    pthread_mutex_destroy(&jobs->lock);
+    free(jobs->threads);
+    free(jobs);
+}
