@@ -242,3 +242,57 @@ def test_every_request_has_an_id_and_an_access_log_line(own_postgres, start_korp
         return ("GET /v1/games/{id} 404" in text and "id=trace-42" in text and
                 f"GET /healthz 200" in text and f"id={generated}" in text)
     wait_until(logged, 5, what="the access-log lines")
+
+
+
+def _keepalive_get(s, path):
+    """One GET on a kept-alive socket; its status and JSON body (by Content-Length)."""
+    s.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = s.recv(4096)
+        assert chunk, "korpd closed the connection"
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                  if line.lower().startswith(b"content-length:"))
+    while len(body) < length:
+        chunk = s.recv(4096)
+        assert chunk, "korpd closed the connection"
+        body += chunk
+    return int(head.split()[1]), json.loads(body)
+
+
+def test_a_request_waiting_on_the_database_holds_up_no_other_connection(own_postgres,
+                                                                       start_korpd):
+    """Issue 22: requests run on korpd's request workers, not on the thread that reads
+    their connection, so a request stuck on the database delays no request of another
+    connection.  Before, libmicrohttpd's threads ran the handlers and each kept-alive
+    connection stays on the thread that accepted it: every connection sharing the stuck
+    request's thread waited for its deadline (with 2 threads, about half of them)."""
+    k = start_korpd(own_postgres.url, KORP_DB_TIMEOUT_MS=10000, KORP_DB_POOL_SIZE=2,
+                    KORP_HTTP_THREADS=2)
+    assert health(k).status_code == 200
+    # Nine kept-alive connections, all accepted before anything is stuck.
+    conns = [socket.create_connection(("127.0.0.1", k.port), timeout=30) for _ in range(9)]
+    for s in conns:
+        assert _keepalive_get(s, "/v1/games/not.an.id")[0] == 404
+    own_postgres.freeze()
+    try:
+        stuck_since = time.monotonic()
+        conns[0].sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        wait_until(lambda: _read_by_korpd(k, conns[0]), 5, what="korpd to read the request")
+        # The other eight ask for something that needs no database (an id korpd
+        # refuses by its form): each is answered at once.
+        for s in conns[1:]:
+            s.settimeout(3)
+            status, body = _keepalive_get(s, "/v1/games/not.an.id")
+            assert status == 404 and body["status"] == 404, body
+        assert time.monotonic() - stuck_since < 5
+        # The stuck request itself gets its deadline's 503.
+        status, body = _keepalive_get(conns[0], "/healthz")
+        assert status == 503, body
+    finally:
+        own_postgres.thaw()
+        for s in conns:
+            s.close()
