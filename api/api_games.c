@@ -122,10 +122,12 @@ enum MHD_Result api_game_list(struct api_request *req)
         f.after_us = us;
         f.after_id = id;
     }
-    games = calloc(LIST_MAX, sizeof *games);
+    /* Room for the page asked for, not for the largest one: a game is over a
+     * kilobyte, and 100 of them at every request went to mmap and back. */
+    games = calloc((size_t)f.limit, sizeof *games);
     if (games == NULL)
         return MHD_NO;
-    st = db_game_list(req->config->pool, &f, games, LIST_MAX, &count, &more, &err);
+    st = db_game_list(req->config->pool, &f, games, f.limit, &count, &more, &err);
     if (st != DB_OK) {
         free(games);
         return api_fail_db(req, st, err.text);

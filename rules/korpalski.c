@@ -49,8 +49,9 @@ static enum rules_error move_parse(const struct rules_position *pos,
 
 static bool move_is_legal(const struct rules_position *pos, struct rules_move move)
 {
-    struct rules_move moves[RULES_MAX_MOVES];
-    return moves_contain(moves, kp_generate(kp_const(pos), moves), move);
+    int n;
+    const struct rules_move *moves = notation_legal(&rules_korpalski, pos, &n);
+    return moves_contain(moves, n, move);
 }
 
 static size_t move_format(const struct rules_position *pos,

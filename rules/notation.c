@@ -27,6 +27,35 @@ const struct notation_style notation_polish_full = {
 
 #define TEXT_LIMIT 32
 
+/*
+ * The legal moves of the last position a move was read or written in, one
+ * per thread: moves are mostly read and written many from one position
+ * (every legal move with its SAN, a move read then written in three
+ * notations), and each SAN needs all of them for its disambiguation, which
+ * made writing n moves cost n move generations (and so did checking each
+ * move against the legal ones: move_is_legal).  Positions are compared
+ * whole, so a hit is the same position; threads share nothing.
+ */
+static _Thread_local struct {
+    const struct rules_variant *variant;
+    struct rules_position pos;
+    int n;
+    struct rules_move moves[RULES_MAX_MOVES];
+} legal_memo;
+
+const struct rules_move *notation_legal(const struct rules_variant *v,
+                                       const struct rules_position *pos, int *n)
+{
+    if (legal_memo.variant != v || memcmp(&legal_memo.pos, pos, sizeof *pos) != 0) {
+        legal_memo.variant = NULL;   /* (while the list is rewritten) */
+        legal_memo.n = v->moves_legal(pos, legal_memo.moves);
+        legal_memo.pos = *pos;
+        legal_memo.variant = v;
+    }
+    *n = legal_memo.n;
+    return legal_memo.moves;
+}
+
 /* Type of letter c in any of the sets, or -1.  *set_index tells which. */
 static int letter_type(const char *const *sets, char c, int *set_index)
 {
@@ -485,8 +514,8 @@ enum rules_error notation_match(
     const struct rules_position *pos, const struct notation_pattern *pat,
     struct rules_move *out, struct rules_why *why)
 {
-    struct rules_move moves[RULES_MAX_MOVES];
-    int n = v->moves_legal(pos, moves);
+    int n;
+    const struct rules_move *moves = notation_legal(v, pos, &n);
     int found = 0, first = -1, second = -1;
 
     for (int i = 0; i < n; i++) {
@@ -613,7 +642,6 @@ size_t notation_format(const struct rules_variant *v,
                        size_t size)
 {
     struct writer w = { buf, size, 0 };
-    struct rules_move moves[RULES_MAX_MOVES];
     struct rules_position after = *pos;
     bool capture = (m.flags & RULES_MOVE_CAPTURE) != 0;
 
@@ -625,7 +653,8 @@ size_t notation_format(const struct rules_variant *v,
         put_cell(&w, g, m.to);
     } else {
         int type = g->piece_at(pos, m.from);
-        int n = v->moves_legal(pos, moves);
+        int n;
+        const struct rules_move *moves = notation_legal(v, pos, &n);
         if (type != RULES_PAWN || style->pawn_letter)
             put_char(&w, style->letters[type]);
         if (style->full_from) {
@@ -653,7 +682,9 @@ size_t notation_format(const struct rules_variant *v,
         }
     }
     g->apply(&after, m);
-    if (v->in_check(&after))
-        put_char(&w, v->moves_legal(&after, moves) == 0 ? style->mate : '+');
+    if (v->in_check(&after)) {
+        struct rules_move replies[RULES_MAX_MOVES];
+        put_char(&w, v->moves_legal(&after, replies) == 0 ? style->mate : '+');
+    }
     return w.len;
 }

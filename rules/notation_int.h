@@ -80,6 +80,13 @@ enum rules_error notation_decode(const struct notation_geometry *g,
                                  struct notation_pattern *pat, struct rules_why *why);
 
 /*
+ * The legal moves of pos (v->moves_legal), kept per thread for the last
+ * position asked about: valid until this thread asks about another.
+ */
+const struct rules_move *notation_legal(const struct rules_variant *v,
+                                       const struct rules_position *pos, int *n);
+
+/*
  * Finds the one legal move matching *pat.  When nothing matches, says why:
  * the game is over, then g->explain, then the generic reasons in order
  * (the from-cell, the piece, the destination, the capture mark, what the
