@@ -128,3 +128,15 @@ bench_webhook_sink() {
     SINK=http://127.0.0.1:$SPORT
     for _ in $(seq 1 100); do curl -sf "$SINK/count" >/dev/null 2>&1 && break; sleep 0.1; done
 }
+
+# bench_pg_statements DATABASE: restarts the throwaway cluster with
+# pg_stat_statements loaded (tracking nothing until a script turns it on)
+# and creates the extension in DATABASE.
+bench_pg_statements() {
+    printf "shared_preload_libraries = 'pg_stat_statements'\npg_stat_statements.track = none\npg_stat_statements.max = 1000\n" |
+        owner_write "$OWNER" "$TMP/pg/conf.statements"
+    echo "include 'conf.statements'" | as_owner "$OWNER" tee -a "$TMP/pg/postgresql.conf" >/dev/null
+    korp_pg_stop "$TMP/pg" "$OWNER"
+    korp_pg_start "$TMP/pg" "$OWNER" || die "PostgreSQL did not restart with pg_stat_statements"
+    korp_pg_admin "$TMP/pg" "$PORT" -d "$1" -c "CREATE EXTENSION pg_stat_statements"
+}

@@ -169,14 +169,7 @@ grep -q "pg_notify('korp_events'" "$TMP/move_notify.sql" || die "cannot make the
 # ---- PostgreSQL, then korpd, on free ports (korp_free_port, scripts/lib.sh).
 bench_pg korp_bench korp_pgbench
 export PGPASSFILE=$TMP/korp.pgpass
-if [ "${STATEMENTS:-0}" = 1 ]; then   # pg_stat_statements, tracking only during the runs
-    printf "shared_preload_libraries = 'pg_stat_statements'\npg_stat_statements.track = none\npg_stat_statements.max = 1000\n" |
-        owner_write "$OWNER" "$TMP/pg/conf.statements"
-    echo "include 'conf.statements'" | as_owner "$OWNER" tee -a "$TMP/pg/postgresql.conf" >/dev/null
-    korp_pg_stop "$TMP/pg" "$OWNER"
-    korp_pg_start "$TMP/pg" "$OWNER" || die "PostgreSQL did not restart with pg_stat_statements"
-    korp_pg_admin "$TMP/pg" "$PORT" -d korp_bench -c "CREATE EXTENSION pg_stat_statements"
-fi
+[ "${STATEMENTS:-0}" = 1 ] && bench_pg_statements korp_bench   # tracking only during the runs
 PG_MAIN=$(head -n 1 "$TMP/pg/postmaster.pid")
 
 # ---- korpd

@@ -92,12 +92,7 @@ sql_of() {   # NAME: korpd's text of that statement
 # ---- PostgreSQL with pg_stat_statements (tracking only during the check)
 bench_pg korp_bench
 export PGPASSFILE=$TMP/korp.pgpass
-printf "shared_preload_libraries = 'pg_stat_statements'\npg_stat_statements.track = none\n" |
-    owner_write "$OWNER" "$TMP/pg/conf.reads"
-echo "include 'conf.reads'" | as_owner "$OWNER" tee -a "$TMP/pg/postgresql.conf" >/dev/null
-korp_pg_stop "$TMP/pg" "$OWNER"
-korp_pg_start "$TMP/pg" "$OWNER" || die "PostgreSQL did not restart with pg_stat_statements"
-korp_pg_admin "$TMP/pg" "$PORT" -d korp_bench -c "CREATE EXTENSION pg_stat_statements"
+bench_pg_statements korp_bench
 PG_MAIN=$(head -n 1 "$TMP/pg/postmaster.pid")
 PSQL=("$(korp_pg_bin)/psql" -X -q -w -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PORT" -U "$KORP_PG_USER" -d korp_bench)
 
