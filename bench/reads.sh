@@ -205,7 +205,12 @@ for r in $READS; do
         while read -r n name; do printf '%s\t%s\n' "$((n * OPS_CHECK))" "$(sql_of "$name")"; done |
         normalize | sort >"$TMP/check.expected"
     pss -F $'\t' -c "SELECT calls, query FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid
-        WHERE r.rolname = '$KORP_PG_USER' AND calls >= $OPS_CHECK" | normalize | sort >"$TMP/check.actual"
+        WHERE r.rolname = '$KORP_PG_USER' AND calls >= $OPS_CHECK" | normalize |
+        # korp_now()'s body: the planner runs stable functions to estimate a
+        # custom plan (a prepared statement's first executions on a
+        # connection), outside the executor's nesting, so pg_stat_statements
+        # counts it as a statement of its own; pgbench's plans run it alike.
+        grep -v 'FROM clock$' | sort >"$TMP/check.actual"
     diff "$TMP/check.expected" "$TMP/check.actual" >"$TMP/check.diff" ||
         { cat "$TMP/check.diff" >&2; die "$r: korpd ran other statements than bench/reads.sh says (calls, text)"; }
 done
