@@ -100,7 +100,6 @@ struct api_request {
     /* Run by a request worker (api_jobs.c): while deferred, api_reply keeps
      * the answer here, and the HTTP thread queues it once job_done. */
     bool deferred, job_done;
-    enum MHD_Result job_rc;
     unsigned answer_status;
     struct MHD_Response *answer;
     struct api_request *job_next;               /* the workers' queue */
@@ -214,17 +213,20 @@ enum MHD_Result api_fail_db(struct api_request *req, enum db_status status, cons
 
 /* Finds the route, checks its needs, runs it; replies 404/405/4xx itself. */
 enum MHD_Result api_route(struct api_request *req);
-/* Whether a request is answered on libmicrohttpd's thread (event streams,
- * which suspend themselves, and the web board's files), not by a worker. */
+/* Whether a request is answered on libmicrohttpd's thread (the web board's
+ * files, and a body refused for its size), not by a request worker. */
 bool api_route_inline(const struct api_request *req);
 
-/* The request workers (api_jobs.c).  api_jobs_push takes a request whose
- * connection is suspended; a worker routes it and resumes the connection.
- * api_jobs_stop answers what is queued, then ends the workers. */
+/* The request workers (api_jobs.c).  api_jobs_push suspends the request's
+ * connection and queues it; a worker routes it and resumes the connection.
+ * It returns false, touching nothing, once api_jobs_stop has begun, which
+ * answers what is queued and ends the workers (the daemon may still run:
+ * api_jobs_free only after it has stopped). */
 struct api_jobs;
 struct api_jobs *api_jobs_start(int workers, struct base_err *err);
-void api_jobs_push(struct api_jobs *jobs, struct api_request *req);
+bool api_jobs_push(struct api_jobs *jobs, struct api_request *req);
 void api_jobs_stop(struct api_jobs *jobs);
+void api_jobs_free(struct api_jobs *jobs);
 
 /* Whether text is 1 to API_PARAM_MAX letters, digits, '_' or '-': the
  * form of every id korpd makes (anything else names nothing). */

@@ -7,7 +7,8 @@
  * behind another connection's move on the same thread waited for that
  * whole move (issue 22: korpd's p99 twice pgbench's), and so did a resumed
  * event stream.  So once a request has arrived its connection is
- * suspended and the request queued here; the first free worker runs the
+ * suspended and the request queued here (event streams too: only their
+ * reader runs on libmicrohttpd's thread); the first free worker runs the
  * route (api_reply keeps the answer in the request instead of queueing
  * it), then resumes the connection, and libmicrohttpd's thread queues the
  * answer at its next call of the access handler (api_server.c).  Requests
@@ -25,7 +26,8 @@ struct api_jobs {
     pthread_mutex_t lock;
     pthread_cond_t ready;
     struct api_request *head, *tail;   /* waiting, oldest first */
-    bool stopping;
+    bool stopping;                     /* no more requests taken */
+    bool joined;
     int count;                         /* threads started */
     pthread_t *threads;
 };
@@ -34,7 +36,7 @@ static void run(struct api_request *req)
 {
     struct MHD_Connection *conn = req->conn;
     req->deferred = true;
-    req->job_rc = api_route(req);
+    (void)api_route(req);   /* its answer, if any, is in req->answer */
     req->deferred = false;
     req->job_done = true;
     /* The request may be answered and freed from here on: not touched. */
@@ -77,16 +79,23 @@ struct api_jobs *api_jobs_start(int workers, struct base_err *err)
     for (; jobs->count < workers; jobs->count++)
         if (pthread_create(&jobs->threads[jobs->count], NULL, work, jobs) != 0) {
             base_err_set(err, "cannot start request worker %d of %d", jobs->count + 1, workers);
-            api_jobs_stop(jobs);
+            api_jobs_free(jobs);
             return NULL;
         }
     return jobs;
 }
 
-void api_jobs_push(struct api_jobs *jobs, struct api_request *req)
+bool api_jobs_push(struct api_jobs *jobs, struct api_request *req)
 {
     req->job_next = NULL;
     pthread_mutex_lock(&jobs->lock);
+    if (jobs->stopping) {
+        pthread_mutex_unlock(&jobs->lock);
+        return false;
+    }
+    /* Suspended before any worker can take it: a resume must never come
+     * first (it would be lost, and the connection suspended for good). */
+    MHD_suspend_connection(req->conn);
     if (jobs->tail != NULL)
         jobs->tail->job_next = req;
     else
@@ -94,19 +103,29 @@ void api_jobs_push(struct api_jobs *jobs, struct api_request *req)
     jobs->tail = req;
     pthread_cond_signal(&jobs->ready);
     pthread_mutex_unlock(&jobs->lock);
+    return true;
 }
 
 void api_jobs_stop(struct api_jobs *jobs)
 {
-    if (jobs == NULL)
+    if (jobs == NULL || jobs->joined)
         return;
-    /* The workers finish what is queued (each request is answered), then end. */
+    /* The workers finish what is queued (each request is answered and its
+     * connection resumed), then end; later requests are refused. */
     pthread_mutex_lock(&jobs->lock);
     jobs->stopping = true;
     pthread_cond_broadcast(&jobs->ready);
     pthread_mutex_unlock(&jobs->lock);
     for (int i = 0; i < jobs->count; i++)
         pthread_join(jobs->threads[i], NULL);
+    jobs->joined = true;
+}
+
+void api_jobs_free(struct api_jobs *jobs)
+{
+    if (jobs == NULL)
+        return;
+    api_jobs_stop(jobs);
     pthread_cond_destroy(&jobs->ready);
     pthread_mutex_destroy(&jobs->lock);
     free(jobs->threads);

@@ -104,8 +104,10 @@ enum MHD_Result api_reply(struct api_request *req, unsigned status, struct MHD_R
         MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
     req->status = status;
     if (req->deferred) {        /* on a request worker: the HTTP thread queues it */
-        if (req->answer != NULL)
-            MHD_destroy_response(req->answer);
+        if (req->answer != NULL) {   /* answered already: the first answer stands */
+            MHD_destroy_response(resp);
+            return MHD_NO;
+        }
         req->answer = resp;
         req->answer_status = status;
         req->replied = true;

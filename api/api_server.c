@@ -279,13 +279,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
         return MHD_YES;
     }
     if (req->job_done) {          /* resumed: a worker has answered */
-        enum MHD_Result rc = req->job_rc;
+        enum MHD_Result rc;
         req->job_done = false;
-        if (req->answer != NULL) {
-            rc = MHD_queue_response(conn, req->answer_status, req->answer);
-            MHD_destroy_response(req->answer);
-            req->answer = NULL;
-        }
+        if (req->answer == NULL)   /* it answered nothing: close, never route it twice */
+            return MHD_NO;
+        rc = MHD_queue_response(conn, req->answer_status, req->answer);
+        MHD_destroy_response(req->answer);
+        req->answer = NULL;
         return rc;
     }
     if (req->replied) {
@@ -315,12 +315,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
                  req->method, req->path, API_BODY_LIMIT / 1024);
         return MHD_NO;
     }
-    if (server->jobs != NULL && !api_route_inline(req)) {
-        MHD_suspend_connection(conn);
-        api_jobs_push(server->jobs, req);
+    if (api_route_inline(req))
+        return api_route(req);
+    if (api_jobs_push(server->jobs, req))
         return MHD_YES;
-    }
-    return api_route(req);
+    return api_fail(req, API_PROBLEM_UNAVAILABLE, "korpd is stopping; send it again");
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
@@ -416,7 +415,7 @@ static int listen_on(const char *host, unsigned short port, struct base_err *err
  * the sweep thread is stopped first. */
 static void server_free(struct api_server *server)
 {
-    api_jobs_stop(server->jobs);
+    api_jobs_free(server->jobs);
     if (server->sweeping) {
         pthread_mutex_lock(&server->lock);
         server->stopping = true;
@@ -549,7 +548,6 @@ void api_server_stop(struct api_server *server)
     /* Suspended connections must be resumed before the daemon stops: the
      * workers answer what they hold, the streams end. */
     api_jobs_stop(server->jobs);
-    server->jobs = NULL;
     api_hub_close(server->hub);
     MHD_stop_daemon(server->daemon);
     server_free(server);
