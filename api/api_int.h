@@ -214,7 +214,8 @@ enum MHD_Result api_fail_db(struct api_request *req, enum db_status status, cons
 /* Finds the route, checks its needs, runs it; replies 404/405/4xx itself. */
 enum MHD_Result api_route(struct api_request *req);
 /* Whether a request is answered on libmicrohttpd's thread (the web board's
- * files, and a body refused for its size), not by a request worker. */
+ * files), not by a request worker.  (A body refused for its size is
+ * answered there too, at the head, before any worker could take it.) */
 bool api_route_inline(const struct api_request *req);
 
 /* The request workers (api_jobs.c).  api_jobs_push suspends the request's

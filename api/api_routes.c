@@ -277,8 +277,7 @@ static void allow_add(char *allow, size_t size, const char *method)
 
 bool api_route_inline(const struct api_request *req)
 {
-    return req->body_too_large || strncmp(req->path, "/assets/", 8) == 0 ||
-           strcmp(req->path, "/favicon.ico") == 0;
+    return strncmp(req->path, "/assets/", 8) == 0 || strcmp(req->path, "/favicon.ico") == 0;
 }
 
 enum MHD_Result api_route(struct api_request *req)

@@ -47,7 +47,6 @@ const struct rules_move *notation_legal(const struct rules_variant *v,
                                        const struct rules_position *pos, int *n)
 {
     if (legal_memo.variant != v || memcmp(&legal_memo.pos, pos, sizeof *pos) != 0) {
-        legal_memo.variant = NULL;   /* (while the list is rewritten) */
         legal_memo.n = v->moves_legal(pos, legal_memo.moves);
         legal_memo.pos = *pos;
         legal_memo.variant = v;
