@@ -6,6 +6,8 @@
 # server whatever happens.  KORP_TEST_SLOW=1 adds the slow tests (perft
 # depth 4).  The last line printed is a ctest summary line: both suites'
 # summaries are repeated at the end, a failing one last.
+# While working on one part: KORP_TEST_ONLY=REGEX runs only the tests whose
+# names match (ctest -R), and KORP_TEST_ASAN=0 skips the sanitizer build.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$KORP_ROOT"
@@ -46,7 +48,7 @@ run_suite() {
     korp_pg_createdb "$TMP/pg" "$PORT" "$db"
     say "testing $dir"
     KORP_TEST_DATABASE_URL="postgresql://$KORP_PG_USER@127.0.0.1:$PORT/$db" \
-        ctest --test-dir "$dir" --output-on-failure -j "$(nproc)" ${exclude:+-LE "$exclude"} \
+        ctest --test-dir "$dir" --output-on-failure -j "$(nproc)" ${exclude:+-LE "$exclude"} ${KORP_TEST_ONLY:+-R "$KORP_TEST_ONLY"} \
         2>&1 | tee "$log" || rc=$?
     summary=$(grep -E '^[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -n 1 || true)
     if [ "$rc" = 0 ] && [ -n "$summary" ]; then
@@ -58,7 +60,7 @@ run_suite() {
 }
 
 run_suite build-test korp_test "$SLOW" -DCMAKE_BUILD_TYPE=Release
-run_suite build-asan korp_test_asan "${SLOW:+$SLOW|}scripts|ha" -DCMAKE_C_COMPILER=clang \
+[ "${KORP_TEST_ASAN:-1}" = 0 ] || run_suite build-asan korp_test_asan "${SLOW:+$SLOW|}scripts|ha" -DCMAKE_C_COMPILER=clang \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKORP_SANITIZE=ON -DKORP_FUZZ=ON
 
 say "summary: build-test, build-asan (a failing suite last)"
