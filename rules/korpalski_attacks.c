@@ -111,7 +111,7 @@ uint64_t kp_attackers(const struct kp_pos *p, int sq, int by, uint64_t occ)
            (orth ? kp_rook_attacks(sq, occ) & orth : 0);
 }
 
-int kp_king_square(const struct kp_pos *p, int color)
+int kp_king_cell(const struct kp_pos *p, int color)
 {
     uint64_t k = p->pieces[color][RULES_KING];
     return k ? bb_lsb(k) : KP_NO_SQUARE;
@@ -119,7 +119,7 @@ int kp_king_square(const struct kp_pos *p, int color)
 
 bool kp_in_check(const struct kp_pos *p)
 {
-    int k = kp_king_square(p, p->side);
+    int k = kp_king_cell(p, p->side);
     if (k == KP_NO_SQUARE)
         return false;
     return kp_attackers(p, k, p->side ^ 1, p->occupied[0] | p->occupied[1]) != 0;

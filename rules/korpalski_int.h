@@ -75,7 +75,7 @@ uint64_t kp_line(int a, int b);      /* the whole line through both, if aligned 
 
 /* Men of `by` that attack `sq` given occupancy `occ`. */
 uint64_t kp_attackers(const struct kp_pos *p, int sq, int by, uint64_t occ);
-int kp_king_square(const struct kp_pos *p, int color); /* KP_NO_SQUARE if none */
+int kp_king_cell(const struct kp_pos *p, int color); /* KP_NO_SQUARE if none */
 bool kp_in_check(const struct kp_pos *p);
 
 /* korpalski_movegen.c */

@@ -6,7 +6,7 @@
  * dropped man would attack the enemy king.  A pawn promotes only to a
  * type in its prison.
  */
-#include "korpalski_int.h"
+#include "korpalski_board.h"
 
 unsigned kp_prison_types(const struct kp_pos *p, int color)
 {
@@ -19,46 +19,9 @@ unsigned kp_prison_types(const struct kp_pos *p, int color)
 
 uint64_t kp_checking_squares(const struct kp_pos *p, int type, int color, int sq)
 {
-    uint64_t occ = p->occupied[0] | p->occupied[1];
-    switch (type) {
-    case RULES_PAWN: return kp_pawn_attacks(color ^ 1, sq);
-    case RULES_KNIGHT: return kp_knight_attacks(sq);
-    case RULES_BISHOP: return kp_bishop_attacks(sq, occ);
-    case RULES_ROOK: return kp_rook_attacks(sq, occ);
-    case RULES_QUEEN: return kp_bishop_attacks(sq, occ) | kp_rook_attacks(sq, occ);
-    default: return kp_king_attacks(sq);
-    }
+    /* Attacks are symmetric but for the pawn's, which look the other way. */
+    return man_attacks(type, color ^ 1, sq, p->occupied[0] | p->occupied[1]);
 }
-
-#define MG_POS struct kp_pos
-#define MG_BITS uint64_t
-#define MG_CELLS 64
-#define MG_NONE KP_NO_SQUARE
-#define MG_BIT bb_of
-#define MG_POP bb_pop
-#define MG_COUNT bb_count
-#define MG_LSB bb_lsb
-#define MG_KNIGHT kp_knight_attacks
-#define MG_KING kp_king_attacks
-#define MG_PAWN kp_pawn_attacks
-#define MG_BISHOP kp_bishop_attacks
-#define MG_ROOK kp_rook_attacks
-#define MG_BETWEEN kp_between
-#define MG_LINE kp_line
-#define MG_ATTACKERS kp_attackers
-#define MG_KING_CELL kp_king_square
-#define MG_APPLY kp_apply
-/* Pawns never stand on the first or last rank, so a step stays on the board. */
-#define MG_AHEAD(color, sq) ((color) == RULES_WHITE ? (sq) + 8 : (sq) - 8)
-#define MG_ON_BOARD(sq) 1
-#define MG_START(color) ((color) == RULES_WHITE ? KP_RANK_2 : KP_RANK_7)
-#define MG_LAST(color) ((color) == RULES_WHITE ? KP_RANK_8 : KP_RANK_1)
-#define MG_PROMOTIONS kp_prison_types
-#define MG_PROMOTION_ORDER { RULES_KNIGHT, RULES_BISHOP, RULES_ROOK, RULES_QUEEN }
-/* Until both kings stand there are no board moves, only the placement. */
-#define MG_KINGS_MISSING(p, ksq) \
-    ((ksq) == KP_NO_SQUARE || kp_king_square((p), (p)->side ^ 1) == KP_NO_SQUARE)
-#define MG_DROPS 1
 
 struct gen;
 static void gen_drops(struct gen *g, const struct kp_pos *p, uint64_t where);
@@ -79,7 +42,7 @@ static inline void add_drops(struct gen *g, int type, uint64_t targets)
 static void gen_drops(struct gen *g, const struct kp_pos *p, uint64_t where)
 {
     int us = p->side;
-    int eksq = kp_king_square(p, us ^ 1);
+    int eksq = kp_king_cell(p, us ^ 1);
     if (g->noisy)
         return;
     for (int t = RULES_PAWN; t <= RULES_QUEEN; t++) {
@@ -95,7 +58,7 @@ static void gen_drops(struct gen *g, const struct kp_pos *p, uint64_t where)
 /* The king placement phase: the side's king is still in reserve. */
 static void gen_placement(struct gen *g, const struct kp_pos *p)
 {
-    int eksq = kp_king_square(p, p->side ^ 1);
+    int eksq = kp_king_cell(p, p->side ^ 1);
     uint64_t where = ~(p->occupied[0] | p->occupied[1]) & g->to_ok;
     if (!p->reserve[p->side][RULES_KING] || g->noisy ||
         !(g->drop_types & (1u << RULES_KING)))

@@ -71,7 +71,7 @@ static bool explain_drop(const struct kp_pos *p, const struct notation_pattern *
                          struct rules_why *why)
 {
     int us = p->side;
-    int ksq = kp_king_square(p, us), eksq = kp_king_square(p, us ^ 1);
+    int ksq = kp_king_cell(p, us), eksq = kp_king_cell(p, us ^ 1);
     const char *name = notation_piece_names[pat->piece];
     char to[4];
 
@@ -156,7 +156,7 @@ bool kp_explain_illegal(const struct rules_position *pos,
     const struct kp_pos *p = kp_const(pos);
     if (pat->drop)
         return explain_drop(p, pat, why);
-    if (kp_king_square(p, p->side) == KP_NO_SQUARE) {
+    if (kp_king_cell(p, p->side) == KP_NO_SQUARE) {
         why_set(why, RULES_REASON_KING_NOT_PLACED,
                 "illegal move: %s must first place its king (K@square)", side(p->side));
         return true;

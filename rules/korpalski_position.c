@@ -217,7 +217,7 @@ static enum rules_error check_kings(const struct kp_pos *p, struct rules_why *wh
         return fail_invalid(why,
                     "invalid position: men stand on the board before both kings are placed");
     if (placed[0] && placed[1] &&
-        (kp_king_attacks(kp_king_square(p, 0)) & p->pieces[1][RULES_KING]))
+        (kp_king_attacks(kp_king_cell(p, 0)) & p->pieces[1][RULES_KING]))
         return fail_invalid(why, "invalid position: the kings stand next to each other");
     if (placed[0] && placed[1]) {
         struct kp_pos flipped = *p;

@@ -13,39 +13,25 @@
  * legality without generating the others.
  *
  * This is the body of a generator, not a header: a variant's movegen file
- * includes it once, after defining the primitives of its board below, and
- * gets its own static copy, specialised by the compiler for its bitboard
- * type.  The generator is the hot loop of search and perft, so the board's
- * primitives are resolved at compile time rather than through pointers.
- *
- *   MG_POS             the position struct (pieces, occupied, board, side, ep)
- *   MG_BITS            the bitboard type
- *   MG_CELLS, MG_NONE  how many cells; the value for "no cell"
- *   MG_BIT, MG_POP, MG_COUNT, MG_LSB   bitboard basics
- *   MG_KNIGHT(c) MG_KING(c) MG_PAWN(color, c) MG_BISHOP(c, occ) MG_ROOK(c, occ)
- *   MG_BETWEEN(a, b) MG_LINE(a, b)     attack and line tables
- *   MG_ATTACKERS(p, c, by, occ)  MG_KING_CELL(p, color)  MG_APPLY(p, m)
- *   MG_AHEAD(color, c)  the cell one pawn step ahead of c for color (or MG_NONE)
- *   MG_ON_BOARD(c)      whether such a step stayed on the board
- *   MG_START(color) MG_LAST(color)     the pawns' start and promotion cells
- *   MG_PROMOTIONS(p, color)            the types (1 << type) a pawn may become
- *   MG_PROMOTION_ORDER                 the order promotions are listed in
- *   MG_KINGS_MISSING(p, ksq)           no board moves: a king is not on the board
- *   MG_DROPS                           1 where men are dropped from a reserve;
- *                                      then gen_drops() and gen_placement()
- *                                      are defined before this file
+ * includes it once, after its board header (korpalski_board.h,
+ * glinski_board.h, which describes the board in the BD_ names listed
+ * there), and gets its own static copy, specialised by the compiler for its
+ * bitboard type.  The generator is the hot loop of search and perft, so the
+ * board's primitives are resolved at compile time rather than through
+ * pointers.  Where BD_DROPS is 1 the file defines gen_drops() and
+ * gen_placement() as well.
  */
 
 struct gen {
     struct rules_move *out;   /* NULL: count only */
     int n;
     bool noisy;               /* captures and promotions only, no drops */
-    MG_BITS from_ok;          /* board moves only from these cells */
-    MG_BITS to_ok;            /* moves and drops only to these cells */
+    BD_BITS from_ok;          /* board moves only from these cells */
+    BD_BITS to_ok;            /* moves and drops only to these cells */
     unsigned drop_types;      /* drops only of these types (1 << type) */
 };
 
-#define GEN_ALL(out) { (out), 0, false, ~(MG_BITS)0, ~(MG_BITS)0, ~0u }
+#define GEN_ALL(out) { (out), 0, false, ~(BD_BITS)0, ~(BD_BITS)0, ~0u }
 
 static inline void add(struct gen *g, int from, int to, int piece, int flags)
 {
@@ -55,26 +41,26 @@ static inline void add(struct gen *g, int from, int to, int piece, int flags)
     g->n++;
 }
 
-static inline void add_targets(struct gen *g, const MG_POS *p, int from, MG_BITS targets)
+static inline void add_targets(struct gen *g, const BD_POS *p, int from, BD_BITS targets)
 {
     if (!g->out) {
-        g->n += MG_COUNT(targets);
+        g->n += BD_COUNT(targets);
         return;
     }
-    MG_BITS enemy = p->occupied[p->side ^ 1];
+    BD_BITS enemy = p->occupied[p->side ^ 1];
     while (targets) {
-        int to = MG_POP(&targets);
-        add(g, from, to, RULES_NO_PIECE, (MG_BIT(to) & enemy) ? RULES_MOVE_CAPTURE : 0);
+        int to = BD_POP(&targets);
+        add(g, from, to, RULES_NO_PIECE, (BD_BIT(to) & enemy) ? RULES_MOVE_CAPTURE : 0);
     }
 }
 
 /* A pawn move to `to`: one move, or one per type it may become on `last`. */
-static inline void add_pawn(struct gen *g, int from, int to, int flags, MG_BITS last,
+static inline void add_pawn(struct gen *g, int from, int to, int flags, BD_BITS last,
                             unsigned promotions)
 {
-    static const uint8_t order[] = MG_PROMOTION_ORDER;
+    static const uint8_t order[] = BD_PROMOTION_ORDER;
 
-    if (!(MG_BIT(to) & last)) {
+    if (!(BD_BIT(to) & last)) {
         add(g, from, to, RULES_NO_PIECE, flags);
         return;
     }
@@ -85,41 +71,41 @@ static inline void add_pawn(struct gen *g, int from, int to, int flags, MG_BITS 
 
 /* Whether the pawn on `from` may take en passant on `ep` without leaving
  * its king attacked. */
-static bool ep_legal(const MG_POS *p, int from, int ep)
+static bool ep_legal(const BD_POS *p, int from, int ep)
 {
     int us = p->side, them = us ^ 1;
-    int ksq = MG_KING_CELL(p, us);
-    int captured = MG_AHEAD(them, ep);
-    const MG_BITS *pc = p->pieces[them];
-    MG_BITS occ = (p->occupied[0] | p->occupied[1]) ^ MG_BIT(from) ^ MG_BIT(captured) ^
-                  MG_BIT(ep);
+    int ksq = BD(king_cell)(p, us);
+    int captured = BD_AHEAD(them, ep);
+    const BD_BITS *pc = p->pieces[them];
+    BD_BITS occ = (p->occupied[0] | p->occupied[1]) ^ BD_BIT(from) ^ BD_BIT(captured) ^
+                  BD_BIT(ep);
 
-    if (ksq == MG_NONE)
+    if (ksq == BD_NONE)
         return false;
-    return ((MG_PAWN(us, ksq) & pc[RULES_PAWN] & ~MG_BIT(captured)) |
-            (MG_KNIGHT(ksq) & pc[RULES_KNIGHT]) |
-            (MG_KING(ksq) & pc[RULES_KING]) |
-            (MG_BISHOP(ksq, occ) & (pc[RULES_BISHOP] | pc[RULES_QUEEN])) |
-            (MG_ROOK(ksq, occ) & (pc[RULES_ROOK] | pc[RULES_QUEEN]))) == 0;
+    return ((BD(pawn_attacks)(us, ksq) & pc[RULES_PAWN] & ~BD_BIT(captured)) |
+            (BD(knight_attacks)(ksq) & pc[RULES_KNIGHT]) |
+            (BD(king_attacks)(ksq) & pc[RULES_KING]) |
+            (BD(bishop_attacks)(ksq, occ) & (pc[RULES_BISHOP] | pc[RULES_QUEEN])) |
+            (BD(rook_attacks)(ksq, occ) & (pc[RULES_ROOK] | pc[RULES_QUEEN]))) == 0;
 }
 
-static bool ep_capture_legal(const MG_POS *p, int ep)
+static bool ep_capture_legal(const BD_POS *p, int ep)
 {
-    MG_BITS capturers = MG_PAWN(p->side ^ 1, ep) & p->pieces[p->side][RULES_PAWN];
+    BD_BITS capturers = BD(pawn_attacks)(p->side ^ 1, ep) & p->pieces[p->side][RULES_PAWN];
     while (capturers)
-        if (ep_legal(p, MG_POP(&capturers), ep))
+        if (ep_legal(p, BD_POP(&capturers), ep))
             return true;
     return false;
 }
 
-static MG_BITS pinned_men(const MG_POS *p, int ksq, MG_BITS occ)
+static BD_BITS pinned_men(const BD_POS *p, int ksq, BD_BITS occ)
 {
-    const MG_BITS *pc = p->pieces[p->side ^ 1];
-    MG_BITS pinned = 0;
-    MG_BITS snipers = (MG_ROOK(ksq, 0) & (pc[RULES_ROOK] | pc[RULES_QUEEN])) |
-                      (MG_BISHOP(ksq, 0) & (pc[RULES_BISHOP] | pc[RULES_QUEEN]));
+    const BD_BITS *pc = p->pieces[p->side ^ 1];
+    BD_BITS pinned = 0;
+    BD_BITS snipers = (BD(rook_attacks)(ksq, 0) & (pc[RULES_ROOK] | pc[RULES_QUEEN])) |
+                      (BD(bishop_attacks)(ksq, 0) & (pc[RULES_BISHOP] | pc[RULES_QUEEN]));
     while (snipers) {
-        MG_BITS between = MG_BETWEEN(ksq, MG_POP(&snipers)) & occ;
+        BD_BITS between = BD(between)(ksq, BD_POP(&snipers)) & occ;
         if (between && !(between & (between - 1)) && (between & p->occupied[p->side]))
             pinned |= between;
     }
@@ -127,137 +113,137 @@ static MG_BITS pinned_men(const MG_POS *p, int ksq, MG_BITS occ)
 }
 
 /* The pushes of the pawn on `from` (those allowed by `allowed`). */
-static inline void gen_pushes(struct gen *g, int us, int from, MG_BITS occ, MG_BITS allowed,
-                              MG_BITS start, MG_BITS last, unsigned promotions)
+static inline void gen_pushes(struct gen *g, int us, int from, BD_BITS occ, BD_BITS allowed,
+                              BD_BITS start, BD_BITS last, unsigned promotions)
 {
-    int one = MG_AHEAD(us, from);
-    if (!MG_ON_BOARD(one) || (occ & MG_BIT(one)))
+    int one = BD_AHEAD(us, from);
+    if (!BD_ON_BOARD(one) || (occ & BD_BIT(one)))
         return;
-    if (allowed & MG_BIT(one))
+    if (allowed & BD_BIT(one))
         add_pawn(g, from, one, 0, last, promotions);
-    if (start & MG_BIT(from)) {
-        int two = MG_AHEAD(us, one);
-        if (MG_ON_BOARD(two) && !(occ & MG_BIT(two)) && (allowed & MG_BIT(two)))
+    if (start & BD_BIT(from)) {
+        int two = BD_AHEAD(us, one);
+        if (BD_ON_BOARD(two) && !(occ & BD_BIT(two)) && (allowed & BD_BIT(two)))
             add(g, from, two, RULES_NO_PIECE, RULES_MOVE_DOUBLE_STEP);
     }
 }
 
-static void gen_pawns(struct gen *g, const MG_POS *p, int ksq, MG_BITS pinned, MG_BITS mask)
+static void gen_pawns(struct gen *g, const BD_POS *p, int ksq, BD_BITS pinned, BD_BITS mask)
 {
     int us = p->side;
-    MG_BITS occ = p->occupied[0] | p->occupied[1];
-    MG_BITS start = MG_START(us), last = MG_LAST(us);
-    unsigned promotions = MG_PROMOTIONS(p, us);
-    MG_BITS pawns = p->pieces[us][RULES_PAWN] & g->from_ok;
+    BD_BITS occ = p->occupied[0] | p->occupied[1];
+    BD_BITS start = BD_START(us), last = BD_LAST(us);
+    unsigned promotions = BD_PROMOTIONS(p, us);
+    BD_BITS pawns = p->pieces[us][RULES_PAWN] & g->from_ok;
     /* Pushes: every one, or for the noisy moves only those that promote. */
-    MG_BITS push_ok = g->noisy ? last : ~(MG_BITS)0;
+    BD_BITS push_ok = g->noisy ? last : ~(BD_BITS)0;
 
     /* With nothing to promote to a pawn cannot enter the last rank at all. */
     if (!promotions)
         mask &= ~last;
     while (pawns) {
-        int from = MG_POP(&pawns);
-        MG_BITS allowed = mask;
-        if (pinned & MG_BIT(from))
-            allowed &= MG_LINE(ksq, from);
+        int from = BD_POP(&pawns);
+        BD_BITS allowed = mask;
+        if (pinned & BD_BIT(from))
+            allowed &= BD(line)(ksq, from);
         gen_pushes(g, us, from, occ, allowed & push_ok, start, last, promotions);
-        MG_BITS caps = MG_PAWN(us, from) & p->occupied[us ^ 1] & allowed;
+        BD_BITS caps = BD(pawn_attacks)(us, from) & p->occupied[us ^ 1] & allowed;
         while (caps)
-            add_pawn(g, from, MG_POP(&caps), RULES_MOVE_CAPTURE, last, promotions);
+            add_pawn(g, from, BD_POP(&caps), RULES_MOVE_CAPTURE, last, promotions);
     }
-    if (p->ep != MG_NONE && (g->to_ok & MG_BIT(p->ep))) {
-        MG_BITS capturers = MG_PAWN(us ^ 1, p->ep) & p->pieces[us][RULES_PAWN] & g->from_ok;
+    if (p->ep != BD_NONE && (g->to_ok & BD_BIT(p->ep))) {
+        BD_BITS capturers = BD(pawn_attacks)(us ^ 1, p->ep) & p->pieces[us][RULES_PAWN] & g->from_ok;
         while (capturers) {
-            int from = MG_POP(&capturers);
+            int from = BD_POP(&capturers);
             if (ep_legal(p, from, p->ep))
                 add(g, from, p->ep, RULES_NO_PIECE, RULES_MOVE_CAPTURE | RULES_MOVE_EN_PASSANT);
         }
     }
 }
 
-static int generate_part(struct gen *gp, const MG_POS *p)
+static int generate_part(struct gen *gp, const BD_POS *p)
 {
     struct gen g = *gp;
     int us = p->side, them = us ^ 1;
-    int ksq = MG_KING_CELL(p, us);
-    MG_BITS occ = p->occupied[0] | p->occupied[1];
-    MG_BITS own = p->occupied[us];
+    int ksq = BD(king_cell)(p, us);
+    BD_BITS occ = p->occupied[0] | p->occupied[1];
+    BD_BITS own = p->occupied[us];
 
-    if (MG_KINGS_MISSING(p, ksq)) {
-#if MG_DROPS
-        if (ksq == MG_NONE)
+    if (BD_KINGS_MISSING(p, ksq)) {
+#if BD_DROPS
+        if (ksq == BD_NONE)
             gen_placement(&g, p);
 #endif
         return g.n;
     }
 
-    MG_BITS checkers = MG_ATTACKERS(p, ksq, them, occ);
-    MG_BITS steps = MG_KING(ksq) & ~own & g.to_ok;
-    if (!(g.from_ok & MG_BIT(ksq)))
+    BD_BITS checkers = BD(attackers)(p, ksq, them, occ);
+    BD_BITS steps = BD(king_attacks)(ksq) & ~own & g.to_ok;
+    if (!(g.from_ok & BD_BIT(ksq)))
         steps = 0;
     if (g.noisy)
         steps &= p->occupied[them];
-    MG_BITS lifted = occ ^ MG_BIT(ksq);
+    BD_BITS lifted = occ ^ BD_BIT(ksq);
     while (steps) {
-        int to = MG_POP(&steps);
-        if (!MG_ATTACKERS(p, to, them, lifted))
+        int to = BD_POP(&steps);
+        if (!BD(attackers)(p, to, them, lifted))
             add(&g, ksq, to, RULES_NO_PIECE,
-                (MG_BIT(to) & p->occupied[them]) ? RULES_MOVE_CAPTURE : 0);
+                (BD_BIT(to) & p->occupied[them]) ? RULES_MOVE_CAPTURE : 0);
     }
     if (checkers & (checkers - 1))
         return g.n;
 
-    MG_BITS mask = ~own;
-#if MG_DROPS
-    MG_BITS drop_where = ~occ;
+    BD_BITS mask = ~own;
+#if BD_DROPS
+    BD_BITS drop_where = ~occ;
 #endif
     if (checkers) {
-        MG_BITS block = MG_BETWEEN(ksq, MG_LSB(checkers));
+        BD_BITS block = BD(between)(ksq, BD_LSB(checkers));
         mask = block | checkers;
-#if MG_DROPS
+#if BD_DROPS
         drop_where = block;
 #endif
     }
-    MG_BITS pinned = pinned_men(p, ksq, occ);
+    BD_BITS pinned = pinned_men(p, ksq, occ);
     mask &= g.to_ok;
     /* The pieces' targets; the pawns' pushes are sorted out by gen_pawns. */
-    MG_BITS piece_mask = g.noisy ? mask & p->occupied[them] : mask;
+    BD_BITS piece_mask = g.noisy ? mask & p->occupied[them] : mask;
 
-    MG_BITS knights = p->pieces[us][RULES_KNIGHT] & ~pinned & g.from_ok;
+    BD_BITS knights = p->pieces[us][RULES_KNIGHT] & ~pinned & g.from_ok;
     while (knights) {
-        int from = MG_POP(&knights);
-        add_targets(&g, p, from, MG_KNIGHT(from) & piece_mask);
+        int from = BD_POP(&knights);
+        add_targets(&g, p, from, BD(knight_attacks)(from) & piece_mask);
     }
-    MG_BITS diag = (p->pieces[us][RULES_BISHOP] | p->pieces[us][RULES_QUEEN]) & g.from_ok;
+    BD_BITS diag = (p->pieces[us][RULES_BISHOP] | p->pieces[us][RULES_QUEEN]) & g.from_ok;
     while (diag) {
-        int from = MG_POP(&diag);
-        MG_BITS t = MG_BISHOP(from, occ) & piece_mask;
-        if (pinned & MG_BIT(from))
-            t &= MG_LINE(ksq, from);
+        int from = BD_POP(&diag);
+        BD_BITS t = BD(bishop_attacks)(from, occ) & piece_mask;
+        if (pinned & BD_BIT(from))
+            t &= BD(line)(ksq, from);
         add_targets(&g, p, from, t);
     }
-    MG_BITS orth = (p->pieces[us][RULES_ROOK] | p->pieces[us][RULES_QUEEN]) & g.from_ok;
+    BD_BITS orth = (p->pieces[us][RULES_ROOK] | p->pieces[us][RULES_QUEEN]) & g.from_ok;
     while (orth) {
-        int from = MG_POP(&orth);
-        MG_BITS t = MG_ROOK(from, occ) & piece_mask;
-        if (pinned & MG_BIT(from))
-            t &= MG_LINE(ksq, from);
+        int from = BD_POP(&orth);
+        BD_BITS t = BD(rook_attacks)(from, occ) & piece_mask;
+        if (pinned & BD_BIT(from))
+            t &= BD(line)(ksq, from);
         add_targets(&g, p, from, t);
     }
     gen_pawns(&g, p, ksq, pinned, mask);
-#if MG_DROPS
+#if BD_DROPS
     gen_drops(&g, p, drop_where & g.to_ok);
 #endif
     return g.n;
 }
 
-static int generate(const MG_POS *p, struct rules_move *out)
+static int generate(const BD_POS *p, struct rules_move *out)
 {
     struct gen g = GEN_ALL(out);
     return generate_part(&g, p);
 }
 
-static int generate_noisy(const MG_POS *p, struct rules_move *out)
+static int generate_noisy(const BD_POS *p, struct rules_move *out)
 {
     struct gen g = GEN_ALL(out);
     g.noisy = true;
@@ -265,23 +251,23 @@ static int generate_noisy(const MG_POS *p, struct rules_move *out)
 }
 
 /* Whether `m` is legal, generating only the moves between its cells. */
-static bool move_legal_fast(const MG_POS *p, struct rules_move m)
+static bool move_legal_fast(const BD_POS *p, struct rules_move m)
 {
     struct rules_move found[8];
     struct gen g = GEN_ALL(found);
 
-    if (m.to >= MG_CELLS || m.piece > RULES_NO_PIECE)
+    if (m.to >= BD_CELLS || m.piece > RULES_NO_PIECE)
         return false;
-    g.to_ok = MG_BIT(m.to);
+    g.to_ok = BD_BIT(m.to);
     if (m.flags & RULES_MOVE_DROP) {
-        if (!MG_DROPS || m.piece >= RULES_PIECE_TYPES)
+        if (!BD_DROPS || m.piece >= RULES_PIECE_TYPES)
             return false;
         g.from_ok = 0;
         g.drop_types = 1u << m.piece;
     } else {
-        if (m.from >= MG_CELLS)
+        if (m.from >= BD_CELLS)
             return false;
-        g.from_ok = MG_BIT(m.from);
+        g.from_ok = BD_BIT(m.from);
         g.drop_types = 0;
     }
     int n = generate_part(&g, p);
@@ -291,7 +277,7 @@ static bool move_legal_fast(const MG_POS *p, struct rules_move m)
     return false;
 }
 
-static uint64_t perft(const MG_POS *p, int depth)
+static uint64_t perft(const BD_POS *p, int depth)
 {
     struct rules_move moves[RULES_MAX_MOVES];
     uint64_t total = 0;
@@ -302,44 +288,37 @@ static uint64_t perft(const MG_POS *p, int depth)
         return (uint64_t)generate(p, NULL);
     int n = generate(p, moves);
     for (int i = 0; i < n; i++) {
-        MG_POS next = *p;
-        MG_APPLY(&next, moves[i]);
+        BD_POS next = *p;
+        BD(apply)(&next, moves[i]);
         total += perft(&next, depth - 1);
     }
     return total;
 }
 
 /* Board moves ignoring the mover's king safety (for explanations). */
-static int pseudo_moves(const MG_POS *p, struct rules_move *out)
+static int pseudo_moves(const BD_POS *p, struct rules_move *out)
 {
     struct gen g = GEN_ALL(out);
     int us = p->side;
-    MG_BITS occ = p->occupied[0] | p->occupied[1], own = p->occupied[us];
-    MG_BITS start = MG_START(us), last = MG_LAST(us);
-    unsigned promotions = MG_PROMOTIONS(p, us);
+    BD_BITS occ = p->occupied[0] | p->occupied[1], own = p->occupied[us];
+    BD_BITS start = BD_START(us), last = BD_LAST(us);
+    unsigned promotions = BD_PROMOTIONS(p, us);
 
-    if (MG_KINGS_MISSING(p, MG_KING_CELL(p, us)))
+    if (BD_KINGS_MISSING(p, BD(king_cell)(p, us)))
         return 0;
-    for (MG_BITS men = own; men;) {
-        int from = MG_POP(&men);
-        MG_BITS t = 0;
-        switch (p->board[from] & 7) {
-        case RULES_KNIGHT: t = MG_KNIGHT(from); break;
-        case RULES_BISHOP: t = MG_BISHOP(from, occ); break;
-        case RULES_ROOK: t = MG_ROOK(from, occ); break;
-        case RULES_QUEEN: t = MG_BISHOP(from, occ) | MG_ROOK(from, occ); break;
-        case RULES_KING: t = MG_KING(from); break;
-        default: {
-            gen_pushes(&g, us, from, occ, ~(MG_BITS)0, start, last, promotions);
-            MG_BITS caps = MG_PAWN(us, from) & p->occupied[us ^ 1];
-            while (caps)
-                add_pawn(&g, from, MG_POP(&caps), RULES_MOVE_CAPTURE, last, promotions);
-            if (p->ep != MG_NONE && (MG_PAWN(us, from) & MG_BIT(p->ep)))
-                add(&g, from, p->ep, RULES_NO_PIECE, RULES_MOVE_CAPTURE | RULES_MOVE_EN_PASSANT);
+    for (BD_BITS men = own; men;) {
+        int from = BD_POP(&men);
+        int type = BD_TYPE(p->board[from]);
+        if (type != RULES_PAWN) {
+            add_targets(&g, p, from, man_attacks(type, us, from, occ) & ~own);
             continue;
         }
-        }
-        add_targets(&g, p, from, t & ~own);
+        gen_pushes(&g, us, from, occ, ~(BD_BITS)0, start, last, promotions);
+        BD_BITS caps = BD(pawn_attacks)(us, from) & p->occupied[us ^ 1];
+        while (caps)
+            add_pawn(&g, from, BD_POP(&caps), RULES_MOVE_CAPTURE, last, promotions);
+        if (p->ep != BD_NONE && (BD(pawn_attacks)(us, from) & BD_BIT(p->ep)))
+            add(&g, from, p->ep, RULES_NO_PIECE, RULES_MOVE_CAPTURE | RULES_MOVE_EN_PASSANT);
     }
     return g.n;
 }
