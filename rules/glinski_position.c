@@ -2,7 +2,7 @@
  * glinski_position.c — the Glinski position: making moves, HFEN, the
  * repetition key and the material rule.
  */
-#include "glinski_int.h"
+#include "glinski_board.h"
 #include "report_int.h"
 #include "zobrist_int.h"
 
@@ -17,45 +17,7 @@ static const int gl_set_count[RULES_PIECE_TYPES] = { 9, 2, 3, 2, 1, 1 };
 
 static int file_length(int file) { return 11 - abs(file - 5); }
 
-void gl_put(struct gl_pos *p, int color, int type, int cell)
-{
-    p->pieces[color][type] |= gl_bit(cell);
-    p->occupied[color] |= gl_bit(cell);
-    p->board[cell] = GL_CODE(color, type);
-}
-
-void gl_remove(struct gl_pos *p, int cell)
-{
-    uint8_t code = p->board[cell];
-    p->pieces[GL_COLOR(code)][GL_TYPE(code)] &= ~gl_bit(cell);
-    p->occupied[GL_COLOR(code)] &= ~gl_bit(cell);
-    p->board[cell] = GL_EMPTY;
-}
-
-void gl_apply(struct gl_pos *p, struct rules_move m)
-{
-    int us = p->side;
-    int type = GL_TYPE(p->board[m.from]);
-
-    p->ep = GL_NONE;
-    counter_step(&p->halfmove);
-    if (m.flags & RULES_MOVE_EN_PASSANT)
-        gl_remove(p, gl_step(us == RULES_WHITE ? GL_SOUTH : GL_NORTH, m.to));
-    else if (p->board[m.to] != GL_EMPTY)
-        gl_remove(p, m.to);
-    gl_remove(p, m.from);
-    gl_put(p, us, (m.flags & RULES_MOVE_PROMOTION) ? m.piece : type, m.to);
-    if (type == RULES_PAWN || (m.flags & RULES_MOVE_CAPTURE))
-        p->halfmove = 0;
-    p->side ^= 1;
-    if (us == RULES_BLACK)
-        counter_step(&p->fullmove);
-    if (m.flags & RULES_MOVE_DOUBLE_STEP) {
-        int ep = gl_step(us == RULES_WHITE ? GL_NORTH : GL_SOUTH, m.from);
-        if (gl_ep_capture_legal(p, ep))
-            p->ep = (uint8_t)ep;
-    }
-}
+#include "position_generic.h"
 
 /* A side can mate with a pawn, a rook, a queen or three minor pieces. */
 bool gl_can_mate(const struct gl_pos *p, int c)
@@ -68,17 +30,6 @@ bool gl_can_mate(const struct gl_pos *p, int c)
 bool gl_insufficient_material(const struct gl_pos *p)
 {
     return !gl_can_mate(p, RULES_WHITE) && !gl_can_mate(p, RULES_BLACK);
-}
-
-uint64_t gl_repetition_key(const struct gl_pos *p)
-{
-    uint64_t key = p->side ? zobrist(ZOBRIST_SIDE, 1, 0) : 0;
-    for (int cell = 0; cell < GL_CELLS; cell++)
-        if (p->board[cell] != GL_EMPTY)
-            key ^= zobrist(ZOBRIST_MAN, 16 + p->board[cell], cell);
-    if (p->ep != GL_NONE)
-        key ^= zobrist(ZOBRIST_EP, 1, p->ep);
-    return key;
 }
 
 /* ---- HFEN --------------------------------------------------------------- */

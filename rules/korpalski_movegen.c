@@ -67,24 +67,3 @@ static void gen_placement(struct gen *g, const struct kp_pos *p)
         where &= ~kp_king_attacks(eksq);
     add_drops(g, RULES_KING, where);
 }
-
-int kp_generate(const struct kp_pos *p, struct rules_move *out) { return generate(p, out); }
-
-int kp_generate_noisy(const struct kp_pos *p, struct rules_move *out)
-{
-    return generate_noisy(p, out);
-}
-
-bool kp_move_legal_fast(const struct kp_pos *p, struct rules_move m)
-{
-    return move_legal_fast(p, m);
-}
-
-bool kp_ep_capture_legal(const struct kp_pos *p, int ep) { return ep_capture_legal(p, ep); }
-
-uint64_t kp_perft(const struct kp_pos *p, int depth) { return perft(p, depth); }
-
-int kp_pseudo_moves(const struct kp_pos *p, struct rules_move *out)
-{
-    return pseudo_moves(p, out);
-}

@@ -2,7 +2,7 @@
  * korpalski_position.c — the Korpalski position: making moves, FEN with
  * reserves, validation, the repetition key and the material rules.
  */
-#include "korpalski_int.h"
+#include "korpalski_board.h"
 #include "report_int.h"
 #include "zobrist_int.h"
 
@@ -13,52 +13,7 @@ const uint8_t kp_set_count[RULES_PIECE_TYPES] = { 8, 2, 2, 2, 1, 1 };
 
 static const char fen_letters[] = "PNBRQK";
 
-void kp_put(struct kp_pos *p, int color, int type, int sq)
-{
-    p->pieces[color][type] |= bb_of(sq);
-    p->occupied[color] |= bb_of(sq);
-    p->board[sq] = KP_CODE(color, type);
-}
-
-void kp_remove(struct kp_pos *p, int sq)
-{
-    uint8_t code = p->board[sq];
-    p->pieces[KP_COLOR(code)][KP_TYPE(code)] &= ~bb_of(sq);
-    p->occupied[KP_COLOR(code)] &= ~bb_of(sq);
-    p->board[sq] = KP_EMPTY;
-}
-
-void kp_apply(struct kp_pos *p, struct rules_move m)
-{
-    int us = p->side;
-
-    p->ep = KP_NO_SQUARE;
-    counter_step(&p->halfmove);
-    if (m.flags & RULES_MOVE_DROP) {
-        kp_put(p, us, m.piece, m.to);
-        p->reserve[us][m.piece]--;
-        p->halfmove = 0;
-    } else {
-        int type = KP_TYPE(p->board[m.from]);
-        if (m.flags & RULES_MOVE_EN_PASSANT)
-            kp_remove(p, us == RULES_WHITE ? m.to - 8 : m.to + 8);
-        else if (p->board[m.to] != KP_EMPTY)
-            kp_remove(p, m.to);
-        kp_remove(p, m.from);
-        /* A promoted piece leaves the prison: prison = set - board - reserve. */
-        kp_put(p, us, (m.flags & RULES_MOVE_PROMOTION) ? m.piece : type, m.to);
-        if (type == RULES_PAWN || (m.flags & RULES_MOVE_CAPTURE))
-            p->halfmove = 0;
-    }
-    p->side ^= 1;
-    if (us == RULES_BLACK)
-        counter_step(&p->fullmove);
-    if (m.flags & RULES_MOVE_DOUBLE_STEP) {
-        int ep = (m.from + m.to) / 2;
-        if (kp_ep_capture_legal(p, ep))
-            p->ep = (uint8_t)ep;
-    }
-}
+#include "position_generic.h"
 
 static int men(const struct kp_pos *p, int color, int type)
 {
@@ -86,20 +41,6 @@ bool kp_insufficient_material(const struct kp_pos *p)
         !p->reserve[0][RULES_BISHOP] && !p->reserve[1][RULES_BISHOP])
         return ((wb & KP_LIGHT_SQUARES) != 0) == ((bb & KP_LIGHT_SQUARES) != 0);
     return false;
-}
-
-uint64_t kp_repetition_key(const struct kp_pos *p)
-{
-    uint64_t key = p->side ? zobrist(ZOBRIST_SIDE, 0, 0) : 0;
-    for (int sq = 0; sq < 64; sq++)
-        if (p->board[sq] != KP_EMPTY)
-            key ^= zobrist(ZOBRIST_MAN, p->board[sq], sq);
-    for (int c = 0; c < 2; c++)
-        for (int t = 0; t < RULES_PIECE_TYPES; t++)
-            key ^= zobrist(ZOBRIST_RESERVE, c * 8 + t, p->reserve[c][t]);
-    if (p->ep != KP_NO_SQUARE)
-        key ^= zobrist(ZOBRIST_EP, 0, p->ep);
-    return key;
 }
 
 /* ---- FEN ---------------------------------------------------------------- */

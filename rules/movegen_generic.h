@@ -19,7 +19,9 @@
  * bitboard type.  The generator is the hot loop of search and perft, so the
  * board's primitives are resolved at compile time rather than through
  * pointers.  Where BD_DROPS is 1 the file defines gen_drops() and
- * gen_placement() as well.
+ * gen_placement() as well.  It defines the variant's generate,
+ * generate_noisy, move_legal_fast, ep_capture_legal, perft and pseudo_moves
+ * (kp_generate, gl_generate, ...).
  */
 
 struct gen {
@@ -89,7 +91,7 @@ static bool ep_legal(const BD_POS *p, int from, int ep)
             (BD(rook_attacks)(ksq, occ) & (pc[RULES_ROOK] | pc[RULES_QUEEN]))) == 0;
 }
 
-static bool ep_capture_legal(const BD_POS *p, int ep)
+bool BD(ep_capture_legal)(const BD_POS *p, int ep)
 {
     BD_BITS capturers = BD(pawn_attacks)(p->side ^ 1, ep) & p->pieces[p->side][RULES_PAWN];
     while (capturers)
@@ -243,7 +245,7 @@ static int generate(const BD_POS *p, struct rules_move *out)
     return generate_part(&g, p);
 }
 
-static int generate_noisy(const BD_POS *p, struct rules_move *out)
+int BD(generate_noisy)(const BD_POS *p, struct rules_move *out)
 {
     struct gen g = GEN_ALL(out);
     g.noisy = true;
@@ -251,7 +253,7 @@ static int generate_noisy(const BD_POS *p, struct rules_move *out)
 }
 
 /* Whether `m` is legal, generating only the moves between its cells. */
-static bool move_legal_fast(const BD_POS *p, struct rules_move m)
+bool BD(move_legal_fast)(const BD_POS *p, struct rules_move m)
 {
     struct rules_move found[8];
     struct gen g = GEN_ALL(found);
@@ -296,7 +298,7 @@ static uint64_t perft(const BD_POS *p, int depth)
 }
 
 /* Board moves ignoring the mover's king safety (for explanations). */
-static int pseudo_moves(const BD_POS *p, struct rules_move *out)
+int BD(pseudo_moves)(const BD_POS *p, struct rules_move *out)
 {
     struct gen g = GEN_ALL(out);
     int us = p->side;
@@ -322,3 +324,7 @@ static int pseudo_moves(const BD_POS *p, struct rules_move *out)
     }
     return g.n;
 }
+
+int BD(generate)(const BD_POS *p, struct rules_move *out) { return generate(p, out); }
+
+uint64_t BD(perft)(const BD_POS *p, int depth) { return perft(p, depth); }

@@ -1,0 +1,74 @@
+/*
+ * position_generic.h — making a move on a position and its repetition key,
+ * written once for both boards: the body of a variant's position file,
+ * included once after its board header (board_generic.h lists what that
+ * describes).  It defines the variant's put, remove, apply and
+ * repetition_key (kp_apply, gl_apply, ...).
+ */
+
+void BD(put)(BD_POS *p, int color, int type, int cell)
+{
+    p->pieces[color][type] |= BD_BIT(cell);
+    p->occupied[color] |= BD_BIT(cell);
+    p->board[cell] = (uint8_t)((color << 3) | type);
+}
+
+void BD(remove)(BD_POS *p, int cell)
+{
+    uint8_t code = p->board[cell];
+    p->pieces[BD_COLOR(code)][BD_TYPE(code)] &= ~BD_BIT(cell);
+    p->occupied[BD_COLOR(code)] &= ~BD_BIT(cell);
+    p->board[cell] = BD_EMPTY;
+}
+
+/* Plays a move known to be legal.  The en passant cell is kept only where
+ * a capture there is legal, so that equal positions have equal keys. */
+void BD(apply)(BD_POS *p, struct rules_move m)
+{
+    int us = p->side;
+
+    p->ep = BD_NONE;
+    counter_step(&p->halfmove);
+#if BD_DROPS
+    if (m.flags & RULES_MOVE_DROP) {
+        BD(put)(p, us, m.piece, m.to);
+        p->reserve[us][m.piece]--;
+        p->halfmove = 0;
+    } else
+#endif
+    {
+        int type = BD_TYPE(p->board[m.from]);
+        if (m.flags & RULES_MOVE_EN_PASSANT)
+            BD(remove)(p, BD_AHEAD(us ^ 1, m.to));
+        else if (p->board[m.to] != BD_EMPTY)
+            BD(remove)(p, m.to);
+        BD(remove)(p, m.from);
+        BD(put)(p, us, (m.flags & RULES_MOVE_PROMOTION) ? m.piece : type, m.to);
+        if (type == RULES_PAWN || (m.flags & RULES_MOVE_CAPTURE))
+            p->halfmove = 0;
+    }
+    p->side ^= 1;
+    if (us == RULES_BLACK)
+        counter_step(&p->fullmove);
+    if (m.flags & RULES_MOVE_DOUBLE_STEP) {
+        int ep = BD_AHEAD(us, m.from);
+        if (BD(ep_capture_legal)(p, ep))
+            p->ep = (uint8_t)ep;
+    }
+}
+
+uint64_t BD(repetition_key)(const BD_POS *p)
+{
+    uint64_t key = p->side ? zobrist(ZOBRIST_SIDE, BD_KEY_SET, 0) : 0;
+    for (int cell = 0; cell < BD_CELLS; cell++)
+        if (p->board[cell] != BD_EMPTY)
+            key ^= zobrist(ZOBRIST_MAN, BD_MAN_KEY(p->board[cell]), cell);
+#if BD_DROPS
+    for (int c = 0; c < 2; c++)
+        for (int t = 0; t < RULES_PIECE_TYPES; t++)
+            key ^= zobrist(ZOBRIST_RESERVE, c * 8 + t, p->reserve[c][t]);
+#endif
+    if (p->ep != BD_NONE)
+        key ^= zobrist(ZOBRIST_EP, BD_KEY_SET, p->ep);
+    return key;
+}
