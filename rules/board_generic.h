@@ -46,4 +46,27 @@ static inline BD_BITS man_attacks(int type, int color, int cell, BD_BITS occ)
     }
 }
 
+/* The position's side of a notation geometry (notation_int.h). */
+static inline int board_piece_at(const struct rules_position *pos, int cell)
+{
+    uint8_t code = BD_CONST(pos)->board[cell];
+    return code == BD_EMPTY ? -1 : BD_TYPE(code);
+}
+
+static inline int board_color_at(const struct rules_position *pos, int cell)
+{
+    uint8_t code = BD_CONST(pos)->board[cell];
+    return code == BD_EMPTY ? -1 : BD_COLOR(code);
+}
+
+static inline void board_apply(struct rules_position *pos, struct rules_move m)
+{
+    BD(apply)(BD_MUT(pos), m);
+}
+
+static inline int board_pseudo_moves(const struct rules_position *pos, struct rules_move *out)
+{
+    return BD(pseudo_moves)(BD_CONST(pos), out);
+}
+
 #endif

@@ -113,35 +113,17 @@ void gl_remove(struct gl_pos *p, int cell);
 bool gl_insufficient_material(const struct gl_pos *p);
 /* Whether side c has mating material: a pawn, a rook, a queen or three minors. */
 bool gl_can_mate(const struct gl_pos *p, int c);
-enum rules_error gl_parse_hfen(struct gl_pos *p, const char *text, struct rules_why *why);
-size_t gl_format_hfen(const struct gl_pos *p, char *buf, size_t size);
+enum rules_error gl_parse(struct gl_pos *p, const char *text, struct rules_why *why);
+size_t gl_format(const struct gl_pos *p, char *buf, size_t size);
 uint64_t gl_repetition_key(const struct gl_pos *p);
 
 /* glinski_notation.c */
 extern const struct notation_geometry gl_geometry;
 void gl_cell_name(int cell, char *buf);
 
-/* glinski_search.c: the search helpers of the variant table (rules.h). */
-void gl_search_play(struct rules_position *pos, struct rules_move move);
-void gl_search_null(struct rules_position *pos);
-int gl_search_man_at(const struct rules_position *pos, int cell);
-int gl_search_reserve(const struct rules_position *pos, enum rules_color side,
-                      enum rules_piece type);
-struct rules_cells gl_search_attacks(const struct rules_position *pos, int cell);
-bool gl_search_insufficient(const struct rules_position *pos);
-
 /* glinski_movegen.c: parts of the legal moves, for search. */
 int gl_generate_noisy(const struct gl_pos *p, struct rules_move *out);
 bool gl_move_legal_fast(const struct gl_pos *p, struct rules_move m);
-
-/* glinski_search_more.c: the rest of the search helpers (rules.h). */
-int gl_search_noisy(const struct rules_position *pos, struct rules_move *out);
-bool gl_search_legal(const struct rules_position *pos, struct rules_move move);
-uint64_t gl_search_key_after(const struct rules_position *before, uint64_t key,
-                             struct rules_move move, const struct rules_position *after);
-void gl_search_view(const struct rules_position *pos, struct rules_view *out);
-struct rules_cells gl_search_attackers(const struct rules_position *pos, int cell,
-                                       struct rules_cells removed);
 
 extern const struct rules_variant rules_glinski;
 

@@ -2,7 +2,7 @@
  * glinski_notation.c — the hexagonal board's cell names (files a-l without
  * j, ranks 1-11) for the shared notation code.
  */
-#include "glinski_int.h"
+#include "glinski_board.h"
 #include "report_int.h"
 
 #include <stdio.h>
@@ -47,28 +47,6 @@ static char file_letter(int file)
     return file >= 0 && file < GL_FILES ? files[file] : '?';
 }
 
-static int piece_at(const struct rules_position *pos, int cell)
-{
-    uint8_t code = gl_const(pos)->board[cell];
-    return code == GL_EMPTY ? -1 : GL_TYPE(code);
-}
-
-static int color_at(const struct rules_position *pos, int cell)
-{
-    uint8_t code = gl_const(pos)->board[cell];
-    return code == GL_EMPTY ? -1 : GL_COLOR(code);
-}
-
-static void apply(struct rules_position *pos, struct rules_move m)
-{
-    gl_apply(gl_mut(pos), m);
-}
-
-static int pseudo_moves(const struct rules_position *pos, struct rules_move *out)
-{
-    return gl_pseudo_moves(gl_const(pos), out);
-}
-
 /* Glinski's only variant-specific refusal: there are no drops. */
 static bool explain(const struct rules_position *pos, const struct notation_pattern *pat,
                     struct rules_why *why)
@@ -88,9 +66,9 @@ const struct notation_geometry gl_geometry = {
     .file_letter = file_letter,
     .cell_file = gl_file_of,
     .cell_rank = gl_rank_of,
-    .piece_at = piece_at,
-    .color_at = color_at,
-    .apply = apply,
-    .pseudo_moves = pseudo_moves,
+    .piece_at = board_piece_at,
+    .color_at = board_color_at,
+    .apply = board_apply,
+    .pseudo_moves = board_pseudo_moves,
     .explain = explain,
 };

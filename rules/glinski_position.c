@@ -151,7 +151,7 @@ static enum rules_error parse_ep(struct gl_pos *p, const char **text, struct rul
     return RULES_OK;
 }
 
-enum rules_error gl_parse_hfen(struct gl_pos *p, const char *text, struct rules_why *why)
+enum rules_error gl_parse(struct gl_pos *p, const char *text, struct rules_why *why)
 {
     enum rules_error err;
     int number;
@@ -187,7 +187,7 @@ enum rules_error gl_parse_hfen(struct gl_pos *p, const char *text, struct rules_
     return RULES_OK;
 }
 
-size_t gl_format_hfen(const struct gl_pos *p, char *buf, size_t size)
+size_t gl_format(const struct gl_pos *p, char *buf, size_t size)
 {
     char out[RULES_TEXT_MAX], ep[4] = "-";
     size_t n = 0;

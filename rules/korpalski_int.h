@@ -94,8 +94,8 @@ void kp_apply(struct kp_pos *p, struct rules_move m);
 void kp_put(struct kp_pos *p, int color, int type, int sq);
 void kp_remove(struct kp_pos *p, int sq);
 bool kp_insufficient_material(const struct kp_pos *p);
-enum rules_error kp_parse_fen(struct kp_pos *p, const char *text, struct rules_why *why);
-size_t kp_format_fen(const struct kp_pos *p, char *buf, size_t size);
+enum rules_error kp_parse(struct kp_pos *p, const char *text, struct rules_why *why);
+size_t kp_format(const struct kp_pos *p, char *buf, size_t size);
 uint64_t kp_repetition_key(const struct kp_pos *p);
 
 /* korpalski_notation.c */
@@ -103,27 +103,9 @@ extern const struct notation_geometry kp_geometry;
 bool kp_explain_illegal(const struct rules_position *pos,
                         const struct notation_pattern *pat, struct rules_why *why);
 
-/* korpalski_search.c: the search helpers of the variant table (rules.h). */
-void kp_search_play(struct rules_position *pos, struct rules_move move);
-void kp_search_null(struct rules_position *pos);
-int kp_search_man_at(const struct rules_position *pos, int cell);
-int kp_search_reserve(const struct rules_position *pos, enum rules_color side,
-                      enum rules_piece type);
-struct rules_cells kp_search_attacks(const struct rules_position *pos, int cell);
-bool kp_search_insufficient(const struct rules_position *pos);
-
 /* korpalski_movegen.c: parts of the legal moves, for search. */
 int kp_generate_noisy(const struct kp_pos *p, struct rules_move *out);
 bool kp_move_legal_fast(const struct kp_pos *p, struct rules_move m);
-
-/* korpalski_search_more.c: the rest of the search helpers (rules.h). */
-int kp_search_noisy(const struct rules_position *pos, struct rules_move *out);
-bool kp_search_legal(const struct rules_position *pos, struct rules_move move);
-uint64_t kp_search_key_after(const struct rules_position *before, uint64_t key,
-                             struct rules_move move, const struct rules_position *after);
-void kp_search_view(const struct rules_position *pos, struct rules_view *out);
-struct rules_cells kp_search_attackers(const struct rules_position *pos, int cell,
-                                       struct rules_cells removed);
 
 /* The variant table (korpalski.c). */
 extern const struct rules_variant rules_korpalski;

@@ -2,7 +2,7 @@
  * korpalski_notation.c — the 8x8 board's cell names for the shared notation
  * code, and the reasons a Korpalski move is illegal, in words.
  */
-#include "korpalski_int.h"
+#include "korpalski_board.h"
 #include "report_int.h"
 
 #include <stdio.h>
@@ -28,28 +28,6 @@ static int cell_rank(int cell) { return cell / 8 + 1; }
 
 static char file_letter(int file) { return (char)('a' + file); }
 
-static int piece_at(const struct rules_position *pos, int cell)
-{
-    uint8_t code = kp_const(pos)->board[cell];
-    return code == KP_EMPTY ? -1 : KP_TYPE(code);
-}
-
-static int color_at(const struct rules_position *pos, int cell)
-{
-    uint8_t code = kp_const(pos)->board[cell];
-    return code == KP_EMPTY ? -1 : KP_COLOR(code);
-}
-
-static void apply(struct rules_position *pos, struct rules_move m)
-{
-    kp_apply(kp_mut(pos), m);
-}
-
-static int pseudo_moves(const struct rules_position *pos, struct rules_move *out)
-{
-    return kp_pseudo_moves(kp_const(pos), out);
-}
-
 const struct notation_geometry kp_geometry = {
     .cells = 64,
     .cell_parse = cell_parse,
@@ -58,10 +36,10 @@ const struct notation_geometry kp_geometry = {
     .file_letter = file_letter,
     .cell_file = cell_file,
     .cell_rank = cell_rank,
-    .piece_at = piece_at,
-    .color_at = color_at,
-    .apply = apply,
-    .pseudo_moves = pseudo_moves,
+    .piece_at = board_piece_at,
+    .color_at = board_color_at,
+    .apply = board_apply,
+    .pseudo_moves = board_pseudo_moves,
     .explain = kp_explain_illegal,
 };
 

@@ -199,7 +199,7 @@ static enum rules_error parse_ep(struct kp_pos *p, const char **text, struct rul
     return RULES_OK;
 }
 
-enum rules_error kp_parse_fen(struct kp_pos *p, const char *text, struct rules_why *why)
+enum rules_error kp_parse(struct kp_pos *p, const char *text, struct rules_why *why)
 {
     enum rules_error err;
     int number = 0;
@@ -249,7 +249,7 @@ enum rules_error kp_parse_fen(struct kp_pos *p, const char *text, struct rules_w
     return RULES_OK;
 }
 
-size_t kp_format_fen(const struct kp_pos *p, char *buf, size_t size)
+size_t kp_format(const struct kp_pos *p, char *buf, size_t size)
 {
     char out[RULES_TEXT_MAX];
     size_t n = 0;
