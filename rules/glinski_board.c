@@ -2,7 +2,7 @@
  * glinski_board.c — the 91-cell board: cell numbering, neighbour steps,
  * rays and attack tables.  Filled once by gl_tables_init(); read-only after.
  */
-#include "glinski_int.h"
+#include "glinski_board.h"
 
 #include <stdlib.h>
 
@@ -147,28 +147,4 @@ gl_bits gl_bishop_attacks(int cell, gl_bits occ)
     return a;
 }
 
-gl_bits gl_attackers(const struct gl_pos *p, int cell, int by, gl_bits occ)
-{
-    const gl_bits *pc = p->pieces[by];
-    gl_bits diag = pc[RULES_BISHOP] | pc[RULES_QUEEN];
-    gl_bits orth = pc[RULES_ROOK] | pc[RULES_QUEEN];
-    return (pawn_table[by ^ 1][cell] & pc[RULES_PAWN]) |
-           (knight_table[cell] & pc[RULES_KNIGHT]) |
-           (king_table[cell] & pc[RULES_KING]) |
-           (diag ? gl_bishop_attacks(cell, occ) & diag : 0) |
-           (orth ? gl_rook_attacks(cell, occ) & orth : 0);
-}
-
-int gl_king_cell(const struct gl_pos *p, int color)
-{
-    gl_bits k = p->pieces[color][RULES_KING];
-    return k ? gl_lsb(k) : GL_NONE;
-}
-
-bool gl_in_check(const struct gl_pos *p)
-{
-    int k = gl_king_cell(p, p->side);
-    if (k == GL_NONE)
-        return false;
-    return gl_attackers(p, k, p->side ^ 1, p->occupied[0] | p->occupied[1]) != 0;
-}
+#include "attackers_generic.h"

@@ -5,7 +5,7 @@
  * set bit on rays that go up the board and the highest on rays that go down.
  * Filled once by kp_attacks_init(); read-only afterwards.
  */
-#include "korpalski_int.h"
+#include "korpalski_board.h"
 
 #include <stdlib.h>
 
@@ -99,28 +99,4 @@ uint64_t kp_rook_attacks(int sq, uint64_t occ)
            slide(WEST, sq, occ);
 }
 
-uint64_t kp_attackers(const struct kp_pos *p, int sq, int by, uint64_t occ)
-{
-    const uint64_t *pc = p->pieces[by];
-    uint64_t diag = pc[RULES_BISHOP] | pc[RULES_QUEEN];
-    uint64_t orth = pc[RULES_ROOK] | pc[RULES_QUEEN];
-    return (pawn_table[by ^ 1][sq] & pc[RULES_PAWN]) |
-           (knight_table[sq] & pc[RULES_KNIGHT]) |
-           (king_table[sq] & pc[RULES_KING]) |
-           (diag ? kp_bishop_attacks(sq, occ) & diag : 0) |
-           (orth ? kp_rook_attacks(sq, occ) & orth : 0);
-}
-
-int kp_king_cell(const struct kp_pos *p, int color)
-{
-    uint64_t k = p->pieces[color][RULES_KING];
-    return k ? bb_lsb(k) : KP_NO_SQUARE;
-}
-
-bool kp_in_check(const struct kp_pos *p)
-{
-    int k = kp_king_cell(p, p->side);
-    if (k == KP_NO_SQUARE)
-        return false;
-    return kp_attackers(p, k, p->side ^ 1, p->occupied[0] | p->occupied[1]) != 0;
-}
+#include "attackers_generic.h"

@@ -19,8 +19,9 @@
 #define BD_LSB bb_lsb
 #define BD_CELLS_OF(b) ((struct rules_cells){ { (b), 0 } })
 #define BD_BITS_OF(cells) ((cells).w[0])
-/* Pawns never stand on the first or last rank, so a step stays on the board. */
-#define BD_AHEAD(color, sq) ((color) == RULES_WHITE ? (sq) + 8 : (sq) - 8)
+/* Up a rank for white (0), down for black (1); pawns never stand on the
+ * first or last rank, so a step stays on the board. */
+#define BD_AHEAD(color, sq) ((sq) + 8 - 16 * (color))
 #define BD_ON_BOARD(sq) true
 #define BD_START(color) ((color) == RULES_WHITE ? KP_RANK_2 : KP_RANK_7)
 #define BD_LAST(color) ((color) == RULES_WHITE ? KP_RANK_8 : KP_RANK_1)

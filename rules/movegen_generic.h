@@ -163,6 +163,22 @@ static void gen_pawns(struct gen *g, const BD_POS *p, int ksq, BD_BITS pinned, B
     }
 }
 
+/* The moves of the sliders `men` along diagonals or orthogonals; a pinned
+ * one stays on the line through its king. */
+static inline void gen_sliders(struct gen *g, const BD_POS *p, BD_BITS men, bool diagonal,
+                               int ksq, BD_BITS pinned, BD_BITS targets)
+{
+    BD_BITS occ = p->occupied[0] | p->occupied[1];
+    while (men) {
+        int from = BD_POP(&men);
+        BD_BITS t = (diagonal ? BD(bishop_attacks)(from, occ) : BD(rook_attacks)(from, occ)) &
+                    targets;
+        if (pinned & BD_BIT(from))
+            t &= BD(line)(ksq, from);
+        add_targets(g, p, from, t);
+    }
+}
+
 static int generate_part(struct gen *gp, const BD_POS *p)
 {
     struct gen g = *gp;
@@ -216,22 +232,11 @@ static int generate_part(struct gen *gp, const BD_POS *p)
         int from = BD_POP(&knights);
         add_targets(&g, p, from, BD(knight_attacks)(from) & piece_mask);
     }
-    BD_BITS diag = (p->pieces[us][RULES_BISHOP] | p->pieces[us][RULES_QUEEN]) & g.from_ok;
-    while (diag) {
-        int from = BD_POP(&diag);
-        BD_BITS t = BD(bishop_attacks)(from, occ) & piece_mask;
-        if (pinned & BD_BIT(from))
-            t &= BD(line)(ksq, from);
-        add_targets(&g, p, from, t);
-    }
-    BD_BITS orth = (p->pieces[us][RULES_ROOK] | p->pieces[us][RULES_QUEEN]) & g.from_ok;
-    while (orth) {
-        int from = BD_POP(&orth);
-        BD_BITS t = BD(rook_attacks)(from, occ) & piece_mask;
-        if (pinned & BD_BIT(from))
-            t &= BD(line)(ksq, from);
-        add_targets(&g, p, from, t);
-    }
+    BD_BITS queens = p->pieces[us][RULES_QUEEN];
+    gen_sliders(&g, p, (p->pieces[us][RULES_BISHOP] | queens) & g.from_ok, true, ksq, pinned,
+                piece_mask);
+    gen_sliders(&g, p, (p->pieces[us][RULES_ROOK] | queens) & g.from_ok, false, ksq, pinned,
+                piece_mask);
     gen_pawns(&g, p, ksq, pinned, mask);
 #if BD_DROPS
     gen_drops(&g, p, drop_where & g.to_ok);
