@@ -154,7 +154,6 @@ static enum rules_error parse_ep(struct gl_pos *p, const char **text, struct rul
 enum rules_error gl_parse(struct gl_pos *p, const char *text, struct rules_why *why)
 {
     enum rules_error err;
-    int number;
 
     memset(p, 0, sizeof *p);
     memset(p->board, GL_EMPTY, sizeof p->board);
@@ -172,19 +171,7 @@ enum rules_error gl_parse(struct gl_pos *p, const char *text, struct rules_why *
     text++;
     if ((err = parse_ep(p, &text, why)) != RULES_OK || *text == '\0')
         return err;
-    if (*text++ != ' ' || !text_parse_number(&text, RULES_COUNTER_MAX, &number))
-        return fail_syntax(why, "bad hfen: halfmove clock must be a number (0-65535)");
-    p->halfmove = (uint16_t)number;
-    if (*text == '\0')
-        return RULES_OK;
-    if (*text++ != ' ' || !text_parse_number(&text, RULES_COUNTER_MAX, &number) || number < 1)
-        return fail_syntax(why, "bad hfen: fullmove number must be a number (1-65535)");
-    p->fullmove = (uint16_t)number;
-    while (*text == ' ')
-        text++;
-    if (*text != '\0')
-        return fail_syntax(why, "bad hfen: unexpected text after the fullmove number");
-    return RULES_OK;
+    return text_parse_clocks(text, "hfen", &p->halfmove, &p->fullmove, why);
 }
 
 size_t gl_format(const struct gl_pos *p, char *buf, size_t size)

@@ -202,7 +202,6 @@ static enum rules_error parse_ep(struct kp_pos *p, const char **text, struct rul
 enum rules_error kp_parse(struct kp_pos *p, const char *text, struct rules_why *why)
 {
     enum rules_error err;
-    int number = 0;
 
     memset(p, 0, sizeof *p);
     memset(p->board, KP_EMPTY, sizeof p->board);
@@ -234,19 +233,7 @@ enum rules_error kp_parse(struct kp_pos *p, const char *text, struct rules_why *
         return err;
     if (*text == '\0')
         return RULES_OK;
-    if (*text++ != ' ' || !text_parse_number(&text, RULES_COUNTER_MAX, &number))
-        return fail_syntax(why, "bad fen: halfmove clock must be a number (0-65535)");
-    p->halfmove = (uint16_t)number;
-    if (*text == '\0')
-        return RULES_OK;
-    if (*text++ != ' ' || !text_parse_number(&text, RULES_COUNTER_MAX, &number) || number < 1)
-        return fail_syntax(why, "bad fen: fullmove number must be a number (1-65535)");
-    p->fullmove = (uint16_t)number;
-    while (*text == ' ')
-        text++;
-    if (*text != '\0')
-        return fail_syntax(why, "bad fen: unexpected text after the fullmove number");
-    return RULES_OK;
+    return text_parse_clocks(text, "fen", &p->halfmove, &p->fullmove, why);
 }
 
 size_t kp_format(const struct kp_pos *p, char *buf, size_t size)

@@ -34,6 +34,11 @@ enum rules_error text_fail(struct rules_why *why, enum rules_error err,
 #define fail_invalid(why, ...) \
     text_fail(why, RULES_ERR_INVALID, RULES_REASON_INVALID_POSITION, __VA_ARGS__)
 
+/* Reads the clocks that end a position text at `text`: " HALFMOVE" and
+ * optionally " FULLMOVE"; refusals name the format `what` ("fen"). */
+enum rules_error text_parse_clocks(const char *text, const char *what, uint16_t *halfmove,
+                                   uint16_t *fullmove, struct rules_why *why);
+
 /* Whether `m` equals, all four bytes, one of moves[0..n). */
 bool moves_contain(const struct rules_move *moves, int n, struct rules_move m);
 

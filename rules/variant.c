@@ -197,14 +197,20 @@ bool text_parse_number(const char **s, long max, int *out)
     return true;
 }
 
+static void why_vset(struct rules_why *why, enum rules_reason reason, const char *fmt,
+                     va_list ap)
+{
+    why->reason = reason;
+    vsnprintf(why->text, sizeof why->text, fmt, ap);
+}
+
 void why_set(struct rules_why *why, enum rules_reason reason, const char *fmt, ...)
 {
     va_list ap;
     if (why == NULL)
         return;
-    why->reason = reason;
     va_start(ap, fmt);
-    vsnprintf(why->text, sizeof why->text, fmt, ap);
+    why_vset(why, reason, fmt, ap);
     va_end(ap);
 }
 
@@ -214,11 +220,30 @@ enum rules_error text_fail(struct rules_why *why, enum rules_error err,
     va_list ap;
     if (why == NULL)
         return err;
-    why->reason = reason;
     va_start(ap, fmt);
-    vsnprintf(why->text, sizeof why->text, fmt, ap);
+    why_vset(why, reason, fmt, ap);
     va_end(ap);
     return err;
+}
+
+enum rules_error text_parse_clocks(const char *text, const char *what, uint16_t *halfmove,
+                                   uint16_t *fullmove, struct rules_why *why)
+{
+    int number;
+
+    if (*text++ != ' ' || !text_parse_number(&text, RULES_COUNTER_MAX, &number))
+        return fail_syntax(why, "bad %s: halfmove clock must be a number (0-65535)", what);
+    *halfmove = (uint16_t)number;
+    if (*text == '\0')
+        return RULES_OK;
+    if (*text++ != ' ' || !text_parse_number(&text, RULES_COUNTER_MAX, &number) || number < 1)
+        return fail_syntax(why, "bad %s: fullmove number must be a number (1-65535)", what);
+    *fullmove = (uint16_t)number;
+    while (*text == ' ')
+        text++;
+    if (*text != '\0')
+        return fail_syntax(why, "bad %s: unexpected text after the fullmove number", what);
+    return RULES_OK;
 }
 
 bool moves_contain(const struct rules_move *moves, int n, struct rules_move m)
