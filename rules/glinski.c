@@ -54,8 +54,5 @@ const struct rules_variant rules_glinski = {
     .board = RULES_BOARD_HEXAGON_91,
     .hungarian_letters = true,
     .polish_notation = false,
-    .draw_agreement_allowed = draw_agreement_allowed,
-    .position_report = position_report,
-    .can_drop = can_drop,
     VARIANT_GENERIC_ENTRIES,
 };

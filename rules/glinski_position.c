@@ -155,17 +155,13 @@ enum rules_error gl_parse(struct gl_pos *p, const char *text, struct rules_why *
 {
     enum rules_error err;
 
-    memset(p, 0, sizeof *p);
-    memset(p->board, GL_EMPTY, sizeof p->board);
-    p->ep = GL_NONE;
-    p->fullmove = 1;
+    clear(p);
     while (*text == ' ')
         text++;
     if ((err = parse_board(p, &text, why)) != RULES_OK)
         return err;
-    if (*text++ != ' ' || (*text != 'w' && *text != 'b') || (text[1] != ' ' && text[1] != '\0'))
-        return fail_syntax(why, "bad hfen: side to move must be 'w' or 'b'");
-    p->side = *text++ == 'b';
+    if ((err = text_parse_side(&text, "hfen", &p->side, why)) != RULES_OK)
+        return err;
     if ((err = validate(p, why)) != RULES_OK || *text == '\0')
         return err;
     text++;

@@ -87,8 +87,5 @@ const struct rules_variant rules_korpalski = {
     .board = RULES_BOARD_SQUARE_8X8,
     .hungarian_letters = false,
     .polish_notation = true,
-    .draw_agreement_allowed = draw_agreement_allowed,
-    .position_report = position_report,
-    .can_drop = can_drop,
     VARIANT_GENERIC_ENTRIES,
 };

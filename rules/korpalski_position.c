@@ -203,18 +203,14 @@ enum rules_error kp_parse(struct kp_pos *p, const char *text, struct rules_why *
 {
     enum rules_error err;
 
-    memset(p, 0, sizeof *p);
-    memset(p->board, KP_EMPTY, sizeof p->board);
-    p->ep = KP_NO_SQUARE;
-    p->fullmove = 1;
+    clear(p);
     while (*text == ' ')
         text++;
     if ((err = parse_board(p, &text, why)) != RULES_OK ||
         (err = parse_reserve(p, &text, why)) != RULES_OK)
         return err;
-    if (*text++ != ' ' || (*text != 'w' && *text != 'b') || (text[1] != ' ' && text[1] != '\0'))
-        return fail_syntax(why, "bad fen: side to move must be 'w' or 'b'");
-    p->side = *text++ == 'b';
+    if ((err = text_parse_side(&text, "fen", &p->side, why)) != RULES_OK)
+        return err;
     if ((err = check_material(p, why)) != RULES_OK ||
         (err = check_kings(p, why)) != RULES_OK)
         return err;

@@ -3,8 +3,17 @@
  * written once for both boards: the body of a variant's position file,
  * included once after its board header (board_generic.h lists what that
  * describes).  It defines the variant's put, remove, apply and
- * repetition_key (kp_apply, gl_apply, ...).
+ * repetition_key (kp_apply, gl_apply, ...), and clear() for its parser.
  */
+
+/* The empty board, white to move, before a position text is read. */
+static void clear(BD_POS *p)
+{
+    memset(p, 0, sizeof *p);
+    memset(p->board, BD_EMPTY, sizeof p->board);
+    p->ep = BD_NONE;
+    p->fullmove = 1;
+}
 
 void BD(put)(BD_POS *p, int color, int type, int cell)
 {

@@ -34,6 +34,11 @@ enum rules_error text_fail(struct rules_why *why, enum rules_error err,
 #define fail_invalid(why, ...) \
     text_fail(why, RULES_ERR_INVALID, RULES_REASON_INVALID_POSITION, __VA_ARGS__)
 
+/* Reads " w" or " b" at *text into *side (0 white, 1 black); advances
+ * *text.  Refusals name the format `what` ("fen"). */
+enum rules_error text_parse_side(const char **text, const char *what, uint8_t *side,
+                                 struct rules_why *why);
+
 /* Reads the clocks that end a position text at `text`: " HALFMOVE" and
  * optionally " FULLMOVE"; refusals name the format `what` ("fen"). */
 enum rules_error text_parse_clocks(const char *text, const char *what, uint16_t *halfmove,

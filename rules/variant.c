@@ -226,6 +226,17 @@ enum rules_error text_fail(struct rules_why *why, enum rules_error err,
     return err;
 }
 
+enum rules_error text_parse_side(const char **text, const char *what, uint8_t *side,
+                                 struct rules_why *why)
+{
+    const char *t = *text;
+    if (*t++ != ' ' || (*t != 'w' && *t != 'b') || (t[1] != ' ' && t[1] != '\0'))
+        return fail_syntax(why, "bad %s: side to move must be 'w' or 'b'", what);
+    *side = *t++ == 'b';
+    *text = t;
+    return RULES_OK;
+}
+
 enum rules_error text_parse_clocks(const char *text, const char *what, uint16_t *halfmove,
                                    uint16_t *fullmove, struct rules_why *why)
 {

@@ -4,8 +4,8 @@
  * position, the checked moves, the figures of a position and the helpers
  * for search.  The body of a variant's table file (korpalski.c,
  * glinski.c), included once after its board header; that file adds what
- * really differs (reading moves, the report, draws by agreement, drops) and
- * writes its table with VARIANT_GENERIC_ENTRIES.  It names the variant's
+ * really differs (its position_report, draw_agreement_allowed and can_drop)
+ * and writes its table with VARIANT_GENERIC_ENTRIES, which names those too.  It names the variant's
  * table BD_VARIANT, its notation geometry BD_GEOMETRY, the letter sets
  * moves are read with BD_LETTER_SETS(dialect) and the notation style for
  * each way of writing BD_STYLE(how).
@@ -256,4 +256,6 @@ static struct rules_cells search_attackers(const struct rules_position *pos, int
     .man_at = search_man_at, .reserve_count = search_reserve,                          \
     .attacks_from = search_attacks, .insufficient_material = search_insufficient,      \
     .moves_noisy = search_noisy, .move_is_legal_fast = search_legal,                   \
-    .key_after = search_key_after, .view = search_view, .attackers_to = search_attackers
+    .key_after = search_key_after, .view = search_view, .attackers_to = search_attackers, \
+    .position_report = position_report, .draw_agreement_allowed = draw_agreement_allowed, \
+    .can_drop = can_drop
