@@ -408,19 +408,34 @@ static bool next_move(struct search *s, struct picker *pk, const struct rules_po
     return false;
 }
 
+/* Every node's entry: counts it, clears its line, and ends it (true, with
+ * its score in *score) when the search stops or the ply limit is reached. */
+static inline bool node_ends(struct search *s, const struct rules_position *pos,
+                             uint64_t key, int ply, int *score)
+{
+    s->pv_len[ply] = 0;
+    if (count_node(s)) {
+        *score = 0;
+        return true;
+    }
+    if (ply > s->seldepth)
+        s->seldepth = ply;
+    if (ply >= ENGINE_MAX_PLY - 1) {
+        *score = evaluate_keyed(s, pos, key);
+        return true;
+    }
+    return false;
+}
+
 /* `check` is whether the side to move is in check when the caller knows
  * it (it computed it to decide on a reduction), else -1. */
 static int quiesce(struct search *s, const struct rules_position *pos, uint64_t key,
                    int alpha, int beta, int ply, int check)
 {
     const struct rules_variant *v = s->v;
-    s->pv_len[ply] = 0;
-    if (count_node(s))
-        return 0;
-    if (ply > s->seldepth)
-        s->seldepth = ply;
-    if (ply >= ENGINE_MAX_PLY - 1)
-        return evaluate_keyed(s, pos, key);
+    int ends;
+    if (node_ends(s, pos, key, ply, &ends))
+        return ends;
 
     /* Standing pat comes before any move is generated: most quiescence
      * nodes end here.  A stalemate that stands pat at or above beta is
@@ -488,13 +503,9 @@ static int negamax(struct search *s, const struct rules_position *pos, uint64_t 
     /* 1. Leaf. */
     if (depth <= 0)
         return quiesce(s, pos, key, alpha, beta, ply, check);
-    s->pv_len[ply] = 0;
-    if (count_node(s))
-        return 0;
-    if (ply > s->seldepth)
-        s->seldepth = ply;
-    if (ply >= ENGINE_MAX_PLY - 1)
-        return evaluate_keyed(s, pos, key);
+    int ends;
+    if (node_ends(s, pos, key, ply, &ends))
+        return ends;
 
     /* 2. Draws and mate distance. */
     s->keys[s->key_base + ply] = key;
