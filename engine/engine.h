@@ -128,4 +128,22 @@ int engine_evaluate(const struct rules_variant *v, const struct rules_position *
  * mates, negative when it is mated (UCI's "score mate N"); 0 otherwise. */
 int engine_mate_moves(int score);
 
+/*
+ * A small seeded generator (xorshift64) for self-play openings that are the
+ * same on every machine (korp-tune, the engine's tests): the state starts as
+ * engine_rng_seed(seed), never 0; engine_rng_next advances it.
+ */
+static inline uint64_t engine_rng_seed(uint64_t seed)
+{
+    return seed * 0x9E3779B97F4A7C15ULL + 1;
+}
+
+static inline uint64_t engine_rng_next(uint64_t *state)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return *state;
+}
+
 #endif

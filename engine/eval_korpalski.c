@@ -1,17 +1,17 @@
 /*
  * eval_korpalski.c — the evaluation's weights for Korpalski Chess.
  *
- * The tables were set by hand from chess and crazyhouse experience; the
- * scalar weights were fitted on self-play data (bench/tune.sh; docs/engine.md
- * says how).  Tables are from White's side, a1 = 0, rank 1 first; Black
- * reads them through `mirror`.
+ * All of them are set by hand, the tables from chess and crazyhouse
+ * experience.  A Texel fit of the scalar weights on self-play data
+ * (bench/tune.sh) was tried and dropped: it did worse in matches than these
+ * (docs/engine.md).  Tables are from White's side, a1 = 0, rank 1 first;
+ * Black reads them through `mirror`.
  *
- * What is particular to the variant: the fit values a man in reserve close
- * to the same man on the board (a minor piece more, a rook less: a rook
- * finds its files only on the board); the king prefers the edge and the
- * corner, where it has fewer neighbours for the enemy to drop on; and a
- * pawn near the last rank counts for little while its side has nothing in
- * prison to promote to.
+ * What is particular to the variant: a man in reserve is worth a little
+ * less than the same man on the board (it has yet to be dropped); the king
+ * prefers the edge and the corner, where it has fewer neighbours for the
+ * enemy to drop on; and a pawn near the last rank counts for little while
+ * its side has nothing in prison to promote to.
  */
 #include "engine_int.h"
 
@@ -103,11 +103,7 @@ static const uint8_t mirror[64] = {
      0,  1,  2,  3,  4,  5,  6,  7,
 };
 
-/* The scalar weights below (values, reserve values, mobility, king attack,
- * drop danger, shelter, danger scale, tempo) were fitted by bench/tune.sh
- * (Texel's method) on 26 027 positions of 400 seeded self-play games
- * (seed 1, 3000 nodes a move), 8448 of them quiet: mean squared error
- * 0.1248 -> 0.1207 at K = 0.531.  The tables are still the hand-set ones. */
+/* Hand-set (docs/engine.md, "Evaluation"); korp-tune's fit is not used. */
 const struct eval_weights eval_korpalski = {
     .cells = 64,
     .mirror = mirror,

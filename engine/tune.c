@@ -29,14 +29,6 @@
 #define MAX_PLIES 300
 #define POSITIONS_MAX 400000
 
-static uint64_t rng_next(uint64_t *s)
-{
-    *s ^= *s << 13;
-    *s ^= *s >> 7;
-    *s ^= *s << 17;
-    return *s;
-}
-
 /* The game's score for White, or a negative number while it goes on. */
 static double game_score(const struct rules_variant *v, const struct rules_position *pos,
                          const uint64_t *keys, int count)
@@ -57,7 +49,7 @@ static int play(const struct rules_variant *v, int games, uint64_t seed, uint64_
     static struct rules_position seen[MAX_PLIES + 1];
     static uint64_t keys[MAX_PLIES + 1];
     struct engine *e = engine_new(16);
-    uint64_t rng = seed * 0x9E3779B97F4A7C15ULL + 1;
+    uint64_t rng = engine_rng_seed(seed);
     if (e == NULL)
         return 2;
     for (int g = 0; g < games; g++) {
@@ -72,7 +64,7 @@ static int play(const struct rules_variant *v, int games, uint64_t seed, uint64_
             struct rules_move moves[RULES_MAX_MOVES], m;
             int n = v->moves_legal(&pos, moves);
             if (plies < OPENING_PLIES) {
-                m = moves[rng_next(&rng) % (uint64_t)n];
+                m = moves[engine_rng_next(&rng) % (uint64_t)n];
             } else {
                 struct engine_limits lim = { .nodes = nodes };
                 struct engine_result r;

@@ -141,14 +141,6 @@ static int check(const struct rules_variant *v, const char *path, int extra)
 
 /* ---- generate ----------------------------------------------------------- */
 
-static uint64_t rng_next(uint64_t *s)
-{
-    *s ^= *s << 13;
-    *s ^= *s >> 7;
-    *s ^= *s << 17;
-    return *s;
-}
-
 static bool kings_placed(const struct rules_variant *v, const struct rules_position *pos)
 {
     return v->reserve_count(pos, RULES_WHITE, RULES_KING) == 0 &&
@@ -161,7 +153,7 @@ static int generate(const struct rules_variant *v, int games, uint64_t seed)
     static uint64_t seen[SEEN_MAX];
     int seen_count = 0, found[4] = { 0, 0, 0, 0 };
     struct engine *e = engine_new(16);
-    uint64_t rng = seed * 0x9E3779B97F4A7C15ULL + 1;
+    uint64_t rng = engine_rng_seed(seed);
 
     if (e == NULL)
         return 2;
@@ -207,8 +199,8 @@ static int generate(const struct rules_variant *v, int games, uint64_t seed)
             }
             /* Mostly the engine's move, sometimes a random one: games that
              * blunder into mates, from many openings. */
-            struct rules_move m = moves[rng_next(&rng) % (uint64_t)count];
-            if (rng_next(&rng) % 100 >= 35) {
+            struct rules_move m = moves[engine_rng_next(&rng) % (uint64_t)count];
+            if (engine_rng_next(&rng) % 100 >= 35) {
                 engine_stop_reset(e);
                 memset(&lim, 0, sizeof lim);
                 lim.nodes = 1500;
