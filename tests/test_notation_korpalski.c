@@ -125,102 +125,112 @@ static void test_notation_korpalski_strict_errors(void **state)
     assert_string_equal(rules_reason_slug(why.reason), "ambiguous");
     assert_non_null(strstr(why.text, "Rde4"));
     assert_non_null(strstr(why.text, "Rfe4"));
-    /* f4xf3 takes the knight: SAN must say so. */
-    assert_refusal(V, &mid, "Rf3", RULES_ERR_ILLEGAL, "capture-not-marked",
-                   "illegal move: the move to f3 is a capture; mark it");
-    /* f2 holds the black king; the f4 rook is blocked by the f3 knight and
-     * the d4 rook is on neither line. */
-    assert_refusal(V, &mid, "Rxf2", RULES_ERR_ILLEGAL, "cannot-reach",
-                   "illegal move: no rook of white can move to f2");
-    assert_refusal(V, &mid, "Rd4xd3", RULES_ERR_ILLEGAL, "capture-of-empty-square",
-                   "illegal move: the move is written as a capture but d3 is empty");
-    /* d6 is behind the black rook on d5. */
-    assert_refusal(V, &mid, "d4d6", RULES_ERR_ILLEGAL, "cannot-reach",
-                   "illegal move: the rook on d4 cannot move to d6");
-    assert_refusal(V, &mid, "f7f8", RULES_ERR_ILLEGAL, "no-piece-on-square",
-                   "illegal move: there is no man on f7");
-    assert_refusal(V, &mid, "e5c4", RULES_ERR_ILLEGAL, "no-piece-on-square",
-                   "illegal move: the knight on e5 is black's, and it is white's move");
-    assert_refusal(V, &mid, "Bd4e4", RULES_ERR_ILLEGAL, "no-piece-on-square",
-                   "illegal move: d4 holds a rook, not a bishop");
-    assert_refusal(V, &mid, "Nd2", RULES_ERR_ILLEGAL, "no-such-piece",
-                   "illegal move: white has no knight on the board");
-    assert_refusal(V, &mid, "Qf4", RULES_ERR_ILLEGAL, "own-man-on-square",
-                   "illegal move: f4 is occupied by white's own rook");
-    /* The f3 knight guards d2; the e5 knight guards c4. */
-    assert_refusal(V, &mid, "Kd2", RULES_ERR_ILLEGAL, "king-in-check",
-                   "illegal move: the king would be in check on d2");
-    assert_refusal(V, &mid, "Kc4", RULES_ERR_ILLEGAL, "king-in-check",
-                   "illegal move: the king would be in check on c4");
-    assert_refusal(V, &mid, "Zz9", RULES_ERR_SYNTAX, "syntax",
-                   "not a move in any accepted notation: no destination cell");
     assert_int_equal(try_move(V, &mid, "", &m, &why), RULES_ERR_SYNTAX);
     assert_int_equal(try_move(V, &mid, "N@", &m, &why), RULES_ERR_SYNTAX);
     assert_string_equal(rules_reason_slug(why.reason), "syntax");
-    assert_refusal(V, &mid, "Q@a1", RULES_ERR_ILLEGAL, "not-in-reserve",
-                   "illegal drop: white has no queen in reserve");
-    assert_refusal(V, &mid, "N@d5", RULES_ERR_ILLEGAL, "drop-on-occupied-square",
-                   "illegal drop: d5 is occupied; drops never capture");
-    /* e4 is a knight's jump from f2. */
-    assert_refusal(V, &mid, "N@e4", RULES_ERR_ILLEGAL, "drop-gives-check",
-                   "illegal drop: a knight on e4 would give check");
+    const struct refusal_case cases[] = {
+        /* f4xf3 takes the knight: SAN must say so. */
+        { MIDGAME, NULL, "Rf3", RULES_ERR_ILLEGAL, "capture-not-marked",
+          "illegal move: the move to f3 is a capture; mark it" },
+        /* f2 holds the black king; the f4 rook is blocked by the f3 knight and
+         * the d4 rook is on neither line. */
+        { NULL, NULL, "Rxf2", RULES_ERR_ILLEGAL, "cannot-reach",
+          "illegal move: no rook of white can move to f2" },
+        { NULL, NULL, "Rd4xd3", RULES_ERR_ILLEGAL, "capture-of-empty-square",
+          "illegal move: the move is written as a capture but d3 is empty" },
+        /* d6 is behind the black rook on d5. */
+        { NULL, NULL, "d4d6", RULES_ERR_ILLEGAL, "cannot-reach",
+          "illegal move: the rook on d4 cannot move to d6" },
+        { NULL, NULL, "f7f8", RULES_ERR_ILLEGAL, "no-piece-on-square",
+          "illegal move: there is no man on f7" },
+        { NULL, NULL, "e5c4", RULES_ERR_ILLEGAL, "no-piece-on-square",
+          "illegal move: the knight on e5 is black's, and it is white's move" },
+        { NULL, NULL, "Bd4e4", RULES_ERR_ILLEGAL, "no-piece-on-square",
+          "illegal move: d4 holds a rook, not a bishop" },
+        { NULL, NULL, "Nd2", RULES_ERR_ILLEGAL, "no-such-piece",
+          "illegal move: white has no knight on the board" },
+        { NULL, NULL, "Qf4", RULES_ERR_ILLEGAL, "own-man-on-square",
+          "illegal move: f4 is occupied by white's own rook" },
+        /* The f3 knight guards d2; the e5 knight guards c4. */
+        { NULL, NULL, "Kd2", RULES_ERR_ILLEGAL, "king-in-check",
+          "illegal move: the king would be in check on d2" },
+        { NULL, NULL, "Kc4", RULES_ERR_ILLEGAL, "king-in-check",
+          "illegal move: the king would be in check on c4" },
+        { NULL, NULL, "Zz9", RULES_ERR_SYNTAX, "syntax",
+          "not a move in any accepted notation: no destination cell" },
+        { NULL, NULL, "Q@a1", RULES_ERR_ILLEGAL, "not-in-reserve",
+          "illegal drop: white has no queen in reserve" },
+        { NULL, NULL, "N@d5", RULES_ERR_ILLEGAL, "drop-on-occupied-square",
+          "illegal drop: d5 is occupied; drops never capture" },
+        /* e4 is a knight's jump from f2. */
+        { NULL, NULL, "N@e4", RULES_ERR_ILLEGAL, "drop-gives-check",
+          "illegal drop: a knight on e4 would give check" },
+        { NULL, NULL, NULL, RULES_OK, NULL, NULL },
+    };
+    assert_refusals(V, cases);
 }
 
-/* Issue 7: "Kxd2" from e1 names a capture on an empty, unattacked square;
- * the old text blamed a check that does not exist. */
+/* Refusals name what is really wrong: "Kxd2" from e1 names a capture on an
+ * empty, unattacked square, which is not a check. */
 static void test_notation_korpalski_capture_of_empty_square(void **state)
 {
     (void)state;
     struct rules_position pos = pos_of(V, "4k3/8/8/8/8/8/8/4K3[] w - - 0 10");
-    assert_refusal(V, &pos, "Kxd2", RULES_ERR_ILLEGAL, "capture-of-empty-square",
-                   "illegal move: the move is written as a capture but d2 is empty");
     assert_true(has_uci(V, &pos, "e1d2"));
-    /* A pinned man: the d2 knight stands between the e1 king and the a5
-     * bishop; Nf3 would open the diagonal. */
-    pos = pos_of(V, "4k3/8/8/b7/8/8/3N4/4K3[] w - - 0 10");
-    assert_refusal(V, &pos, "Nf3", RULES_ERR_ILLEGAL, "king-in-check",
-                   "illegal move: moving the knight on d2 would leave the white king in check");
-    /* In check from the e8 rook: Kd1 is fine, a knight move elsewhere is not. */
-    pos = pos_of(V, "k3r3/8/8/8/8/8/1N6/4K3[] w - - 0 10");
-    assert_refusal(V, &pos, "Na4", RULES_ERR_ILLEGAL, "king-in-check",
-                   "illegal move: white is in check and moving the knight on b2 does not end it");
-    assert_refusal(V, &pos, "N@e4", RULES_ERR_ILLEGAL, "not-in-reserve",
-                   "illegal drop: white has no knight in reserve");
-    /* After mate nothing is legal: the refusal says the game is over. */
-    pos = pos_of(V, "R6k/6pp/8/8/8/8/8/K7[] b - - 0 40");
-    assert_refusal(V, &pos, "Kg8", RULES_ERR_ILLEGAL, "game-over",
-                   "illegal move: the game is over: black is checkmated");
+    const struct refusal_case cases[] = {
+        { "4k3/8/8/8/8/8/8/4K3[] w - - 0 10", NULL,
+          "Kxd2", RULES_ERR_ILLEGAL, "capture-of-empty-square",
+          "illegal move: the move is written as a capture but d2 is empty" },
+        /* A pinned man: the d2 knight stands between the e1 king and the a5
+         * bishop; Nf3 would open the diagonal. */
+        { "4k3/8/8/b7/8/8/3N4/4K3[] w - - 0 10", NULL,
+          "Nf3", RULES_ERR_ILLEGAL, "king-in-check",
+          "illegal move: moving the knight on d2 would leave the white king in check" },
+        /* In check from the e8 rook: Kd1 is fine, a knight move elsewhere is not. */
+        { "k3r3/8/8/8/8/8/1N6/4K3[] w - - 0 10", NULL,
+          "Na4", RULES_ERR_ILLEGAL, "king-in-check",
+          "illegal move: white is in check and moving the knight on b2 does not end it" },
+        { NULL, NULL, "N@e4", RULES_ERR_ILLEGAL, "not-in-reserve",
+          "illegal drop: white has no knight in reserve" },
+        /* After mate nothing is legal: the refusal says the game is over. */
+        { "R6k/6pp/8/8/8/8/8/K7[] b - - 0 40", NULL, "Kg8", RULES_ERR_ILLEGAL, "game-over",
+          "illegal move: the game is over: black is checkmated" },
+        { NULL, NULL, NULL, RULES_OK, NULL, NULL },
+    };
+    assert_refusals(V, cases);
 }
 
 /* Promotion refusals (§2 Promotion): the prison decides. */
 static void test_notation_korpalski_promotion_refusals(void **state)
 {
     (void)state;
-    /* White holds Q R B B N: its prison has one rook and one knight. */
-    struct rules_position pos = pos_of(V, "6k1/4P3/8/8/8/8/8/K7[QRBBNqrrbbnn] w - - 0 30");
-    assert_refusal(V, &pos, "e8=Q", RULES_ERR_ILLEGAL, "promotion-piece-not-captured",
-                   "illegal move: cannot promote to a queen; white's prison holds: rook, knight");
-    assert_refusal(V, &pos, "e8", RULES_ERR_ILLEGAL, "promotion-not-named",
-                   "illegal move: a move to e8 promotes; name the new piece");
-    assert_refusal(V, &pos, "Kb1=R", RULES_ERR_ILLEGAL, "not-a-promotion",
-                   "illegal move: the move to b1 is not a promotion");
-    /* The whole set is at home: the prison is empty. */
-    pos = pos_of(V, "6k1/4P3/8/8/8/8/8/K7[QRRBBNNqrrbbnn] w - - 0 30");
-    assert_refusal(V, &pos, "e8=R", RULES_ERR_ILLEGAL, "prison-empty",
-                   "illegal move: a pawn may reach the last rank only by promoting to a "
-                   "captured piece, and white's prison is empty");
-    /* King placement first. */
-    pos = pos_of(V, V->start_text);
-    assert_refusal(V, &pos, "Q@d4", RULES_ERR_ILLEGAL, "king-not-placed",
-                   "illegal drop: white must place its king first");
-    assert_refusal(V, &pos, "e2e4", RULES_ERR_ILLEGAL, "king-not-placed",
-                   "illegal move: white must first place its king (K@square)");
-    play(V, &pos, "K@c3");
-    assert_refusal(V, &pos, "K@d4", RULES_ERR_ILLEGAL, "kings-adjacent",
-                   "illegal drop: the kings may not stand next to each other");
-    pos = pos_of(V, "4k3/8/8/8/8/8/8/4K3[P] w - - 0 10");
-    assert_refusal(V, &pos, "P@a8", RULES_ERR_ILLEGAL, "pawn-drop-rank",
-                   "illegal drop: pawns may be dropped on ranks 2-7 only");
+    const struct refusal_case cases[] = {
+        /* White holds Q R B B N: its prison has one rook and one knight. */
+        { "6k1/4P3/8/8/8/8/8/K7[QRBBNqrrbbnn] w - - 0 30", NULL,
+          "e8=Q", RULES_ERR_ILLEGAL, "promotion-piece-not-captured",
+          "illegal move: cannot promote to a queen; white's prison holds: rook, knight" },
+        { NULL, NULL, "e8", RULES_ERR_ILLEGAL, "promotion-not-named",
+          "illegal move: a move to e8 promotes; name the new piece" },
+        { NULL, NULL, "Kb1=R", RULES_ERR_ILLEGAL, "not-a-promotion",
+          "illegal move: the move to b1 is not a promotion" },
+        /* The whole set is at home: the prison is empty. */
+        { "6k1/4P3/8/8/8/8/8/K7[QRRBBNNqrrbbnn] w - - 0 30", NULL,
+          "e8=R", RULES_ERR_ILLEGAL, "prison-empty",
+          "illegal move: a pawn may reach the last rank only by promoting to a "
+          "captured piece, and white's prison is empty" },
+        /* King placement first. */
+        { V->start_text, NULL, "Q@d4", RULES_ERR_ILLEGAL, "king-not-placed",
+          "illegal drop: white must place its king first" },
+        { NULL, NULL, "e2e4", RULES_ERR_ILLEGAL, "king-not-placed",
+          "illegal move: white must first place its king (K@square)" },
+        { NULL, "K@c3", "K@d4", RULES_ERR_ILLEGAL, "kings-adjacent",
+          "illegal drop: the kings may not stand next to each other" },
+        { "4k3/8/8/8/8/8/8/4K3[P] w - - 0 10", NULL,
+          "P@a8", RULES_ERR_ILLEGAL, "pawn-drop-rank",
+          "illegal drop: pawns may be dropped on ranks 2-7 only" },
+        { NULL, NULL, NULL, RULES_OK, NULL, NULL },
+    };
+    assert_refusals(V, cases);
 }
 
 int main(void)

@@ -235,37 +235,41 @@ static void test_rules_glinski_notation_forms(void **state)
     assert_non_null(strstr(why.text, "no drops"));
 }
 
-/* Refusals say what is really wrong, with a reason code (issue 7).  From
+/* Refusals say what is really wrong, with a reason code.  From
  * the start g2 is empty and attacked by nothing: Kxg2 is wrong only in its
  * capture mark.  File letters skip j: the file after i is k. */
 static void test_rules_glinski_refusal_reasons(void **state)
 {
     (void)state;
     struct rules_position pos = pos_of(V, V->start_text);
-    assert_refusal(V, &pos, "Kxg2", RULES_ERR_ILLEGAL, "capture-of-empty-square",
-                   "illegal move: the move is written as a capture but g2 is empty");
     assert_true(has_uci(V, &pos, "g1g2"));
-    /* i2 captures onto h3 and k2 (orthogonal forward neighbours, (+-1,+1));
-     * k2 is empty, so no pawn of file i can go to file k. */
-    assert_refusal(V, &pos, "ixk", RULES_ERR_ILLEGAL, "cannot-reach",
-                   "illegal move: no pawn on file i can move to file k");
-    /* h1 jumps to i3 ((+1,+5) from (1,1) is (2,6)); no knight is on file k. */
-    assert_refusal(V, &pos, "Nki3", RULES_ERR_ILLEGAL, "cannot-reach",
-                   "illegal move: no knight on file k can move to i3");
-    assert_refusal(V, &pos, "Kf2", RULES_ERR_ILLEGAL, "own-man-on-square",
-                   "illegal move: f2 is occupied by white's own bishop");
-    assert_refusal(V, &pos, "N@f6", RULES_ERR_ILLEGAL, "no-drops",
-                   "illegal move: glinski has no drops");
-    assert_refusal(V, &pos, "f6f7", RULES_ERR_ILLEGAL, "no-piece-on-square",
-                   "illegal move: there is no man on f6");
-    /* e1-e7 is the queen's file, blocked by the e4 pawn. */
-    assert_refusal(V, &pos, "Qxe7", RULES_ERR_ILLEGAL, "cannot-reach",
-                   "illegal move: no queen of white can move to e7");
-    /* Kings on f6 (0,10) and f8 (0,14): (0,4) is no king step, but f7
-     * (0,12) is one step, (0,-2), from f8. */
-    pos = pos_of(V, "1/3/5/3k3/9/5K5/11/11/11/11/11 w - 0 1");
-    assert_refusal(V, &pos, "Kf7", RULES_ERR_ILLEGAL, "king-in-check",
-                   "illegal move: the king would be in check on f7");
+    const struct refusal_case cases[] = {
+        { V->start_text, NULL, "Kxg2", RULES_ERR_ILLEGAL, "capture-of-empty-square",
+          "illegal move: the move is written as a capture but g2 is empty" },
+        /* i2 captures onto h3 and k2 (orthogonal forward neighbours, (+-1,+1));
+         * k2 is empty, so no pawn of file i can go to file k. */
+        { NULL, NULL, "ixk", RULES_ERR_ILLEGAL, "cannot-reach",
+          "illegal move: no pawn on file i can move to file k" },
+        /* h1 jumps to i3 ((+1,+5) from (1,1) is (2,6)); no knight is on file k. */
+        { NULL, NULL, "Nki3", RULES_ERR_ILLEGAL, "cannot-reach",
+          "illegal move: no knight on file k can move to i3" },
+        { NULL, NULL, "Kf2", RULES_ERR_ILLEGAL, "own-man-on-square",
+          "illegal move: f2 is occupied by white's own bishop" },
+        { NULL, NULL, "N@f6", RULES_ERR_ILLEGAL, "no-drops",
+          "illegal move: glinski has no drops" },
+        { NULL, NULL, "f6f7", RULES_ERR_ILLEGAL, "no-piece-on-square",
+          "illegal move: there is no man on f6" },
+        /* e1-e7 is the queen's file, blocked by the e4 pawn. */
+        { NULL, NULL, "Qxe7", RULES_ERR_ILLEGAL, "cannot-reach",
+          "illegal move: no queen of white can move to e7" },
+        /* Kings on f6 (0,10) and f8 (0,14): (0,4) is no king step, but f7
+         * (0,12) is one step, (0,-2), from f8. */
+        { "1/3/5/3k3/9/5K5/11/11/11/11/11 w - 0 1", NULL,
+          "Kf7", RULES_ERR_ILLEGAL, "king-in-check",
+          "illegal move: the king would be in check on f7" },
+        { NULL, NULL, NULL, RULES_OK, NULL, NULL },
+    };
+    assert_refusals(V, cases);
 }
 
 /* §2 The set has 1 Q, 2 R, 3 B, 2 N, 9 P; men beyond it can only be

@@ -96,6 +96,33 @@ static inline void assert_refusal(const struct rules_variant *v,
                  want_slug, want_text);
 }
 
+/* One refused move: from the position `fen` (NULL: where the case before
+ * left off), after playing `play` (NULL: nothing), the text `move` is
+ * refused with error `err`, reason code `slug` and exactly the words
+ * `text`. */
+struct refusal_case {
+    const char *fen;
+    const char *play;
+    const char *move;
+    enum rules_error err;
+    const char *slug;
+    const char *text;
+};
+
+/* Checks the cases in order, up to one whose move is NULL. */
+static inline void assert_refusals(const struct rules_variant *v,
+                                   const struct refusal_case *cases)
+{
+    struct rules_position pos = pos_of(v, v->start_text);
+    for (const struct refusal_case *c = cases; c->move != NULL; c++) {
+        if (c->fen != NULL)
+            pos = pos_of(v, c->fen);
+        if (c->play != NULL)
+            play(v, &pos, c->play);
+        assert_refusal(v, &pos, c->move, c->err, c->slug, c->text);
+    }
+}
+
 static inline void assert_fen(const struct rules_variant *v, const struct rules_position *pos,
                               const char *expected)
 {
