@@ -56,9 +56,7 @@ static void test_rules_glinski_knight_twelve_jumps(void **state)
     struct rules_position pos = pos_of(V, "1/3/5/7/9/5N4k/11/11/11/11/K10 w - 0 1");
     assert_int_equal(moves_from(&pos, "f6"), 12);
     /* (+1,+5) from f6 = (0,10) is (1,15): g8; (-3,-1) is (-3,9): c4. */
-    assert_true(has_uci(V, &pos, "f6g8"));
-    assert_true(has_uci(V, &pos, "f6c4"));
-    assert_false(has_uci(V, &pos, "f6f8"));
+    assert_ucis(V, &pos, "f6g8 f6c4 !f6f8");
 }
 
 /* §3 Pawn: captures on the two forward orthogonal neighbours, not on the
@@ -68,10 +66,7 @@ static void test_rules_glinski_pawn_capture_directions(void **state)
     (void)state;
     struct rules_position pos = pos_of(V, "1/3/5/7/9/4nrn3k/4pPp4/11/11/11/K10 w - 0 1");
     assert_int_equal(moves_from(&pos, "f5"), 2);
-    assert_true(has_uci(V, &pos, "f5e5"));
-    assert_true(has_uci(V, &pos, "f5g5"));
-    assert_false(has_uci(V, &pos, "f5e6"));
-    assert_false(has_uci(V, &pos, "f5g6"));
+    assert_ucis(V, &pos, "f5e5 f5g5 !f5e6 !f5g6");
 }
 
 /* §3 Pawn: after capturing inward onto a starting cell (e4xf5) the pawn
@@ -80,8 +75,7 @@ static void test_rules_glinski_double_step_after_inward_capture(void **state)
 {
     (void)state;
     struct rules_position pos = pos_of(V, "1/3/5/7/9/10k/5n5/4P6/11/11/K10 w - 0 1");
-    play(V, &pos, "exf5");
-    play(V, &pos, "Kl5");
+    play_line(V, &pos, "exf5 Kl5");
     assert_true(has_uci(V, &pos, "f5f7"));
     play(V, &pos, "f7");
     assert_fen(V, &pos, "1/3/5/7/4P4/11/10k/11/11/11/K10 b - 0 2");
@@ -105,11 +99,7 @@ static void test_rules_glinski_promotion(void **state)
     (void)state;
     struct rules_position pos = pos_of(V, "1/3/rP3/7/9/10k/11/11/11/11/K10 w - 0 1");
     assert_int_equal(moves_from(&pos, "e9"), 8);
-    assert_true(has_uci(V, &pos, "e9e10q"));
-    assert_true(has_uci(V, &pos, "e9e10n"));
-    assert_true(has_uci(V, &pos, "e9d9r"));
-    assert_true(has_uci(V, &pos, "e9d9b"));
-    assert_false(has_uci(V, &pos, "e9e10"));
+    assert_ucis(V, &pos, "e9e10q e9e10n e9d9r e9d9b !e9e10");
     play(V, &pos, "exd9=N");
     assert_fen(V, &pos, "1/3/N4/7/9/10k/11/11/11/11/K10 b - 0 1");
 }
@@ -224,10 +214,7 @@ static void test_rules_glinski_notation_forms(void **state)
     assert_memory_equal(&a, &b, sizeof a);
     /* Glinski's own 1. Qc3 Qc6 2. b2 b6: then English B (bishop) is
      * Hungarian F (futo); Hungarian B is the rook (bastya). */
-    play(V, &pos, "Qe1c3");
-    play(V, &pos, "Qe10c6");
-    play(V, &pos, "b1b2");
-    play(V, &pos, "b7b6");
+    play_line(V, &pos, "Qe1c3 Qe10c6 b1b2 b7b6");
     assert_int_equal(V->move_parse(&pos, "Fb1", RULES_DIALECT_HUNGARIAN, &b, &why), RULES_OK);
     assert_int_equal(try_move(V, &pos, "Bb1", &a, &why), RULES_OK);
     assert_memory_equal(&a, &b, sizeof a);

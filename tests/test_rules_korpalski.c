@@ -30,8 +30,7 @@ static void test_rules_korpalski_drop_giving_check_refused(void **state)
     struct rules_position pos = pos_of(V, "4k3/8/8/8/8/8/8/4K3[N] w - - 0 10");
     assert_illegal(V, &pos, "N@f6", "a knight on f6 would give check");
     assert_illegal(V, &pos, "N@d6", "would give check");
-    assert_false(has_uci(V, &pos, "N@c7"));
-    assert_true(has_uci(V, &pos, "N@f5"));
+    assert_ucis(V, &pos, "!N@c7 N@f5");
     /* 62 empty squares minus the 4 from which a knight reaches e8 (c7 d6
      * f6 g7), plus 5 king steps: 63. */
     assert_int_equal(report("4k3/8/8/8/8/8/8/4K3[N] w - - 0 10").legal_moves, 63);
@@ -58,8 +57,7 @@ static void test_rules_korpalski_pawn_drop_ranks(void **state)
     struct rules_position pos = pos_of(V, "4k3/8/8/8/8/8/8/4K3[P] w - - 0 10");
     assert_illegal(V, &pos, "P@a8", "ranks 2-7");
     assert_illegal(V, &pos, "@h1", "ranks 2-7");
-    assert_true(has_uci(V, &pos, "P@a2"));
-    assert_true(has_uci(V, &pos, "P@h7"));
+    assert_ucis(V, &pos, "P@a2 P@h7");
     /* 48 squares on ranks 2-7 minus d7 and f7 (check on e8), plus 5 king steps. */
     assert_int_equal(report("4k3/8/8/8/8/8/8/4K3[P] w - - 0 10").legal_moves, 51);
 }
@@ -79,11 +77,9 @@ static void test_rules_korpalski_dropped_pawn_double_step(void **state)
 {
     (void)state;
     struct rules_position pos = pos_of(V, "4k3/8/8/8/8/8/8/4K3[Pp] w - - 0 10");
-    play(V, &pos, "P@a2");
-    play(V, &pos, "P@h7");
+    play_line(V, &pos, "P@a2 P@h7");
     assert_true(has_uci(V, &pos, "a2a4"));
-    play(V, &pos, "a4");
-    play(V, &pos, "h5");
+    play_line(V, &pos, "a4 h5");
     assert_fen(V, &pos, "4k3/8/8/7p/P7/8/8/4K3[] w - - 0 12");
 }
 
@@ -114,10 +110,7 @@ static void test_rules_korpalski_promotion_to_prison_types(void **state)
     (void)state;
     /* White holds Q R B B N in reserve: the prison has one rook, one knight. */
     struct rules_position pos = pos_of(V, "6k1/4P3/8/8/8/8/8/K7[QRBBNqrrbbnn] w - - 0 30");
-    assert_true(has_uci(V, &pos, "e7e8r"));
-    assert_true(has_uci(V, &pos, "e7e8n"));
-    assert_false(has_uci(V, &pos, "e7e8q"));
-    assert_false(has_uci(V, &pos, "e7e8b"));
+    assert_ucis(V, &pos, "e7e8r e7e8n !e7e8q !e7e8b");
     assert_illegal(V, &pos, "e8=Q", "prison holds: rook, knight");
     play(V, &pos, "e8=R+");
     /* The rook left the prison: white's set is complete again. */
@@ -133,9 +126,7 @@ static void test_rules_korpalski_immobile_pawn_still_checks(void **state)
     assert_false(has_uci(V, &pos, "e7e8q"));
     assert_illegal(V, &pos, "e8=Q", "prison is empty");
     pos = pos_of(V, "4k3/4P3/8/8/8/8/8/K7[QRRBBNNqrrbbnn] b - - 0 30");
-    assert_false(has_uci(V, &pos, "e8d8"));
-    assert_false(has_uci(V, &pos, "e8f8"));
-    assert_true(has_uci(V, &pos, "e8e7"));
+    assert_ucis(V, &pos, "!e8d8 !e8f8 e8e7");
     assert_true(report("3k4/4P3/8/8/8/8/8/K7[QRRBBNNqrrbbnn] b - - 0 30").in_check);
 }
 
@@ -251,10 +242,7 @@ static void test_rules_korpalski_repetition_key_counts_reserves(void **state)
     assert_true(V->repetition_key(&a) != V->repetition_key(&b));
     assert_true(V->repetition_key(&a) != V->repetition_key(&c));
     assert_true(V->repetition_key(&a) != V->repetition_key(&d));
-    play(V, &walk, "Kd1");
-    play(V, &walk, "Kd8");
-    play(V, &walk, "Ke1");
-    play(V, &walk, "Ke8");
+    play_line(V, &walk, "Kd1 Kd8 Ke1 Ke8");
     assert_true(V->repetition_key(&walk) == V->repetition_key(&a));
 }
 

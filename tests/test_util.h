@@ -67,6 +67,47 @@ static inline bool has_uci(const struct rules_variant *v, const struct rules_pos
     return false;
 }
 
+/* Plays the moves of a space-separated list, each of which must be legal. */
+static inline void play_line(const struct rules_variant *v, struct rules_position *pos,
+                             const char *moves)
+{
+    char move[RULES_MOVE_TEXT_MAX];
+    for (const char *s = moves; *s != '\0';) {
+        size_t n = strcspn(s, " ");
+        if (n > 0 && n < sizeof move) {
+            memcpy(move, s, n);
+            move[n] = '\0';
+            play(v, pos, move);
+        } else if (n > 0) {
+            fail_msg("move too long in '%s'", moves);
+        }
+        s += n + (s[n] == ' ');
+    }
+}
+
+/* For each UCI text of a space-separated list: legal in pos, or with a
+ * leading '!' not legal. */
+static inline void assert_ucis(const struct rules_variant *v, const struct rules_position *pos,
+                               const char *list)
+{
+    char uci[RULES_MOVE_TEXT_MAX];
+    for (const char *s = list; *s != '\0';) {
+        size_t n = strcspn(s, " ");
+        bool want = *s != '!';
+        size_t skip = want ? 0 : 1;
+        if (n > skip && n - skip < sizeof uci) {
+            memcpy(uci, s + skip, n - skip);
+            uci[n - skip] = '\0';
+            if (has_uci(v, pos, uci) != want)
+                fail_msg("%s: %s, expected %s", uci, want ? "not legal" : "legal",
+                         want ? "legal" : "not legal");
+        } else if (n > 0) {
+            fail_msg("bad move in '%s'", list);
+        }
+        s += n + (s[n] == ' ');
+    }
+}
+
 static inline void assert_illegal(const struct rules_variant *v,
                                   const struct rules_position *pos, const char *text,
                                   const char *reason_part)
