@@ -65,21 +65,30 @@ static void test_notation_korpalski_written_forms(void **state)
     (void)state;
     struct rules_position mid = pos_of(V, MIDGAME);
     struct rules_position start = pos_of(V, V->start_text);
-    expect_format(&start, "K@c3", RULES_NOTATION_SAN, "K@c3");
-    expect_format(&start, "K@c3", RULES_NOTATION_POLISH_SHORT, "K/c3");
-    expect_format(&start, "K@c3", RULES_NOTATION_UCI, "K@c3");
-    expect_format(&mid, "f4f3", RULES_NOTATION_SAN, "Rxf3+");
-    expect_format(&mid, "f4f3", RULES_NOTATION_POLISH_SHORT, "W:f3+");
-    expect_format(&mid, "f4f3", RULES_NOTATION_POLISH_FULL, "Wf4:f3+");
-    expect_format(&mid, "f4f3", RULES_NOTATION_UCI, "f4f3");
-    expect_format(&mid, "@e2", RULES_NOTATION_SAN, "P@e2");
-    expect_format(&mid, "@e2", RULES_NOTATION_POLISH_FULL, "p/e2");
-    /* Only the d4 rook reaches d3. */
-    expect_format(&mid, "Rd4d3", RULES_NOTATION_SAN, "Rd3");
-    expect_format(&mid, "Rd4d3", RULES_NOTATION_POLISH_FULL, "Wd4-d3");
-    /* Both rooks reach e4: disambiguate by file. */
-    expect_format(&mid, "d4e4", RULES_NOTATION_SAN, "Rde4");
-    expect_format(&mid, "d4e4", RULES_NOTATION_POLISH_SHORT, "Wde4");
+    const struct {
+        const struct rules_position *pos;
+        const char *move;
+        enum rules_notation how;
+        const char *written;
+    } cases[] = {
+        { &start, "K@c3", RULES_NOTATION_SAN, "K@c3" },
+        { &start, "K@c3", RULES_NOTATION_POLISH_SHORT, "K/c3" },
+        { &start, "K@c3", RULES_NOTATION_UCI, "K@c3" },
+        { &mid, "f4f3", RULES_NOTATION_SAN, "Rxf3+" },
+        { &mid, "f4f3", RULES_NOTATION_POLISH_SHORT, "W:f3+" },
+        { &mid, "f4f3", RULES_NOTATION_POLISH_FULL, "Wf4:f3+" },
+        { &mid, "f4f3", RULES_NOTATION_UCI, "f4f3" },
+        { &mid, "@e2", RULES_NOTATION_SAN, "P@e2" },
+        { &mid, "@e2", RULES_NOTATION_POLISH_FULL, "p/e2" },
+        /* Only the d4 rook reaches d3. */
+        { &mid, "Rd4d3", RULES_NOTATION_SAN, "Rd3" },
+        { &mid, "Rd4d3", RULES_NOTATION_POLISH_FULL, "Wd4-d3" },
+        /* Both rooks reach e4: disambiguate by file. */
+        { &mid, "d4e4", RULES_NOTATION_SAN, "Rde4" },
+        { &mid, "d4e4", RULES_NOTATION_POLISH_SHORT, "Wde4" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        expect_format(cases[i].pos, cases[i].move, cases[i].how, cases[i].written);
 }
 
 static void test_notation_korpalski_promotion_forms(void **state)

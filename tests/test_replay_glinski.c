@@ -93,6 +93,19 @@ static void replay(const char *name, struct replay *r)
     free(text);
 }
 
+/* The replay stopped once: in game `game` (0: any), at ply `ply`, on
+ * `token`, with a reason that mentions `why_part`. */
+static void expect_one_failure(const struct replay *r, int game, int ply, const char *token,
+                               const char *why_part)
+{
+    assert_int_equal(r->failure_count, 1);
+    if (game > 0)
+        assert_int_equal(r->failures[0].game, game);
+    assert_int_equal(r->failures[0].ply, ply);
+    assert_string_equal(r->failures[0].token, token);
+    assert_non_null(strstr(r->failures[0].why, why_part));
+}
+
 static void test_replay_glinski_hungarian_tournaments(void **state)
 {
     static struct replay r;
@@ -101,11 +114,7 @@ static void test_replay_glinski_hungarian_tournaments(void **state)
     assert_int_equal(r.games, 393);
     assert_int_equal(r.legal, 392);
     assert_int_equal(r.mates, 30);
-    assert_int_equal(r.failure_count, 1);
-    assert_int_equal(r.failures[0].game, 356);
-    assert_int_equal(r.failures[0].ply, 109);
-    assert_string_equal(r.failures[0].token, "Kf7");
-    assert_non_null(strstr(r.failures[0].why, "would be in check on f7"));
+    expect_one_failure(&r, 356, 109, "Kf7", "would be in check on f7");
 }
 
 static void test_replay_glinski_fools_mate(void **state)
@@ -124,10 +133,7 @@ static void test_replay_glinski_broken_records_reported(void **state)
     static struct replay r;
     (void)state;
     replay("YouTube_HexagonalChess.pgn", &r);
-    assert_int_equal(r.failure_count, 1);
-    assert_int_equal(r.failures[0].ply, 4);
-    assert_string_equal(r.failures[0].token, "Bf11e10");
-    assert_non_null(strstr(r.failures[0].why, "illegal move"));
+    expect_one_failure(&r, 0, 4, "Bf11e10", "illegal move");
     /* A '+' on a move that gives no check is not an error. */
     replay("YouTube_MangoTownPlays.pgn", &r);
     assert_int_equal(r.games, 3);

@@ -20,14 +20,30 @@ static struct rules_report report(const struct rules_variant *v, const char *tex
     return r;
 }
 
-/* Whether each side still has mating material in that position. */
-static void assert_can_mate(const struct rules_variant *v, const char *text, bool white,
-                            bool black)
+/* A position and whether each side still has mating material in it. */
+struct can_mate_case {
+    const char *text;
+    bool white, black;
+};
+
+static void assert_can_mate(const struct rules_variant *v, const struct can_mate_case *cases,
+                            size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct rules_report r = report(v, cases[i].text);
+        if (r.can_mate[0] != cases[i].white || r.can_mate[1] != cases[i].black)
+            fail_msg("%s: can_mate %d %d, want %d %d", cases[i].text, r.can_mate[0],
+                     r.can_mate[1], cases[i].white, cases[i].black);
+    }
+}
+
+/* Who wins when white, then black, runs out of time in that position. */
+static void assert_on_time(const struct rules_variant *v, const char *text,
+                           enum rules_result white_flags, enum rules_result black_flags)
 {
     struct rules_report r = report(v, text);
-    if (r.can_mate[0] != white || r.can_mate[1] != black)
-        fail_msg("%s: can_mate %d %d, want %d %d", text, r.can_mate[0], r.can_mate[1], white,
-                 black);
+    assert_int_equal(rules_result_on_time(&r, RULES_WHITE), white_flags);
+    assert_int_equal(rules_result_on_time(&r, RULES_BLACK), black_flags);
 }
 
 /* Parses a move that must be legal. */
@@ -90,7 +106,7 @@ static void test_rules_api_checked_path(void **state)
 static void test_rules_api_can_mate_korpalski(void **state)
 {
     (void)state;
-    static const struct { const char *fen; bool white, black; } cases[] = {
+    static const struct can_mate_case cases[] = {
         { "4k3/8/8/8/8/8/8/4K3[] w - - 0 1", false, false },        /* K v K */
         { "4k3/8/8/8/8/8/8/4KN2[] w - - 0 1", false, false },       /* K+N v K */
         { "4k3/8/8/8/8/8/8/4K3[n] w - - 0 1", false, false },       /* undropped n */
@@ -102,14 +118,12 @@ static void test_rules_api_can_mate_korpalski(void **state)
         { "4k3/8/8/8/8/8/8/3NKN2[] w - - 0 1", true, false },       /* two knights */
         { "4k3/8/8/8/8/8/8/3NK3[n] w - - 0 1", true, true },        /* N v N */
     };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-        assert_can_mate(K, cases[i].fen, cases[i].white, cases[i].black);
+    assert_can_mate(K, cases, sizeof cases / sizeof *cases);
     /* K+R in reserve against a lone king: white flagging draws, black
      * flagging loses. */
-    struct rules_report r = report(K, "4k3/8/8/8/8/8/8/4K3[R] w - - 0 1");
-    assert_int_equal(rules_result_on_time(&r, RULES_WHITE), RULES_RESULT_DRAW);
-    assert_int_equal(rules_result_on_time(&r, RULES_BLACK), RULES_RESULT_WHITE_WINS);
-    r = report(K, K->start_text);
+    assert_on_time(K, "4k3/8/8/8/8/8/8/4K3[R] w - - 0 1", RULES_RESULT_DRAW,
+                   RULES_RESULT_WHITE_WINS);
+    struct rules_report r = report(K, K->start_text);
     assert_int_equal(rules_result_on_time(&r, RULES_WHITE), RULES_RESULT_BLACK_WINS);
 }
 
@@ -117,18 +131,16 @@ static void test_rules_api_can_mate_korpalski(void **state)
 static void test_rules_api_can_mate_glinski(void **state)
 {
     (void)state;
-    static const struct { const char *hfen; bool white, black; } cases[] = {
+    static const struct can_mate_case cases[] = {
         { "1/2k/5/7/9/11/11/11/11/11/6K4 w - 0 1", false, false },
         { "1/2k/5/7/9/11/11/11/11/11/3N1BK4 w - 0 1", false, false },   /* 2 minors */
         { "1/2k/5/7/9/11/11/11/11/5B5/3N1BK4 w - 0 1", true, false },   /* 3 minors */
         { "1/2k/5/7/9/11/11/11/11/11/1P4K4 w - 0 1", true, false },     /* a pawn */
         { "1/1rk/5/7/9/11/11/11/11/11/4Q1K4 w - 0 1", true, true },     /* Q v R */
     };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-        assert_can_mate(G, cases[i].hfen, cases[i].white, cases[i].black);
-    struct rules_report r = report(G, "1/2k/5/7/9/11/11/11/11/11/1P4K4 b - 0 1");
-    assert_int_equal(rules_result_on_time(&r, RULES_BLACK), RULES_RESULT_WHITE_WINS);
-    assert_int_equal(rules_result_on_time(&r, RULES_WHITE), RULES_RESULT_DRAW);
+    assert_can_mate(G, cases, sizeof cases / sizeof *cases);
+    assert_on_time(G, "1/2k/5/7/9/11/11/11/11/11/1P4K4 b - 0 1", RULES_RESULT_DRAW,
+                   RULES_RESULT_WHITE_WINS);
 }
 
 /* Korpalski §4.4: agreement only with both reserves empty; Glinski §4:
