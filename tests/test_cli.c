@@ -49,6 +49,29 @@ static void run(struct run *r, const char *fmt, ...)
     snprintf(r->last, sizeof r->last, "%.*s", (int)(n - start), r->out + start);
 }
 
+/* One command (a shell tail as run() takes, where "%s" stands for the
+ * data folder), the exit status it must end with and up to two texts its
+ * output must contain (NULL: none). */
+struct cli_case {
+    const char *command;
+    int status;
+    const char *contains, *also;
+};
+
+static void run_cases(const struct cli_case *cases, size_t n)
+{
+    static struct run r;
+    for (size_t i = 0; i < n; i++) {
+        run(&r, cases[i].command, data);
+        if (r.status != cases[i].status)
+            fail_msg("%s: exit %d, want %d", cases[i].command, r.status, cases[i].status);
+        for (const char *want = cases[i].contains; want != NULL;
+             want = want == cases[i].contains ? cases[i].also : NULL)
+            if (strstr(r.out, want) == NULL)
+                fail_msg("%s: output lacks '%s':\n%s", cases[i].command, want, r.out);
+    }
+}
+
 /*
  * korp analyse, checked by hand: both kings, then both knights dropped
  * (irreversible), then the knights go back and forth.  The position after
@@ -122,18 +145,15 @@ static void test_cli_replay_reports_result(void **state)
 
 static void test_cli_replay_illegal_move(void **state)
 {
-    static struct run r;
+    static const struct cli_case cases[] = {
+        { "replay 2>&1 <<'EOF'\n1. K@c3 K@d4 2. Q@e4\nEOF", 1,
+          "ply 2: K@d4: illegal drop: the kings may not stand next to each other", NULL },
+        { "replay 2>&1 <<'EOF'\n1. K@c3 K@e5 2. N@d7\nEOF", 1,
+          "ply 3: N@d7: illegal drop: a knight on d7 would give check", NULL },
+        { "replay 2>&1 <<'EOF'\n1. K@c3 K@e5 2. Qq9\nEOF", 1, "ply 3: Qq9: not a move", NULL },
+    };
     (void)state;
-    run(&r, "replay 2>&1 <<'EOF'\n1. K@c3 K@d4 2. Q@e4\nEOF");
-    assert_int_equal(r.status, 1);
-    assert_non_null(strstr(r.out,
-        "ply 2: K@d4: illegal drop: the kings may not stand next to each other"));
-    run(&r, "replay 2>&1 <<'EOF'\n1. K@c3 K@e5 2. N@d7\nEOF");
-    assert_int_equal(r.status, 1);
-    assert_non_null(strstr(r.out, "ply 3: N@d7: illegal drop: a knight on d7 would give check"));
-    run(&r, "replay 2>&1 <<'EOF'\n1. K@c3 K@e5 2. Qq9\nEOF");
-    assert_int_equal(r.status, 1);
-    assert_non_null(strstr(r.out, "ply 3: Qq9: not a move"));
+    run_cases(cases, sizeof cases / sizeof *cases);
 }
 
 static void test_cli_status_json(void **state)
@@ -213,7 +233,7 @@ static void test_cli_glinski(void **state)
     assert_string_equal(r.last, "game 356: ply 109: Kf7: illegal move: the king would be in check on f7");
 }
 
-/* Issue 7: a move after the end of the game is refused (exit 1), naming
+/* A move after the end of the game is refused (exit 1), naming
  * the ply and the way the game ended.  Kxd2 leaves king against king
  * (korpalski.md §4.1: drawn at once); Ra8 mates (g7 h7 pawns). */
 static void test_cli_replay_refuses_moves_after_the_end(void **state)
@@ -227,21 +247,19 @@ static void test_cli_replay_refuses_moves_after_the_end(void **state)
     assert_non_null(strstr(r.out,
         "ply 2: Ke7: the game ended at ply 1 by insufficient material\n"));
     assert_null(strstr(r.out, "\n2 Ke7"));
-    run(&r, "replay --pgn 2>&1 <<'EOF'\n[FEN \"4k3/8/8/8/8/8/3q4/4K3[] w - - 0 40\"]\n"
-            "40. Kxd2 Ke7\nEOF");
-    assert_int_equal(r.status, 1);
-    assert_non_null(strstr(r.out, "ply 2: Ke7: the game ended at ply 1 by insufficient material"));
-    run(&r, "replay 2>&1 <<'EOF'\n[FEN \"7k/6pp/8/8/8/8/8/R6K[] w - - 0 40\"]\n"
-            "40. Ra8# Kh7\nEOF");
-    assert_int_equal(r.status, 1);
-    assert_non_null(strstr(r.out, "ply 2: Kh7: the game ended at ply 1 by checkmate\n"));
-    /* A start position that is already drawn: ended at ply 0. */
-    run(&r, "replay 2>&1 <<'EOF'\n[FEN \"4k3/8/8/8/8/8/8/4K3[] w - - 0 40\"]\n40. Kd1\nEOF");
-    assert_int_equal(r.status, 1);
-    assert_non_null(strstr(r.out, "ply 1: Kd1: the game ended at ply 0 by insufficient material\n"));
-    /* Games that end on their last move still exit 0. */
-    run(&r, "replay %s/inventor-sample.pgn", data);
-    assert_int_equal(r.status, 0);
+    static const struct cli_case cases[] = {
+        { "replay --pgn 2>&1 <<'EOF'\n[FEN \"4k3/8/8/8/8/8/3q4/4K3[] w - - 0 40\"]\n"
+          "40. Kxd2 Ke7\nEOF", 1,
+          "ply 2: Ke7: the game ended at ply 1 by insufficient material", NULL },
+        { "replay 2>&1 <<'EOF'\n[FEN \"7k/6pp/8/8/8/8/8/R6K[] w - - 0 40\"]\n"
+          "40. Ra8# Kh7\nEOF", 1, "ply 2: Kh7: the game ended at ply 1 by checkmate\n", NULL },
+        /* A start position that is already drawn: ended at ply 0. */
+        { "replay 2>&1 <<'EOF'\n[FEN \"4k3/8/8/8/8/8/8/4K3[] w - - 0 40\"]\n40. Kd1\nEOF", 1,
+          "ply 1: Kd1: the game ended at ply 0 by insufficient material\n", NULL },
+        /* Games that end on their last move still exit 0. */
+        { "replay %s/inventor-sample.pgn", 0, NULL, NULL },
+    };
+    run_cases(cases, sizeof cases / sizeof *cases);
 }
 
 /* korp --help: FEN defaults to the start position, for status and moves
@@ -252,41 +270,32 @@ static void test_cli_status_and_moves_default_to_start(void **state)
     static struct run r;
     int lines = 0;
     (void)state;
-    run(&r, "status");
-    assert_int_equal(r.status, 0);
-    assert_non_null(strstr(r.out, "\"variant\":\"korpalski\",\"status\":\"ongoing\""));
-    assert_non_null(strstr(r.out, "\"legal_moves\":64"));
-    run(&r, "status --variant glinski");
-    assert_int_equal(r.status, 0);
-    assert_non_null(strstr(r.out, "\"legal_moves\":51"));
+    static const struct cli_case cases[] = {
+        { "status", 0, "\"variant\":\"korpalski\",\"status\":\"ongoing\"",
+          "\"legal_moves\":64" },
+        { "status --variant glinski", 0, "\"legal_moves\":51", NULL },
+        { "moves --variant glinski", 0, "h1i3 Ni3\n", NULL },
+    };
+    run_cases(cases, sizeof cases / sizeof *cases);
     run(&r, "moves");
     assert_int_equal(r.status, 0);
     for (char *c = r.out; *c; c++)
         lines += *c == '\n';
     assert_int_equal(lines, 64);
     assert_non_null(strstr(r.out, "K@e1 K@e1\n"));
-    run(&r, "moves --variant glinski");
-    assert_int_equal(r.status, 0);
-    assert_non_null(strstr(r.out, "h1i3 Ni3\n"));
 }
 
 static void test_cli_bad_arguments_exit_2(void **state)
 {
-    static struct run r;
+    static const struct cli_case cases[] = {
+        { "frobnicate 2>&1", 2, NULL, NULL },
+        { "perft x 2>&1", 2, "depth must be a number", NULL },
+        { "status 'not a fen' 2>&1", 2, "bad fen", NULL },
+        { "moves --variant shogi 2>&1", 2, "unknown variant", NULL },
+        { "replay /nonexistent/file 2>&1", 2, NULL, NULL },
+    };
     (void)state;
-    run(&r, "frobnicate 2>&1");
-    assert_int_equal(r.status, 2);
-    run(&r, "perft x 2>&1");
-    assert_int_equal(r.status, 2);
-    assert_non_null(strstr(r.out, "depth must be a number"));
-    run(&r, "status 'not a fen' 2>&1");
-    assert_int_equal(r.status, 2);
-    assert_non_null(strstr(r.out, "bad fen"));
-    run(&r, "moves --variant shogi 2>&1");
-    assert_int_equal(r.status, 2);
-    assert_non_null(strstr(r.out, "unknown variant"));
-    run(&r, "replay /nonexistent/file 2>&1");
-    assert_int_equal(r.status, 2);
+    run_cases(cases, sizeof cases / sizeof *cases);
 }
 
 int main(int argc, char **argv)
