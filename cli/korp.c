@@ -59,6 +59,23 @@ static int bad_usage(const char *what, const char *arg)
     return 2;
 }
 
+/* Whether `a` is the option `name`, alone or as name=value. */
+static bool is_option(const char *a, const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(a, name, n) == 0 && (a[n] == '\0' || a[n] == '=');
+}
+
+/* The value of the option `a` (is_option): after its '=', or else the next
+ * argument, which it consumes; NULL when there is none. */
+static const char *option_value(const char *a, int argc, char **argv, int *i)
+{
+    const char *eq = strchr(a, '=');
+    if (eq != NULL)
+        return eq + 1;
+    return *i + 1 < argc ? argv[++*i] : NULL;
+}
+
 int main(int argc, char **argv)
 {
     struct korp_args args = { .stop_ply = -1 };
@@ -86,8 +103,9 @@ int main(int argc, char **argv)
 
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--variant") == 0 || strncmp(a, "--variant=", 10) == 0) {
-            const char *name = a[9] == '=' ? a + 10 : (i + 1 < argc ? argv[++i] : NULL);
+        long v;
+        if (is_option(a, "--variant")) {
+            const char *name = option_value(a, argc, argv, &i);
             if (name == NULL)
                 return bad_usage("--variant needs a name", NULL);
             args.variant = rules_variant_find(name);
@@ -97,36 +115,25 @@ int main(int argc, char **argv)
             args.divide = true;
         } else if (strcmp(a, "--pgn") == 0 && cmd == 1) {
             args.pgn = true;
-        } else if ((strcmp(a, "--ply") == 0 || strncmp(a, "--ply=", 6) == 0) &&
-                   commands[cmd].run == korp_analyse) {
-            const char *n = a[5] == '=' ? a + 6 : (i + 1 < argc ? argv[++i] : NULL);
-            char *end = NULL;
-            long v = n ? strtol(n, &end, 10) : -1;
-            if (n == NULL || *n == '\0' || *end != '\0' || v < 0 || v > 1000000)
+        } else if (is_option(a, "--ply") && commands[cmd].run == korp_analyse) {
+            const char *n = option_value(a, argc, argv, &i);
+            if (!korp_number(n, 0, 1000000, &v))
                 return bad_usage("--ply needs a ply number (0 or more)", n);
             args.stop_ply = (int)v;
         } else if (commands[cmd].run == korp_analyse && strcmp(a, "--every-ply") == 0) {
             args.every_ply = true;
         } else if (commands[cmd].run == korp_analyse && strcmp(a, "--engine") == 0) {
             args.engine = true;
-        } else if (commands[cmd].run == korp_analyse &&
-                   (strcmp(a, "--multipv") == 0 || strncmp(a, "--multipv=", 10) == 0)) {
-            const char *n = a[9] == '=' ? a + 10 : (i + 1 < argc ? argv[++i] : NULL);
-            char *end = NULL;
-            long v = n ? strtol(n, &end, 10) : -1;
-            if (n == NULL || *n == '\0' || *end != '\0' || v < 1 || v > 16)
+        } else if (commands[cmd].run == korp_analyse && is_option(a, "--multipv")) {
+            const char *n = option_value(a, argc, argv, &i);
+            if (!korp_number(n, 1, 16, &v))
                 return bad_usage("--multipv needs a number of lines (1 to 16)", n);
             args.engine_multipv = (int)v;
         } else if (commands[cmd].run == korp_analyse &&
-                   (strcmp(a, "--depth") == 0 || strncmp(a, "--depth=", 8) == 0 ||
-                    strcmp(a, "--movetime") == 0 || strncmp(a, "--movetime=", 11) == 0)) {
+                   (is_option(a, "--depth") || is_option(a, "--movetime"))) {
             bool depth = a[2] == 'd';
-            size_t len = depth ? 7 : 10;
-            const char *n = a[len] == '=' ? a + len + 1 : (i + 1 < argc ? argv[++i] : NULL);
-            char *end = NULL;
-            long v = n ? strtol(n, &end, 10) : -1;
-            long max = depth ? ENGINE_MAX_PLY - 1 : 86400000;
-            if (n == NULL || *n == '\0' || *end != '\0' || v < 1 || v > max)
+            const char *n = option_value(a, argc, argv, &i);
+            if (!korp_number(n, 1, depth ? ENGINE_MAX_PLY - 1 : 86400000, &v))
                 return bad_usage(depth ? "--depth needs a depth (1 to 127)"
                                        : "--movetime needs milliseconds (1 or more)", n);
             if (depth)

@@ -26,12 +26,24 @@ int korp_read_position(const struct rules_variant *v, const char *text,
     return 0;
 }
 
+bool korp_number(const char *text, long min, long max, long *out)
+{
+    char *end = NULL;
+    long v;
+    if (text == NULL || *text == '\0')
+        return false;
+    v = strtol(text, &end, 10);
+    if (*end != '\0' || v < min || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
 int korp_perft(const struct korp_args *args)
 {
     const struct rules_variant *v = variant_of(args);
     struct rules_position pos;
     struct rules_move moves[RULES_MAX_MOVES];
-    char *end = NULL;
     long depth;
     uint64_t total = 0;
     int rc;
@@ -40,8 +52,7 @@ int korp_perft(const struct korp_args *args)
         fprintf(stderr, "korp: perft needs a DEPTH\n");
         return 2;
     }
-    depth = strtol(args->operands[0], &end, 10);
-    if (*args->operands[0] == '\0' || *end != '\0' || depth < 0 || depth > 20) {
+    if (!korp_number(args->operands[0], 0, 20, &depth)) {
         fprintf(stderr, "korp: perft depth must be a number from 0 to 20, not '%s'\n",
                 args->operands[0]);
         return 2;

@@ -28,6 +28,10 @@ struct korp_args {
     int raw_count;                        /* commands that read their own */
 };
 
+/* Reads `text` as a whole decimal number from min to max into *out; false
+ * for NULL, an empty text, other characters or a number out of range. */
+bool korp_number(const char *text, long min, long max, long *out);
+
 int korp_perft(const struct korp_args *args);
 int korp_status(const struct korp_args *args);
 int korp_moves(const struct korp_args *args);

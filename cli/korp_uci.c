@@ -201,17 +201,15 @@ static int cmd_setoption(struct uci *u, char **tok, int n)
         set_start(u);
         say(u, "info string variant %s", v->name);
     } else if (strcasecmp(name, "Hash") == 0) {
-        char *end = NULL;
-        long mb = strtol(value, &end, 10);
-        if (value[0] == '\0' || *end != '\0' || mb < 1 || mb > ENGINE_HASH_MAX_MB)
+        long mb;
+        if (!korp_number(value, 1, ENGINE_HASH_MAX_MB, &mb))
             say(u, "info string Hash must be a number of MiB from 1 to %d, not '%s'",
                 ENGINE_HASH_MAX_MB, value);
         else if (engine_hash_resize(u->engine, (size_t)mb) != 0)
             say(u, "info string cannot allocate %ld MiB for Hash: keeping the old table", mb);
     } else if (strcasecmp(name, "MultiPV") == 0) {
-        char *end = NULL;
-        long lines = strtol(value, &end, 10);
-        if (value[0] == '\0' || *end != '\0' || lines < 1 || lines > ENGINE_MULTIPV_MAX)
+        long lines;
+        if (!korp_number(value, 1, ENGINE_MULTIPV_MAX, &lines))
             say(u, "info string MultiPV must be a number of lines from 1 to %d, not '%s'",
                 ENGINE_MULTIPV_MAX, value);
         else
