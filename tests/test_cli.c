@@ -313,10 +313,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_cli_bad_arguments_exit_2),
         cmocka_unit_test(test_cli_analyse_counts_repetitions),
     };
-    if (argc != 3) {
-        fprintf(stderr, "usage: test_cli KORP_BINARY DATA_DIR\n");
+    if (!test_args_ok(argc, 2, "test_cli KORP_BINARY DATA_DIR"))
         return 2;
-    }
     korp = argv[1];
     data = argv[2];
     return cmocka_run_group_tests(tests, NULL, NULL);

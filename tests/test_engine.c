@@ -88,16 +88,10 @@ static void self_play(const char *variant)
     engine_free(e);
 }
 
-static void test_engine_selfplay_korpalski(void **state)
+/* Self-play in the variant named by the test's state. */
+static void test_engine_selfplay(void **state)
 {
-    (void)state;
-    self_play("korpalski");
-}
-
-static void test_engine_selfplay_glinski(void **state)
-{
-    (void)state;
-    self_play("glinski");
+    self_play(*state);
 }
 
 /* Stopped before it starts, a search still returns a legal move, at once. */
@@ -173,8 +167,8 @@ int main(void)
         cmocka_unit_test(test_engine_evaluate_symmetric),
         cmocka_unit_test(test_engine_no_move_when_mated),
         cmocka_unit_test(test_engine_stop_before_search),
-        cmocka_unit_test(test_engine_selfplay_korpalski),
-        cmocka_unit_test(test_engine_selfplay_glinski),
+        { "test_engine_selfplay_korpalski", test_engine_selfplay, NULL, NULL, "korpalski" },
+        { "test_engine_selfplay_glinski", test_engine_selfplay, NULL, NULL, "glinski" },
     };
     rules_init();
     return cmocka_run_group_tests(tests, NULL, NULL);

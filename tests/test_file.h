@@ -8,8 +8,19 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+/* Whether a test program got its `want` arguments (argc == want + 1);
+ * if not, says how to call it ("usage: NAME ARGS") on stderr. */
+static inline bool test_args_ok(int argc, int want, const char *usage)
+{
+    if (argc == want + 1)
+        return true;
+    fprintf(stderr, "usage: %s\n", usage);
+    return false;
+}
 
 /* The whole of DIR/NAME (NAME may hold a folder: "glinski/FoolsMate.pgn"),
  * NUL-terminated; its length into *len.  malloc'd: the caller frees it.  A

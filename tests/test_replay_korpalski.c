@@ -85,23 +85,19 @@ static void replay_file(const char *name)
     assert_int_equal(rep.result, RULES_RESULT_BLACK_WINS);
 }
 
-static void test_replay_korpalski_pgn(void **state)
+/* Replays the record named by the test's state. */
+static void test_replay_korpalski_record(void **state)
 {
-    (void)state;
-    replay_file("inventor-sample.pgn");
-}
-
-static void test_replay_korpalski_polish(void **state)
-{
-    (void)state;
-    replay_file("inventor-sample-polish.txt");
+    replay_file(*state);
 }
 
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_replay_korpalski_pgn),
-        cmocka_unit_test(test_replay_korpalski_polish),
+        { "test_replay_korpalski_pgn", test_replay_korpalski_record, NULL, NULL,
+          "inventor-sample.pgn" },
+        { "test_replay_korpalski_polish", test_replay_korpalski_record, NULL, NULL,
+          "inventor-sample-polish.txt" },
     };
     data_dir = argc > 1 ? argv[1] : "tests/data";
     return cmocka_run_group_tests(tests, setup, NULL);

@@ -301,14 +301,11 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_rules_roundtrip_counter_limits),
         cmocka_unit_test(test_rules_roundtrip_transpositions),
     };
-    int failed;
-    if (argc != 2) {
-        fprintf(stderr, "usage: test_rules_roundtrip DATA_DIR\n");
+    if (!test_args_ok(argc, 1, "test_rules_roundtrip DATA_DIR"))
         return 2;
-    }
     data_dir = argv[1];
     rules_init();
-    failed = cmocka_run_group_tests(tests, NULL, NULL);
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
     printf("checked %ld positions and %ld moves\n", checked_positions, checked_moves);
     return failed;
 }
