@@ -77,8 +77,7 @@ static void test_rules_glinski_double_step_after_inward_capture(void **state)
     struct rules_position pos = pos_of(V, "1/3/5/7/9/10k/5n5/4P6/11/11/K10 w - 0 1");
     play_line(V, &pos, "exf5 Kl5");
     assert_true(has_uci(V, &pos, "f5f7"));
-    play(V, &pos, "f7");
-    assert_fen(V, &pos, "1/3/5/7/4P4/11/10k/11/11/11/K10 b - 0 2");
+    play_expect(V, &pos, "f7", "1/3/5/7/4P4/11/10k/11/11/11/K10 b - 0 2");
 }
 
 /* §3 En passant: after ...c7-c5 the pawn on b5 takes b5xc6. */
@@ -86,10 +85,8 @@ static void test_rules_glinski_en_passant(void **state)
 {
     (void)state;
     struct rules_position pos = pos_of(V, "1/3/5/7/1p7/10k/1P9/11/11/11/K10 b - 0 1");
-    play(V, &pos, "c5");
-    assert_fen(V, &pos, "1/3/5/7/9/10k/1Pp8/11/11/11/K10 w c6 0 2");
-    play(V, &pos, "bxc6");
-    assert_fen(V, &pos, "1/3/5/7/9/2P7k/11/11/11/11/K10 b - 0 2");
+    play_expect(V, &pos, "c5", "1/3/5/7/9/10k/1Pp8/11/11/11/K10 w c6 0 2");
+    play_expect(V, &pos, "bxc6", "1/3/5/7/9/2P7k/11/11/11/11/K10 b - 0 2");
 }
 
 /* §3 Promotion: on the last cell of the file, by advance (e10) or by
@@ -100,8 +97,7 @@ static void test_rules_glinski_promotion(void **state)
     struct rules_position pos = pos_of(V, "1/3/rP3/7/9/10k/11/11/11/11/K10 w - 0 1");
     assert_int_equal(moves_from(&pos, "e9"), 8);
     assert_ucis(V, &pos, "e9e10q e9e10n e9d9r e9d9b !e9e10");
-    play(V, &pos, "exd9=N");
-    assert_fen(V, &pos, "1/3/N4/7/9/10k/11/11/11/11/K10 b - 0 1");
+    play_expect(V, &pos, "exd9=N", "1/3/N4/7/9/10k/11/11/11/11/K10 b - 0 1");
 }
 
 /* §3 Bishops never change cell colour: colour is y mod 3, which diagonal

@@ -79,8 +79,7 @@ static void test_rules_korpalski_dropped_pawn_double_step(void **state)
     struct rules_position pos = pos_of(V, "4k3/8/8/8/8/8/8/4K3[Pp] w - - 0 10");
     play_line(V, &pos, "P@a2 P@h7");
     assert_true(has_uci(V, &pos, "a2a4"));
-    play_line(V, &pos, "a4 h5");
-    assert_fen(V, &pos, "4k3/8/8/7p/P7/8/8/4K3[] w - - 0 12");
+    play_expect(V, &pos, "a4 h5", "4k3/8/8/7p/P7/8/8/4K3[] w - - 0 12");
 }
 
 /* §2 Pawns: en passant, and the canonical en passant field. */
@@ -88,10 +87,8 @@ static void test_rules_korpalski_en_passant(void **state)
 {
     (void)state;
     struct rules_position pos = pos_of(V, "4k3/8/8/8/1p6/8/P7/4K3[] w - - 0 10");
-    play(V, &pos, "a4");
-    assert_fen(V, &pos, "4k3/8/8/8/Pp6/8/8/4K3[] b - a3 0 10");
-    play(V, &pos, "bxa3");
-    assert_fen(V, &pos, "4k3/8/8/8/8/p7/8/4K3[] w - - 0 11");
+    play_expect(V, &pos, "a4", "4k3/8/8/8/Pp6/8/8/4K3[] b - a3 0 10");
+    play_expect(V, &pos, "bxa3", "4k3/8/8/8/8/p7/8/4K3[] w - - 0 11");
 }
 
 /* En passant that would expose the king along the rank is illegal, and the

@@ -85,6 +85,17 @@ static inline void play_line(const struct rules_variant *v, struct rules_positio
     }
 }
 
+/* Plays the moves of `moves` (play_line), then the position must read `fen`. */
+static inline void play_expect(const struct rules_variant *v, struct rules_position *pos,
+                               const char *moves, const char *fen)
+{
+    char text[RULES_TEXT_MAX];
+    play_line(v, pos, moves);
+    v->position_format(pos, text, sizeof text);
+    if (strcmp(text, fen) != 0)
+        fail_msg("after %s: %s, expected %s", moves, text, fen);
+}
+
 /* For each UCI text of a space-separated list: legal in pos, or with a
  * leading '!' not legal. */
 static inline void assert_ucis(const struct rules_variant *v, const struct rules_position *pos,
