@@ -80,6 +80,22 @@ struct eval_weights {
     int stalemate;                               /* score of being stalemated */
 };
 
+/*
+ * The piece-square tables of a variant's eval_weights, written as its rules
+ * PAWN(cell) .. KING(cell) and KING_ENDGAME(cell) applied to each cell of
+ * its list LIST(X) (eval_korpalski.c, eval_glinski.c).
+ */
+#define EVAL_TABLES(LIST)                                                              \
+    .pst = { (const int16_t[]){ LIST(PAWN) }, (const int16_t[]){ LIST(KNIGHT) },      \
+             (const int16_t[]){ LIST(BISHOP) }, (const int16_t[]){ LIST(ROOK) },      \
+             (const int16_t[]){ LIST(QUEEN) }, (const int16_t[]){ LIST(KING) } },     \
+    .king_endgame = (const int16_t[]){ LIST(KING_ENDGAME) }
+
+/* The weights both variants share: king danger per attacker (P N B R Q K),
+ * the shelter of an own man next to the king, the side to move's tempo. */
+#define EVAL_SHARED_WEIGHTS                                                            \
+    .king_attack = { 1, 2, 2, 3, 5, 0 }, .shelter = 2, .tempo = 10
+
 extern const struct eval_weights eval_korpalski;
 extern const struct eval_weights eval_glinski;
 

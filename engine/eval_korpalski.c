@@ -15,93 +15,62 @@
  */
 #include "engine_int.h"
 
-static const int16_t pawn[64] = {
-       0,    0,    0,    0,    0,    0,    0,    0,
-      -4,    0,    0,    0,    0,    0,    0,   -4,
-       1,    5,    5,   11,   11,    5,    5,    1,
-       8,   12,   12,   18,   18,   12,   12,    8,
-      18,   22,   22,   28,   28,   22,   22,   18,
-      34,   38,   38,   38,   38,   38,   38,   34,
-      56,   60,   60,   60,   60,   60,   60,   56,
-       0,    0,    0,    0,    0,    0,    0,    0,
-};
+/*
+ * The tables are written as the rules that made them, one value per square
+ * (a1 = 0): SQUARES(X) lists X(square) for all 64.  RING is how far in
+ * from the edge a square lies: 0 on the edge, 3 on the four centre squares.
+ */
+#define FILE_OF(sq) ((sq) % 8)
+#define RANK_OF(sq) ((sq) / 8)
+#define MIN2(a, b) ((a) < (b) ? (a) : (b))
+#define RING(sq) MIN2(MIN2(FILE_OF(sq), 7 - FILE_OF(sq)), MIN2(RANK_OF(sq), 7 - RANK_OF(sq)))
+#define BY_RING(sq, edge, r1, r2, centre) \
+    (RING(sq) == 0 ? (edge) : RING(sq) == 1 ? (r1) : RING(sq) == 2 ? (r2) : (centre))
+#define BY_RANK(sq, r1, r2, r3, r4, r5, r6, r7, r8)                                  \
+    (RANK_OF(sq) == 0 ? (r1) : RANK_OF(sq) == 1 ? (r2) : RANK_OF(sq) == 2 ? (r3) :    \
+     RANK_OF(sq) == 3 ? (r4) : RANK_OF(sq) == 4 ? (r5) : RANK_OF(sq) == 5 ? (r6) :    \
+     RANK_OF(sq) == 6 ? (r7) : (r8))
+#define EDGE_FILE(sq) (FILE_OF(sq) == 0 || FILE_OF(sq) == 7)
+#define LONG_DIAGONAL(sq) (FILE_OF(sq) == RANK_OF(sq) || FILE_OF(sq) == 7 - RANK_OF(sq))
 
-static const int16_t knight[64] = {
-     -22,  -22,  -22,  -22,  -22,  -22,  -22,  -22,
-     -22,    0,    0,    0,    0,    0,    0,  -22,
-     -22,    0,   14,   14,   14,   14,    0,  -22,
-     -22,    0,   14,   24,   24,   14,    0,  -22,
-     -18,    4,   18,   28,   28,   18,    4,  -18,
-     -18,    4,   18,   18,   18,   18,    4,  -18,
-     -18,    4,    4,    4,    4,    4,    4,  -18,
-     -18,  -18,  -18,  -18,  -18,  -18,  -18,  -18,
-};
+#define RANK_SQUARES(X, r) \
+    X(8 * (r)), X(8 * (r) + 1), X(8 * (r) + 2), X(8 * (r) + 3), X(8 * (r) + 4), \
+    X(8 * (r) + 5), X(8 * (r) + 6), X(8 * (r) + 7)
+#define SQUARES(X)                                                                      \
+    RANK_SQUARES(X, 0), RANK_SQUARES(X, 1), RANK_SQUARES(X, 2), RANK_SQUARES(X, 3),      \
+    RANK_SQUARES(X, 4), RANK_SQUARES(X, 5), RANK_SQUARES(X, 6), RANK_SQUARES(X, 7)
 
-static const int16_t bishop[64] = {
-      -4,  -10,  -10,  -10,  -10,  -10,  -10,   -4,
-     -10,    8,    2,    2,    2,    2,    8,  -10,
-     -10,    2,   16,   10,   10,   16,    2,  -10,
-     -10,    2,   10,   20,   20,   10,    2,  -10,
-     -10,    2,   10,   20,   20,   10,    2,  -10,
-     -10,    2,   16,   10,   10,   16,    2,  -10,
-     -10,    8,    2,    2,    2,    2,    8,  -10,
-      -4,  -10,  -10,  -10,  -10,  -10,  -10,   -4,
-};
+/* Pawns gain as they advance; -4 on the edge files, +6 in the centre files
+ * on ranks 3 to 5. */
+#define PAWN(sq)                                                                        \
+    (int16_t)(RANK_OF(sq) == 0 || RANK_OF(sq) == 7                                      \
+                  ? 0                                                                   \
+                  : BY_RANK(sq, 0, 0, 5, 12, 22, 38, 60, 0) + (EDGE_FILE(sq) ? -4 : 0) +  \
+                        ((FILE_OF(sq) == 3 || FILE_OF(sq) == 4) && RANK_OF(sq) >= 2 &&    \
+                                 RANK_OF(sq) <= 4                                       \
+                             ? 6                                                        \
+                             : 0))
+/* Knights want the centre, and a little more in the enemy's half. */
+#define KNIGHT(sq) (int16_t)(BY_RING(sq, -22, 0, 14, 24) + (RANK_OF(sq) >= 4 ? 4 : 0))
+/* Bishops want the centre and the long diagonals. */
+#define BISHOP(sq) \
+    (int16_t)(BY_RING(sq, -10, 2, 10, 20) + (LONG_DIAGONAL(sq) && RING(sq) < 3 ? 6 : 0))
+/* Rooks: the centre a little, the seventh rank much. */
+#define ROOK(sq)                                                                        \
+    (int16_t)(RANK_OF(sq) == 6 ? (EDGE_FILE(sq) ? 18 : 20)                              \
+              : RANK_OF(sq) == 7 ? 6 : BY_RING(sq, 0, 2, 4, 6))
+#define QUEEN(sq) (int16_t)BY_RING(sq, -6, 2, 8, 10)
+/* The king keeps to its first rank, in a corner or on an edge file, where
+ * the enemy has fewest neighbouring squares to drop on. */
+#define KING(sq)                                                                        \
+    (int16_t)(BY_RANK(sq, 20, -34, -46, -58, -68, -76, -80, -40) +                       \
+              (EDGE_FILE(sq) ? (RANK_OF(sq) == 0 || RANK_OF(sq) == 7 ? 30 : 40) : 0))
+/* With few men left the king goes to the centre. */
+#define KING_ENDGAME(sq) (int16_t)BY_RING(sq, -20, 4, 18, 30)
+/* The square seen from Black's side: the same file, the rank mirrored. */
+#define MIRROR(sq) (uint8_t)((sq) ^ 56)
 
-static const int16_t rook[64] = {
-       0,    0,    0,    0,    0,    0,    0,    0,
-       0,    2,    2,    2,    2,    2,    2,    0,
-       0,    2,    4,    4,    4,    4,    2,    0,
-       0,    2,    4,    6,    6,    4,    2,    0,
-       0,    2,    4,    6,    6,    4,    2,    0,
-       0,    2,    4,    4,    4,    4,    2,    0,
-      18,   20,   20,   20,   20,   20,   20,   18,
-       6,    6,    6,    6,    6,    6,    6,    6,
-};
-
-static const int16_t queen[64] = {
-      -6,   -6,   -6,   -6,   -6,   -6,   -6,   -6,
-      -6,    2,    2,    2,    2,    2,    2,   -6,
-      -6,    2,    8,    8,    8,    8,    2,   -6,
-      -6,    2,    8,   10,   10,    8,    2,   -6,
-      -6,    2,    8,   10,   10,    8,    2,   -6,
-      -6,    2,    8,    8,    8,    8,    2,   -6,
-      -6,    2,    2,    2,    2,    2,    2,   -6,
-      -6,   -6,   -6,   -6,   -6,   -6,   -6,   -6,
-};
-
-static const int16_t king[64] = {
-      50,   20,   20,   20,   20,   20,   20,   50,
-       6,  -34,  -34,  -34,  -34,  -34,  -34,    6,
-      -6,  -46,  -46,  -46,  -46,  -46,  -46,   -6,
-     -18,  -58,  -58,  -58,  -58,  -58,  -58,  -18,
-     -28,  -68,  -68,  -68,  -68,  -68,  -68,  -28,
-     -36,  -76,  -76,  -76,  -76,  -76,  -76,  -36,
-     -40,  -80,  -80,  -80,  -80,  -80,  -80,  -40,
-     -10,  -40,  -40,  -40,  -40,  -40,  -40,  -10,
-};
-
-static const int16_t king_endgame[64] = {
-     -20,  -20,  -20,  -20,  -20,  -20,  -20,  -20,
-     -20,    4,    4,    4,    4,    4,    4,  -20,
-     -20,    4,   18,   18,   18,   18,    4,  -20,
-     -20,    4,   18,   30,   30,   18,    4,  -20,
-     -20,    4,   18,   30,   30,   18,    4,  -20,
-     -20,    4,   18,   18,   18,   18,    4,  -20,
-     -20,    4,    4,    4,    4,    4,    4,  -20,
-     -20,  -20,  -20,  -20,  -20,  -20,  -20,  -20,
-};
-
-static const uint8_t mirror[64] = {
-    56, 57, 58, 59, 60, 61, 62, 63,
-    48, 49, 50, 51, 52, 53, 54, 55,
-    40, 41, 42, 43, 44, 45, 46, 47,
-    32, 33, 34, 35, 36, 37, 38, 39,
-    24, 25, 26, 27, 28, 29, 30, 31,
-    16, 17, 18, 19, 20, 21, 22, 23,
-     8,  9, 10, 11, 12, 13, 14, 15,
-     0,  1,  2,  3,  4,  5,  6,  7,
-};
+static const uint8_t mirror[64] = { SQUARES(MIRROR) };
 
 /* Hand-set (docs/engine.md, "Evaluation"); korp-tune's fit is not used. */
 const struct eval_weights eval_korpalski = {
@@ -110,16 +79,13 @@ const struct eval_weights eval_korpalski = {
     /*                P    N    B    R    Q    K */
     .value =        { 100, 310, 320, 480, 900, 0 },
     .reserve_value = { 90, 290, 300, 450, 860, 0 },
-    .pst = { pawn, knight, bishop, rook, queen, king },
-    .king_endgame = king_endgame,
+    EVAL_TABLES(SQUARES),
     .mobility =     { 0, 3, 3, 2, 1, 0 },
-    .king_attack =  { 1, 2, 2, 3, 5, 0 },
     .drop_danger =  { 1, 2, 2, 3, 4, 0 },
-    .shelter = 2,
     .danger_scale = 8,
     .danger_max = 900,
     .pawn_last_ranks_no_prison = 22,
-    .tempo = 10,
+    EVAL_SHARED_WEIGHTS,
     .phase_full = 2 * (2 * 310 + 2 * 320 + 2 * 480 + 900),
     .stalemate = 0,   /* a draw */
 };
