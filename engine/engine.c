@@ -8,13 +8,11 @@
 struct engine *engine_new(size_t hash_mb)
 {
     struct engine *e = calloc(1, sizeof *e);
-    if (e == NULL)
-        return NULL;
-    atomic_init(&e->stop, false);
-    if (tt_init(&e->tt, hash_mb) != 0) {
+    if (e == NULL || tt_init(&e->tt, hash_mb) != 0) {
         free(e);
         return NULL;
     }
+    atomic_init(&e->stop, false);
     return e;
 }
 
