@@ -101,16 +101,14 @@ static void test_cli_analyse_counts_repetitions(void **state)
     assert_non_null(strstr(r.out, "\"earlier_occurrences\":[5]"));
     assert_non_null(strstr(r.out, "\"threefold_claimable\":false"));
     assert_non_null(strstr(r.out, "\"to_move\":\"black\""));
-    /* The inventor's game ends in mate at ply 56 (tests/data/README.md). */
-    run(&r, "analyse %s/inventor-sample.pgn", data);
-    assert_int_equal(r.status, 0);
-    assert_non_null(strstr(r.out, "\"ply\":56,\"status\":\"checkmate\""));
-    /* Asking past the end is an error that says so. */
-    run(&r, "analyse --ply 99 %s/inventor-sample.pgn 2>&1", data);
-    assert_int_equal(r.status, 1);
-    assert_non_null(strstr(r.out, "only 56 plies"));
-    run(&r, "analyse --ply x 2>&1 </dev/null");
-    assert_int_equal(r.status, 2);
+    static const struct cli_case cases[] = {
+        /* The inventor's game ends in mate at ply 56 (tests/data/README.md). */
+        { "analyse %s/inventor-sample.pgn", 0, "\"ply\":56,\"status\":\"checkmate\"", NULL },
+        /* Asking past the end is an error that says so. */
+        { "analyse --ply 99 %s/inventor-sample.pgn 2>&1", 1, "only 56 plies", NULL },
+        { "analyse --ply x 2>&1 </dev/null", 2, NULL, NULL },
+    };
+    run_cases(cases, sizeof cases / sizeof *cases);
 }
 
 static void test_cli_perft_last_line_is_count(void **state)
@@ -225,9 +223,11 @@ static void test_cli_glinski(void **state)
     assert_non_null(strstr(r.out, "\n7 Qxf9# "));
     run(&r, "status --variant glinski 'k/3/2K2/7/9/11/11/11/11/11/1P9 b - 0 1'");
     assert_non_null(strstr(r.out, "\"status\":\"stalemate\",\"result\":\"3/4-1/4\""));
-    run(&r, "replay %s/glinski/YouTube_HexagonalChess.pgn 2>&1", data);
-    assert_int_equal(r.status, 1);
-    assert_non_null(strstr(r.out, "ply 4: Bf11e10: illegal move"));
+    static const struct cli_case broken[] = {
+        { "replay %s/glinski/YouTube_HexagonalChess.pgn 2>&1", 1, "ply 4: Bf11e10: illegal move",
+          NULL },
+    };
+    run_cases(broken, 1);
     run(&r, "replay %s/glinski/HexagonalChessTournaments_hu.pgn 2>&1 >/dev/null", data);
     assert_int_equal(r.status, 1);
     assert_string_equal(r.last, "game 356: ply 109: Kf7: illegal move: the king would be in check on f7");
