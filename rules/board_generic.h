@@ -24,6 +24,9 @@
  *   BD_DROPS            1 where men are dropped from a reserve
  *   BD_RESERVE(p, color, type)         men in reserve (0 without drops)
  *   BD_KEY_SET, BD_MAN_KEY(code)       where the variant's repetition keys lie
+ *   BD_VARIANT, BD_GEOMETRY             the variant's table and notation geometry
+ *   BD_TEXT_NAME, BD_CELL_WORD          "fen" and "square", or "hfen" and "cell"
+ *   BD_VALID(c)                         whether any cell number c is on the board
  */
 #ifndef KORP_BOARD_GENERIC_H
 #define KORP_BOARD_GENERIC_H

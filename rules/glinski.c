@@ -14,8 +14,6 @@
 static const char *const english[] = { NOTATION_LETTERS_ENGLISH, NULL };
 static const char *const hungarian[] = { NOTATION_LETTERS_HUNGARIAN, NULL };
 
-#define BD_VARIANT rules_glinski
-#define BD_GEOMETRY gl_geometry
 #define BD_LETTER_SETS(dialect) ((dialect) == RULES_DIALECT_HUNGARIAN ? hungarian : english)
 #define BD_STYLE(how) (&notation_san)
 #include "variant_generic.h"

@@ -34,6 +34,13 @@
 #define BD_KEY_SET 1
 #define BD_MAN_KEY(code) (16 + (code))
 
+#define BD_VARIANT rules_glinski
+#define BD_GEOMETRY gl_geometry
+/* How position texts and their refusals name the format and a cell. */
+#define BD_TEXT_NAME "hfen"
+#define BD_CELL_WORD "cell"
+#define BD_VALID(cell) ((cell) != GL_NONE)
+
 #include "board_generic.h"
 
 #endif

@@ -123,34 +123,6 @@ static enum rules_error validate(const struct gl_pos *p, struct rules_why *why)
     return RULES_OK;
 }
 
-static enum rules_error parse_ep(struct gl_pos *p, const char **text, struct rules_why *why)
-{
-    int len = 0, ep;
-    int them = p->side ^ 1;
-    char name[4];
-    p->ep = GL_NONE;
-    if (**text == '-') {
-        (*text)++;
-        return RULES_OK;
-    }
-    ep = gl_geometry.cell_parse(*text, &len);
-    if (ep < 0)
-        return fail_syntax(why, "bad hfen: en passant field must be a cell or '-'");
-    gl_cell_name(ep, name);
-    /* The enemy pawn stands one step past the cell, its start one step before. */
-    int ahead = gl_step(them == RULES_WHITE ? GL_NORTH : GL_SOUTH, ep);
-    int behind = gl_step(them == RULES_WHITE ? GL_SOUTH : GL_NORTH, ep);
-    if (p->board[ep] != GL_EMPTY || ahead == GL_NONE || behind == GL_NONE ||
-        p->board[ahead] != GL_CODE(them, RULES_PAWN) || p->board[behind] != GL_EMPTY ||
-        !(gl_start_cells(them) & gl_bit(behind)))
-        return fail_invalid(why,
-                    "invalid position: bad en passant cell %s: no pawn has just passed over it", name);
-    if (gl_ep_capture_legal(p, ep))
-        p->ep = (uint8_t)ep;
-    *text += len;
-    return RULES_OK;
-}
-
 enum rules_error gl_parse(struct gl_pos *p, const char *text, struct rules_why *why)
 {
     enum rules_error err;

@@ -22,8 +22,6 @@ static const struct notation_style *style_of(enum rules_notation how)
     return &notation_san;
 }
 
-#define BD_VARIANT rules_korpalski
-#define BD_GEOMETRY kp_geometry
 #define BD_LETTER_SETS(dialect) letter_sets
 #define BD_STYLE style_of
 #include "variant_generic.h"

@@ -36,6 +36,13 @@
 #define BD_KEY_SET 0
 #define BD_MAN_KEY(code) (code)
 
+#define BD_VARIANT rules_korpalski
+#define BD_GEOMETRY kp_geometry
+/* How position texts and their refusals name the format and a cell. */
+#define BD_TEXT_NAME "fen"
+#define BD_CELL_WORD "square"
+#define BD_VALID(sq) ((unsigned)(sq) < 64)
+
 #include "board_generic.h"
 
 #endif

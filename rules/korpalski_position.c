@@ -171,34 +171,6 @@ static enum rules_error check_kings(const struct kp_pos *p, struct rules_why *wh
     return RULES_OK;
 }
 
-/* The en passant field names the square passed over by a pawn that has just
- * advanced two squares; it is kept only if a capture there is legal. */
-static enum rules_error parse_ep(struct kp_pos *p, const char **text, struct rules_why *why)
-{
-    const char *s = *text;
-    p->ep = KP_NO_SQUARE;
-    if (*s == '-') {
-        *text = s + 1;
-        return RULES_OK;
-    }
-    if (s[0] < 'a' || s[0] > 'h' || s[1] < '1' || s[1] > '8')
-        return fail_syntax(why, "bad fen: en passant field must be a square or '-'");
-    int ep = (s[1] - '1') * 8 + (s[0] - 'a');
-    int rank = p->side == RULES_WHITE ? 5 : 2;
-    int dir = p->side == RULES_WHITE ? -8 : 8;   /* toward the pawn */
-    char name[3];
-    square_name(ep, name);
-    if (ep / 8 != rank || p->board[ep] != KP_EMPTY ||
-        p->board[ep - dir] != KP_EMPTY ||
-        p->board[ep + dir] != KP_CODE(p->side ^ 1, RULES_PAWN))
-        return fail_invalid(why,
-                    "invalid position: bad en passant square %s: no pawn has just passed over it", name);
-    if (kp_ep_capture_legal(p, ep))
-        p->ep = (uint8_t)ep;
-    *text = s + 2;
-    return RULES_OK;
-}
-
 enum rules_error kp_parse(struct kp_pos *p, const char *text, struct rules_why *why)
 {
     enum rules_error err;

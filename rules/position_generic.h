@@ -3,7 +3,8 @@
  * written once for both boards: the body of a variant's position file,
  * included once after its board header (board_generic.h lists what that
  * describes).  It defines the variant's put, remove, apply and
- * repetition_key (kp_apply, gl_apply, ...), and clear() for its parser.
+ * repetition_key (kp_apply, gl_apply, ...), and clear() and parse_ep() for
+ * its parser.
  */
 
 /* The empty board, white to move, before a position text is read. */
@@ -80,4 +81,35 @@ uint64_t BD(repetition_key)(const BD_POS *p)
     if (p->ep != BD_NONE)
         key ^= zobrist(ZOBRIST_EP, BD_KEY_SET, p->ep);
     return key;
+}
+
+/* The en passant field names the cell a pawn of the side that just moved
+ * passed over, advancing two cells from its start; it is kept only if a
+ * capture there is legal. */
+static enum rules_error parse_ep(BD_POS *p, const char **text, struct rules_why *why)
+{
+    int len = 0, ep, them = p->side ^ 1;
+    char name[4];
+
+    p->ep = BD_NONE;
+    if (**text == '-') {
+        (*text)++;
+        return RULES_OK;
+    }
+    ep = BD_GEOMETRY.cell_parse(*text, &len);
+    if (ep < 0)
+        return fail_syntax(why, "bad " BD_TEXT_NAME ": en passant field must be a "
+                                BD_CELL_WORD " or '-'");
+    BD_GEOMETRY.cell_name(ep, name);
+    /* The pawn stands one step past the cell, its start one step before. */
+    int pawn = BD_AHEAD(them, ep), start = BD_AHEAD(p->side, ep);
+    if (p->board[ep] != BD_EMPTY || !BD_VALID(pawn) || !BD_VALID(start) ||
+        p->board[pawn] != ((them << 3) | RULES_PAWN) || p->board[start] != BD_EMPTY ||
+        !(BD_START(them) & BD_BIT(start)))
+        return fail_invalid(why, "invalid position: bad en passant " BD_CELL_WORD
+                                 " %s: no pawn has just passed over it", name);
+    if (BD(ep_capture_legal)(p, ep))
+        p->ep = (uint8_t)ep;
+    *text += len;
+    return RULES_OK;
 }

@@ -5,10 +5,10 @@
  * for search.  The body of a variant's table file (korpalski.c,
  * glinski.c), included once after its board header; that file adds what
  * really differs (its position_report, draw_agreement_allowed and can_drop)
- * and writes its table with VARIANT_GENERIC_ENTRIES, which names those too.  It names the variant's
- * table BD_VARIANT, its notation geometry BD_GEOMETRY, the letter sets
- * moves are read with BD_LETTER_SETS(dialect) and the notation style for
- * each way of writing BD_STYLE(how).
+ * and writes its table with VARIANT_GENERIC_ENTRIES, which names those too.
+ * Before including it, the file defines the letter sets moves are read with,
+ * BD_LETTER_SETS(dialect), and the notation style for each way of writing,
+ * BD_STYLE(how).
  */
 
 static enum rules_error position_parse(struct rules_position *pos, const char *text,
