@@ -57,7 +57,7 @@ static struct rules_move move_of(const struct rules_variant *v,
     return m;
 }
 
-/* Issue 7: a move value that is not legal (here: from an empty square,
+/* A move value that is not legal (here: from an empty square,
  * which used to write out of bounds) is refused by every public path. */
 static void test_rules_api_checked_path(void **state)
 {
