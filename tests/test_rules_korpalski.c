@@ -15,12 +15,17 @@ static int setup(void **state)
     return V == NULL;
 }
 
+static struct rules_report report_of(const struct rules_position *pos)
+{
+    struct rules_report r;
+    V->position_report(pos, &r);
+    return r;
+}
+
 static struct rules_report report(const char *fen)
 {
     struct rules_position pos = pos_of(V, fen);
-    struct rules_report r;
-    V->position_report(&pos, &r);
-    return r;
+    return report_of(&pos);
 }
 
 /* §2 Drops: a drop may never give check. */
@@ -33,7 +38,7 @@ static void test_rules_korpalski_drop_giving_check_refused(void **state)
     assert_ucis(V, &pos, "!N@c7 N@f5");
     /* 62 empty squares minus the 4 from which a knight reaches e8 (c7 d6
      * f6 g7), plus 5 king steps: 63. */
-    assert_int_equal(report("4k3/8/8/8/8/8/8/4K3[N] w - - 0 10").legal_moves, 63);
+    assert_int_equal(report_of(&pos).legal_moves, 63);
 }
 
 /* §2 Drops: a drop may block a check, and must if the king is in check. */
@@ -47,7 +52,7 @@ static void test_rules_korpalski_drop_blocking_check_accepted(void **state)
     assert_int_equal(try_move(V, &pos, "R@e4", &m, &why), RULES_OK);
     assert_illegal(V, &pos, "R@a4", "does not block");
     /* King: d1 d2 f1 f2 (e2 is on the rook's file); drops: e2..e7. */
-    assert_int_equal(report("4r2k/8/8/8/8/8/8/4K3[R] w - - 0 10").legal_moves, 10);
+    assert_int_equal(report_of(&pos).legal_moves, 10);
 }
 
 /* §2 Drops: pawns on ranks 2-7 only. */
@@ -59,7 +64,7 @@ static void test_rules_korpalski_pawn_drop_ranks(void **state)
     assert_illegal(V, &pos, "@h1", "ranks 2-7");
     assert_ucis(V, &pos, "P@a2 P@h7");
     /* 48 squares on ranks 2-7 minus d7 and f7 (check on e8), plus 5 king steps. */
-    assert_int_equal(report("4k3/8/8/8/8/8/8/4K3[P] w - - 0 10").legal_moves, 51);
+    assert_int_equal(report_of(&pos).legal_moves, 51);
 }
 
 /* §2 Drops: a pawn dropped on the seventh may not give check either. */
