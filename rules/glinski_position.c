@@ -115,21 +115,14 @@ static enum rules_error validate(const struct gl_pos *p, struct rules_why *why)
                         "invalid position: a %s pawn on %s, its promotion cell", side[c], name);
         }
     }
-    struct gl_pos flipped = *p;
-    flipped.side ^= 1;
-    if (gl_in_check(&flipped))
-        return fail_invalid(why, "invalid position: %s is in check but it is not its move",
-                    side[p->side ^ 1]);
-    return RULES_OK;
+    return check_mover_gives_no_check(p, why);
 }
 
 enum rules_error gl_parse(struct gl_pos *p, const char *text, struct rules_why *why)
 {
     enum rules_error err;
 
-    clear(p);
-    while (*text == ' ')
-        text++;
+    text = parse_start(p, text);
     if ((err = parse_board(p, &text, why)) != RULES_OK)
         return err;
     if ((err = text_parse_side(&text, "hfen", &p->side, why)) != RULES_OK)

@@ -160,14 +160,8 @@ static enum rules_error check_kings(const struct kp_pos *p, struct rules_why *wh
     if (placed[0] && placed[1] &&
         (kp_king_attacks(kp_king_cell(p, 0)) & p->pieces[1][RULES_KING]))
         return fail_invalid(why, "invalid position: the kings stand next to each other");
-    if (placed[0] && placed[1]) {
-        struct kp_pos flipped = *p;
-        flipped.side ^= 1;
-        if (kp_in_check(&flipped))
-            return fail_invalid(why,
-                        "invalid position: %s is in check but it is not its move",
-                        color_name(p->side ^ 1));
-    }
+    if (placed[0] && placed[1])
+        return check_mover_gives_no_check(p, why);
     return RULES_OK;
 }
 
@@ -175,9 +169,7 @@ enum rules_error kp_parse(struct kp_pos *p, const char *text, struct rules_why *
 {
     enum rules_error err;
 
-    clear(p);
-    while (*text == ' ')
-        text++;
+    text = parse_start(p, text);
     if ((err = parse_board(p, &text, why)) != RULES_OK ||
         (err = parse_reserve(p, &text, why)) != RULES_OK)
         return err;

@@ -3,17 +3,32 @@
  * written once for both boards: the body of a variant's position file,
  * included once after its board header (board_generic.h lists what that
  * describes).  It defines the variant's put, remove, apply and
- * repetition_key (kp_apply, gl_apply, ...), and clear() and parse_ep() for
- * its parser.
+ * repetition_key (kp_apply, gl_apply, ...), and parse_start(),
+ * check_mover_gives_no_check() and parse_ep() for its parser.
  */
 
-/* The empty board, white to move, before a position text is read. */
-static void clear(BD_POS *p)
+/* Before a position text is read: the empty board, white to move.  Returns
+ * the text past its leading spaces. */
+static const char *parse_start(BD_POS *p, const char *text)
 {
     memset(p, 0, sizeof *p);
     memset(p->board, BD_EMPTY, sizeof p->board);
     p->ep = BD_NONE;
     p->fullmove = 1;
+    while (*text == ' ')
+        text++;
+    return text;
+}
+
+/* The side not to move may not be in check. */
+static enum rules_error check_mover_gives_no_check(const BD_POS *p, struct rules_why *why)
+{
+    BD_POS flipped = *p;
+    flipped.side ^= 1;
+    if (BD(in_check)(&flipped))
+        return fail_invalid(why, "invalid position: %s is in check but it is not its move",
+                            p->side ? "white" : "black");
+    return RULES_OK;
 }
 
 void BD(put)(BD_POS *p, int color, int type, int cell)
