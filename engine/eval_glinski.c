@@ -15,32 +15,24 @@
 
 /*
  * The tables are written as the rules that made them, one value per cell:
- * CELLS(X) lists X(c, y) for the 91 cells in the rules' numbering, a row of
- * equal height a line.  RING is the number of orthogonal steps from f6
- * (0, 10): 0 there, 5 on the rim.
+ * CELLS(X) lists X(c, y) for the 91 cells in the rules' numbering, by
+ * height y and then file c.  At height y the cells are those with |c| at
+ * most min(y, 20 - y, 5) and of y's parity: HEIGHT_n lists the n + 1 of
+ * them.  RING is the number of orthogonal steps from f6 (0, 10): 0 there,
+ * 5 on the rim.
  */
-#define CELLS(X) \
-    X(0, 0), \
-    X(-1, 1), X(1, 1), \
-    X(-2, 2), X(0, 2), X(2, 2), \
-    X(-3, 3), X(-1, 3), X(1, 3), X(3, 3), \
-    X(-4, 4), X(-2, 4), X(0, 4), X(2, 4), X(4, 4), \
-    X(-5, 5), X(-3, 5), X(-1, 5), X(1, 5), X(3, 5), X(5, 5), \
-    X(-4, 6), X(-2, 6), X(0, 6), X(2, 6), X(4, 6), \
-    X(-5, 7), X(-3, 7), X(-1, 7), X(1, 7), X(3, 7), X(5, 7), \
-    X(-4, 8), X(-2, 8), X(0, 8), X(2, 8), X(4, 8), \
-    X(-5, 9), X(-3, 9), X(-1, 9), X(1, 9), X(3, 9), X(5, 9), \
-    X(-4, 10), X(-2, 10), X(0, 10), X(2, 10), X(4, 10), \
-    X(-5, 11), X(-3, 11), X(-1, 11), X(1, 11), X(3, 11), X(5, 11), \
-    X(-4, 12), X(-2, 12), X(0, 12), X(2, 12), X(4, 12), \
-    X(-5, 13), X(-3, 13), X(-1, 13), X(1, 13), X(3, 13), X(5, 13), \
-    X(-4, 14), X(-2, 14), X(0, 14), X(2, 14), X(4, 14), \
-    X(-5, 15), X(-3, 15), X(-1, 15), X(1, 15), X(3, 15), X(5, 15), \
-    X(-4, 16), X(-2, 16), X(0, 16), X(2, 16), X(4, 16), \
-    X(-3, 17), X(-1, 17), X(1, 17), X(3, 17), \
-    X(-2, 18), X(0, 18), X(2, 18), \
-    X(-1, 19), X(1, 19), \
-    X(0, 20),
+#define HEIGHT_0(X, y) X(0, y)
+#define HEIGHT_1(X, y) X(-1, y), X(1, y)
+#define HEIGHT_2(X, y) X(-2, y), HEIGHT_0(X, y), X(2, y)
+#define HEIGHT_3(X, y) X(-3, y), HEIGHT_1(X, y), X(3, y)
+#define HEIGHT_4(X, y) X(-4, y), HEIGHT_2(X, y), X(4, y)
+#define HEIGHT_5(X, y) X(-5, y), HEIGHT_3(X, y), X(5, y)
+#define CELLS(X)                                                                        \
+    HEIGHT_0(X, 0), HEIGHT_1(X, 1), HEIGHT_2(X, 2), HEIGHT_3(X, 3), HEIGHT_4(X, 4),     \
+    HEIGHT_5(X, 5), HEIGHT_4(X, 6), HEIGHT_5(X, 7), HEIGHT_4(X, 8), HEIGHT_5(X, 9),     \
+    HEIGHT_4(X, 10), HEIGHT_5(X, 11), HEIGHT_4(X, 12), HEIGHT_5(X, 13), HEIGHT_4(X, 14), \
+    HEIGHT_5(X, 15), HEIGHT_4(X, 16), HEIGHT_3(X, 17), HEIGHT_2(X, 18), HEIGHT_1(X, 19), \
+    HEIGHT_0(X, 20)
 
 #define ABS(c) ((c) < 0 ? -(c) : (c))
 #define RING(c, y) (ABS(c) + ((ABS((y) - 10) - ABS(c)) > 0 ? (ABS((y) - 10) - ABS(c)) / 2 : 0))
