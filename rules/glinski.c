@@ -8,7 +8,6 @@
 #include "report_int.h"
 #include "zobrist_int.h"
 
-#include <stdio.h>
 #include <string.h>
 
 static const char *const english[] = { NOTATION_LETTERS_ENGLISH, NULL };

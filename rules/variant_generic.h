@@ -139,7 +139,7 @@ static int search_man_at(const struct rules_position *pos, int cell)
 static int search_reserve(const struct rules_position *pos, enum rules_color side,
                           enum rules_piece type)
 {
-    (void)pos;
+    (void)pos;   /* where there are no reserves */
     if ((unsigned)side > 1 || (unsigned)type >= RULES_PIECE_TYPES)
         return 0;
     return BD_RESERVE(BD_CONST(pos), side, type);
