@@ -16,8 +16,12 @@ struct db_migration {
 /* Generated from db/migrations/NNN_name.sql, ending in a zero version. */
 extern const struct db_migration db_migrations[];
 
-/* Applies the given list (ending in a zero version); db_migrate uses
- * db_migrations.  Tests pass a list with a failing step. */
+/* db/functions.sql: applied after the migrations by db_migrate. */
+extern const char db_functions_sql[];
+
+/* Applies the given list (ending in a zero version), without
+ * functions.sql; db_migrate applies db_migrations and it.  Tests pass a
+ * list with a failing step. */
 enum db_status db_migrate_list(struct db_pool *pool, const struct db_migration *list,
                                struct base_err *err);
 

@@ -97,9 +97,11 @@ enum db_status db_ping(struct db_pool *pool, double *latency_ms,
                        int *schema_version, struct base_err *err);
 
 /*
- * Applies the migrations not yet applied, in order, in one transaction
+ * Applies the migrations not yet applied, in order, then db/functions.sql
+ * (CREATE OR REPLACE; not when the database has a newer migration than this
+ * korpd knows, nor when the same text was applied last), in one transaction
  * under an advisory lock (safe when several korpd start at once).  A
- * failing migration rolls back every one applied in this run.
+ * failure rolls back everything applied in this run.
  */
 enum db_status db_migrate(struct db_pool *pool, struct base_err *err);
 

@@ -13,9 +13,12 @@ enum db_tournament_status {
     DB_TOURNAMENT_OPEN = 0,       /* "open": players may join */
     DB_TOURNAMENT_ACTIVE,         /* "active": its games are being played */
     DB_TOURNAMENT_FINISHED,       /* "finished": its last game has ended */
-    DB_TOURNAMENT_CANCELED        /* "canceled": too few players at starts_at */
+    DB_TOURNAMENT_CANCELLED       /* "cancelled": too few players at starts_at */
 };
+/* The older spelling of the constant. */
+#define DB_TOURNAMENT_CANCELED DB_TOURNAMENT_CANCELLED
 
+/* The status's word, and back (the older "canceled" reads as cancelled). */
 const char *db_tournament_status_text(enum db_tournament_status status);
 bool db_tournament_status_parse(const char *text, enum db_tournament_status *out);
 

@@ -296,7 +296,7 @@ static const struct {
       N_("{opponent} declined your challenge to a game of {variant}"),
       N_("{opponent} declined your challenge to a game of {variant}."),
       0 },
-    { NOTIFY_CHALLENGE_CANCELED, "challenge-canceled",
+    { NOTIFY_CHALLENGE_CANCELLED, "challenge-cancelled",
       N_("{opponent} withdrew the challenge to a game of {variant}"),
       N_("{opponent} withdrew the challenge to a game of {variant} that was waiting for "
       "your answer."),

@@ -3,7 +3,8 @@
  * once and a failing one rolls back, the pool's deadline, the retries of
  * db_run_tx (serialization failures, a connection killed under it), the
  * connection settings and their overrides, an unreachable server, and the
- * statement list (each text's parameters as PostgreSQL counts them).
+ * statement list (each text's parameters as PostgreSQL counts them), and
+ * db/functions.sql applied after the migrations.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -331,6 +332,37 @@ static void test_db_statements_count_their_parameters(void **state)
     assert_int_equal(db_statement_nparams("SELECT $65"), -1);
 }
 
+/* db/functions.sql is applied after the migrations, again only when its
+ * text changed, and never over a database a newer korpd migrated. */
+static void test_db_functions_follow_the_migrations(void **state)
+{
+    struct base_err err = { "" };
+    struct db_pool *pool = pool_of(url, 1, 0);
+    (void)state;
+    if (db_migrate(pool, &err) != DB_OK)
+        fail_msg("migrate: %s", err.text);
+    assert_int_equal(scalar("SELECT count(*) FROM schema_functions"), 1);
+    assert_int_equal(scalar("SELECT 'challenge_cancelled' = ANY (korp_notification_types())"
+                            "::integer"), 1);
+    /* The same text: nothing is replaced. */
+    PQclear(sql("UPDATE schema_functions SET applied_at = '2000-01-01'"));
+    if (db_migrate(pool, &err) != DB_OK)
+        fail_msg("migrate again: %s", err.text);
+    assert_int_equal(scalar("SELECT count(*) FROM schema_functions"
+                            " WHERE applied_at = '2000-01-01'"), 1);
+    /* A newer korpd migrated: its functions stand. */
+    PQclear(sql("UPDATE schema_functions SET digest = 'newer'"));
+    PQclear(sql("INSERT INTO schema_migrations (version, name) VALUES (8999, 'newer')"));
+    if (db_migrate(pool, &err) != DB_OK)
+        fail_msg("migrate under a newer korpd: %s", err.text);
+    assert_int_equal(scalar("SELECT count(*) FROM schema_functions WHERE digest = 'newer'"), 1);
+    PQclear(sql("DELETE FROM schema_migrations WHERE version = 8999"));
+    if (db_migrate(pool, &err) != DB_OK)
+        fail_msg("migrate once more: %s", err.text);
+    assert_int_equal(scalar("SELECT count(*) FROM schema_functions WHERE digest = 'newer'"), 0);
+    db_pool_free(pool);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -344,6 +376,7 @@ int main(void)
         cmocka_unit_test(test_db_transaction_left_open_is_rolled_back),
         cmocka_unit_test(test_db_unreachable_is_reported),
         cmocka_unit_test(test_db_statements_count_their_parameters),
+        cmocka_unit_test(test_db_functions_follow_the_migrations),
     };
     url = test_database_url();
     return cmocka_run_group_tests(tests, NULL, NULL);
