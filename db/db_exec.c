@@ -135,6 +135,15 @@ enum db_status db_exec_sql(struct db_tx *tx, const char *sql, int nparams,
     return sent(tx, PQsendQueryParams(tx->pg, sql, nparams, NULL, params, NULL, NULL, 0), res);
 }
 
+enum db_status db_exec_on(struct db_pool *pool, PGconn *pg, const char *sql, int nparams,
+                          const char *const *params, PGresult **res, struct base_err *err)
+{
+    struct db_tx tx = { .pool = pool, .slot = -1, .pg = pg,
+                        .statement_ms = db_pool_statement_ms(pool), .err = err };
+    enum db_status rc = db_exec_sql(&tx, sql, nparams, params, res);
+    return tx.broken ? DB_UNREACHABLE : rc;
+}
+
 enum db_status db_exec(struct db_tx *tx, enum db_stmt id, const char *const *params,
                        PGresult **res)
 {

@@ -81,6 +81,9 @@ enum db_status db_pool_acquire(struct db_pool *pool, struct db_tx *tx, struct ba
  * broken or busy connection is closed (re-opened on next use). */
 void db_pool_release(struct db_tx *tx);
 
+/* The client-side deadline of each statement, in ms. */
+int db_pool_statement_ms(const struct db_pool *pool);
+
 /* A statement's number of parameters, counted by db_pool_new. */
 int db_pool_nparams(const struct db_pool *pool, enum db_stmt id);
 
@@ -115,6 +118,12 @@ enum db_status db_exec(struct db_tx *tx, enum db_stmt id, const char *const *par
 /* Runs SQL text (several statements allowed when nparams is 0). */
 enum db_status db_exec_sql(struct db_tx *tx, const char *sql, int nparams,
                            const char *const *params, PGresult **res);
+
+/* The same on a connection of one's own, outside the pool (a listener's,
+ * the waker's), with the pool's deadline.  DB_UNREACHABLE: the connection
+ * failed or missed the deadline, and must be closed. */
+enum db_status db_exec_on(struct db_pool *pool, PGconn *pg, const char *sql, int nparams,
+                          const char *const *params, PGresult **res, struct base_err *err);
 
 /* One row of a result, read by column name (db_row.c). */
 struct db_row {
