@@ -1,13 +1,11 @@
-/* db_challenges.h — challenges (db_challenges.c).  Included by db.h. */
+/*
+ * db_challenges.h — challenges; in db_challenges.c.  db.h includes it.
+ */
 #ifndef KORP_DB_CHALLENGES_H
 #define KORP_DB_CHALLENGES_H
 
 #include "db_clock.h"
 #include "db_kinds.h"
-
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
 
 struct db_challenge {
     char id[BASE_ID_SIZE];

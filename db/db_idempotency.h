@@ -1,12 +1,11 @@
-/* db_idempotency.h — idempotency keys (db_challenges.c).  Included by db.h. */
+/*
+ * db_idempotency.h — idempotency keys; in db_challenges.c.  db.h includes
+ * it.
+ */
 #ifndef KORP_DB_IDEMPOTENCY_H
 #define KORP_DB_IDEMPOTENCY_H
 
 #include "db_pool.h"
-
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
 
 /* What claiming an idempotency key found. */
 enum db_idempotency {

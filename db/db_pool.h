@@ -1,4 +1,8 @@
-/* db_pool.h — the pool, transactions, migrations and the server's secrets (db_pool.c, db_tx.c, db_exec.c, db_migrate.c, db_health.c and db_notify.c (secrets)).  Included by db.h. */
+/*
+ * db_pool.h — the pool, transactions, migrations and the server's secrets;
+ * in db_pool.c, db_tx.c, db_exec.c, db_migrate.c, db_health.c and
+ * db_notify.c (secrets).  db.h includes it.
+ */
 #ifndef KORP_DB_POOL_H
 #define KORP_DB_POOL_H
 

@@ -1,13 +1,12 @@
-/* db_tournaments.h — round-robin tournaments (db_tournaments.c).  Included by db.h. */
+/*
+ * db_tournaments.h — round-robin tournaments; in db_tournaments.c.  db.h
+ * includes it.
+ */
 #ifndef KORP_DB_TOURNAMENTS_H
 #define KORP_DB_TOURNAMENTS_H
 
 #include "db_clock.h"
 #include "db_kinds.h"
-
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
 
 enum db_tournament_status {
     DB_TOURNAMENT_OPEN = 0,       /* "open": players may join */

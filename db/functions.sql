@@ -26,21 +26,18 @@ CREATE OR REPLACE FUNCTION korp_event_addressed(player text, type text, payload 
     LANGUAGE sql STABLE
     AS $$
     SELECT coalesce(CASE type
-        WHEN 'move' THEN payload->>'status' = 'active' AND (payload->>'to_move' =
-            (SELECT CASE WHEN g.white_id = player THEN 'white' ELSE 'black' END
-               FROM games g WHERE g.id = payload->>'game_id')
-            OR coalesce((payload->>'conditional')::boolean, false))
+        WHEN 'move' THEN payload->>'status' = 'active'
+            AND (payload->>'to_move' = side OR coalesce((payload->>'conditional')::boolean, false))
         WHEN 'challenge' THEN payload->>'opponent' = player
         WHEN 'challenge_cancelled' THEN payload->>'opponent' = player
         WHEN 'challenge_declined' THEN payload->>'challenger' = player
-        WHEN 'draw_offer' THEN payload->>'draw_offer' IS NULL OR payload->>'draw_offer' <>
-            (SELECT CASE WHEN g.white_id = player THEN 'white' ELSE 'black' END
-               FROM games g WHERE g.id = payload->>'game_id')
-        WHEN 'message' THEN payload->'message'->>'from' <>
-            (SELECT CASE WHEN g.white_id = player THEN 'white' ELSE 'black' END
-               FROM games g WHERE g.id = payload->>'game_id')
+        WHEN 'draw_offer' THEN payload->>'draw_offer' IS NULL OR payload->>'draw_offer' <> side
+        WHEN 'message' THEN payload->'message'->>'from' <> side
         ELSE true
-    END, false) $$;
+    END, false)
+      FROM (SELECT CASE WHEN type IN ('move', 'draw_offer', 'message') THEN
+                (SELECT CASE WHEN g.white_id = player THEN 'white' ELSE 'black' END
+                   FROM games g WHERE g.id = payload->>'game_id') END AS side) AS player_side $$;
 
 -- The trigger of events: owes an event's deliveries (its player's webhooks
 -- that take its kind, and an email when they take it by email at a
@@ -54,31 +51,27 @@ CREATE OR REPLACE FUNCTION korp_event_enqueue() RETURNS trigger
     AS $$
 DECLARE
     s notification_settings;
-    wants_email boolean;
 BEGIN
     SELECT * INTO s FROM notification_settings WHERE player_id = NEW.player_id;
     IF NOT FOUND OR NOT korp_event_addressed(NEW.player_id, NEW.type, NEW.payload) THEN
         RETURN NULL;
     END IF;
+    -- Its webhooks that take the kind first, then the email: with the daily
+    -- digest on, "your move" comes once a day instead.
     INSERT INTO deliveries (player_id, channel, webhook_id, event_id, type, payload,
                             next_attempt_at, created_at)
-    SELECT NEW.player_id, 'webhook', w.id, NEW.id, NEW.type,
+    SELECT NEW.player_id, owed.channel, owed.webhook_id, NEW.id, NEW.type,
            NEW.payload || jsonb_build_object('event_id', NEW.id), NEW.created_at, NEW.created_at
-      FROM webhooks w
-     WHERE w.player_id = NEW.player_id AND w.enabled AND NEW.type = ANY (w.events)
-       AND NEW.type = ANY (s.webhook_events);
-    -- With the daily digest on, "your move" comes once a day instead.
-    wants_email := s.email_enabled AND NEW.type = ANY (s.email_events)
-                   AND NOT (s.digest AND NEW.type = 'move')
-                   AND EXISTS (SELECT 1 FROM players p WHERE p.id = NEW.player_id
-                                                       AND coalesce(p.email, '') <> ''
-                                                       AND p.email_confirmed_at IS NOT NULL);
-    IF wants_email THEN
-        INSERT INTO deliveries (player_id, channel, event_id, type, payload,
-                                next_attempt_at, created_at)
-        VALUES (NEW.player_id, 'email', NEW.id, NEW.type,
-                NEW.payload || jsonb_build_object('event_id', NEW.id), NEW.created_at,
-                NEW.created_at);
-    END IF;
+      FROM (SELECT 'webhook' AS channel, w.id AS webhook_id
+              FROM webhooks w
+             WHERE w.player_id = NEW.player_id AND w.enabled AND NEW.type = ANY (w.events)
+               AND NEW.type = ANY (s.webhook_events)
+            UNION ALL
+            SELECT 'email', NULL
+             WHERE s.email_enabled AND NEW.type = ANY (s.email_events)
+               AND NOT (s.digest AND NEW.type = 'move')
+               AND EXISTS (SELECT 1 FROM players p WHERE p.id = NEW.player_id
+                             AND coalesce(p.email, '') <> '' AND p.email_confirmed_at IS NOT NULL))
+           AS owed;
     RETURN NULL;
 END $$;

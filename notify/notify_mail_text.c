@@ -23,7 +23,7 @@
 
 /* ---- Times ----------------------------------------------------------------- */
 
-/* Issue 21: every text below is an English msgid (N_) said in the
+/* Every text below is an English msgid (N_) said in the
  * recipient's language by i18n_text (po/<lang>.po). */
 static const char *const day_names[7] = { N_("Sunday"), N_("Monday"), N_("Tuesday"),
                                           N_("Wednesday"), N_("Thursday"), N_("Friday"),
