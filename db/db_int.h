@@ -5,6 +5,7 @@
 #include "db.h"
 
 #include <libpq-fe.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct db_migration {
@@ -143,6 +144,30 @@ bool db_row_is_null(const struct db_row *r, const char *name);
 
 /* Fills out (a struct the reader knows) from one row. */
 typedef void (*db_read_fn)(void *out, const struct db_row *row);
+
+/* A row read by a table: each column into a member of the struct read
+ * into, by its kind (ending in DB_COLS_END). */
+enum db_col_kind { DB_COL_END = 0, DB_COL_TEXT, DB_COL_INT, DB_COL_LONG, DB_COL_DOUBLE,
+                   DB_COL_BOOL };
+struct db_col {
+    enum db_col_kind kind;
+    const char *name;           /* the result's column */
+    size_t offset, size;        /* the member's */
+};
+/* A column into `member` of `type`; the member's C type must match the
+ * kind (a compile error otherwise). */
+#define DB_COL(kind, ctype, type, member, name)                                      \
+    { DB_COL_##kind, name, _Generic(((type *)0)->member, ctype: offsetof(type, member)), \
+      sizeof ((type *)0)->member }
+#define DB_TEXT(type, member, name) DB_COL(TEXT, char *, type, member, name)
+#define DB_INT(type, member, name) DB_COL(INT, int, type, member, name)
+#define DB_LONG(type, member, name) DB_COL(LONG, long long, type, member, name)
+#define DB_DOUBLE(type, member, name) DB_COL(DOUBLE, double, type, member, name)
+#define DB_BOOL(type, member, name) DB_COL(BOOL, bool, type, member, name)
+#define DB_COLS_END { DB_COL_END, NULL, 0, 0 }
+
+/* Zeroes out (size bytes), then reads each column of cols into it. */
+void db_row_read(const struct db_row *r, const struct db_col *cols, void *out, size_t size);
 
 /* Runs a statement that answers at most one row and reads it into out;
  * DB_NOT_FOUND when it answers none. */

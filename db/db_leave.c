@@ -7,14 +7,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#define L(kind, member, name) DB_##kind(struct db_leave, member, name)
+static const struct db_col leave_cols[] = {
+    L(TEXT, id, "id"), L(TEXT, start, "start_at"), L(TEXT, end, "end_at"), L(INT, days, "days"),
+    DB_COLS_END
+};
+
 static void leave_read(void *out, const struct db_row *r)
 {
-    struct db_leave *l = out;
-    memset(l, 0, sizeof *l);
-    db_row_text(r, "id", l->id, sizeof l->id);
-    db_row_text(r, "start_at", l->start, sizeof l->start);
-    db_row_text(r, "end_at", l->end, sizeof l->end);
-    l->days = db_row_int(r, "days");
+    db_row_read(r, leave_cols, out, sizeof(struct db_leave));
 }
 
 static void ahead_read(void *out, const struct db_row *r)

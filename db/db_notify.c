@@ -77,31 +77,21 @@ struct claim {
     int *count;
 };
 
+#define D(kind, member) DB_##kind(struct db_delivery, member, #member)
+static const struct db_col delivery_cols[] = {
+    D(LONG, id), D(TEXT, type), DB_INT(struct db_delivery, attempt, "attempts"),
+    D(LONG, created_unix), D(LONG, now_unix), D(TEXT, player_id), D(TEXT, player_name),
+    D(TEXT, email), D(BOOL, email_enabled), D(BOOL, email_confirmed), D(TEXT, challenge_status),
+    D(TEXT, webhook_id), D(TEXT, url), D(TEXT, secret), D(TEXT, previous_secret),
+    D(BOOL, webhook_enabled), D(DOUBLE, failing_seconds), D(TEXT, opponent_name),
+    D(TEXT, deadline), D(TEXT, my_color), D(TEXT, language), DB_COLS_END
+};
+
 static void delivery_read(struct db_delivery *d, const PGresult *res, int row)
 {
     const struct db_row r = { res, row };
-    d->id = db_row_long(&r, "id");
+    db_row_read(&r, delivery_cols, d, sizeof *d);
     db_channel_parse(db_row_value(&r, "channel"), &d->channel);
-    db_row_text(&r, "type", d->type, sizeof d->type);
-    d->attempt = db_row_int(&r, "attempts");
-    d->created_unix = db_row_long(&r, "created_unix");
-    d->now_unix = db_row_long(&r, "now_unix");
-    db_row_text(&r, "player_id", d->player_id, sizeof d->player_id);
-    db_row_text(&r, "player_name", d->player_name, sizeof d->player_name);
-    db_row_text(&r, "email", d->email, sizeof d->email);
-    d->email_enabled = db_row_bool(&r, "email_enabled");
-    d->email_confirmed = db_row_bool(&r, "email_confirmed");
-    db_row_text(&r, "challenge_status", d->challenge_status, sizeof d->challenge_status);
-    db_row_text(&r, "webhook_id", d->webhook_id, sizeof d->webhook_id);
-    db_row_text(&r, "url", d->url, sizeof d->url);
-    db_row_text(&r, "secret", d->secret, sizeof d->secret);
-    db_row_text(&r, "previous_secret", d->previous_secret, sizeof d->previous_secret);
-    d->webhook_enabled = db_row_bool(&r, "webhook_enabled");
-    d->failing_seconds = db_row_double(&r, "failing_seconds");
-    db_row_text(&r, "opponent_name", d->opponent_name, sizeof d->opponent_name);
-    db_row_text(&r, "deadline", d->deadline, sizeof d->deadline);
-    db_row_text(&r, "my_color", d->my_color, sizeof d->my_color);
-    db_row_text(&r, "language", d->language, sizeof d->language);
 }
 
 static enum db_status claim(struct db_tx *tx, void *arg)
