@@ -7,6 +7,18 @@
 #include "db_clock.h"
 #include "db_kinds.h"
 
+/* Why db_challenge_create refused a challenge (DB_CONFLICT). */
+struct db_challenge_refusal {
+    enum {
+        DB_CHALLENGE_REFUSED_OPEN_MAX,   /* 10 challenges to anyone wait already */
+        DB_CHALLENGE_REFUSED_DUPLICATE,  /* one to this opponent is open: existing_id */
+        DB_CHALLENGE_REFUSED_DAILY_MAX   /* per_day made in 24 hours: retry_after s */
+    } why;
+    char existing_id[BASE_ID_SIZE];
+    int retry_after;
+};
+
+/* A challenge as stored, with the names of its two players. */
 struct db_challenge {
     char id[BASE_ID_SIZE];
     const struct rules_variant *variant;
@@ -20,17 +32,6 @@ struct db_challenge {
     char game_id[BASE_ID_SIZE]; /* "" until accepted */
     char created_at[DB_TIME_SIZE];
     bool rated;               /* its game changes ratings */
-};
-
-/* Why db_challenge_create refused a challenge (DB_CONFLICT). */
-struct db_challenge_refusal {
-    enum {
-        DB_CHALLENGE_REFUSED_OPEN_MAX,   /* 10 challenges to anyone wait already */
-        DB_CHALLENGE_REFUSED_DUPLICATE,  /* one to this opponent is open: existing_id */
-        DB_CHALLENGE_REFUSED_DAILY_MAX   /* per_day made in 24 hours: retry_after s */
-    } why;
-    char existing_id[BASE_ID_SIZE];
-    int retry_after;
 };
 
 /* Creates an open challenge (id made here), to one opponent or, with

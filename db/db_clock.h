@@ -1,5 +1,5 @@
 /*
- * clock.h — clocks: their kinds, the game time given, and korp's own clock;
+ * db_clock.h — clocks: their kinds, the game time given, and korp's own clock;
  * in db_names.c, db_games.c, db_challenges.c and db_settings.c.  db.h
  * includes it.
  */

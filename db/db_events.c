@@ -31,21 +31,17 @@ struct since {
 static enum db_status since(struct db_tx *tx, void *arg)
 {
     struct since *s = arg;
-    char after[24], max[16];
-    const char *params[4] = { s->player_id, s->game_id, after, max };
+    char after[DB_NUMBER_SIZE], max[DB_NUMBER_SIZE];
+    const char *params[4] = { s->player_id, s->game_id, db_number(after, s->after_id),
+                              db_number(max, s->max) };
     PGresult *res = NULL;
-    enum db_status rc;
+    struct db_event_row *rows = NULL;
+    enum db_status rc = db_exec(tx, DB_STMT_EVENTS_SINCE, params, &res);
 
-    snprintf(after, sizeof after, "%lld", s->after_id);
-    snprintf(max, sizeof max, "%d", s->max);
-    rc = db_exec(tx, DB_STMT_EVENTS_SINCE, params, &res);
+    if (rc == DB_OK && (rows = db_rows_new(tx, res, sizeof *rows)) == NULL)
+        rc = DB_HARD_ERROR;
     if (rc == DB_OK) {
         int n = PQntuples(res);
-        struct db_event_row *rows = calloc((size_t)(n > 0 ? n : 1), sizeof *rows);
-        if (rows == NULL) {
-            PQclear(res);
-            return db_tx_fail(tx, "out of memory");
-        }
         for (int i = 0; i < n; i++) {
             const struct db_row r = { res, i };
             const char *payload = db_row_value(&r, "payload");
@@ -140,20 +136,10 @@ static enum db_status dispatch(struct db_listener *l, PGconn *pg, const char *id
 
 static PGconn *listen_on(struct db_listener *l)
 {
-    struct base_err err = { "" };
-    PGconn *pg = db_pool_connect(l->pool, &err);
-    char listen[96];
-    if (pg == NULL) {
-        base_log(BASE_LOG_WARN, "listener on %s: cannot connect: %s", l->channel, err.text);
-        return NULL;
-    }
+    char who[64], listen[96];
+    snprintf(who, sizeof who, "listener on %s", l->channel);
     snprintf(listen, sizeof listen, "LISTEN %s", l->channel);
-    if (db_exec_on(l->pool, pg, listen, 0, NULL, NULL, &err) != DB_OK) {
-        base_log(BASE_LOG_WARN, "listener on %s: LISTEN failed: %s", l->channel, err.text);
-        PQfinish(pg);
-        return NULL;
-    }
-    return pg;
+    return db_pool_connect_for(l->pool, who, listen);
 }
 
 static void run(struct base_worker *w, void *arg)

@@ -1,7 +1,7 @@
 /*
- * games.h — games, their moves, conditional moves and positions under
- * analysis; in db_games.c, db_conditional.c and db_analysis.c. db.h includes
- * it.
+ * db_games.h — games, their moves, conditional moves and positions under
+ * analysis; in db_games.c, db_conditional.c and db_analysis.c.  db.h
+ * includes it.
  */
 #ifndef KORP_DB_GAMES_H
 #define KORP_DB_GAMES_H
@@ -9,6 +9,7 @@
 #include "db_clock.h"
 #include "db_kinds.h"
 
+/* A game as stored, with its players' names. */
 struct db_game {
     char id[BASE_ID_SIZE];
     const struct rules_variant *variant;

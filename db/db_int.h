@@ -120,11 +120,23 @@ enum db_status db_exec(struct db_tx *tx, enum db_stmt id, const char *const *par
 enum db_status db_exec_sql(struct db_tx *tx, const char *sql, int nparams,
                            const char *const *params, PGresult **res);
 
+/* A connection of one's own (db_pool_connect) with `setup` run on it (a
+ * LISTEN, a SET); NULL when either fails, logged as `who`'s. */
+PGconn *db_pool_connect_for(struct db_pool *pool, const char *who, const char *setup);
+
 /* The same on a connection of one's own, outside the pool (a listener's,
  * the waker's), with the pool's deadline.  DB_UNREACHABLE: the connection
  * failed or missed the deadline, and must be closed. */
 enum db_status db_exec_on(struct db_pool *pool, PGconn *pg, const char *sql, int nparams,
                           const char *const *params, PGresult **res, struct base_err *err);
+
+/* v as decimal text in buf, for a statement's parameter; returns buf. */
+#define DB_NUMBER_SIZE 24
+const char *db_number(char buf[DB_NUMBER_SIZE], long long v);
+
+/* A zeroed array of one element per row of res (one at least), or NULL
+ * after db_tx_fail ("out of memory"). */
+void *db_rows_new(struct db_tx *tx, const PGresult *res, size_t size);
 
 /* One row of a result, read by column name (db_row.c). */
 struct db_row {

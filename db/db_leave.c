@@ -136,14 +136,12 @@ static void used_read(void *out, const struct db_row *r)
 static enum db_status leave_list(struct db_tx *tx, void *arg)
 {
     struct leave_list *l = arg;
-    char most[16];
-    const char *params[2] = { l->player_id, most };
+    char most[DB_NUMBER_SIZE];
+    const char *params[2] = { l->player_id, db_number(most, l->max) };
     PGresult *res = NULL;
-    enum db_status rc;
+    enum db_status rc = db_exec_row(tx, DB_STMT_LEAVE_USED, params, used_read, l->used);
 
-    snprintf(most, sizeof most, "%d", l->max);
     *l->count = 0;
-    rc = db_exec_row(tx, DB_STMT_LEAVE_USED, params, used_read, l->used);
     if (rc == DB_OK)
         rc = db_exec(tx, DB_STMT_LEAVE_LIST, params, &res);
     for (int i = 0; rc == DB_OK && i < PQntuples(res) && i < l->max; i++)

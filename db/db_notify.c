@@ -97,25 +97,22 @@ static void delivery_read(struct db_delivery *d, const PGresult *res, int row)
 static enum db_status claim(struct db_tx *tx, void *arg)
 {
     struct claim *c = arg;
-    char max[16], lease[32];
-    const char *params[3] = { max, lease, db_channel_text(c->channel) };
+    char max[DB_NUMBER_SIZE], lease[32];
+    const char *params[3] = { db_number(max, c->max), lease, db_channel_text(c->channel) };
     PGresult *res = NULL;
+    struct db_delivery *d = NULL;
     enum db_status rc;
 
     /* A transaction run again (db_run_tx retries) starts afresh. */
     db_deliveries_free(*c->out, *c->count);
     *c->out = NULL;
     *c->count = 0;
-    snprintf(max, sizeof max, "%d", c->max);
     snprintf(lease, sizeof lease, "%.3f", c->lease_s);
     rc = db_exec(tx, DB_STMT_DELIVERY_CLAIM, params, &res);
+    if (rc == DB_OK && (d = db_rows_new(tx, res, sizeof *d)) == NULL)
+        rc = DB_HARD_ERROR;
     if (rc == DB_OK) {
         int n = PQntuples(res);
-        struct db_delivery *d = calloc((size_t)(n > 0 ? n : 1), sizeof *d);
-        if (d == NULL) {
-            PQclear(res);
-            return db_tx_fail(tx, "out of memory");
-        }
         for (int i = 0; i < n; i++) {
             delivery_read(&d[i], res, i);
             const char *payload = db_row_value(&(struct db_row){ res, i }, "payload");

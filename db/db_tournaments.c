@@ -176,9 +176,8 @@ enum db_status db_tournament_leave(struct db_tx *tx, const char *id, const char 
 enum db_status db_tournament_number(struct db_tx *tx, const char *id, const char *player_id,
                                     int number)
 {
-    char n[16];
-    const char *params[3] = { id, player_id, n };
-    snprintf(n, sizeof n, "%d", number);
+    char n[DB_NUMBER_SIZE];
+    const char *params[3] = { id, player_id, db_number(n, number) };
     return db_exec(tx, DB_STMT_TOURNAMENT_NUMBER, params, NULL);
 }
 

@@ -158,22 +158,11 @@ static enum db_status send_wake(struct db_pool *pool, PGconn *pg, const char *id
     return rc;
 }
 
+/* The waker's connection.  A wake-up is no record: its commit need not wait
+ * for the disk (nor hold the NOTIFY lock that long). */
 static PGconn *connect_waker(struct db_waker *k)
 {
-    struct base_err err = { "" };
-    PGconn *pg = db_pool_connect(k->pool, &err);
-    if (pg == NULL) {
-        base_log(BASE_LOG_WARN, "waker: cannot connect: %s", err.text);
-        return NULL;
-    }
-    /* A wake-up is no record: its commit need not wait for the disk (nor
-     * hold the NOTIFY lock that long). */
-    if (db_exec_on(k->pool, pg, "SET synchronous_commit = off", 0, NULL, NULL, &err) != DB_OK) {
-        base_log(BASE_LOG_WARN, "waker: %s", err.text);
-        PQfinish(pg);
-        return NULL;
-    }
-    return pg;
+    return db_pool_connect_for(k->pool, "waker", "SET synchronous_commit = off");
 }
 
 /* Waits ms without letting a wake-up cut it short (the pacing). */

@@ -49,29 +49,26 @@ CREATE OR REPLACE FUNCTION korp_event_addressed(player text, type text, payload 
 CREATE OR REPLACE FUNCTION korp_event_enqueue() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
-DECLARE
-    s notification_settings;
 BEGIN
-    SELECT * INTO s FROM notification_settings WHERE player_id = NEW.player_id;
-    IF NOT FOUND OR NOT korp_event_addressed(NEW.player_id, NEW.type, NEW.payload) THEN
-        RETURN NULL;
-    END IF;
-    -- Its webhooks that take the kind first, then the email: with the daily
-    -- digest on, "your move" comes once a day instead.
-    INSERT INTO deliveries (player_id, channel, webhook_id, event_id, type, payload,
-                            next_attempt_at, created_at)
-    SELECT NEW.player_id, owed.channel, owed.webhook_id, NEW.id, NEW.type,
+    -- For a player the event is addressed to: their webhooks that take its
+    -- kind, and an email unless the daily digest tells "your move" once a
+    -- day instead.
+    WITH s AS (SELECT * FROM notification_settings
+                WHERE player_id = NEW.player_id
+                  AND korp_event_addressed(NEW.player_id, NEW.type, NEW.payload)),
+    owed (channel, webhook_id) AS (
+        SELECT 'webhook', w.id FROM s JOIN webhooks w ON w.player_id = s.player_id
+         WHERE w.enabled AND NEW.type = ANY (w.events) AND NEW.type = ANY (s.webhook_events)
+        UNION ALL
+        SELECT 'email', NULL FROM s
+         WHERE s.email_enabled AND NEW.type = ANY (s.email_events)
+           AND NOT (s.digest AND NEW.type = 'move')
+           AND EXISTS (SELECT FROM players p WHERE p.id = NEW.player_id AND p.email <> ''
+                                               AND p.email_confirmed_at IS NOT NULL))
+    INSERT INTO deliveries (player_id, channel, webhook_id, event_id, type, payload, next_attempt_at,
+                            created_at)
+    SELECT NEW.player_id, channel, webhook_id, NEW.id, NEW.type,
            NEW.payload || jsonb_build_object('event_id', NEW.id), NEW.created_at, NEW.created_at
-      FROM (SELECT 'webhook' AS channel, w.id AS webhook_id
-              FROM webhooks w
-             WHERE w.player_id = NEW.player_id AND w.enabled AND NEW.type = ANY (w.events)
-               AND NEW.type = ANY (s.webhook_events)
-            UNION ALL
-            SELECT 'email', NULL
-             WHERE s.email_enabled AND NEW.type = ANY (s.email_events)
-               AND NOT (s.digest AND NEW.type = 'move')
-               AND EXISTS (SELECT 1 FROM players p WHERE p.id = NEW.player_id
-                             AND coalesce(p.email, '') <> '' AND p.email_confirmed_at IS NOT NULL))
-           AS owed;
+      FROM owed;
     RETURN NULL;
 END $$;
