@@ -52,7 +52,8 @@ static enum db_status apply_functions(struct db_tx *tx, const struct db_migratio
                           " applied_at timestamptz NOT NULL DEFAULT now())",
                           0, NULL, NULL)) != DB_OK ||
         (rc = db_exec_sql(tx,
-                          "SELECT (SELECT coalesce(max(version), 0) FROM schema_migrations) > $1::int"
+                          "SELECT (SELECT coalesce(max(version), 0) FROM schema_migrations)"
+                          " > $1::int"
                           " OR md5($2) IS NOT DISTINCT FROM (SELECT digest FROM schema_functions)"
                           " AS skip",
                           2, params, &res)) != DB_OK)

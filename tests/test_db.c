@@ -363,6 +363,66 @@ static void test_db_functions_follow_the_migrations(void **state)
     db_pool_free(pool);
 }
 
+/* A database korpd left at migration 013, with the older spelling stored,
+ * reads "cancelled" everywhere once migrated (in a schema of its own). */
+static void test_db_cancelled_spelt_one_way_after_upgrade(void **state)
+{
+    struct db_migration upto[64];
+    struct base_err err = { "" };
+    char with[1024];
+    struct db_pool *pool;
+    int n = 0;
+    (void)state;
+    for (; db_migrations[n].version != 0 && db_migrations[n].version <= 13; n++)
+        upto[n] = db_migrations[n];
+    upto[n] = (struct db_migration){ 0, NULL, NULL };
+    PQclear(sql("DROP SCHEMA IF EXISTS upgrade CASCADE"));
+    PQclear(sql("CREATE SCHEMA upgrade"));
+    snprintf(with, sizeof with, "%s%coptions=-c%%20search_path%%3Dupgrade", url,
+             strchr(url, '?') ? '&' : '?');
+    pool = pool_of(with, 1, 0);
+    if (db_migrate_list(pool, upto, &err) != DB_OK)
+        fail_msg("migrate to 013: %s", err.text);
+    PQclear(sql("SET search_path = upgrade;"
+                "INSERT INTO players (id, name, role, created_at)"
+                " VALUES ('p1', 'alice', 'player', now());"
+                "INSERT INTO notification_settings (player_id, email_events, webhook_events)"
+                " VALUES ('p1', ARRAY['challenge_canceled', 'move'],"
+                " ARRAY['challenge_canceled']);"
+                "INSERT INTO webhooks (id, player_id, url, events, secret, created_at)"
+                " VALUES ('w1', 'p1', 'https://example.org/', ARRAY['challenge_canceled'], 's',"
+                " now());"
+                "INSERT INTO events (player_id, type, payload, created_at)"
+                " VALUES ('p1', 'challenge_canceled', '{\"opponent\": \"p1\"}', now());"
+                "INSERT INTO tournaments (id, name, variant, director_id, status, rated, double,"
+                " max_players, leave_allowed, created_at)"
+                " VALUES ('t1', 'cup', 'glinski', 'p1', 'canceled', false, false, 3, true,"
+                " now())"));
+    assert_int_equal(scalar("SELECT count(*) FROM upgrade.deliveries"
+                            " WHERE type = 'challenge_canceled'"), 1);
+    if (db_migrate(pool, &err) != DB_OK)
+        fail_msg("migrate from 013: %s", err.text);
+    assert_int_equal(scalar("SELECT count(*) FROM upgrade.notification_settings"
+                            " WHERE email_events = ARRAY['challenge_cancelled', 'move']"
+                            " AND webhook_events = ARRAY['challenge_cancelled']"), 1);
+    assert_int_equal(scalar("SELECT count(*) FROM upgrade.webhooks"
+                            " WHERE events = ARRAY['challenge_cancelled']"), 1);
+    assert_int_equal(scalar("SELECT count(*) FROM upgrade.events"
+                            " WHERE type = 'challenge_cancelled'"), 1);
+    assert_int_equal(scalar("SELECT count(*) FROM upgrade.deliveries"
+                            " WHERE type = 'challenge_cancelled'"), 1);
+    assert_int_equal(scalar("SELECT count(*) FROM upgrade.tournaments"
+                            " WHERE status = 'cancelled'"), 1);
+    /* The trigger of functions.sql owes the new kind as the old one was. */
+    PQclear(sql("SET search_path = upgrade;"
+                "INSERT INTO events (player_id, type, payload, created_at)"
+                " VALUES ('p1', 'challenge_cancelled', '{\"opponent\": \"p1\"}', now())"));
+    assert_int_equal(scalar("SELECT count(*) FROM upgrade.deliveries"
+                            " WHERE type = 'challenge_cancelled' AND channel = 'webhook'"), 2);
+    db_pool_free(pool);
+    PQclear(sql("DROP SCHEMA upgrade CASCADE"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -377,6 +437,7 @@ int main(void)
         cmocka_unit_test(test_db_unreachable_is_reported),
         cmocka_unit_test(test_db_statements_count_their_parameters),
         cmocka_unit_test(test_db_functions_follow_the_migrations),
+        cmocka_unit_test(test_db_cancelled_spelt_one_way_after_upgrade),
     };
     url = test_database_url();
     return cmocka_run_group_tests(tests, NULL, NULL);
