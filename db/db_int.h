@@ -5,6 +5,7 @@
 #include "db.h"
 
 #include <libpq-fe.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct db_migration {
@@ -16,168 +17,37 @@ struct db_migration {
 /* Generated from db/migrations/NNN_name.sql, ending in a zero version. */
 extern const struct db_migration db_migrations[];
 
-/* Applies the given list (ending in a zero version); db_migrate uses
- * db_migrations.  Tests pass a list with a failing step. */
+/* db/functions.sql: applied after the migrations by db_migrate. */
+extern const char db_functions_sql[];
+
+/* Applies the given list (ending in a zero version), without
+ * functions.sql; db_migrate applies db_migrations and it.  Tests pass a
+ * list with a failing step. */
 enum db_status db_migrate_list(struct db_pool *pool, const struct db_migration *list,
                                struct base_err *err);
 
-/* ---- Prepared statements: one table, prepared per connection on first use. */
+/* ---- Prepared statements: one list (db_statements.def), prepared per
+ * connection on first use. */
 
 enum db_stmt {
-    DB_STMT_SCHEMA_VERSION = 0,
-    DB_STMT_PLAYER_INSERT,
-    DB_STMT_PLAYER_GET,
-    DB_STMT_TOKEN_INSERT,
-    DB_STMT_TOKEN_FIND,
-    DB_STMT_TOKEN_TOUCH,
-    DB_STMT_TOKEN_LIST,
-    DB_STMT_TOKEN_DELETE,
-    DB_STMT_CHALLENGE_INSERT,
-    DB_STMT_CHALLENGE_GET,
-    DB_STMT_CHALLENGE_LOCK,
-    DB_STMT_CHALLENGE_LIST,
-    DB_STMT_CHALLENGE_SET_STATUS,
-    DB_STMT_CHALLENGE_TAKE,
-    DB_STMT_CHALLENGES_OPEN,
-    DB_STMT_CHALLENGE_EVENT,
-    DB_STMT_GAME_INSERT,
-    DB_STMT_GAME_LOCK,
-    DB_STMT_GAME_LOCK_KEYS,
-    DB_STMT_GAME_GET,
-    DB_STMT_GAME_LIST,
-    DB_STMT_GAME_SAVE,
-    DB_STMT_GAME_EVENT,
-    DB_STMT_GAME_OVERDUE,
-    DB_STMT_EVENTS_SINCE,
-    DB_STMT_EVENTS_LAST,
-    DB_STMT_EVENT_LOCK_GAME,
-    DB_STMT_EVENT_LOCK_CHALLENGE,
-    DB_STMT_GAME_CLEAR_DEADLINE,
-    DB_STMT_MOVE_INSERT,
-    DB_STMT_MOVE_LIST,
-    DB_STMT_CLOCK_SET,
-    DB_STMT_IDEMPOTENCY_CLAIM,
-    DB_STMT_IDEMPOTENCY_GET,
-    DB_STMT_IDEMPOTENCY_STORE,
-    DB_STMT_IDEMPOTENCY_PRUNE,
-    DB_STMT_SETTINGS_GET,
-    DB_STMT_SETTINGS_PUT,
-    DB_STMT_WEBHOOK_CREATE,
-    DB_STMT_WEBHOOK_LIST,
-    DB_STMT_WEBHOOK_GET,
-    DB_STMT_WEBHOOK_DELETE,
-    DB_STMT_WEBHOOK_ROTATE,
-    DB_STMT_WEBHOOK_ENABLE,
-    DB_STMT_DELIVERY_LIST,
-    DB_STMT_DELIVERY_RETRY,
-    DB_STMT_EMAIL_OFF,
-    DB_STMT_SECRET_PUT,
-    DB_STMT_DELIVERY_CLAIM,
-    DB_STMT_DELIVERY_EXTEND,
-    DB_STMT_DELIVERY_DEFER,
-    DB_STMT_ATTEMPT_INSERT,
-    DB_STMT_DELIVERY_DONE,
-    DB_STMT_DELIVERY_RETRY_LATER,
-    DB_STMT_DELIVERY_FAIL,
-    DB_STMT_WEBHOOK_DISABLE,
-    DB_STMT_DELIVERY_NEXT,
-    DB_STMT_REMINDER_DUE,
-    DB_STMT_REMINDER_EVENT,
-    DB_STMT_DIGEST_OWE,
-    DB_STMT_PLAYER_SEARCH,
-    DB_STMT_LOGIN_FIND,
-    DB_STMT_SESSION_INSERT,
-    DB_STMT_SESSION_FIND,
-    DB_STMT_SESSION_TOUCH,
-    DB_STMT_SESSION_DELETE,
-    DB_STMT_DELIVERY_PRUNE,
-    DB_STMT_TOKEN_LOCK_PLAYER,
-    DB_STMT_TOKEN_INSERT_CAPPED,
-    DB_STMT_SIGNUP_COUNT,
-    DB_STMT_PASSWORD_SET,
-    DB_STMT_SESSIONS_END,
-    DB_STMT_SESSION_LIST,
-    DB_STMT_CREDENTIAL_LIVE,
-    DB_STMT_CHALLENGER_LOCK,
-    DB_STMT_CHALLENGE_GUARD,
-    DB_STMT_CLOCK_NOW,
-    DB_STMT_EMAIL_CONFIRM_STATE,
-    DB_STMT_EMAIL_CONFIRM,
-    DB_STMT_EMAIL_CONFIRM_RESEND,
-    /* Conditional moves, notes and messages (issue 18). */
-    DB_STMT_CONDITIONAL_GET,
-    DB_STMT_CONDITIONAL_PUT,
-    DB_STMT_CONDITIONAL_DELETE,
-    DB_STMT_MOVE_MARK_CONDITIONAL,
-    DB_STMT_MOVE_NOTICE_DROP,
-    DB_STMT_NOTE_GET,
-    DB_STMT_NOTE_PUT,
-    DB_STMT_MESSAGE_INSERT,
-    DB_STMT_MESSAGE_COUNT,
-    DB_STMT_MESSAGE_LIST,
-    /* Clocks and leave (issue 18). */
-    DB_STMT_GAME_GIVE_TIME,
-    DB_STMT_LEAVE_LOCK_PLAYER,
-    DB_STMT_LEAVE_OVERLAP,
-    DB_STMT_LEAVE_YEARS,
-    DB_STMT_LEAVE_INSERT,
-    DB_STMT_LEAVE_GAMES_DEADLINE,
-    DB_STMT_LEAVE_LIST,
-    DB_STMT_LEAVE_USED,
-    DB_STMT_LEAVE_LOCK,
-    DB_STMT_LEAVE_DELETE,
-    DB_STMT_LEAVE_END_TODAY,
-    DB_STMT_LEAVE_UNTIL,
-    /* Issue 19: ratings. */
-    DB_STMT_RATING_LOCK,
-    DB_STMT_RATING_RECORD,
-    DB_STMT_GAME_RATING_DIFF,
-    DB_STMT_PLAYER_RATINGS,
-    DB_STMT_RATING_HISTORY,
-    DB_STMT_LEADERBOARD,
-    DB_STMT_PLAYER_STATS,
-    /* Issue 19: the arbiter's queue. */
-    DB_STMT_QUEUE_ADD,
-    DB_STMT_QUEUE_LIST,
-    DB_STMT_QUEUE_LOCK,
-    DB_STMT_QUEUE_DISMISS,
-    DB_STMT_QUEUE_RESOLVE_GAME,
-    /* Issue 19: tournaments. */
-    DB_STMT_TOURNAMENT_INSERT,
-    DB_STMT_TOURNAMENT_GET,
-    DB_STMT_TOURNAMENT_LOCK,
-    DB_STMT_TOURNAMENT_PLAYERS,
-    DB_STMT_TOURNAMENT_GAMES,
-    DB_STMT_TOURNAMENT_JOIN,
-    DB_STMT_TOURNAMENT_REMOVE,
-    DB_STMT_TOURNAMENT_WITHDRAW,
-    DB_STMT_TOURNAMENT_NUMBER,
-    DB_STMT_TOURNAMENT_SET_STATUS,
-    DB_STMT_TOURNAMENT_OPEN_GAMES,
-    DB_STMT_TOURNAMENT_EVENT_LOCK,
-    DB_STMT_TOURNAMENT_EVENT,
-    DB_STMT_TOURNAMENT_DUE_START,
-    DB_STMT_TOURNAMENT_DUE_END,
-    DB_STMT_TOURNAMENT_END_QUEUE,
-    DB_STMT_TOURNAMENT_LIST,
-    DB_STMT_GAME_UNRATE,
-    /* Pruning what only grows (issue 22, db_prune.c). */
-    DB_STMT_EVENTS_PRUNE,
-    DB_STMT_DELIVERIES_PRUNE,
-    DB_STMT_EVENTS_PRUNED_THROUGH,
-    DB_STMT_ACTIVE_POSITIONS,      /* issue 23 */
+#define STMT(NAME, name, sql) DB_STMT_##NAME,
+#include "db_statements.def"
+#undef STMT
     DB_STMT_COUNT
 };
 
 struct db_statement {
-    enum db_stmt id;
-    const char *name;
+    const char *name;   /* what it is prepared under */
     const char *sql;
-    int nparams;
 };
 
-/* Indexed by enum db_stmt. */
+/* Indexed by enum db_stmt (db_statements.c). */
 extern const struct db_statement db_statements[];
+
+/* The number of parameters of a statement's text: its highest $n, or -1
+ * when one of $1..$n is missing (or n is above 64).  db_pool_new counts
+ * every statement's once and refuses to start on a -1. */
+int db_statement_nparams(const char *sql);
 
 /* ---- Connections ----------------------------------------------------- */
 
@@ -212,6 +82,12 @@ enum db_status db_pool_acquire(struct db_pool *pool, struct db_tx *tx, struct ba
  * broken or busy connection is closed (re-opened on next use). */
 void db_pool_release(struct db_tx *tx);
 
+/* The client-side deadline of each statement, in ms. */
+int db_pool_statement_ms(const struct db_pool *pool);
+
+/* A statement's number of parameters, counted by db_pool_new. */
+int db_pool_nparams(const struct db_pool *pool, enum db_stmt id);
+
 /* ---- Wake-ups after commit (db_wake.c) ---- */
 
 /* Keeps ids ("1,2,3"; NULL: none) to NOTIFY once tx has committed. */
@@ -244,6 +120,24 @@ enum db_status db_exec(struct db_tx *tx, enum db_stmt id, const char *const *par
 enum db_status db_exec_sql(struct db_tx *tx, const char *sql, int nparams,
                            const char *const *params, PGresult **res);
 
+/* A connection of one's own (db_pool_connect) with `setup` run on it (a
+ * LISTEN, a SET); NULL when either fails, logged as `who`'s. */
+PGconn *db_pool_connect_for(struct db_pool *pool, const char *who, const char *setup);
+
+/* The same on a connection of one's own, outside the pool (a listener's,
+ * the waker's), with the pool's deadline.  DB_UNREACHABLE: the connection
+ * failed or missed the deadline, and must be closed. */
+enum db_status db_exec_on(struct db_pool *pool, PGconn *pg, const char *sql, int nparams,
+                          const char *const *params, PGresult **res, struct base_err *err);
+
+/* v as decimal text in buf, for a statement's parameter; returns buf. */
+#define DB_NUMBER_SIZE 24
+const char *db_number(char buf[DB_NUMBER_SIZE], long long v);
+
+/* A zeroed array of one element per row of res (one at least), or NULL
+ * after db_tx_fail ("out of memory"). */
+void *db_rows_new(struct db_tx *tx, const PGresult *res, size_t size);
+
 /* One row of a result, read by column name (db_row.c). */
 struct db_row {
     const PGresult *res;
@@ -262,6 +156,36 @@ bool db_row_is_null(const struct db_row *r, const char *name);
 
 /* Fills out (a struct the reader knows) from one row. */
 typedef void (*db_read_fn)(void *out, const struct db_row *row);
+
+/* A row read by a table: each column into a member of the struct read
+ * into, by its kind (ending in DB_COLS_END). */
+enum db_col_kind { DB_COL_END = 0, DB_COL_TEXT, DB_COL_INT, DB_COL_LONG, DB_COL_DOUBLE,
+                   DB_COL_BOOL };
+struct db_col {
+    enum db_col_kind kind;
+    const char *name;           /* the result's column */
+    size_t offset, size;        /* the member's */
+};
+/* A column into `member` of `type`; the member's C type must match the
+ * kind (a compile error otherwise). */
+#define DB_COL(kind, ctype, type, member, name)                                      \
+    { DB_COL_##kind, name, _Generic(((type *)0)->member, ctype: offsetof(type, member)), \
+      sizeof ((type *)0)->member }
+#define DB_TEXT(type, member, name) DB_COL(TEXT, char *, type, member, name)
+#define DB_INT(type, member, name) DB_COL(INT, int, type, member, name)
+#define DB_LONG(type, member, name) DB_COL(LONG, long long, type, member, name)
+#define DB_DOUBLE(type, member, name) DB_COL(DOUBLE, double, type, member, name)
+#define DB_BOOL(type, member, name) DB_COL(BOOL, bool, type, member, name)
+#define DB_COLS_END { DB_COL_END, NULL, 0, 0 }
+
+/* Zeroes out (size bytes), then reads each column of cols into it. */
+void db_row_read(const struct db_row *r, const struct db_col *cols, void *out, size_t size);
+/* Defines the db_read_fn `name` that reads a `type` by the table `cols`. */
+#define DB_READER(name, type, cols)                                                  \
+    static void name(void *out, const struct db_row *row)                            \
+    {                                                                                \
+        db_row_read(row, cols, out, sizeof(type));                                   \
+    }
 
 /* Runs a statement that answers at most one row and reads it into out;
  * DB_NOT_FOUND when it answers none. */
@@ -287,7 +211,7 @@ enum db_status db_get_number(struct db_pool *pool, enum db_stmt id, const char *
 /* Reads the game columns of GAME_COLUMNS (db_statements.c): out is a struct db_game. */
 void db_game_read(void *out, const struct db_row *row);
 
-/* Reads a challenge's or game's clock settings (issue 18): Fischer when
+/* Reads a challenge's or game's clock settings: Fischer when
  * clock_initial_days is set, else per move when days_per_move > 0. */
 void db_clock_read(const struct db_row *r, int days_per_move, struct db_clock *c);
 

@@ -54,7 +54,6 @@ static const struct name channels[] = {
     { DB_CHANNEL_WEBHOOK, "webhook" },
 };
 
-/* Issue 19. */
 static const struct name queue_kinds[] = {
     { DB_QUEUE_PERPETUAL, "perpetual" },
     { DB_QUEUE_REQUEST, "request" },
@@ -65,7 +64,8 @@ static const struct name tournament_statuses[] = {
     { DB_TOURNAMENT_OPEN, "open" },
     { DB_TOURNAMENT_ACTIVE, "active" },
     { DB_TOURNAMENT_FINISHED, "finished" },
-    { DB_TOURNAMENT_CANCELED, "canceled" },
+    { DB_TOURNAMENT_CANCELLED, "cancelled" },
+    { DB_TOURNAMENT_CANCELLED, "canceled" },   /* the older spelling, read only */
 };
 
 static const char *text_of(const struct name *table, size_t n, int value)
@@ -110,7 +110,7 @@ NAMES(channel, enum db_channel, channels)
 NAMES(queue_kind, enum db_queue_kind, queue_kinds)
 NAMES(tournament_status, enum db_tournament_status, tournament_statuses)
 
-/* Clocks (issue 18). */
+/* Clocks. */
 static const struct name clock_types[] = {
     { DB_CLOCK_NONE, "" },
     { DB_CLOCK_PER_MOVE, "per_move" },
