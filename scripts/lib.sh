@@ -380,7 +380,7 @@ korp_pg_throwaway() {
     die "could not start a throwaway PostgreSQL: 8 ports were taken as it started"
 }
 
-# ---- the engine bots (issue 12): players on the local korpd that answer
+# ---- the engine bots: players on the local korpd that answer
 # challenges with korp's engine (examples/random-bot --engine).  Each runs as
 # the cluster owner from HOME/korp-bot (a copy, as korpd), its token in
 # HOME/<name>.token (0600, the owner's; read by the bot's own shell, never on

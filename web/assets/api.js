@@ -3,7 +3,7 @@
 
 import { t, language } from './i18n.js';
 
-// What each problem type (its `reason`, issue 21) says in the page's language;
+// What each problem type (its `reason`) says in the page's language;
 // English pages show the problem's own detail, which says more.
 const REASONS = {
   'not-found': () => t('Not found'),

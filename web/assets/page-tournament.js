@@ -1,4 +1,4 @@
-// Round-robin tournaments (issue 19): the list (/tournaments: open, active,
+// Round-robin tournaments: the list (/tournaments: open, active,
 // finished; create one; join) and one tournament (/tournaments/{id}): its
 // players, the crosstable with every result, scores and tie-breaks, its
 // games and PGN, and the director's start.
