@@ -145,6 +145,18 @@ def test_modules_include_only_what_they_use():
     assert not wrong, "\n".join(wrong)
 
 
+def test_dependencies_point_down():
+    """Each row uses only rows above it (tests and benchmarks aside), so the
+    graph has no cycle and the table reads from the bottom layer up."""
+    table = module_table()
+    order = list(table)
+    for i, module in enumerate(order):
+        if module in ("tests", "bench"):
+            continue
+        later = table[module][1] & set(order[i:])
+        assert not later, f"{module}/ uses {sorted(later)}, listed below it (or itself)"
+
+
 @pytest.mark.parametrize("module", ["rules", "ratings"])
 def test_the_bottom_needs_nothing_of_korps(module):
     """rules/ and ratings/ include no header of another module."""
