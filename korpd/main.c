@@ -100,9 +100,9 @@ static void sweeper(struct base_worker *w, void *arg)
  * and stopped with the server.  Today one: the sweeper.  A job that ticks
  * with the sweep belongs in sweeper(); one with a rhythm of its own is a
  * row here built on base_worker.  The other threads are started by the
- * module that owns them: the notification workers (notify_start), the
- * event listener and the stream hub (api_server_start), the waker
- * (db_waker_start). */
+ * module that owns them: the request workers, the event listener and the
+ * stream keep-alive (api_server_start), the notification workers
+ * (notify_start), the waker (db_waker_start). */
 struct worker_slot {
     const char *name;
     base_worker_fn run;
