@@ -6,8 +6,9 @@
  * and a strict Content-Security-Policy: the page loads nothing from other
  * origins and runs no inline script.
  *
- * With KORP_WEB_DIR set, the files are read from that folder on every
- * request instead (for working on the page without rebuilding korpd).
+ * With KORP_WEB_DIR set (api_config.web_dir), the files are read from that
+ * folder on every request instead (for working on the page without
+ * rebuilding korpd).
  */
 #include "api_int.h"
 
@@ -63,10 +64,9 @@ static bool path_safe(const char *path)
 }
 
 /* The file's bytes: embedded, or read from KORP_WEB_DIR (malloc'd, *owned). */
-static bool find(const char *path, const unsigned char **data, size_t *size, char *etag,
-                 size_t etag_size, bool *owned)
+static bool find(const char *dir, const char *path, const unsigned char **data,
+                 size_t *size, char *etag, size_t etag_size, bool *owned)
 {
-    const char *dir = getenv("KORP_WEB_DIR");
     *owned = false;
     if (dir != NULL && dir[0] != '\0') {
         char file[512], hex[BASE_SHA256_HEX_LEN + 1];
@@ -75,8 +75,8 @@ static bool find(const char *path, const unsigned char **data, size_t *size, cha
         unsigned char *bytes;
         struct stat st;
         snprintf(file, sizeof file, "%s/%s", dir, path);
-        /* Not on disk: the embedded copy, if any (the web's catalogs are
-         * generated into the build, not into web/: issue 21). */
+        /* Not on disk: the embedded copy, if any (the web's translation
+         * catalogs are generated into the build, not into web/). */
         if (stat(file, &st) != 0 || !S_ISREG(st.st_mode))
             goto embedded;
         if ((f = fopen(file, "rb")) == NULL)
@@ -121,7 +121,8 @@ static enum MHD_Result serve(struct api_request *req, const char *path, bool pag
     struct MHD_Response *resp;
     unsigned status = MHD_HTTP_OK;
 
-    if (!path_safe(path) || !find(path, &data, &size, etag, sizeof etag, &owned))
+    if (!path_safe(path) ||
+        !find(req->config->web_dir, path, &data, &size, etag, sizeof etag, &owned))
         return api_fail(req, API_PROBLEM_NOT_FOUND, "no file at %.200s", req->path);
     if (match != NULL && strstr(match, etag) != NULL) {
         status = MHD_HTTP_NOT_MODIFIED;

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,7 @@ struct base_worker {
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t changed;
-    bool stop;
+    atomic_bool stop;           /* set under lock, so that a sleeper sees it; read anywhere */
     bool woken;
     base_worker_fn fn;
     void *arg;
@@ -68,11 +69,7 @@ struct base_worker *base_worker_start(const char *name, base_worker_fn fn, void 
 
 bool base_worker_stopping(struct base_worker *w)
 {
-    bool stop;
-    pthread_mutex_lock(&w->lock);
-    stop = w->stop;
-    pthread_mutex_unlock(&w->lock);
-    return stop;
+    return atomic_load(&w->stop);
 }
 
 bool base_worker_sleep(struct base_worker *w, int ms)

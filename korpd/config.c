@@ -1,5 +1,9 @@
 /*
- * config.c — korpd's settings from the environment.
+ * config.c — korpd's settings from the environment: the only place korpd
+ * and its modules read one.  A setting has a name, a default and a range
+ * here, a line in korpd_config_help, and a row in README.md's table;
+ * korpd/main.c hands each module the settings it needs (struct api_config,
+ * struct notify_config, struct db_pool_config).
  */
 #include "config.h"
 
@@ -92,7 +96,12 @@ const char korpd_config_help[] =
     "  KORP_ANALYSIS_PER_HOUR  engine analyses (POST /v1/analyse) one player may\n"
     "                       ask for per hour (default 60, 1-100000)\n"
     "  KORP_ANALYSIS_CONCURRENT  engine searches one korpd runs at once; more are\n"
-    "                       answered 503 (default 2, 1-64)\n";
+    "                       answered 503 (default 2, 1-64)\n"
+    "  KORP_LOG_LEVEL       the least severe lines logged: error, warn, info or\n"
+    "                       debug (default info)\n"
+    "  KORP_WEB_DIR         serve the web board's files from this folder, read on\n"
+    "                       each request, instead of the copy built into korpd\n"
+    "                       (for working on the page; default: none)\n";
 
 static const char *env_or(const char *name, const char *fallback)
 {
@@ -158,17 +167,53 @@ bad:
     return false;
 }
 
-static bool read_confirmation(struct korpd_config *c, struct base_err *err)
+/* A setting that is one of a few words: *out is the index of the word in
+ * words (NULL-terminated), fallback's when unset. */
+static bool read_word(const char *name, const char *fallback, const char *const words[],
+                      int *out, struct base_err *err)
 {
-    const char *v = env_or("KORP_EMAIL_CONFIRMATION", "required");
-    c->email_confirmation = strcmp(v, "required") == 0;
-    if (c->email_confirmation || strcmp(v, "off") == 0)
-        return true;
-    base_err_set(err, "KORP_EMAIL_CONFIRMATION must be \"required\" or \"off\", not '%.64s'", v);
+    const char *v = env_or(name, fallback);
+    char list[256] = "";
+    size_t used = 0;
+    for (int i = 0; words[i] != NULL; i++) {
+        if (strcmp(v, words[i]) == 0) {
+            *out = i;
+            return true;
+        }
+    }
+    for (int i = 0; words[i] != NULL && used < sizeof list; i++) {
+        int n = snprintf(list + used, sizeof list - used, "%s\"%s\"",
+                         i == 0 ? "" : words[i + 1] == NULL ? " or " : ", ", words[i]);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+    base_err_set(err, "%s must be %s, not '%.64s'", name, list, v);
     return false;
 }
 
-/* The settings of issue 22: wake-ups after commit and their backstop. */
+static bool read_confirmation(struct korpd_config *c, struct base_err *err)
+{
+    static const char *const words[] = { "required", "off", NULL };
+    int i = 0;
+    if (!read_word("KORP_EMAIL_CONFIRMATION", "required", words, &i, err))
+        return false;
+    c->email_confirmation = i == 0;
+    return true;
+}
+
+/* KORP_LOG_LEVEL: the words in the order of enum base_log_level. */
+static bool read_log_level(struct korpd_config *c, struct base_err *err)
+{
+    static const char *const words[] = { "debug", "info", "warn", "error", NULL };
+    int i = 0;
+    if (!read_word("KORP_LOG_LEVEL", "info", words, &i, err))
+        return false;
+    c->log_level = (enum base_log_level)i;
+    return true;
+}
+
+/* Wake-ups after commit, and the backstop for one that is lost. */
 static bool wake_load(struct korpd_config *c, struct base_err *err)
 {
     int kill = 0;
@@ -179,8 +224,8 @@ static bool wake_load(struct korpd_config *c, struct base_err *err)
            (c->test_kill_after_commit = kill == 1, true);
 }
 
-/* The settings of issue 17: caps on streams, sessions, sign-ups and
- * challenges, and email confirmation. */
+/* Accounts: caps on streams, sessions, sign-ups and challenges, email
+ * confirmation, and the rating period. */
 static bool accounts_load(struct korpd_config *c, struct base_err *err)
 {
     return read_int("KORP_STREAMS_PER_PLAYER", 8, 0, 100000, &c->streams_per_player, err) &&
@@ -204,7 +249,8 @@ bool korpd_config_load(struct korpd_config *c, struct base_err *err)
     c->notify.smtp_tls = env_or("KORP_SMTP_TLS", NULL);
     c->notify.smtp_user = env_or("KORP_SMTP_USER", NULL);
     c->notify.smtp_password = env_or("KORP_SMTP_PASSWORD", NULL);
-    if (!parse_listen(c, env_or("KORP_LISTEN", KORPD_DEFAULT_LISTEN), err))
+    if (!read_log_level(c, err) ||
+        !parse_listen(c, env_or("KORP_LISTEN", KORPD_DEFAULT_LISTEN), err))
         return false;
     snprintf(c->public_url, sizeof c->public_url, "%s",
              env_or("KORP_PUBLIC_URL", ""));
@@ -215,6 +261,7 @@ bool korpd_config_load(struct korpd_config *c, struct base_err *err)
     for (size_t n = strlen(c->public_url); n > 0 && c->public_url[n - 1] == '/'; n--)
         c->public_url[n - 1] = '\0';
     c->notify.public_url = c->public_url;
+    c->web_dir = env_or("KORP_WEB_DIR", NULL);
     c->trusted_proxies = env_or("KORP_TRUSTED_PROXIES", NULL);
     c->metrics_allow = env_or("KORP_METRICS_ALLOW", KORPD_DEFAULT_METRICS_ALLOW);
     if (!api_address_list_check("KORP_TRUSTED_PROXIES", c->trusted_proxies, err) ||

@@ -1,6 +1,7 @@
 /*
  * config.h — korpd's settings, all from environment variables with
- * documented defaults (the table in README.md and `korpd --help`).
+ * documented defaults (the table in README.md and `korpd --help`).  No
+ * other file of korpd or its modules reads the environment.
  */
 #ifndef KORPD_CONFIG_H
 #define KORPD_CONFIG_H
@@ -34,25 +35,28 @@ struct korpd_config {
     int connections_per_address;   /* KORP_CONNECTIONS_PER_ADDRESS; 0: no cap */
     int request_head_seconds;      /* KORP_REQUEST_HEAD_SECONDS; 0: no deadline */
     struct notify_config notify;
-    /* Accounts (issue 17). */
+    /* Accounts: caps on streams, sessions, sign-ups and challenges. */
     int streams_per_player;    /* KORP_STREAMS_PER_PLAYER; 0: no cap */
     int streams_per_address;   /* KORP_STREAMS_PER_ADDRESS; 0: no cap */
     int session_max_days;      /* KORP_SESSION_MAX_DAYS */
-    int leave_days_per_year;   /* KORP_LEAVE_DAYS_PER_YEAR: leave allowance (issue 18) */
+    int leave_days_per_year;   /* KORP_LEAVE_DAYS_PER_YEAR: leave allowance */
     int signup_limit;          /* KORP_SIGNUP_LIMIT: per address per hour; 0: none */
     bool email_confirmation;   /* KORP_EMAIL_CONFIRMATION=required (the default) */
     int challenges_per_day;    /* KORP_CHALLENGES_PER_DAY: per challenger; 0: none */
-    int rating_period_days;    /* KORP_RATING_PERIOD_DAYS (issue 19) */
-    /* Issue 22: wake-ups after commit. */
+    int rating_period_days;    /* KORP_RATING_PERIOD_DAYS: Glicko-2 period */
+    /* Wake-ups after commit, and the backstop when one is lost. */
     int events_backstop_ms;    /* KORP_EVENTS_BACKSTOP_MS */
     int wake_interval_ms;      /* KORP_WAKE_INTERVAL_MS */
     bool test_kill_after_commit;   /* KORP_TEST_KILL_AFTER_COMMIT=1 (tests only) */
-    /* Retention (issue 22): days kept; 0 keeps for ever. */
+    /* Retention of the tables that only grow: days kept; 0 keeps for ever. */
     int event_retention_days;      /* KORP_EVENT_RETENTION_DAYS */
     int delivery_retention_days;   /* KORP_DELIVERY_RETENTION_DAYS */
-    /* Engine analysis (issue 23). */
+    /* Engine analysis. */
     int analysis_per_hour;     /* KORP_ANALYSIS_PER_HOUR: per player */
     int analysis_concurrent;   /* KORP_ANALYSIS_CONCURRENT: searches at once */
+    /* The process itself. */
+    enum base_log_level log_level; /* KORP_LOG_LEVEL: the lowest level logged */
+    const char *web_dir;       /* KORP_WEB_DIR: serve web/ from here, or NULL */
 };
 
 /* The settings table, for --help. */

@@ -40,8 +40,8 @@ struct korpd {
 #define PRUNE_BATCH 1000
 #define PRUNE_BATCHES 20
 
-/* Tables that only grow (issue 22): deliveries first, so that the events
- * they named may go in the same sweep. */
+/* Tables that only grow, pruned by their retention: deliveries first, so
+ * that the events they named may go in the same sweep. */
 static const struct {
     const char *what;
     enum db_prune_what table;
@@ -89,15 +89,20 @@ static void sweeper(struct base_worker *w, void *arg)
     while (base_worker_sleep(w, k->config.sweep_seconds * 1000)) {
         if (games_sweep(k->pool, &err) < 0)
             base_log(BASE_LOG_WARN, "deadline sweep failed: %s", err.text);
-        /* Tournaments at their starts_at and ends_at (issue 19). */
+        /* Tournaments start and end at their starts_at and ends_at. */
         if (games_tournaments_sweep(k->pool, &err) < 0)
             base_log(BASE_LOG_WARN, "tournament sweep failed: %s", err.text);
         prune(k);
     }
 }
 
-/* Background workers: each service (the deadline sweeper; later the
- * notifier, the event listener) is a row; all share start/stop/join. */
+/* korpd's own periodic jobs, one row each, started after the migrations
+ * and stopped with the server.  Today one: the sweeper.  A job that ticks
+ * with the sweep belongs in sweeper(); one with a rhythm of its own is a
+ * row here built on base_worker.  The other threads are started by the
+ * module that owns them: the request workers, the event listener and the
+ * stream keep-alive (api_server_start), the notification workers
+ * (notify_start), the waker (db_waker_start). */
 struct worker_slot {
     const char *name;
     base_worker_fn run;
@@ -260,6 +265,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "korpd: %s\n", err.text);
         return 2;
     }
+    base_log_set_level(config.log_level);
+    base_log(BASE_LOG_DEBUG,
+             "settings: %d database connections, %d request workers, statements within "
+             "%d ms, sweep every %d s, wake-ups every %d ms, streams read at least every "
+             "%d ms%s",
+             config.db_pool_size, config.http_threads, config.db_timeout_ms,
+             config.sweep_seconds, config.wake_interval_ms, config.events_backstop_ms,
+             config.web_dir != NULL ? ", web/ from KORP_WEB_DIR" : "");
     if (config.http_threads < config.db_pool_size)
         base_log(BASE_LOG_WARN,
                  "KORP_HTTP_THREADS (%d) is below KORP_DB_POOL_SIZE (%d): at most %d "
@@ -296,7 +309,8 @@ int main(int argc, char **argv)
         base_log(BASE_LOG_ERROR, "cannot prepare the database: %s", err.text);
         goto done;
     }
-    /* Events are NOTIFYed after their commit by the waker (issue 22). */
+    /* Events are NOTIFYed after their commit by the waker, many commits in
+     * one NOTIFY. */
     if ((waker = db_waker_start(pool, config.wake_interval_ms, &err)) == NULL)
         goto fail;
     if (config.test_kill_after_commit) {
@@ -323,19 +337,34 @@ int main(int argc, char **argv)
     }
     if (!workers_start(&k, &err))
         goto fail;
-    struct api_config api = { config.listen_host, config.listen_port, config.http_threads,
-                              pool, KORP_VERSION, config.test_clock,
-                              config.keepalive_seconds, config.rate_limit,
-                              config.rate_burst, &k.config.notify,
-                              config.streams_per_player, config.streams_per_address,
-                              config.session_max_days, config.signup_limit,
-                              config.trusted_proxies, config.metrics_allow,
-                              config.connections_per_address, config.request_head_seconds,
-                              config.email_confirmation, config.challenges_per_day,
-                              config.leave_days_per_year, config.events_backstop_ms,
-                              config.event_retention_days,
-                              /* issue 23 */
-                              config.analysis_per_hour, config.analysis_concurrent };
+    struct api_config api = {
+        .host = config.listen_host,
+        .port = config.listen_port,
+        .threads = config.http_threads,
+        .pool = pool,
+        .version = KORP_VERSION,
+        .test_clock = config.test_clock,
+        .keepalive_seconds = config.keepalive_seconds,
+        .rate_limit = config.rate_limit,
+        .rate_burst = config.rate_burst,
+        .notify = &k.config.notify,
+        .streams_per_player = config.streams_per_player,
+        .streams_per_address = config.streams_per_address,
+        .session_max_days = config.session_max_days,
+        .signup_limit = config.signup_limit,
+        .trusted_proxies = config.trusted_proxies,
+        .metrics_allow = config.metrics_allow,
+        .connections_per_address = config.connections_per_address,
+        .request_head_seconds = config.request_head_seconds,
+        .email_confirmation = config.email_confirmation,
+        .challenges_per_day = config.challenges_per_day,
+        .leave_days_per_year = config.leave_days_per_year,
+        .events_backstop_ms = config.events_backstop_ms,
+        .event_retention_days = config.event_retention_days,
+        .analysis_per_hour = config.analysis_per_hour,
+        .analysis_concurrent = config.analysis_concurrent,
+        .web_dir = config.web_dir,
+    };
     if (config.test_clock)
         base_log(BASE_LOG_WARN, "KORP_TEST_CLOCK=1: arbiters may move the clock (tests only)");
     server = api_server_start(&api, &err);
@@ -343,7 +372,7 @@ int main(int argc, char **argv)
         goto fail;
     base_log(BASE_LOG_INFO,
              "listening on http://%s:%u (schema version %d, %d database connections, "
-             "%d HTTP threads)",
+             "%d request workers)",
              config.listen_host, config.listen_port, db_migration_count(), config.db_pool_size,
              config.http_threads);
     while (sigwait(&signals, &sig) != 0)

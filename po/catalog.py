@@ -120,7 +120,7 @@ def c_string(text):
     return ''.join(out)
 
 
-def write_c(out, paths):
+def write_c(out, *paths):
     langs = [language_of(p) for p in paths]
     tables = [translated(p) for p in paths]
     msgids = sorted(set().union(*[t.keys() for t in tables]))
@@ -139,27 +139,30 @@ def write_c(out, paths):
     write_if_changed(out, '\n'.join(lines))
 
 
-def main(argv):
-    if len(argv) < 3:
-        print(__doc__, file=sys.stderr)
-        return 2
-    mode, paths = argv[1], argv[2:]
-    if mode == '--json':
-        outdir, paths = paths[0], paths[1:]
-        os.makedirs(outdir, exist_ok=True)
-        for p in paths:
-            text = json.dumps(translated(p), ensure_ascii=False, sort_keys=True, indent=0)
-            write_if_changed(os.path.join(outdir, language_of(p) + '.json'), text + '\n')
-    elif mode == '--c':
-        write_c(paths[0], paths[1:])
-    elif mode == '--check':
-        for p in paths:
-            print(p, len(read_po(p)))
-    else:
-        print(__doc__, file=sys.stderr)
-        return 2
-    return 0
+def write_json(outdir, *paths):
+    """One JSON catalog per .po file, named by its language, in outdir."""
+    os.makedirs(outdir, exist_ok=True)
+    for p in paths:
+        text = json.dumps(translated(p), ensure_ascii=False, sort_keys=True, indent=0)
+        write_if_changed(os.path.join(outdir, language_of(p) + '.json'), text + '\n')
 
+
+def check(*paths):
+    """How many messages each .po file holds."""
+    for p in paths:
+        print(p, len(read_po(p)))
+
+
+MODES = {'--json': write_json, '--c': write_c, '--check': check}
+
+
+def main(argv):
+    run = MODES.get(argv[1]) if len(argv) >= 3 else None
+    if run is None:
+        print(__doc__, file=sys.stderr)
+        return 2
+    run(*argv[2:])
+    return 0
 
 if __name__ == '__main__':
     sys.exit(main(sys.argv))

@@ -25,15 +25,7 @@ cd "$KORP_ROOT"
 
 korp_install $KORP_PACKAGES $KORP_HA_PACKAGES
 
-if [ -n "${KORP_BUILD_DIR:-}" ]; then
-    BUILD=$(cd "$KORP_BUILD_DIR" && pwd)
-else
-    BUILD=$KORP_ROOT/build
-    say "building into build/"
-    cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-    cmake --build build -j "$(nproc)" >/dev/null
-fi
-[ -x "$BUILD/korpd/korpd" ] || die "no korpd in $BUILD/korpd"
+korp_build
 
 OWNER=$(korp_pg_owner)
 HA=${KORP_HA_DIR:-$KORP_ROOT/var/ha}

@@ -75,6 +75,21 @@ korp_install() {
         "${missing[@]}" >/dev/null
 }
 
+# korp_build: sets BUILD to the build folder holding korpd: KORP_BUILD_DIR
+# when set, else build/ in the checkout, built (Release) first.
+korp_build() {
+    if [ -n "${KORP_BUILD_DIR:-}" ]; then
+        BUILD=$(cd "$KORP_BUILD_DIR" && pwd)
+        say "using korpd from $BUILD"
+    else
+        BUILD=$KORP_ROOT/build
+        say "building into build/"
+        cmake -S "$KORP_ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
+        cmake --build "$BUILD" -j "$(nproc)" >/dev/null
+    fi
+    [ -x "$BUILD/korpd/korpd" ] || die "no korpd in $BUILD/korpd"
+}
+
 korp_pg_bin() {
     local dir
     dir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
@@ -380,7 +395,7 @@ korp_pg_throwaway() {
     die "could not start a throwaway PostgreSQL: 8 ports were taken as it started"
 }
 
-# ---- the engine bots (issue 12): players on the local korpd that answer
+# ---- the engine bots: players on the local korpd that answer
 # challenges with korp's engine (examples/random-bot --engine).  Each runs as
 # the cluster owner from HOME/korp-bot (a copy, as korpd), its token in
 # HOME/<name>.token (0600, the owner's; read by the bot's own shell, never on

@@ -27,16 +27,7 @@ export KORP_LISTEN=$LISTEN
 
 korp_install $KORP_PACKAGES
 
-if [ -n "${KORP_BUILD_DIR:-}" ]; then
-    BUILD=$(cd "$KORP_BUILD_DIR" && pwd)
-    say "using korpd from $BUILD"
-else
-    BUILD=$KORP_ROOT/build
-    say "building into build/"
-    cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-    cmake --build build -j "$(nproc)" >/dev/null
-fi
-[ -x "$BUILD/korpd/korpd" ] || die "no korpd in $BUILD/korpd"
+korp_build
 
 mkdir -p var
 OWNER=$(korp_pg_owner)

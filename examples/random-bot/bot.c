@@ -152,6 +152,23 @@ static bool call(struct bot *b, const char *method, const char *path, const cJSO
     return true;
 }
 
+/*
+ * A call about one game or challenge: method on /v1/<what>/<id><tail>.
+ * False when no answer came, and then no call about it before
+ * RETRY_SECONDS (*not_before).
+ */
+static bool call_about(struct bot *b, const char *method, const char *what, const char *id,
+                       const char *tail, const cJSON *body, const char *key,
+                       double *not_before, struct client_reply *reply)
+{
+    char path[96];
+    snprintf(path, sizeof path, "/v1/%s/%s%s", what, id, tail);
+    if (call(b, method, path, body, key, reply))
+        return true;
+    *not_before = client_now() + RETRY_SECONDS;
+    return false;
+}
+
 /* The problem's detail of a failed call, for the log. */
 static const char *detail(const struct client_reply *reply)
 {
@@ -395,11 +412,10 @@ done:
 static void accept_challenge(struct bot *b, struct challenge *c)
 {
     struct client_reply r = { 0, NULL };
-    char path[96];
 
-    snprintf(path, sizeof path, "/v1/challenges/%s/accept", c->id);
-    if (!call(b, "POST", path, NULL, NULL, &r)) {
-        c->not_before = client_now() + RETRY_SECONDS;
+    if (!call_about(b, "POST", "challenges", c->id, "/accept", NULL, NULL, &c->not_before,
+                    &r)) {
+        /* no answer: tried again after RETRY_SECONDS */
     } else if (r.status == 201) {
         const cJSON *game = cJSON_GetObjectItemCaseSensitive(r.json, "game");
         struct game *g = game_find(b, client_json_string(r.json, "game_id"), true);
@@ -423,13 +439,10 @@ static bool claim(struct bot *b, struct game *g, const char *kind)
 {
     struct client_reply r = { 0, NULL };
     cJSON *body = cJSON_CreateObject();
-    char path[96];
     bool ended = false;
 
-    snprintf(path, sizeof path, "/v1/games/%s/claims", g->id);
     cJSON_AddStringToObject(body, "kind", kind);
-    if (!call(b, "POST", path, body, NULL, &r)) {
-        g->not_before = client_now() + RETRY_SECONDS;
+    if (!call_about(b, "POST", "games", g->id, "/claims", body, NULL, &g->not_before, &r)) {
         ended = true;           /* nothing more this time */
     } else if (r.status == 200) {
         bool accepted = json_true(r.json, "accepted");
@@ -451,12 +464,10 @@ static bool claim(struct bot *b, struct game *g, const char *kind)
 static void resign(struct bot *b, struct game *g)
 {
     struct client_reply r = { 0, NULL };
-    char path[96];
 
-    snprintf(path, sizeof path, "/v1/games/%s/resign", g->id);
     client_log("resign %s at ply %d (the cap is %d)", g->id, g->ply, b->set.max_plies);
-    if (!call(b, "POST", path, NULL, NULL, &r)) {
-        g->not_before = client_now() + RETRY_SECONDS;
+    if (!call_about(b, "POST", "games", g->id, "/resign", NULL, NULL, &g->not_before, &r)) {
+        /* no answer: tried again after RETRY_SECONDS */
     } else if (r.status == 200) {
         game_learn(b, g, r.json);
     } else {
@@ -626,7 +637,7 @@ static void move(struct bot *b, struct game *g)
     struct client_reply r = { 0, NULL };
     cJSON *body = NULL;
     const cJSON *moves, *chosen;
-    char path[96], key[33], uci[40], san[40], wanted[40] = "";
+    char key[33], uci[40], san[40], wanted[40] = "";
     int count;
 
     if (engine_mode(b) && !engine_choice(b, g, wanted, sizeof wanted)) {
@@ -635,11 +646,8 @@ static void move(struct bot *b, struct game *g)
             g->not_before = client_now() + RETRY_SECONDS;
         goto done;
     }
-    snprintf(path, sizeof path, "/v1/games/%s/legal-moves", g->id);
-    if (!call(b, "GET", path, NULL, NULL, &r)) {
-        g->not_before = client_now() + RETRY_SECONDS;
+    if (!call_about(b, "GET", "games", g->id, "/legal-moves", NULL, NULL, &g->not_before, &r))
         goto done;
-    }
     moves = cJSON_GetObjectItemCaseSensitive(r.json, "moves");
     count = cJSON_GetArraySize(moves);
     if (r.status != 200 || count == 0) {
@@ -669,9 +677,8 @@ static void move(struct bot *b, struct game *g)
     cJSON_AddStringToObject(body, "move", uci);
     cJSON_AddNumberToObject(body, "ply", g->ply);   /* 409, not a blunder, if we are behind */
     new_key(b, key);
-    snprintf(path, sizeof path, "/v1/games/%s/moves", g->id);
-    if (!call(b, "POST", path, body, key, &r)) {
-        g->not_before = client_now() + RETRY_SECONDS;
+    if (!call_about(b, "POST", "games", g->id, "/moves", body, key, &g->not_before, &r)) {
+        /* no answer: tried again after RETRY_SECONDS */
     } else if (r.status == 201) {
         client_log("move %s ply %d: %s (%s)", g->id, g->ply + 1, san, uci);
         game_learn(b, g, r.json);
@@ -693,14 +700,10 @@ done:
 static void play(struct bot *b, struct game *g)
 {
     struct client_reply r = { 0, NULL };
-    char path[96];
     const char *kind = NULL;
 
-    snprintf(path, sizeof path, "/v1/games/%s/analysis", g->id);
-    if (!call(b, "GET", path, NULL, NULL, &r)) {
-        g->not_before = client_now() + RETRY_SECONDS;
+    if (!call_about(b, "GET", "games", g->id, "/analysis", NULL, NULL, &g->not_before, &r))
         goto done;
-    }
     if (r.status != 200 || json_int(r.json, "ply", -1) != g->ply ||
         strcmp(client_json_string(r.json, "game_status"), "active") != 0) {
         refresh(b, g);          /* we are behind: catch up first */

@@ -33,6 +33,19 @@ static void record(void *arg, const char *type, const char *data, const char *id
     s->count++;
 }
 
+/* The i-th event seen has this type, data and id (NULL: any). */
+static void assert_event(const struct seen *s, int i, const char *type, const char *data,
+                         const char *id)
+{
+    assert_true(i < s->count);
+    if (type != NULL)
+        assert_string_equal(s->type[i], type);
+    if (data != NULL)
+        assert_string_equal(s->data[i], data);
+    if (id != NULL)
+        assert_string_equal(s->id[i], id);
+}
+
 /* Feeds text whole, then again byte by byte into a new parser: both must
  * see the same events.  Returns the first parser for more checks. */
 static struct sse_parser *parse(const char *text, struct seen *seen)
@@ -54,38 +67,6 @@ static struct sse_parser *parse(const char *text, struct seen *seen)
     return p;
 }
 
-static void test_sse_korpd_event(void **state)
-{
-    struct seen s;
-    (void)state;
-    struct sse_parser *p = parse("id: 3986\nevent: move\ndata: {\"ply\": 1}\n\n"
-                                 ": keep-alive\n\n", &s);
-    assert_int_equal(s.count, 1);
-    assert_string_equal(s.type[0], "move");
-    assert_string_equal(s.data[0], "{\"ply\": 1}");
-    assert_string_equal(s.id[0], "3986");
-    assert_string_equal(sse_parser_last_id(p), "3986");
-    assert_int_equal(sse_parser_retry_ms(p), -1);
-    sse_parser_free(p);
-}
-
-static void test_sse_line_ends(void **state)
-{
-    struct seen s;
-    (void)state;
-    /* CRLF, CR alone and LF alone, mixed. */
-    struct sse_parser *p = parse("event: a\r\ndata: 1\r\n\r\nevent: b\rdata: 2\r\r"
-                                 "event: c\ndata: 3\n\r\n", &s);
-    assert_int_equal(s.count, 3);
-    assert_string_equal(s.type[0], "a");
-    assert_string_equal(s.data[0], "1");
-    assert_string_equal(s.type[1], "b");
-    assert_string_equal(s.data[1], "2");
-    assert_string_equal(s.type[2], "c");
-    assert_string_equal(s.data[2], "3");
-    sse_parser_free(p);
-}
-
 static void test_sse_crlf_split(void **state)
 {
     struct seen s;
@@ -102,70 +83,78 @@ static void test_sse_crlf_split(void **state)
     /* A CR ends the blank line at once, without waiting for an LF. */
     assert_int_equal(sse_parser_feed(p, "\r", 1), 0);
     assert_int_equal(s.count, 1);
-    assert_string_equal(s.data[0], "x\ny");
+    assert_event(&s, 0, NULL, "x\ny", NULL);
     assert_int_equal(sse_parser_feed(p, "\ndata: z\n\n", 11), 0);
     assert_int_equal(s.count, 2);
-    assert_string_equal(s.data[1], "z");
+    assert_event(&s, 1, NULL, "z", NULL);
     sse_parser_free(p);
 }
 
-static void test_sse_multi_line_data(void **state)
-{
-    struct seen s;
-    (void)state;
-    struct sse_parser *p = parse("data: one\ndata:two\ndata:  three\ndata\ndata:\n\n", &s);
-    assert_int_equal(s.count, 1);
-    assert_string_equal(s.type[0], "message");
-    /* One space after the colon goes, a second stays; "data" alone is an
-     * empty line of data. */
-    assert_string_equal(s.data[0], "one\ntwo\n three\n\n");
-    sse_parser_free(p);
-}
+/*
+ * A stream and what the parser must see in it, fed whole and byte by byte:
+ * the events (NULL: any), the last id and the retry when asked (NULL, 0:
+ * not checked).  Each is a test of its own in main().
+ */
+struct sse_case {
+    const char *text;
+    int count;
+    struct { const char *type, *data, *id; } events[3];
+    const char *last_id;
+    int retry_ms;
+};
 
-static void test_sse_comments_and_unknown_fields(void **state)
-{
-    struct seen s;
-    (void)state;
-    struct sse_parser *p = parse(": hello\n:\nfoo: bar\ndata: x\n: inside\n\n"
-                                 ": keep-alive\n\n: keep-alive\n\n", &s);
-    assert_int_equal(s.count, 1);
-    assert_string_equal(s.data[0], "x");
-    sse_parser_free(p);
-}
+static const struct sse_case korpd_event = {
+    .text = "id: 3986\nevent: move\ndata: {\"ply\": 1}\n\n: keep-alive\n\n",
+    .count = 1, .events = { { "move", "{\"ply\": 1}", "3986" } },
+    .last_id = "3986", .retry_ms = -1,
+};
 
-static void test_sse_id_and_empty_events(void **state)
-{
-    struct seen s;
-    (void)state;
-    /* An event without data is not reported, but its id counts; the type
-     * does not carry over to the next event; the id does. */
-    struct sse_parser *p = parse("id: 7\nevent: move\n\ndata: a\n\nid: 9\ndata: b\n\n"
-                                 "id\n\n", &s);
-    assert_int_equal(s.count, 2);
-    assert_string_equal(s.type[0], "message");
-    assert_string_equal(s.id[0], "7");
-    assert_string_equal(s.id[1], "9");
-    assert_string_equal(sse_parser_last_id(p), "");    /* "id" alone clears it */
-    sse_parser_free(p);
-}
+/* CRLF, CR alone and LF alone, mixed. */
+static const struct sse_case line_ends = {
+    .text = "event: a\r\ndata: 1\r\n\r\nevent: b\rdata: 2\r\revent: c\ndata: 3\n\r\n",
+    .count = 3, .events = { { "a", "1", NULL }, { "b", "2", NULL }, { "c", "3", NULL } },
+};
 
-static void test_sse_retry(void **state)
-{
-    struct seen s;
-    (void)state;
-    struct sse_parser *p = parse("retry: 2500\nretry: soon\n\n", &s);
-    assert_int_equal(s.count, 0);
-    assert_int_equal(sse_parser_retry_ms(p), 2500);
-    sse_parser_free(p);
-}
+/* One space after the colon goes, a second stays; "data" alone is an empty
+ * line of data. */
+static const struct sse_case multi_line_data = {
+    .text = "data: one\ndata:two\ndata:  three\ndata\ndata:\n\n",
+    .count = 1, .events = { { "message", "one\ntwo\n three\n\n", NULL } },
+};
 
-static void test_sse_bom(void **state)
+static const struct sse_case comments_and_unknown_fields = {
+    .text = ": hello\n:\nfoo: bar\ndata: x\n: inside\n\n: keep-alive\n\n: keep-alive\n\n",
+    .count = 1, .events = { { NULL, "x", NULL } },
+};
+
+/* An event without data is not reported, but its id counts; the type does
+ * not carry over to the next event; the id does; "id" alone clears it. */
+static const struct sse_case id_and_empty_events = {
+    .text = "id: 7\nevent: move\n\ndata: a\n\nid: 9\ndata: b\n\nid\n\n",
+    .count = 2, .events = { { "message", NULL, "7" }, { NULL, NULL, "9" } },
+    .last_id = "",
+};
+
+static const struct sse_case retry = {
+    .text = "retry: 2500\nretry: soon\n\n", .count = 0, .retry_ms = 2500,
+};
+
+static const struct sse_case bom = {
+    .text = "\xEF\xBB\xBF" "data: x\n\n", .count = 1, .events = { { NULL, "x", NULL } },
+};
+
+static void test_sse_case(void **state)
 {
+    const struct sse_case *c = *state;
     struct seen s;
-    (void)state;
-    struct sse_parser *p = parse("\xEF\xBB\xBF" "data: x\n\n", &s);
-    assert_int_equal(s.count, 1);
-    assert_string_equal(s.data[0], "x");
+    struct sse_parser *p = parse(c->text, &s);
+    assert_int_equal(s.count, c->count);
+    for (int i = 0; i < c->count; i++)
+        assert_event(&s, i, c->events[i].type, c->events[i].data, c->events[i].id);
+    if (c->last_id != NULL)
+        assert_string_equal(sse_parser_last_id(p), c->last_id);
+    if (c->retry_ms != 0)
+        assert_int_equal(sse_parser_retry_ms(p), c->retry_ms);
     sse_parser_free(p);
 }
 
@@ -184,9 +173,7 @@ static void test_sse_reset_drops_half_event(void **state)
     assert_string_equal(sse_parser_last_id(p), "5");
     assert_int_equal(sse_parser_feed(p, second, strlen(second)), 0);
     assert_int_equal(s.count, 2);
-    assert_string_equal(s.type[1], "message");
-    assert_string_equal(s.data[1], "b");
-    assert_string_equal(s.id[1], "5");
+    assert_event(&s, 1, "message", "b", "5");
     sse_parser_free(p);
 }
 
@@ -206,23 +193,23 @@ static void test_sse_long_line_dropped(void **state)
     assert_int_equal(sse_parser_feed(p, "\n\nid: 2\ndata: ok\n\n", 18), 0);
     /* The oversized event is dropped whole; the parser goes on. */
     assert_int_equal(s.count, 1);
-    assert_string_equal(s.data[0], "ok");
-    assert_string_equal(s.id[0], "2");
+    assert_event(&s, 0, NULL, "ok", "2");
     free(big);
     sse_parser_free(p);
 }
 
 int main(void)
 {
+#define CASE(name) { "test_sse_" #name, test_sse_case, NULL, NULL, (void *)&name }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sse_korpd_event),
-        cmocka_unit_test(test_sse_line_ends),
+        CASE(korpd_event),
+        CASE(line_ends),
         cmocka_unit_test(test_sse_crlf_split),
-        cmocka_unit_test(test_sse_multi_line_data),
-        cmocka_unit_test(test_sse_comments_and_unknown_fields),
-        cmocka_unit_test(test_sse_id_and_empty_events),
-        cmocka_unit_test(test_sse_retry),
-        cmocka_unit_test(test_sse_bom),
+        CASE(multi_line_data),
+        CASE(comments_and_unknown_fields),
+        CASE(id_and_empty_events),
+        CASE(retry),
+        CASE(bom),
         cmocka_unit_test(test_sse_reset_drops_half_event),
         cmocka_unit_test(test_sse_long_line_dropped),
     };

@@ -1,4 +1,4 @@
-// "Analyse with the engine" (issue 23): the engine's best lines for a
+// "Analyse with the engine": the engine's best lines for a
 // position, from POST /v1/analyse, for finished games' pages and the study
 // board. korpd refuses analysis of a game the asker is still playing; the
 // pages do not offer it there either.

@@ -3,7 +3,7 @@
 
 import { t, language } from './i18n.js';
 
-// What each problem type (its `reason`, issue 21) says in the page's language;
+// What each problem type (its `reason`) says in the page's language;
 // English pages show the problem's own detail, which says more.
 const REASONS = {
   'not-found': () => t('Not found'),
@@ -11,11 +11,11 @@ const REASONS = {
   'body-too-large': () => t('Request body too large'),
   'bad-request': () => t('Bad request'),
   'unsupported-media-type': () => t('Unsupported media type'),
-  unavailable: () => t('korp is busy; try again in a moment.'),
+  'unavailable': () => t('korp is busy; try again in a moment.'),
   'internal-error': () => t('Something went wrong on korp\'s side.'),
-  unauthorized: () => t('You are not signed in, or the name or password is wrong.'),
-  forbidden: () => t('You may not do that.'),
-  conflict: () => t('That conflicts with what is already there.'),
+  'unauthorized': () => t('You are not signed in, or the name or password is wrong.'),
+  'forbidden': () => t('You may not do that.'),
+  'conflict': () => t('That conflicts with what is already there.'),
   'not-your-turn': () => t('Not your turn'),
   'game-over': () => t('The game is over'),
   'ply-mismatch': () => t('The game has moved on: reload the page.'),
@@ -28,9 +28,9 @@ const REASONS = {
   'conditional-conflict': () => t('Conditional moves disagree'),
   'leave-exceeded': () => t('Over the leave allowance'),
   // Why a move was refused (rules_reason_slug in rules/variant.c).
-  syntax: () => t('korp cannot read that move: write it in SAN, UCI or the inventor\'s notation.'),
+  'syntax': () => t('korp cannot read that move: write it in SAN, UCI or the inventor\'s notation.'),
   'invalid-position': () => t('That position is not valid.'),
-  ambiguous: () => t('Several moves fit: say which man by its file or rank.'),
+  'ambiguous': () => t('Several moves fit: say which man by its file or rank.'),
   'not-legal': () => t('That move is not legal here.'),
   'no-piece-on-square': () => t('There is no man on that square.'),
   'no-such-piece': () => t('You have no such man.'),

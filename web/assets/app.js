@@ -18,11 +18,11 @@ const ROUTES = [
   [/^\/settings$/, () => import('./page-settings.js')],
   [/^\/study$/, () => import('./page-study.js')],
   [/^\/learn\/(korpalski|glinski)$/, () => import('./page-learn.js')],
-  // Issue 19: tournaments and leaderboards.
+  // Tournaments and leaderboards.
   [/^\/tournaments$/, () => import('./page-tournament.js'), 'list'],
   [/^\/tournaments\/([A-Za-z0-9]+)$/, () => import('./page-tournament.js')],
   [/^\/leaderboard\/([a-z]+)$/, () => import('./page-ratings.js')],
-  // Issue 19: the arbiter's queue.
+  // The arbiter's queue.
   [/^\/arbiter$/, () => import('./page-arbiter.js')],
 ];
 
@@ -48,7 +48,7 @@ function drawNav() {
   drawChrome();
 }
 
-// ---- the language (issue 21) ------------------------------------------------
+// ---- the language ------------------------------------------------------------
 
 /* The signed-in player's stored language, or null. */
 async function playerLanguage() {

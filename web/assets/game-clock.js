@@ -1,4 +1,4 @@
-// A game's clocks (issue 18): both sides' time, the side to move's counting
+// A game's clocks: both sides' time, the side to move's counting
 // down every second, a pause mark while leave stops them, and "give time"
 // for a player while the opponent is to move. Used by page-game.js.
 

@@ -1,4 +1,4 @@
-// The game page's arbiter panel (issue 19): the player to move claims a
+// The game page's arbiter panel: the player to move claims a
 // perpetual check by writing the line to come (POST /claims, kind
 // "perpetual"; korpd checks that each of the claimant's moves gives check),
 // and either player asks for an arbiter (POST /arbiter-request). Both go to

@@ -1,4 +1,4 @@
-// Conditional moves on the game page (issue 18): while the opponent is to
+// Conditional moves on the game page: while the opponent is to
 // move, a player types lines ("their move, my reply, ..."), or plays them
 // out on the board in plan mode (korpd's /legal-moves?after= gives each
 // position), sees them as a tree, saves or clears them. korpd checks every

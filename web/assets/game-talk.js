@@ -1,4 +1,4 @@
-// Notes and messages on the game page (issue 18): a player's private notes,
+// Notes and messages on the game page: a player's private notes,
 // and the messages between the players (which others read once the game is
 // over).
 

@@ -62,7 +62,7 @@ export function moveWords(san, color) {
     : t('{side} {piece} to {cell}', { side, piece, cell: to })) + promo + end;
 }
 
-// Notation by language (issue 21). Three notations: 'san'; 'polish' (for
+// Notation by language. Three notations: 'san'; 'polish' (for
 // Korpalski the inventor's, for Glinski SAN with Polish letters K H W G S);
 // 'hungarian' (SAN with Hungarian letters K V B F H). The default follows
 // the page's language; a choice made on a game page is kept in this

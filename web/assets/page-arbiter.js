@@ -1,4 +1,4 @@
-// The arbiter's page (/arbiter, issue 19): the queue of GET
+// The arbiter's page (/arbiter): the queue of GET
 // /v1/arbiter/queue, oldest first, one card per item (arbiter-item.js).
 // Anyone else is told that the page is for arbiters only.
 

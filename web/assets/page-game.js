@@ -86,7 +86,7 @@ export async function render(main, { params }) {
       h('h2', { class: 'visually-hidden' }, t('Moves')),
       moveList, plan.el, talk.el)));
 
-  // Issue 19: perpetual-check claims and requests for an arbiter, before the messages.
+  // Perpetual-check claims and requests for an arbiter, before the messages.
   const perpetual = createPerpetual({ id, myColor });
   talk.el.before(perpetual.el);
 
@@ -299,7 +299,7 @@ export async function render(main, { params }) {
 
   draw();
   await reload();
-  // Engine analysis (issue 23, analysis-panel.js): offered on finished games only.
+  // Engine analysis (analysis-panel.js): offered on finished games only.
   if (game.status !== 'active') {
     const { createAnalysisPanel } = await import('./analysis-panel.js');
     main.querySelector('.game-side').append(createAnalysisPanel({ variant: game.variant, gameId: id, plies: moves, position: () => game.fen,

@@ -1,4 +1,4 @@
-// Leave (issue 18), a section of the settings page: the allowance of this
+// Leave, a section of the settings page: the allowance of this
 // year, the bookings (cancel one, or end one in progress today), and a form
 // to book days. While a player is on leave no time runs in their games.
 

@@ -1,7 +1,7 @@
 // A player (/players/{id}): the record and the games, public.
 
 import { api, me, q } from './api.js';
-import { h, messageBox } from './ui.js';
+import { h, messageBox, pageSubject } from './ui.js';
 import { t } from './i18n.js';
 import { gameRow } from './page-home.js';
 import { ratingsSection } from './page-ratings.js';
@@ -9,14 +9,8 @@ import { ratingsSection } from './page-ratings.js';
 export async function render(main, { params }) {
   const id = params[0];
   const msg = messageBox();
-  let p;
-  try {
-    p = await api('GET', `/v1/players/${q(id)}`);
-  } catch (e) {
-    main.append(h('h1', {}, t('Player not found')), h('p', {}, e.message));
-    return null;
-  }
-  document.title = `${p.name} · korp`;
+  const p = await pageSubject(main, () => api('GET', `/v1/players/${q(id)}`), t('Player not found'));
+  if (!p) return null;
   const active = h('ul', { class: 'list', id: 'player-active' });
   const done = h('ul', { class: 'list', id: 'player-finished' });
   const more = h('button', { type: 'button', hidden: true }, t('More games'));

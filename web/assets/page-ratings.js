@@ -1,4 +1,4 @@
-// Ratings (issue 19): a player's Glicko-2 rating in each variant with a
+// Ratings: a player's Glicko-2 rating in each variant with a
 // rating-history chart (an SVG line), and the leaderboard of a variant
 // (/leaderboard/{variant}).
 

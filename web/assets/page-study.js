@@ -81,7 +81,7 @@ export async function render(main) {
     h('div', { class: 'row' }, moveInput, h('button', { type: 'submit' }, t('Play'))));
   const pgnBtn = h('button', { type: 'button', id: 'study-pgn' }, t('Export PGN'));
 
-  // Engine analysis of the shown position (issue 23); a line clicked is played from it.
+  // Engine analysis of the shown position; a line clicked is played from it.
   const analysis = createAnalysisPanel({ variant: () => variant, position: () => (cursor === 0 ? start : plies[cursor - 1].fen),
     onLine: ucis => playLine(ucis) });
   main.append(h('h1', {}, t('Study board')), h('section', { class: 'game-page' },

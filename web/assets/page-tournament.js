@@ -1,10 +1,10 @@
-// Round-robin tournaments (issue 19): the list (/tournaments: open, active,
+// Round-robin tournaments: the list (/tournaments: open, active,
 // finished; create one; join) and one tournament (/tournaments/{id}): its
 // players, the crosstable with every result, scores and tie-breaks, its
 // games and PGN, and the director's start.
 
 import { api, me, q } from './api.js';
-import { h, link, messageBox, variantName } from './ui.js';
+import { h, link, messageBox, pageSubject, variantName } from './ui.js';
 import { t } from './i18n.js';
 import { gameTerms } from './game-terms.js';
 import { isArbiter } from './arbiter-role.js';
@@ -90,14 +90,9 @@ function crosstable(tour) {
 
 async function renderOne(main, id) {
   const msg = messageBox();
-  let tour;
-  try {
-    tour = await api('GET', `/v1/tournaments/${q(id)}`);
-  } catch (e) {
-    main.append(h('h1', {}, t('Tournament not found')), h('p', {}, e.message));
-    return null;
-  }
-  document.title = `${tour.name} · korp`;
+  const tour = await pageSubject(main, () => api('GET', `/v1/tournaments/${q(id)}`),
+    t('Tournament not found'));
+  if (!tour) return null;
   const player = me();
   const mine = player && tour.players.some(p => p.id === player.id && !p.withdrawn);
   const act = (what, label) => h('button', { type: 'button', id: 'tournament-' + what, onclick: async () => {

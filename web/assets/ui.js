@@ -31,6 +31,20 @@ export function messageBox() {
   return box;
 }
 
+/* The one thing a page shows (a player, a tournament), read by load(): the
+ * page's title becomes its name; when it cannot be read the page says
+ * `missing` and why, and null comes back. */
+export async function pageSubject(main, load, missing) {
+  try {
+    const subject = await load();
+    document.title = `${subject.name} · korp`;
+    return subject;
+  } catch (e) {
+    main.append(h('h1', {}, missing), h('p', {}, e.message));
+    return null;
+  }
+}
+
 export function sideName(color) { return color === 'white' ? t('White') : t('Black'); }
 export function variantName(v) { return v === 'glinski' ? t('Glinski') : t('Korpalski'); }
 
