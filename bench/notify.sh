@@ -28,12 +28,7 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 . bench/lib.sh
 
-N=${N:-10000}
-PAIRS=${PAIRS:-100}
-WORKERS=${WORKERS:-4}
-FILL_THREADS=${FILL_THREADS:-4}
-LAT_MOVES=${LAT_MOVES:-2000}
-RATE=${RATE:-100}
+bench_defaults N=10000 PAIRS=100 WORKERS=4 FILL_THREADS=4 LAT_MOVES=2000 RATE=100
 BUILD=build-bench
 
 korp_install $KORP_PACKAGES python3 python3-requests

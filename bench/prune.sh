@@ -27,11 +27,7 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 . bench/lib.sh
 
-EVENTS=${EVENTS:-1000000}
-DELIVERIES=${DELIVERIES:-100000}
-PLAYERS=${PLAYERS:-2000}
-CLIENTS=${CLIENTS:-8}
-RUN_SECONDS=${RUN_SECONDS:-20}
+bench_defaults EVENTS=1000000 DELIVERIES=100000 PLAYERS=2000 CLIENTS=8 RUN_SECONDS=20
 BATCH=$(sed -n 's/^#define PRUNE_BATCH \([0-9]*\).*/\1/p' korpd/main.c)
 [ -n "$BATCH" ] || die "no PRUNE_BATCH in korpd/main.c"
 
@@ -48,8 +44,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-cc -O2 -Wall -Wextra -I db -I base -I rules $(pkg-config --cflags libpq) \
-    -o "$TMP/statements" bench/statements.c db/db_statements.c
+bench_build_statements
 sql_of() { awk -F '\t' -v n="$1" '$1 == n { print $2 }' <("$TMP/statements"); }
 
 bench_pg korp_prune
@@ -105,8 +100,7 @@ moves() {   # LABEL: pgbench's line
         { cat "$TMP/moves.out" >&2; die "pgbench (moves) failed"; }
     local tps p99
     tps=$(sed -n 's/^tps = \([0-9.]*\) (without.*/\1/p' "$TMP/moves.out")
-    p99=$(cat "$TMP"/mv."${1// /_}".* | awk '{ print $3 }' | sort -n |
-        awk '{ v[NR] = $1 } END { printf "%.1f", v[int(0.99 * (NR - 1) + 1.5)] / 1e3 }')
+    p99=$(pgbench_ms 1 0.99 -- "$TMP"/mv."${1// /_}".*)
     echo "moves $1: tps=$tps p99_ms=$p99"
 }
 prune_sql() {   # STATEMENT: the pgbench script running it at korpd's batch size

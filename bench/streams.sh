@@ -39,12 +39,7 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 . bench/lib.sh
 
-STREAMS=${STREAMS:-1000 10000}
-RATE=${RATE:-20}
-PHASE_SECONDS=${PHASE_SECONDS:-40}
-IDLE=${IDLE:-10}
-CROSS=${CROSS:-1}
-POOL=${POOL:-8}
+bench_defaults "STREAMS=1000 10000" RATE=20 PHASE_SECONDS=40 IDLE=10 CROSS=1 POOL=8
 BUILD=build-streams-bench
 
 for n in $STREAMS; do
