@@ -8,22 +8,12 @@
  * header promises; messages are read back with a small parser and
  * decoders written here, independent of notify_mail_message.c.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include <cmocka.h>
-
-#include "notify_mail.h"
-
-/* 2026-11-25T13:45:00Z, a Wednesday (`date -u -d @1795614300`). */
-#define DEADLINE_TEXT "2026-11-25T13:45:00Z"
-#define DEADLINE_UNIX 1795614300LL
+#include "notify_test.h"
 
 /* ---- Reading our output back --------------------------------------------- */
 
@@ -380,36 +370,21 @@ static void test_notify_mail_diagram_refusals(void **state)
 
 #define PRISON_FEN "3qk3/3p4/8/8/8/8/4P3/R3K3[QBNPPPrrbbnpp] w - - 0 20"
 
-/* Everything a mail could use, for bob playing White against alice. */
+/* Everything a mail could use, for bob playing White against alice: the
+ * shared game (notify_test.h) in the prison position, with a challenge, a
+ * webhook, a message, a tournament and an arbiter's reason. */
 static struct notify_about about(enum notify_kind kind)
 {
-    return (struct notify_about){
-        .kind = kind,
-        .variant = "korpalski",
-        .game_id = "aZ3kP9qw",
-        .challenge_id = "Ch4llenge1",
-        .player_name = "bob",
-        .opponent_name = "alice",
-        .my_color = "white",
-        .fen = PRISON_FEN,
-        .ply = 38,
-        .last_san = "Q@d8",
-        .last_uci = "Q@d8",
-        .last_polish = "H/d8",
-        .deadline = DEADLINE_TEXT,
-        .now = DEADLINE_UNIX - 24 * 3600,
-        .status = "active",
-        .result = "1-0",
-        .termination = "checkmate",
-        .game_url = "https://korp.example/games/aZ3kP9qw",
-        .challenge_url = "https://korp.example/challenges/Ch4llenge1",
-        .settings_url = "https://korp.example/settings/notifications",
-        .webhook_url = "https://bot.example/hook",
-        .webhook_reason = "HTTP 500 on 10 deliveries in a row",
-        .message_text = "Thanks for the game!\n\nShall we play a return game?",
-        .tournament_name = "Autumn Glinski",
-        .arbiter_reason = "perpetual check upheld",
-    };
+    struct notify_about a = notify_test_about(kind);
+    a.challenge_id = "Ch4llenge1";
+    a.fen = PRISON_FEN;
+    a.challenge_url = "https://korp.example/challenges/Ch4llenge1";
+    a.webhook_url = "https://bot.example/hook";
+    a.webhook_reason = "HTTP 500 on 10 deliveries in a row";
+    a.message_text = "Thanks for the game!\n\nShall we play a return game?";
+    a.tournament_name = "Autumn Glinski";
+    a.arbiter_reason = "perpetual check upheld";
+    return a;
 }
 
 /* Lines of a body: '\n' ends, at most 78 columns (counting characters). */
@@ -500,7 +475,7 @@ static void test_notify_mail_message_body(void **state)
     struct notify_about a = about(NOTIFY_MESSAGE);
     char subject[NOTIFY_SUBJECT_MAX], *body = NULL;
     struct base_err err = { "" };
-    assert_true(notify_mail_text(&a, subject, sizeof subject, &body, &err));
+    body = notify_test_text(&a, subject);
     assert_non_null(strstr(body, "\n\n> Thanks for the game!\n>\n> Shall we play a return "
                                  "game?\n"));
     free(body);
@@ -515,8 +490,7 @@ static void test_notify_mail_your_move_body(void **state)
     (void)state;
     struct notify_about a = about(NOTIFY_YOUR_MOVE);
     char subject[NOTIFY_SUBJECT_MAX], *body = NULL;
-    struct base_err err = { "" };
-    assert_true(notify_mail_text(&a, subject, sizeof subject, &body, &err));
+    body = notify_test_text(&a, subject);
     char *flat = squeeze(body);
 
     assert_non_null(strstr(flat, "It is your move in game aZ3kP9qw against alice (Korpalski). "
@@ -541,7 +515,7 @@ static void test_notify_mail_your_move_body(void **state)
     a.last_san = NULL;
     a.last_polish = NULL;
     a.deadline = NULL;
-    assert_true(notify_mail_text(&a, subject, sizeof subject, &body, &err));
+    body = notify_test_text(&a, subject);
     assert_string_equal(subject, "Your move in game aZ3kP9qw against alice (Glinski)");
     assert_null(strstr(body, "last move"));
     assert_null(strstr(body, "deadline"));
@@ -574,8 +548,7 @@ static void test_notify_mail_game_end_words(void **state)
         a.result = cases[i].result;
         a.termination = cases[i].termination;
         char subject[NOTIFY_SUBJECT_MAX], *body = NULL;
-        struct base_err err = { "" };
-        assert_true(notify_mail_text(&a, subject, sizeof subject, &body, &err));
+        body = notify_test_text(&a, subject);
         size_t n = strlen(subject), m = strlen(cases[i].subject_end);
         assert_true(n >= m);
         assert_string_equal(subject + n - m, cases[i].subject_end);
@@ -604,8 +577,7 @@ static void test_notify_mail_time_left(void **state)
         struct notify_about a = about(NOTIFY_DEADLINE_NEAR);
         a.now = DEADLINE_UNIX - cases[i].before;
         char subject[NOTIFY_SUBJECT_MAX], *body = NULL;
-        struct base_err err = { "" };
-        assert_true(notify_mail_text(&a, subject, sizeof subject, &body, &err));
+        body = notify_test_text(&a, subject);
         assert_true(strncmp(subject, cases[i].subject_start, strlen(cases[i].subject_start)) == 0);
         free(body);
     }
