@@ -48,6 +48,23 @@ static inline struct notify_about notify_test_about(enum notify_kind kind)
     };
 }
 
+/*
+ * bob's digest in LANGUAGE: his turn in the shared game, and as Black after
+ * White's f5f7 in carol's Glinski game without a deadline; two hours before
+ * the first one's deadline.
+ */
+static inline struct notify_digest notify_test_digest(const char *language)
+{
+    static const struct notify_digest_game games[] = {
+        { "aZ3kP9qw", "korpalski", "alice", "white", 38, "Q@d8", DEADLINE_TEXT,
+          "https://korp.example/games/aZ3kP9qw" },
+        { "Hx7Gl1nsk", "glinski", "carol", "black", 1, "f5f7", NULL,
+          "https://korp.example/games/Hx7Gl1nsk" },
+    };
+    return (struct notify_digest){ "bob", games, 2, DEADLINE_UNIX - 2 * 3600,
+                                   "https://korp.example/settings/notifications", language };
+}
+
 /* The body of A's mail (malloc'd), its subject into SUBJECT; fails the test
  * when the mail cannot be written. */
 static inline char *notify_test_text(const struct notify_about *a, char subject[NOTIFY_SUBJECT_MAX])

@@ -36,6 +36,19 @@ static void assert_has(const char *body, const char *words)
     free(f);
 }
 
+/* The shared game's mail of KIND in LANGUAGE, whose subject must be SUBJECT
+ * and whose body must start with GREETING: the body (malloc'd). */
+static char *mail(enum notify_kind kind, const char *language, const char *subject,
+                  const char *greeting)
+{
+    struct notify_about a = about(kind, language);
+    char written[NOTIFY_SUBJECT_MAX];
+    char *body = notify_test_text(&a, written);
+    assert_string_equal(written, subject);
+    assert_true(strncmp(body, greeting, strlen(greeting)) == 0);
+    return body;
+}
+
 static void test_i18n_lookup(void **state)
 {
     (void)state;
@@ -55,11 +68,8 @@ static void test_i18n_lookup(void **state)
 static void test_i18n_your_move_polish(void **state)
 {
     (void)state;
-    struct notify_about a = about(NOTIFY_YOUR_MOVE, "pl");
-    char subject[NOTIFY_SUBJECT_MAX], *body = NULL;
-    body = notify_test_text(&a, subject);
-    assert_string_equal(subject, "Twój ruch w partii aZ3kP9qw z alice (Korpalski)");
-    assert_true(strncmp(body, "Cześć, bob,\n\n", strlen("Cześć, bob,\n\n")) == 0);
+    char *body = mail(NOTIFY_YOUR_MOVE, "pl", "Twój ruch w partii aZ3kP9qw z alice (Korpalski)",
+                      "Cześć, bob,\n\n");
     assert_has(body, "Twój ruch w partii aZ3kP9qw z alice (Korpalski). Grasz białymi.");
     assert_has(body, "Ostatni ruch gracza alice: 19... Q@d8 (w polskiej notacji wynalazcy: H/d8).");
     assert_has(body, "Twój termin: środa, 25 listopada 2026, 13:45 UTC (za 24 godz.).");
@@ -72,17 +82,15 @@ static void test_i18n_your_move_polish(void **state)
 static void test_i18n_game_end_hungarian(void **state)
 {
     (void)state;
-    struct notify_about a = about(NOTIFY_GAME_END, "hu");
-    char subject[NOTIFY_SUBJECT_MAX], *body = NULL;
-    body = notify_test_text(&a, subject);
-    assert_string_equal(subject, "A(z) aZ3kP9qw játszma alice ellen véget ért: 1-0 (matt)");
-    assert_true(strncmp(body, "Szia, bob!\n\n", strlen("Szia, bob!\n\n")) == 0);
+    char *body = mail(NOTIFY_GAME_END, "hu", "A(z) aZ3kP9qw játszma alice ellen véget ért: 1-0 (matt)",
+                      "Szia, bob!\n\n");
     assert_has(body, "A(z) aZ3kP9qw játszmád alice ellen (Korpalski) véget ért mattal: 1-0. Nyertél.");
     assert_has(body, "alice utolsó lépése: 19... Q@d8 (a feltaláló lengyel jelölésével: H/d8).");
     assert_has(body, "A játszma megnyitása: https://korp.example/games/aZ3kP9qw");
     free(body);
 
-    a = about(NOTIFY_DEADLINE_NEAR, "hu");
+    struct notify_about a = about(NOTIFY_DEADLINE_NEAR, "hu");
+    char subject[NOTIFY_SUBJECT_MAX];
     a.now = DEADLINE_UNIX - 3 * 86400;
     body = notify_test_text(&a, subject);
     assert_string_equal(subject, "3 nap maradt a lépésedre a(z) aZ3kP9qw játszmában alice ellen");
@@ -93,14 +101,7 @@ static void test_i18n_game_end_hungarian(void **state)
 static void test_i18n_digest_hungarian_and_english(void **state)
 {
     (void)state;
-    const struct notify_digest_game games[] = {
-        { "aZ3kP9qw", "korpalski", "alice", "white", 38, "Q@d8", DEADLINE_TEXT,
-          "https://korp.example/games/aZ3kP9qw" },
-        { "Hx7Gl1nsk", "glinski", "carol", "black", 1, "f5f7", NULL,
-          "https://korp.example/games/Hx7Gl1nsk" },
-    };
-    struct notify_digest d = { "bob", games, 2, DEADLINE_UNIX - 2 * 3600,
-                               "https://korp.example/settings/notifications", "hu" };
+    struct notify_digest d = notify_test_digest("hu");
     char subject[NOTIFY_SUBJECT_MAX], *body = NULL;
     struct base_err err = { "" };
     assert_true(notify_mail_digest(&d, subject, sizeof subject, &body, &err));

@@ -188,21 +188,19 @@ static void assert_diagram(const char *variant, const char *fen, const char *exp
     assert_int_equal(n, strlen(expected));
 }
 
+/* A Korpalski diagram's frame: the files above and below, a rank with no man. */
+#define FILES "   a b c d e f g h\n"
+#define EMPTY_RANK(n) #n "  . . . . . . . .  " #n "\n"
+
 /* korpalski.md section 5: the start, empty board, every man in reserve. */
 static void test_notify_mail_diagram_korpalski_start(void **state)
 {
     (void)state;
     static const char expected[] =
-        "   a b c d e f g h\n"
-        "8  . . . . . . . .  8\n"
-        "7  . . . . . . . .  7\n"
-        "6  . . . . . . . .  6\n"
-        "5  . . . . . . . .  5\n"
-        "4  . . . . . . . .  4\n"
-        "3  . . . . . . . .  3\n"
-        "2  . . . . . . . .  2\n"
-        "1  . . . . . . . .  1\n"
-        "   a b c d e f g h\n"
+        FILES
+        EMPTY_RANK(8) EMPTY_RANK(7) EMPTY_RANK(6) EMPTY_RANK(5)
+        EMPTY_RANK(4) EMPTY_RANK(3) EMPTY_RANK(2) EMPTY_RANK(1)
+        FILES
         "\n"
         "White's reserve: king, queen, 2 rooks, 2 bishops, 2 knights, 8 pawns\n"
         "Black's reserve: king, queen, 2 rooks, 2 bishops, 2 knights, 8 pawns\n"
@@ -225,16 +223,13 @@ static void test_notify_mail_diagram_korpalski_prison(void **state)
 {
     (void)state;
     static const char expected[] =
-        "   a b c d e f g h\n"
+        FILES
         "8  . . . q k . . .  8\n"
         "7  . . . p . . . .  7\n"
-        "6  . . . . . . . .  6\n"
-        "5  . . . . . . . .  5\n"
-        "4  . . . . . . . .  4\n"
-        "3  . . . . . . . .  3\n"
+        EMPTY_RANK(6) EMPTY_RANK(5) EMPTY_RANK(4) EMPTY_RANK(3)
         "2  . . . . P . . .  2\n"
         "1  R . . . K . . .  1\n"
-        "   a b c d e f g h\n"
+        FILES
         "\n"
         "White's reserve: queen, bishop, knight, 3 pawns\n"
         "Black's reserve: 2 rooks, 2 bishops, knight, 2 pawns\n"
@@ -489,8 +484,8 @@ static void test_notify_mail_your_move_body(void **state)
 {
     (void)state;
     struct notify_about a = about(NOTIFY_YOUR_MOVE);
-    char subject[NOTIFY_SUBJECT_MAX], *body = NULL;
-    body = notify_test_text(&a, subject);
+    char subject[NOTIFY_SUBJECT_MAX];
+    char *body = notify_test_text(&a, subject);
     char *flat = squeeze(body);
 
     assert_non_null(strstr(flat, "It is your move in game aZ3kP9qw against alice (Korpalski). "
@@ -547,8 +542,8 @@ static void test_notify_mail_game_end_words(void **state)
         a.my_color = cases[i].color;
         a.result = cases[i].result;
         a.termination = cases[i].termination;
-        char subject[NOTIFY_SUBJECT_MAX], *body = NULL;
-        body = notify_test_text(&a, subject);
+        char subject[NOTIFY_SUBJECT_MAX];
+        char *body = notify_test_text(&a, subject);
         size_t n = strlen(subject), m = strlen(cases[i].subject_end);
         assert_true(n >= m);
         assert_string_equal(subject + n - m, cases[i].subject_end);
@@ -576,8 +571,8 @@ static void test_notify_mail_time_left(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         struct notify_about a = about(NOTIFY_DEADLINE_NEAR);
         a.now = DEADLINE_UNIX - cases[i].before;
-        char subject[NOTIFY_SUBJECT_MAX], *body = NULL;
-        body = notify_test_text(&a, subject);
+        char subject[NOTIFY_SUBJECT_MAX];
+        char *body = notify_test_text(&a, subject);
         assert_true(strncmp(subject, cases[i].subject_start, strlen(cases[i].subject_start)) == 0);
         free(body);
     }
@@ -626,14 +621,7 @@ static void test_notify_mail_missing_facts(void **state)
 static void test_notify_mail_digest(void **state)
 {
     (void)state;
-    const struct notify_digest_game games[] = {
-        { "aZ3kP9qw", "korpalski", "alice", "white", 38, "Q@d8", DEADLINE_TEXT,
-          "https://korp.example/games/aZ3kP9qw" },
-        { "Hx7Gl1nsk", "glinski", "carol", "black", 1, "f5f7", NULL,
-          "https://korp.example/games/Hx7Gl1nsk" },
-    };
-    struct notify_digest d = { "bob", games, 2, DEADLINE_UNIX - 2 * 3600,
-                               "https://korp.example/settings/notifications", NULL };
+    struct notify_digest d = notify_test_digest(NULL);
     char subject[NOTIFY_SUBJECT_MAX], *body = NULL;
     struct base_err err = { "" };
     assert_true(notify_mail_digest(&d, subject, sizeof subject, &body, &err));
