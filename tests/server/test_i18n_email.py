@@ -8,8 +8,6 @@ from korpd), the message is 7-bit quoted-printable of valid UTF-8, and an Englis
 player still reads English.  Bad languages are refused with a problem naming the three.
 """
 
-import os
-import re
 import uuid
 
 import pytest

@@ -10,11 +10,10 @@ import json
 import subprocess
 import uuid
 
-import pytest
 import requests
 
 from korp_client import Api
-from korp_fixtures import SmtpSink, free_port, wait_until
+from korp_fixtures import free_port, wait_until
 from openapi_check import check
 from test_conditional import started
 from test_events import Stream
@@ -242,13 +241,6 @@ def test_message_and_conditional_reply_notifications(api, shared_db_url):
     assert not [r for r in owed if r[0] == b["id"] and r[1] == "message"]
     # Earlier moves: each to the player then to move (ply 1-5).
     assert len([r for r in owed if r[1] == "move"]) == 5 + 2
-
-
-@pytest.fixture
-def sink():
-    s = SmtpSink()
-    yield s
-    s.close()
 
 
 def test_emails_tell_of_the_conditional_move_and_quote_the_message(shared_db_url, start_korpd,

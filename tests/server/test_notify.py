@@ -20,14 +20,15 @@ import re
 import subprocess
 import time
 import uuid
+from contextlib import closing
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import pytest
 import requests
 
 from korp_client import Api
-from korp_fixtures import (Korpd, Postgres, SmtpSink, WebhookReceiver, eventually,
-                           ensure_node_modules, free_port)
+from korp_fixtures import (Korpd, Postgres, WebhookReceiver, eventually, ensure_node_modules,
+                           free_port)
 from openapi_check import check, spec
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -93,16 +94,13 @@ def cluster():
     with open(os.path.join(pg.data, "postgresql.conf"), "a") as conf:
         conf.write("fsync = off\nfull_page_writes = off\n")
     pg.restart()
-    yield pg
-    pg.close()
+    with closing(pg):
+        yield pg
 
 
 @pytest.fixture
 def fresh_db(cluster):
-    name = f"notify_{uuid.uuid4().hex[:12]}"
-    subprocess.run(["createdb", "-h", "127.0.0.1", "-p", str(cluster.port), "-U", "korp",
-                    name], check=True, timeout=60)
-    return f"postgresql://korp@127.0.0.1:{cluster.port}/{name}"
+    return cluster.fresh_database("notify")
 
 
 @pytest.fixture(scope="module")
@@ -112,16 +110,8 @@ def node_modules():
 
 @pytest.fixture
 def receiver(node_modules):
-    r = WebhookReceiver()
-    yield r
-    r.close()
-
-
-@pytest.fixture
-def sink():
-    s = SmtpSink()
-    yield s
-    s.close()
+    with closing(WebhookReceiver()) as r:
+        yield r
 
 
 @pytest.fixture

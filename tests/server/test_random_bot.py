@@ -24,7 +24,7 @@ import pytest
 import requests
 
 from korp_client import Api
-from korp_fixtures import bind_free, free_port, wait_until
+from korp_fixtures import bind_free, free_port, made_by, wait_until
 
 RULE_ENDS = {"checkmate", "stalemate", "insufficient-material", "threefold", "fifty-move"}
 # The bots' --seed, one per role, so that no two bots draw the same numbers.
@@ -75,17 +75,12 @@ class Bot:
 
 @pytest.fixture
 def start_bot(bot_binary):
-    started = []
-
+    """start(base, token, *args, seed): a bot on base with token; every bot a
+    test starts has a --seed."""
     def start(base, token, *args, seed):
-        """A bot on base with token; every bot a test starts has a --seed."""
-        b = Bot(bot_binary, base, token, *args, seed=seed)
-        started.append(b)
-        return b
+        return Bot(bot_binary, base, token, *args, seed=seed)
 
-    yield start
-    for b in started:
-        b.stop()
+    yield from made_by(start, stop="stop")
 
 
 class Proxy:
@@ -162,16 +157,7 @@ class Proxy:
 
 @pytest.fixture
 def proxy():
-    made = []
-
-    def make(target_port):
-        p = Proxy(target_port)
-        made.append(p)
-        return p
-
-    yield make
-    for p in made:
-        p.close()
+    yield from made_by(Proxy)
 
 
 def replay(korp, command, pgn):

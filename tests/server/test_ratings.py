@@ -7,7 +7,6 @@ scores 3/4; the deviation grows with the days since a player's last rated game
 Every answer is checked against openapi.yaml by korp_client.Api."""
 import datetime
 import math
-import time
 
 import glicko2_ref
 from korp_fixtures import wait_until

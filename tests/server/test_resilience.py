@@ -240,7 +240,7 @@ def test_every_request_has_an_id_and_an_access_log_line(own_postgres, start_korp
     def logged():
         text = k.log_text()
         return ("GET /v1/games/{id} 404" in text and "id=trace-42" in text and
-                f"GET /healthz 200" in text and f"id={generated}" in text)
+                "GET /healthz 200" in text and f"id={generated}" in text)
     wait_until(logged, 5, what="the access-log lines")
 
 

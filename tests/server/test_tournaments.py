@@ -338,7 +338,7 @@ def test_list_pages(api):
 
 def test_time_out_share_entry_condition(api, arbiter):
     da, _ = api.new_player("dir")
-    (wa, w), (ba, b) = api.new_player("to"), api.new_player("to")
+    (wa, _), (ba, b) = api.new_player("to"), api.new_player("to")
     # b loses one game of one on time: 100% of b's games, 0% of w's.
     _, ch = wa.call("POST", "/v1/challenges", json={"variant": "korpalski", "opponent": b["id"],
                                                     "color": "white", "days_per_move": 1,

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { useStage, person } from './harness.mjs';
+import { REPO, useStage, person } from './harness.mjs';
 
 const OUT = process.env.KORP_WEB_OUT || path.join(os.tmpdir(), 'korp-web-output');
 const PASSWORD = 'correct horse battery';
