@@ -79,6 +79,35 @@ def made_by(factory, stop="close"):
         getattr(thing, stop)()
 
 
+def stop_process(proc, timeout=10):
+    """Stops a child process: SIGTERM, and SIGKILL when it is still there after
+    timeout seconds."""
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=timeout)
+
+
+def korp_replay(korp, pgn_text):
+    """`korp replay` (the CLI at korp) of a PGN text: ([(ply, san, fen)], its last line)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".pgn", delete=False) as f:
+        f.write(pgn_text)
+    try:
+        out = subprocess.run([korp, "replay", f.name], capture_output=True, text=True,
+                             timeout=60)
+    finally:
+        os.unlink(f.name)
+    assert out.returncode == 0, (out.stdout, out.stderr, pgn_text)
+    lines = out.stdout.strip().splitlines()
+    plies = []
+    for line in lines[:-1]:
+        ply, san, fen = line.split(" ", 2)
+        plies.append((int(ply), san, fen))
+    return plies, lines[-1]
+
+
 def wait_until(predicate, timeout, step=0.05, what="condition"):
     """Polls predicate until it is true or timeout seconds pass (bounded)."""
     deadline = time.monotonic() + timeout

@@ -19,6 +19,8 @@ from korp_client import Api
 from korp_fixtures import wait_until
 
 DAY = 86400
+UTC = datetime.timezone.utc
+NEXT_YEAR = datetime.datetime.now(UTC).year + 1
 
 
 def parse_time(text):
@@ -82,6 +84,12 @@ class Clock:
         offset = int(when.timestamp() - time.time())
         assert offset >= self.offset, (when, offset, self.offset)
         self.forward(offset - self.offset)
+
+
+def on_day(clock, day, hour):
+    """Sets the test clock to hour:00 UTC of day (a date); returns day."""
+    clock.to(datetime.datetime(day.year, day.month, day.day, hour, 0, tzinfo=UTC))
+    return day
 
 
 def moves_at(api, gid):

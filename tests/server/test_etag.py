@@ -12,11 +12,9 @@ import datetime
 import requests
 
 from openapi_check import check
-from test_clocks import DAY, Clock, seconds_between, world  # noqa: F401
+from test_clocks import DAY, NEXT_YEAR, UTC, Clock, on_day, seconds_between, world  # noqa: F401
 from test_games_flow import CORNERS_AND_KNIGHTS, claim, knight_shuffle, play
 
-UTC = datetime.timezone.utc
-NEXT_YEAR = datetime.datetime.now(UTC).year + 1
 FISCHER = {"type": "fischer", "initial_days": 3, "increment_days": 1, "max_days": 4}
 RESOURCES = ["/v1/games/{id}", "/v1/games/{id}/moves", "/v1/games/{id}/legal-moves",
              "/v1/games/{id}/pgn", "/v1/games/{id}/analysis"]
@@ -104,8 +102,7 @@ def test_tags_change_with_each_stored_change(world):
     black = world.player("b")
     ba, _ = black
     clock = Clock(world)
-    day = datetime.date(NEXT_YEAR, 3, 10)
-    clock.to(datetime.datetime(NEXT_YEAR, 3, 10, 12, 0, tzinfo=UTC))
+    day = on_day(clock, datetime.date(NEXT_YEAR, 3, 10), 12)
     # Glinski: a draw may be offered at any time.
     _, g = world.game(wa, black, variant="glinski", clock=FISCHER)
     gid = g["id"]

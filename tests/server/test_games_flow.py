@@ -14,7 +14,6 @@ import os
 import re
 import signal
 import subprocess
-import tempfile
 import threading
 import time
 import uuid
@@ -23,7 +22,7 @@ import pytest
 import requests
 
 from korp_client import Api
-from korp_fixtures import wait_until
+from korp_fixtures import korp_replay, wait_until
 from openapi_check import check
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -104,20 +103,7 @@ def replay(text):
     korp = os.environ.get("KORP")
     if not korp:
         pytest.skip("KORP (the CLI) is not set")
-    with tempfile.NamedTemporaryFile("w", suffix=".pgn", delete=False) as f:
-        f.write(text)
-    try:
-        out = subprocess.run([korp, "replay", f.name], capture_output=True, text=True,
-                             timeout=60)
-    finally:
-        os.unlink(f.name)
-    assert out.returncode == 0, (out.stdout, out.stderr, text)
-    lines = out.stdout.strip().splitlines()
-    plies = []
-    for line in lines[:-1]:
-        ply, san, fen = line.split(" ", 2)
-        plies.append((int(ply), san, fen))
-    return plies, lines[-1]
+    return korp_replay(korp, text)
 
 
 def pgn(api, gid):

@@ -24,7 +24,7 @@ import pytest
 import requests
 
 from korp_client import Api
-from korp_fixtures import bind_free, free_port, made_by, wait_until
+from korp_fixtures import bind_free, free_port, made_by, stop_process, wait_until
 
 RULE_ENDS = {"checkmate", "stalemate", "insufficient-material", "threefold", "fifty-move"}
 # The bots' --seed, one per role, so that no two bots draw the same numbers.
@@ -63,12 +63,7 @@ class Bot:
 
     def stop(self):
         if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=10)
+            stop_process(self.proc)
         self.log.close()
         os.unlink(self.log.name)
 
