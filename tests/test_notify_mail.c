@@ -430,7 +430,7 @@ static void test_notify_mail_subjects(void **state)
         { NOTIFY_CLAIM, "alice claimed a draw in game aZ3kP9qw (threefold repetition)" },
         { NOTIFY_WEBHOOK_DISABLED, "Your korp webhook was turned off" },
         { NOTIFY_EMAIL_CONFIRM, "Confirm your email address for korp" },
-        /* Issue 18. */
+        /* Messages, conditional moves, arbiters and tournaments. */
         { NOTIFY_MESSAGE, "alice sent you a message in game aZ3kP9qw" },
         { NOTIFY_CONDITIONAL_PLAYED, "Your conditional move Q@d8 was played in game aZ3kP9qw" },
         { NOTIFY_ARBITER, "An arbiter has ruled on game aZ3kP9qw" },
@@ -463,7 +463,7 @@ static void test_notify_mail_subjects(void **state)
     }
 }
 
-/* Issue 18: a message is quoted line by line, its blank line kept. */
+/* A message is quoted line by line, its blank line kept. */
 static void test_notify_mail_message_body(void **state)
 {
     (void)state;
@@ -479,7 +479,7 @@ static void test_notify_mail_message_body(void **state)
     assert_non_null(strstr(err.text, "message_text"));
 }
 
-/* The mail of issue 10: alice dropped her queen, bob is to move. */
+/* The turn mail: alice dropped her queen, bob is to move. */
 static void test_notify_mail_your_move_body(void **state)
 {
     (void)state;

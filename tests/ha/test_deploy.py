@@ -1,4 +1,4 @@
-"""Issue 20, the deployment kit: the systemd units (systemd-analyze), the alert rules
+"""The deployment kit: the systemd units (systemd-analyze), the alert rules
 (promtool) and HAProxy terminating TLS in front of two korpd (a throwaway
 certificate, curl and a raw TLS socket)."""
 

@@ -1,4 +1,4 @@
-"""Issue 17, accounts, tokens and streams: each test checks one defect the probe found
+"""Accounts, tokens and streams: each test checks one defect a security probe found
 and fails if it comes back.
 
   3   revoking a token or signing out ends the event streams opened with it, in every korpd

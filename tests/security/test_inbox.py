@@ -1,4 +1,4 @@
-"""Issue 17, items 7, 8, 13 (link expiry) and 15 (confirmation): nobody's inbox can be
+"""Challenge caps, link expiry and address confirmation: nobody's inbox can be
 flooded through korp.
 
   7   one open directed challenge per (challenger, opponent): 409; at most

@@ -1,4 +1,4 @@
-"""Issue 17, item 9: one player's dead webhook endpoint must not delay anyone else's
+"""One player's dead webhook endpoint must not delay anyone else's
 notifications.
 
 Two players point their webhooks at a black hole (a loopback TCP server that accepts

@@ -304,7 +304,7 @@ class Korpd:
 
 
 # ---------------------------------------------------------------------------
-# Notifications (issue 10): a real SMTP server (postfix's smtp-sink), a real
+# Notifications: a real SMTP server (postfix's smtp-sink), a real
 # webhook endpoint (webhook_receiver.mjs, which checks signatures with the
 # Standard Webhooks library).
 

@@ -180,7 +180,7 @@ def json_routes(w, gid=None):
                          {"result": "string", "reason": "string"}),
         "clock": ("/v1/admin/clock", "arbiter", {"offset_seconds": 0},
                   {"offset_seconds": "integer"}),
-        # issue 18
+        # give-time and leave
         "give-time": (f"/v1/games/{gid}/give-time", "a", {"days": 1}, {"days": "integer"}),
         "leave": ("/v1/players/me/leave", "a", {"start": "2026-12-01", "days": 1},
                   {"start": "string", "days": "integer"}),
@@ -195,7 +195,7 @@ TEMPLATES = {
     "draw": "/v1/games/{id}/draw",
     "adjudication": "/v1/games/{id}/adjudication",
     "clock": "/v1/admin/clock",
-    # issue 18
+    # give-time and leave
     "give-time": "/v1/games/{id}/give-time",
     "leave": "/v1/players/me/leave",
 }
@@ -445,7 +445,7 @@ def type_cases():
         "draw": {"action": "string"},
         "adjudication": {"result": "string", "reason": "string"},
         "clock": {"offset_seconds": "integer"},
-        # issue 18
+        # give-time and leave
         "give-time": {"days": "integer"},
         "leave": {"start": "string", "days": "integer"},
     }
@@ -473,7 +473,7 @@ def test_missing_required_field_is_400(world, route):
     required = {"players": ["name"], "challenges": ["variant", "opponent"], "moves": ["move"],
                 "claims": ["kind"], "draw": ["action"], "adjudication": ["result", "reason"],
                 "clock": ["offset_seconds"],
-                # issue 18
+                # give-time and leave
                 "give-time": ["days"], "leave": ["start", "days"]}[route]
     for field in required:
         body = {k: v for k, v in valid.items() if k != field}
@@ -865,14 +865,14 @@ def fill(template, world):
     return template.replace("{id}", ids.get(template, world.gid)).replace("{delivery}", "msg_1")
 
 
-# Issue 18's id routes with a body, for the id tests only (two of them are PUTs, which the
+# The id routes of conditional moves, notes and messages with a body, for the id tests only (two of them are PUTs, which the
 # body tests above, all POSTs, do not send).
-ISSUE_18_BODIES = {
+CONVERSATION_BODIES = {
     "/v1/games/{id}/conditional-moves": {"lines": [["K@e5", "K@e4"]]},
     "/v1/games/{id}/notes": {"text": "a note"},
     "/v1/games/{id}/messages": {"text": "a message"},
 }
-# Issue 19: valid bodies of the other {id} routes that take one.
+# The arbiter's: valid bodies of the other {id} routes that take one.
 ID_ROUTE_BODIES = {"/v1/games/{id}/arbiter-request": {"text": "a test"},
                    "/v1/arbiter/queue/{id}/dismiss": {"reason": "a test"}}
 
@@ -883,8 +883,8 @@ def body_for(template, world):
     for route, t in TEMPLATES.items():
         if t == template:
             return json.dumps(json_routes(world)[route][2]).encode()
-    if template in ISSUE_18_BODIES:
-        return json.dumps(ISSUE_18_BODIES[template]).encode()
+    if template in CONVERSATION_BODIES:
+        return json.dumps(CONVERSATION_BODIES[template]).encode()
     return None
 
 

@@ -1,4 +1,4 @@
-"""Fischer clocks and give-time (issue 18, sections 1 and 4) against a real korpd on a
+"""Fischer clocks and give-time against a real korpd on a
 database of each test's own, whose test clock the test alone moves.
 
 Time is charged in whole seconds of korpd's clock.  The expected values are worked out

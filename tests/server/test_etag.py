@@ -1,4 +1,4 @@
-"""Conditional reads of a game (issue 22, section 2) against a real korpd on a database of
+"""Conditional reads of a game against a real korpd on a database of
 each test's own: every game resource carries an ETag that stays while nothing stored
 changes (the seconds of a running clock included) and changes with each stored change (a
 move, a draw offer, a claim, give-time, a leave starting and ending, a resignation), and

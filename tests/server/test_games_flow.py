@@ -1,4 +1,4 @@
-"""Whole games through korpd's API (issue 8, "Tests"): the inventor's sample game in
+"""Whole games through korpd's API: the inventor's sample game in
 three notations, claims, draw offers, concurrency and retries, crashes, Glinski mate and
 stalemate, time control, and the game-management routes around them.
 
@@ -1048,7 +1048,7 @@ def test_keys_of_another_version_are_not_compared(api, two_players):
 
 
 def test_every_state_change_writes_its_events(api, two_players):
-    # The events table is the record the event stream (issue 9) will serve: one row per
+    # The events table is the record the event stream will serve: one row per
     # player concerned, named as the stream names them, committed with the change.
     wa, w, ba, b = two_players
     _, ch = wa.call("POST", "/v1/challenges",

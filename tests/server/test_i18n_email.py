@@ -1,4 +1,4 @@
-"""Issue 21: emails in the recipient's language, through postfix's smtp-sink.
+"""Emails in the recipient's language, through postfix's smtp-sink.
 
 A player's language is their `language` preference (PUT /v1/players/me/notifications),
 first taken from the Accept-Language of their sign-up.  A Polish and a Hungarian

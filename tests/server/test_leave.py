@@ -1,4 +1,4 @@
-"""Leave (issue 18, section 2) against a real korpd on a database of each test's own:
+"""Leave against a real korpd on a database of each test's own:
 bookings stop both clocks of a player's games and push their deadlines, the yearly
 allowance, overlaps, cancelling and ending early, `leave_allowed: false`.
 

@@ -1,4 +1,4 @@
-"""Notes and messages (issue 18, section 4), and what conditional moves and messages owe
+"""Notes and messages, and what conditional moves and messages owe
 by email: privacy, limits, messages hidden from spectators until the end, the PGN with
 `?notes=true`, the `message` event, and the outbox rows the database owes (read with psql).
 

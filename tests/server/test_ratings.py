@@ -1,4 +1,4 @@
-"""Ratings (issue 19, section 1) through korpd's API: every rated game's end
+"""Ratings through korpd's API: every rated game's end
 changes both players' Glicko-2 ratings as glicko2_ref.py (an independent
 implementation in Python) computes them, within 0.01; unrated and aborted games
 change nothing; time-outs and adjudications are rated; a Glinski stalemate

@@ -265,7 +265,7 @@ def _keepalive_get(s, path):
 
 def test_a_request_waiting_on_the_database_holds_up_no_other_connection(own_postgres,
                                                                        start_korpd):
-    """Issue 22: requests run on korpd's request workers, not on the thread that reads
+    """Requests run on korpd's request workers, not on the thread that reads
     their connection, so a request stuck on the database delays no request of another
     connection.  Before, libmicrohttpd's threads ran the handlers and each kept-alive
     connection stays on the thread that accepted it: every connection sharing the stuck

@@ -80,7 +80,7 @@ function pages(signedIn) {
     ['the study board', '/study', '#study-status:text("Ply 0 of 0")', '#board [data-cell]', '#analysis-panel'],
     ['learn Korpalski', '/learn/korpalski', '#lesson-ends .lesson-board[data-ready="true"]'],
     ['learn Glinski', '/learn/glinski', '#lesson-stalemate .lesson-board[data-ready="true"]'],
-    // Issue 19: refused but to felek, an arbiter, who sees ewa's request drawn to its end.
+    // Refused but to felek, an arbiter, who sees ewa's request drawn to its end.
     ['the arbiter\'s queue', '/arbiter', '#arbiter-refused, .engine-line[data-state="done"], .engine-line[data-state="failed"]'],
   ];
   // Signed out, /settings sends people to sign in.
