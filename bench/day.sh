@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/day.sh — a realistic day on one machine (issue 22, section 3): many
+# bench/day.sh — a realistic day on one machine: many
 # players and games, moves and reads arriving as Poisson streams, thousands
 # of open event streams, webhooks and emails owed, the sweeper and the
 # reminders at work; the move rate stepped up until the moves' p99 passes

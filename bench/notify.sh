@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/notify.sh — webhook delivery (issue 10): deliveries a second and the
+# bench/notify.sh — webhook delivery: deliveries a second and the
 # time from a move's commit to its webhook's receipt.
 #
 # Targets: at least 500 deliveries/s; p50 under 100 ms from commit to receipt.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/prune.sh — what pruning costs (issue 22, section 3): the time to
+# bench/prune.sh — what pruning costs: the time to
 # prune a million events (and a share of finished deliveries) with korpd's
 # own statements and batch size, and what it does to moves running at the
 # same time.

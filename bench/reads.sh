@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/reads.sh — reads over HTTP (issue 22, section 2): korpd against
+# bench/reads.sh — reads over HTTP: korpd against
 # pgbench running the same SELECTs, at 1, 8 and 32 clients, in one
 # invocation.  Target: korpd >= 0.8x pgbench's rate for each read.
 #
