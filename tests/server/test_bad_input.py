@@ -311,6 +311,16 @@ MALFORMED = [
 ]
 
 
+def refused_field(world, fresh, route, field, value):
+    """The route's valid body with field set to value, sent on the fresh game: 400
+    bad-request naming the field, the game as it was."""
+    gid, before = fresh
+    _, _, valid, _ = json_routes(world, gid)[route]
+    r = send(world, route, {**valid, field: value}, gid=gid)
+    assert_problem(r, "POST", TEMPLATES[route], 400, "bad-request", (field,))
+    game_unchanged(world, gid, before)
+
+
 def refused_unchanged(world, fresh, route, body):
     """body sent to route on the fresh game: 400 bad-request, the game as it was."""
     gid, before = fresh
@@ -458,13 +468,7 @@ def type_cases():
 
 @pytest.mark.parametrize("route,field,value", list(type_cases()))
 def test_wrong_type_for_each_field_is_400(world, fresh, route, field, value):
-    gid, before = fresh
-    _, _, valid, _ = json_routes(world, gid)[route]
-    body = dict(valid)
-    body[field] = value
-    r = send(world, route, body, gid=gid)
-    assert_problem(r, "POST", TEMPLATES[route], 400, "bad-request", (field,))
-    game_unchanged(world, gid, before)
+    refused_field(world, fresh, route, field, value)
 
 
 @pytest.mark.parametrize("route", ROUTES)
@@ -675,11 +679,7 @@ def test_nul_in_a_name_creates_no_player(world):
     ("adjudication", "result", "1-0\u0000x"),
 ])
 def test_nul_in_an_enum_is_400(world, fresh, route, field, value):
-    gid, before = fresh
-    _, _, valid, _ = json_routes(world, gid)[route]
-    r = send(world, route, {**valid, field: value}, gid=gid)
-    assert_problem(r, "POST", TEMPLATES[route], 400, "bad-request", (field,))
-    game_unchanged(world, gid, before)
+    refused_field(world, fresh, route, field, value)
 
 
 # ---------------------------------------------------------------------------
@@ -760,11 +760,7 @@ ENUMS = {
                          [pytest.param(r, f, v, id=f"{r}.{f}={v!r}")
                           for (r, f), vs in ENUMS.items() for v in vs])
 def test_bad_enum_is_400(world, fresh, route, field, value):
-    gid, before = fresh
-    _, _, valid, _ = json_routes(world, gid)[route]
-    r = send(world, route, {**valid, field: value}, gid=gid)
-    assert_problem(r, "POST", TEMPLATES[route], 400, "bad-request", (field,))
-    game_unchanged(world, gid, before)
+    refused_field(world, fresh, route, field, value)
 
 
 def test_bad_enum_in_a_claim_by_the_wrong_side_is_still_400(world):

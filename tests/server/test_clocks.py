@@ -47,6 +47,10 @@ class World:
     def player(self, prefix="p"):
         return self.api.new_player(prefix)
 
+    def opponents(self):
+        """Two new players, White's and Black's, each (Api, player)."""
+        return self.player("w"), self.player("b")
+
     def game(self, white_api, black, **challenge):
         """White challenges black (an Api, player) with these challenge fields; black
         accepts; returns the game."""
@@ -102,8 +106,7 @@ FISCHER = {"type": "fischer", "initial_days": 3, "increment_days": 2, "max_days"
 
 
 def test_fischer_times_after_moves_at_chosen_times_the_cap_and_a_loss_on_time(world):
-    wa, w = world.player("w")
-    black = world.player("b")
+    (wa, w), black = world.opponents()
     ba, b = black
     clock = Clock(world)
 
@@ -176,8 +179,7 @@ def lone_king_moves():
 
 
 def test_fischer_draw_on_time_when_the_opponent_cannot_mate(world):
-    wa, w = world.player("w")
-    black = world.player("b")
+    (wa, w), black = world.opponents()
     ba, _ = black
     clock = Clock(world)
     _, g = world.game(wa, black, clock={"type": "fischer", "initial_days": 1,
@@ -198,8 +200,7 @@ def test_fischer_draw_on_time_when_the_opponent_cannot_mate(world):
 
 
 def test_per_move_clock_and_the_challenge_forms(world):
-    wa, w = world.player("w")
-    black = world.player("b")
+    (wa, w), black = world.opponents()
     ba, b = black
     # days_per_move as before, and its clock.
     ch, g = world.game(wa, black, days_per_move=2)
@@ -252,8 +253,7 @@ def test_per_move_clock_and_the_challenge_forms(world):
 
 
 def test_give_time(world):
-    wa, w = world.player("w")
-    black = world.player("b")
+    (wa, w), black = world.opponents()
     ba, b = black
     spectator, _ = world.player("s")
     clock = Clock(world)
@@ -315,8 +315,7 @@ def test_a_move_event_carries_each_sides_time(world):
     is charged: what the turn email shows a Fischer player."""
     from test_events import Stream
 
-    wa, w = world.player("w")
-    black = world.player("b")
+    (wa, w), black = world.opponents()
     ba, _ = black
     clock = Clock(world)
     _, g = world.game(wa, black, clock=FISCHER)

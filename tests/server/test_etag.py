@@ -55,8 +55,7 @@ def game_changed_only(before, after, what):
 
 
 def test_tags_stay_while_the_clock_runs_and_answer_304(world):
-    wa, _ = world.player("w")
-    black = world.player("b")
+    (wa, _), black = world.opponents()
     clock = Clock(world)
     _, g = world.game(wa, black, clock=FISCHER)
     gid = g["id"]
@@ -98,8 +97,7 @@ def test_tags_stay_while_the_clock_runs_and_answer_304(world):
 
 
 def test_tags_change_with_each_stored_change(world):
-    wa, _ = world.player("w")
-    black = world.player("b")
+    (wa, _), black = world.opponents()
     ba, _ = black
     clock = Clock(world)
     day = on_day(clock, datetime.date(NEXT_YEAR, 3, 10), 12)
@@ -159,8 +157,7 @@ def test_tags_change_with_each_stored_change(world):
 
 def test_tags_follow_claims(world):
     api = world.api
-    wa, _ = world.player("w")
-    black = world.player("b")
+    (wa, _), black = world.opponents()
     ba, _ = black
     gid = world.game(wa, black)[1]["id"]
     play(wa, ba, gid, CORNERS_AND_KNIGHTS + knight_shuffle(4), 0)

@@ -41,8 +41,7 @@ def on_leave_until(api, player_id):
 
 
 def test_leave_stops_both_clocks_and_pushes_the_deadline(world):
-    wa, w = world.player("w")
-    black = world.player("b")
+    (wa, w), black = world.opponents()
     ba, b = black
     clock = Clock(world)
     today = on_day(clock, datetime.date(NEXT_YEAR, 3, 10), 12)
@@ -180,8 +179,7 @@ def test_allowance_per_calendar_year_overlaps_and_cancelling(world):
 
 
 def test_ending_leave_early_gives_days_back_and_pulls_deadlines_in(world):
-    wa, w = world.player("w")
-    black = world.player("b")
+    (wa, w), black = world.opponents()
     clock = Clock(world)
     today = on_day(clock, datetime.date(NEXT_YEAR, 6, 1), 9)
     _, g = world.game(wa, black, days_per_move=1)
