@@ -191,12 +191,18 @@ pgbench_ms() {
         }'
 }
 
+# bench_on_exit STOP: on exit (INT and TERM exit with 130) the script's
+# function STOP stops what it started, then TMP is removed (bench_tmp_remove).
+bench_on_exit() {
+    trap "$1 || true; bench_tmp_remove" EXIT
+    trap 'exit 130' INT TERM
+}
+
 # bench_pids_trap: PIDS (an array) holds what the script starts; on exit each
-# is stopped by its PID (korp_stop_pid) and TMP removed (bench_tmp_remove).
+# is stopped by its PID (korp_stop_pid) and TMP removed.
 bench_pids_trap() {
     PIDS=()
-    trap 'for p in "${PIDS[@]}"; do korp_stop_pid "$p"; done; bench_tmp_remove' EXIT
-    trap 'exit 130' INT TERM
+    bench_on_exit 'for p in "${PIDS[@]}"; do korp_stop_pid "$p"; done'
 }
 
 # bench_webhook_sink AVOID-PORT...: starts bench/webhook_sink.mjs on a free

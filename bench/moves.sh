@@ -106,17 +106,15 @@ bench_tmp korp-bench
 KPID=
 SSE_PID=
 LPIDS=()
-cleanup() {
+stop_all() {
     local p
     for p in "${LPIDS[@]}"; do kill "$p" 2>/dev/null; done
     # (|| true: under set -e a failing kill here would skip what follows)
     if [ -n "$SSE_PID" ]; then kill "$SSE_PID" 2>/dev/null || true; fi
     if [ -n "${WAIT_PID:-}" ]; then kill "$WAIT_PID" 2>/dev/null || true; fi
     [ -n "$KPID" ] && korp_stop_pid "$KPID"
-    bench_tmp_remove
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_on_exit stop_all
 
 # ---- build: korpd in Release (bench/lib.sh: BENCH_REV, BENCH_OVERLAY), and
 # the load client

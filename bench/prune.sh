@@ -36,13 +36,11 @@ bench_machine
 bench_tmp korp-prune
 PRUNER=
 SAMPLER=
-cleanup() {
+stop_all() {
     [ -n "$SAMPLER" ] && kill "$SAMPLER" 2>/dev/null
     [ -n "$PRUNER" ] && kill "$PRUNER" 2>/dev/null
-    bench_tmp_remove
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_on_exit stop_all
 
 bench_build_statements
 sql_of() { awk -F '\t' -v n="$1" '$1 == n { print $2 }' <("$TMP/statements"); }

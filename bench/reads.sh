@@ -62,12 +62,7 @@ korp_install $KORP_PACKAGES python3
 bench_machine
 bench_tmp korp-reads
 KPID=
-cleanup() {
-    [ -n "$KPID" ] && korp_stop_pid "$KPID"
-    bench_tmp_remove
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_on_exit '[ -z "$KPID" ] || korp_stop_pid "$KPID"'
 
 # ---- build: korpd, the load clients, korpd's statement texts
 bench_build_korpd "$BUILD" build-bench-rev "$TMP"

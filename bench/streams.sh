@@ -63,14 +63,12 @@ stop_korpds() {
     for p in "${KPIDS[@]}"; do korp_stop_pid "$p"; done
     KPIDS=()
 }
-cleanup() {
+stop_all() {
     [ -n "$CPID" ] && kill "$CPID" 2>/dev/null
     [ -n "$KILLER" ] && kill "$KILLER" 2>/dev/null
     stop_korpds
-    bench_tmp_remove
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_on_exit stop_all
 
 bench_build_korpd "$BUILD" build-streams-rev "$TMP"
 bench_build_client streamload
