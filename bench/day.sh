@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/day.sh — a realistic day on one machine (issue 22, section 3): many
+# bench/day.sh — a realistic day on one machine: many
 # players and games, moves and reads arriving as Poisson streams, thousands
 # of open event streams, webhooks and emails owed, the sweeper and the
 # reminders at work; the move rate stepped up until the moves' p99 passes
@@ -40,17 +40,8 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 . bench/lib.sh
 
-PLAYERS=${PLAYERS:-10000}
-GAMES=${GAMES:-50000}
-STREAMS=${STREAMS:-2000}
-RATES=${RATES:-25 50 100 200 400}
-READS_PER_MOVE=${READS_PER_MOVE:-4}
-STEP_SECONDS=${STEP_SECONDS:-60}
-WORKERS=${WORKERS:-64}
-SEED=${SEED:-1}
-POOL=${POOL:-16}
-THREADS=${THREADS:-32}
-NOTIFY_WORKERS=${NOTIFY_WORKERS:-4}
+bench_defaults PLAYERS=10000 GAMES=50000 STREAMS=2000 "RATES=25 50 100 200 400" \
+    READS_PER_MOVE=4 STEP_SECONDS=60 WORKERS=64 SEED=1 POOL=16 THREADS=32 NOTIFY_WORKERS=4
 BUILD=build-day-bench
 [ $((PLAYERS / 5)) -ge "$STREAMS" ] || die "STREAMS: at most PLAYERS / 5 ($((PLAYERS / 5)))"
 
@@ -136,19 +127,8 @@ until [ "$(sql "SELECT count(*) FROM deliveries WHERE status = 'pending'")" = 0 
 done
 curl -sf -X POST "$SINK/reset" >/dev/null
 
-# ---- CPU from /proc (clock ticks), WAL and size from the server
-TICK=$(getconf CLK_TCK)
-ticks() {        # PID [children-too]: utime+stime (+cutime+cstime)
-    local s; s=$(cat "/proc/$1/stat" 2>/dev/null) || { echo 0; return; }
-    s=${s##*) }
-    awk -v c="${2:-0}" '{ print $12 + $13 + (c ? $14 + $15 : 0) }' <<<"$s"
-}
-pg_ticks() {
-    local t c; t=$(ticks "$PG_MAIN" 1)
-    for c in $(ps --ppid "$PG_MAIN" -o pid=); do t=$((t + $(ticks "$c"))); done
-    echo "$t"
-}
-per_move() { awk -v t="$1" -v n="$2" -v hz="$TICK" 'BEGIN { printf "%.0f", (n > 0 ? t / hz * 1e6 / n : 0) }'; }
+# ---- WAL and size from the server (CPU from /proc: proc_ticks, pg_ticks,
+# us_per in bench/lib.sh)
 
 # ---- the steps
 declare -A R
@@ -158,13 +138,13 @@ W0=$(sql "SELECT pg_current_wal_insert_lsn()"); D0=$(sql "SELECT pg_database_siz
 TOTAL_MOVES=0
 for rate in $RATES; do
     i=$((i + 1))
-    k0=$(ticks "$KPID"); p0=$(pg_ticks); w0=$(sql "SELECT pg_current_wal_insert_lsn()")
+    k0=$(proc_ticks "$KPID"); p0=$(pg_ticks); w0=$(sql "SELECT pg_current_wal_insert_lsn()")
     t0=$(date +%s.%N)
     reads=$(awk -v r="$rate" -v f="$READS_PER_MOVE" 'BEGIN { print r * f }')
     out=$("$TMP/dayload" 127.0.0.1 "$KPORT" "$TMP/games.txt" "$((SEED + i))" "$rate" "$reads" \
           "$STEP_SECONDS" "$WORKERS" "$TMP/moves-$i.txt")
     t1=$(date +%s.%N)
-    k1=$(ticks "$KPID"); p1=$(pg_ticks); w1=$(sql "SELECT pg_current_wal_insert_lsn()")
+    k1=$(proc_ticks "$KPID"); p1=$(pg_ticks); w1=$(sql "SELECT pg_current_wal_insert_lsn()")
     printf '%s\n' "$out" >"$TMP/step-$i.txt"
     MOVES_FILES+=("$TMP/moves-$i.txt")
     # The games dayload played are at new plies for the next step.
@@ -179,7 +159,7 @@ for rate in $RATES; do
     R[$i,m50]=$(field p50_ms "$mline"); R[$i,m99]=$(field p99_ms "$mline")
     R[$i,r50]=$(field p50_ms "$rline"); R[$i,r99]=$(field p99_ms "$rline")
     R[$i,errors]=$(grep '^totals' <<<"$out" | sed 's/.*errors=\([0-9]*\).*/\1/')
-    R[$i,cpu_k]=$(per_move $((k1 - k0)) "$moves"); R[$i,cpu_p]=$(per_move $((p1 - p0)) "$moves")
+    R[$i,cpu_k]=$(us_per $((k1 - k0)) "$moves"); R[$i,cpu_p]=$(us_per $((p1 - p0)) "$moves")
     R[$i,wal]=$(sql "SELECT round(pg_wal_lsn_diff('$w1', '$w0') / greatest($moves, 1))")
     R[$i,mail]=$(sql "SELECT coalesce(round(1000 * extract(epoch FROM percentile_cont(0.99) WITHIN GROUP
                         (ORDER BY delivered_at - created_at))), -1) || ' ms / ' || count(*)

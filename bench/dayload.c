@@ -315,21 +315,20 @@ int main(int argc, char **argv)
 
     long total = 0, errors = 0;
     for (int k = 0; k < K_COUNT; k++) {
-        struct stats all = { 0 };
+        struct load_latencies all = { 0 };
+        long kind_errors = 0;
         for (int i = 0; i < nworkers; i++) {
-            for (long x = 0; x < w[i].stats[k].n; x++)
-                add(&all, w[i].stats[k].lat[x]);
-            all.errors += w[i].stats[k].errors;
+            if (load_latencies_add(&all, w[i].stats[k].lat, w[i].stats[k].n) != 0)
+                abort();
+            kind_errors += w[i].stats[k].errors;
             free(w[i].stats[k].lat);
         }
-        load_sort(all.lat, all.n);
-        printf("kind=%s n=%ld rate=%.1f p50_ms=%.1f p90_ms=%.1f p99_ms=%.1f max_ms=%.1f "
-               "errors=%ld\n", kind_names[k], all.n, (double)all.n / elapsed,
-               load_pct(all.lat, all.n, 0.5), load_pct(all.lat, all.n, 0.9),
-               load_pct(all.lat, all.n, 0.99), load_pct(all.lat, all.n, 1.0), all.errors);
+        printf("kind=%s n=%ld rate=%.1f ", kind_names[k], all.n, (double)all.n / elapsed);
+        load_latencies_print(stdout, &all, 1);
+        printf(" errors=%ld\n", kind_errors);
         total += all.n;
-        errors += all.errors;
-        free(all.lat);
+        errors += kind_errors;
+        free(all.v);
     }
     printf("totals: requests=%ld seconds=%.1f errors=%ld skipped_busy=%ld queue_full=%ld\n",
            total, elapsed, errors, skipped_busy, queue_full);

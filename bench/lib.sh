@@ -1,5 +1,8 @@
-# bench/lib.sh — what bench/moves.sh, streams.sh and notify.sh share; source it
-# after scripts/lib.sh, from the repository's root.
+# bench/lib.sh — what the benchmarks (bench/moves.sh, reads.sh, day.sh,
+# streams.sh, notify.sh, prune.sh) share: korpd built, a throwaway
+# PostgreSQL, processes stopped by PID, CPU read from /proc and latency
+# percentiles of pgbench's logs; source it after scripts/lib.sh, from the
+# repository's root.
 
 # bench_build_korpd BUILD REVDIR TMP: builds korpd (Release, -Werror) and
 # sets SRC (the sources built) and KORPD (the binary).
@@ -91,6 +94,15 @@ bench_build_client() {
     cc -O2 -Wall -Wextra -pthread -o "$TMP/$1" "bench/$1.c" bench/loadclient.c
 }
 
+# bench_build_statements: builds bench/statements.c, which prints korpd's
+# statements (name, tab, SQL) from db/db_statements.c of SRC (the sources
+# bench_build_korpd built; the working tree when unset), into $TMP/statements.
+bench_build_statements() {
+    local src=${SRC:-.}
+    cc -O2 -Wall -Wextra -I "$src/db" -I "$src/base" -I "$src/rules" $(pkg-config --cflags libpq) \
+        -o "$TMP/statements" bench/statements.c "$src/db/db_statements.c"
+}
+
 # bench_wait_korpd NAME PID PORT LOG: waits (10 s at most) until the korpd
 # NAME (PID) answers /healthz on PORT; dies, showing LOG, if it exits first
 # or never answers.
@@ -109,12 +121,88 @@ field() { sed -n "s/.*\b$1=\([^ ]*\).*/\1/p" <<<"$2"; }
 
 # Free ports: korp_free_port (scripts/lib.sh) sets KORP_FREE_PORT.
 
+# bench_defaults NAME=VALUE...: the script's settings: each NAME keeps its
+# value from the environment, or takes VALUE when unset or empty.
+bench_defaults() {
+    local setting variable
+    for setting in "$@"; do
+        variable=${setting%%=*}
+        [ -n "${!variable:-}" ] || printf -v "$variable" '%s' "${setting#*=}"
+    done
+}
+
+# ---- CPU from /proc, in clock ticks (TICK of them a second)
+TICK=$(getconf CLK_TCK)
+
+# proc_ticks PID [children-too]: utime+stime (+cutime+cstime) of PID; 0
+# when it is gone.
+proc_ticks() {
+    local s
+    s=$(cat "/proc/$1/stat" 2>/dev/null) || { echo 0; return; }
+    s=${s##*) }
+    awk -v c="${2:-0}" '{ print $12 + $13 + (c ? $14 + $15 : 0) }' <<<"$s"
+}
+
+# pg_ticks: the whole cluster whose postmaster is PG_MAIN: the postmaster,
+# its live children, and those gone.
+pg_ticks() {
+    local t c
+    t=$(proc_ticks "$PG_MAIN" 1)
+    for c in $(ps --ppid "$PG_MAIN" -o pid= 2>/dev/null); do t=$((t + $(proc_ticks "$c"))); done
+    echo "$t"
+}
+
+# us_per TICKS N: microseconds of CPU for each of N (moves, operations).
+us_per() { awk -v t="$1" -v n="$2" -v hz="$TICK" 'BEGIN { printf "%.0f", (n > 0 ? t / hz * 1e6 / n : 0) }'; }
+
+# bench_perf_report KEY SYMBOLS: korpd's CPU profiles ($TMP/perf.*, from
+# perf record -g with PERF=1), each as self time by binary, then its SYMBOLS
+# busiest symbols; KEY says what the files' suffixes mean.
+bench_perf_report() {
+    local f
+    for f in "$TMP"/perf.*; do
+        [ -s "$f" ] || continue
+        echo "== perf: korpd, ${f##*/perf.} ($1): self time by binary, then by symbol"
+        perf report -q -i "$f" --no-children -g none --sort dso --percent-limit 1 2>/dev/null |
+            grep -v '^$' | head -n 8
+        perf report -q -i "$f" --no-children -g none --sort dso,symbol --percent-limit 0.7 \
+            2>/dev/null | grep -v '^$' | head -n "$2"
+    done
+}
+
+# ratio A B: A / B with two decimals (0 when B is 0).
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
+
+# pgbench_ms DECIMALS QUANTILE... -- LOG...: the latencies of pgbench's
+# transaction logs (-l: microseconds in field 3) at each QUANTILE, in
+# milliseconds with DECIMALS decimals, on one line.
+pgbench_ms() {
+    local digits=$1 quantiles=()
+    shift
+    while [ "$1" != -- ]; do quantiles+=("$1"); shift; done
+    shift
+    cat "$@" | awk '{ print $3 }' | sort -n | awk -v d="$digits" -v q="${quantiles[*]}" '
+        { v[NR] = $1 }
+        END {
+            n = split(q, p, " ")
+            for (i = 1; i <= n; i++)
+                printf "%s" "%." d "f", (i > 1 ? " " : ""), v[int(p[i] * (NR - 1) + 1.5)] / 1e3
+            printf "\n"
+        }'
+}
+
+# bench_on_exit STOP: on exit (INT and TERM exit with 130) the script's
+# function STOP stops what it started, then TMP is removed (bench_tmp_remove).
+bench_on_exit() {
+    trap "$1 || true; bench_tmp_remove" EXIT
+    trap 'exit 130' INT TERM
+}
+
 # bench_pids_trap: PIDS (an array) holds what the script starts; on exit each
-# is stopped by its PID (korp_stop_pid) and TMP removed (bench_tmp_remove).
+# is stopped by its PID (korp_stop_pid) and TMP removed.
 bench_pids_trap() {
     PIDS=()
-    trap 'for p in "${PIDS[@]}"; do korp_stop_pid "$p"; done; bench_tmp_remove' EXIT
-    trap 'exit 130' INT TERM
+    bench_on_exit 'for p in "${PIDS[@]}"; do korp_stop_pid "$p"; done'
 }
 
 # bench_webhook_sink AVOID-PORT...: starts bench/webhook_sink.mjs on a free

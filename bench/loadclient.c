@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,6 +153,48 @@ double load_cpu_seconds(const struct rusage *from, const struct rusage *to)
            (double)(to->ru_utime.tv_usec - from->ru_utime.tv_usec) / 1e6 +
            (double)(to->ru_stime.tv_sec - from->ru_stime.tv_sec) +
            (double)(to->ru_stime.tv_usec - from->ru_stime.tv_usec) / 1e6;
+}
+
+struct load_times load_threads_run(void *workers, int n, size_t size, void *(*work)(void *))
+{
+    struct load_times times = { 0 };
+    struct rusage ru0, ru1;
+    pthread_t *threads = calloc((size_t)n, sizeof *threads);
+    if (threads == NULL) {
+        perror("load_threads_run");
+        exit(2);
+    }
+    getrusage(RUSAGE_SELF, &ru0);
+    double t0 = load_now();
+    for (int t = 0; t < n; t++)
+        pthread_create(&threads[t], NULL, work, (char *)workers + (size_t)t * size);
+    for (int t = 0; t < n; t++)
+        pthread_join(threads[t], NULL);
+    times.seconds = load_now() - t0;
+    getrusage(RUSAGE_SELF, &ru1);
+    times.cpu_seconds = load_cpu_seconds(&ru0, &ru1);
+    free(threads);
+    return times;
+}
+
+int load_latencies_add(struct load_latencies *all, const double *v, long n)
+{
+    double *more = realloc(all->v, (size_t)(all->n + n + 1) * sizeof *more);
+    if (more == NULL)
+        return -1;
+    all->v = more;
+    memcpy(all->v + all->n, v, (size_t)n * sizeof *v);
+    all->n += n;
+    return 0;
+}
+
+void load_latencies_print(FILE *out, struct load_latencies *all, int digits)
+{
+    long n = all->n;
+    load_sort(all->v, n);
+    fprintf(out, "p50_ms=%.*f p90_ms=%.*f p99_ms=%.*f max_ms=%.*f", digits, load_pct(all->v, n, 0.50),
+            digits, load_pct(all->v, n, 0.90), digits, load_pct(all->v, n, 0.99), digits,
+            load_pct(all->v, n, 1.0));
 }
 
 static int cmp(const void *a, const void *b)

@@ -1,13 +1,15 @@
 /*
- * loadclient.h — what bench's load clients (moveload.c, streamload.c)
- * share: the games file, the endless Korpalski game they play, a
- * keep-alive HTTP/1.1 exchange with korpd, and latency percentiles.
+ * loadclient.h — what bench's load clients (moveload.c, readload.c,
+ * dayload.c, streamload.c) share: the games file, the endless Korpalski
+ * game they play, a keep-alive HTTP/1.1 exchange with korpd, threads timed
+ * with their CPU, and latency percentiles.
  */
 #ifndef KORP_BENCH_LOADCLIENT_H
 #define KORP_BENCH_LOADCLIENT_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* One game of the file bench/moves_setup.py writes: a line
  * "game_id ply white_token black_token". */
@@ -54,6 +56,29 @@ int load_exchange(int fd, const char *req, size_t len, char *buf, size_t size,
 struct rusage;
 /* The CPU seconds (user and system) between two getrusage readings. */
 double load_cpu_seconds(const struct rusage *from, const struct rusage *to);
+
+/* What a run of threads took: wall-clock seconds, and the CPU seconds
+ * (user and system) of this whole process meanwhile. */
+struct load_times {
+    double seconds, cpu_seconds;
+};
+
+/* Runs WORK on each of the N workers (worker i at (char *)WORKERS + i * SIZE),
+ * each in a thread of its own, and waits for them all. */
+struct load_times load_threads_run(void *workers, int n, size_t size, void *(*work)(void *));
+
+/* Latencies in seconds gathered from several threads (V malloc'd). */
+struct load_latencies {
+    double *v;
+    long n;
+};
+
+/* Appends the N latencies of V to ALL; 0, or -1 when out of memory. */
+int load_latencies_add(struct load_latencies *all, const double *v, long n);
+
+/* Sorts ALL and writes "p50_ms=.. p90_ms=.. p99_ms=.. max_ms=.." to OUT,
+ * with DIGITS decimals (0 for each when ALL is empty). */
+void load_latencies_print(FILE *out, struct load_latencies *all, int digits);
 
 /* Sorts N latencies (seconds) in place. */
 void load_sort(double *v, long n);

@@ -25,14 +25,11 @@
 #include "loadclient.h"
 
 #include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 struct worker {
-    pthread_t thread;
     int index, fd;
     struct load_game **games;
     int ngames;
@@ -130,38 +127,23 @@ int main(int argc, char **argv)
         ws[t].moved = calloc(n, sizeof *ws[t].moved);
         ws[t].ply = calloc(n, sizeof *ws[t].ply);
     }
-    struct rusage ru0, ru1;
-    getrusage(RUSAGE_SELF, &ru0);
-    double t0 = load_now();
-    for (int t = 0; t < nthreads; t++)
-        pthread_create(&ws[t].thread, NULL, work, &ws[t]);
-    for (int t = 0; t < nthreads; t++)
-        pthread_join(ws[t].thread, NULL);
-    double secs = load_now() - t0;
-    getrusage(RUSAGE_SELF, &ru1);
+    struct load_times times = load_threads_run(ws, nthreads, sizeof *ws, work);
 
     long total = 0, errors = 0, reconnects = 0, bytes = 0;
+    struct load_latencies all = { 0 };
     for (int t = 0; t < nthreads; t++) {
         total += ws[t].done;
         errors += ws[t].errors;
         reconnects += ws[t].reconnects;
         bytes += ws[t].bytes;
+        if (load_latencies_add(&all, ws[t].lat, ws[t].done) != 0)
+            return 2;
     }
-    double *all = calloc((size_t)total + 1, sizeof *all);
-    long k = 0;
-    for (int t = 0; t < nthreads; t++)
-        for (long i = 0; i < ws[t].done; i++)
-            all[k++] = ws[t].lat[i];
-    load_sort(all, total);
-    double cpu = (double)(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) +
-                 (double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) / 1e6 +
-                 (double)(ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
-                 (double)(ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6;
-    printf("moves=%ld seconds=%.3f rate=%.1f p50_ms=%.2f p90_ms=%.2f p99_ms=%.2f max_ms=%.2f "
-           "errors=%ld reconnects=%ld client_cpu_s=%.3f bytes_per_answer=%ld\n",
-           total, secs, secs > 0 ? (double)total / secs : 0, load_pct(all, total, 0.50),
-           load_pct(all, total, 0.90), load_pct(all, total, 0.99), total ? all[total - 1] * 1e3 : 0,
-           errors, reconnects, cpu, total ? bytes / total : 0);
+    printf("moves=%ld seconds=%.3f rate=%.1f ", total, times.seconds,
+           times.seconds > 0 ? (double)total / times.seconds : 0);
+    load_latencies_print(stdout, &all, 2);
+    printf(" errors=%ld reconnects=%ld client_cpu_s=%.3f bytes_per_answer=%ld\n", errors,
+           reconnects, times.cpu_seconds, total ? bytes / total : 0);
 
     const char *log = getenv("MOVELOG");
     FILE *lf = log != NULL && log[0] != '\0' ? fopen(log, "w") : NULL;

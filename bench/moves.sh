@@ -82,23 +82,11 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 . bench/lib.sh
 
-SHORT_GAMES=${SHORT_GAMES:-768}
-LONG_GAMES=${LONG_GAMES:-192}
-LONG_PLY=${LONG_PLY:-300}
-PAIRS=${PAIRS:-32}
-MOVES_1=${MOVES_1:-1536}
-MOVES_8=${MOVES_8:-3072}
-MOVES_32=${MOVES_32:-6144}
-REPEAT=${REPEAT:-3}
-CLIENTS=${CLIENTS:-1 8 32}
-POOL=${POOL:-32}
+bench_defaults SHORT_GAMES=768 LONG_GAMES=192 LONG_PLY=300 PAIRS=32 MOVES_1=1536 \
+    MOVES_8=3072 MOVES_32=6144 REPEAT=3 "CLIENTS=1 8 32" POOL=32 MOVE_SQL=bench/move.sql \
+    PGBENCH_LISTEN=1 PGBENCH_NOTIFY=1 WAKE_MS=5 SSE_STREAMS=4
 THREADS=${THREADS:-$POOL}
 BUILD=build-bench
-MOVE_SQL=${MOVE_SQL:-bench/move.sql}
-PGBENCH_LISTEN=${PGBENCH_LISTEN:-1}
-PGBENCH_NOTIFY=${PGBENCH_NOTIFY:-1}
-WAKE_MS=${WAKE_MS:-5}
-SSE_STREAMS=${SSE_STREAMS:-4}
 
 for c in $CLIENTS; do
     case $c in 1|8|32) ;; *) die "CLIENTS: 1, 8 and/or 32, not $c" ;; esac
@@ -118,17 +106,15 @@ bench_tmp korp-bench
 KPID=
 SSE_PID=
 LPIDS=()
-cleanup() {
+stop_all() {
     local p
     for p in "${LPIDS[@]}"; do kill "$p" 2>/dev/null; done
     # (|| true: under set -e a failing kill here would skip what follows)
     if [ -n "$SSE_PID" ]; then kill "$SSE_PID" 2>/dev/null || true; fi
     if [ -n "${WAIT_PID:-}" ]; then kill "$WAIT_PID" 2>/dev/null || true; fi
     [ -n "$KPID" ] && korp_stop_pid "$KPID"
-    bench_tmp_remove
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_on_exit stop_all
 
 # ---- build: korpd in Release (bench/lib.sh: BENCH_REV, BENCH_OVERLAY), and
 # the load client
@@ -136,8 +122,7 @@ bench_build_korpd "$BUILD" build-bench-rev "$TMP"
 bench_build_client moveload
 cc -O2 -Wall -Wextra $(pkg-config --cflags libpq) -o "$TMP/listen" bench/listen.c $(pkg-config --libs libpq)
 # korpd's statement texts, to check that bench/move.sql still runs them.
-cc -O2 -Wall -Wextra -I "$SRC/db" -I "$SRC/base" $(pkg-config --cflags libpq) \
-    -I "$SRC/rules" -o "$TMP/statements" bench/statements.c "$SRC/db/db_statements.c"
+bench_build_statements
 # move.sql's SQL lines (the \gset helper aside) against korpd's statements
 # for a move, in order, each $n and each :variable written as $?.
 "$TMP/statements" | awk -F '\t' '
@@ -189,21 +174,7 @@ KORPD_LISTENS=$("$(korp_pg_bin)/psql" -X -q -w -h 127.0.0.1 -p "$PORT" -U "$KORP
           WHERE datname = 'korp_bench' AND query LIKE 'LISTEN %'")
 say "korpd listens on: ${KORPD_LISTENS:-nothing}"
 
-# ---- CPU from /proc, in clock ticks; WAL from the server
-TICK=$(getconf CLK_TCK)
-proc_ticks() {   # PID [children-too]: utime+stime (+cutime+cstime)
-    local s
-    s=$(cat "/proc/$1/stat" 2>/dev/null) || { echo 0; return; }
-    s=${s##*) }
-    awk -v c="${2:-0}" '{ print $12 + $13 + (c ? $14 + $15 : 0) }' <<<"$s"
-}
-pg_ticks() {     # the whole cluster: postmaster, its live children, those gone
-    local t c
-    t=$(proc_ticks "$PG_MAIN" 1)
-    for c in $(ps --ppid "$PG_MAIN" -o pid= 2>/dev/null); do t=$((t + $(proc_ticks "$c"))); done
-    echo "$t"
-}
-us_per() { awk -v t="$1" -v n="$2" -v hz="$TICK" 'BEGIN { printf "%.0f", (n > 0 ? t / hz * 1e6 / n : 0) }'; }
+# ---- WAL from the server (CPU from /proc: proc_ticks, pg_ticks, us_per in bench/lib.sh)
 PSQL=("$(korp_pg_bin)/psql" -X -q -w -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PORT" -U "$KORP_PG_USER")
 wal_lsn() { "${PSQL[@]}" -d korp_bench -tAc 'SELECT pg_current_wal_insert_lsn()'; }
 wal_per() {      # LSN0 LSN1 MOVES: WAL bytes per move
@@ -511,8 +482,7 @@ pgbench_run() {   # SET CLIENTS MOVES [l]: the set's games all at one ply before
         { cat "$TMP/pgbench.err" "$TMP/pgbench.out" >&2; die "pgbench transactions failed"; }
     tps=$(sed -n 's/^tps = \([0-9.]*\) (without.*/\1/p' "$TMP/pgbench.out")
     # -l: one line per transaction, its latency in microseconds in field 3
-    read -r p50 p99 < <(cat "$TMP"/pgb.* | awk '{ print $3 }' | sort -n |
-        awk '{ v[NR] = $1 } END { printf "%.2f %.2f\n", v[int(0.5 * (NR - 1) + 1.5)] / 1e3, v[int(0.99 * (NR - 1) + 1.5)] / 1e3 }')
+    read -r p50 p99 < <(pgbench_ms 2 0.5 0.99 -- "$TMP"/pgb.*)
     keep "$eng" "$set" "$c" "$tps" "${plies% *}" $(( ${plies% *} + n / games )) p50="$p50" p99="$p99" \
         cpu_p="$(us_per $((p1 - p0)) "$n")" wal="$(wal_per "$w0" "$w1" "$n")" \
         cpu_c="$(awk -v n="$n" '{ printf "%.0f", ($1 + $2) * 1e6 / n }' "$TMP/pgbench.time")"
@@ -536,19 +506,9 @@ for rep in $(seq 1 "$REPEAT"); do
         pgbench_run longk "$c" "$n"
     done
 done
-if [ "${PERF:-0}" = 1 ]; then
-    for f in "$TMP"/perf.*; do
-        [ -s "$f" ] || continue
-        echo "== perf: korpd, ${f##*/perf.} (set.clients.run): self time by binary, then by symbol"
-        perf report -q -i "$f" --no-children -g none --sort dso --percent-limit 1 2>/dev/null |
-            grep -v '^$' | head -n 8
-        perf report -q -i "$f" --no-children -g none --sort dso,symbol --percent-limit 0.7 \
-            2>/dev/null | grep -v '^$' | head -n 30
-    done
-fi
+if [ "${PERF:-0}" = 1 ]; then bench_perf_report set.clients.run 30; fi
 say "korpd's games now: short $(row_sizes korp_bench "$(korpd_games short)"); long $(row_sizes korp_bench "$(korpd_games long)")"
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 echo
 echo "moves over HTTP (korpd) vs pgbench (same SQL, -M prepared), best of $REPEAT; $(nproc) cores; load before $LOAD_BEFORE, after $LOAD_AFTER; $(( $(date +%s) - T_START )) s"

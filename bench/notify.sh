@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/notify.sh — webhook delivery (issue 10): deliveries a second and the
+# bench/notify.sh — webhook delivery: deliveries a second and the
 # time from a move's commit to its webhook's receipt.
 #
 # Targets: at least 500 deliveries/s; p50 under 100 ms from commit to receipt.
@@ -28,12 +28,7 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 . bench/lib.sh
 
-N=${N:-10000}
-PAIRS=${PAIRS:-100}
-WORKERS=${WORKERS:-4}
-FILL_THREADS=${FILL_THREADS:-4}
-LAT_MOVES=${LAT_MOVES:-2000}
-RATE=${RATE:-100}
+bench_defaults N=10000 PAIRS=100 WORKERS=4 FILL_THREADS=4 LAT_MOVES=2000 RATE=100
 BUILD=build-bench
 
 korp_install $KORP_PACKAGES python3 python3-requests

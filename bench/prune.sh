@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/prune.sh — what pruning costs (issue 22, section 3): the time to
+# bench/prune.sh — what pruning costs: the time to
 # prune a million events (and a share of finished deliveries) with korpd's
 # own statements and batch size, and what it does to moves running at the
 # same time.
@@ -27,11 +27,7 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 . bench/lib.sh
 
-EVENTS=${EVENTS:-1000000}
-DELIVERIES=${DELIVERIES:-100000}
-PLAYERS=${PLAYERS:-2000}
-CLIENTS=${CLIENTS:-8}
-RUN_SECONDS=${RUN_SECONDS:-20}
+bench_defaults EVENTS=1000000 DELIVERIES=100000 PLAYERS=2000 CLIENTS=8 RUN_SECONDS=20
 BATCH=$(sed -n 's/^#define PRUNE_BATCH \([0-9]*\).*/\1/p' korpd/main.c)
 [ -n "$BATCH" ] || die "no PRUNE_BATCH in korpd/main.c"
 
@@ -40,16 +36,13 @@ bench_machine
 bench_tmp korp-prune
 PRUNER=
 SAMPLER=
-cleanup() {
+stop_all() {
     [ -n "$SAMPLER" ] && kill "$SAMPLER" 2>/dev/null
     [ -n "$PRUNER" ] && kill "$PRUNER" 2>/dev/null
-    bench_tmp_remove
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_on_exit stop_all
 
-cc -O2 -Wall -Wextra -I db -I base -I rules $(pkg-config --cflags libpq) \
-    -o "$TMP/statements" bench/statements.c db/db_statements.c
+bench_build_statements
 sql_of() { awk -F '\t' -v n="$1" '$1 == n { print $2 }' <("$TMP/statements"); }
 
 bench_pg korp_prune
@@ -105,8 +98,7 @@ moves() {   # LABEL: pgbench's line
         { cat "$TMP/moves.out" >&2; die "pgbench (moves) failed"; }
     local tps p99
     tps=$(sed -n 's/^tps = \([0-9.]*\) (without.*/\1/p' "$TMP/moves.out")
-    p99=$(cat "$TMP"/mv."${1// /_}".* | awk '{ print $3 }' | sort -n |
-        awk '{ v[NR] = $1 } END { printf "%.1f", v[int(0.99 * (NR - 1) + 1.5)] / 1e3 }')
+    p99=$(pgbench_ms 1 0.99 -- "$TMP"/mv."${1// /_}".*)
     echo "moves $1: tps=$tps p99_ms=$p99"
 }
 prune_sql() {   # STATEMENT: the pgbench script running it at korpd's batch size

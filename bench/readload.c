@@ -19,12 +19,10 @@
  */
 #include "loadclient.h"
 
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #define OPS_MAX 4096
@@ -38,7 +36,6 @@ struct op {
 };
 
 struct worker {
-    pthread_t thread;
     int index, fd;
     uint64_t rng;
     double *lat;        /* seconds, one per operation */
@@ -172,35 +169,23 @@ int main(int argc, char **argv)
             ws[t].rng = 1;
         ws[t].lat = calloc((size_t)per_thread + 1, sizeof *ws[t].lat);
     }
-    struct rusage ru0, ru1;
-    getrusage(RUSAGE_SELF, &ru0);
-    double t0 = load_now();
-    for (int t = 0; t < nthreads; t++)
-        pthread_create(&ws[t].thread, NULL, work, &ws[t]);
-    for (int t = 0; t < nthreads; t++)
-        pthread_join(ws[t].thread, NULL);
-    double secs = load_now() - t0;
-    getrusage(RUSAGE_SELF, &ru1);
+    struct load_times times = load_threads_run(ws, nthreads, sizeof *ws, work);
 
     long total = 0, requests = 0, errors = 0, reconnects = 0, bytes = 0;
+    struct load_latencies all = { 0 };
     for (int t = 0; t < nthreads; t++) {
         total += ws[t].done;
         requests += ws[t].requests;
         errors += ws[t].errors;
         reconnects += ws[t].reconnects;
         bytes += ws[t].bytes;
+        if (load_latencies_add(&all, ws[t].lat, ws[t].done) != 0)
+            return 2;
     }
-    double *all = calloc((size_t)total + 1, sizeof *all);
-    long k = 0;
-    for (int t = 0; t < nthreads; t++)
-        for (long i = 0; i < ws[t].done; i++)
-            all[k++] = ws[t].lat[i];
-    load_sort(all, total);
-    double cpu = load_cpu_seconds(&ru0, &ru1);
-    printf("ops=%ld requests=%ld seconds=%.3f rate=%.1f p50_ms=%.2f p90_ms=%.2f p99_ms=%.2f "
-           "max_ms=%.2f errors=%ld reconnects=%ld client_cpu_s=%.3f bytes_per_op=%ld\n",
-           total, requests, secs, secs > 0 ? (double)total / secs : 0, load_pct(all, total, 0.50),
-           load_pct(all, total, 0.90), load_pct(all, total, 0.99),
-           total ? all[total - 1] * 1e3 : 0, errors, reconnects, cpu, total ? bytes / total : 0);
+    printf("ops=%ld requests=%ld seconds=%.3f rate=%.1f ", total, requests, times.seconds,
+           times.seconds > 0 ? (double)total / times.seconds : 0);
+    load_latencies_print(stdout, &all, 2);
+    printf(" errors=%ld reconnects=%ld client_cpu_s=%.3f bytes_per_op=%ld\n", errors, reconnects,
+           times.cpu_seconds, total ? bytes / total : 0);
     return errors || total < per_thread * nthreads ? 1 : 0;
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/reads.sh — reads over HTTP (issue 22, section 2): korpd against
+# bench/reads.sh — reads over HTTP: korpd against
 # pgbench running the same SELECTs, at 1, 8 and 32 clients, in one
 # invocation.  Target: korpd >= 0.8x pgbench's rate for each read.
 #
@@ -49,17 +49,9 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 . bench/lib.sh
 
-GAMES=${GAMES:-64}
-PAIRS=${PAIRS:-16}
-PLY=${PLY:-40}
-OPS=${OPS:-6000}
-OPS_CHECK=${OPS_CHECK:-64}
-REPEAT=${REPEAT:-2}
-CLIENTS=${CLIENTS:-1 8 32}
-READS=${READS:-game legal pgn list page game304}
-POOL=${POOL:-32}
+bench_defaults GAMES=64 PAIRS=16 PLY=40 OPS=6000 OPS_CHECK=64 REPEAT=2 "CLIENTS=1 8 32" \
+    "READS=game legal pgn list page game304" POOL=32 SEED=22
 THREADS=${THREADS:-$POOL}
-SEED=${SEED:-22}
 BUILD=build-bench
 
 [ "$GAMES" -le 120 ] || die "GAMES: at most 120 (pgbench takes at most 128 scripts)"
@@ -70,19 +62,13 @@ korp_install $KORP_PACKAGES python3
 bench_machine
 bench_tmp korp-reads
 KPID=
-cleanup() {
-    [ -n "$KPID" ] && korp_stop_pid "$KPID"
-    bench_tmp_remove
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_on_exit '[ -z "$KPID" ] || korp_stop_pid "$KPID"'
 
 # ---- build: korpd, the load clients, korpd's statement texts
 bench_build_korpd "$BUILD" build-bench-rev "$TMP"
 bench_build_client readload
 bench_build_client moveload
-cc -O2 -Wall -Wextra -I "$SRC/db" -I "$SRC/base" -I "$SRC/rules" $(pkg-config --cflags libpq) \
-    -o "$TMP/statements" bench/statements.c "$SRC/db/db_statements.c"
+bench_build_statements
 "$TMP/statements" >"$TMP/statements.txt"
 sql_of() {   # NAME: korpd's text of that statement
     awk -F '\t' -v n="$1" '$1 == n { print $2; found = 1 } END { exit !found }' "$TMP/statements.txt" ||
@@ -216,23 +202,9 @@ for r in $READS; do
 done
 say "checked: for each read korpd runs exactly the statements pgbench runs ($OPS_CHECK operations each)"
 
-# ---- CPU from /proc, in clock ticks
-TICK=$(getconf CLK_TCK)
-proc_ticks() {   # PID [children-too]
-    local s
-    s=$(cat "/proc/$1/stat" 2>/dev/null) || { echo 0; return; }
-    s=${s##*) }
-    awk -v c="${2:-0}" '{ print $12 + $13 + (c ? $14 + $15 : 0) }' <<<"$s"
-}
-pg_ticks() {
-    local t c
-    t=$(proc_ticks "$PG_MAIN" 1)
-    for c in $(ps --ppid "$PG_MAIN" -o pid= 2>/dev/null); do t=$((t + $(proc_ticks "$c"))); done
-    echo "$t"
-}
+# ---- CPU from /proc (proc_ticks, pg_ticks, us_per: bench/lib.sh)
 pg_children() { ps --ppid "$PG_MAIN" -o pid= | wc -l; }
 pg_settle() { for _ in $(seq 1 50); do [ "$(pg_children)" -le "$1" ] && return; sleep 0.1; done; }
-us_per() { awk -v t="$1" -v n="$2" -v hz="$TICK" 'BEGIN { printf "%.0f", (n > 0 ? t / hz * 1e6 / n : 0) }'; }
 
 declare -A R
 keep() {   # ENGINE READ C RATE FIELD=VALUE...: kept when the best rate so far
@@ -279,8 +251,7 @@ pgbench_run() {   # READ C MODE (p: -M prepared, korpd's texts; e: PREPARE/EXECU
     ntx=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$TMP/pgbench.out")
     [ "$ntx" = "$OPS" ] || { cat "$TMP/pgbench.err" "$TMP/pgbench.out" >&2; die "pgbench: $ntx of $OPS on $r"; }
     tps=$(sed -n 's/^tps = \([0-9.]*\) (without.*/\1/p' "$TMP/pgbench.out")
-    read -r p50 p99 < <(cat "$TMP"/pgblog.* | awk '{ print $3 }' | sort -n |
-        awk '{ v[NR] = $1 } END { printf "%.2f %.2f\n", v[int(0.5 * (NR - 1) + 1.5)] / 1e3, v[int(0.99 * (NR - 1) + 1.5)] / 1e3 }')
+    read -r p50 p99 < <(pgbench_ms 2 0.5 0.99 -- "$TMP"/pgblog.*)
     keep "$m" "$r" "$c" "$tps" p50="$p50" p99="$p99" cpu_p="$(us_per $((p1 - p0)) "$OPS")"
     printf 'pgbench-%s %-7s %2d client(s) tps=%s transactions=%s p50_ms=%s p99_ms=%s\n' "$m" "$r" "$c" "$tps" "$ntx" "$p50" "$p99"
 }
@@ -298,18 +269,8 @@ for rep in $(seq 1 "$REPEAT"); do
         done
     done
 done
-if [ "${PERF:-0}" = 1 ]; then
-    for f in "$TMP"/perf.*; do
-        [ -s "$f" ] || continue
-        echo "== perf: korpd, ${f##*/perf.} (read.clients.run): self time by binary, then by symbol"
-        perf report -q -i "$f" --no-children -g none --sort dso --percent-limit 1 2>/dev/null |
-            grep -v '^$' | head -n 8
-        perf report -q -i "$f" --no-children -g none --sort dso,symbol --percent-limit 0.7 \
-            2>/dev/null | grep -v '^$' | head -n 25
-    done
-fi
+if [ "${PERF:-0}" = 1 ]; then bench_perf_report read.clients.run 25; fi
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 echo
 echo "reads over HTTP (korpd) vs pgbench (the same statements), operations/s, best of $REPEAT; $(nproc) cores; load before $LOAD_BEFORE, after $(cut -d' ' -f1-3 /proc/loadavg); $(( $(date +%s) - T_START )) s"
 printf '%-7s %2s | %8s %6s %6s %6s | %9s %-4s %6s %6s | %6s | %s\n' read cl "korpd/s" p50ms p99ms "B/op" \

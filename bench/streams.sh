@@ -39,12 +39,7 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 . bench/lib.sh
 
-STREAMS=${STREAMS:-1000 10000}
-RATE=${RATE:-20}
-PHASE_SECONDS=${PHASE_SECONDS:-40}
-IDLE=${IDLE:-10}
-CROSS=${CROSS:-1}
-POOL=${POOL:-8}
+bench_defaults "STREAMS=1000 10000" RATE=20 PHASE_SECONDS=40 IDLE=10 CROSS=1 POOL=8
 BUILD=build-streams-bench
 
 for n in $STREAMS; do
@@ -68,14 +63,12 @@ stop_korpds() {
     for p in "${KPIDS[@]}"; do korp_stop_pid "$p"; done
     KPIDS=()
 }
-cleanup() {
+stop_all() {
     [ -n "$CPID" ] && kill "$CPID" 2>/dev/null
     [ -n "$KILLER" ] && kill "$KILLER" 2>/dev/null
     stop_korpds
-    bench_tmp_remove
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_on_exit stop_all
 
 bench_build_korpd "$BUILD" build-streams-rev "$TMP"
 bench_build_client streamload

@@ -7,23 +7,7 @@ set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-stale() {
-    # npm ci writes node_modules/.package-lock.json; it must be newer than the lock file
-    # and the installed CLI must be the version package.json pins.
-    [ -x node_modules/.bin/redocly ] || return 0
-    [ -f node_modules/.package-lock.json ] || return 0
-    [ package-lock.json -nt node_modules/.package-lock.json ] && return 0
-    node -e '
-        const want = require("./package.json").devDependencies["@redocly/cli"];
-        const have = require("./node_modules/@redocly/cli/package.json").version;
-        process.exit(want === have ? 0 : 1);
-    ' || return 0
-    return 1
-}
-
-if stale; then
-    echo "lint_openapi: installing the pinned tools (npm ci)" >&2
-    npm ci --no-audit --no-fund >&2
-fi
+. "$root/tests/npm_tools.sh"
+npm_tools_ready lint_openapi @redocly/cli
 
 exec node_modules/.bin/redocly lint openapi.yaml

@@ -1,45 +1,21 @@
 /*
- * test_i18n_mail.c — issue 21: notification mails in the recipient's
- * language.  The expected Polish and Hungarian words are written here by
+ * test_i18n_mail.c — notification mails in the recipient's language.  The expected Polish and Hungarian words are written here by
  * hand (as a reader of each language would say them), not read from the
  * catalogs: a wrong or missing translation fails.  Also the catalog lookup
  * itself: English and unknown languages fall back to the msgid.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
 
 #include "i18n.h"
-#include "notify_mail.h"
+#include "notify_test.h"
 
-#define DEADLINE_TEXT "2026-11-25T13:45:00Z"   /* a Wednesday */
-#define DEADLINE_UNIX 1795614300LL
-
+/* The shared game's mail of KIND, for bob reading LANGUAGE. */
 static struct notify_about about(enum notify_kind kind, const char *language)
 {
-    return (struct notify_about){
-        .kind = kind,
-        .variant = "korpalski",
-        .game_id = "aZ3kP9qw",
-        .player_name = "bob",
-        .opponent_name = "alice",
-        .my_color = "white",
-        .ply = 38,
-        .last_san = "Q@d8",
-        .last_uci = "Q@d8",
-        .last_polish = "H/d8",
-        .deadline = DEADLINE_TEXT,
-        .now = DEADLINE_UNIX - 24 * 3600,
-        .status = "active",
-        .result = "1-0",
-        .termination = "checkmate",
-        .game_url = "https://korp.example/games/aZ3kP9qw",
-        .settings_url = "https://korp.example/settings/notifications",
-        .language = language,
-    };
+    struct notify_about a = notify_test_about(kind);
+    a.language = language;
+    return a;
 }
 
 /* The body with its line breaks as spaces: wrapping may fall anywhere. */
@@ -58,6 +34,19 @@ static void assert_has(const char *body, const char *words)
     if (strstr(f, words) == NULL)
         fail_msg("'%s' not in:\n%s", words, body);
     free(f);
+}
+
+/* The shared game's mail of KIND in LANGUAGE, whose subject must be SUBJECT
+ * and whose body must start with GREETING: the body (malloc'd). */
+static char *mail(enum notify_kind kind, const char *language, const char *subject,
+                  const char *greeting)
+{
+    struct notify_about a = about(kind, language);
+    char written[NOTIFY_SUBJECT_MAX];
+    char *body = notify_test_text(&a, written);
+    assert_string_equal(written, subject);
+    assert_true(strncmp(body, greeting, strlen(greeting)) == 0);
+    return body;
 }
 
 static void test_i18n_lookup(void **state)
@@ -79,12 +68,8 @@ static void test_i18n_lookup(void **state)
 static void test_i18n_your_move_polish(void **state)
 {
     (void)state;
-    struct notify_about a = about(NOTIFY_YOUR_MOVE, "pl");
-    char subject[NOTIFY_SUBJECT_MAX], *body = NULL;
-    struct base_err err = { "" };
-    assert_true(notify_mail_text(&a, subject, sizeof subject, &body, &err));
-    assert_string_equal(subject, "Twój ruch w partii aZ3kP9qw z alice (Korpalski)");
-    assert_true(strncmp(body, "Cześć, bob,\n\n", strlen("Cześć, bob,\n\n")) == 0);
+    char *body = mail(NOTIFY_YOUR_MOVE, "pl", "Twój ruch w partii aZ3kP9qw z alice (Korpalski)",
+                      "Cześć, bob,\n\n");
     assert_has(body, "Twój ruch w partii aZ3kP9qw z alice (Korpalski). Grasz białymi.");
     assert_has(body, "Ostatni ruch gracza alice: 19... Q@d8 (w polskiej notacji wynalazcy: H/d8).");
     assert_has(body, "Twój termin: środa, 25 listopada 2026, 13:45 UTC (za 24 godz.).");
@@ -97,20 +82,17 @@ static void test_i18n_your_move_polish(void **state)
 static void test_i18n_game_end_hungarian(void **state)
 {
     (void)state;
-    struct notify_about a = about(NOTIFY_GAME_END, "hu");
-    char subject[NOTIFY_SUBJECT_MAX], *body = NULL;
-    struct base_err err = { "" };
-    assert_true(notify_mail_text(&a, subject, sizeof subject, &body, &err));
-    assert_string_equal(subject, "A(z) aZ3kP9qw játszma alice ellen véget ért: 1-0 (matt)");
-    assert_true(strncmp(body, "Szia, bob!\n\n", strlen("Szia, bob!\n\n")) == 0);
+    char *body = mail(NOTIFY_GAME_END, "hu", "A(z) aZ3kP9qw játszma alice ellen véget ért: 1-0 (matt)",
+                      "Szia, bob!\n\n");
     assert_has(body, "A(z) aZ3kP9qw játszmád alice ellen (Korpalski) véget ért mattal: 1-0. Nyertél.");
     assert_has(body, "alice utolsó lépése: 19... Q@d8 (a feltaláló lengyel jelölésével: H/d8).");
     assert_has(body, "A játszma megnyitása: https://korp.example/games/aZ3kP9qw");
     free(body);
 
-    a = about(NOTIFY_DEADLINE_NEAR, "hu");
+    struct notify_about a = about(NOTIFY_DEADLINE_NEAR, "hu");
+    char subject[NOTIFY_SUBJECT_MAX];
     a.now = DEADLINE_UNIX - 3 * 86400;
-    assert_true(notify_mail_text(&a, subject, sizeof subject, &body, &err));
+    body = notify_test_text(&a, subject);
     assert_string_equal(subject, "3 nap maradt a lépésedre a(z) aZ3kP9qw játszmában alice ellen");
     assert_has(body, "Határidőd: 2026. november 25., szerda, 13:45 UTC (3 nap múlva).");
     free(body);
@@ -119,14 +101,7 @@ static void test_i18n_game_end_hungarian(void **state)
 static void test_i18n_digest_hungarian_and_english(void **state)
 {
     (void)state;
-    const struct notify_digest_game games[] = {
-        { "aZ3kP9qw", "korpalski", "alice", "white", 38, "Q@d8", DEADLINE_TEXT,
-          "https://korp.example/games/aZ3kP9qw" },
-        { "Hx7Gl1nsk", "glinski", "carol", "black", 1, "f5f7", NULL,
-          "https://korp.example/games/Hx7Gl1nsk" },
-    };
-    struct notify_digest d = { "bob", games, 2, DEADLINE_UNIX - 2 * 3600,
-                               "https://korp.example/settings/notifications", "hu" };
+    struct notify_digest d = notify_test_digest("hu");
     char subject[NOTIFY_SUBJECT_MAX], *body = NULL;
     struct base_err err = { "" };
     assert_true(notify_mail_digest(&d, subject, sizeof subject, &body, &err));

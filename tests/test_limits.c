@@ -1,8 +1,8 @@
 /*
  * test_limits.c — the rate-limit table (api/api_limits.c): a key's bucket
  * empties as its requests come and refills at the rate, and no other key,
- * however many, can give it back its requests (issue 17, item 5: two
- * tokens sharing a slot of the old fixed table reset each other).
+ * however many, can give it back its requests (two tokens sharing a slot
+ * of the old fixed table once reset each other).
  */
 #include <setjmp.h>
 #include <stdarg.h>

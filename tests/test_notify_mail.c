@@ -8,22 +8,12 @@
  * header promises; messages are read back with a small parser and
  * decoders written here, independent of notify_mail_message.c.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include <cmocka.h>
-
-#include "notify_mail.h"
-
-/* 2026-11-25T13:45:00Z, a Wednesday (`date -u -d @1795614300`). */
-#define DEADLINE_TEXT "2026-11-25T13:45:00Z"
-#define DEADLINE_UNIX 1795614300LL
+#include "notify_test.h"
 
 /* ---- Reading our output back --------------------------------------------- */
 
@@ -198,21 +188,19 @@ static void assert_diagram(const char *variant, const char *fen, const char *exp
     assert_int_equal(n, strlen(expected));
 }
 
+/* A Korpalski diagram's frame: the files above and below, a rank with no man. */
+#define FILES "   a b c d e f g h\n"
+#define EMPTY_RANK(n) #n "  . . . . . . . .  " #n "\n"
+
 /* korpalski.md section 5: the start, empty board, every man in reserve. */
 static void test_notify_mail_diagram_korpalski_start(void **state)
 {
     (void)state;
     static const char expected[] =
-        "   a b c d e f g h\n"
-        "8  . . . . . . . .  8\n"
-        "7  . . . . . . . .  7\n"
-        "6  . . . . . . . .  6\n"
-        "5  . . . . . . . .  5\n"
-        "4  . . . . . . . .  4\n"
-        "3  . . . . . . . .  3\n"
-        "2  . . . . . . . .  2\n"
-        "1  . . . . . . . .  1\n"
-        "   a b c d e f g h\n"
+        FILES
+        EMPTY_RANK(8) EMPTY_RANK(7) EMPTY_RANK(6) EMPTY_RANK(5)
+        EMPTY_RANK(4) EMPTY_RANK(3) EMPTY_RANK(2) EMPTY_RANK(1)
+        FILES
         "\n"
         "White's reserve: king, queen, 2 rooks, 2 bishops, 2 knights, 8 pawns\n"
         "Black's reserve: king, queen, 2 rooks, 2 bishops, 2 knights, 8 pawns\n"
@@ -235,16 +223,13 @@ static void test_notify_mail_diagram_korpalski_prison(void **state)
 {
     (void)state;
     static const char expected[] =
-        "   a b c d e f g h\n"
+        FILES
         "8  . . . q k . . .  8\n"
         "7  . . . p . . . .  7\n"
-        "6  . . . . . . . .  6\n"
-        "5  . . . . . . . .  5\n"
-        "4  . . . . . . . .  4\n"
-        "3  . . . . . . . .  3\n"
+        EMPTY_RANK(6) EMPTY_RANK(5) EMPTY_RANK(4) EMPTY_RANK(3)
         "2  . . . . P . . .  2\n"
         "1  R . . . K . . .  1\n"
-        "   a b c d e f g h\n"
+        FILES
         "\n"
         "White's reserve: queen, bishop, knight, 3 pawns\n"
         "Black's reserve: 2 rooks, 2 bishops, knight, 2 pawns\n"
@@ -380,36 +365,21 @@ static void test_notify_mail_diagram_refusals(void **state)
 
 #define PRISON_FEN "3qk3/3p4/8/8/8/8/4P3/R3K3[QBNPPPrrbbnpp] w - - 0 20"
 
-/* Everything a mail could use, for bob playing White against alice. */
+/* Everything a mail could use, for bob playing White against alice: the
+ * shared game (notify_test.h) in the prison position, with a challenge, a
+ * webhook, a message, a tournament and an arbiter's reason. */
 static struct notify_about about(enum notify_kind kind)
 {
-    return (struct notify_about){
-        .kind = kind,
-        .variant = "korpalski",
-        .game_id = "aZ3kP9qw",
-        .challenge_id = "Ch4llenge1",
-        .player_name = "bob",
-        .opponent_name = "alice",
-        .my_color = "white",
-        .fen = PRISON_FEN,
-        .ply = 38,
-        .last_san = "Q@d8",
-        .last_uci = "Q@d8",
-        .last_polish = "H/d8",
-        .deadline = DEADLINE_TEXT,
-        .now = DEADLINE_UNIX - 24 * 3600,
-        .status = "active",
-        .result = "1-0",
-        .termination = "checkmate",
-        .game_url = "https://korp.example/games/aZ3kP9qw",
-        .challenge_url = "https://korp.example/challenges/Ch4llenge1",
-        .settings_url = "https://korp.example/settings/notifications",
-        .webhook_url = "https://bot.example/hook",
-        .webhook_reason = "HTTP 500 on 10 deliveries in a row",
-        .message_text = "Thanks for the game!\n\nShall we play a return game?",
-        .tournament_name = "Autumn Glinski",
-        .arbiter_reason = "perpetual check upheld",
-    };
+    struct notify_about a = notify_test_about(kind);
+    a.challenge_id = "Ch4llenge1";
+    a.fen = PRISON_FEN;
+    a.challenge_url = "https://korp.example/challenges/Ch4llenge1";
+    a.webhook_url = "https://bot.example/hook";
+    a.webhook_reason = "HTTP 500 on 10 deliveries in a row";
+    a.message_text = "Thanks for the game!\n\nShall we play a return game?";
+    a.tournament_name = "Autumn Glinski";
+    a.arbiter_reason = "perpetual check upheld";
+    return a;
 }
 
 /* Lines of a body: '\n' ends, at most 78 columns (counting characters). */
@@ -460,7 +430,7 @@ static void test_notify_mail_subjects(void **state)
         { NOTIFY_CLAIM, "alice claimed a draw in game aZ3kP9qw (threefold repetition)" },
         { NOTIFY_WEBHOOK_DISABLED, "Your korp webhook was turned off" },
         { NOTIFY_EMAIL_CONFIRM, "Confirm your email address for korp" },
-        /* Issue 18. */
+        /* Messages, conditional moves, arbiters and tournaments. */
         { NOTIFY_MESSAGE, "alice sent you a message in game aZ3kP9qw" },
         { NOTIFY_CONDITIONAL_PLAYED, "Your conditional move Q@d8 was played in game aZ3kP9qw" },
         { NOTIFY_ARBITER, "An arbiter has ruled on game aZ3kP9qw" },
@@ -493,14 +463,14 @@ static void test_notify_mail_subjects(void **state)
     }
 }
 
-/* Issue 18: a message is quoted line by line, its blank line kept. */
+/* A message is quoted line by line, its blank line kept. */
 static void test_notify_mail_message_body(void **state)
 {
     (void)state;
     struct notify_about a = about(NOTIFY_MESSAGE);
     char subject[NOTIFY_SUBJECT_MAX], *body = NULL;
     struct base_err err = { "" };
-    assert_true(notify_mail_text(&a, subject, sizeof subject, &body, &err));
+    body = notify_test_text(&a, subject);
     assert_non_null(strstr(body, "\n\n> Thanks for the game!\n>\n> Shall we play a return "
                                  "game?\n"));
     free(body);
@@ -509,14 +479,13 @@ static void test_notify_mail_message_body(void **state)
     assert_non_null(strstr(err.text, "message_text"));
 }
 
-/* The mail of issue 10: alice dropped her queen, bob is to move. */
+/* The turn mail: alice dropped her queen, bob is to move. */
 static void test_notify_mail_your_move_body(void **state)
 {
     (void)state;
     struct notify_about a = about(NOTIFY_YOUR_MOVE);
-    char subject[NOTIFY_SUBJECT_MAX], *body = NULL;
-    struct base_err err = { "" };
-    assert_true(notify_mail_text(&a, subject, sizeof subject, &body, &err));
+    char subject[NOTIFY_SUBJECT_MAX];
+    char *body = notify_test_text(&a, subject);
     char *flat = squeeze(body);
 
     assert_non_null(strstr(flat, "It is your move in game aZ3kP9qw against alice (Korpalski). "
@@ -541,7 +510,7 @@ static void test_notify_mail_your_move_body(void **state)
     a.last_san = NULL;
     a.last_polish = NULL;
     a.deadline = NULL;
-    assert_true(notify_mail_text(&a, subject, sizeof subject, &body, &err));
+    body = notify_test_text(&a, subject);
     assert_string_equal(subject, "Your move in game aZ3kP9qw against alice (Glinski)");
     assert_null(strstr(body, "last move"));
     assert_null(strstr(body, "deadline"));
@@ -573,9 +542,8 @@ static void test_notify_mail_game_end_words(void **state)
         a.my_color = cases[i].color;
         a.result = cases[i].result;
         a.termination = cases[i].termination;
-        char subject[NOTIFY_SUBJECT_MAX], *body = NULL;
-        struct base_err err = { "" };
-        assert_true(notify_mail_text(&a, subject, sizeof subject, &body, &err));
+        char subject[NOTIFY_SUBJECT_MAX];
+        char *body = notify_test_text(&a, subject);
         size_t n = strlen(subject), m = strlen(cases[i].subject_end);
         assert_true(n >= m);
         assert_string_equal(subject + n - m, cases[i].subject_end);
@@ -603,9 +571,8 @@ static void test_notify_mail_time_left(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         struct notify_about a = about(NOTIFY_DEADLINE_NEAR);
         a.now = DEADLINE_UNIX - cases[i].before;
-        char subject[NOTIFY_SUBJECT_MAX], *body = NULL;
-        struct base_err err = { "" };
-        assert_true(notify_mail_text(&a, subject, sizeof subject, &body, &err));
+        char subject[NOTIFY_SUBJECT_MAX];
+        char *body = notify_test_text(&a, subject);
         assert_true(strncmp(subject, cases[i].subject_start, strlen(cases[i].subject_start)) == 0);
         free(body);
     }
@@ -654,14 +621,7 @@ static void test_notify_mail_missing_facts(void **state)
 static void test_notify_mail_digest(void **state)
 {
     (void)state;
-    const struct notify_digest_game games[] = {
-        { "aZ3kP9qw", "korpalski", "alice", "white", 38, "Q@d8", DEADLINE_TEXT,
-          "https://korp.example/games/aZ3kP9qw" },
-        { "Hx7Gl1nsk", "glinski", "carol", "black", 1, "f5f7", NULL,
-          "https://korp.example/games/Hx7Gl1nsk" },
-    };
-    struct notify_digest d = { "bob", games, 2, DEADLINE_UNIX - 2 * 3600,
-                               "https://korp.example/settings/notifications", NULL };
+    struct notify_digest d = notify_test_digest(NULL);
     char subject[NOTIFY_SUBJECT_MAX], *body = NULL;
     struct base_err err = { "" };
     assert_true(notify_mail_digest(&d, subject, sizeof subject, &body, &err));

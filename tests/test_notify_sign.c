@@ -610,7 +610,7 @@ static void test_notify_sign_loopback_transfer(void **state)
     server_stop(&server);
 }
 
-/* ---- Short causes (issue 17, item 17) ---------------------------------- */
+/* ---- Short causes --------------------------------------------------------- */
 
 /* Runs a GET to url (loopback) with a timeout of ms; the cause korp records. */
 static const char *cause_of(const char *url, long ms)

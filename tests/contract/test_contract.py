@@ -1,4 +1,4 @@
-"""The contract in one place (issue 16): what korpd's code can do against what
+"""The contract in one place: what korpd's code can do against what
 openapi.yaml and docs/api.md say it does.  No server: the C sources are read.
 
 (a) Operations.  The route table in api/api_routes.c (a table of structs,

@@ -9,7 +9,6 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
@@ -20,6 +19,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "tests", "server"))
 
+from korp_fixtures import korp_replay  # noqa: E402
 from test_events import Stream  # noqa: E402  (tests/server's SSE client)
 
 
@@ -386,19 +386,7 @@ class Receiver:
 
 def replay(korp, pgn_text):
     """`korp replay` of a PGN: [(ply, san, fen)]."""
-    with tempfile.NamedTemporaryFile("w", suffix=".pgn", delete=False) as f:
-        f.write(pgn_text)
-    try:
-        out = subprocess.run([korp, "replay", f.name], capture_output=True, text=True,
-                             timeout=60)
-    finally:
-        os.unlink(f.name)
-    assert out.returncode == 0, (out.stdout, out.stderr)
-    plies = []
-    for line in out.stdout.strip().splitlines()[:-1]:
-        ply, san, fen = line.split(" ", 2)
-        plies.append((int(ply), san, fen))
-    return plies
+    return korp_replay(korp, pgn_text)[0]
 
 
 def check_moves(cluster, load, korp):

@@ -1,4 +1,4 @@
-"""Issue 20, the restore drill: games are played on a cluster made as scripts/up.sh
+"""The restore drill: games are played on a cluster made as scripts/up.sh
 makes its own; scripts/backup.sh takes a full backup; more moves; the time is noted;
 more moves; an incremental backup; scripts/restore.sh restores to the noted time into
 a new data directory and starts korpd on it.  The restored database holds exactly

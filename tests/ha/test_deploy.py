@@ -1,11 +1,10 @@
-"""Issue 20, the deployment kit: the systemd units (systemd-analyze), the alert rules
+"""The deployment kit: the systemd units (systemd-analyze), the alert rules
 (promtool) and HAProxy terminating TLS in front of two korpd (a throwaway
 certificate, curl and a raw TLS socket)."""
 
 import os
 import re
 import shutil
-import signal
 import socket
 import ssl
 import subprocess
@@ -14,7 +13,7 @@ import time
 import pytest
 import requests
 
-from korp_fixtures import free_port, wait_until
+from korp_fixtures import free_port, stop_process, wait_until
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 DEPLOY = os.path.join(ROOT, "deploy")
@@ -136,12 +135,7 @@ def tls_proxy(tmp_path):
 
     yield start, cert
     for proc in procs:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_process(proc)
 
 
 def curl(base, path, cert, *extra):

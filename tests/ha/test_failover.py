@@ -1,4 +1,4 @@
-"""Issue 20: lose a database server and lose no move.
+"""Lose a database server and lose no move.
 
 korpd runs on three PostgreSQL nodes under Patroni (scripts/ha-up.sh, synchronous
 replication).  Clients play moves at a steady rate with Idempotency-Keys while an

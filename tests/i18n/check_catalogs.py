@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 21: korp's translations are complete and well-formed.
+"""korp's translations are complete and well-formed.
 
     check_catalogs.py REPO
 

@@ -22,4 +22,5 @@ _scaleout = _load("server_scaleout", "test_scaleout.py")
 korpd_binary = _server.korpd_binary
 shared_db_url = _server.shared_db_url
 start_korpd = _server.start_korpd
+sink = _server.sink
 haproxy = _scaleout.haproxy

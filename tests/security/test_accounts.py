@@ -1,4 +1,4 @@
-"""Issue 17, accounts, tokens and streams: each test checks one defect the probe found
+"""Accounts, tokens and streams: each test checks one defect a security probe found
 and fails if it comes back.
 
   3   revoking a token or signing out ends the event streams opened with it, in every korpd
@@ -25,7 +25,7 @@ import requests
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "server"))
 
-from korp_fixtures import Postgres, wait_until  # noqa: E402
+from korp_fixtures import Postgres, made_by, wait_until  # noqa: E402
 from openapi_check import check  # noqa: E402
 
 PASSWORD = "correct horse battery"
@@ -142,16 +142,7 @@ class Stream:
 
 @pytest.fixture
 def streams():
-    opened = []
-
-    def open_stream(*args, **kwargs):
-        s = Stream(*args, **kwargs)
-        opened.append(s)
-        return s
-
-    yield open_stream
-    for s in opened:
-        s.close()
+    yield from made_by(Stream)
 
 
 def cookie_of(session):

@@ -1,4 +1,4 @@
-"""Issue 17, items 7, 8, 13 (link expiry) and 15 (confirmation): nobody's inbox can be
+"""Challenge caps, link expiry and address confirmation: nobody's inbox can be
 flooded through korp.
 
   7   one open directed challenge per (challenger, opponent): 409; at most
@@ -19,6 +19,7 @@ import subprocess
 import sys
 import threading
 import uuid
+from contextlib import closing
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import pytest
@@ -26,7 +27,7 @@ import requests
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "server"))
 
-from korp_fixtures import Postgres, SmtpSink, wait_until  # noqa: E402
+from korp_fixtures import Postgres, wait_until  # noqa: E402
 from openapi_check import check  # noqa: E402
 
 MAIL_FROM = "korp@example.org"
@@ -36,24 +37,13 @@ CONFIRM_SUBJECT = "Confirm your email address for korp"
 
 @pytest.fixture(scope="module")
 def cluster():
-    pg = Postgres()
-    yield pg
-    pg.close()
+    with closing(Postgres()) as pg:
+        yield pg
 
 
 @pytest.fixture
 def fresh_db(cluster):
-    name = f"inbox_{uuid.uuid4().hex[:12]}"
-    subprocess.run(["createdb", "-h", "127.0.0.1", "-p", str(cluster.port), "-U", "korp",
-                    name], check=True, timeout=60, env=os.environ)
-    return f"postgresql://korp@127.0.0.1:{cluster.port}/{name}"
-
-
-@pytest.fixture
-def sink():
-    s = SmtpSink()
-    yield s
-    s.close()
+    return cluster.fresh_database("inbox")
 
 
 def korpd_with_mail(start_korpd, db_url, sink, **settings):

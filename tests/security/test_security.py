@@ -1,4 +1,4 @@
-"""Issue 17: the HTTP edge against a hostile client, one test per item, against a real
+"""The HTTP edge against a hostile client, one test per item, against a real
 korpd (and, for items 1, 2 and 16, a real HAProxy with deploy/haproxy.cfg).
 
 Loopback only: clients come from different addresses by binding their socket to
@@ -291,7 +291,7 @@ def test_haproxy_head_timeout_and_per_source_limits(shared_db_url, start_korpd, 
 
 
 def _old_slot(key):
-    """The slot korpd's sign-in table used before issue 17: an unkeyed FNV-1a."""
+    """The slot korpd's sign-in table used before it was keyed: an unkeyed FNV-1a."""
     h = 1469598103
     for b in key.encode():
         h = ((h ^ b) * 16777619) & 0xFFFFFFFFFFFFFFFF

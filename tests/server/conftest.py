@@ -1,56 +1,56 @@
 """pytest fixtures shared by the HTTP tests (see korp_fixtures.py)."""
 
 import os
+from contextlib import closing
 
 import pytest
 
 from korp_client import Api
-from korp_fixtures import Korpd, Postgres
+from korp_fixtures import Korpd, Postgres, SmtpSink, made_by
+
+
+def _from_env(variable, through="ctest (scripts/test.sh)"):
+    """The environment's VARIABLE; the test skips when it is not set."""
+    value = os.environ.get(variable)
+    if not value:
+        pytest.skip(f"{variable} is not set: run through {through}")
+    return value
 
 
 @pytest.fixture(scope="module")
 def korpd_binary():
-    path = os.environ.get("KORPD")
-    if not path:
-        pytest.skip("KORPD is not set: run through ctest (scripts/test.sh)")
-    return path
+    return _from_env("KORPD")
 
 
 @pytest.fixture
 def own_postgres():
-    pg = Postgres()
-    yield pg
-    pg.close()
+    with closing(Postgres()) as pg:
+        yield pg
+
+
+@pytest.fixture
+def sink():
+    """smtp-sink on a free port, stopped after the test."""
+    with closing(SmtpSink()) as s:
+        yield s
 
 
 @pytest.fixture
 def start_korpd(korpd_binary):
-    started = []
-
-    def start(database_url, **settings):
-        k = Korpd(korpd_binary, database_url, **settings)
-        started.append(k)
-        return k
-
-    yield start
-    for k in started:
-        k.close()
+    """start(database_url, **settings): a korpd of the test's own, stopped after it."""
+    yield from made_by(lambda database_url, **settings: Korpd(korpd_binary, database_url, **settings))
 
 
 @pytest.fixture(scope="module")
 def shared_db_url():
-    url = os.environ.get("KORP_TEST_DATABASE_URL")
-    if not url:
-        pytest.skip("KORP_TEST_DATABASE_URL is not set: run through scripts/test.sh")
-    return url
+    return _from_env("KORP_TEST_DATABASE_URL", "scripts/test.sh")
 
 
 @pytest.fixture(scope="module")
 def korpd(korpd_binary, shared_db_url):
     """One korpd on the suite's database (with the test clock), for a module."""
-    k = Korpd(korpd_binary, shared_db_url, KORP_TEST_CLOCK=1, KORP_SWEEP_SECONDS=1)
-    yield k
-    k.close()
+    with closing(Korpd(korpd_binary, shared_db_url, KORP_TEST_CLOCK=1, KORP_SWEEP_SECONDS=1)) as k:
+        yield k
 
 
 @pytest.fixture
@@ -80,20 +80,15 @@ def arbiter(korpd_binary, shared_db_url, korpd):
     return Api(korpd.base, token)
 
 
-def _binary(variable):
-    path = os.environ.get(variable)
-    if not path:
-        pytest.skip(f"{variable} is not set: run through ctest (scripts/test.sh)")
-    return path
 
 
 @pytest.fixture(scope="module")
 def bot_binary():
     """examples/random-bot's binary (ctest sets KORP_RANDOM_BOT)."""
-    return _binary("KORP_RANDOM_BOT")
+    return _from_env("KORP_RANDOM_BOT")
 
 
 @pytest.fixture(scope="module")
 def korp_binary():
     """The korp tool (ctest sets KORP)."""
-    return _binary("KORP")
+    return _from_env("KORP")

@@ -11,6 +11,7 @@ import socket
 import subprocess
 import tempfile
 import time
+import uuid
 
 import requests
 
@@ -62,6 +63,51 @@ def free_port(avoid=()):
 _next_port = None
 
 
+def made_by(factory, stop="close"):
+    """A fixture's body (`yield from made_by(...)`): gives the test a function
+    that makes things with factory(...), and stops each (its method named by
+    stop) after the test."""
+    made = []
+
+    def make(*args, **kwargs):
+        thing = factory(*args, **kwargs)
+        made.append(thing)
+        return thing
+
+    yield make
+    for thing in made:
+        getattr(thing, stop)()
+
+
+def stop_process(proc, timeout=10):
+    """Stops a child process: SIGTERM, and SIGKILL when it is still there after
+    timeout seconds."""
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=timeout)
+
+
+def korp_replay(korp, pgn_text):
+    """`korp replay` (the CLI at korp) of a PGN text: ([(ply, san, fen)], its last line)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".pgn", delete=False) as f:
+        f.write(pgn_text)
+    try:
+        out = subprocess.run([korp, "replay", f.name], capture_output=True, text=True,
+                             timeout=60)
+    finally:
+        os.unlink(f.name)
+    assert out.returncode == 0, (out.stdout, out.stderr, pgn_text)
+    lines = out.stdout.strip().splitlines()
+    plies = []
+    for line in lines[:-1]:
+        ply, san, fen = line.split(" ", 2)
+        plies.append((int(ply), san, fen))
+    return plies, lines[-1]
+
+
 def wait_until(predicate, timeout, step=0.05, what="condition"):
     """Polls predicate until it is true or timeout seconds pass (bounded)."""
     deadline = time.monotonic() + timeout
@@ -108,10 +154,18 @@ class Postgres:
             conf.write(f"listen_addresses = '127.0.0.1'\nport = {self.port}\n"
                        "unix_socket_directories = ''\n")
         self.start()
-        subprocess.run(["createdb", "-h", "127.0.0.1", "-p", str(self.port), "-U", "korp",
-                        "korp"], check=True)
-        self.url = f"postgresql://korp@127.0.0.1:{self.port}/korp"
+        self.url = self.create_database("korp")
         self.frozen = False
+
+    def create_database(self, name):
+        """Creates the database NAME (owned by korp); its URL."""
+        subprocess.run(["createdb", "-h", "127.0.0.1", "-p", str(self.port), "-U", "korp", name],
+                       check=True, timeout=60)
+        return f"postgresql://korp@127.0.0.1:{self.port}/{name}"
+
+    def fresh_database(self, prefix):
+        """A new database named PREFIX_ and a random suffix; its URL."""
+        return self.create_database(f"{prefix}_{uuid.uuid4().hex[:12]}")
 
     def _as_owner(self, argv, check=True):
         argv = [os.path.join(self.bin, argv[0])] + argv[1:]
@@ -250,7 +304,7 @@ class Korpd:
 
 
 # ---------------------------------------------------------------------------
-# Notifications (issue 10): a real SMTP server (postfix's smtp-sink), a real
+# Notifications: a real SMTP server (postfix's smtp-sink), a real
 # webhook endpoint (webhook_receiver.mjs, which checks signatures with the
 # Standard Webhooks library).
 

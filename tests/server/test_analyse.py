@@ -1,4 +1,4 @@
-"""POST /v1/analyse (issue 23): the engine's best lines for signed-in players,
+"""POST /v1/analyse: the engine's best lines for signed-in players,
 never for a game the asker is still playing, rate-limited per player, on a
 korpd and PostgreSQL of this module's own."""
 

@@ -1,4 +1,4 @@
-"""The arbiter's queue and the perpetual-check claim (issue 19, section 3).
+"""The arbiter's queue and the perpetual-check claim.
 The lines are checked by hand on an empty Korpalski board (every piece in the
 reserves): after 1. K@e1 K@h8 2. Q@b1 N@a5 White shuttles its queen between b8
 (check along the 8th rank, c8-g8 empty) and b1 (check along b1-h7), the black king

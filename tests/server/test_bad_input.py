@@ -180,7 +180,7 @@ def json_routes(w, gid=None):
                          {"result": "string", "reason": "string"}),
         "clock": ("/v1/admin/clock", "arbiter", {"offset_seconds": 0},
                   {"offset_seconds": "integer"}),
-        # issue 18
+        # give-time and leave
         "give-time": (f"/v1/games/{gid}/give-time", "a", {"days": 1}, {"days": "integer"}),
         "leave": ("/v1/players/me/leave", "a", {"start": "2026-12-01", "days": 1},
                   {"start": "string", "days": "integer"}),
@@ -195,7 +195,7 @@ TEMPLATES = {
     "draw": "/v1/games/{id}/draw",
     "adjudication": "/v1/games/{id}/adjudication",
     "clock": "/v1/admin/clock",
-    # issue 18
+    # give-time and leave
     "give-time": "/v1/games/{id}/give-time",
     "leave": "/v1/players/me/leave",
 }
@@ -311,13 +311,28 @@ MALFORMED = [
 ]
 
 
-@pytest.mark.parametrize("route", ROUTES)
-@pytest.mark.parametrize("body", MALFORMED, ids=lambda b: repr(b)[:40])
-def test_malformed_json_is_400(world, fresh, route, body):
+def refused_field(world, fresh, route, field, value):
+    """The route's valid body with field set to value, sent on the fresh game: 400
+    bad-request naming the field, the game as it was."""
+    gid, before = fresh
+    _, _, valid, _ = json_routes(world, gid)[route]
+    r = send(world, route, {**valid, field: value}, gid=gid)
+    assert_problem(r, "POST", TEMPLATES[route], 400, "bad-request", (field,))
+    game_unchanged(world, gid, before)
+
+
+def refused_unchanged(world, fresh, route, body):
+    """body sent to route on the fresh game: 400 bad-request, the game as it was."""
     gid, before = fresh
     r = send(world, route, body, gid=gid)
     assert_problem(r, "POST", TEMPLATES[route], 400, "bad-request")
     game_unchanged(world, gid, before)
+
+
+@pytest.mark.parametrize("route", ROUTES)
+@pytest.mark.parametrize("body", MALFORMED, ids=lambda b: repr(b)[:40])
+def test_malformed_json_is_400(world, fresh, route, body):
+    refused_unchanged(world, fresh, route, body)
 
 
 @pytest.mark.parametrize("route", ROUTES)
@@ -353,10 +368,7 @@ TRAILING = [b'{"move":"K@e4"} x', b'{"move":"K@e4"}{}', b'{"move":"K@e4"}\x00',
 @pytest.mark.parametrize("route", ROUTES)
 @pytest.mark.parametrize("body", TRAILING, ids=lambda b: repr(b)[:40])
 def test_trailing_garbage_after_the_json_is_400(world, fresh, route, body):
-    gid, before = fresh
-    r = send(world, route, body, gid=gid)
-    assert_problem(r, "POST", TEMPLATES[route], 400, "bad-request")
-    game_unchanged(world, gid, before)
+    refused_unchanged(world, fresh, route, body)
 
 
 def test_trailing_whitespace_is_fine(world):
@@ -443,7 +455,7 @@ def type_cases():
         "draw": {"action": "string"},
         "adjudication": {"result": "string", "reason": "string"},
         "clock": {"offset_seconds": "integer"},
-        # issue 18
+        # give-time and leave
         "give-time": {"days": "integer"},
         "leave": {"start": "string", "days": "integer"},
     }
@@ -456,13 +468,7 @@ def type_cases():
 
 @pytest.mark.parametrize("route,field,value", list(type_cases()))
 def test_wrong_type_for_each_field_is_400(world, fresh, route, field, value):
-    gid, before = fresh
-    _, _, valid, _ = json_routes(world, gid)[route]
-    body = dict(valid)
-    body[field] = value
-    r = send(world, route, body, gid=gid)
-    assert_problem(r, "POST", TEMPLATES[route], 400, "bad-request", (field,))
-    game_unchanged(world, gid, before)
+    refused_field(world, fresh, route, field, value)
 
 
 @pytest.mark.parametrize("route", ROUTES)
@@ -471,7 +477,7 @@ def test_missing_required_field_is_400(world, route):
     required = {"players": ["name"], "challenges": ["variant", "opponent"], "moves": ["move"],
                 "claims": ["kind"], "draw": ["action"], "adjudication": ["result", "reason"],
                 "clock": ["offset_seconds"],
-                # issue 18
+                # give-time and leave
                 "give-time": ["days"], "leave": ["start", "days"]}[route]
     for field in required:
         body = {k: v for k, v in valid.items() if k != field}
@@ -673,11 +679,7 @@ def test_nul_in_a_name_creates_no_player(world):
     ("adjudication", "result", "1-0\u0000x"),
 ])
 def test_nul_in_an_enum_is_400(world, fresh, route, field, value):
-    gid, before = fresh
-    _, _, valid, _ = json_routes(world, gid)[route]
-    r = send(world, route, {**valid, field: value}, gid=gid)
-    assert_problem(r, "POST", TEMPLATES[route], 400, "bad-request", (field,))
-    game_unchanged(world, gid, before)
+    refused_field(world, fresh, route, field, value)
 
 
 # ---------------------------------------------------------------------------
@@ -758,11 +760,7 @@ ENUMS = {
                          [pytest.param(r, f, v, id=f"{r}.{f}={v!r}")
                           for (r, f), vs in ENUMS.items() for v in vs])
 def test_bad_enum_is_400(world, fresh, route, field, value):
-    gid, before = fresh
-    _, _, valid, _ = json_routes(world, gid)[route]
-    r = send(world, route, {**valid, field: value}, gid=gid)
-    assert_problem(r, "POST", TEMPLATES[route], 400, "bad-request", (field,))
-    game_unchanged(world, gid, before)
+    refused_field(world, fresh, route, field, value)
 
 
 def test_bad_enum_in_a_claim_by_the_wrong_side_is_still_400(world):
@@ -863,14 +861,14 @@ def fill(template, world):
     return template.replace("{id}", ids.get(template, world.gid)).replace("{delivery}", "msg_1")
 
 
-# Issue 18's id routes with a body, for the id tests only (two of them are PUTs, which the
+# The id routes of conditional moves, notes and messages with a body, for the id tests only (two of them are PUTs, which the
 # body tests above, all POSTs, do not send).
-ISSUE_18_BODIES = {
+CONVERSATION_BODIES = {
     "/v1/games/{id}/conditional-moves": {"lines": [["K@e5", "K@e4"]]},
     "/v1/games/{id}/notes": {"text": "a note"},
     "/v1/games/{id}/messages": {"text": "a message"},
 }
-# Issue 19: valid bodies of the other {id} routes that take one.
+# The arbiter's: valid bodies of the other {id} routes that take one.
 ID_ROUTE_BODIES = {"/v1/games/{id}/arbiter-request": {"text": "a test"},
                    "/v1/arbiter/queue/{id}/dismiss": {"reason": "a test"}}
 
@@ -881,8 +879,8 @@ def body_for(template, world):
     for route, t in TEMPLATES.items():
         if t == template:
             return json.dumps(json_routes(world)[route][2]).encode()
-    if template in ISSUE_18_BODIES:
-        return json.dumps(ISSUE_18_BODIES[template]).encode()
+    if template in CONVERSATION_BODIES:
+        return json.dumps(CONVERSATION_BODIES[template]).encode()
     return None
 
 

@@ -1,4 +1,4 @@
-"""Fischer clocks and give-time (issue 18, sections 1 and 4) against a real korpd on a
+"""Fischer clocks and give-time against a real korpd on a
 database of each test's own, whose test clock the test alone moves.
 
 Time is charged in whole seconds of korpd's clock.  The expected values are worked out
@@ -19,6 +19,8 @@ from korp_client import Api
 from korp_fixtures import wait_until
 
 DAY = 86400
+UTC = datetime.timezone.utc
+NEXT_YEAR = datetime.datetime.now(UTC).year + 1
 
 
 def parse_time(text):
@@ -44,6 +46,10 @@ class World:
 
     def player(self, prefix="p"):
         return self.api.new_player(prefix)
+
+    def opponents(self):
+        """Two new players, White's and Black's, each (Api, player)."""
+        return self.player("w"), self.player("b")
 
     def game(self, white_api, black, **challenge):
         """White challenges black (an Api, player) with these challenge fields; black
@@ -84,6 +90,12 @@ class Clock:
         self.forward(offset - self.offset)
 
 
+def on_day(clock, day, hour):
+    """Sets the test clock to hour:00 UTC of day (a date); returns day."""
+    clock.to(datetime.datetime(day.year, day.month, day.day, hour, 0, tzinfo=UTC))
+    return day
+
+
 def moves_at(api, gid):
     """The recorded time of each ply, in order."""
     return [m["at"] for m in api.call("GET", "/v1/games/{id}/moves", [gid],
@@ -94,8 +106,7 @@ FISCHER = {"type": "fischer", "initial_days": 3, "increment_days": 2, "max_days"
 
 
 def test_fischer_times_after_moves_at_chosen_times_the_cap_and_a_loss_on_time(world):
-    wa, w = world.player("w")
-    black = world.player("b")
+    (wa, w), black = world.opponents()
     ba, b = black
     clock = Clock(world)
 
@@ -168,8 +179,7 @@ def lone_king_moves():
 
 
 def test_fischer_draw_on_time_when_the_opponent_cannot_mate(world):
-    wa, w = world.player("w")
-    black = world.player("b")
+    (wa, w), black = world.opponents()
     ba, _ = black
     clock = Clock(world)
     _, g = world.game(wa, black, clock={"type": "fischer", "initial_days": 1,
@@ -190,8 +200,7 @@ def test_fischer_draw_on_time_when_the_opponent_cannot_mate(world):
 
 
 def test_per_move_clock_and_the_challenge_forms(world):
-    wa, w = world.player("w")
-    black = world.player("b")
+    (wa, w), black = world.opponents()
     ba, b = black
     # days_per_move as before, and its clock.
     ch, g = world.game(wa, black, days_per_move=2)
@@ -244,8 +253,7 @@ def test_per_move_clock_and_the_challenge_forms(world):
 
 
 def test_give_time(world):
-    wa, w = world.player("w")
-    black = world.player("b")
+    (wa, w), black = world.opponents()
     ba, b = black
     spectator, _ = world.player("s")
     clock = Clock(world)
@@ -307,8 +315,7 @@ def test_a_move_event_carries_each_sides_time(world):
     is charged: what the turn email shows a Fischer player."""
     from test_events import Stream
 
-    wa, w = world.player("w")
-    black = world.player("b")
+    (wa, w), black = world.opponents()
     ba, _ = black
     clock = Clock(world)
     _, g = world.game(wa, black, clock=FISCHER)

@@ -1,4 +1,4 @@
-"""Conditional moves (issue 18, section 3): PUT, GET and DELETE
+"""Conditional moves: PUT, GET and DELETE
 /v1/games/{id}/conditional-moves, and the reply played in the transaction of the
 opponent's move.
 

@@ -1,4 +1,4 @@
-"""Conditional reads of a game (issue 22, section 2) against a real korpd on a database of
+"""Conditional reads of a game against a real korpd on a database of
 each test's own: every game resource carries an ETag that stays while nothing stored
 changes (the seconds of a running clock included) and changes with each stored change (a
 move, a draw offer, a claim, give-time, a leave starting and ending, a resignation), and
@@ -12,11 +12,9 @@ import datetime
 import requests
 
 from openapi_check import check
-from test_clocks import DAY, Clock, seconds_between, world  # noqa: F401
+from test_clocks import DAY, NEXT_YEAR, UTC, Clock, on_day, seconds_between, world  # noqa: F401
 from test_games_flow import CORNERS_AND_KNIGHTS, claim, knight_shuffle, play
 
-UTC = datetime.timezone.utc
-NEXT_YEAR = datetime.datetime.now(UTC).year + 1
 FISCHER = {"type": "fischer", "initial_days": 3, "increment_days": 1, "max_days": 4}
 RESOURCES = ["/v1/games/{id}", "/v1/games/{id}/moves", "/v1/games/{id}/legal-moves",
              "/v1/games/{id}/pgn", "/v1/games/{id}/analysis"]
@@ -57,8 +55,7 @@ def game_changed_only(before, after, what):
 
 
 def test_tags_stay_while_the_clock_runs_and_answer_304(world):
-    wa, _ = world.player("w")
-    black = world.player("b")
+    (wa, _), black = world.opponents()
     clock = Clock(world)
     _, g = world.game(wa, black, clock=FISCHER)
     gid = g["id"]
@@ -100,12 +97,10 @@ def test_tags_stay_while_the_clock_runs_and_answer_304(world):
 
 
 def test_tags_change_with_each_stored_change(world):
-    wa, _ = world.player("w")
-    black = world.player("b")
+    (wa, _), black = world.opponents()
     ba, _ = black
     clock = Clock(world)
-    day = datetime.date(NEXT_YEAR, 3, 10)
-    clock.to(datetime.datetime(NEXT_YEAR, 3, 10, 12, 0, tzinfo=UTC))
+    day = on_day(clock, datetime.date(NEXT_YEAR, 3, 10), 12)
     # Glinski: a draw may be offered at any time.
     _, g = world.game(wa, black, variant="glinski", clock=FISCHER)
     gid = g["id"]
@@ -162,8 +157,7 @@ def test_tags_change_with_each_stored_change(world):
 
 def test_tags_follow_claims(world):
     api = world.api
-    wa, _ = world.player("w")
-    black = world.player("b")
+    (wa, _), black = world.opponents()
     ba, _ = black
     gid = world.game(wa, black)[1]["id"]
     play(wa, ba, gid, CORNERS_AND_KNIGHTS + knight_shuffle(4), 0)

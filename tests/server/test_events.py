@@ -12,6 +12,7 @@ import pytest
 import requests
 
 from korp_client import Api
+from korp_fixtures import made_by
 from openapi_check import check
 
 
@@ -136,16 +137,7 @@ class Stream:
 
 @pytest.fixture
 def streams():
-    opened = []
-
-    def open_stream(*args, **kwargs):
-        s = Stream(*args, **kwargs)
-        opened.append(s)
-        return s
-
-    yield open_stream
-    for s in opened:
-        s.close()
+    yield from made_by(Stream)
 
 
 def test_a_move_through_another_korpd_reaches_the_stream(api, two_players, korpd, start_korpd,

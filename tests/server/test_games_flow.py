@@ -1,4 +1,4 @@
-"""Whole games through korpd's API (issue 8, "Tests"): the inventor's sample game in
+"""Whole games through korpd's API: the inventor's sample game in
 three notations, claims, draw offers, concurrency and retries, crashes, Glinski mate and
 stalemate, time control, and the game-management routes around them.
 
@@ -14,7 +14,6 @@ import os
 import re
 import signal
 import subprocess
-import tempfile
 import threading
 import time
 import uuid
@@ -23,7 +22,7 @@ import pytest
 import requests
 
 from korp_client import Api
-from korp_fixtures import wait_until
+from korp_fixtures import korp_replay, wait_until
 from openapi_check import check
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -104,20 +103,7 @@ def replay(text):
     korp = os.environ.get("KORP")
     if not korp:
         pytest.skip("KORP (the CLI) is not set")
-    with tempfile.NamedTemporaryFile("w", suffix=".pgn", delete=False) as f:
-        f.write(text)
-    try:
-        out = subprocess.run([korp, "replay", f.name], capture_output=True, text=True,
-                             timeout=60)
-    finally:
-        os.unlink(f.name)
-    assert out.returncode == 0, (out.stdout, out.stderr, text)
-    lines = out.stdout.strip().splitlines()
-    plies = []
-    for line in lines[:-1]:
-        ply, san, fen = line.split(" ", 2)
-        plies.append((int(ply), san, fen))
-    return plies, lines[-1]
+    return korp_replay(korp, text)
 
 
 def pgn(api, gid):
@@ -1062,7 +1048,7 @@ def test_keys_of_another_version_are_not_compared(api, two_players):
 
 
 def test_every_state_change_writes_its_events(api, two_players):
-    # The events table is the record the event stream (issue 9) will serve: one row per
+    # The events table is the record the event stream will serve: one row per
     # player concerned, named as the stream names them, committed with the change.
     wa, w, ba, b = two_players
     _, ch = wa.call("POST", "/v1/challenges",

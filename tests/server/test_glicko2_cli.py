@@ -1,4 +1,4 @@
-"""`korp glicko2` (issue 19): the paper's example, and seeded random rating
+"""`korp glicko2`: the paper's example, and seeded random rating
 periods against the independent Python implementation in glicko2_ref.py."""
 import os
 import random

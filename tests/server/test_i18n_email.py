@@ -1,4 +1,4 @@
-"""Issue 21: emails in the recipient's language, through postfix's smtp-sink.
+"""Emails in the recipient's language, through postfix's smtp-sink.
 
 A player's language is their `language` preference (PUT /v1/players/me/notifications),
 first taken from the Accept-Language of their sign-up.  A Polish and a Hungarian
@@ -8,8 +8,6 @@ from korpd), the message is 7-bit quoted-printable of valid UTF-8, and an Englis
 player still reads English.  Bad languages are refused with a problem naming the three.
 """
 
-import os
-import re
 import uuid
 
 import pytest

@@ -1,4 +1,4 @@
-"""Leave (issue 18, section 2) against a real korpd on a database of each test's own:
+"""Leave against a real korpd on a database of each test's own:
 bookings stop both clocks of a player's games and push their deadlines, the yearly
 allowance, overlaps, cancelling and ending early, `leave_allowed: false`.
 
@@ -9,9 +9,8 @@ and every expected date is worked out with Python's own calendar."""
 import datetime
 
 from korp_fixtures import wait_until
-from test_clocks import DAY, Clock, parse_time, seconds_between, world  # noqa: F401
-
-UTC = datetime.timezone.utc
+from test_clocks import (DAY, NEXT_YEAR, UTC, Clock, on_day, parse_time, seconds_between,  # noqa: F401
+                         world)
 
 
 def day_text(d):
@@ -41,16 +40,11 @@ def on_leave_until(api, player_id):
     return api.call("GET", "/v1/players/{id}", [player_id], expect=200)[1]["on_leave_until"]
 
 
-NEXT_YEAR = datetime.datetime.now(UTC).year + 1
-
-
 def test_leave_stops_both_clocks_and_pushes_the_deadline(world):
-    wa, w = world.player("w")
-    black = world.player("b")
+    (wa, w), black = world.opponents()
     ba, b = black
     clock = Clock(world)
-    today = datetime.date(NEXT_YEAR, 3, 10)
-    clock.to(datetime.datetime(NEXT_YEAR, 3, 10, 12, 0, tzinfo=UTC))
+    today = on_day(clock, datetime.date(NEXT_YEAR, 3, 10), 12)
     two_days = {"type": "fischer", "initial_days": 2, "increment_days": 0, "max_days": 2}
     ch, a = world.game(wa, black, clock=two_days)                  # leave stops it
     ch, c = world.game(wa, black, clock=two_days, leave_allowed=False)
@@ -185,11 +179,9 @@ def test_allowance_per_calendar_year_overlaps_and_cancelling(world):
 
 
 def test_ending_leave_early_gives_days_back_and_pulls_deadlines_in(world):
-    wa, w = world.player("w")
-    black = world.player("b")
+    (wa, w), black = world.opponents()
     clock = Clock(world)
-    today = datetime.date(NEXT_YEAR, 6, 1)
-    clock.to(datetime.datetime(NEXT_YEAR, 6, 1, 9, 0, tzinfo=UTC))
+    today = on_day(clock, datetime.date(NEXT_YEAR, 6, 1), 9)
     _, g = world.game(wa, black, days_per_move=1)
     clock.forward(600)
     booking = book(wa, day_text(today), 5)

@@ -1,4 +1,4 @@
-"""Notes and messages (issue 18, section 4), and what conditional moves and messages owe
+"""Notes and messages, and what conditional moves and messages owe
 by email: privacy, limits, messages hidden from spectators until the end, the PGN with
 `?notes=true`, the `message` event, and the outbox rows the database owes (read with psql).
 
@@ -10,11 +10,10 @@ import json
 import subprocess
 import uuid
 
-import pytest
 import requests
 
 from korp_client import Api
-from korp_fixtures import SmtpSink, free_port, wait_until
+from korp_fixtures import free_port, wait_until
 from openapi_check import check
 from test_conditional import started
 from test_events import Stream
@@ -219,13 +218,20 @@ def test_twenty_messages_a_day_then_429(api, arbiter, two_players):
 # --------------------------------------------------------- what is owed by email
 
 
-def test_message_and_conditional_reply_notifications(api, shared_db_url):
+def answered_by_a_conditional_move(api, message):
+    """Two players with addresses; Black plays Nf6 (ply 6) with message, and
+    White's conditional Nb1 answers it at once (ply 7): (w, b, game id)."""
     wa, w = player_with_email(api, "w")
     ba, b = player_with_email(api, "b")
     gid = started(wa, ba, b)
     wa.call("PUT", "/v1/games/{id}/conditional-moves", [gid],
             json={"lines": [["Nf6", "Nb1"]]}, expect=200)
-    assert ba.move(gid, "Nf6", ply=5, message="Your knight again?")["ply"] == 7
+    assert ba.move(gid, "Nf6", ply=5, message=message)["ply"] == 7
+    return w, b, gid
+
+
+def test_message_and_conditional_reply_notifications(api, shared_db_url):
+    w, b, gid = answered_by_a_conditional_move(api, "Your knight again?")
     rows = sql(shared_db_url,
                "SELECT player_id, type, payload->>'ply', coalesce(payload->>'conditional', '-'),"
                " coalesce(payload->'message'->>'text', '-') FROM deliveries"
@@ -244,26 +250,13 @@ def test_message_and_conditional_reply_notifications(api, shared_db_url):
     assert len([r for r in owed if r[1] == "move"]) == 5 + 2
 
 
-@pytest.fixture
-def sink():
-    s = SmtpSink()
-    yield s
-    s.close()
-
-
 def test_emails_tell_of_the_conditional_move_and_quote_the_message(shared_db_url, start_korpd,
                                                                    sink):
     port = free_port()
     k = start_korpd(shared_db_url, port=port, KORP_SMTP_URL=sink.url,
                     KORP_MAIL_FROM="korp@example.org", KORP_PUBLIC_URL=f"http://127.0.0.1:{port}",
                     KORP_NOTIFY_BACKOFF_SCALE=0.001)
-    api = Api(k.base)
-    wa, w = player_with_email(api, "w")
-    ba, b = player_with_email(api, "b")
-    gid = started(wa, ba, b)
-    wa.call("PUT", "/v1/games/{id}/conditional-moves", [gid],
-            json={"lines": [["Nf6", "Nb1"]]}, expect=200)
-    assert ba.move(gid, "Nf6", ply=5, message="Your knight again?\nReally?")["ply"] == 7
+    w, b, gid = answered_by_a_conditional_move(Api(k.base), "Your knight again?\nReally?")
 
     def mails(player):
         return [m for m in sink.messages(to=player["email"]) if gid in m.subject]

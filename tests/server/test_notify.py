@@ -1,4 +1,4 @@
-"""Turn notifications (issue 10): email through a real SMTP server and signed webhooks
+"""Turn notifications: email through a real SMTP server and signed webhooks
 to a real HTTP endpoint, delivered by korpd's notify workers.
 
 The parts are real processes on loopback, each stopped by its PID: a PostgreSQL cluster
@@ -8,8 +8,8 @@ move the test clock freely), korpd (also `korpd --notify-only`), postfix's `smtp
 webhook_receiver.mjs, which checks the signature of every delivery with the Standard
 Webhooks reference library (npm `standardwebhooks`, pinned in package.json) and records
 what it receives. Every korpd answer goes through korp_client.Api, which checks it
-against openapi.yaml. Expected values come from the contract of issue 10, the rules and
-the game records in tests/data/, never from korpd's own answers.
+against openapi.yaml. Expected values come from the notifications' contract, the rules
+and the game records in tests/data/, never from korpd's own answers.
 """
 
 import base64
@@ -20,14 +20,15 @@ import re
 import subprocess
 import time
 import uuid
+from contextlib import closing
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import pytest
 import requests
 
 from korp_client import Api
-from korp_fixtures import (Korpd, Postgres, SmtpSink, WebhookReceiver, eventually,
-                           ensure_node_modules, free_port)
+from korp_fixtures import (Korpd, Postgres, WebhookReceiver, eventually, ensure_node_modules,
+                           free_port)
 from openapi_check import check, spec
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -36,8 +37,8 @@ DATA = os.environ.get("KORP_TEST_DATA") or os.path.join(HERE, "..", "data")
 MAIL_FROM = "korp@example.org"
 ALL_EVENTS = {"challenge", "challenge_declined", "challenge_canceled", "game_start", "move",
               "draw_offer", "claim", "game_end", "deadline_near",
-              "message",    # issue 18
-              "arbiter", "tournament_start", "tournament_end"}   # issue 19's three
+              "message",
+              "arbiter", "tournament_start", "tournament_end"}
 DEFAULT_EMAIL_EVENTS = {"move", "challenge", "draw_offer", "game_end", "deadline_near",
                         "message", "arbiter", "tournament_start", "tournament_end"}
 # Every korpd of these tests: receivers on 127.0.0.1, retries a thousand times sooner,
@@ -93,16 +94,13 @@ def cluster():
     with open(os.path.join(pg.data, "postgresql.conf"), "a") as conf:
         conf.write("fsync = off\nfull_page_writes = off\n")
     pg.restart()
-    yield pg
-    pg.close()
+    with closing(pg):
+        yield pg
 
 
 @pytest.fixture
 def fresh_db(cluster):
-    name = f"notify_{uuid.uuid4().hex[:12]}"
-    subprocess.run(["createdb", "-h", "127.0.0.1", "-p", str(cluster.port), "-U", "korp",
-                    name], check=True, timeout=60)
-    return f"postgresql://korp@127.0.0.1:{cluster.port}/{name}"
+    return cluster.fresh_database("notify")
 
 
 @pytest.fixture(scope="module")
@@ -112,16 +110,8 @@ def node_modules():
 
 @pytest.fixture
 def receiver(node_modules):
-    r = WebhookReceiver()
-    yield r
-    r.close()
-
-
-@pytest.fixture
-def sink():
-    s = SmtpSink()
-    yield s
-    s.close()
+    with closing(WebhookReceiver()) as r:
+        yield r
 
 
 @pytest.fixture
@@ -346,7 +336,7 @@ def assert_verified(records):
 
 
 def check_envelope(rec, clock_offset=0):
-    """The parts of a delivery every one must have (contract of issue 10)."""
+    """The parts of a delivery every one must have (the notifications' contract)."""
     h = rec["headers"]
     assert rec["method"] == "POST", rec
     assert h.get("content-type", "").split(";")[0].strip().lower() == "application/json", h
@@ -436,7 +426,7 @@ def wait_count(fn, n, what, timeout=WAIT):
 
 
 def check_turn_email(soft, m, to, subject, sans, url, deadline=None):
-    """A turn email: headers, encoding and text (contract of issue 10).  Each
+    """A turn email: headers, encoding and text (the notifications' contract).  Each
     disagreement is noted in `soft`; returns (the decoded body, the List-Unsubscribe
     URL)."""
     msg = m.msg

@@ -26,7 +26,7 @@ def response(status, body=None, content_type="application/json", headers=None, r
         r.headers["Content-Type"] = content_type
     for k, v in (headers or {}).items():
         r.headers[k] = v
-    # What korpd sends with every game resource (issue 22): an ETag and Cache-Control.
+    # What korpd sends with every game resource: an ETag and Cache-Control.
     if status in (200, 304):
         r.headers.setdefault("ETag", 'W/"' + "0" * 32 + '"')
         r.headers.setdefault("Cache-Control", "no-cache")
@@ -262,7 +262,7 @@ def test_every_v1_operation_declares_its_errors():
             want.add("404")
         params = [openapi_check._deref(p) for p in op.get("parameters", [])]
         # If-None-Match is never a bad request: a value that is no entity tag is
-        # ignored (RFC 9110 §13.1.2; issue 22).
+        # ignored (RFC 9110 §13.1.2).
         if any(p["in"] == "query" or (p["in"] == "header" and p["name"] != "If-None-Match")
                for p in params):
             want.add("400")
@@ -339,10 +339,10 @@ def test_problem_slugs_are_the_agreed_ones():
         "unsupported-media-type", "illegal-move", "draw-not-allowed", "unavailable",
         "internal-error", "too-many-requests", "invalid-webhook-url", "invalid-value",
         "not-implemented",
-        # Issue 18: conditional moves whose lines answer one move differently;
+        # Conditional moves whose lines answer one move differently;
         # leave over the allowance.
         "conditional-conflict", "leave-exceeded",
-        # Issue 22: a stream resuming after events that were pruned.
+        # A stream resuming after events that were pruned.
         "events-pruned",
-        # Issue 23: engine analysis of a game the asker is still playing.
+        # Engine analysis of a game the asker is still playing.
         "analysis-own-game"}, slugs

@@ -24,7 +24,7 @@ import pytest
 import requests
 
 from korp_client import Api
-from korp_fixtures import bind_free, free_port, wait_until
+from korp_fixtures import bind_free, free_port, made_by, stop_process, wait_until
 
 RULE_ENDS = {"checkmate", "stalemate", "insufficient-material", "threefold", "fifty-move"}
 # The bots' --seed, one per role, so that no two bots draw the same numbers.
@@ -63,29 +63,19 @@ class Bot:
 
     def stop(self):
         if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=10)
+            stop_process(self.proc)
         self.log.close()
         os.unlink(self.log.name)
 
 
 @pytest.fixture
 def start_bot(bot_binary):
-    started = []
-
+    """start(base, token, *args, seed): a bot on base with token; every bot a
+    test starts has a --seed."""
     def start(base, token, *args, seed):
-        """A bot on base with token; every bot a test starts has a --seed."""
-        b = Bot(bot_binary, base, token, *args, seed=seed)
-        started.append(b)
-        return b
+        return Bot(bot_binary, base, token, *args, seed=seed)
 
-    yield start
-    for b in started:
-        b.stop()
+    yield from made_by(start, stop="stop")
 
 
 class Proxy:
@@ -162,16 +152,7 @@ class Proxy:
 
 @pytest.fixture
 def proxy():
-    made = []
-
-    def make(target_port):
-        p = Proxy(target_port)
-        made.append(p)
-        return p
-
-    yield make
-    for p in made:
-        p.close()
+    yield from made_by(Proxy)
 
 
 def replay(korp, command, pgn):

@@ -1,4 +1,4 @@
-"""Ratings (issue 19, section 1) through korpd's API: every rated game's end
+"""Ratings through korpd's API: every rated game's end
 changes both players' Glicko-2 ratings as glicko2_ref.py (an independent
 implementation in Python) computes them, within 0.01; unrated and aborted games
 change nothing; time-outs and adjudications are rated; a Glinski stalemate
@@ -7,7 +7,6 @@ scores 3/4; the deviation grows with the days since a player's last rated game
 Every answer is checked against openapi.yaml by korp_client.Api."""
 import datetime
 import math
-import time
 
 import glicko2_ref
 from korp_fixtures import wait_until

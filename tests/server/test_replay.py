@@ -1,4 +1,4 @@
-"""POST /v1/replay (issue 21, the study board's reader): a record replayed by the rules,
+"""POST /v1/replay (the study board's reader): a record replayed by the rules,
 ply by ply.  Expected values come from tests/data (the inventor's game with its FEN
 after every ply, from shared/games; Glinski's fool's mate from his 1974 book; the
 Hungarian tournament record whose game 356 is corrupt at ply 109), never from korpd."""

@@ -240,7 +240,7 @@ def test_every_request_has_an_id_and_an_access_log_line(own_postgres, start_korp
     def logged():
         text = k.log_text()
         return ("GET /v1/games/{id} 404" in text and "id=trace-42" in text and
-                f"GET /healthz 200" in text and f"id={generated}" in text)
+                "GET /healthz 200" in text and f"id={generated}" in text)
     wait_until(logged, 5, what="the access-log lines")
 
 
@@ -265,7 +265,7 @@ def _keepalive_get(s, path):
 
 def test_a_request_waiting_on_the_database_holds_up_no_other_connection(own_postgres,
                                                                        start_korpd):
-    """Issue 22: requests run on korpd's request workers, not on the thread that reads
+    """Requests run on korpd's request workers, not on the thread that reads
     their connection, so a request stuck on the database delays no request of another
     connection.  Before, libmicrohttpd's threads ran the handlers and each kept-alive
     connection stays on the thread that accepted it: every connection sharing the stuck

@@ -1,4 +1,4 @@
-"""Pruning what only grows (issue 22, section 3) against a real korpd (sweeping every
+"""Pruning what only grows against a real korpd (sweeping every
 second, test clock on, 2 days of retention) on a database of each test's own: events and
 finished deliveries past their retention go, pending deliveries and the events they name
 stay, idempotency keys go after 24 hours, and an event stream resuming after pruned

@@ -5,7 +5,6 @@ Last-Event-ID misses nothing."""
 
 import os
 import shutil
-import signal
 import subprocess
 import time
 
@@ -13,7 +12,7 @@ import pytest
 import requests
 
 from korp_client import Api
-from korp_fixtures import free_port, wait_until
+from korp_fixtures import free_port, stop_process, wait_until
 from test_events import Stream
 
 CONFIG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "deploy",
@@ -47,12 +46,7 @@ def haproxy():
 
     yield start
     for proc in started:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_process(proc)
 
 
 def test_two_korpd_behind_haproxy(shared_db_url, start_korpd, haproxy):

@@ -13,11 +13,11 @@ Korpalski and Glinski games, and checks after every step that
 - a refused request changes nothing (ply, FEN, moves, status, draw offer, updated_at);
 - nothing changes between steps that no step asked for;
 - each player's record matches the games the model saw finish;
-- conditional moves (issue 18): lines set by the player waiting for a move are answered
+- conditional moves: lines set by the player waiting for a move are answered
   in the move's own answer (ply + 2, the reply's move row marked conditional) exactly when
   a line began with the move, and are gone after any move; a refused PUT keeps the lines;
   messages are accepted from players only, checked as the issue says, never change a game.
-- clocks (issue 18): games are made with no clock, days per move or a Fischer clock
+- clocks: games are made with no clock, days per move or a Fischer clock
   (long enough that none runs out while the test runs), with or without leave; players
   give time and book and cancel leave; every clock reads as its game was made, no
   side's time is ever below zero or above what its clock and the time given allow,
@@ -263,7 +263,7 @@ class KorpMachine(RuleBasedStateMachine):
             body["days_per_move"] = clock["days"]     # the older form of the same clock
         else:
             body["clock"] = clock
-        # One open challenge from a player to each opponent (issue 17): a second is 409.
+        # One open challenge from a player to each opponent: a second is 409.
         waiting = [k for k, c in self.challenges.items()
                    if c["open"] and c["from"] == a and c["to"] == b]
         status, ch = self.call(self.players[a]["api"], "POST", "/v1/challenges", json=body,
@@ -461,7 +461,7 @@ class KorpMachine(RuleBasedStateMachine):
         self.assert_move_problem(body, gid, mv["uci"], "ply-mismatch")
         self.assert_unchanged(gid, f"a move sent for ply {ply}")
 
-    # ---- conditional moves and messages (issue 18)
+    # ---- conditional moves and messages
 
     def conditional_reply(self, gid, snap, game):
         """After a move from snap: checks that the waiting player's lines answered it
@@ -874,7 +874,7 @@ class KorpMachine(RuleBasedStateMachine):
         fen = plies[-1][2]
         return sum(position_key(f) == position_key(fen) for _, _, f in plies[:-1]) >= 2
 
-    # ---- clocks, give-time and leave (issue 18)
+    # ---- clocks, give-time and leave
 
     def server_now(self):
         """korpd's time now (a new account's created_at, whole seconds): the suite's

@@ -1,4 +1,4 @@
-"""Round-robin tournaments (issue 19, section 2) through korpd's API.
+"""Round-robin tournaments through korpd's API.
 Expected values come from here, not from korpd: the FIDE Berger tables for 4, 6
 and 8 players (Handbook C.05, Annex 1, written out below), pairs and colour
 counts from combinatorics, and standings and Sonneborn-Berger computed in
@@ -338,7 +338,7 @@ def test_list_pages(api):
 
 def test_time_out_share_entry_condition(api, arbiter):
     da, _ = api.new_player("dir")
-    (wa, w), (ba, b) = api.new_player("to"), api.new_player("to")
+    (wa, _), (ba, b) = api.new_player("to"), api.new_player("to")
     # b loses one game of one on time: 100% of b's games, 0% of w's.
     _, ch = wa.call("POST", "/v1/challenges", json={"variant": "korpalski", "opponent": b["id"],
                                                     "color": "white", "days_per_move": 1,
@@ -383,10 +383,9 @@ def test_tournament_events_reach_webhooks_and_email_settings(start_korpd, shared
 
 
 def test_clock_and_leave_allowed_reach_the_games(api):
-    """A tournament's Fischer clock and leave_allowed are its games' (issue 19 with
-    issue 18's clocks): a leave booked by a player stops the clocks of their games in a
-    tournament that allows leave and not in one that does not (issue 18: games with
-    leave_allowed false ignore leave)."""
+    """A tournament's Fischer clock and leave_allowed are its games': a leave booked by a
+    player stops the clocks of their games in a tournament that allows leave and not in
+    one that does not (games with leave_allowed false ignore leave)."""
     da, _ = api.new_player("dir")
     fischer = {"type": "fischer", "initial_days": 10, "increment_days": 1, "max_days": 20}
     strict = create(da, 3, variant="korpalski", clock=fischer, leave_allowed=False)

@@ -1,4 +1,4 @@
-"""Issue 22 §1: events are NOTIFYed after their commit by each korpd's waker, not inside
+"""Events are NOTIFYed after their commit by each korpd's waker, not inside
 the move's transaction.  Every stream still gets every event exactly once, in order,
 across korpd processes; and when the committing korpd dies between its COMMIT and its
 NOTIFY (KORP_TEST_KILL_AFTER_COMMIT=1: it kills itself with SIGKILL right there), the

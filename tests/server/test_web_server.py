@@ -1,4 +1,4 @@
-"""The server side of the web board (issue 11): the page and its files with
+"""The server side of the web board: the page and its files with
 their headers, people's passwords and sessions (cookie, CSRF), finding
 players by name, and open challenges.  The page itself is tested in a real
 browser (tests/web/)."""

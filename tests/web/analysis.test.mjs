@@ -1,12 +1,12 @@
-// Engine analysis in the browser (issue 23): the panel on a finished game's
+// Engine analysis in the browser: the panel on a finished game's
 // page shows the engine's lines; it is not offered on a game the person is
 // still playing; on the study board it finds the mate in one of a position
 // analysed by hand (below), a click plays the line on the board, and the
 // position of a game the person plays, pasted, is refused with korpd's words.
 
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startStage, person, signedIn } from './harness.mjs';
+import { useStage, person, signedIn } from './harness.mjs';
 
 const PASSWORD = 'correct horse battery';
 const TIMEOUT = 20000;
@@ -15,7 +15,7 @@ const TIMEOUT = 20000;
 // black man can block the eighth rank or take the rook; nothing can be dropped).
 const MATE_IN_ONE = '7k/6pp/8/8/8/8/8/R5K1[] w - - 0 40';
 
-let stage, korpd, browser, call;
+let korpd, browser, call;
 const world = {};
 
 // A game of theirs with both kings placed. (The two games below differ: korpd
@@ -28,8 +28,7 @@ async function game(white, black, kings) {
   return id;
 }
 
-before(async () => {
-  stage = await startStage();
+useStage(async stage => {
   ({ korpd, browser, call } = stage);
   world.ewa = await call('POST', '/v1/players', null, { name: 'ewa', password: PASSWORD });
   world.felek = await call('POST', '/v1/players', null, { name: 'felek', password: PASSWORD });
@@ -37,8 +36,6 @@ before(async () => {
   world.finished = await game(world.ewa, world.felek, ['K@d1', 'K@d8']);
   await call('POST', `/v1/games/${world.finished}/resign`, world.felek.token);
 });
-
-after(async () => stage?.close());
 
 const signInAs = name => signedIn(browser, korpd.base, name, PASSWORD, { timeout: TIMEOUT });
 

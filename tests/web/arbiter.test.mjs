@@ -1,4 +1,4 @@
-// Issue 19's arbiter in a real browser: a perpetual-check claim from the game
+// The arbiter in a real browser: a perpetual-check claim from the game
 // page (a valid line goes to the arbiter, an invalid one is refused saying
 // which move), the arbiter's page (the queue oldest first with each game's
 // analysis facts; dismiss; adjudicate), the refusal for anyone else, and the
@@ -15,9 +15,9 @@
 // four plies, White to move, the halfmove clock 0 (the last ply was a drop),
 // no earlier occurrence (each drop changed the reserves).
 
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { person, signedIn, startStage } from './harness.mjs';
+import { person, signedIn, useStage } from './harness.mjs';
 import { createArbiter } from './roles.mjs';
 
 const PASSWORD = 'correct horse battery';
@@ -28,7 +28,6 @@ const NO_CHECK = 'Qb8+ Kh7 Qb2 Kh8 Qb8+';
 // Until POST /v1/analyse is there (or while it is busy) its failure is logged.
 const ENGINE_REFUSED = /status of (404|429|503) .*\/v1\/analyse\)?$/;
 
-let stage;
 const world = {};
 
 /* A Korpalski game of ola (White) against the bot piotr, after OPENING. */
@@ -45,16 +44,13 @@ async function queue() {
   return (await stage.call('GET', '/v1/arbiter/queue', world.sedzia.token)).items;
 }
 
-before(async () => {
-  stage = await startStage();
+const stage = useStage(async () => {
   for (const name of ['ola', 'tomek'])
     world[name] = await stage.call('POST', '/v1/players', null, { name, password: PASSWORD });
   world.piotr = await stage.call('POST', '/v1/players', null, { name: 'piotr' });   // a bot, by token
   world.sedzia = await createArbiter(stage.korpd.base, stage.pg.url, 'sedzia', PASSWORD);
   assert.equal(world.sedzia.role, 'arbiter');
 });
-
-after(async () => { await stage?.close(); });
 
 function signIn(name) {
   return signedIn(stage.browser, stage.korpd.base, name, PASSWORD, { allow: [ENGINE_REFUSED] });
@@ -172,7 +168,7 @@ test('the arbiter page refuses anyone who is not an arbiter', async () => {
   }
 });
 
-// Fails until the lead merges the engine helper's POST /v1/analyse (issue 23).
+// The engine's evaluation (POST /v1/analyse) beside a claim in the queue.
 test('ENGINE (needs POST /v1/analyse): the arbiter page shows the engine evaluation', async () => {
   const game = await openedGame();
   const claim = (await stage.call('POST', `/v1/games/${game}/claims`, world.ola.token, { kind: 'perpetual', line: PERPETUAL })).claim_id;

@@ -7,33 +7,23 @@
 // KORP_WEB_OUT: where the screenshots go (default: $TMPDIR/korp-web-output).
 // KORP_WEB_DIR is passed on to korpd when set (serve web/ from disk).
 
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { REPO, startPostgres, startKorpd, launchChromium, person } from './harness.mjs';
+import { REPO, useStage, person } from './harness.mjs';
 
-const KORPD = process.env.KORPD || path.join(REPO, 'build', 'korpd', 'korpd');
 const OUT = process.env.KORP_WEB_OUT || path.join(os.tmpdir(), 'korp-web-output');
 const PASSWORD = 'correct horse battery';
 const TIMEOUT = 15000;
 
-let pg, korpd, browser;
+let korpd, browser;
 const people = [];
 
-before(async () => {
+useStage(stage => {
   fs.mkdirSync(OUT, { recursive: true });
-  pg = await startPostgres();
-  const env = process.env.KORP_WEB_DIR ? { KORP_WEB_DIR: process.env.KORP_WEB_DIR } : {};
-  korpd = await startKorpd(KORPD, pg.url, env);
-  browser = await launchChromium();
-});
-
-after(async () => {
-  await browser?.close().catch(() => {});
-  await korpd?.close();
-  pg?.close();
+  ({ korpd, browser } = stage);
 });
 
 async function newPerson(name, opts) {

@@ -1,44 +1,21 @@
-// The game page's clocks and the settings' leave section (issue 18), in a
+// The game page's clocks and the settings' leave section, in a
 // real browser against a korpd of its own: both clocks shown, the side to
 // move's counting down, "give time" for the player waiting, a pause mark
 // while leave stops the clocks, and leave booked and cancelled in settings.
 
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import { REPO, startPostgres, startKorpd, launchChromium, person } from './harness.mjs';
+import { useStage, signedIn, until } from './harness.mjs';
 
-const KORPD = process.env.KORPD || path.join(REPO, 'build', 'korpd', 'korpd');
 const PASSWORD = 'correct horse battery';
 const TIMEOUT = 15000;
 const DAY = 86400;
 
-let pg, korpd, browser;
+let korpd, browser, call;
 const world = {};
 
-async function call(method, url, token, body) {
-  const headers = { Accept: 'application/json' };
-  if (token) headers.Authorization = `Bearer ${token}`;
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  const r = await fetch(korpd.base + url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await r.text();
-  assert.ok(r.ok, `${method} ${url}: ${r.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
-
-async function until(what, predicate) {
-  const deadline = Date.now() + TIMEOUT;
-  for (;;) {
-    if (await predicate()) return;
-    if (Date.now() > deadline) throw new Error(`timed out after ${TIMEOUT} ms waiting for ${what}`);
-    await new Promise(r => setTimeout(r, 100));
-  }
-}
-
-before(async () => {
-  pg = await startPostgres();
-  korpd = await startKorpd(KORPD, pg.url, {});
-  browser = await launchChromium();
+useStage(async stage => {
+  ({ korpd, browser, call } = stage);
   world.olga = await call('POST', '/v1/players', null, { name: 'olga', password: PASSWORD });
   world.piotr = await call('POST', '/v1/players', null, { name: 'piotr', password: PASSWORD });
   const c = await call('POST', '/v1/challenges', world.olga.token, {
@@ -47,21 +24,7 @@ before(async () => {
   world.game = (await call('POST', `/v1/challenges/${c.id}/accept`, world.piotr.token)).game_id;
 });
 
-after(async () => {
-  await browser?.close().catch(() => {});
-  await korpd?.close();
-  pg?.close();
-});
-
-async function signInAs(name) {
-  const p = await person(browser, korpd.base, name);
-  await p.page.goto('/login');
-  await p.page.fill('#name', name);
-  await p.page.fill('#password', PASSWORD);
-  await p.page.click('form.auth-form button[type=submit]');
-  await p.page.locator('.nav-me').waitFor({ timeout: TIMEOUT });
-  return p;
-}
+const signInAs = name => signedIn(browser, korpd.base, name, PASSWORD, { timeout: TIMEOUT });
 
 test('clocks count down, time is given, leave pauses them', async () => {
   const olga = await signInAs('olga');

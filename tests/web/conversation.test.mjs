@@ -1,37 +1,22 @@
-// The game page's conditional moves, messages and notes (issue 18) in a real
+// The game page's conditional moves, messages and notes in a real
 // browser (Chromium through playwright-core) against a real korpd and
 // PostgreSQL: ewa types a tree of lines while her opponent is to move and
 // saves it; the opponent's move is answered at once; the players exchange a
 // message; notes are ewa's alone; a spectator sees the messages only once the
 // game is over.
 
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import { REPO, startPostgres, startKorpd, launchChromium, person } from './harness.mjs';
+import { useStage, person, signedIn } from './harness.mjs';
 
-const KORPD = process.env.KORPD || path.join(REPO, 'build', 'korpd', 'korpd');
 const PASSWORD = 'correct horse battery';
 const TIMEOUT = 15000;
 
-let pg, korpd, browser;
+let korpd, browser, call;
 const world = {};
 
-async function call(method, url, token, body) {
-  const headers = { Accept: 'application/json' };
-  if (token) headers.Authorization = `Bearer ${token}`;
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  const r = await fetch(korpd.base + url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await r.text();
-  assert.ok(r.ok, `${method} ${url}: ${r.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
-
-before(async () => {
-  pg = await startPostgres();
-  const env = process.env.KORP_WEB_DIR ? { KORP_WEB_DIR: process.env.KORP_WEB_DIR } : {};
-  korpd = await startKorpd(KORPD, pg.url, env);
-  browser = await launchChromium();
+useStage(async stage => {
+  ({ korpd, browser, call } = stage);
   world.ewa = await call('POST', '/v1/players', null, { name: 'ewa', password: PASSWORD });
   world.jan = await call('POST', '/v1/players', null, { name: 'jan' });   // a bot, by token
   const c = await call('POST', '/v1/challenges', world.ewa.token,
@@ -45,21 +30,7 @@ before(async () => {
   }
 });
 
-after(async () => {
-  await browser?.close().catch(() => {});
-  await korpd?.close();
-  pg?.close();
-});
-
-async function signIn(name) {
-  const p = await person(browser, korpd.base, name);
-  await p.page.goto('/login');
-  await p.page.fill('#name', name);
-  await p.page.fill('#password', PASSWORD);
-  await p.page.click('form.auth-form button[type=submit]');
-  await p.page.locator('.nav-me').waitFor({ timeout: TIMEOUT });
-  return p;
-}
+const signIn = name => signedIn(browser, korpd.base, name, PASSWORD, { timeout: TIMEOUT });
 
 test('conditional moves, messages and notes on the game page', async () => {
   const ewa = await signIn('ewa');

@@ -3,23 +3,15 @@
 // answers for through the API, as the engine bot would) and opens the game once it is
 // accepted. The games being played now and the open challenges are listed.
 
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startStage, person } from './harness.mjs';
+import { useStage, person } from './harness.mjs';
 
 const PASSWORD = 'correct horse battery';
 const TIMEOUT = 15000;
 
-let stage, korpd, browser;
-
-const call = (...args) => stage.call(...args);
-
-before(async () => {
-  stage = await startStage();
-  ({ korpd, browser } = stage);
-});
-
-after(async () => stage?.close());
+let korpd, browser, call;
+useStage(stage => ({ korpd, browser, call } = stage));
 
 test('play the computer in one click, and what is going on', async () => {
   const engine = await call('POST', '/v1/players', null, { name: 'korp-engine' });

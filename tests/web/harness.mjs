@@ -7,6 +7,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
 
 export const REPO = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
@@ -150,7 +152,7 @@ export async function launchChromium() {
  * and CSP violation collected in `errors` (the tests fail on any).
  */
 export async function person(browser, base, name, { width = 1280, height = 900, locale } = {}) {
-  // locale (issue 21): the browser's language, e.g. 'pl-PL' (navigator.languages, Accept-Language).
+  // locale: the browser's language, e.g. 'pl-PL' (navigator.languages, Accept-Language).
   const context = await browser.newContext({ baseURL: base, viewport: { width, height }, ...(locale ? { locale } : {}) });
   const page = await context.newPage();
   const errors = [];
@@ -176,31 +178,80 @@ export async function person(browser, base, name, { width = 1280, height = 900, 
 
 /*
  * What a browser test needs: a throwaway PostgreSQL, korpd on it (KORPD, and
- * KORP_WEB_DIR when set) and Chromium; close() stops them all.  call(method,
- * url, token, body) talks to korpd's API and fails the test on an error answer.
+ * KORP_WEB_DIR when set) and Chromium, in `stage` (a new object unless given);
+ * stage.close() stops whatever was started, also after a failed start.
+ * stage.call(method, url, token, body) talks to korpd's API and fails the test
+ * on an error answer.
  */
-export async function startStage(extraEnv = {}) {
-  const stage = {};
-  stage.pg = await startPostgres();
-  const env = { ...extraEnv };
-  if (process.env.KORP_WEB_DIR) env.KORP_WEB_DIR = process.env.KORP_WEB_DIR;
-  stage.korpd = await startKorpd(process.env.KORPD || path.join(REPO, 'build', 'korpd', 'korpd'), stage.pg.url, env);
-  stage.browser = await launchChromium();
+export async function startStage(extraEnv = {}, stage = {}) {
+  stage.close = async () => {
+    await stage.browser?.close().catch(() => {});
+    await stage.korpd?.close();
+    stage.pg?.close();
+  };
   stage.call = async (method, url, token, body) => {
     const headers = { Accept: 'application/json' };
     if (token) headers.Authorization = `Bearer ${token}`;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     const r = await fetch(stage.korpd.base + url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     const text = await r.text();
-    if (!r.ok) throw new Error(`${method} ${url}: ${r.status} ${text}`);
+    assert.ok(r.ok, `${method} ${url}: ${r.status} ${text}`);
     return text ? JSON.parse(text) : null;
   };
-  stage.close = async () => {
-    await stage.browser?.close().catch(() => {});
-    await stage.korpd?.close();
-    stage.pg?.close();
-  };
+  stage.pg = await startPostgres();
+  const env = { ...extraEnv };
+  if (process.env.KORP_WEB_DIR) env.KORP_WEB_DIR = process.env.KORP_WEB_DIR;
+  stage.korpd = await startKorpd(process.env.KORPD || path.join(REPO, 'build', 'korpd', 'korpd'), stage.pg.url, env);
+  stage.browser = await launchChromium();
   return stage;
+}
+
+/*
+ * One stage for a whole test file: started in node:test's `before`, then
+ * setUp(stage) (the file's players and games), stopped in `after`.  Returns
+ * the stage object, filled once `before` has run.
+ */
+export function useStage(setUp = async () => {}, extraEnv = {}) {
+  const stage = {};
+  before(async () => {
+    await startStage(extraEnv, stage);
+    await setUp(stage);
+  });
+  after(async () => stage.close?.());
+  return stage;
+}
+
+/* Resolves once predicate() is true; fails after `timeout` ms naming `what`. */
+export async function until(what, predicate, timeout = 15000) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    if (await predicate()) return;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeout} ms waiting for ${what}`);
+    await new Promise(r => setTimeout(r, 100));
+  }
+}
+
+/*
+ * The violations axe-core (npm, pinned) finds on the page, one line each.
+ * It is put into the page through the debugging protocol (the pages' CSP
+ * refuses inline scripts, as it should).
+ */
+export async function axeViolations(page) {
+  axeSource ??= fs.readFileSync(path.join(REPO, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+  await page.evaluate(axeSource);
+  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  return result.violations.map(v => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', ')}`);
+}
+let axeSource = null;
+
+/* Signs person p in as NAME through the sign-in page; resolves once the
+ * navigation shows the player. */
+export async function signIn(p, name, password, timeout = 15000) {
+  await p.page.goto('/login');
+  await p.page.fill('#name', name);
+  await p.page.fill('#password', password);
+  await p.page.click('form.auth-form button[type=submit]');
+  await p.page.locator('.nav-me').waitFor({ timeout });
 }
 
 /*
@@ -211,10 +262,6 @@ export async function startStage(extraEnv = {}) {
 export async function signedIn(browser, base, name, password, { allow = [], timeout = 15000 } = {}) {
   const p = await person(browser, base, name);
   for (const re of allow) p.allow(re);
-  await p.page.goto('/login');
-  await p.page.fill('#name', name);
-  await p.page.fill('#password', password);
-  await p.page.click('form.auth-form button[type=submit]');
-  await p.page.locator('.nav-me').waitFor({ timeout });
+  await signIn(p, name, password, timeout);
   return p;
 }

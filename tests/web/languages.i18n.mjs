@@ -1,4 +1,4 @@
-// Issue 21: the pages in Polish and Hungarian (and English still, in the other
+// The pages in Polish and Hungarian (and English still, in the other
 // browser tests). A browser whose language is Polish signs up and gets Polish
 // pages (and the preference stored); players who chose Polish play Korpalski by
 // typing the inventor's Polish notation and by keyboard alone; Hungarian players
@@ -11,22 +11,20 @@
 // them), the moves come from the published records (tests/data, web/assets/examples)
 // and the notation letters from docs/rules (K H W G S; K V B F H).
 
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { REPO, startStage, person } from './harness.mjs';
+import { REPO, useStage, person, signIn as signInWith, axeViolations } from './harness.mjs';
 
 const TIMEOUT = 15000;
 const PASSWORD = 'a long enough password';
 const DATA = path.join(REPO, 'tests', 'data');
-const AXE = fs.readFileSync(path.join(REPO, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 
-let stage, korpd, browser;
+let korpd, browser;
 const catalogs = {};
 
-before(async () => {
-  stage = await startStage();
+const stage = useStage(async () => {
   ({ korpd, browser } = stage);
   for (const lang of ['pl', 'hu']) {
     const r = await fetch(`${korpd.base}/assets/i18n/${lang}.json`);
@@ -35,8 +33,6 @@ before(async () => {
     assert.ok(Object.keys(catalogs[lang]).length > 400, `${lang}: a whole catalog`);
   }
 });
-
-after(async () => stage?.close());
 
 /* English catalog texts still in sight: text nodes and labels that are a msgid
  * whose translation differs. */
@@ -60,12 +56,6 @@ async function englishLeft(page, lang) {
   return [...new Set(shown.filter(s => cat[s] !== undefined && cat[s] !== s))];
 }
 
-async function axeViolations(page) {
-  await page.evaluate(AXE);
-  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
-  return result.violations.map(v => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', ')}`);
-}
-
 /* The checks every page gets: its language, its words, its accessibility. */
 async function checkPage(p, lang, what) {
   assert.equal(await p.page.evaluate(() => document.documentElement.lang), lang, `${what}: <html lang>`);
@@ -79,12 +69,27 @@ async function apiPlayer(name, language) {
   return made;
 }
 
-async function signIn(p, name) {
-  await p.page.goto('/login');
-  await p.page.fill('#name', name);
-  await p.page.fill('#password', PASSWORD);
-  await p.page.click('form.auth-form button[type=submit]');
-  await p.page.locator('.nav-me').waitFor({ timeout: TIMEOUT });
+const signIn = (p, name) => signInWith(p, name, PASSWORD, TIMEOUT);
+
+/*
+ * A game of VARIANT between two new players who chose LANGUAGE, each signed in
+ * on the game's page in a browser of LOCALE (Chromium's own when not given),
+ * White's page at the start: { game, w, b }.
+ */
+async function playing(variant, [whiteName, blackName], language, locale) {
+  const white = await apiPlayer(whiteName, language);
+  const black = await apiPlayer(blackName, language);
+  const ch = await stage.call('POST', '/v1/challenges', white.token,
+    { variant, opponent: black.id, color: 'white', days_per_move: null });
+  const { game } = await stage.call('POST', `/v1/challenges/${ch.id}/accept`, black.token);
+  const w = await person(browser, korpd.base, whiteName, locale ? { locale } : {});
+  const b = await person(browser, korpd.base, blackName, locale ? { locale } : {});
+  await signIn(w, whiteName);
+  await signIn(b, blackName);
+  await w.page.goto(`/games/${game.id}`);
+  await b.page.goto(`/games/${game.id}`);
+  await waitPly(w, 0);
+  return { game, w, b };
 }
 
 async function waitPly(p, ply) {
@@ -130,19 +135,8 @@ test('a Polish browser signs up in Polish, and the language is stored', async ()
 });
 
 test('Korpalski in Polish: the inventor\'s notation typed, moves by keyboard, said in Polish', async () => {
-  const white = await apiPlayer('boleslaw', 'pl');
-  const black = await apiPlayer('mieszko', 'pl');
-  const ch = await stage.call('POST', '/v1/challenges', white.token,
-    { variant: 'korpalski', opponent: black.id, color: 'white', days_per_move: null });
-  const { game } = await stage.call('POST', `/v1/challenges/${ch.id}/accept`, black.token);
   // An English browser: the players' Polish preference wins.
-  const w = await person(browser, korpd.base, 'boleslaw', { locale: 'en-US' });
-  const b = await person(browser, korpd.base, 'mieszko', { locale: 'en-US' });
-  await signIn(w, 'boleslaw');
-  await signIn(b, 'mieszko');
-  await w.page.goto(`/games/${game.id}`);
-  await b.page.goto(`/games/${game.id}`);
-  await waitPly(w, 0);
+  const { w, b } = await playing('korpalski', ['boleslaw', 'mieszko'], 'pl', 'en-US');
   await waitPly(b, 0);
   await w.page.locator('#game-status:text("Twój ruch")').waitFor({ timeout: TIMEOUT });
   await checkPage(w, 'pl', 'a game');
@@ -209,18 +203,7 @@ test('Korpalski in Polish: the inventor\'s notation typed, moves by keyboard, sa
 });
 
 test('Glinski in Hungarian: Hungarian letters typed and shown, the game page in Hungarian', async () => {
-  const white = await apiPlayer('zoltan', 'hu');
-  const black = await apiPlayer('ilona', 'hu');
-  const ch = await stage.call('POST', '/v1/challenges', white.token,
-    { variant: 'glinski', opponent: black.id, color: 'white', days_per_move: null });
-  const { game } = await stage.call('POST', `/v1/challenges/${ch.id}/accept`, black.token);
-  const w = await person(browser, korpd.base, 'zoltan');
-  const b = await person(browser, korpd.base, 'ilona');
-  await signIn(w, 'zoltan');
-  await signIn(b, 'ilona');
-  await w.page.goto(`/games/${game.id}`);
-  await b.page.goto(`/games/${game.id}`);
-  await waitPly(w, 0);
+  const { w, b } = await playing('glinski', ['zoltan', 'ilona'], 'hu');
   await w.page.locator('#game-status:text("Te lépsz")').waitFor({ timeout: TIMEOUT });
   await checkPage(w, 'hu', 'a Glinski game');
   // Glinski's fool's mate (tests/data/glinski/FoolsMate.pgn: 1. Qe1c3 Qe10c6

@@ -7,21 +7,15 @@
 // prison promotes to a knight only; Glinski's start, 51 moves; a rook on f6,
 // 30 cells (5 in each of its 6 directions). The example games open in study.
 
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { startStage, person } from './harness.mjs';
+import { useStage, person } from './harness.mjs';
 
 const TIMEOUT = 15000;
 
-let stage, korpd, browser;
-
-before(async () => {
-  stage = await startStage();
-  ({ korpd, browser } = stage);
-});
-
-after(async () => stage?.close());
+let korpd, browser;
+useStage(stage => ({ korpd, browser } = stage));
 
 async function legalCount(page, lesson) {
   const board = page.locator(`#lesson-${lesson} .lesson-board[data-ready="true"]`);

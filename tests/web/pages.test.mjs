@@ -1,59 +1,33 @@
 // Every page of the web board, signed out and signed in, shows no `null`,
 // `undefined`, `NaN` or `[object Object]`: a missing field printed as
-// text (issue 16: "null" under a player's games summary).  The players,
+// text (as "null" once stood under a player's games summary).  The players,
 // games, challenges and a webhook are made through the API first, so that
 // each page has every kind of row to draw: a bot without a password, an
 // active game without a time limit, a finished one, an open challenge and a
 // directed one, a webhook disabled by its endpoint's 410.
 
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import http from 'node:http';
-import path from 'node:path';
-import { REPO, startPostgres, startKorpd, launchChromium, person, freePort } from './harness.mjs';
+import { useStage, person, signedIn, freePort, until, axeViolations } from './harness.mjs';
 import { createArbiter } from './roles.mjs';
 
-const KORPD = process.env.KORPD || path.join(REPO, 'build', 'korpd', 'korpd');
 const PASSWORD = 'correct horse battery';
 const TIMEOUT = 15000;
 
-let pg, korpd, browser, gone;
+let pg, korpd, browser, call, gone;
 const world = {};
 
 // Words a page shows when a value was missing or of the wrong kind.
 const LEAKS = /\b(null|undefined|NaN)\b|\[object \w+\]/;
-
-async function call(method, url, token, body) {
-  const headers = { Accept: 'application/json' };
-  if (token) headers.Authorization = `Bearer ${token}`;
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  const r = await fetch(korpd.base + url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await r.text();
-  assert.ok(r.ok, `${method} ${url}: ${r.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
-
-async function until(what, predicate) {
-  const deadline = Date.now() + TIMEOUT;
-  for (;;) {
-    if (await predicate()) return;
-    if (Date.now() > deadline) throw new Error(`timed out after ${TIMEOUT} ms waiting for ${what}`);
-    await new Promise(r => setTimeout(r, 100));
-  }
-}
 
 async function challengeAndAccept(from, to, body) {
   const c = await call('POST', '/v1/challenges', from.token, { opponent: to.id, ...body });
   return (await call('POST', `/v1/challenges/${c.id}/accept`, to.token)).game_id;
 }
 
-before(async () => {
-  pg = await startPostgres();
-  const env = { KORP_WEBHOOK_ALLOW_PRIVATE: '1' };
-  if (process.env.KORP_WEB_DIR) env.KORP_WEB_DIR = process.env.KORP_WEB_DIR;
-  korpd = await startKorpd(KORPD, pg.url, env);
-  browser = await launchChromium();
+useStage(async stage => {
+  ({ pg, korpd, browser, call } = stage);
 
   // A webhook endpoint on loopback that answers 410 Gone: korpd disables the hook.
   const port = await freePort();
@@ -61,7 +35,7 @@ before(async () => {
   await new Promise((resolve, reject) => { gone.once('error', reject); gone.listen(port, '127.0.0.1', resolve); });
 
   world.ewa = await call('POST', '/v1/players', null, { name: 'ewa', password: PASSWORD });
-  // Issue 19: felek is an arbiter (and signs in on the web board).
+  // felek is an arbiter (and signs in on the web board).
   world.felek = await createArbiter(korpd.base, pg.url, 'felek', PASSWORD);
   world.bot = await call('POST', '/v1/players', null, { name: 'korp-engine' });   // no password: a bot
 
@@ -77,18 +51,13 @@ before(async () => {
   world.open = (await call('POST', '/v1/challenges', world.bot.token, { variant: 'glinski', opponent: null })).id;
   world.directed = (await call('POST', '/v1/challenges', world.felek.token,
     { variant: 'korpalski', opponent: world.ewa.id, days_per_move: 7, fifty_move_rule: false })).id;
-  // Issue 19: ewa's request for an arbiter waits in felek's queue.
+  // ewa's request for an arbiter waits in felek's queue.
   await call('POST', `/v1/games/${world.active}/arbiter-request`, world.ewa.token, { text: 'a question' });
   await until('the webhook to be disabled by its 410', async () =>
     (await call('GET', `/v1/webhooks/${hook.id}`, world.ewa.token)).enabled === false);
-});
+}, { KORP_WEBHOOK_ALLOW_PRIVATE: '1' });
 
-after(async () => {
-  await browser?.close().catch(() => {});
-  await korpd?.close();
-  pg?.close();
-  await new Promise(r => (gone ? gone.close(r) : r()));
-});
+after(async () => new Promise(r => (gone ? gone.close(r) : r())));
 
 /*
  * The pages, each with what shows that it has drawn everything it loads
@@ -111,7 +80,7 @@ function pages(signedIn) {
     ['the study board', '/study', '#study-status:text("Ply 0 of 0")', '#board [data-cell]', '#analysis-panel'],
     ['learn Korpalski', '/learn/korpalski', '#lesson-ends .lesson-board[data-ready="true"]'],
     ['learn Glinski', '/learn/glinski', '#lesson-stalemate .lesson-board[data-ready="true"]'],
-    // Issue 19: refused but to felek, an arbiter, who sees ewa's request drawn to its end.
+    // Refused but to felek, an arbiter, who sees ewa's request drawn to its end.
     ['the arbiter\'s queue', '/arbiter', '#arbiter-refused, .engine-line[data-state="done"], .engine-line[data-state="failed"]'],
   ];
   // Signed out, /settings sends people to sign in.
@@ -143,16 +112,8 @@ test('the leak check finds what it looks for', () => {
   assert.deepEqual(leaks('nullable annulled Undefinedness 3 points'), []);
 });
 
-// axe-core (npm, pinned), put into each page through the debugging protocol (the
-// pages' CSP refuses inline scripts, as it should).
-const AXE = fs.readFileSync(path.join(REPO, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+// What axe-core finds on the pages visited.
 const barriers = [];
-
-async function axeViolations(page) {
-  await page.evaluate(AXE);
-  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
-  return result.violations.map(v => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', ')}`);
-}
 
 async function visitAll(p, who, signedIn) {
   const found = [];
@@ -166,18 +127,11 @@ async function visitAll(p, who, signedIn) {
   return found;
 }
 
-async function signInAs(name) {
-  const p = await person(browser, korpd.base, name);
-  p.allow(/status of 404 .*\/v1\/games\/NoSuchGame\)$/);
+const signInAs = name => signedIn(browser, korpd.base, name, PASSWORD, { timeout: TIMEOUT, allow: [
+  /status of 404 .*\/v1\/games\/NoSuchGame\)$/,
   // The engine's evaluation on the arbiter's page may be missing or busy.
-  p.allow(/status of (404|429|503) .*\/v1\/analyse\)$/);
-  await p.page.goto('/login');
-  await p.page.fill('#name', name);
-  await p.page.fill('#password', PASSWORD);
-  await p.page.click('form.auth-form button[type=submit]');
-  await p.page.locator('.nav-me').waitFor({ timeout: TIMEOUT });
-  return p;
-}
+  /status of (404|429|503) .*\/v1\/analyse\)$/,
+] });
 
 test('no page shows null, undefined, NaN or [object Object]', async () => {
   const out = await person(browser, korpd.base, 'signed-out');

@@ -20,21 +20,8 @@ if [ ! -x "$chromium" ]; then
     exit 1
 fi
 
-stale() {
-    [ -f node_modules/playwright-core/package.json ] || return 0
-    [ -f node_modules/.package-lock.json ] || return 0
-    [ package-lock.json -nt node_modules/.package-lock.json ] && return 0
-    node -e '
-        const want = require("./package.json").devDependencies["playwright-core"];
-        const have = require("./node_modules/playwright-core/package.json").version;
-        process.exit(want === have ? 0 : 1);
-    ' || return 0
-    return 1
-}
-if stale; then
-    echo "web tests: installing the pinned tools (npm ci)" >&2
-    npm ci --no-audit --no-fund >&2
-fi
+. "$root/tests/npm_tools.sh"
+npm_tools_ready "web tests" playwright-core
 
 mkdir -p "$out"
 export KORPD="$korpd" KORP_WEB_OUT="$out" CHROMIUM="$chromium"

@@ -4,23 +4,17 @@
 // move plays a variation and an illegal one is refused with the rules' reason,
 // and Glinski's fool's mate from his 1974 book replays to mate.
 
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { REPO, startStage, person } from './harness.mjs';
+import { REPO, useStage, person } from './harness.mjs';
 
 const DATA = path.join(REPO, 'tests', 'data');
 const TIMEOUT = 15000;
 
-let stage, korpd, browser;
-
-before(async () => {
-  stage = await startStage();
-  ({ korpd, browser } = stage);
-});
-
-after(async () => stage?.close());
+let korpd, browser;
+useStage(stage => ({ korpd, browser } = stage));
 
 function inventorPlies() {
   return fs.readFileSync(path.join(DATA, 'inventor-sample.fens.tsv'), 'utf8').trim().split('\n').slice(1)

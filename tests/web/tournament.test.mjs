@@ -1,33 +1,19 @@
-// Issue 19 in a real browser: a tournament page draws its crosstable (each
+// Tournaments and ratings in a real browser: a tournament page draws its crosstable (each
 // cell the row player's score against that column's player, then score and
 // Sonneborn-Berger, worked out here from the results), and a player's page
 // shows their ratings with the history chart.
 
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import { REPO, startPostgres, startKorpd, launchChromium, person, signedIn } from './harness.mjs';
+import { useStage, person, signedIn } from './harness.mjs';
 
-const KORPD = process.env.KORPD || path.join(REPO, 'build', 'korpd', 'korpd');
 const TIMEOUT = 15000;
 
-let pg, korpd, browser;
+let korpd, browser, call;
 const world = {};
 
-async function call(method, url, token, body) {
-  const headers = { Accept: 'application/json' };
-  if (token) headers.Authorization = `Bearer ${token}`;
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  const r = await fetch(korpd.base + url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await r.text();
-  assert.ok(r.ok, `${method} ${url}: ${r.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
-
-before(async () => {
-  pg = await startPostgres();
-  korpd = await startKorpd(KORPD, pg.url, {});
-  browser = await launchChromium();
+useStage(async stage => {
+  ({ korpd, browser, call } = stage);
   world.dir = await call('POST', '/v1/players', null, { name: 'director' });
   world.players = [];
   for (const name of ['gosia', 'henio', 'iza']) world.players.push(await call('POST', '/v1/players', null, { name }));
@@ -38,12 +24,6 @@ before(async () => {
   const token = Object.fromEntries(world.players.map(p => [p.id, p.token]));
   world.games = (await call('GET', `/v1/tournaments/${world.t.id}`)).games;
   for (const g of world.games) await call('POST', `/v1/games/${g.id}/resign`, token[g.black]);
-});
-
-after(async () => {
-  await browser?.close().catch(() => {});
-  await korpd?.close();
-  pg?.close();
 });
 
 test('a tournament page shows its crosstable', async () => {
