@@ -165,7 +165,7 @@ KORP_WAKE_INTERVAL_MS=$WAKE_MS KORP_LISTEN=127.0.0.1:$KPORT KORP_RATE_LIMIT=0 KO
     "$KORPD" </dev/null >"$TMP/korpd.log" 2>&1 &
 KPID=$!
 bench_wait_korpd korpd "$KPID" "$KPORT" "$TMP/korpd.log"
-say "korpd (pid $KPID) on 127.0.0.1:$KPORT: $(grep -m1 -o "[0-9]* database connections, [0-9]* HTTP threads" "$TMP/korpd.log" || true)"
+say "korpd (pid $KPID) on 127.0.0.1:$KPORT: $(grep -m1 -o "[0-9]* database connections, [0-9]* request workers" "$TMP/korpd.log" || true)"
 # korpd's LISTEN sessions (each is signalled by every NOTIFY in its
 # database): their last statement is the LISTEN until the first event.
 sleep 1

@@ -91,7 +91,7 @@ KORP_CHALLENGES_PER_DAY=0 KORP_CONNECTIONS_PER_ADDRESS=0 KORP_DB_POOL_SIZE=$POOL
 KORP_HTTP_THREADS=$THREADS "$KORPD" </dev/null >"$TMP/korpd.log" 2>&1 &
 KPID=$!
 bench_wait_korpd korpd "$KPID" "$KPORT" "$TMP/korpd.log"
-say "korpd (pid $KPID) on 127.0.0.1:$KPORT: $(grep -m1 -o "[0-9]* database connections, [0-9]* HTTP threads" "$TMP/korpd.log" || true)"
+say "korpd (pid $KPID) on 127.0.0.1:$KPORT: $(grep -m1 -o "[0-9]* database connections, [0-9]* request workers" "$TMP/korpd.log" || true)"
 
 # ---- players and games through the API, played to ply PLY
 python3 bench/moves_setup.py 127.0.0.1 "$KPORT" "$PAIRS" "$GAMES" "$TMP/games.txt"

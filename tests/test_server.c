@@ -222,6 +222,25 @@ static bool log_says(const struct daemon *d, const char *words)
     return strstr(text, words) != NULL;
 }
 
+/* KORP_LOG_LEVEL: a bad value stops korpd with words saying what it takes;
+ * "debug" lets debug lines print (the settings line at start). */
+static void test_server_log_level(void **state)
+{
+    struct daemon d;
+    (void)state;
+    setenv("KORP_LOG_LEVEL", "loud", 1);
+    start(&d, free_port(), db_url, NULL);
+    assert_int_equal(wait_exit(d.pid), 2);
+    assert_true(log_says(&d, "KORP_LOG_LEVEL must be \"debug\", \"info\", \"warn\" or \"error\", not 'loud'"));
+    unlink(d.log);
+    setenv("KORP_LOG_LEVEL", "debug", 1);
+    start(&d, free_port(), db_url, NULL);
+    wait_up(&d);
+    assert_true(log_says(&d, "korpd debug: settings:"));
+    stop(&d);
+    unsetenv("KORP_LOG_LEVEL");
+}
+
 static void test_server_healthz_reports_database(void **state)
 {
     struct daemon d;
@@ -305,6 +324,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_server_errors_are_problem_json),
         cmocka_unit_test(test_server_port_clash_is_explained),
         cmocka_unit_test(test_server_refuses_bad_settings),
+        cmocka_unit_test(test_server_log_level),
     };
     if (argc != 3) {
         fprintf(stderr, "usage: test_server KORPD_BINARY SCHEMA_VERSION\n");

@@ -35,7 +35,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.environ.get("KORP_TEST_DATA") or os.path.join(HERE, "..", "data")
 
 MAIL_FROM = "korp@example.org"
-ALL_EVENTS = {"challenge", "challenge_declined", "challenge_canceled", "game_start", "move",
+ALL_EVENTS = {"challenge", "challenge_declined", "challenge_cancelled", "game_start", "move",
               "draw_offer", "claim", "game_end", "deadline_near",
               "message",
               "arbiter", "tournament_start", "tournament_end"}
@@ -690,7 +690,7 @@ def test_signed_webhooks_reach_the_players_they_concern(korpds, fresh_db, receiv
         [("move", gcid, p) for p in range(2, 13, 2)]
     want_b = [("challenge", ch["id"]), ("game_start", gid, 0), ("game_end", gid, 10),
               ("challenge", declined["id"]), ("challenge", canceled["id"]),
-              ("challenge_canceled", canceled["id"]), ("challenge", gl_ch["id"]),
+              ("challenge_cancelled", canceled["id"]), ("challenge", gl_ch["id"]),
               ("game_start", gl["id"], 0), ("draw_offer", gl["id"], 0),
               ("draw_offer", gl["id"], 0), ("challenge", gc_ch["id"]), ("game_start", gcid, 0),
               ("claim", gcid, 12), ("game_end", gcid, 12)] + \
@@ -735,7 +735,7 @@ def test_signed_webhooks_reach_the_players_they_concern(korpds, fresh_db, receiv
             check_challenge_data(data, want[data["challenge_id"]], "open")
         elif kind == "challenge_declined":
             check_challenge_data(data, declined, "declined")
-        elif kind == "challenge_canceled":
+        elif kind == "challenge_cancelled":
             check_challenge_data(data, canceled, "cancelled")
         elif kind == "draw_offer":
             assert data["game_id"] == gl["id"] and data["variant"] == "glinski", data

@@ -285,7 +285,7 @@ def test_starts_at_and_ends_at_with_the_test_clock(api, arbiter, start_korpd, sh
                  expect=200)
     wait_until(lambda: get(api, t["id"])["status"] == "active", 15, step=0.2,
                what="the tournament to start at starts_at")
-    wait_until(lambda: get(api, few["id"])["status"] == "canceled", 15, step=0.2,
+    wait_until(lambda: get(api, few["id"])["status"] == "cancelled", 15, step=0.2,
                what="the tournament with two players to be canceled")
     check_pairings(get(api, t["id"]), 3, False)
     games = [g["id"] for g in get(api, t["id"])["games"]]

@@ -101,7 +101,7 @@ export async function render(main, { navigate }) {
   let es = null;
   try {
     es = new EventSource('/v1/events');
-    for (const kind of ['challenge', 'challenge_declined', 'challenge_canceled', 'game_start', 'move', 'game_end']) {
+    for (const kind of ['challenge', 'challenge_declined', 'challenge_cancelled', 'game_start', 'move', 'game_end']) {
       es.addEventListener(kind, () => load());
     }
   } catch { /* no stream: the page still works */ }

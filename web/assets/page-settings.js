@@ -6,10 +6,10 @@ import { h, messageBox } from './ui.js';
 import { leaveSection } from './page-leave.js';
 import { t } from './i18n.js';
 
-const KINDS = ['challenge', 'challenge_declined', 'challenge_canceled', 'game_start', 'move', 'draw_offer', 'claim', 'game_end', 'deadline_near'];
+const KINDS = ['challenge', 'challenge_declined', 'challenge_cancelled', 'game_start', 'move', 'draw_offer', 'claim', 'game_end', 'deadline_near'];
 const KIND_NAMES = {
   challenge: () => t('challenge'), challenge_declined: () => t('challenge declined'),
-  challenge_canceled: () => t('challenge canceled'), game_start: () => t('game start'), move: () => t('move'),
+  challenge_cancelled: () => t('challenge canceled'), game_start: () => t('game start'), move: () => t('move'),
   draw_offer: () => t('draw offer'), claim: () => t('claim'), game_end: () => t('game end'),
   deadline_near: () => t('deadline near'),
 };
