@@ -292,7 +292,7 @@ static enum MHD_Result search(struct api_request *req, const struct rules_varian
         free(kept);
         free(lines);
         engine_free(e);
-        return api_fail(req, API_PROBLEM_UNAVAILABLE, "out of memory for a search; retry later");
+        return api_fail_oom(req);
     }
     kept->expected = wanted < legal_count ? wanted : legal_count;
     limits.movetime_ms = movetime;
@@ -302,7 +302,7 @@ static enum MHD_Result search(struct api_request *req, const struct rules_varian
         free(kept);
         free(lines);
         engine_free(e);
-        return api_fail(req, API_PROBLEM_UNAVAILABLE, "out of memory for a search; retry later");
+        return api_fail_oom(req);
     }
     engine_free(e);
     if (res.has_move && kept->expected > 0)

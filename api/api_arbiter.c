@@ -47,12 +47,6 @@ enum MHD_Result api_game_claim_perpetual(struct api_request *req)
         return replied;
     games_perpetual_claim(req->config->pool, req->caller.player_id, req->params[0],
                           api_body_string(req, "line"), &not_check, claim_id, &r);
-    /* A line that is not legal, or a move of the claimant without check. */
-    if (r.outcome == GAMES_ILLEGAL) {
-        replied = api_fail(req, API_PROBLEM_INVALID_VALUE, "%s", r.detail);
-        games_result_clear(&r);
-        return replied;
-    }
     if (r.outcome != GAMES_OK)
         return api_reply_outcome(req, &r, MHD_HTTP_ACCEPTED, NULL);
     games_result_clear(&r);
@@ -89,7 +83,7 @@ enum MHD_Result api_arbiter_queue(struct api_request *req)
     cJSON *json, *list;
 
     if (items == NULL)
-        return MHD_NO;
+        return api_fail_oom(req);
     st = db_queue_list(req->config->pool, items, QUEUE_MAX, &count, &err);
     if (st != DB_OK) {
         free(items);

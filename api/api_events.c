@@ -474,7 +474,7 @@ enum MHD_Result api_events(struct api_request *req)
         db_game_clear(&g);
     }
     if ((s = calloc(1, sizeof *s)) == NULL)
-        return MHD_NO;
+        return api_fail_oom(req);
     s->hub = hub;
     s->conn = req->conn;
     s->wake = true;

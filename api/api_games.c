@@ -126,7 +126,7 @@ enum MHD_Result api_game_list(struct api_request *req)
      * kilobyte, and 100 of them at every request went to mmap and back. */
     games = calloc((size_t)f.limit, sizeof *games);
     if (games == NULL)
-        return MHD_NO;
+        return api_fail_oom(req);
     st = db_game_list(req->config->pool, &f, games, f.limit, &count, &more, &err);
     if (st != DB_OK) {
         free(games);
@@ -178,7 +178,7 @@ enum MHD_Result api_game_moves(struct api_request *req)
     text = cJSON_PrintUnformatted(json);
     cJSON_Delete(json);
     if (text == NULL)
-        return MHD_NO;
+        return api_fail_oom(req);
     api_etag_text("moves", text, tag);
     if (api_etag_matches(req, tag)) {
         free(text);

@@ -5,6 +5,7 @@
 #include "api.h"
 #include "base.h"
 #include "db.h"
+#include "games.h"
 
 #include <cjson/cJSON.h>
 #include <microhttpd.h>
@@ -210,6 +211,19 @@ enum MHD_Result api_reply_problem(struct api_request *req, enum api_problem prob
  * never to the client.
  */
 enum MHD_Result api_fail_db(struct api_request *req, enum db_status status, const char *err);
+
+/*
+ * Replies to a request that ran out of memory: 503 with Retry-After (the
+ * shortage may pass), logged.  When even that cannot be written, the
+ * connection is closed.
+ */
+enum MHD_Result api_fail_oom(struct api_request *req);
+
+/* Routes cJSON's allocations through api_reply.c, which notices a failed
+ * one (call once before threads start); api_json_watch starts watching
+ * for the request about to be handled on this thread. */
+void api_json_init(void);
+void api_json_watch(void);
 
 /* Finds the route, checks its needs, runs it; replies 404/405/4xx itself. */
 enum MHD_Result api_route(struct api_request *req);
@@ -467,8 +481,14 @@ struct db_game;
 /* The game object of the API. */
 cJSON *api_game_json(const struct db_game *g);
 
+/* ---- Outcomes as answers (api_outcomes.c): one table, outcome to problem. */
+/* The problem a refusal with that outcome is answered with
+ * (API_PROBLEM_INTERNAL for an outcome that is no refusal). */
+enum api_problem api_outcome_problem(enum games_outcome outcome);
+
 /* The answer to a state change: the game (status ok_status), or the
- * problem its outcome names (the status it carries), as JSON. */
+ * problem its outcome names (the status it carries), as JSON; a move's
+ * refusal names `move` and the ply.  NULL when out of memory. */
 cJSON *api_outcome_json(const struct games_result *r, unsigned ok_status, const char *move,
                         unsigned *status);
 
@@ -476,6 +496,11 @@ cJSON *api_outcome_json(const struct games_result *r, unsigned ok_status, const 
  * problem its outcome names.  Clears the result. */
 enum MHD_Result api_reply_outcome(struct api_request *req, struct games_result *r,
                                   unsigned ok_status, const char *move);
+
+/* Replies to a refusal (not GAMES_OK): the problem its outcome names with
+ * detail, or for GAMES_DB_ERROR the database's failure. */
+enum MHD_Result api_reply_refusal(struct api_request *req, enum games_outcome outcome,
+                                  const char *detail, enum db_status db, const char *err);
 
 /* A query parameter, or NULL. */
 const char *api_query(struct api_request *req, const char *name);

@@ -32,7 +32,7 @@ static enum MHD_Result page(struct api_request *req, unsigned status, const char
     base_text_str(&html, "</body></html>\n");
     if (html.failed) {
         free(html.buf);
-        return api_fail(req, API_PROBLEM_INTERNAL, "out of memory");
+        return api_fail_oom(req);
     }
     resp = MHD_create_response_from_buffer(html.len, html.buf, MHD_RESPMEM_MUST_FREE);
     if (resp != NULL) {

@@ -240,14 +240,13 @@ enum MHD_Result api_message_send(struct api_request *req)
     if (!games_message_valid(text, why, sizeof why))
         return api_fail(req, API_PROBLEM_BAD_REQUEST, "'text': %s", why);
     games_message_send(req->config->pool, req->caller.player_id, req->params[0], text, &json, &r);
-    if (r.outcome == GAMES_CONFLICT) {
-        games_result_clear(&r);
+    if (r.outcome == GAMES_MESSAGE_LIMIT) {
         if (db_message_count(req->config->pool, req->params[0], req->caller.player_id, &count,
                              &wait, &err) == DB_OK)
             req->retry_after = wait > 0 ? wait : 1;
-        return api_fail(req, API_PROBLEM_TOO_MANY_REQUESTS,
-                        "you have sent %d messages in this game today (UTC), the most a day "
-                        "allows; more from 00:00 UTC", GAMES_MESSAGES_PER_DAY);
+        replied = api_reply_refusal(req, r.outcome, r.detail, r.db, r.err.text);
+        games_result_clear(&r);
+        return replied;
     }
     if (r.outcome != GAMES_OK)
         return api_reply_outcome(req, &r, MHD_HTTP_CREATED, NULL);

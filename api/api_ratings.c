@@ -102,7 +102,7 @@ enum MHD_Result api_player_rating_history(struct api_request *req)
         return bad_variant(req, "the query parameter 'variant'");
     points = calloc(HISTORY_MAX, sizeof *points);
     if (points == NULL)
-        return MHD_NO;
+        return api_fail_oom(req);
     st = db_rating_history(req->config->pool, id, v, points, HISTORY_MAX, &count, &err);
     if (st != DB_OK) {
         free(points);
@@ -145,7 +145,7 @@ enum MHD_Result api_leaderboard(struct api_request *req)
     }
     rows = calloc((size_t)want, sizeof *rows);
     if (rows == NULL)
-        return MHD_NO;
+        return api_fail_oom(req);
     st = db_leaderboard(req->config->pool, v, RATINGS_PROVISIONAL_RD, rows, want, &count, &err);
     if (st != DB_OK) {
         free(rows);

@@ -324,6 +324,7 @@ enum MHD_Result api_route(struct api_request *req)
             return api_fail(req, API_PROBLEM_FORBIDDEN, "only an arbiter may do this");
         if ((r->needs & API_JSON_BODY) && !api_body_parse(req, &replied))
             return replied;
+        api_json_watch();
         return r->handler(req);
     }
     if (allow[0] == '\0')

@@ -162,25 +162,12 @@ static cJSON *standings_json(const struct db_tournament_player *players, int cou
 
 /* ---- handlers --------------------------------------------------------------- */
 
-static enum api_problem problem_of(enum games_outcome outcome)
-{
-    switch (outcome) {
-    case GAMES_NOT_FOUND: return API_PROBLEM_NOT_FOUND;
-    case GAMES_FORBIDDEN: return API_PROBLEM_FORBIDDEN;
-    case GAMES_CONFLICT: return API_PROBLEM_CONFLICT;
-    case GAMES_ILLEGAL: return API_PROBLEM_INVALID_VALUE;   /* an entry condition */
-    default: return API_PROBLEM_INTERNAL;
-    }
-}
-
 static enum MHD_Result reply_outcome(struct api_request *req, struct games_result *r,
                                      const struct db_tournament *t, unsigned ok_status)
 {
     enum MHD_Result rc;
-    if (r->outcome == GAMES_DB_ERROR) {
-        rc = api_fail_db(req, r->db, r->err.text);
-    } else if (r->outcome != GAMES_OK) {
-        rc = api_fail(req, problem_of(r->outcome), "%s", r->detail);
+    if (r->outcome != GAMES_OK) {
+        rc = api_reply_refusal(req, r->outcome, r->detail, r->db, r->err.text);
     } else {
         struct db_tournament_player players[PLAYERS_MAX];
         struct base_err err = { "" };
@@ -327,7 +314,7 @@ enum MHD_Result api_tournament_get(struct api_request *req)
     if (st == DB_OK)
         st = db_tournament_players(req->config->pool, t.id, players, PLAYERS_MAX, &count, &err);
     if (st == DB_OK && (games = calloc(GAMES_MAX, sizeof *games)) == NULL)
-        return MHD_NO;
+        return api_fail_oom(req);
     if (st == DB_OK)
         st = db_tournament_games(req->config->pool, t.id, games, GAMES_MAX, &game_count, &err);
     if (st != DB_OK) {
@@ -378,7 +365,7 @@ enum MHD_Result api_tournament_list(struct api_request *req)
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
                         "'cursor' is not one korpd gave; use the 'next' of a page");
     if ((list = calloc((size_t)want, sizeof *list)) == NULL)
-        return MHD_NO;
+        return api_fail_oom(req);
     st = db_tournament_list(req->config->pool, status ? &wanted : NULL, cursor ? us : NULL,
                             cursor ? id : NULL, list, want, &count, &more, &err);
     if (st != DB_OK) {
@@ -415,7 +402,7 @@ enum MHD_Result api_tournament_pgn(struct api_request *req)
         return api_fail(req, API_PROBLEM_NOT_FOUND, "no tournament has the id '%s'",
                         req->params[0]);
     if (st == DB_OK && (games = calloc(GAMES_MAX, sizeof *games)) == NULL)
-        return MHD_NO;
+        return api_fail_oom(req);
     if (st == DB_OK)
         st = db_tournament_games(req->config->pool, t.id, games, GAMES_MAX, &count, &err);
     if (st != DB_OK) {

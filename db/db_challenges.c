@@ -191,7 +191,7 @@ enum db_status db_challenge_event(struct db_tx *tx, const char *challenge_id,
     return db_exec_events(tx, DB_STMT_CHALLENGE_EVENT, params);
 }
 
-/* ---- The clock and idempotency keys (small enough to live here). */
+/* ---- The test clock (small enough to live here). */
 
 struct clock_set {
     long long offset;
@@ -218,63 +218,6 @@ enum db_status db_clock_set(struct db_pool *pool, long long offset_seconds,
 {
     struct clock_set c = { offset_seconds, now };
     return db_run_tx(pool, clock_set, &c, err);
-}
-
-enum db_status db_idempotency_claim(struct db_tx *tx, const char *token_id, const char *key,
-                                    const char *method, const char *path,
-                                    enum db_idempotency *found, int *status, char **body)
-{
-    const char *params[4] = { token_id, key, method, path };
-    PGresult *res = NULL;
-    enum db_status rc = db_exec(tx, DB_STMT_IDEMPOTENCY_CLAIM, params, &res);
-
-    *found = DB_KEY_NEW;
-    *body = NULL;
-    if (rc != DB_OK || PQntuples(res) == 1) {
-        PQclear(res);
-        return rc;
-    }
-    PQclear(res);
-    res = NULL;
-    rc = db_exec(tx, DB_STMT_IDEMPOTENCY_GET, params, &res);
-    if (rc == DB_OK && PQntuples(res) == 1) {
-        const struct db_row r = { res, 0 };
-        if (!db_row_bool(&r, "same_request")) {
-            *found = DB_KEY_OTHER_REQUEST;
-        } else {
-            *found = DB_KEY_ANSWERED;
-            *status = db_row_int(&r, "status");
-            if ((*body = strdup(db_row_value(&r, "body") ? db_row_value(&r, "body") : "")) == NULL)
-                rc = DB_HARD_ERROR;
-        }
-    }
-    PQclear(res);
-    return rc;
-}
-
-enum db_status db_idempotency_store(struct db_tx *tx, const char *token_id, const char *key,
-                                    int status, const char *body)
-{
-    char code[16];
-    const char *params[4] = { token_id, key, code, body };
-    snprintf(code, sizeof code, "%d", status);
-    return db_exec(tx, DB_STMT_IDEMPOTENCY_STORE, params, NULL);
-}
-
-static enum db_status prune(struct db_tx *tx, void *arg)
-{
-    PGresult *res = NULL;
-    enum db_status rc = db_exec(tx, DB_STMT_IDEMPOTENCY_PRUNE, NULL, &res);
-    if (rc == DB_OK)
-        *(int *)arg = atoi(PQcmdTuples(res));
-    PQclear(res);
-    return rc;
-}
-
-enum db_status db_idempotency_prune(struct db_pool *pool, int *deleted, struct base_err *err)
-{
-    *deleted = 0;
-    return db_run_once(pool, prune, deleted, err);
 }
 
 enum db_status db_challenge_take(struct db_tx *tx, struct db_challenge *c,

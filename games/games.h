@@ -19,19 +19,32 @@
 
 #include <stdbool.h>
 
-/* Why a state change was refused (or GAMES_OK). */
+/*
+ * What became of a request: GAMES_OK, or why it was refused.  One value,
+ * one meaning, and so one answer (api/api_outcomes.c maps each to its
+ * HTTP problem; a contract test holds that table to this list).
+ */
 enum games_outcome {
     GAMES_OK = 0,
-    GAMES_NOT_FOUND,        /* no such game or challenge */
-    GAMES_FORBIDDEN,        /* the caller may not do this to it */
-    GAMES_CONFLICT,         /* not in a state that allows it */
+    GAMES_NOT_FOUND,          /* no such game, challenge, tournament, item or booking */
+    GAMES_NOT_YOURS,          /* no such game that the caller plays (which it is not told) */
+    GAMES_FORBIDDEN,          /* the caller may not do this to it */
+    GAMES_CONFLICT,           /* it is not in a state that allows this */
     GAMES_NOT_YOUR_TURN,
     GAMES_GAME_OVER,
-    GAMES_PLY_MISMATCH,
-    GAMES_ILLEGAL,          /* the move is illegal or unreadable */
-    GAMES_DRAW_NOT_ALLOWED,
-    GAMES_ANSWERED_BEFORE,  /* the before hook found the request answered */
-    GAMES_DB_ERROR          /* see db and err */
+    GAMES_PLY_MISMATCH,       /* the caller's ply is not the plies played */
+    GAMES_ILLEGAL,            /* the move is illegal, ambiguous or unreadable */
+    GAMES_DRAW_NOT_ALLOWED,   /* the variant refuses a draw by agreement here */
+    GAMES_LINES_DISAGREE,     /* conditional lines answer one move differently */
+    GAMES_CLAIM_LINE_REFUSED, /* a perpetual-check line is not legal, not all checks, or too long */
+    GAMES_ENTRY_REFUSED,      /* a tournament's entry condition is not met */
+    GAMES_MESSAGE_LIMIT,      /* the messages of a day are all sent */
+    GAMES_DAY_OUT_OF_RANGE,   /* leave must start today or within a year */
+    GAMES_LEAVE_EXCEEDED,     /* over the leave allowance of a year */
+    GAMES_KEY_REUSED,         /* the Idempotency-Key was used for another request */
+    GAMES_ANSWERED_BEFORE,    /* the Idempotency-Key's request was answered: its answer stands */
+    GAMES_DB_ERROR,           /* see db and err */
+    GAMES_OUTCOME_COUNT
 };
 
 /* What a state change answers: the outcome, words for a person, and the
@@ -62,23 +75,36 @@ void games_challenge_close(struct db_pool *pool, const char *player_id,
                            struct games_result *out);
 
 /*
- * Work the caller adds to a state change's transaction: `before` runs
- * first (DB_CONFLICT from it stops the change with GAMES_ANSWERED_BEFORE),
- * `after` runs last with the outcome (not on a database error), so that
- * what it writes commits with the change or not at all.  Either may be
- * NULL; both may run more than once (retries).
+ * A request that may come twice: its Idempotency-Key and what names the
+ * request (the token, method and path the key belongs to).  The key is
+ * claimed in the move's own transaction and the answer stored in it, so a
+ * retry running at the same time waits for the first to commit and gets
+ * its answer, and a crash loses both or neither.
+ *
+ * The stored answer is the one `render` writes for the result: the body
+ * and its HTTP status, in a malloc'd string (NULL: out of memory, and the
+ * transaction fails).  It runs inside the transaction, may run more than
+ * once, and touches nothing but its arguments.
  */
-struct games_hooks {
-    enum db_status (*before)(struct db_tx *tx, void *arg);
-    enum db_status (*after)(struct db_tx *tx, const struct games_result *r, void *arg);
-    void *arg;
+struct games_key {
+    const char *key, *token_id, *method, *path;
+    char *(*render)(const struct games_result *r, const void *arg, int *status);
+    const void *render_arg;
+    int status;     /* answers: the stored answer's status ... */
+    char *body;     /* ... and body (malloc'd, the caller frees it) */
 };
 
-/* Plays a move given in any notation the variant reads; `ply` is the
- * plies the caller believes were played, or -1 not to check.  hooks may
- * be NULL. */
+/*
+ * Plays a move given in any notation the variant reads; `ply` is the
+ * plies the caller believes were played, or -1 not to check.  `message`
+ * (or NULL) goes to the opponent with the move, at its ply, in the same
+ * transaction (one over the daily limit is dropped).  With a key (or
+ * NULL), the answer is key->status and key->body whatever the outcome
+ * but GAMES_DB_ERROR and GAMES_KEY_REUSED: the stored one when
+ * GAMES_ANSWERED_BEFORE (the game untouched), this request's otherwise.
+ */
 void games_move(struct db_pool *pool, const char *player_id, const char *game_id,
-                const char *move, int ply, const struct games_hooks *hooks,
+                const char *move, int ply, const char *message, struct games_key *key,
                 struct games_result *out);
 
 enum games_claim { GAMES_CLAIM_THREEFOLD = 0, GAMES_CLAIM_FIFTY_MOVE };
@@ -180,10 +206,6 @@ bool games_message_valid(const char *text, char *why, size_t size);
 void games_message_send(struct db_pool *pool, const char *player_id, const char *game_id,
                         const char *text, char **json, struct games_result *out);
 
-/* The same inside a move's transaction (the game locked): the message
- * came with the move, at ply; DB_CONFLICT beyond the daily limit. */
-enum db_status games_message_with_move(struct db_tx *tx, const char *player_id,
-                                       const char *game_id, int ply, const char *text);
 /* ---- Clocks and leave (issue 18): games_clock.c, games_leave.c. */
 
 /* Gives the opponent (to move) days more: on their deadline, or on their
@@ -191,18 +213,10 @@ enum db_status games_message_with_move(struct db_tx *tx, const char *player_id,
 void games_give_time(struct db_pool *pool, const char *player_id, const char *game_id,
                      int days, struct games_result *out);
 
-enum games_leave_outcome {
-    GAMES_LEAVE_OK = 0,
-    GAMES_LEAVE_BAD_DAY,     /* not today or up to 365 days ahead */
-    GAMES_LEAVE_OVERLAP,     /* overlaps a booking of the player's */
-    GAMES_LEAVE_EXCEEDED,    /* over the allowance of a year: year, left */
-    GAMES_LEAVE_NOT_FOUND,   /* no such booking of the player's */
-    GAMES_LEAVE_OVER,        /* the booking has ended */
-    GAMES_LEAVE_DB_ERROR     /* see db and err */
-};
-
 struct games_leave {
-    enum games_leave_outcome outcome;
+    enum games_outcome outcome;  /* GAMES_OK, GAMES_DAY_OUT_OF_RANGE, GAMES_CONFLICT (an
+                                    overlap, a booking over), GAMES_LEAVE_EXCEEDED,
+                                    GAMES_NOT_FOUND, GAMES_DB_ERROR */
     char detail[256];
     int year, left;              /* GAMES_LEAVE_EXCEEDED: the year, its days left */
     struct db_leave booking;     /* the booking made */

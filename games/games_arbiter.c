@@ -44,7 +44,7 @@ static enum db_status line_refused(struct games_result *r, int number, const cha
     copy[strnlen(why, sizeof copy - 1)] = '\0';
     snprintf(r->detail, sizeof r->detail, "move %d of the line, '%.32s': %.180s", number, text,
              copy);
-    r->outcome = GAMES_ILLEGAL;
+    r->outcome = GAMES_CLAIM_LINE_REFUSED;
     return DB_OK;
 }
 
@@ -75,7 +75,7 @@ static enum db_status perpetual_tx(struct db_tx *tx, void *arg)
         if (text[0] == '\0')
             continue;
         if (++count > LINE_MAX_MOVES)
-            return games_refuse(r, GAMES_ILLEGAL, "the line is longer than %d moves",
+            return games_refuse(r, GAMES_CLAIM_LINE_REFUSED, "the line is longer than %d moves",
                                 LINE_MAX_MOVES);
         v->position_report(&pos, &report);
         if (report.status != RULES_ONGOING)
@@ -97,7 +97,7 @@ static enum db_status perpetual_tx(struct db_tx *tx, void *arg)
                  san);
     }
     if (count == 0)
-        return games_refuse(r, GAMES_ILLEGAL, "the line has no move: write the moves to come, "
+        return games_refuse(r, GAMES_CLAIM_LINE_REFUSED, "the line has no move: write the moves to come, "
                             "yours first, like \"Qh5+ Kg8 Qe8+ Kh7 Qh5+\"");
     /* The line is rebuilt from korpd's own SAN: no quote or backslash. */
     snprintf(details, sizeof details,

@@ -4,6 +4,7 @@
 #define KORP_GAMES_INT_H
 
 #include "games.h"
+#include "db_idempotency.h"
 
 /* Clears a result for a transaction body's (re)run: it may run more than
  * once (db_run_tx retries), so nothing of an earlier run may remain. */
@@ -103,5 +104,11 @@ enum db_status games_play(struct db_tx *tx, struct rules_position *pos, struct r
 enum db_status games_conditional_answer(struct db_tx *tx, const struct rules_position *before,
                                         struct rules_move m, struct rules_position *pos,
                                         struct db_game *g);
+
+/* A message sent with a move, inside the move's transaction (the game
+ * locked): stored at ply; DB_CONFLICT beyond the daily limit
+ * (games_messages.c). */
+enum db_status games_message_with_move(struct db_tx *tx, const char *player_id,
+                                       const char *game_id, int ply, const char *text);
 
 #endif

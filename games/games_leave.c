@@ -14,10 +14,10 @@
 /* A booking may start up to this many days after today. */
 #define LEAVE_DAYS_AHEAD 365
 
-static enum db_status refuse(struct games_leave *l, enum games_leave_outcome outcome,
+static enum db_status refuse(struct games_leave *l, enum games_outcome outcome,
                              const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-static enum db_status refuse(struct games_leave *l, enum games_leave_outcome outcome,
+static enum db_status refuse(struct games_leave *l, enum games_outcome outcome,
                              const char *fmt, ...)
 {
     va_list ap;
@@ -34,7 +34,7 @@ static void leave_run(struct db_pool *pool, db_tx_fn fn, void *arg, struct games
     memset(l, 0, sizeof *l);
     rc = db_run_tx(pool, fn, arg, &l->err);
     if (rc != DB_OK) {
-        l->outcome = GAMES_LEAVE_DB_ERROR;
+        l->outcome = GAMES_DB_ERROR;
         l->db = rc;
     }
 }
@@ -58,13 +58,13 @@ static enum db_status book_tx(struct db_tx *tx, void *arg)
     if ((rc = db_leave_lock_player(tx, b->player_id, b->start_day, &ahead)) != DB_OK)
         return rc;
     if (ahead < 0 || ahead > LEAVE_DAYS_AHEAD)
-        return refuse(l, GAMES_LEAVE_BAD_DAY, "'start' must be today or up to %d days ahead "
+        return refuse(l, GAMES_DAY_OUT_OF_RANGE, "'start' must be today or up to %d days ahead "
                       "(UTC, by korpd's clock); %s is %d days %s", LEAVE_DAYS_AHEAD,
                       b->start_day, ahead < 0 ? -ahead : ahead, ahead < 0 ? "ago" : "ahead");
     if ((rc = db_leave_overlaps(tx, b->player_id, b->start_day, b->days, &overlaps)) != DB_OK)
         return rc;
     if (overlaps)
-        return refuse(l, GAMES_LEAVE_OVERLAP, "%d days from %s overlap leave you have booked; "
+        return refuse(l, GAMES_CONFLICT, "%d days from %s overlap leave you have booked; "
                       "cancel that booking first, or choose other days", b->days, b->start_day);
     rc = db_leave_years(tx, b->player_id, b->start_day, b->days, years,
                         (int)(sizeof years / sizeof *years), &count);
@@ -109,12 +109,12 @@ static enum db_status cancel_tx(struct db_tx *tx, void *arg)
         return rc;
     rc = db_leave_lock(tx, c->leave_id, c->player_id, &state);
     if (rc == DB_NOT_FOUND)
-        return refuse(l, GAMES_LEAVE_NOT_FOUND, "you have no leave booked with the id '%s'",
+        return refuse(l, GAMES_NOT_FOUND, "you have no leave booked with the id '%s'",
                       c->leave_id);
     if (rc != DB_OK)
         return rc;
     if (state == DB_LEAVE_ENDED)
-        return refuse(l, GAMES_LEAVE_OVER, "this leave is over: there is nothing to cancel");
+        return refuse(l, GAMES_CONFLICT, "this leave is over: there is nothing to cancel");
     rc = state == DB_LEAVE_AHEAD ? db_leave_delete(tx, c->leave_id)
                                  : db_leave_end_today(tx, c->leave_id);
     return rc == DB_OK ? db_leave_games_deadline(tx, c->player_id) : rc;

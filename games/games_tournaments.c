@@ -229,18 +229,18 @@ static bool may_enter(struct db_pool *pool, const struct db_tournament *t,
         if (ratings[i].variant == t->variant)
             rating = ratings[i].rating;
     if (t->has_min_rating && rating < t->min_rating) {
-        games_refuse(r, GAMES_ILLEGAL, "your %s rating, %.0f, is below the tournament's "
+        games_refuse(r, GAMES_ENTRY_REFUSED, "your %s rating, %.0f, is below the tournament's "
                      "minimum, %.0f", t->variant->name, rating, t->min_rating);
         return false;
     }
     if (t->has_max_rating && rating > t->max_rating) {
-        games_refuse(r, GAMES_ILLEGAL, "your %s rating, %.0f, is above the tournament's "
+        games_refuse(r, GAMES_ENTRY_REFUSED, "your %s rating, %.0f, is above the tournament's "
                      "maximum, %.0f", t->variant->name, rating, t->max_rating);
         return false;
     }
     if (t->has_max_timeout && stats.finished_90d > 0 &&
         stats.timeouts_90d * 100 > t->max_timeout_percent * stats.finished_90d) {
-        games_refuse(r, GAMES_ILLEGAL, "you lost %d of your %d games of the last 90 days on "
+        games_refuse(r, GAMES_ENTRY_REFUSED, "you lost %d of your %d games of the last 90 days on "
                      "time, more than the tournament's %d%%", stats.timeouts_90d,
                      stats.finished_90d, t->max_timeout_percent);
         return false;

@@ -241,7 +241,7 @@ static struct db_game read_game(const char *game_id)
 static void play(const struct pair *g, int ply, const char *move)
 {
     struct games_result r;
-    games_move(pool, to_move(g, ply)->id, g->game, move, ply, NULL, &r);
+    games_move(pool, to_move(g, ply)->id, g->game, move, ply, NULL, NULL, &r);
     if (r.outcome != GAMES_OK)
         fail_msg("ply %d %s: outcome %d: %s %s", ply + 1, move, r.outcome, r.detail, r.err.text);
     assert_int_equal(r.game.ply, ply + 1);
@@ -319,7 +319,7 @@ static void assert_over(player_action *act, const struct pair *g, const struct d
     act(pool, who->id, g->game, &r);
     assert_refused(&r, GAMES_GAME_OVER);
     games_result_clear(&r);
-    games_move(pool, g->white.id, g->game, "K@e1", 0, NULL, &r);
+    games_move(pool, g->white.id, g->game, "K@e1", 0, NULL, NULL, &r);
     assert_refused(&r, GAMES_GAME_OVER);
     games_result_clear(&r);
     assert_unchanged(g->game, before);
@@ -514,7 +514,7 @@ static void assert_illegal(const struct pair *g, int ply, const char *move,
     char before[SNAPSHOT_SIZE];
     struct games_result r;
     snapshot(g->game, before, sizeof before);
-    games_move(pool, to_move(g, ply)->id, g->game, move, ply, NULL, &r);
+    games_move(pool, to_move(g, ply)->id, g->game, move, ply, NULL, NULL, &r);
     assert_refused(&r, GAMES_ILLEGAL);
     if (r.reason != reason)
         fail_msg("%s: reason %s, expected %s (%s)", move, rules_reason_slug(r.reason),
@@ -536,19 +536,19 @@ static void test_games_move(void **state)
     new_player(&stranger, NULL, 0);
     snapshot(g.game, before, sizeof before);
 
-    games_move(pool, g.white.id, "nosuchgame", "K@e1", 0, NULL, &r);
+    games_move(pool, g.white.id, "nosuchgame", "K@e1", 0, NULL, NULL, &r);
     assert_refused(&r, GAMES_NOT_FOUND);
-    games_move(pool, stranger.id, g.game, "K@e1", 0, NULL, &r);
+    games_move(pool, stranger.id, g.game, "K@e1", 0, NULL, NULL, &r);
     assert_refused(&r, GAMES_FORBIDDEN);
     games_result_clear(&r);
     /* A player of another game is a stranger here. */
-    games_move(pool, other.white.id, g.game, "K@e1", 0, NULL, &r);
+    games_move(pool, other.white.id, g.game, "K@e1", 0, NULL, NULL, &r);
     assert_refused(&r, GAMES_FORBIDDEN);
     games_result_clear(&r);
-    games_move(pool, g.black.id, g.game, "K@e8", -1, NULL, &r);
+    games_move(pool, g.black.id, g.game, "K@e8", -1, NULL, NULL, &r);
     assert_refused(&r, GAMES_NOT_YOUR_TURN);
     games_result_clear(&r);
-    games_move(pool, g.white.id, g.game, "K@e1", 1, NULL, &r);
+    games_move(pool, g.white.id, g.game, "K@e1", 1, NULL, NULL, &r);
     assert_refused(&r, GAMES_PLY_MISMATCH);
     assert_int_equal(r.ply, 0);
     games_result_clear(&r);
@@ -557,7 +557,7 @@ static void test_games_move(void **state)
     assert_illegal(&g, 0, "Q@d4", RULES_REASON_KING_NOT_PLACED);
     assert_illegal(&g, 0, "zz99", RULES_REASON_SYNTAX);
 
-    games_move(pool, g.white.id, g.game, "K@e1", 0, NULL, &r);
+    games_move(pool, g.white.id, g.game, "K@e1", 0, NULL, NULL, &r);
     assert_int_equal(r.outcome, GAMES_OK);
     assert_int_equal(r.ply, 0);
     assert_int_equal(r.game.ply, 1);
@@ -577,11 +577,11 @@ static void test_games_move(void **state)
     assert_int_equal(sql_count("SELECT count(*) FROM moves WHERE game_id = $1 AND ply = 1"
                                " AND san = 'K@e1'", 1, p), 1);
     /* The same move again, now out of turn and at a stale ply. */
-    games_move(pool, g.white.id, g.game, "K@e1", 0, NULL, &r);
+    games_move(pool, g.white.id, g.game, "K@e1", 0, NULL, NULL, &r);
     assert_refused(&r, GAMES_NOT_YOUR_TURN);
     games_result_clear(&r);
     snapshot(g.game, before, sizeof before);
-    games_move(pool, g.black.id, g.game, "K@e8", 0, NULL, &r);
+    games_move(pool, g.black.id, g.game, "K@e8", 0, NULL, NULL, &r);
     assert_refused(&r, GAMES_PLY_MISMATCH);
     games_result_clear(&r);
     assert_unchanged(g.game, before);
@@ -598,7 +598,7 @@ static void test_games_move(void **state)
     assert_illegal(&g, 2, "P@a8", RULES_REASON_PAWN_DROP_RANK);
     assert_illegal(&g, 2, "K@a1", RULES_REASON_NOT_IN_RESERVE);
 
-    games_move(pool, g.white.id, g.game, "N@f3", 2, NULL, &r);
+    games_move(pool, g.white.id, g.game, "N@f3", 2, NULL, NULL, &r);
     assert_int_equal(r.outcome, GAMES_OK);
     assert_string_equal(r.game.fen,
                         "4k3/8/8/8/8/5N2/8/4K3[QRRBBNPPPPPPPPqrrbbnnpppppppp] b - - 0 2");
@@ -661,7 +661,7 @@ static int on_move(void *arg, const char *token)
     struct inventor *inv = arg;
     struct games_result r;
     assert_true(inv->ply < INVENTOR_PLIES);
-    games_move(pool, to_move(inv->g, inv->ply)->id, inv->g->game, token, inv->ply, NULL, &r);
+    games_move(pool, to_move(inv->g, inv->ply)->id, inv->g->game, token, inv->ply, NULL, NULL, &r);
     if (r.outcome != GAMES_OK)
         fail_msg("ply %d %s: outcome %d: %s", inv->ply + 1, token, r.outcome, r.detail);
     assert_int_equal(r.game.ply, inv->ply + 1);
@@ -719,7 +719,7 @@ static void test_games_inventor_game_to_mate(void **state)
 
     /* Over: every change is refused, nothing written. */
     snapshot(g.game, before, sizeof before);
-    games_move(pool, g.white.id, g.game, "Kxb2", -1, NULL, &r);
+    games_move(pool, g.white.id, g.game, "Kxb2", -1, NULL, NULL, &r);
     assert_refused(&r, GAMES_GAME_OVER);
     assert_int_equal(r.game.result, RULES_RESULT_BLACK_WINS);
     games_result_clear(&r);
@@ -1195,7 +1195,7 @@ static void test_games_time_out(void **state)
     new_game("korpalski", 0, true, &late);
     play(&late, 0, "K@e1");
     make_overdue(late.game);
-    games_move(pool, late.black.id, late.game, "K@e8", 1, NULL, &r);
+    games_move(pool, late.black.id, late.game, "K@e8", 1, NULL, NULL, &r);
     assert_refused(&r, GAMES_GAME_OVER);
     assert_finished(&r.game, RULES_RESULT_WHITE_WINS, DB_END_TIMEOUT, 1);
     games_result_clear(&r);
@@ -1223,7 +1223,7 @@ static void test_games_glinski_stalemate(void **state)
      */
     new_game("glinski", 0, true, &g);
     set_position(g.game, "k/3/5/3K3/9/11/11/11/11/11/1P9 w - 0 1");
-    games_move(pool, g.white.id, g.game, "Kf9", 0, NULL, &r);
+    games_move(pool, g.white.id, g.game, "Kf9", 0, NULL, NULL, &r);
     if (r.outcome != GAMES_OK)
         fail_msg("Kf9: %d %s", r.outcome, r.detail);
     assert_finished(&r.game, RULES_RESULT_WHITE_3_4, DB_END_STALEMATE, 1);
@@ -1238,42 +1238,33 @@ static void test_games_glinski_stalemate(void **state)
 
 /* ---- Hooks ------------------------------------------------------------------------ */
 
-/* The caller's work in a move's transaction, as korpd's idempotency keys
- * do it: `before` claims the key (an answered one stops the move), `after`
- * stores the answer; `fail` makes `after` fail instead. */
-struct key_hooks {
-    const char *token_id, *key;
+/* The answer a move keeps under its Idempotency-Key, as a test writes it:
+ * "ply N", 201 for a move played and 409 for a refusal; `fail` makes it
+ * run out of memory instead. */
+struct answer_calls {
     bool fail;
-    int before_runs, after_runs;
+    int runs;
     enum games_outcome seen;
 };
 
-static enum db_status claim_key(struct db_tx *tx, void *arg)
+static char *render_answer(const struct games_result *r, const void *arg, int *status)
 {
-    struct key_hooks *k = arg;
-    enum db_idempotency found;
-    int status = 0;
-    char *body = NULL;
-    k->before_runs++;
-    enum db_status rc = db_idempotency_claim(tx, k->token_id, k->key, "POST", "/test/moves",
-                                             &found, &status, &body);
-    free(body);
-    if (rc == DB_OK && found != DB_KEY_NEW)
-        return DB_CONFLICT;
-    return rc;
+    struct answer_calls *c = (struct answer_calls *)arg;
+    char body[64];
+    c->runs++;
+    c->seen = r->outcome;
+    if (c->fail)
+        return NULL;
+    *status = r->outcome == GAMES_OK ? 201 : 409;
+    snprintf(body, sizeof body, "ply %d", r->game.ply);
+    return strdup(body);
 }
 
-static enum db_status store_answer(struct db_tx *tx, const struct games_result *r, void *arg)
+static struct games_key test_key(const char *token_id, const char *key, const char *path,
+                                 struct answer_calls *calls)
 {
-    struct key_hooks *k = arg;
-    char body[64];
-    k->after_runs++;
-    k->seen = r->outcome;
-    if (k->fail)
-        return db_tx_fail(tx, "the after hook fails on purpose");
-    snprintf(body, sizeof body, "ply %d", r->game.ply);
-    return db_idempotency_store(tx, k->token_id, k->key, r->outcome == GAMES_OK ? 201 : 409,
-                                body);
+    struct games_key k = { key, token_id, "POST", path, render_answer, calls, 0, NULL };
+    return k;
 }
 
 /* The stored answer of a key: "status|body", "" when there is none. */
@@ -1285,12 +1276,12 @@ static void stored_answer(const char *token_id, const char *key, char *out, size
              " WHERE token_id = $1 AND key = $2", 2, p);
 }
 
-static void test_games_move_hooks(void **state)
+static void test_games_move_key(void **state)
 {
     struct pair g;
     struct db_caller caller;
     struct games_result r;
-    char token[96], answer[128], before[SNAPSHOT_SIZE], key[3][64];
+    char token[96], answer[128], before[SNAPSHOT_SIZE], key[3][64], text[600];
     struct base_err err = { "" };
     (void)state;
     new_player(&g.white, token, sizeof token);   /* White's token keys the answers */
@@ -1301,62 +1292,88 @@ static void test_games_move_hooks(void **state)
         snprintf(key[i], sizeof key[i], "%s-%d", g.game, i);
 
     /* First use: the move and the stored answer commit together. */
-    struct key_hooks k = { caller.token_id, key[0], false, 0, 0, GAMES_DB_ERROR };
-    struct games_hooks hooks = { claim_key, store_answer, &k };
-    games_move(pool, g.white.id, g.game, "K@e1", 0, &hooks, &r);
+    struct answer_calls first = { false, 0, GAMES_DB_ERROR };
+    struct games_key k = test_key(caller.token_id, key[0], "/test/moves", &first);
+    games_move(pool, g.white.id, g.game, "K@e1", 0, NULL, &k, &r);
     assert_int_equal(r.outcome, GAMES_OK);
     assert_int_equal(r.game.ply, 1);
     games_result_clear(&r);
-    assert_true(k.before_runs >= 1 && k.after_runs >= 1);
-    assert_int_equal(k.seen, GAMES_OK);
+    assert_true(first.runs >= 1);
+    assert_int_equal(first.seen, GAMES_OK);
+    assert_int_equal(k.status, 201);
+    assert_string_equal(k.body, "ply 1");
+    free(k.body);
     stored_answer(caller.token_id, key[0], answer, sizeof answer);
     assert_string_equal(answer, "201|ply 1");
 
-    /* The same key again: answered before, the game untouched, after not run. */
+    /* The same key again: answered before with the stored answer, the
+     * game untouched, nothing rendered. */
     snapshot(g.game, before, sizeof before);
-    k.after_runs = 0;
-    games_move(pool, g.black.id, g.game, "K@e8", 1, &hooks, &r);
+    first.runs = 0;
+    k = test_key(caller.token_id, key[0], "/test/moves", &first);
+    games_move(pool, g.black.id, g.game, "K@e8", 1, NULL, &k, &r);
     assert_refused(&r, GAMES_ANSWERED_BEFORE);
     games_result_clear(&r);
-    assert_int_equal(k.after_runs, 0);
+    assert_int_equal(first.runs, 0);
+    assert_int_equal(k.status, 201);
+    assert_string_equal(k.body, "ply 1");
+    free(k.body);
     assert_unchanged(g.game, before);
-    stored_answer(caller.token_id, key[0], answer, sizeof answer);
-    assert_string_equal(answer, "201|ply 1");
 
-    /* after sees a refusal too, and its write commits with it. */
-    struct key_hooks refused = { caller.token_id, key[1], false, 0, 0, GAMES_OK };
-    struct games_hooks refused_hooks = { claim_key, store_answer, &refused };
-    games_move(pool, g.white.id, g.game, "K@a1", 1, &refused_hooks, &r);
+    /* The same key for another request (another path): refused, no answer. */
+    k = test_key(caller.token_id, key[0], "/test/other", &first);
+    games_move(pool, g.black.id, g.game, "K@e8", 1, NULL, &k, &r);
+    assert_refused(&r, GAMES_KEY_REUSED);
+    games_result_clear(&r);
+    assert_null(k.body);
+    assert_int_equal(first.runs, 0);
+    assert_unchanged(g.game, before);
+
+    /* A refusal is an answer too, and it is kept with the key. */
+    struct answer_calls refused = { false, 0, GAMES_OK };
+    k = test_key(caller.token_id, key[1], "/test/moves", &refused);
+    games_move(pool, g.white.id, g.game, "K@a1", 1, NULL, &k, &r);
     assert_refused(&r, GAMES_NOT_YOUR_TURN);
     games_result_clear(&r);
     assert_int_equal(refused.seen, GAMES_NOT_YOUR_TURN);
+    assert_int_equal(k.status, 409);
+    free(k.body);
     assert_unchanged(g.game, before);
     stored_answer(caller.token_id, key[1], answer, sizeof answer);
     assert_string_equal(answer, "409|ply 1");
 
-    /* A failing after undoes the move and its own key's claim. */
-    struct key_hooks failing = { caller.token_id, key[2], true, 0, 0, GAMES_DB_ERROR };
-    struct games_hooks failing_hooks = { claim_key, store_answer, &failing };
-    games_move(pool, g.black.id, g.game, "K@e8", 1, &failing_hooks, &r);
+    /* An answer that cannot be written undoes the move and the key's claim. */
+    struct answer_calls failing = { true, 0, GAMES_DB_ERROR };
+    k = test_key(caller.token_id, key[2], "/test/moves", &failing);
+    games_move(pool, g.black.id, g.game, "K@e8", 1, "ignored", &k, &r);
     assert_int_equal(r.outcome, GAMES_DB_ERROR);
     assert_int_equal(r.db, DB_HARD_ERROR);
-    assert_non_null(strstr(r.err.text, "on purpose"));
+    assert_non_null(strstr(r.err.text, "out of memory"));
     games_result_clear(&r);
+    assert_null(k.body);
     assert_int_equal(failing.seen, GAMES_OK);   /* the move itself was fine */
     assert_unchanged(g.game, before);
     stored_answer(caller.token_id, key[2], answer, sizeof answer);
     assert_string_equal(answer, "");
+    const char *id[1] = { g.game };
+    sql_text(text, sizeof text, "SELECT count(*) FROM game_messages WHERE game_id = $1", 1, id);
+    assert_string_equal(text, "0");
 
-    /* Hooks may be left out one by one. */
-    struct key_hooks only_after = { caller.token_id, key[2], false, 0, 0, GAMES_DB_ERROR };
-    struct games_hooks after_hooks = { NULL, store_answer, &only_after };
-    games_move(pool, g.black.id, g.game, "K@e8", 1, &after_hooks, &r);
+    /* Without a key, a message sent with the move is kept at the move's
+     * ply (the plies played once it is made), in its transaction. */
+    games_move(pool, g.black.id, g.game, "K@e8", 1, "good luck", NULL, &r);
     assert_int_equal(r.outcome, GAMES_OK);
     assert_int_equal(r.game.ply, 2);
     games_result_clear(&r);
-    assert_int_equal(only_after.before_runs, 0);
-    assert_int_equal(only_after.seen, GAMES_OK);
-    assert_events(&g, "game_start move move");
+    sql_text(text, sizeof text, "SELECT string_agg(ply || '|' || text, ',') FROM game_messages"
+             " WHERE game_id = $1", 1, id);
+    assert_string_equal(text, "2|good luck");
+    /* A message with a refused move is not sent. */
+    games_move(pool, g.black.id, g.game, "K@e8", 2, "not mine to send", NULL, &r);
+    assert_refused(&r, GAMES_NOT_YOUR_TURN);
+    games_result_clear(&r);
+    sql_text(text, sizeof text, "SELECT count(*) FROM game_messages WHERE game_id = $1", 1, id);
+    assert_string_equal(text, "1");
 }
 
 /* ---- The analysis of an unreadable row --------------------------------------------- */
@@ -1423,7 +1440,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_games_adjudicate),
         cmocka_unit_test(test_games_time_out),
         cmocka_unit_test(test_games_glinski_stalemate),
-        cmocka_unit_test(test_games_move_hooks),
+        cmocka_unit_test(test_games_move_key),
         cmocka_unit_test(test_games_analyse_bad_position),
     };
     if (argc != 2) {
