@@ -139,17 +139,18 @@ enum db_status db_exec(struct db_tx *tx, enum db_stmt id, const char *const *par
                        PGresult **res)
 {
     const struct db_statement *st = &db_statements[id];
+    int nparams = db_pool_nparams(tx->pool, id);
     enum db_status rc;
 
     if (res != NULL)
         *res = NULL;
     if (!tx->prepared[id]) {
-        rc = sent(tx, PQsendPrepare(tx->pg, st->name, st->sql, st->nparams, NULL), NULL);
+        rc = sent(tx, PQsendPrepare(tx->pg, st->name, st->sql, nparams, NULL), NULL);
         if (rc != DB_OK)
             return rc;
         tx->prepared[id] = 1;
     }
-    return sent(tx, PQsendQueryPrepared(tx->pg, st->name, st->nparams, params, NULL, NULL, 0),
+    return sent(tx, PQsendQueryPrepared(tx->pg, st->name, nparams, params, NULL, NULL, 0),
                 res);
 }
 

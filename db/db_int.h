@@ -21,163 +21,28 @@ extern const struct db_migration db_migrations[];
 enum db_status db_migrate_list(struct db_pool *pool, const struct db_migration *list,
                                struct base_err *err);
 
-/* ---- Prepared statements: one table, prepared per connection on first use. */
+/* ---- Prepared statements: one list (db_statements.def), prepared per
+ * connection on first use. */
 
 enum db_stmt {
-    DB_STMT_SCHEMA_VERSION = 0,
-    DB_STMT_PLAYER_INSERT,
-    DB_STMT_PLAYER_GET,
-    DB_STMT_TOKEN_INSERT,
-    DB_STMT_TOKEN_FIND,
-    DB_STMT_TOKEN_TOUCH,
-    DB_STMT_TOKEN_LIST,
-    DB_STMT_TOKEN_DELETE,
-    DB_STMT_CHALLENGE_INSERT,
-    DB_STMT_CHALLENGE_GET,
-    DB_STMT_CHALLENGE_LOCK,
-    DB_STMT_CHALLENGE_LIST,
-    DB_STMT_CHALLENGE_SET_STATUS,
-    DB_STMT_CHALLENGE_TAKE,
-    DB_STMT_CHALLENGES_OPEN,
-    DB_STMT_CHALLENGE_EVENT,
-    DB_STMT_GAME_INSERT,
-    DB_STMT_GAME_LOCK,
-    DB_STMT_GAME_LOCK_KEYS,
-    DB_STMT_GAME_GET,
-    DB_STMT_GAME_LIST,
-    DB_STMT_GAME_SAVE,
-    DB_STMT_GAME_EVENT,
-    DB_STMT_GAME_OVERDUE,
-    DB_STMT_EVENTS_SINCE,
-    DB_STMT_EVENTS_LAST,
-    DB_STMT_EVENT_LOCK_GAME,
-    DB_STMT_EVENT_LOCK_CHALLENGE,
-    DB_STMT_GAME_CLEAR_DEADLINE,
-    DB_STMT_MOVE_INSERT,
-    DB_STMT_MOVE_LIST,
-    DB_STMT_CLOCK_SET,
-    DB_STMT_IDEMPOTENCY_CLAIM,
-    DB_STMT_IDEMPOTENCY_GET,
-    DB_STMT_IDEMPOTENCY_STORE,
-    DB_STMT_IDEMPOTENCY_PRUNE,
-    DB_STMT_SETTINGS_GET,
-    DB_STMT_SETTINGS_PUT,
-    DB_STMT_WEBHOOK_CREATE,
-    DB_STMT_WEBHOOK_LIST,
-    DB_STMT_WEBHOOK_GET,
-    DB_STMT_WEBHOOK_DELETE,
-    DB_STMT_WEBHOOK_ROTATE,
-    DB_STMT_WEBHOOK_ENABLE,
-    DB_STMT_DELIVERY_LIST,
-    DB_STMT_DELIVERY_RETRY,
-    DB_STMT_EMAIL_OFF,
-    DB_STMT_SECRET_PUT,
-    DB_STMT_DELIVERY_CLAIM,
-    DB_STMT_DELIVERY_EXTEND,
-    DB_STMT_DELIVERY_DEFER,
-    DB_STMT_ATTEMPT_INSERT,
-    DB_STMT_DELIVERY_DONE,
-    DB_STMT_DELIVERY_RETRY_LATER,
-    DB_STMT_DELIVERY_FAIL,
-    DB_STMT_WEBHOOK_DISABLE,
-    DB_STMT_DELIVERY_NEXT,
-    DB_STMT_REMINDER_DUE,
-    DB_STMT_REMINDER_EVENT,
-    DB_STMT_DIGEST_OWE,
-    DB_STMT_PLAYER_SEARCH,
-    DB_STMT_LOGIN_FIND,
-    DB_STMT_SESSION_INSERT,
-    DB_STMT_SESSION_FIND,
-    DB_STMT_SESSION_TOUCH,
-    DB_STMT_SESSION_DELETE,
-    DB_STMT_DELIVERY_PRUNE,
-    DB_STMT_TOKEN_LOCK_PLAYER,
-    DB_STMT_TOKEN_INSERT_CAPPED,
-    DB_STMT_SIGNUP_COUNT,
-    DB_STMT_PASSWORD_SET,
-    DB_STMT_SESSIONS_END,
-    DB_STMT_SESSION_LIST,
-    DB_STMT_CREDENTIAL_LIVE,
-    DB_STMT_CHALLENGER_LOCK,
-    DB_STMT_CHALLENGE_GUARD,
-    DB_STMT_CLOCK_NOW,
-    DB_STMT_EMAIL_CONFIRM_STATE,
-    DB_STMT_EMAIL_CONFIRM,
-    DB_STMT_EMAIL_CONFIRM_RESEND,
-    /* Conditional moves, notes and messages (issue 18). */
-    DB_STMT_CONDITIONAL_GET,
-    DB_STMT_CONDITIONAL_PUT,
-    DB_STMT_CONDITIONAL_DELETE,
-    DB_STMT_MOVE_MARK_CONDITIONAL,
-    DB_STMT_MOVE_NOTICE_DROP,
-    DB_STMT_NOTE_GET,
-    DB_STMT_NOTE_PUT,
-    DB_STMT_MESSAGE_INSERT,
-    DB_STMT_MESSAGE_COUNT,
-    DB_STMT_MESSAGE_LIST,
-    /* Clocks and leave (issue 18). */
-    DB_STMT_GAME_GIVE_TIME,
-    DB_STMT_LEAVE_LOCK_PLAYER,
-    DB_STMT_LEAVE_OVERLAP,
-    DB_STMT_LEAVE_YEARS,
-    DB_STMT_LEAVE_INSERT,
-    DB_STMT_LEAVE_GAMES_DEADLINE,
-    DB_STMT_LEAVE_LIST,
-    DB_STMT_LEAVE_USED,
-    DB_STMT_LEAVE_LOCK,
-    DB_STMT_LEAVE_DELETE,
-    DB_STMT_LEAVE_END_TODAY,
-    DB_STMT_LEAVE_UNTIL,
-    /* Issue 19: ratings. */
-    DB_STMT_RATING_LOCK,
-    DB_STMT_RATING_RECORD,
-    DB_STMT_GAME_RATING_DIFF,
-    DB_STMT_PLAYER_RATINGS,
-    DB_STMT_RATING_HISTORY,
-    DB_STMT_LEADERBOARD,
-    DB_STMT_PLAYER_STATS,
-    /* Issue 19: the arbiter's queue. */
-    DB_STMT_QUEUE_ADD,
-    DB_STMT_QUEUE_LIST,
-    DB_STMT_QUEUE_LOCK,
-    DB_STMT_QUEUE_DISMISS,
-    DB_STMT_QUEUE_RESOLVE_GAME,
-    /* Issue 19: tournaments. */
-    DB_STMT_TOURNAMENT_INSERT,
-    DB_STMT_TOURNAMENT_GET,
-    DB_STMT_TOURNAMENT_LOCK,
-    DB_STMT_TOURNAMENT_PLAYERS,
-    DB_STMT_TOURNAMENT_GAMES,
-    DB_STMT_TOURNAMENT_JOIN,
-    DB_STMT_TOURNAMENT_REMOVE,
-    DB_STMT_TOURNAMENT_WITHDRAW,
-    DB_STMT_TOURNAMENT_NUMBER,
-    DB_STMT_TOURNAMENT_SET_STATUS,
-    DB_STMT_TOURNAMENT_OPEN_GAMES,
-    DB_STMT_TOURNAMENT_EVENT_LOCK,
-    DB_STMT_TOURNAMENT_EVENT,
-    DB_STMT_TOURNAMENT_DUE_START,
-    DB_STMT_TOURNAMENT_DUE_END,
-    DB_STMT_TOURNAMENT_END_QUEUE,
-    DB_STMT_TOURNAMENT_LIST,
-    DB_STMT_GAME_UNRATE,
-    /* Pruning what only grows (issue 22, db_prune.c). */
-    DB_STMT_EVENTS_PRUNE,
-    DB_STMT_DELIVERIES_PRUNE,
-    DB_STMT_EVENTS_PRUNED_THROUGH,
-    DB_STMT_ACTIVE_POSITIONS,      /* issue 23 */
+#define STMT(NAME, name, sql) DB_STMT_##NAME,
+#include "db_statements.def"
+#undef STMT
     DB_STMT_COUNT
 };
 
 struct db_statement {
-    enum db_stmt id;
-    const char *name;
+    const char *name;   /* what it is prepared under */
     const char *sql;
-    int nparams;
 };
 
-/* Indexed by enum db_stmt. */
+/* Indexed by enum db_stmt (db_statements.c). */
 extern const struct db_statement db_statements[];
+
+/* The number of parameters of a statement's text: its highest $n, or -1
+ * when one of $1..$n is missing (or n is above 64).  db_pool_new counts
+ * every statement's once and refuses to start on a -1. */
+int db_statement_nparams(const char *sql);
 
 /* ---- Connections ----------------------------------------------------- */
 
@@ -211,6 +76,9 @@ enum db_status db_pool_acquire(struct db_pool *pool, struct db_tx *tx, struct ba
 /* Gives the connection back: a transaction left open is rolled back, and a
  * broken or busy connection is closed (re-opened on next use). */
 void db_pool_release(struct db_tx *tx);
+
+/* A statement's number of parameters, counted by db_pool_new. */
+int db_pool_nparams(const struct db_pool *pool, enum db_stmt id);
 
 /* ---- Wake-ups after commit (db_wake.c) ---- */
 

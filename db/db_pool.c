@@ -41,6 +41,7 @@ struct db_pool {
     /* The connection parameters: ours under the user's, NULL-terminated. */
     char *keys[MAX_KEYS + 1];
     char *values[MAX_KEYS + 1];
+    int nparams[DB_STMT_COUNT];          /* each statement's, counted once */
     _Atomic(struct db_waker *) waker;    /* db_wake.c; NULL: none */
     atomic_bool test_kill;               /* KORP_TEST_KILL_AFTER_COMMIT */
 };
@@ -142,6 +143,14 @@ struct db_pool *db_pool_new(const struct db_pool_config *config, struct base_err
         free(pool);
         return NULL;
     }
+    for (int i = 0; i < DB_STMT_COUNT; i++)
+        if ((pool->nparams[i] = db_statement_nparams(db_statements[i].sql)) < 0) {
+            base_err_set(err, "statement %s: its parameters are not $1..$n",
+                         db_statements[i].name);
+            free(pool->slots);
+            free(pool);
+            return NULL;
+        }
     pool->size = config->size;
     pool->timeout_ms = config->timeout_ms > 0 ? config->timeout_ms : DEFAULT_TIMEOUT_MS;
     if (!build_params(pool, config->url, err)) {
@@ -155,6 +164,11 @@ struct db_pool *db_pool_new(const struct db_pool_config *config, struct base_err
     pthread_condattr_destroy(&attr);
     pool->ready = true;
     return pool;
+}
+
+int db_pool_nparams(const struct db_pool *pool, enum db_stmt id)
+{
+    return pool->nparams[id];
 }
 
 void db_pool_free(struct db_pool *pool)

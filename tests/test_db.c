@@ -2,7 +2,8 @@
  * test_db.c — the db module against a real PostgreSQL: migrations apply
  * once and a failing one rolls back, the pool's deadline, the retries of
  * db_run_tx (serialization failures, a connection killed under it), the
- * connection settings and their overrides, and an unreachable server.
+ * connection settings and their overrides, an unreachable server, and the
+ * statement list (each text's parameters as PostgreSQL counts them).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,6 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <ctype.h>
 #include <libpq-fe.h>
 #include <stdio.h>
 #include <string.h>
@@ -284,6 +286,51 @@ static void test_db_unreachable_is_reported(void **state)
     assert_non_null(strstr(err.text, "KORP_DATABASE_URL"));
 }
 
+/* Each statement of db_statements.def is prepared under its name in lower
+ * case, and takes the number of parameters db_pool_new counts (its highest
+ * $n): PostgreSQL, preparing it without a count, finds the same. */
+static void test_db_statements_count_their_parameters(void **state)
+{
+    static const char *const upper[] = {
+#define STMT(NAME, name, sql) #NAME,
+#include "db_statements.def"
+#undef STMT
+    };
+    struct base_err err = { "" };
+    struct db_pool *pool = pool_of(url, 1, 0);
+    PGconn *conn = NULL;
+    (void)state;
+    if (db_migrate(pool, &err) != DB_OK)
+        fail_msg("migrate: %s", err.text);
+    conn = PQconnectdb(url);
+    assert_int_equal(PQstatus(conn), CONNECTION_OK);
+    for (int i = 0; i < DB_STMT_COUNT; i++) {
+        const struct db_statement *st = &db_statements[i];
+        PGresult *res = PQprepare(conn, st->name, st->sql, 0, NULL);
+        size_t n = strlen(upper[i]);
+        assert_int_equal(strlen(st->name), n);
+        for (size_t k = 0; k < n; k++)
+            assert_int_equal(st->name[k], tolower((unsigned char)upper[i][k]));
+        if (PQresultStatus(res) != PGRES_COMMAND_OK)
+            fail_msg("prepare %s: %s", st->name, PQresultErrorMessage(res));
+        PQclear(res);
+        res = PQdescribePrepared(conn, st->name);
+        assert_int_equal(PQresultStatus(res), PGRES_COMMAND_OK);
+        if (PQnparams(res) != db_statement_nparams(st->sql) ||
+            PQnparams(res) != db_pool_nparams(pool, (enum db_stmt)i))
+            fail_msg("%s: PostgreSQL counts %d parameters, db_statement_nparams %d",
+                     st->name, PQnparams(res), db_statement_nparams(st->sql));
+        PQclear(res);
+    }
+    PQfinish(conn);
+    db_pool_free(pool);
+    assert_int_equal(db_statement_nparams("SELECT 1"), 0);
+    assert_int_equal(db_statement_nparams("SELECT $2, $1, $10, $3, $4, $5, $6, $7, $8, $9"), 10);
+    assert_int_equal(db_statement_nparams("SELECT $1, $3"), -1);
+    assert_int_equal(db_statement_nparams("SELECT $0"), -1);
+    assert_int_equal(db_statement_nparams("SELECT $65"), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -296,6 +343,7 @@ int main(void)
         cmocka_unit_test(test_db_settings_are_defaults_the_url_overrides),
         cmocka_unit_test(test_db_transaction_left_open_is_rolled_back),
         cmocka_unit_test(test_db_unreachable_is_reported),
+        cmocka_unit_test(test_db_statements_count_their_parameters),
     };
     url = test_database_url();
     return cmocka_run_group_tests(tests, NULL, NULL);
