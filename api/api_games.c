@@ -231,76 +231,18 @@ enum MHD_Result api_game_legal_moves(struct api_request *req)
     return api_reply_json_tagged(req, json, tag);
 }
 
-/* PGN's own words for how a game ended (the Termination tag). */
-static const char *pgn_termination(const struct db_game *g)
-{
-    if (g->status == DB_GAME_ABORTED)
-        return "abandoned";
-    if (g->status == DB_GAME_ACTIVE)
-        return "unterminated";
-    switch (g->termination) {
-    case DB_END_TIMEOUT: return "time forfeit";
-    case DB_END_ADJUDICATION: return "adjudication";
-    default: return "normal";
-    }
-}
-
 char *api_game_pgn_text(struct api_request *req, const struct db_game *g,
                         enum MHD_Result *failed)
 {
-    struct db_move *stored = NULL;
-    struct rules_move *moves = NULL;
-    struct rules_position start, pos;
-    const struct rules_variant *v = g->variant;
-    char date[16], time_control[32], *pgn = NULL;
     struct base_err err = { "" };
-    int count = 0;
-    size_t size;
-    enum db_status st;
+    char *pgn = NULL;
+    enum db_status st = games_pgn(req->config->pool, g, &pgn, &err);
 
     *failed = MHD_NO;
-    st = db_move_list(req->config->pool, g->id, &stored, &count, &err);
-    /* Two reads: a move committed between them is not this game's yet. */
-    if (count > g->ply)
-        count = g->ply;
-    moves = calloc((size_t)count + 1, sizeof *moves);
-    if (st != DB_OK || v == NULL || moves == NULL ||
-        v->position_parse(&start, v->start_text, NULL) != RULES_OK) {
-        *failed = st != DB_OK ? api_fail_db(req, st, err.text)
-                              : api_fail_db(req, DB_HARD_ERROR, "cannot rebuild the game");
-        goto done;
-    }
-    /* The record is written from the stored moves, each checked again. */
-    pos = start;
-    for (int i = 0; i < count; i++) {
-        if (v->move_parse(&pos, stored[i].uci, RULES_DIALECT_DEFAULT, &moves[i], NULL) != RULES_OK ||
-            v->position_apply(&pos, moves[i]) != RULES_OK) {
-            base_log(BASE_LOG_ERROR, "game %s: stored move %d (%s) does not replay", g->id,
-                     i + 1, stored[i].uci);
-            *failed = api_fail_db(req, DB_HARD_ERROR, "stored moves do not replay");
-            goto done;
-        }
-    }
-    snprintf(date, sizeof date, "%.4s.%.2s.%.2s", g->created_at, g->created_at + 5,
-             g->created_at + 8);
-    if (g->days_per_move > 0)
-        snprintf(time_control, sizeof time_control, "1/%d", g->days_per_move * 86400);
-    else
-        snprintf(time_control, sizeof time_control, "-");
-    {
-        const char *tags[] = { "Event", "korp correspondence game", "Site", "korp",
-                               "Date", date, "Round", "-", "White", g->white_name,
-                               "Black", g->black_name, "Termination", pgn_termination(g),
-                               "TimeControl", time_control, NULL };
-        enum rules_result result = g->result;
-        size = rules_pgn_write(v, tags, &start, moves, count, result, NULL, 0) + 1;
-        pgn = malloc(size);
-        if (pgn != NULL)
-            rules_pgn_write(v, tags, &start, moves, count, result, pgn, size);
-    }
-done:
-    free(moves);
-    free(stored);
+    if (st != DB_OK)
+        *failed = api_fail_db(req, st, err.text);
+    else if (pgn == NULL)
+        *failed = api_fail_oom(req);
     return pgn;
 }
 

@@ -429,7 +429,7 @@ enum MHD_Result api_tournament_pgn(struct api_request *req)
     text = base_text_take(&all);
     if (text == NULL && count == 0)
         text = strdup("");   /* not started yet: no game */
-    return text != NULL ? api_reply_pgn(req, text) : MHD_NO;
+    return text != NULL ? api_reply_pgn(req, text) : api_fail_oom(req);
 fail:
     free(games);
     free(base_text_take(&all));

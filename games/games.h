@@ -41,6 +41,7 @@ enum games_outcome {
     GAMES_MESSAGE_LIMIT,      /* the messages of a day are all sent */
     GAMES_DAY_OUT_OF_RANGE,   /* leave must start today or within a year */
     GAMES_LEAVE_EXCEEDED,     /* over the leave allowance of a year */
+    GAMES_OWN_GAME_IN_PLAY,   /* no engine on a game (or position) the caller is playing */
     GAMES_KEY_REUSED,         /* the Idempotency-Key was used for another request */
     GAMES_ANSWERED_BEFORE,    /* the Idempotency-Key's request was answered: its answer stands */
     GAMES_DB_ERROR,           /* see db and err */
@@ -153,6 +154,25 @@ struct games_analysis {
  * games_analysis_clear frees what it holds. */
 bool games_analyse(const struct db_game *g, struct games_analysis *out);
 void games_analysis_clear(struct games_analysis *a);
+
+/* ---- Read from a stored game (games_record.c) */
+
+/* The PGN of a game read with db_game_get: its stored moves replayed from
+ * the start, each checked again (*pgn malloc'd).  DB_OK with *pgn NULL:
+ * out of memory; DB_HARD_ERROR when the moves do not replay. */
+enum db_status games_pgn(struct db_pool *pool, const struct db_game *g, char **pgn,
+                         struct base_err *err);
+
+/*
+ * Whether a player may have an engine analyse pos (of variant v): not when
+ * game_id (or NULL) names a game they play that is still going
+ * (GAMES_OWN_GAME_IN_PLAY; GAMES_NOT_FOUND when there is no such game),
+ * nor when pos stands in any of their active games.  Arbiters are judged
+ * alike.  out->game holds nothing.
+ */
+void games_analysis_allowed(struct db_pool *pool, const char *player_id,
+                            const struct rules_variant *v, const struct rules_position *pos,
+                            const char *game_id, struct games_result *out);
 
 /* ---- Conditional moves, notes and messages (issue 18) -------------------- */
 
