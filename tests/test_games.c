@@ -1400,6 +1400,7 @@ static int setup(void **state)
     struct db_pool_config config = { url, 2, 0 };
     (void)state;
     rules_init();
+    games_ratings_set_period(7);   /* the default, set as korpd sets it */
     pool = db_pool_new(&config, &err);
     if (pool == NULL) {
         fprintf(stderr, "db_pool_new: %s\n", err.text);
@@ -1425,6 +1426,609 @@ static int teardown(void **state)
     return 0;
 }
 
+/* ---- Conditional moves ------------------------------------------------------ */
+
+/* Lines given as "move move ...|move move ..." (a '|' between lines). */
+static void set_lines(struct games_lines *l, const char *text, int expect_ply)
+{
+    char copy[512], *save_line = NULL;
+    memset(l, 0, sizeof *l);
+    l->expect_ply = expect_ply;
+    snprintf(copy, sizeof copy, "%s", text);
+    for (char *line = strtok_r(copy, "|", &save_line); line != NULL;
+         line = strtok_r(NULL, "|", &save_line)) {
+        char *save = NULL;
+        for (char *m = strtok_r(line, " ", &save); m != NULL; m = strtok_r(NULL, " ", &save))
+            snprintf(l->move[l->count][l->length[l->count]++], RULES_MOVE_TEXT_MAX, "%s", m);
+        l->count++;
+    }
+}
+
+/* The lines as "move move ...|...", as games/ answers them (SAN). */
+static void lines_text(const struct games_lines *l, char *out, size_t size)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (int i = 0; i < l->count; i++)
+        for (int k = 0; k < l->length[i]; k++)
+            used += (size_t)snprintf(out + used, size - used, "%s%s",
+                                     k > 0 ? " " : i > 0 ? "|" : "", l->move[i][k]);
+    assert_true(used < size);
+}
+
+static void test_games_conditional(void **state)
+{
+    struct pair g;
+    struct db_player stranger;
+    struct games_result r;
+    struct games_lines *l = calloc(1, sizeof *l);
+    char text[256], before[SNAPSHOT_SIZE];
+    (void)state;
+    assert_non_null(l);
+    new_game("korpalski", 0, true, &g);
+    new_player(&stranger, NULL, 0);
+
+    /* Black, while White is to move: if White drops the king on e1, the
+     * black king goes to e8 (not next to it: legal, korpalski.md). */
+    set_lines(l, "K@e1 K@e8", 0);
+    games_conditional_put(pool, g.black.id, g.game, l, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    games_result_clear(&r);
+    assert_int_equal(l->ply, 0);
+    lines_text(l, text, sizeof text);
+    assert_string_equal(text, "K@e1 K@e8");
+
+    /* Refusals, none of which touches the stored lines or the game. */
+    snapshot(g.game, before, sizeof before);
+    set_lines(l, "N@f3 N@f6", 0);   /* White is to move: not while it is one's turn */
+    games_conditional_put(pool, g.white.id, g.game, l, &r);
+    assert_refused(&r, GAMES_CONFLICT);
+    games_result_clear(&r);
+    set_lines(l, "K@e1 K@e8", 3);   /* three plies believed played, none was */
+    games_conditional_put(pool, g.black.id, g.game, l, &r);
+    assert_refused(&r, GAMES_PLY_MISMATCH);
+    games_result_clear(&r);
+    /* A drop onto the square of the white king: illegal (drops go onto
+     * empty squares only), line 0, move 1. */
+    set_lines(l, "K@e1 K@e1", 0);
+    games_conditional_put(pool, g.black.id, g.game, l, &r);
+    assert_refused(&r, GAMES_ILLEGAL);
+    games_result_clear(&r);
+    assert_int_equal(l->bad_line, 0);
+    assert_int_equal(l->bad_index, 1);
+    /* Two lines that answer K@e1 differently. */
+    set_lines(l, "K@e1 K@e8|K@e1 K@d8", 0);
+    games_conditional_put(pool, g.black.id, g.game, l, &r);
+    assert_refused(&r, GAMES_LINES_DISAGREE);
+    games_result_clear(&r);
+    assert_true(l->conflict);
+    assert_int_equal(l->bad_line, 1);
+    assert_int_equal(l->bad_index, 1);
+    /* One who does not play the game, or no such game: not told which. */
+    set_lines(l, "K@e1 K@e8", 0);
+    games_conditional_put(pool, stranger.id, g.game, l, &r);
+    assert_refused(&r, GAMES_NOT_YOURS);
+    games_result_clear(&r);
+    games_conditional_put(pool, g.black.id, "nosuchgame", l, &r);
+    assert_refused(&r, GAMES_NOT_YOURS);
+    games_result_clear(&r);
+    games_conditional_get(pool, stranger.id, g.game, l, &r);
+    assert_refused(&r, GAMES_NOT_YOURS);
+    games_result_clear(&r);
+    games_conditional_delete(pool, stranger.id, g.game, &r);
+    assert_refused(&r, GAMES_NOT_YOURS);
+    games_result_clear(&r);
+    assert_unchanged(g.game, before);
+
+    /* The lines are the first ones still, and Black's alone. */
+    games_conditional_get(pool, g.black.id, g.game, l, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    games_result_clear(&r);
+    lines_text(l, text, sizeof text);
+    assert_string_equal(text, "K@e1 K@e8");
+    games_conditional_get(pool, g.white.id, g.game, l, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    games_result_clear(&r);
+    assert_int_equal(l->count, 0);
+
+    /* White plays K@e1: Black's reply is played in the same transaction,
+     * and the line is used up. */
+    games_move(pool, g.white.id, g.game, "K@e1", 0, NULL, NULL, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    assert_int_equal(r.game.ply, 2);
+    games_result_clear(&r);
+    assert_events(&g, "game_start move move");
+    games_conditional_get(pool, g.black.id, g.game, l, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    games_result_clear(&r);
+    assert_int_equal(l->count, 0);
+    assert_int_equal(l->ply, 2);
+
+    /* Set, then removed. */
+    set_lines(l, "N@f3 N@f6", 2);
+    games_conditional_put(pool, g.black.id, g.game, l, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    games_result_clear(&r);
+    games_conditional_delete(pool, g.black.id, g.game, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    games_result_clear(&r);
+    games_conditional_get(pool, g.black.id, g.game, l, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    games_result_clear(&r);
+    assert_int_equal(l->count, 0);
+    free(l);
+}
+
+/* ---- Messages ------------------------------------------------------------------ */
+
+static void test_games_message_valid(void **state)
+{
+    char why[160], text[2 * GAMES_MESSAGE_CHARS + 2];
+    (void)state;
+    assert_true(games_message_valid("good game", why, sizeof why));
+    assert_true(games_message_valid("two\nlines", why, sizeof why));
+    assert_false(games_message_valid("", why, sizeof why));
+    assert_non_null(strstr(why, "1 to 500 characters"));
+    assert_false(games_message_valid("tab\there", why, sizeof why));
+    assert_non_null(strstr(why, "control character"));
+    assert_false(games_message_valid("del\x7f", why, sizeof why));
+    assert_false(games_message_valid("next line \xc2\x85", why, sizeof why));   /* C1 NEL */
+    assert_false(games_message_valid("cut \xc3", why, sizeof why));
+    assert_non_null(strstr(why, "not valid UTF-8"));
+    /* 500 characters of two bytes each are 500 characters, not 1000. */
+    for (int i = 0; i < GAMES_MESSAGE_CHARS; i++)
+        memcpy(text + 2 * i, "\xc3\xa9", 2);
+    text[2 * GAMES_MESSAGE_CHARS] = '\0';
+    assert_true(games_message_valid(text, why, sizeof why));
+    memset(text, 'a', GAMES_MESSAGE_CHARS + 1);
+    text[GAMES_MESSAGE_CHARS + 1] = '\0';
+    assert_false(games_message_valid(text, why, sizeof why));
+    assert_non_null(strstr(why, "not 501"));
+}
+
+static void test_games_message_send(void **state)
+{
+    struct pair g;
+    struct db_player stranger;
+    struct games_result r;
+    char *json = NULL, count[16];
+    (void)state;
+    new_game("korpalski", 0, true, &g);
+    new_player(&stranger, NULL, 0);
+
+    games_message_send(pool, g.black.id, g.game, "good luck", &json, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    games_result_clear(&r);
+    assert_non_null(json);
+    assert_non_null(strstr(json, "\"good luck\""));
+    free(json);
+
+    games_message_send(pool, stranger.id, g.game, "hello", &json, &r);
+    assert_refused(&r, GAMES_FORBIDDEN);
+    assert_null(json);
+    games_result_clear(&r);
+    games_message_send(pool, g.white.id, "nosuchgame", "hello", &json, &r);
+    assert_refused(&r, GAMES_NOT_FOUND);
+    assert_null(json);
+    games_result_clear(&r);
+
+    /* GAMES_MESSAGES_PER_DAY a day each: Black's 20th passes, the 21st not. */
+    for (int i = 2; i <= GAMES_MESSAGES_PER_DAY; i++) {
+        games_message_send(pool, g.black.id, g.game, "again", &json, &r);
+        assert_int_equal(r.outcome, GAMES_OK);
+        games_result_clear(&r);
+        free(json);
+    }
+    games_message_send(pool, g.black.id, g.game, "one too many", &json, &r);
+    assert_refused(&r, GAMES_MESSAGE_LIMIT);
+    assert_null(json);
+    games_result_clear(&r);
+    const char *p[2] = { g.game, g.black.id };
+    sql_text(count, sizeof count,
+             "SELECT count(*) FROM game_messages WHERE game_id = $1 AND player_id = $2", 2, p);
+    assert_int_equal(atoi(count), GAMES_MESSAGES_PER_DAY);
+    /* White's own count is apart. */
+    games_message_send(pool, g.white.id, g.game, "thanks", &json, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    games_result_clear(&r);
+    free(json);
+}
+
+/* ---- Give-time and leave ---------------------------------------------------- */
+
+static long long deadline_epoch(const char *game_id)
+{
+    const char *p[1] = { game_id };
+    return sql_count("SELECT extract(epoch FROM deadline)::bigint FROM games WHERE id = $1", 1,
+                     p);
+}
+
+static void test_games_give_time(void **state)
+{
+    struct pair g, untimed;
+    struct db_player stranger;
+    struct games_result r;
+    char before[SNAPSHOT_SIZE];
+    (void)state;
+    new_game("korpalski", 3, true, &g);
+    new_game("korpalski", 0, true, &untimed);
+    new_player(&stranger, NULL, 0);
+
+    long long deadline = deadline_epoch(g.game);
+    snapshot(g.game, before, sizeof before);
+    games_give_time(pool, g.white.id, g.game, 2, &r);   /* White is to move */
+    assert_refused(&r, GAMES_CONFLICT);
+    games_result_clear(&r);
+    games_give_time(pool, stranger.id, g.game, 2, &r);
+    assert_refused(&r, GAMES_FORBIDDEN);
+    games_result_clear(&r);
+    games_give_time(pool, g.black.id, "nosuchgame", 2, &r);
+    assert_refused(&r, GAMES_NOT_FOUND);
+    games_result_clear(&r);
+    assert_unchanged(g.game, before);
+    games_give_time(pool, untimed.black.id, untimed.game, 2, &r);
+    assert_refused(&r, GAMES_CONFLICT);
+    games_result_clear(&r);
+
+    /* Black gives White, to move, two days: the deadline moves by 2 * 86400 s. */
+    games_give_time(pool, g.black.id, g.game, 2, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    games_result_clear(&r);
+    assert_int_equal(deadline_epoch(g.game) - deadline, 2 * 86400);
+
+    games_resign(pool, g.white.id, g.game, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    games_result_clear(&r);
+    games_give_time(pool, g.black.id, g.game, 2, &r);
+    assert_refused(&r, GAMES_GAME_OVER);
+    games_result_clear(&r);
+}
+
+/* A day n days from today (UTC, by korpd's clock), "YYYY-MM-DD". */
+static void day_ahead(int n, char *out, size_t size)
+{
+    char ahead[16];
+    const char *p[1] = { ahead };
+    snprintf(ahead, sizeof ahead, "%d", n);
+    sql_text(out, size, "SELECT to_char((korp_now() AT TIME ZONE 'UTC')::date + $1::int,"
+             " 'YYYY-MM-DD')", 1, p);
+}
+
+static void test_games_leave(void **state)
+{
+    struct db_player p, other;
+    struct games_leave l, booked;
+    char start[16], later[16], far[16], past[16];
+    (void)state;
+    new_player(&p, NULL, 0);
+    new_player(&other, NULL, 0);
+    day_ahead(10, start, sizeof start);
+    day_ahead(11, later, sizeof later);
+    day_ahead(366, far, sizeof far);
+    day_ahead(-1, past, sizeof past);
+
+    games_leave_book(pool, p.id, start, 3, 30, &booked);
+    assert_int_equal(booked.outcome, GAMES_OK);
+    assert_true(booked.booking.id[0] != '\0');
+    assert_int_equal(booked.booking.days, 3);
+
+    /* Days 11-12 lie inside days 10-12. */
+    games_leave_book(pool, p.id, later, 1, 30, &l);
+    assert_int_equal(l.outcome, GAMES_CONFLICT);
+    assert_non_null(strstr(l.detail, "overlap"));
+    /* Today up to 365 days ahead, no more, no less. */
+    games_leave_book(pool, p.id, far, 1, 30, &l);
+    assert_int_equal(l.outcome, GAMES_DAY_OUT_OF_RANGE);
+    games_leave_book(pool, p.id, past, 1, 30, &l);
+    assert_int_equal(l.outcome, GAMES_DAY_OUT_OF_RANGE);
+    /* With no allowance, any day is over it: the year of the day, 0 left. */
+    games_leave_book(pool, other.id, start, 1, 0, &l);
+    assert_int_equal(l.outcome, GAMES_LEAVE_EXCEEDED);
+    assert_int_equal(l.year, atoi(start));
+    assert_int_equal(l.left, 0);
+
+    /* Only its owner cancels a booking; one not started goes away. */
+    games_leave_cancel(pool, other.id, booked.booking.id, &l);
+    assert_int_equal(l.outcome, GAMES_NOT_FOUND);
+    games_leave_cancel(pool, p.id, booked.booking.id, &l);
+    assert_int_equal(l.outcome, GAMES_OK);
+    games_leave_cancel(pool, p.id, booked.booking.id, &l);
+    assert_int_equal(l.outcome, GAMES_NOT_FOUND);
+    /* Its days are free again. */
+    games_leave_book(pool, p.id, later, 1, 30, &l);
+    assert_int_equal(l.outcome, GAMES_OK);
+}
+
+/* ---- The arbiter's queue -------------------------------------------------------- */
+
+/* White: king e1, queen a1; Black: king e8; White to move, every other man
+ * in hand.  The queen checks from a4 (a4-e8), b3 (b3-f7) and b4 (b4-f8),
+ * and the black king walks e8-f7-f8-e8 between: a perpetual check. */
+static const char perpetual_fen[] =
+    "4k3/8/8/8/8/8/8/Q3K3[RRBBNNPPPPPPPPqrrbbnnpppppppp] w - - 0 3";
+static const char perpetual_cycle[] = "Qa4+ Kf7 Qb3+ Kf8 Qb4+ Ke8 ";
+
+static void queue_status(const char *item_id, char *out, size_t size)
+{
+    const char *p[1] = { item_id };
+    sql_text(out, size, "SELECT status || '|' || kind FROM arbiter_queue WHERE id = $1", 1, p);
+}
+
+static void test_games_perpetual_claim(void **state)
+{
+    struct pair g;
+    struct games_result r;
+    char claim_id[BASE_ID_SIZE] = "", status[64], line[512] = "";
+    bool not_check = true;
+    (void)state;
+    new_game("korpalski", 0, true, &g);
+    set_position(g.game, perpetual_fen);
+
+    games_perpetual_claim(pool, g.white.id, g.game, "Qa4+ Kf7 Qb3+", &not_check, claim_id, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    assert_int_equal(r.game.ply, 0);   /* the game goes on: nothing played */
+    games_result_clear(&r);
+    assert_false(not_check);
+    queue_status(claim_id, status, sizeof status);
+    assert_string_equal(status, "open|perpetual");
+
+    /* Refused lines: queued nowhere. */
+    games_perpetual_claim(pool, g.white.id, g.game, "Qa2 Kf7", &not_check, claim_id, &r);
+    assert_refused(&r, GAMES_CLAIM_LINE_REFUSED);
+    assert_true(not_check);
+    assert_non_null(strstr(r.detail, "move 1"));
+    games_result_clear(&r);
+    games_perpetual_claim(pool, g.white.id, g.game, "Qa4+ Ke1", &not_check, claim_id, &r);
+    assert_refused(&r, GAMES_CLAIM_LINE_REFUSED);
+    assert_false(not_check);
+    assert_non_null(strstr(r.detail, "move 2"));
+    games_result_clear(&r);
+    games_perpetual_claim(pool, g.white.id, g.game, "  ", &not_check, claim_id, &r);
+    assert_refused(&r, GAMES_CLAIM_LINE_REFUSED);
+    games_result_clear(&r);
+    /* 66 legal moves, all checks: over the 64 a line may have. */
+    for (int i = 0; i < 11; i++)
+        strcat(line, perpetual_cycle);
+    games_perpetual_claim(pool, g.white.id, g.game, line, &not_check, claim_id, &r);
+    assert_refused(&r, GAMES_CLAIM_LINE_REFUSED);
+    assert_non_null(strstr(r.detail, "longer than 64"));
+    games_result_clear(&r);
+    /* Only on one's turn. */
+    games_perpetual_claim(pool, g.black.id, g.game, "Kf7", &not_check, claim_id, &r);
+    assert_refused(&r, GAMES_NOT_YOUR_TURN);
+    games_result_clear(&r);
+}
+
+static void test_games_arbiter_request(void **state)
+{
+    struct pair g;
+    struct db_player stranger;
+    struct games_result r;
+    char request_id[BASE_ID_SIZE] = "", other_id[BASE_ID_SIZE] = "", status[64];
+    (void)state;
+    new_game("korpalski", 0, true, &g);
+    new_player(&stranger, NULL, 0);
+
+    games_arbiter_request(pool, g.black.id, g.game, "please look at the clock", request_id, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    games_result_clear(&r);
+    queue_status(request_id, status, sizeof status);
+    assert_string_equal(status, "open|request");
+    games_arbiter_request(pool, stranger.id, g.game, "me too", other_id, &r);
+    assert_refused(&r, GAMES_FORBIDDEN);
+    games_result_clear(&r);
+    games_arbiter_request(pool, g.black.id, "nosuchgame", "here", other_id, &r);
+    assert_refused(&r, GAMES_NOT_FOUND);
+    games_result_clear(&r);
+
+    games_arbiter_dismiss(pool, request_id, "nothing to rule on", &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    games_result_clear(&r);
+    queue_status(request_id, status, sizeof status);
+    assert_string_equal(status, "dismissed|request");
+    games_arbiter_dismiss(pool, request_id, "again", &r);
+    assert_refused(&r, GAMES_CONFLICT);
+    games_result_clear(&r);
+    games_arbiter_dismiss(pool, "nosuchitem", "none", &r);
+    assert_refused(&r, GAMES_NOT_FOUND);
+    games_result_clear(&r);
+}
+
+/* ---- Tournaments -------------------------------------------------------------------- */
+
+static void new_tournament(const struct db_player *director, int max_players, bool min_2000,
+                           const char *starts_at, struct db_tournament *t)
+{
+    struct base_err err = { "" };
+    memset(t, 0, sizeof *t);
+    snprintf(t->name, sizeof t->name, "test %s", director->name);
+    t->variant = db_variant_parse("korpalski");
+    snprintf(t->director_id, sizeof t->director_id, "%s", director->id);
+    t->max_players = max_players;
+    t->has_min_rating = min_2000;
+    t->min_rating = 2000;
+    snprintf(t->starts_at, sizeof t->starts_at, "%s", starts_at ? starts_at : "");
+    if (db_tournament_insert(pool, t, &err) != DB_OK)
+        fail_msg("tournament: %s", err.text);
+}
+
+static long long tournament_games(const char *id, const char *where)
+{
+    char text[256];
+    const char *p[1] = { id };
+    snprintf(text, sizeof text, "SELECT count(*) FROM games WHERE tournament_id = $1%s", where);
+    return sql_count(text, 1, p);
+}
+
+static void join(const struct db_player *p, const char *id, enum games_outcome expected)
+{
+    struct db_tournament t;
+    struct games_result r;
+    games_tournament_join(pool, p->id, id, &t, &r);
+    if (expected == GAMES_OK)
+        assert_int_equal(r.outcome, GAMES_OK);
+    else
+        assert_refused(&r, expected);
+    games_result_clear(&r);
+}
+
+static void test_games_tournament(void **state)
+{
+    struct db_player director, p[4];
+    struct db_tournament t, high, got;
+    struct games_result r;
+    (void)state;
+    new_player(&director, NULL, 0);
+    for (int i = 0; i < 4; i++)
+        new_player(&p[i], NULL, 0);
+    new_tournament(&director, 3, false, NULL, &t);
+    new_tournament(&director, 8, true, NULL, &high);
+
+    /* A new player's rating is the starting 1500: under a minimum of 2000. */
+    join(&p[0], high.id, GAMES_ENTRY_REFUSED);
+    join(&p[0], "nosuchtournament", GAMES_NOT_FOUND);
+    join(&p[0], t.id, GAMES_OK);
+    join(&p[0], t.id, GAMES_CONFLICT);   /* in it already */
+    join(&p[1], t.id, GAMES_OK);
+
+    /* A round robin needs three; only its director (or an arbiter) starts it. */
+    games_tournament_start(pool, director.id, false, t.id, &got, &r);
+    assert_refused(&r, GAMES_CONFLICT);
+    games_result_clear(&r);
+    join(&p[2], t.id, GAMES_OK);
+    join(&p[3], t.id, GAMES_CONFLICT);   /* full: three of three */
+    games_tournament_start(pool, p[0].id, false, t.id, &got, &r);
+    assert_refused(&r, GAMES_FORBIDDEN);
+    games_result_clear(&r);
+    games_tournament_start(pool, director.id, false, "nosuchtournament", &got, &r);
+    assert_refused(&r, GAMES_NOT_FOUND);
+    games_result_clear(&r);
+    games_tournament_start(pool, director.id, false, t.id, &got, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    games_result_clear(&r);
+    assert_int_equal(got.status, DB_TOURNAMENT_ACTIVE);
+    /* Three players, one cycle: 3 * 2 / 2 games, all at once. */
+    assert_int_equal(tournament_games(t.id, ""), 3);
+    assert_int_equal(tournament_games(t.id, " AND status = 'active'"), 3);
+    games_tournament_start(pool, director.id, false, t.id, &got, &r);
+    assert_refused(&r, GAMES_CONFLICT);
+    games_result_clear(&r);
+    join(&p[3], t.id, GAMES_CONFLICT);   /* started */
+
+    /* A withdrawal after the start loses the player's two games. */
+    games_tournament_withdraw(pool, p[0].id, t.id, &got, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    games_result_clear(&r);
+    assert_int_equal(tournament_games(t.id, " AND status = 'finished'"), 2);
+    assert_int_equal(tournament_games(t.id, " AND status = 'active'"), 1);
+    games_tournament_withdraw(pool, p[0].id, t.id, &got, &r);
+    assert_refused(&r, GAMES_CONFLICT);
+    games_result_clear(&r);
+    games_tournament_withdraw(pool, p[3].id, t.id, &got, &r);
+    assert_refused(&r, GAMES_CONFLICT);   /* never in it */
+    games_result_clear(&r);
+    /* Before the start, leaving takes the player off the list. */
+    struct db_tournament open;
+    new_tournament(&director, 8, false, NULL, &open);
+    join(&p[3], open.id, GAMES_OK);
+    games_tournament_withdraw(pool, p[3].id, open.id, &got, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    games_result_clear(&r);
+    assert_int_equal(got.player_count, 0);
+    games_tournament_withdraw(pool, p[3].id, open.id, &got, &r);
+    assert_refused(&r, GAMES_CONFLICT);
+    games_result_clear(&r);
+}
+
+static void test_games_tournaments_sweep(void **state)
+{
+    struct db_player director, p[3];
+    struct db_tournament t, got;
+    struct base_err err = { "" };
+    (void)state;
+    new_player(&director, NULL, 0);
+    for (int i = 0; i < 3; i++)
+        new_player(&p[i], NULL, 0);
+    new_tournament(&director, 3, false, "2000-01-01T00:00:00Z", &t);
+    for (int i = 0; i < 3; i++)
+        join(&p[i], t.id, GAMES_OK);
+    /* Its start has passed: the sweeper starts it (it, or any korpd
+     * sweeping the same database at once). */
+    assert_true(games_tournaments_sweep(pool, &err) >= 0);
+    assert_int_equal(db_tournament_get(pool, t.id, &got, &err), DB_OK);
+    assert_int_equal(got.status, DB_TOURNAMENT_ACTIVE);
+    assert_int_equal(tournament_games(t.id, ""), 3);
+}
+
+/* ---- What is read from a stored game --------------------------------------------- */
+
+static void test_games_pgn(void **state)
+{
+    struct pair g;
+    struct db_game game;
+    struct base_err err = { "" };
+    char *pgn = NULL, tag[128];
+    (void)state;
+    new_game("korpalski", 0, true, &g);
+    shuffle_to(&g, 0, 4);
+    game = read_game(g.game);
+    assert_int_equal(games_pgn(pool, &game, &pgn, &err), DB_OK);
+    assert_non_null(pgn);
+    snprintf(tag, sizeof tag, "[White \"%s\"]", g.white.name);
+    assert_non_null(strstr(pgn, tag));
+    assert_non_null(strstr(pgn, "[Termination \"unterminated\"]"));
+    assert_non_null(strstr(pgn, "1. K@e1 K@e8 2. N@f3 N@f6"));
+    free(pgn);
+    db_game_clear(&game);
+
+    /* A stored move that does not replay is the database's fault, not a PGN. */
+    const char *p[1] = { g.game };
+    PQclear(sql("UPDATE moves SET uci = 'a1a1' WHERE game_id = $1 AND ply = 3", 1, p));
+    game = read_game(g.game);
+    assert_int_equal(games_pgn(pool, &game, &pgn, &err), DB_HARD_ERROR);
+    assert_null(pgn);
+    assert_non_null(strstr(err.text, "do not replay"));
+    db_game_clear(&game);
+}
+
+static void test_games_analysis_allowed(void **state)
+{
+    struct pair g;
+    struct db_player stranger;
+    struct db_game game;
+    struct games_result r;
+    struct rules_position pos;
+    (void)state;
+    new_game("korpalski", 0, true, &g);
+    new_player(&stranger, NULL, 0);
+    shuffle_to(&g, 0, 2);
+    game = read_game(g.game);
+    assert_int_equal(game.variant->position_parse(&pos, game.fen, NULL), RULES_OK);
+
+    /* The game itself, or its position, while White plays it: no engine. */
+    games_analysis_allowed(pool, g.white.id, game.variant, &pos, g.game, &r);
+    assert_refused(&r, GAMES_OWN_GAME_IN_PLAY);
+    games_result_clear(&r);
+    games_analysis_allowed(pool, g.white.id, game.variant, &pos, NULL, &r);
+    assert_refused(&r, GAMES_OWN_GAME_IN_PLAY);
+    assert_non_null(strstr(r.detail, g.game));
+    games_result_clear(&r);
+    /* Anyone else may. */
+    games_analysis_allowed(pool, stranger.id, game.variant, &pos, g.game, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    games_result_clear(&r);
+    games_analysis_allowed(pool, stranger.id, game.variant, &pos, "nosuchgame", &r);
+    assert_refused(&r, GAMES_NOT_FOUND);
+    games_result_clear(&r);
+    /* Once it is over, its players too. */
+    games_resign(pool, g.black.id, g.game, &r);
+    games_result_clear(&r);
+    games_analysis_allowed(pool, g.white.id, game.variant, &pos, g.game, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    games_result_clear(&r);
+    db_game_clear(&game);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -1442,6 +2046,17 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_games_glinski_stalemate),
         cmocka_unit_test(test_games_move_key),
         cmocka_unit_test(test_games_analyse_bad_position),
+        cmocka_unit_test(test_games_conditional),
+        cmocka_unit_test(test_games_message_valid),
+        cmocka_unit_test(test_games_message_send),
+        cmocka_unit_test(test_games_give_time),
+        cmocka_unit_test(test_games_leave),
+        cmocka_unit_test(test_games_perpetual_claim),
+        cmocka_unit_test(test_games_arbiter_request),
+        cmocka_unit_test(test_games_tournament),
+        cmocka_unit_test(test_games_tournaments_sweep),
+        cmocka_unit_test(test_games_pgn),
+        cmocka_unit_test(test_games_analysis_allowed),
     };
     if (argc != 2) {
         fprintf(stderr, "usage: test_games DATA_DIR\n");
