@@ -1,5 +1,5 @@
 /*
- * db_analysis.c — what engine analysis asks of the database (issue 23):
+ * db_analysis.c — what engine analysis asks of the database:
  * the positions of a player's games in play, so that POST /v1/analyse can
  * refuse them however they are named.
  */

@@ -1,5 +1,5 @@
 /*
- * db_arbiter.c — the arbiter's queue (issue 19): items added (perpetual
+ * db_arbiter.c — the arbiter's queue: items added (perpetual
  * claims, players' requests, tournament games at the tournament's end),
  * listed oldest first, dismissed one by one or resolved by an adjudication
  * of their game.

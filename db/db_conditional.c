@@ -1,5 +1,5 @@
 /*
- * db_conditional.c — a player's conditional moves in a game (issue 18):
+ * db_conditional.c — a player's conditional moves in a game:
  * read, replaced and removed inside the transaction that holds the game
  * row, and the marks a reply played from them leaves.
  */

@@ -221,25 +221,6 @@ enum db_status db_move_insert(struct db_tx *tx, const char *game_id, int ply, co
     return db_exec(tx, DB_STMT_MOVE_INSERT, params, NULL);
 }
 
-const char *db_event_name(enum db_event event)
-{
-    static const char *const names[DB_EVENT_COUNT] = {
-        [DB_EVENT_CHALLENGE] = "challenge",
-        [DB_EVENT_CHALLENGE_DECLINED] = "challenge_declined",
-        [DB_EVENT_CHALLENGE_CANCELED] = "challenge_canceled",
-        [DB_EVENT_GAME_START] = "game_start",
-        [DB_EVENT_MOVE] = "move",
-        [DB_EVENT_DRAW_OFFER] = "draw_offer",
-        [DB_EVENT_CLAIM] = "claim",
-        [DB_EVENT_GAME_END] = "game_end",
-        [DB_EVENT_MESSAGE] = "message",
-        [DB_EVENT_ARBITER] = "arbiter",
-        [DB_EVENT_TOURNAMENT_START] = "tournament_start",
-        [DB_EVENT_TOURNAMENT_END] = "tournament_end",
-    };
-    return (unsigned)event < DB_EVENT_COUNT ? names[event] : "unknown";
-}
-
 enum db_status db_game_event(struct db_tx *tx, const char *game_id, enum db_event event,
                              const char *detail)
 {

@@ -155,7 +155,7 @@ enum db_status db_get_number(struct db_pool *pool, enum db_stmt id, const char *
 /* Reads the game columns of GAME_COLUMNS (db_statements.c): out is a struct db_game. */
 void db_game_read(void *out, const struct db_row *row);
 
-/* Reads a challenge's or game's clock settings (issue 18): Fischer when
+/* Reads a challenge's or game's clock settings: Fischer when
  * clock_initial_days is set, else per move when days_per_move > 0. */
 void db_clock_read(const struct db_row *r, int days_per_move, struct db_clock *c);
 

@@ -1,5 +1,5 @@
 /*
- * db_leave.c — players' leave (issue 18): bookings of whole UTC days,
+ * db_leave.c — players' leave: bookings of whole UTC days,
  * counted per calendar year, and the deadlines of the games they stop.
  */
 #include "db_int.h"

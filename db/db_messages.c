@@ -1,6 +1,6 @@
 /*
  * db_messages.c — a player's private note on a game, and the messages
- * the players of a game send each other (issue 18).
+ * the players of a game send each other.
  */
 #include "db_int.h"
 

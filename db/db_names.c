@@ -54,7 +54,6 @@ static const struct name channels[] = {
     { DB_CHANNEL_WEBHOOK, "webhook" },
 };
 
-/* Issue 19. */
 static const struct name queue_kinds[] = {
     { DB_QUEUE_PERPETUAL, "perpetual" },
     { DB_QUEUE_REQUEST, "request" },
@@ -110,7 +109,7 @@ NAMES(channel, enum db_channel, channels)
 NAMES(queue_kind, enum db_queue_kind, queue_kinds)
 NAMES(tournament_status, enum db_tournament_status, tournament_statuses)
 
-/* Clocks (issue 18). */
+/* Clocks. */
 static const struct name clock_types[] = {
     { DB_CLOCK_NONE, "" },
     { DB_CLOCK_PER_MOVE, "per_move" },

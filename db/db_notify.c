@@ -10,21 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const db_notification_types[DB_NOTIFICATION_TYPE_COUNT] = {
-    "challenge", "challenge_declined", "challenge_canceled", "game_start", "move",
-    "draw_offer", "claim", "game_end", "deadline_near", "message",
-    /* Issue 19. */
-    "arbiter", "tournament_start", "tournament_end",
-};
-
-int db_notification_type_index(const char *name)
-{
-    for (int i = 0; name != NULL && i < DB_NOTIFICATION_TYPE_COUNT; i++)
-        if (strcmp(db_notification_types[i], name) == 0)
-            return i;
-    return -1;
-}
-
 /* ---- The server's own secrets ------------------------------------------ */
 
 struct secret {

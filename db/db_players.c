@@ -33,7 +33,7 @@ struct player_create {
     const char *name, *email, *password_hash, *token;
     bool email_confirmed, arbiter;
     struct db_player *out;
-    const char *language;      /* "en", "pl", "hu"; NULL: English (issue 21) */
+    const char *language;      /* "en", "pl", "hu"; NULL: English */
 };
 
 static enum db_status insert_token(struct db_tx *tx, const char *player_id, const char *token,

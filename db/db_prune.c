@@ -1,7 +1,6 @@
 /*
- * db_prune.c — keeping the tables that only grow in check (issue 22,
- * section 3): events and finished notification deliveries past their
- * retention go in batches, oldest first, each batch a statement of its own
+ * db_prune.c — keeping the tables that only grow in check: events and
+ * finished notification deliveries past their retention go in batches, oldest first, each batch a statement of its own
  * (its row locks held only for that statement).
  */
 #include "db_int.h"

@@ -1,5 +1,5 @@
 /*
- * db_ratings.c — Glicko-2 ratings as stored (issue 19): a player's rating
+ * db_ratings.c — Glicko-2 ratings as stored: a player's rating
  * per variant, locked and saved in a game's ending transaction, its history,
  * the leaderboard, and the player's recent record.
  */

@@ -7,7 +7,7 @@
  */
 #include "db_int.h"
 
-/* A game's clock (issue 18, migration 007): its settings, each side's time
+/* A game's clock (migration 007): its settings, each side's time
  * now, and the end of the leave stopping it. */
 #define GAME_CLOCK                                                                   \
     " g.clock_initial_days, g.clock_increment_days, g.clock_max_days, g.leave_allowed,"  \
@@ -55,7 +55,7 @@
     " AND jsonb_typeof(t.clock->'" member "') = 'number'"                              \
     " THEN (t.clock->>'" member "')::numeric::integer END AS clock_" member
 
-/* The columns tournament_read reads (issue 19). */
+/* The columns tournament_read reads. */
 #define TOURNAMENT_COLUMNS                                                             \
     "t.id, t.name, t.variant, t.director_id, d.name AS director_name, t.status,"         \
     " t.days_per_move, t.clock::text AS clock, t.rated, t.double, t.max_players,"        \

@@ -1,5 +1,5 @@
 /*
- * db_tournaments.c — round-robin tournaments as stored (issue 19): the
+ * db_tournaments.c — round-robin tournaments as stored: the
  * tournament, its players and their numbers, its games, its events, and
  * what the sweeper finds due (a start at starts_at, the end at ends_at).
  */

@@ -1,6 +1,6 @@
 /*
  * db_wake.c — telling every korpd that events were committed, after the
- * commit and outside it (issue 22 §1).
+ * commit and outside it.
  *
  * Why not NOTIFY inside the transaction: PostgreSQL takes one cluster-wide
  * lock for a NOTIFYing transaction from just before its commit record until

@@ -14,32 +14,21 @@
 #include <string.h>
 #include <time.h>
 
-/* The mail a notification type makes, and whether it is one at all. */
+/* The mail a delivery's type makes, and whether it is one at all. */
 static const struct {
     const char *type;
     enum notify_kind kind;
 } kinds[] = {
-    { "move", NOTIFY_YOUR_MOVE },
-    { "challenge", NOTIFY_CHALLENGE },
-    { "challenge_declined", NOTIFY_CHALLENGE_DECLINED },
-    { "challenge_canceled", NOTIFY_CHALLENGE_CANCELED },
-    { "game_start", NOTIFY_GAME_START },
-    { "draw_offer", NOTIFY_DRAW_OFFER },
-    { "claim", NOTIFY_CLAIM },
-    { "game_end", NOTIFY_GAME_END },
-    { "deadline_near", NOTIFY_DEADLINE_NEAR },
-    { "webhook_disabled", NOTIFY_WEBHOOK_DISABLED },
-    { "email_confirm", NOTIFY_EMAIL_CONFIRM },
-    { "message", NOTIFY_MESSAGE },
-    { "arbiter", NOTIFY_ARBITER },
-    { "tournament_start", NOTIFY_TOURNAMENT_START },
-    { "tournament_end", NOTIFY_TOURNAMENT_END },
+#define EVENT(NAME, type, MAIL) { type, NOTIFY_##MAIL },
+#define NOTICE(NAME, type, MAIL) { type, NOTIFY_##MAIL },
+#define MAIL(NAME, type) { type, NOTIFY_##NAME },
+#include "db_kinds.def"
 };
 
 static bool kind_of(const char *type, enum notify_kind *kind)
 {
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-        if (strcmp(kinds[i].type, type) == 0) {
+        if (kinds[i].type != NULL && strcmp(kinds[i].type, type) == 0) {
             *kind = kinds[i].kind;
             return true;
         }

@@ -40,27 +40,17 @@ size_t notify_diagram(const char *variant, const char *fen, char *out, size_t si
 size_t notify_diagram_in(const char *language, const char *variant, const char *fen, char *out,
                          size_t size);
 
-/* What a notification is about. */
+/* What a notification is about: one mail each, as db_kinds.def lists them
+ * (NOTIFY_YOUR_MOVE for a move, NOTIFY_CHALLENGE ...). */
 enum notify_kind {
-    NOTIFY_YOUR_MOVE = 0,       /* the opponent moved: it is your turn */
-    NOTIFY_CHALLENGE,           /* someone challenges you */
-    NOTIFY_GAME_START,          /* a game of yours began */
-    NOTIFY_DRAW_OFFER,          /* the opponent offers a draw */
-    NOTIFY_GAME_END,            /* a game of yours ended */
-    NOTIFY_DEADLINE_NEAR,       /* your time for a move runs out soon */
-    NOTIFY_CHALLENGE_DECLINED,  /* your challenge was declined */
-    NOTIFY_CHALLENGE_CANCELED,  /* a challenge to you was withdrawn */
-    NOTIFY_CLAIM,               /* the opponent claimed a draw, validly */
-    NOTIFY_WEBHOOK_DISABLED,    /* your webhook was turned off */
-    NOTIFY_EMAIL_CONFIRM,       /* confirm this address (the only mail before it is) */
-    NOTIFY_MESSAGE,             /* the opponent sent you a message (issue 18) */
-    NOTIFY_CONDITIONAL_PLAYED,  /* your conditional move was played (issue 18) */
-    /* Issue 19. */
-    NOTIFY_ARBITER,             /* an arbiter decided on a claim or request of a game */
-    NOTIFY_TOURNAMENT_START,    /* a tournament of yours began: its games are made */
-    NOTIFY_TOURNAMENT_END,      /* a tournament of yours ended */
+#define EVENT(NAME, type, MAIL) NOTIFY_##MAIL,
+#define NOTICE(NAME, type, MAIL) NOTIFY_##MAIL,
+#define MAIL(NAME, type) NOTIFY_##NAME,
+#include "db_kinds.def"
     NOTIFY_KIND_COUNT
 };
+/* The older spelling of the constant. */
+#define NOTIFY_CHALLENGE_CANCELED NOTIFY_CHALLENGE_CANCELLED
 
 /*
  * The facts one notification tells, all borrowed.  A kind uses some of

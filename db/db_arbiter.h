@@ -1,0 +1,56 @@
+/* db_arbiter.h — the arbiter's queue (db_arbiter.c).  Included by db.h. */
+#ifndef KORP_DB_ARBITER_H
+#define KORP_DB_ARBITER_H
+
+#include "db_pool.h"
+#include "db_names.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum db_queue_kind {
+    DB_QUEUE_PERPETUAL = 0,       /* "perpetual": a perpetual-check claim */
+    DB_QUEUE_REQUEST,             /* "request": a player asks for an arbiter */
+    DB_QUEUE_TOURNAMENT_END       /* "tournament-end": still going at the end */
+};
+
+const char *db_queue_kind_text(enum db_queue_kind kind);
+bool db_queue_kind_parse(const char *text, enum db_queue_kind *out);
+
+/* One item of the queue; details is its JSON object (owned). */
+struct db_queue_item {
+    char id[BASE_ID_SIZE];
+    enum db_queue_kind kind;
+    char game_id[BASE_ID_SIZE];
+    char created_at[DB_TIME_SIZE];
+    bool open;
+    char *details;
+};
+
+void db_queue_item_clear(struct db_queue_item *q);
+
+/* Adds an open item (id made here) about a game, from a player or NULL;
+ * details_json is an object, to which `text` (if not NULL) is added. */
+enum db_status db_queue_add(struct db_tx *tx, enum db_queue_kind kind, const char *game_id,
+                            const char *player_id, const char *details_json,
+                            const char *text, char id[BASE_ID_SIZE]);
+
+/* The open items, oldest first (db_queue_item_clear each). */
+enum db_status db_queue_list(struct db_pool *pool, struct db_queue_item *out, int max,
+                             int *count, struct base_err *err);
+
+/* Locks one item.  DB_NOT_FOUND if none. */
+enum db_status db_queue_lock(struct db_tx *tx, const char *id, struct db_queue_item *out);
+
+/* Dismisses an open item with the arbiter's reason; detail gets the JSON of
+ * the `arbiter` event owed to the game's players. */
+enum db_status db_queue_dismiss(struct db_tx *tx, const char *id, const char *reason,
+                                char *detail, size_t size);
+
+/* Resolves the game's open items (its adjudication, with that reason);
+ * *count says how many, detail the `arbiter` event's JSON. */
+enum db_status db_queue_resolve_game(struct db_tx *tx, const char *game_id, const char *reason,
+                                     int *count, char *detail, size_t size);
+
+#endif

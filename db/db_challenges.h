@@ -1,0 +1,76 @@
+/* db_challenges.h — challenges (db_challenges.c).  Included by db.h. */
+#ifndef KORP_DB_CHALLENGES_H
+#define KORP_DB_CHALLENGES_H
+
+#include "db_clock.h"
+#include "db_kinds.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct db_challenge {
+    char id[BASE_ID_SIZE];
+    const struct rules_variant *variant;
+    char challenger_id[BASE_ID_SIZE], challenger_name[DB_NAME_SIZE];
+    char opponent_id[BASE_ID_SIZE], opponent_name[DB_NAME_SIZE];
+    enum db_color color;      /* the challenger's: white, black or random */
+    int days_per_move;        /* 0: no deadline */
+    bool fifty_move_rule;
+    struct db_clock clock;    /* days_per_move is clock.days for PER_MOVE */
+    enum db_challenge_status status;
+    char game_id[BASE_ID_SIZE]; /* "" until accepted */
+    char created_at[DB_TIME_SIZE];
+    bool rated;               /* its game changes ratings */
+};
+
+/* Why db_challenge_create refused a challenge (DB_CONFLICT). */
+struct db_challenge_refusal {
+    enum {
+        DB_CHALLENGE_REFUSED_OPEN_MAX,   /* 10 challenges to anyone wait already */
+        DB_CHALLENGE_REFUSED_DUPLICATE,  /* one to this opponent is open: existing_id */
+        DB_CHALLENGE_REFUSED_DAILY_MAX   /* per_day made in 24 hours: retry_after s */
+    } why;
+    char existing_id[BASE_ID_SIZE];
+    int retry_after;
+};
+
+/* Creates an open challenge (id made here), to one opponent or, with
+ * opponent_id "", to anyone: DB_NOT_FOUND when the opponent does not
+ * exist, DB_CONFLICT (why in *refused) when one challenge to that opponent
+ * is open already, or the challenger has made per_day (0: no cap) in the
+ * last 24 hours, or 10 to anyone wait. */
+enum db_status db_challenge_create(struct db_pool *pool, struct db_challenge *c, int per_day,
+                                   struct db_challenge_refusal *refused, struct base_err *err);
+
+/* One challenge.  DB_NOT_FOUND if none. */
+enum db_status db_challenge_get(struct db_pool *pool, const char *id, struct db_challenge *out,
+                                struct base_err *err);
+
+/* The open challenges a player received or sent, newest first. */
+enum db_status db_challenge_list(struct db_pool *pool, const char *player_id,
+                                 struct db_challenge *incoming, int max_in, int *count_in,
+                                 struct db_challenge *outgoing, int max_out, int *count_out,
+                                 struct base_err *err);
+
+/* Locks a challenge for a state change.  DB_NOT_FOUND if none. */
+enum db_status db_challenge_lock(struct db_tx *tx, const char *id, struct db_challenge *out);
+
+/* Makes the player the opponent of an open challenge (locked), filling
+ * c's opponent.  DB_CONFLICT when it has an opponent already. */
+enum db_status db_challenge_take(struct db_tx *tx, struct db_challenge *c,
+                                 const char *player_id);
+
+/* Sets a challenge's status (and game id, "" or NULL for none). */
+enum db_status db_challenge_set_status(struct db_tx *tx, const char *id,
+                                       enum db_challenge_status status, const char *game_id);
+
+/* Records an event for the two players of a challenge. */
+enum db_status db_challenge_event(struct db_tx *tx, const char *challenge_id,
+                                  enum db_event event);
+
+/* Challenges open to anyone, newest first: at most max into out. */
+enum db_status db_challenges_open(struct db_pool *pool, struct db_challenge *out, int max,
+                                  int *count, struct base_err *err);
+
+#endif
