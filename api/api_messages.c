@@ -240,7 +240,7 @@ enum MHD_Result api_message_send(struct api_request *req)
     if (!games_message_valid(text, why, sizeof why))
         return api_fail(req, API_PROBLEM_BAD_REQUEST, "'text': %s", why);
     games_message_send(req->config->pool, req->caller.player_id, req->params[0], text, &json, &r);
-    if (r.outcome == GAMES_MESSAGE_LIMIT) {
+    if (r.outcome == GAMES_DAILY_LIMIT) {
         if (db_message_count(req->config->pool, req->params[0], req->caller.player_id, &count,
                              &wait, &err) == DB_OK)
             req->retry_after = wait > 0 ? wait : 1;

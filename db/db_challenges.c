@@ -1,6 +1,6 @@
 /*
  * db_challenges.c — challenges: made, listed, and locked for a change of
- * status (accepting one makes a game in the same transaction).
+ * status; one query a function (games/ makes the transactions).
  */
 #include "db_int.h"
 
@@ -30,44 +30,33 @@ static void challenge_read(void *out, const struct db_row *row)
     c->rated = db_row_bool(&r, "rated");
 }
 
-struct challenge_create {
-    struct db_challenge *c;
-    int per_day;
-    struct db_challenge_refusal *refused;
-};
-
-/* The inbox guards, under a lock on the challenger's challenges: at most
- * one open to each opponent, at most per_day in 24 hours. */
-static enum db_status challenge_guard(struct db_tx *tx, const struct challenge_create *a)
+enum db_status db_challenger_lock(struct db_tx *tx, const char *challenger_id)
 {
-    const struct db_challenge *c = a->c;
-    const char *params[2] = { c->challenger_id, c->opponent_id[0] ? c->opponent_id : NULL };
-    PGresult *res = NULL;
-    enum db_status rc = db_exec(tx, DB_STMT_CHALLENGER_LOCK, params, NULL);
+    const char *params[1] = { challenger_id };
+    return db_exec(tx, DB_STMT_CHALLENGER_LOCK, params, NULL);
+}
 
-    if (rc == DB_OK)
-        rc = db_exec(tx, DB_STMT_CHALLENGE_GUARD, params, &res);
+enum db_status db_challenge_guard(struct db_tx *tx, const char *challenger_id,
+                                  const char *opponent_id, struct db_challenge_guard *out)
+{
+    const char *params[2] = { challenger_id, opponent_id[0] ? opponent_id : NULL };
+    PGresult *res = NULL;
+    enum db_status rc = db_exec(tx, DB_STMT_CHALLENGE_GUARD, params, &res);
+
+    memset(out, 0, sizeof *out);
     if (rc == DB_OK) {
         const struct db_row r = { res, 0 };
-        db_row_text(&r, "existing_id", a->refused->existing_id,
-                    sizeof a->refused->existing_id);
-        a->refused->retry_after = db_row_int(&r, "wait");
-        if (a->refused->existing_id[0] != '\0') {
-            a->refused->why = DB_CHALLENGE_REFUSED_DUPLICATE;
-            rc = DB_CONFLICT;
-        } else if (a->per_day > 0 && db_row_int(&r, "today") >= a->per_day) {
-            a->refused->why = DB_CHALLENGE_REFUSED_DAILY_MAX;
-            rc = DB_CONFLICT;
-        }
+        db_row_text(&r, "existing_id", out->existing_id, sizeof out->existing_id);
+        out->open_to_anyone = db_row_int(&r, "open_to_anyone");
+        out->last_day = db_row_int(&r, "today");
+        out->wait = db_row_int(&r, "wait");
     }
     PQclear(res);
     return rc;
 }
 
-static enum db_status challenge_create(struct db_tx *tx, void *arg)
+enum db_status db_challenge_insert(struct db_tx *tx, struct db_challenge *c)
 {
-    struct challenge_create *a = arg;
-    struct db_challenge *c = a->c;
     char days[16], initial[16], increment[16], most[16];
     bool fischer = c->clock.type == DB_CLOCK_FISCHER;
     const char *params[12] = { c->id, c->variant->name, c->challenger_id,
@@ -77,7 +66,6 @@ static enum db_status challenge_create(struct db_tx *tx, void *arg)
                                fischer ? initial : NULL, fischer ? increment : NULL,
                                fischer ? most : NULL, c->clock.leave_allowed ? "true" : "false",
                                c->rated ? "true" : "false" };
-    const char *get[1] = { c->id };
     PGresult *res = NULL;
     enum db_status rc;
 
@@ -89,34 +77,11 @@ static enum db_status challenge_create(struct db_tx *tx, void *arg)
     snprintf(initial, sizeof initial, "%d", c->clock.initial_days);
     snprintf(increment, sizeof increment, "%d", c->clock.increment_days);
     snprintf(most, sizeof most, "%d", c->clock.max_days);
-    if ((rc = challenge_guard(tx, a)) != DB_OK)
-        return rc;
     rc = db_exec(tx, DB_STMT_CHALLENGE_INSERT, params, &res);
-    if (rc == DB_CONFLICT)   /* the unique index: one open to that opponent */
-        a->refused->why = DB_CHALLENGE_REFUSED_DUPLICATE;
-    if (rc == DB_OK && atoi(PQcmdTuples(res)) == 0) {
-        /* No such opponent, or 10 open challenges to anyone wait. */
-        rc = c->opponent_id[0] ? DB_NOT_FOUND : DB_CONFLICT;
-        a->refused->why = DB_CHALLENGE_REFUSED_OPEN_MAX;
-    }
-    PQclear(res);
-    res = NULL;
-    if (rc == DB_OK)
-        rc = db_challenge_event(tx, c->id, DB_EVENT_CHALLENGE);
-    if (rc == DB_OK)
-        rc = db_exec(tx, DB_STMT_CHALLENGE_GET, get, &res);
-    if (rc == DB_OK)
-        challenge_read(c, &(struct db_row){ res, 0 });
+    if (rc == DB_OK && atoi(PQcmdTuples(res)) == 0)
+        rc = DB_NOT_FOUND;
     PQclear(res);
     return rc;
-}
-
-enum db_status db_challenge_create(struct db_pool *pool, struct db_challenge *c, int per_day,
-                                   struct db_challenge_refusal *refused, struct base_err *err)
-{
-    struct challenge_create a = { c, per_day, refused };
-    memset(refused, 0, sizeof *refused);
-    return db_run_tx(pool, challenge_create, &a, err);
 }
 
 enum db_status db_challenges_open(struct db_pool *pool, struct db_challenge *out, int max,

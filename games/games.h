@@ -38,7 +38,7 @@ enum games_outcome {
     GAMES_LINES_DISAGREE,     /* conditional lines answer one move differently */
     GAMES_CLAIM_LINE_REFUSED, /* a perpetual-check line is not legal, not all checks, or too long */
     GAMES_ENTRY_REFUSED,      /* a tournament's entry condition is not met */
-    GAMES_MESSAGE_LIMIT,      /* the messages of a day are all sent */
+    GAMES_DAILY_LIMIT,        /* as many as a day allows were made: retry_after */
     GAMES_DAY_OUT_OF_RANGE,   /* leave must start today or within a year */
     GAMES_LEAVE_EXCEEDED,     /* over the leave allowance of a year */
     GAMES_OWN_GAME_IN_PLAY,   /* no engine on a game (or position) the caller is playing */
@@ -55,6 +55,8 @@ struct games_result {
     char detail[256];
     enum rules_reason reason;   /* GAMES_ILLEGAL: the rule broken */
     int ply;                    /* plies played when the request came */
+    int retry_after;            /* GAMES_DAILY_LIMIT: seconds until one more is allowed
+                                   (0: not known) */
     bool claim_accepted;        /* claims: whether the claim held */
     struct db_game game;        /* owned: games_result_clear */
     enum db_status db;          /* GAMES_DB_ERROR */
@@ -63,6 +65,20 @@ struct games_result {
 
 /* Frees what a result owns. */
 void games_result_clear(struct games_result *r);
+
+/* A player's challenges open to anyone, at most. */
+#define GAMES_OPEN_CHALLENGES_MAX 10
+
+/*
+ * Makes *c an open challenge from c->challenger_id to c->opponent_id (""
+ * : anyone), its id made here and the rest read back as stored.  Refused
+ * with GAMES_CONFLICT when one to that opponent is open already or
+ * GAMES_OPEN_CHALLENGES_MAX to anyone wait, GAMES_DAILY_LIMIT when the
+ * challenger made per_day (0: no cap) in the last 24 hours, and
+ * GAMES_NOT_FOUND when the opponent does not exist.
+ */
+void games_challenge_create(struct db_pool *pool, struct db_challenge *c, int per_day,
+                            struct games_result *out);
 
 /* Accepts a challenge as its opponent: makes the game (colours drawn for
  * "random") and returns it. */

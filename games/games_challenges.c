@@ -1,6 +1,7 @@
 /*
- * games_challenges.c — a challenge accepted (the game made, colours drawn
- * for "random"), declined by its opponent or cancelled by its challenger.
+ * games_challenges.c — a challenge made (within its challenger's limits),
+ * accepted (the game made, colours drawn for "random"), declined by its
+ * opponent or cancelled by its challenger.
  */
 #include "games_int.h"
 
@@ -16,6 +17,73 @@ static void copy_player(char *id, size_t id_size, char *name, size_t name_size,
     snprintf(id, id_size, "%s", from_id);
     snprintf(name, name_size, "%s", from_name);
 }
+
+/* "your challenge ... is still open" */
+static enum db_status refuse_duplicate(struct games_result *r, const char *existing_id)
+{
+    return games_refuse(r, GAMES_CONFLICT, "your challenge %s to this player is still open: one "
+                        "at a time to each player; wait for their answer or cancel it first",
+                        existing_id);
+}
+
+/* ---- made ---------------------------------------------------------------- */
+
+struct create_args {
+    const struct db_challenge *want;
+    int per_day;
+    struct db_challenge *c;
+    struct games_result *out;
+};
+
+/* One challenge at a time to each opponent, at most GAMES_OPEN_CHALLENGES_MAX
+ * to anyone, and per_day in 24 hours: checked under a lock on the
+ * challenger's challenges, so that two at once cannot both pass. */
+static enum db_status create_tx(struct db_tx *tx, void *arg)
+{
+    struct create_args *a = arg;
+    struct games_result *r = a->out;
+    struct db_challenge_guard guard;
+    enum db_status rc;
+
+    games_result_reset(r);
+    *a->c = *a->want;
+    if ((rc = db_challenger_lock(tx, a->c->challenger_id)) != DB_OK ||
+        (rc = db_challenge_guard(tx, a->c->challenger_id, a->c->opponent_id, &guard)) != DB_OK)
+        return rc;
+    if (guard.existing_id[0] != '\0')
+        return refuse_duplicate(r, guard.existing_id);
+    if (a->per_day > 0 && guard.last_day >= a->per_day) {
+        r->retry_after = guard.wait > 0 ? guard.wait : 1;
+        return games_refuse(r, GAMES_DAILY_LIMIT, "you have made %d challenges in the last 24 "
+                            "hours, the most allowed; try again in %d s", a->per_day,
+                            r->retry_after);
+    }
+    if (a->c->opponent_id[0] == '\0' && guard.open_to_anyone >= GAMES_OPEN_CHALLENGES_MAX)
+        return games_refuse(r, GAMES_CONFLICT, "you have %d open challenges waiting already: "
+                            "cancel one first", GAMES_OPEN_CHALLENGES_MAX);
+    rc = db_challenge_insert(tx, a->c);
+    if (rc == DB_NOT_FOUND)
+        return games_refuse(r, GAMES_NOT_FOUND, "no player has the id '%.64s'",
+                            a->c->opponent_id);
+    if (rc == DB_OK)
+        rc = db_challenge_event(tx, a->c->id, DB_EVENT_CHALLENGE);
+    return rc == DB_OK ? db_challenge_lock(tx, a->c->id, a->c) : rc;
+}
+
+void games_challenge_create(struct db_pool *pool, struct db_challenge *c, int per_day,
+                            struct games_result *out)
+{
+    struct db_challenge want = *c;
+    struct create_args a = { &want, per_day, c, out };
+    games_run(pool, create_tx, &a, out);
+    /* The unique index: one open to that opponent, made since the guard read. */
+    if (out->outcome == GAMES_DB_ERROR && out->db == DB_CONFLICT) {
+        memset(out, 0, sizeof *out);
+        refuse_duplicate(out, "");
+    }
+}
+
+/* ---- accepted, declined, cancelled ------------------------------------------ */
 
 /* The game a challenge makes, at its variant's start position. */
 static enum db_status game_of(struct db_tx *tx, const struct db_challenge *c,

@@ -98,7 +98,7 @@ static enum db_status send_tx(struct db_tx *tx, void *arg)
         return games_refuse(r, GAMES_FORBIDDEN, "only the players of a game send messages in it");
     rc = send(tx, c->player_id, c->game_id, r->game.ply, c->text, c->json);
     if (rc == DB_CONFLICT)
-        return games_refuse(r, GAMES_MESSAGE_LIMIT, "you have sent %d messages in this game "
+        return games_refuse(r, GAMES_DAILY_LIMIT, "you have sent %d messages in this game "
                             "today (UTC), the most a day allows; more from 00:00 UTC",
                             GAMES_MESSAGES_PER_DAY);
     return rc;

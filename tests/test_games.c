@@ -175,8 +175,7 @@ static void new_challenge(const struct db_player *challenger, const struct db_pl
                           const char *variant, enum db_color color, int days, bool fifty,
                           struct db_challenge *c)
 {
-    struct base_err err = { "" };
-    struct db_challenge_refusal refused;
+    struct games_result r;
     memset(c, 0, sizeof *c);
     c->variant = db_variant_parse(variant);
     assert_non_null(c->variant);
@@ -185,8 +184,10 @@ static void new_challenge(const struct db_player *challenger, const struct db_pl
     c->color = color;
     c->days_per_move = days;
     c->fifty_move_rule = fifty;
-    if (db_challenge_create(pool, c, 0, &refused, &err) != DB_OK)
-        fail_msg("challenge: %s", err.text);
+    games_challenge_create(pool, c, 0, &r);
+    if (r.outcome != GAMES_OK)
+        fail_msg("challenge: %d %s %s", r.outcome, r.detail, r.err.text);
+    games_result_clear(&r);
     assert_int_equal(c->status, DB_CHALLENGE_OPEN);
 }
 
@@ -1426,6 +1427,80 @@ static int teardown(void **state)
     return 0;
 }
 
+/* A challenge as api/ fills one: korpalski, White for the challenger. */
+static void challenge_of(const struct db_player *challenger, const char *opponent_id,
+                         struct db_challenge *c)
+{
+    memset(c, 0, sizeof *c);
+    c->variant = db_variant_parse("korpalski");
+    snprintf(c->challenger_id, sizeof c->challenger_id, "%s", challenger->id);
+    snprintf(c->opponent_id, sizeof c->opponent_id, "%s", opponent_id);
+    c->color = DB_COLOR_WHITE;
+    c->fifty_move_rule = true;
+    c->rated = true;
+}
+
+static void test_games_challenge_create(void **state)
+{
+    struct db_player a, b, busy;
+    struct db_challenge c, first;
+    struct games_result r;
+    (void)state;
+    new_player(&a, NULL, 0);
+    new_player(&b, NULL, 0);
+    new_player(&busy, NULL, 0);
+
+    /* Made: read back as stored, names and all, and told to both. */
+    challenge_of(&a, b.id, &first);
+    games_challenge_create(pool, &first, 0, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    games_result_clear(&r);
+    assert_true(first.id[0] != '\0');
+    assert_int_equal(first.status, DB_CHALLENGE_OPEN);
+    assert_string_equal(first.challenger_name, a.name);
+    assert_string_equal(first.opponent_name, b.name);
+    assert_true(first.created_at[0] != '\0');
+    const char *p[1] = { first.id };
+    assert_int_equal(sql_count("SELECT count(*) FROM events WHERE payload->>'challenge_id' = $1"
+                               " AND type = 'challenge'", 1, p), 2);
+
+    /* One at a time to each opponent; the refusal names the open one. */
+    challenge_of(&a, b.id, &c);
+    games_challenge_create(pool, &c, 0, &r);
+    assert_refused(&r, GAMES_CONFLICT);
+    assert_non_null(strstr(r.detail, first.id));
+    games_result_clear(&r);
+    /* No such opponent. */
+    challenge_of(&a, "nosuchplayer", &c);
+    games_challenge_create(pool, &c, 0, &r);
+    assert_refused(&r, GAMES_NOT_FOUND);
+    games_result_clear(&r);
+    /* One a day: the next waits until the first is 24 hours old. */
+    challenge_of(&a, "", &c);
+    games_challenge_create(pool, &c, 1, &r);
+    assert_refused(&r, GAMES_DAILY_LIMIT);
+    assert_true(r.retry_after > 0 && r.retry_after <= 86400);
+    games_result_clear(&r);
+
+    /* Ten open to anyone at most. */
+    for (int i = 0; i < GAMES_OPEN_CHALLENGES_MAX; i++) {
+        challenge_of(&busy, "", &c);
+        games_challenge_create(pool, &c, 0, &r);
+        assert_int_equal(r.outcome, GAMES_OK);
+        games_result_clear(&r);
+    }
+    challenge_of(&busy, "", &c);
+    games_challenge_create(pool, &c, 0, &r);
+    assert_refused(&r, GAMES_CONFLICT);
+    assert_non_null(strstr(r.detail, "10 open challenges"));
+    games_result_clear(&r);
+    /* ... which leaves challenges to one player free. */
+    challenge_of(&busy, a.id, &c);
+    games_challenge_create(pool, &c, 0, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    games_result_clear(&r);
+}
+
 /* ---- Conditional moves ------------------------------------------------------ */
 
 /* Lines given as "move move ...|move move ..." (a '|' between lines). */
@@ -1620,7 +1695,7 @@ static void test_games_message_send(void **state)
         free(json);
     }
     games_message_send(pool, g.black.id, g.game, "one too many", &json, &r);
-    assert_refused(&r, GAMES_MESSAGE_LIMIT);
+    assert_refused(&r, GAMES_DAILY_LIMIT);
     assert_null(json);
     games_result_clear(&r);
     const char *p[2] = { g.game, g.black.id };
@@ -2046,6 +2121,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_games_glinski_stalemate),
         cmocka_unit_test(test_games_move_key),
         cmocka_unit_test(test_games_analyse_bad_position),
+        cmocka_unit_test(test_games_challenge_create),
         cmocka_unit_test(test_games_conditional),
         cmocka_unit_test(test_games_message_valid),
         cmocka_unit_test(test_games_message_send),
