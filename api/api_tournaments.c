@@ -214,12 +214,11 @@ enum MHD_Result api_tournament_create(struct api_request *req)
 {
     enum MHD_Result replied;
     struct db_tournament t;
-    struct base_err err = { "" };
+    struct games_result r;
     const char *variant, *starts, *ends;
     const cJSON *clock;
     char why[256];
     bool is_null = false;
-    enum db_status st;
 
     if (!api_body_check(req, tournament_fields, &replied))
         return replied;
@@ -266,9 +265,9 @@ enum MHD_Result api_tournament_create(struct api_request *req)
         return api_fail(req, API_PROBLEM_INVALID_VALUE, "'ends_at' must come after 'starts_at'");
     snprintf(t.starts_at, sizeof t.starts_at, "%s", starts ? starts : "");
     snprintf(t.ends_at, sizeof t.ends_at, "%s", ends ? ends : "");
-    st = db_tournament_insert(req->config->pool, &t, &err);
-    if (st != DB_OK)
-        return api_fail_db(req, st, err.text);
+    games_tournament_create(req->config->pool, &t, &r);
+    if (r.outcome != GAMES_OK)
+        return api_reply_refusal(req, r.outcome, r.detail, r.db, r.err.text);
     return api_reply_json(req, MHD_HTTP_CREATED, tournament_json(&t, NULL, 0));
 }
 

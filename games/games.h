@@ -301,6 +301,11 @@ void games_arbiter_dismiss(struct db_pool *pool, const char *item_id, const char
 
 /* ---- Round-robin tournaments (issue 19, games_tournaments.c) */
 
+/* Creates *t (checked by the caller) as an open tournament, its id made
+ * here. */
+void games_tournament_create(struct db_pool *pool, struct db_tournament *t,
+                             struct games_result *out);
+
 /* Joins an open tournament, its entry conditions checked (GAMES_ILLEGAL
  * with the reason when not met; GAMES_CONFLICT when full or started); *t
  * is the tournament after it. */

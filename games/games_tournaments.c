@@ -206,6 +206,17 @@ void games_tournament_start(struct db_pool *pool, const char *caller_id, bool ar
     games_run(pool, start_tx, &a, out);
 }
 
+/* ---- create ------------------------------------------------------------- */
+
+void games_tournament_create(struct db_pool *pool, struct db_tournament *t,
+                             struct games_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->db = db_tournament_insert(pool, t, &out->err);
+    if (out->db != DB_OK)
+        out->outcome = GAMES_DB_ERROR;
+}
+
 /* ---- join --------------------------------------------------------------- */
 
 /* The entry conditions against the player's rating and time-out share;

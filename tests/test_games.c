@@ -1914,7 +1914,7 @@ static void test_games_arbiter_request(void **state)
 static void new_tournament(const struct db_player *director, int max_players, bool min_2000,
                            const char *starts_at, struct db_tournament *t)
 {
-    struct base_err err = { "" };
+    struct games_result r;
     memset(t, 0, sizeof *t);
     snprintf(t->name, sizeof t->name, "test %s", director->name);
     t->variant = db_variant_parse("korpalski");
@@ -1923,8 +1923,11 @@ static void new_tournament(const struct db_player *director, int max_players, bo
     t->has_min_rating = min_2000;
     t->min_rating = 2000;
     snprintf(t->starts_at, sizeof t->starts_at, "%s", starts_at ? starts_at : "");
-    if (db_tournament_insert(pool, t, &err) != DB_OK)
-        fail_msg("tournament: %s", err.text);
+    games_tournament_create(pool, t, &r);
+    if (r.outcome != GAMES_OK)
+        fail_msg("tournament: %s", r.err.text);
+    assert_true(t->id[0] != '\0');
+    assert_int_equal(t->status, DB_TOURNAMENT_OPEN);
 }
 
 static long long tournament_games(const char *id, const char *where)
