@@ -28,7 +28,7 @@ struct api_config {
     double rate_limit;         /* requests a second per token or address; 0: none */
     double rate_burst;         /* requests a bucket holds */
     const struct notify_config *notify;   /* links, webhook URL rules; borrowed */
-    /* Accounts (issue 17). */
+    /* Accounts. */
     int streams_per_player;    /* event streams open at once per player; 0: no cap */
     int streams_per_address;   /* ... per client address; 0: no cap */
     int session_max_days;      /* a web session's absolute lifetime */
@@ -39,15 +39,15 @@ struct api_config {
     const char *metrics_allow;     /* clients that may read /metrics */
     int connections_per_address;   /* open at once from one client; 0: no cap */
     int request_head_seconds;      /* the whole request head must arrive in this */
-    /* Inboxes (issue 17). */
+    /* Inboxes. */
     bool email_confirmation;   /* addresses must be confirmed before korpd mails them */
     int challenges_per_day;    /* challenges per challenger in 24 hours; 0: no cap */
-    int leave_days_per_year;       /* a player's leave allowance (issue 18) */
+    int leave_days_per_year;       /* a player's leave allowance */
     /* Issue 22: every stream reads the events table at least this often
      * (KORP_EVENTS_BACKSTOP_MS), whether or not a wake-up came; 0: 15000. */
     int events_backstop_ms;
-    int event_retention_days;      /* events kept this long; 0: for ever (issue 22) */
-    /* Engine analysis (issue 23): per player per hour, and searches at once. */
+    int event_retention_days;      /* events kept this long; 0: for ever */
+    /* Engine analysis: per player per hour, and searches at once. */
     int analysis_per_hour;
     int analysis_concurrent;
 };

@@ -1,6 +1,6 @@
 /*
- * api_analyse.c — POST /v1/analyse: the engine's best lines for a position
- * (issue 23), for people reviewing finished games, the study board and
+ * api_analyse.c — POST /v1/analyse: the engine's best lines for a
+ * position, for people reviewing finished games, the study board and
  * arbiters.  Guarded three ways: never for a game the asker is playing
  * (named by id, or by its position pasted as a FEN), at most
  * KORP_ANALYSIS_PER_HOUR analyses per player, and at most

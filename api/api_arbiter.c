@@ -1,5 +1,5 @@
 /*
- * api_arbiter.c — the arbiter's queue over HTTP (issue 19): perpetual-check
+ * api_arbiter.c — the arbiter's queue over HTTP: perpetual-check
  * claims (through POST /v1/games/{id}/claims), players' requests, the queue
  * (arbiters only) and dismissals.
  */

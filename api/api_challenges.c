@@ -64,7 +64,7 @@ static const struct api_field challenge_fields[] = {
     { NULL, API_STRING, false, false, 0, 0 },
 };
 
-/* The members of each kind of clock (issue 18). */
+/* The members of each kind of clock. */
 static const struct api_field per_move_fields[] = {
     { "type", API_STRING, true, false, 1, 16 },
     { "days", API_INTEGER, true, false, 1, 60 },
@@ -86,7 +86,7 @@ static int member_int(const cJSON *json, const char *name)
 
 /* Reads the body's `clock` (or its days_per_move) and leave_allowed into
  * clock and *days_per_move (0: none); false with why when it is not one
- * korpd knows.  Challenges and tournaments (issue 19) take the same. */
+ * korpd knows.  Challenges and tournaments take the same. */
 bool api_clock_read(struct api_request *req, struct db_clock *clock, int *days_per_move,
                     char *why, size_t size)
 {

@@ -1,5 +1,5 @@
 /*
- * api_conditional.c — a player's conditional moves in a game (issue 18):
+ * api_conditional.c — a player's conditional moves in a game:
  * PUT replaces them, GET shows them (to their owner only), DELETE removes
  * them.  Only the game's players reach them; for anyone else the game's
  * conditional moves do not exist (404).

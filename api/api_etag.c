@@ -1,5 +1,5 @@
 /*
- * api_etag.c — conditional reads of a game (issue 22, section 2): the
+ * api_etag.c — conditional reads of a game: the
  * entity tag of each game resource, If-None-Match (RFC 9110 §13.1.2) and
  * the 304 that answers it.
  *

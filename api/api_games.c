@@ -205,7 +205,7 @@ enum MHD_Result api_game_legal_moves(struct api_request *req)
         db_game_clear(&g);
         return api_fail_db(req, DB_HARD_ERROR, "stored position unreadable");
     }
-    /* ?after=: the position a player plans from (issue 18, api_conditional.c). */
+    /* ?after=: the position a player plans from (api_conditional.c). */
     if (!api_legal_after(req, v, &pos, &rc)) {
         db_game_clear(&g);
         return rc;
@@ -282,7 +282,7 @@ enum MHD_Result api_game_pgn(struct api_request *req)
         }
     }
     pgn = api_game_pgn_text(req, &g, &rc);
-    /* ?notes=true: the caller's private notes as a comment (issue 18). */
+    /* ?notes=true: the caller's private notes as a comment. */
     if (pgn != NULL && !api_pgn_notes(req, g.id, &pgn, &rc)) {
         free(pgn);
         pgn = NULL;

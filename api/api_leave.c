@@ -1,5 +1,5 @@
 /*
- * api_leave.c — a player's leave (issue 18): book whole UTC days within the
+ * api_leave.c — a player's leave: book whole UTC days within the
  * yearly allowance (KORP_LEAVE_DAYS_PER_YEAR), list this year's, cancel or
  * end one.  While a player is on leave no time runs in their games.
  */

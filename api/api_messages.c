@@ -1,6 +1,6 @@
 /*
  * api_messages.c — a player's private notes on a game and the messages of
- * its players (issue 18).  Notes are their author's alone (404 for anyone
+ * its players.  Notes are their author's alone (404 for anyone
  * else); messages are the players' (and arbiters') while the game runs,
  * and everyone's once it is over.
  */

@@ -1,5 +1,5 @@
 /*
- * api_ratings.c — ratings in the API (issue 19): a game's `rated` and
+ * api_ratings.c — ratings in the API: a game's `rated` and
  * `rating_diff`, a player's `ratings` and `stats`, their rating history,
  * and the leaderboard of a variant.
  */

@@ -54,7 +54,7 @@ struct api_server {
     struct api_addr_list *trusted;
     struct api_addr_list *metrics_allow;
     struct api_conn_counts *counts;
-    struct api_analysis *analysis;     /* engine searches (issue 23) */
+    struct api_analysis *analysis;     /* engine searches */
     struct api_jobs *jobs;             /* the request workers (api_jobs.c) */
     atomic_int in_flight;
     bool quiesced;

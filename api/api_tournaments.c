@@ -1,5 +1,5 @@
 /*
- * api_tournaments.c — round-robin tournaments over HTTP (issue 19): create,
+ * api_tournaments.c — round-robin tournaments over HTTP: create,
  * join, withdraw, start, one tournament with its games and standings
  * (score, then Sonneborn-Berger, then wins), and the list.
  */

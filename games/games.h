@@ -190,7 +190,7 @@ void games_analysis_allowed(struct db_pool *pool, const char *player_id,
                             const struct rules_variant *v, const struct rules_position *pos,
                             const char *game_id, struct games_result *out);
 
-/* ---- Conditional moves, notes and messages (issue 18) -------------------- */
+/* ---- Conditional moves, notes and messages -------------------- */
 
 #define GAMES_LINES_MAX 64        /* lines a player may set */
 #define GAMES_LINE_MOVES_MAX 40   /* moves in a line: 2 to 40, an even number */
@@ -242,7 +242,7 @@ bool games_message_valid(const char *text, char *why, size_t size);
 void games_message_send(struct db_pool *pool, const char *player_id, const char *game_id,
                         const char *text, char **json, struct games_result *out);
 
-/* ---- Clocks and leave (issue 18): games_clock.c, games_leave.c. */
+/* ---- Clocks and leave: games_clock.c, games_leave.c. */
 
 /* Gives the opponent (to move) days more: on their deadline, or on their
  * Fischer time.  Refused on one's own turn and in a game without a clock. */
@@ -270,13 +270,13 @@ void games_leave_book(struct db_pool *pool, const char *player_id, const char *s
  * today (UTC); the days not used come back. */
 void games_leave_cancel(struct db_pool *pool, const char *player_id, const char *leave_id,
                         struct games_leave *out);
-/* ---- Ratings (issue 19, games_ratings.c) */
+/* ---- Ratings (games_ratings.c) */
 
 /* Days in one Glicko-2 rating period (KORP_RATING_PERIOD_DAYS, default 7):
  * call once before threads start. */
 void games_ratings_set_period(int days);
 
-/* ---- The arbiter's queue (issue 19, games_arbiter.c) */
+/* ---- The arbiter's queue (games_arbiter.c) */
 
 /*
  * A perpetual-check claim by the player to move: `line` (moves to come in
@@ -299,7 +299,7 @@ void games_arbiter_request(struct db_pool *pool, const char *player_id, const ch
 void games_arbiter_dismiss(struct db_pool *pool, const char *item_id, const char *reason,
                            struct games_result *out);
 
-/* ---- Round-robin tournaments (issue 19, games_tournaments.c) */
+/* ---- Round-robin tournaments (games_tournaments.c) */
 
 /* Creates *t (checked by the caller) as an open tournament, its id made
  * here. */

@@ -1,5 +1,5 @@
 /*
- * games_arbiter.c — what goes to an arbiter (issue 19): a perpetual-check
+ * games_arbiter.c — what goes to an arbiter: a perpetual-check
  * claim (rules 15.6: shown to the arbiter rather than waiting for a
  * repetition), checked here and queued while the game goes on; a player's
  * request for an arbiter; an arbiter's dismissal of an item; and an

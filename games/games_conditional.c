@@ -1,5 +1,5 @@
 /*
- * games_conditional.c — conditional moves (issue 18): a player sets lines
+ * games_conditional.c — conditional moves: a player sets lines
  * of "if they play this, I reply that" while the opponent is to move; when
  * the opponent's move is committed, the reply it calls for is played in
  * the same transaction, as any move of theirs (move row, events,

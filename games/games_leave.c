@@ -1,5 +1,5 @@
 /*
- * games_leave.c — leave (issue 18): a player books whole UTC days within a
+ * games_leave.c — leave: a player books whole UTC days within a
  * yearly allowance, and while either player of a game is on leave no time
  * runs in it.  A booking made, cancelled or cut short sets the deadlines
  * of the player's games again in the same transaction (the running time

@@ -1,5 +1,5 @@
 /*
- * games_messages.c — messages between the players of a game (issue 18):
+ * games_messages.c — messages between the players of a game:
  * stored at the plies played when sent (the move they came with included),
  * told to the opponent as the event "message", at most
  * GAMES_MESSAGES_PER_DAY per player per game per UTC day.

@@ -1,5 +1,5 @@
 /*
- * games_tournaments.c — round-robin tournaments (issue 19): joining (with
+ * games_tournaments.c — round-robin tournaments: joining (with
  * the entry conditions), withdrawing (after the start: every unfinished game
  * of the player is lost by forfeit, unrated), the start (players numbered by
  * lot, every game created at once from the FIDE Berger tables), the end when
