@@ -93,16 +93,20 @@ static enum db_status perpetual_tx(struct db_tx *tx, void *arg)
                                 "it does not give check; in a perpetual-check claim every "
                                 "move of the claimant gives check");
         }
-        snprintf(line + strlen(line), sizeof line - strlen(line), "%s%s", count > 1 ? " " : "",
-                 san);
+        size_t used = strlen(line);
+        if ((rc = games_format(tx, line + used, sizeof line - used, "%s%s",
+                               count > 1 ? " " : "", san)) != DB_OK)
+            return rc;
     }
     if (count == 0)
         return games_refuse(r, GAMES_CLAIM_LINE_REFUSED, "the line has no move: write the moves to come, "
                             "yours first, like \"Qh5+ Kg8 Qe8+ Kh7 Qh5+\"");
     /* The line is rebuilt from korpd's own SAN: no quote or backslash. */
-    snprintf(details, sizeof details,
-             "{\"claimant\":\"%s\",\"color\":\"%s\",\"ply\":%d,\"line\":\"%s\"}",
-             a->player_id, games_color_name(color), r->game.ply, line);
+    rc = games_format(tx, details, sizeof details,
+                      "{\"claimant\":\"%s\",\"color\":\"%s\",\"ply\":%d,\"line\":\"%s\"}",
+                      a->player_id, games_color_name(color), r->game.ply, line);
+    if (rc != DB_OK)
+        return rc;
     return db_queue_add(tx, DB_QUEUE_PERPETUAL, r->game.id, a->player_id, details, NULL,
                         a->claim_id);
 }
@@ -136,8 +140,10 @@ static enum db_status request_tx(struct db_tx *tx, void *arg)
         return rc;
     if (strcmp(r->game.white_id, a->player_id) != 0 && strcmp(r->game.black_id, a->player_id) != 0)
         return games_refuse(r, GAMES_FORBIDDEN, "you are not a player of this game");
-    snprintf(details, sizeof details, "{\"player\":\"%s\",\"ply\":%d}", a->player_id,
-             r->game.ply);
+    rc = games_format(tx, details, sizeof details, "{\"player\":\"%s\",\"ply\":%d}",
+                      a->player_id, r->game.ply);
+    if (rc != DB_OK)
+        return rc;
     return db_queue_add(tx, DB_QUEUE_REQUEST, r->game.id, a->player_id, details, a->text,
                         a->request_id);
 }

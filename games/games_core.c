@@ -32,6 +32,18 @@ enum db_status games_refuse(struct games_result *r, enum games_outcome outcome,
     return DB_OK;
 }
 
+enum db_status games_format(struct db_tx *tx, char *out, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+    va_start(ap, fmt);
+    n = vsnprintf(out, size, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= size)
+        return db_tx_fail(tx, "a detail of %d bytes does not fit in %zu", n, size);
+    return DB_OK;
+}
+
 void games_run(struct db_pool *pool, db_tx_fn fn, void *arg, struct games_result *r)
 {
     enum db_status rc;

@@ -15,6 +15,11 @@ void games_result_reset(struct games_result *r);
 enum db_status games_refuse(struct games_result *r, enum games_outcome outcome,
                             const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* Writes an event's (or a queue item's) JSON into out: a text that would
+ * be cut short fails the transaction instead of storing half of it. */
+enum db_status games_format(struct db_tx *tx, char *out, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 /* Runs fn as one transaction, r cleared first; a database failure becomes
  * GAMES_DB_ERROR. */
 void games_run(struct db_pool *pool, db_tx_fn fn, void *arg, struct games_result *r);

@@ -71,19 +71,23 @@ bool games_read_move(const struct rules_variant *v, const struct rules_position 
  * in a game with a clock each side's time once the move is charged (issue
  * 18: the turn email tells a Fischer clock's time).
  */
-static void move_detail(const struct db_game *g, const char *san, const char *uci,
-                        const char *polish, char *out, size_t size)
+static enum db_status move_detail(struct db_tx *tx, const struct db_game *g, const char *san,
+                                  const char *uci, const char *polish, char *out, size_t size)
 {
-    char clock[96] = "";
+    char clock[96] = "", inventor[RULES_MOVE_TEXT_MAX + 16] = "";
     const char *conditional = g->move_conditional ? ",\"conditional\":true" : "";
+    enum db_status rc = DB_OK;
     if (g->clock.type != DB_CLOCK_NONE)
-        snprintf(clock, sizeof clock, ",\"clock\":{\"type\":\"%s\",\"white\":%lld,\"black\":%lld}",
-                 db_clock_type_text(g->clock.type), g->remaining_white, g->remaining_black);
-    if (polish != NULL)
-        snprintf(out, size, "{\"san\":\"%s\",\"uci\":\"%s\",\"polish\":\"%s\"%s%s}", san, uci,
-                 polish, clock, conditional);
-    else
-        snprintf(out, size, "{\"san\":\"%s\",\"uci\":\"%s\"%s%s}", san, uci, clock, conditional);
+        rc = games_format(tx, clock, sizeof clock,
+                          ",\"clock\":{\"type\":\"%s\",\"white\":%lld,\"black\":%lld}",
+                          db_clock_type_text(g->clock.type), g->remaining_white,
+                          g->remaining_black);
+    if (rc == DB_OK && polish != NULL)
+        rc = games_format(tx, inventor, sizeof inventor, ",\"polish\":\"%s\"", polish);
+    if (rc == DB_OK)
+        rc = games_format(tx, out, size, "{\"san\":\"%s\",\"uci\":\"%s\"%s%s%s}", san, uci,
+                          inventor, clock, conditional);
+    return rc;
 }
 
 /*
@@ -128,8 +132,9 @@ static enum db_status play(struct db_tx *tx, struct rules_position *pos, struct 
         (rc = db_game_save(tx, g)) != DB_OK)
         return rc;
     /* After the save: the clocks have charged the move. */
-    move_detail(g, san, uci, v->polish_notation ? polish : NULL, detail, sizeof detail);
-    if ((rc = db_game_event(tx, g->id, DB_EVENT_MOVE, detail)) != DB_OK)
+    if ((rc = move_detail(tx, g, san, uci, v->polish_notation ? polish : NULL, detail,
+                          sizeof detail)) != DB_OK ||
+        (rc = db_game_event(tx, g->id, DB_EVENT_MOVE, detail)) != DB_OK)
         return rc;
     if (g->status != DB_GAME_ACTIVE)
         rc = games_announce_end(tx, g);
