@@ -40,10 +40,11 @@ static bool day_valid(const char *text)
 }
 
 /* 422 /problems/leave-exceeded, with the year and the days left in it. */
-static enum MHD_Result exceeded(struct api_request *req, const struct games_leave *l)
+static enum MHD_Result exceeded(struct api_request *req, const struct games_result *r,
+                                const struct games_leave *l)
 {
-    enum api_problem p = api_outcome_problem(l->outcome);
-    cJSON *json = api_problem_new(p, l->detail);
+    enum api_problem p = api_outcome_problem(r->outcome);
+    cJSON *json = api_problem_new(p, r->detail);
     if (json == NULL || cJSON_AddNumberToObject(json, "year", l->year) == NULL ||
         cJSON_AddNumberToObject(json, "remaining", l->left) == NULL) {
         cJSON_Delete(json);
@@ -52,11 +53,12 @@ static enum MHD_Result exceeded(struct api_request *req, const struct games_leav
     return api_reply_problem(req, p, json);
 }
 
-static enum MHD_Result leave_refused(struct api_request *req, const struct games_leave *l)
+static enum MHD_Result leave_refused(struct api_request *req, const struct games_result *r,
+                                     const struct games_leave *l)
 {
-    if (l->outcome == GAMES_LEAVE_EXCEEDED)
-        return exceeded(req, l);
-    return api_reply_refusal(req, l->outcome, l->detail, l->db, l->err.text);
+    if (r->outcome == GAMES_LEAVE_EXCEEDED)
+        return exceeded(req, r, l);
+    return api_reply_refusal(req, r->outcome, r->detail, r->db, r->err.text);
 }
 
 static const struct api_field leave_fields[] = {
@@ -69,6 +71,7 @@ enum MHD_Result api_leave_book(struct api_request *req)
 {
     enum MHD_Result replied;
     struct games_leave l;
+    struct games_result r;
     const char *start;
 
     if (!api_body_check(req, leave_fields, &replied))
@@ -79,9 +82,9 @@ enum MHD_Result api_leave_book(struct api_request *req)
                         "'start' must be a day written YYYY-MM-DD, like \"2026-12-24\"");
     games_leave_book(req->config->pool, req->caller.player_id, start,
                      (int)api_body_integer(req, "days", 1, NULL),
-                     req->config->leave_days_per_year, &l);
-    if (l.outcome != GAMES_OK)
-        return leave_refused(req, &l);
+                     req->config->leave_days_per_year, &l, &r);
+    if (r.outcome != GAMES_OK)
+        return leave_refused(req, &r, &l);
     return api_reply_json(req, MHD_HTTP_CREATED, leave_json(&l.booking));
 }
 
@@ -108,10 +111,10 @@ enum MHD_Result api_leave_list(struct api_request *req)
 
 enum MHD_Result api_leave_cancel(struct api_request *req)
 {
-    struct games_leave l;
-    games_leave_cancel(req->config->pool, req->caller.player_id, req->params[0], &l);
-    if (l.outcome != GAMES_OK)
-        return leave_refused(req, &l);
+    struct games_result r;
+    games_leave_cancel(req->config->pool, req->caller.player_id, req->params[0], &r);
+    if (r.outcome != GAMES_OK)
+        return leave_refused(req, &r, NULL);
     return api_reply(req, MHD_HTTP_NO_CONTENT,
                      MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT));
 }

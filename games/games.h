@@ -211,7 +211,8 @@ struct games_lines {
 
 /* Replaces the player's lines (none: removes them) while their opponent
  * is to move (GAMES_PLY_MISMATCH when expect_ply is not the plies played:
- * lines meant for another position are never stored); every move is checked in sequence from the current position
+ * lines meant for another position are never stored); every move is
+ * checked in sequence from the current position
  * (GAMES_ILLEGAL with bad_line and bad_index), and lines sharing a prefix
  * must give one reply (GAMES_CONFLICT with conflict set); on one's own
  * turn: GAMES_CONFLICT.  lines become SAN. */
@@ -249,27 +250,25 @@ void games_message_send(struct db_pool *pool, const char *player_id, const char 
 void games_give_time(struct db_pool *pool, const char *player_id, const char *game_id,
                      int days, struct games_result *out);
 
+/* What leave answers besides the outcome. */
 struct games_leave {
-    enum games_outcome outcome;  /* GAMES_OK, GAMES_DAY_OUT_OF_RANGE, GAMES_CONFLICT (an
-                                    overlap, a booking over), GAMES_LEAVE_EXCEEDED,
-                                    GAMES_NOT_FOUND, GAMES_DB_ERROR */
-    char detail[256];
     int year, left;              /* GAMES_LEAVE_EXCEEDED: the year, its days left */
     struct db_leave booking;     /* the booking made */
-    enum db_status db;
-    struct base_err err;
 };
 
 /* Books leave: `days` whole UTC days from start_day ("YYYY-MM-DD"), within
  * `allowance` days per calendar year; the deadlines of the player's games
- * move in the same transaction. */
+ * move in the same transaction.  Refused with GAMES_DAY_OUT_OF_RANGE (not
+ * today or up to 365 days ahead), GAMES_CONFLICT (it overlaps a booking)
+ * or GAMES_LEAVE_EXCEEDED (l->year, l->left). */
 void games_leave_book(struct db_pool *pool, const char *player_id, const char *start_day,
-                      int days, int allowance, struct games_leave *out);
+                      int days, int allowance, struct games_leave *l, struct games_result *out);
 
 /* Cancels a booking not started, or ends one in progress at the end of
- * today (UTC); the days not used come back. */
+ * today (UTC); the days not used come back.  GAMES_NOT_FOUND for no
+ * booking of the player's, GAMES_CONFLICT for one that has ended. */
 void games_leave_cancel(struct db_pool *pool, const char *player_id, const char *leave_id,
-                        struct games_leave *out);
+                        struct games_result *out);
 /* ---- Ratings (games_ratings.c) */
 
 /* Days in one Glicko-2 rating period (KORP_RATING_PERIOD_DAYS, default 7):

@@ -99,8 +99,8 @@ static enum db_status perpetual_tx(struct db_tx *tx, void *arg)
             return rc;
     }
     if (count == 0)
-        return games_refuse(r, GAMES_CLAIM_LINE_REFUSED, "the line has no move: write the moves to come, "
-                            "yours first, like \"Qh5+ Kg8 Qe8+ Kh7 Qh5+\"");
+        return games_refuse(r, GAMES_CLAIM_LINE_REFUSED, "the line has no move: write the "
+                            "moves to come, yours first, like \"Qh5+ Kg8 Qe8+ Kh7 Qh5+\"");
     /* The line is rebuilt from korpd's own SAN: no quote or backslash. */
     rc = games_format(tx, details, sizeof details,
                       "{\"claimant\":\"%s\",\"color\":\"%s\",\"ply\":%d,\"line\":\"%s\"}",

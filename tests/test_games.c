@@ -1773,6 +1773,7 @@ static void test_games_leave(void **state)
 {
     struct db_player p, other;
     struct games_leave l, booked;
+    struct games_result r;
     char start[16], later[16], far[16], past[16];
     (void)state;
     new_player(&p, NULL, 0);
@@ -1782,36 +1783,45 @@ static void test_games_leave(void **state)
     day_ahead(366, far, sizeof far);
     day_ahead(-1, past, sizeof past);
 
-    games_leave_book(pool, p.id, start, 3, 30, &booked);
-    assert_int_equal(booked.outcome, GAMES_OK);
+    games_leave_book(pool, p.id, start, 3, 30, &booked, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    games_result_clear(&r);
     assert_true(booked.booking.id[0] != '\0');
     assert_int_equal(booked.booking.days, 3);
 
-    /* Days 11-12 lie inside days 10-12. */
-    games_leave_book(pool, p.id, later, 1, 30, &l);
-    assert_int_equal(l.outcome, GAMES_CONFLICT);
-    assert_non_null(strstr(l.detail, "overlap"));
+    /* Day 11 lies inside days 10-12. */
+    games_leave_book(pool, p.id, later, 1, 30, &l, &r);
+    assert_refused(&r, GAMES_CONFLICT);
+    assert_non_null(strstr(r.detail, "overlap"));
+    games_result_clear(&r);
     /* Today up to 365 days ahead, no more, no less. */
-    games_leave_book(pool, p.id, far, 1, 30, &l);
-    assert_int_equal(l.outcome, GAMES_DAY_OUT_OF_RANGE);
-    games_leave_book(pool, p.id, past, 1, 30, &l);
-    assert_int_equal(l.outcome, GAMES_DAY_OUT_OF_RANGE);
+    games_leave_book(pool, p.id, far, 1, 30, &l, &r);
+    assert_refused(&r, GAMES_DAY_OUT_OF_RANGE);
+    games_result_clear(&r);
+    games_leave_book(pool, p.id, past, 1, 30, &l, &r);
+    assert_refused(&r, GAMES_DAY_OUT_OF_RANGE);
+    games_result_clear(&r);
     /* With no allowance, any day is over it: the year of the day, 0 left. */
-    games_leave_book(pool, other.id, start, 1, 0, &l);
-    assert_int_equal(l.outcome, GAMES_LEAVE_EXCEEDED);
+    games_leave_book(pool, other.id, start, 1, 0, &l, &r);
+    assert_refused(&r, GAMES_LEAVE_EXCEEDED);
+    games_result_clear(&r);
     assert_int_equal(l.year, atoi(start));
     assert_int_equal(l.left, 0);
 
     /* Only its owner cancels a booking; one not started goes away. */
-    games_leave_cancel(pool, other.id, booked.booking.id, &l);
-    assert_int_equal(l.outcome, GAMES_NOT_FOUND);
-    games_leave_cancel(pool, p.id, booked.booking.id, &l);
-    assert_int_equal(l.outcome, GAMES_OK);
-    games_leave_cancel(pool, p.id, booked.booking.id, &l);
-    assert_int_equal(l.outcome, GAMES_NOT_FOUND);
+    games_leave_cancel(pool, other.id, booked.booking.id, &r);
+    assert_refused(&r, GAMES_NOT_FOUND);
+    games_result_clear(&r);
+    games_leave_cancel(pool, p.id, booked.booking.id, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    games_result_clear(&r);
+    games_leave_cancel(pool, p.id, booked.booking.id, &r);
+    assert_refused(&r, GAMES_NOT_FOUND);
+    games_result_clear(&r);
     /* Its days are free again. */
-    games_leave_book(pool, p.id, later, 1, 30, &l);
-    assert_int_equal(l.outcome, GAMES_OK);
+    games_leave_book(pool, p.id, later, 1, 30, &l, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    games_result_clear(&r);
 }
 
 /* ---- The arbiter's queue -------------------------------------------------------- */
