@@ -57,8 +57,8 @@ enum MHD_Result api_game_get(struct api_request *req)
     return api_reply_json_tagged(req, json, tag);
 }
 
-/* A cursor is "<microseconds>.<id>" of the last game of a page. */
-bool api_cursor_read(const char *text, char *us, size_t us_size, char *id, size_t id_size)
+/* A cursor is "<microseconds>.<id>" of the last item of a page. */
+static bool cursor_read(const char *text, char *us, size_t us_size, char *id, size_t id_size)
 {
     const char *dot = text ? strchr(text, '.') : NULL;
     size_t n;
@@ -80,13 +80,57 @@ bool api_cursor_read(const char *text, char *us, size_t us_size, char *id, size_
     return true;
 }
 
+bool api_page_read(struct api_request *req, struct api_page *page, enum MHD_Result *replied)
+{
+    const char *limit = api_query(req, "limit");
+    page->limit = LIST_DEFAULT;
+    page->after_us = page->after_id = NULL;
+    if (limit != NULL) {
+        char *end = NULL;
+        long n = strtol(limit, &end, 10);
+        if (limit[0] < '0' || limit[0] > '9' || *end != '\0' || n < 1 || n > LIST_MAX) {
+            *replied = api_fail(req, API_PROBLEM_BAD_REQUEST,
+                                "'limit' must be a whole number from 1 to %d", LIST_MAX);
+            return false;
+        }
+        page->limit = (int)n;
+    }
+    return true;
+}
+
+bool api_page_cursor(struct api_request *req, struct api_page *page, enum MHD_Result *replied)
+{
+    const char *cursor = api_query(req, "cursor");
+    if (cursor == NULL)
+        return true;
+    if (!cursor_read(cursor, page->us, sizeof page->us, page->id, sizeof page->id)) {
+        *replied = api_fail(req, API_PROBLEM_BAD_REQUEST,
+                            "'cursor' is not one korpd gave; use the 'next' of a page");
+        return false;
+    }
+    page->after_us = page->us;
+    page->after_id = page->id;
+    return true;
+}
+
+void api_page_next(cJSON *json, bool more, const char *created_us, const char *id)
+{
+    char next[64];
+    if (more && created_us != NULL) {
+        snprintf(next, sizeof next, "%s.%s", created_us, id);
+        cJSON_AddStringToObject(json, "next", next);
+    } else {
+        cJSON_AddNullToObject(json, "next");
+    }
+}
+
 enum MHD_Result api_game_list(struct api_request *req)
 {
     struct db_game_filter f = { 0 };
-    const char *limit = api_query(req, "limit"), *cursor = api_query(req, "cursor");
     const char *status, *variant;
     enum db_game_status wanted = DB_GAME_ACTIVE;
-    char us[24], id[BASE_ID_SIZE], next[64];
+    struct api_page page;
+    enum MHD_Result replied;
     struct base_err err = { "" };
     struct db_game *games;
     int count = 0;
@@ -97,15 +141,9 @@ enum MHD_Result api_game_list(struct api_request *req)
     f.player_id = api_query(req, "player");
     status = api_query(req, "status");
     variant = api_query(req, "variant");
-    f.limit = LIST_DEFAULT;
-    if (limit != NULL) {
-        char *end = NULL;
-        long n = strtol(limit, &end, 10);
-        if (limit[0] < '0' || limit[0] > '9' || *end != '\0' || n < 1 || n > LIST_MAX)
-            return api_fail(req, API_PROBLEM_BAD_REQUEST,
-                            "'limit' must be a whole number from 1 to %d", LIST_MAX);
-        f.limit = (int)n;
-    }
+    if (!api_page_read(req, &page, &replied))
+        return replied;
+    f.limit = page.limit;
     if (status != NULL && !db_game_status_parse(status, &wanted))
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
                         "'status' must be active, finished or aborted");
@@ -115,13 +153,10 @@ enum MHD_Result api_game_list(struct api_request *req)
     if (f.player_id != NULL && !api_id_valid(f.player_id))
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
                         "'player' is a player id: letters and digits, like aZ3kP9qwX2");
-    if (cursor != NULL) {
-        if (!api_cursor_read(cursor, us, sizeof us, id, sizeof id))
-            return api_fail(req, API_PROBLEM_BAD_REQUEST,
-                            "'cursor' is not one korpd gave; use the 'next' of a page");
-        f.after_us = us;
-        f.after_id = id;
-    }
+    if (!api_page_cursor(req, &page, &replied))
+        return replied;
+    f.after_us = page.after_us;
+    f.after_id = page.after_id;
     /* Room for the page asked for, not for the largest one: a game is over a
      * kilobyte, and 100 of them at every request went to mmap and back. */
     games = calloc((size_t)f.limit, sizeof *games);
@@ -136,12 +171,8 @@ enum MHD_Result api_game_list(struct api_request *req)
     list = cJSON_AddArrayToObject(json, "games");
     for (int i = 0; i < count; i++)
         cJSON_AddItemToArray(list, api_game_json(&games[i]));
-    if (more && count > 0) {
-        snprintf(next, sizeof next, "%s.%s", games[count - 1].created_us, games[count - 1].id);
-        cJSON_AddStringToObject(json, "next", next);
-    } else {
-        cJSON_AddNullToObject(json, "next");
-    }
+    api_page_next(json, more, count > 0 ? games[count - 1].created_us : NULL,
+                  count > 0 ? games[count - 1].id : NULL);
     for (int i = 0; i < count; i++)
         db_game_clear(&games[i]);
     free(games);

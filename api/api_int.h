@@ -528,9 +528,23 @@ enum MHD_Result api_arbiter_dismiss(struct api_request *req);
 
 /* ---- Round-robin tournaments (api_tournaments.c) */
 
-/* Reads a list cursor "<microseconds>.<id>" (api_games.c); false if it is
- * not one korpd gave. */
-bool api_cursor_read(const char *text, char *us, size_t us_size, char *id, size_t id_size);
+/* A page of a list (api_games.c): ?limit= (1 to 100, 20 by default) and
+ * ?cursor=, the "<microseconds>.<id>" of the last item of the page before
+ * (after_us and after_id point into us and id, or are NULL). */
+struct api_page {
+    int limit;
+    char us[24], id[BASE_ID_SIZE];
+    const char *after_us, *after_id;
+};
+
+/* Reads ?limit= (and clears the cursor), then ?cursor=; each replies 400
+ * itself and returns false when it is not one korpd takes. */
+bool api_page_read(struct api_request *req, struct api_page *page, enum MHD_Result *replied);
+bool api_page_cursor(struct api_request *req, struct api_page *page, enum MHD_Result *replied);
+
+/* Adds "next" to a page: the cursor of its last item when more follow
+ * (created_us NULL: none), else null. */
+void api_page_next(cJSON *json, bool more, const char *created_us, const char *id);
 enum MHD_Result api_tournament_create(struct api_request *req);
 enum MHD_Result api_tournament_list(struct api_request *req);
 enum MHD_Result api_tournament_get(struct api_request *req);

@@ -13,8 +13,6 @@
 
 #define PLAYERS_MAX 30
 #define GAMES_MAX (PLAYERS_MAX * (PLAYERS_MAX - 1))
-#define LIST_DEFAULT 20
-#define LIST_MAX 100
 
 static void add_text_or_null(cJSON *json, const char *name, const char *text)
 {
@@ -338,13 +336,13 @@ enum MHD_Result api_tournament_get(struct api_request *req)
 
 enum MHD_Result api_tournament_list(struct api_request *req)
 {
-    const char *status = api_query(req, "status"), *limit = api_query(req, "limit");
-    const char *cursor = api_query(req, "cursor");
+    const char *status = api_query(req, "status");
     enum db_tournament_status wanted = DB_TOURNAMENT_OPEN;
-    char us[24], id[BASE_ID_SIZE], next[64];
+    struct api_page page;
+    enum MHD_Result replied;
     struct db_tournament *list = NULL;
     struct base_err err = { "" };
-    int want = LIST_DEFAULT, count = 0;
+    int count = 0;
     bool more = false;
     enum db_status st;
     cJSON *json, *items;
@@ -352,21 +350,12 @@ enum MHD_Result api_tournament_list(struct api_request *req)
     if (status != NULL && !db_tournament_status_parse(status, &wanted))
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
                         "'status' must be open, active, finished or canceled");
-    if (limit != NULL) {
-        char *end = NULL;
-        long n = strtol(limit, &end, 10);
-        if (limit[0] < '0' || limit[0] > '9' || *end != '\0' || n < 1 || n > LIST_MAX)
-            return api_fail(req, API_PROBLEM_BAD_REQUEST,
-                            "'limit' must be a whole number from 1 to %d", LIST_MAX);
-        want = (int)n;
-    }
-    if (cursor != NULL && !api_cursor_read(cursor, us, sizeof us, id, sizeof id))
-        return api_fail(req, API_PROBLEM_BAD_REQUEST,
-                        "'cursor' is not one korpd gave; use the 'next' of a page");
-    if ((list = calloc((size_t)want, sizeof *list)) == NULL)
+    if (!api_page_read(req, &page, &replied) || !api_page_cursor(req, &page, &replied))
+        return replied;
+    if ((list = calloc((size_t)page.limit, sizeof *list)) == NULL)
         return api_fail_oom(req);
-    st = db_tournament_list(req->config->pool, status ? &wanted : NULL, cursor ? us : NULL,
-                            cursor ? id : NULL, list, want, &count, &more, &err);
+    st = db_tournament_list(req->config->pool, status ? &wanted : NULL, page.after_us,
+                            page.after_id, list, page.limit, &count, &more, &err);
     if (st != DB_OK) {
         free(list);
         return api_fail_db(req, st, err.text);
@@ -375,12 +364,8 @@ enum MHD_Result api_tournament_list(struct api_request *req)
     items = cJSON_AddArrayToObject(json, "tournaments");
     for (int i = 0; i < count; i++)
         cJSON_AddItemToArray(items, tournament_json(&list[i], NULL, 0));
-    if (more && count > 0) {
-        snprintf(next, sizeof next, "%s.%s", list[count - 1].created_us, list[count - 1].id);
-        cJSON_AddStringToObject(json, "next", next);
-    } else {
-        cJSON_AddNullToObject(json, "next");
-    }
+    api_page_next(json, more, count > 0 ? list[count - 1].created_us : NULL,
+                  count > 0 ? list[count - 1].id : NULL);
     free(list);
     return api_reply_json(req, MHD_HTTP_OK, json);
 }

@@ -133,12 +133,10 @@ static enum db_status request_tx(struct db_tx *tx, void *arg)
     enum db_status rc;
 
     games_result_reset(r);
-    rc = db_game_lock(tx, a->game_id, false, &r->game);
-    if (rc == DB_NOT_FOUND)
-        return games_refuse(r, GAMES_NOT_FOUND, "no game has the id '%s'", a->game_id);
-    if (rc != DB_OK)
+    rc = games_lock_game(tx, a->game_id, false, r);
+    if (rc != DB_OK || r->outcome != GAMES_OK)
         return rc;
-    if (strcmp(r->game.white_id, a->player_id) != 0 && strcmp(r->game.black_id, a->player_id) != 0)
+    if (!games_is_player(&r->game, a->player_id))
         return games_refuse(r, GAMES_FORBIDDEN, "you are not a player of this game");
     rc = games_format(tx, details, sizeof details, "{\"player\":\"%s\",\"ply\":%d}",
                       a->player_id, r->game.ply);

@@ -258,18 +258,12 @@ static enum db_status read_tx(struct db_tx *tx, void *arg)
     struct games_result *r = c->out;
     struct rules_position pos;
     enum db_status rc;
-    bool white, black;
 
     games_result_reset(r);
-    rc = db_game_lock(tx, c->game_id, false, &r->game);
-    if (rc == DB_NOT_FOUND)
-        return not_yours(r, c->game_id);
+    rc = games_lock_game(tx, c->game_id, false, r);
     if (rc != DB_OK)
         return rc;
-    r->ply = r->game.ply;
-    white = strcmp(r->game.white_id, c->player_id) == 0;
-    black = strcmp(r->game.black_id, c->player_id) == 0;
-    if (!white && !black)
+    if (r->outcome != GAMES_OK || !games_is_player(&r->game, c->player_id))
         return not_yours(r, c->game_id);
     if (c->remove)
         return db_conditional_delete(tx, r->game.id, c->player_id);
@@ -280,7 +274,9 @@ static enum db_status read_tx(struct db_tx *tx, void *arg)
     }
     if ((rc = games_load(tx, &r->game, &pos)) != DB_OK)
         return rc;
-    return get_step(tx, r, &pos, white ? RULES_WHITE : RULES_BLACK, c->lines);
+    return get_step(tx, r, &pos,
+                    strcmp(r->game.white_id, c->player_id) == 0 ? RULES_WHITE : RULES_BLACK,
+                    c->lines);
 }
 
 void games_conditional_get(struct db_pool *pool, const char *player_id, const char *game_id,

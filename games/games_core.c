@@ -60,6 +60,11 @@ const char *games_color_name(enum rules_color c)
     return db_color_text(db_color_of(c));
 }
 
+bool games_is_player(const struct db_game *g, const char *player_id)
+{
+    return strcmp(g->white_id, player_id) == 0 || strcmp(g->black_id, player_id) == 0;
+}
+
 /* The colour the player has in the game; false if not a player of it. */
 static bool color_of(const struct db_game *g, const char *player_id, enum rules_color *color)
 {
@@ -90,9 +95,8 @@ static enum db_status refuse_over(struct games_result *r)
                         rules_result_text(r->game.result), how[0] ? " by " : "", how);
 }
 
-/* Locks the game into r->game (its ply into r->ply); refuses one not found. */
-static enum db_status lock(struct db_tx *tx, const char *game_id, bool with_keys,
-                           struct games_result *r)
+enum db_status games_lock_game(struct db_tx *tx, const char *game_id, bool with_keys,
+                               struct games_result *r)
 {
     enum db_status rc = db_game_lock(tx, game_id, with_keys, &r->game);
     if (rc == DB_NOT_FOUND)
@@ -106,7 +110,7 @@ enum db_status games_lock_for_player(struct db_tx *tx, const char *game_id,
                                      struct games_result *r, struct rules_position *pos,
                                      enum rules_color *color)
 {
-    enum db_status rc = lock(tx, game_id, with_keys, r);
+    enum db_status rc = games_lock_game(tx, game_id, with_keys, r);
     if (rc != DB_OK || r->outcome != GAMES_OK)
         return rc;
     if (!color_of(&r->game, player_id, color))
@@ -130,7 +134,7 @@ enum db_status games_lock_for_player(struct db_tx *tx, const char *game_id,
 enum db_status games_lock_active(struct db_tx *tx, const char *game_id,
                                  struct games_result *r)
 {
-    enum db_status rc = lock(tx, game_id, false, r);
+    enum db_status rc = games_lock_game(tx, game_id, false, r);
     if (rc != DB_OK || r->outcome != GAMES_OK)
         return rc;
     return r->game.status == DB_GAME_ACTIVE ? DB_OK : refuse_over(r);

@@ -48,6 +48,14 @@ const char *games_color_name(enum rules_color c);
 enum db_status games_load(struct db_tx *tx, const struct db_game *g,
                           struct rules_position *pos);
 
+/* Locks the game into r->game (its ply into r->ply), whatever its status;
+ * refuses one not found (GAMES_NOT_FOUND). */
+enum db_status games_lock_game(struct db_tx *tx, const char *game_id, bool with_keys,
+                               struct games_result *r);
+
+/* Whether the player plays the game (either colour). */
+bool games_is_player(const struct db_game *g, const char *player_id);
+
 /*
  * Locks the game for a player's state change and checks that they may act
  * on it now: a player of it, the game active (one past its deadline is

@@ -88,13 +88,10 @@ static enum db_status send_tx(struct db_tx *tx, void *arg)
     free(*c->json);
     *c->json = NULL;
     /* The game row, locked, orders a player's messages and their count. */
-    rc = db_game_lock(tx, c->game_id, false, &r->game);
-    if (rc == DB_NOT_FOUND)
-        return games_refuse(r, GAMES_NOT_FOUND, "no game has the id '%s'", c->game_id);
-    if (rc != DB_OK)
+    rc = games_lock_game(tx, c->game_id, false, r);
+    if (rc != DB_OK || r->outcome != GAMES_OK)
         return rc;
-    r->ply = r->game.ply;
-    if (strcmp(r->game.white_id, c->player_id) != 0 && strcmp(r->game.black_id, c->player_id) != 0)
+    if (!games_is_player(&r->game, c->player_id))
         return games_refuse(r, GAMES_FORBIDDEN, "only the players of a game send messages in it");
     rc = send(tx, c->player_id, c->game_id, r->game.ply, c->text, c->json);
     if (rc == DB_CONFLICT)
