@@ -163,11 +163,26 @@ static enum MHD_Result refused(struct api_request *req, struct games_result *r,
     return api_reply_problem(req, p, json);
 }
 
+/* Replies with the lines, or the refusal (naming the line refused when
+ * they were sent); frees l. */
+static enum MHD_Result reply_lines(struct api_request *req, struct games_result *r,
+                                   struct games_lines *l, bool sent)
+{
+    enum MHD_Result rc;
+    if (r->outcome == GAMES_OK) {
+        games_result_clear(r);
+        rc = api_reply_json(req, MHD_HTTP_OK, lines_json(l));
+    } else {
+        rc = refused(req, r, sent ? l : NULL);
+    }
+    free(l);
+    return rc;
+}
+
 enum MHD_Result api_conditional_put(struct api_request *req)
 {
     struct games_lines *l = malloc(sizeof *l);
     struct games_result r;
-    enum MHD_Result rc;
     char why[256];
 
     if (l == NULL)
@@ -177,34 +192,19 @@ enum MHD_Result api_conditional_put(struct api_request *req)
         return api_fail(req, API_PROBLEM_BAD_REQUEST, "%s", why);
     }
     games_conditional_put(req->config->pool, req->caller.player_id, req->params[0], l, &r);
-    if (r.outcome == GAMES_OK) {
-        games_result_clear(&r);
-        rc = api_reply_json(req, MHD_HTTP_OK, lines_json(l));
-    } else {
-        rc = refused(req, &r, l);
-    }
-    free(l);
-    return rc;
+    return reply_lines(req, &r, l, true);
 }
 
 enum MHD_Result api_conditional_get(struct api_request *req)
 {
     struct games_lines *l = malloc(sizeof *l);
     struct games_result r;
-    enum MHD_Result rc;
 
     if (l == NULL)
         return api_fail_oom(req);
     memset(l, 0, sizeof *l);
     games_conditional_get(req->config->pool, req->caller.player_id, req->params[0], l, &r);
-    if (r.outcome == GAMES_OK) {
-        games_result_clear(&r);
-        rc = api_reply_json(req, MHD_HTTP_OK, lines_json(l));
-    } else {
-        rc = refused(req, &r, NULL);
-    }
-    free(l);
-    return rc;
+    return reply_lines(req, &r, l, false);
 }
 
 enum MHD_Result api_conditional_delete(struct api_request *req)

@@ -80,22 +80,30 @@ static bool cursor_read(const char *text, char *us, size_t us_size, char *id, si
     return true;
 }
 
+bool api_query_limit(struct api_request *req, int fallback, int most, int *limit,
+                     enum MHD_Result *replied)
+{
+    const char *text = api_query(req, "limit");
+    char *end = NULL;
+    long n;
+
+    *limit = fallback;
+    if (text == NULL)
+        return true;
+    n = strtol(text, &end, 10);
+    if (text[0] < '0' || text[0] > '9' || *end != '\0' || n < 1 || n > most) {
+        *replied = api_fail(req, API_PROBLEM_BAD_REQUEST,
+                            "'limit' must be a whole number from 1 to %d", most);
+        return false;
+    }
+    *limit = (int)n;
+    return true;
+}
+
 bool api_page_read(struct api_request *req, struct api_page *page, enum MHD_Result *replied)
 {
-    const char *limit = api_query(req, "limit");
-    page->limit = LIST_DEFAULT;
     page->after_us = page->after_id = NULL;
-    if (limit != NULL) {
-        char *end = NULL;
-        long n = strtol(limit, &end, 10);
-        if (limit[0] < '0' || limit[0] > '9' || *end != '\0' || n < 1 || n > LIST_MAX) {
-            *replied = api_fail(req, API_PROBLEM_BAD_REQUEST,
-                                "'limit' must be a whole number from 1 to %d", LIST_MAX);
-            return false;
-        }
-        page->limit = (int)n;
-    }
-    return true;
+    return api_query_limit(req, LIST_DEFAULT, LIST_MAX, &page->limit, replied);
 }
 
 bool api_page_cursor(struct api_request *req, struct api_page *page, enum MHD_Result *replied)

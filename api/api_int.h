@@ -537,6 +537,11 @@ struct api_page {
     const char *after_us, *after_id;
 };
 
+/* Reads ?limit=, 1 to most (fallback when absent); replies 400 itself
+ * and returns false otherwise. */
+bool api_query_limit(struct api_request *req, int fallback, int most, int *limit,
+                     enum MHD_Result *replied);
+
 /* Reads ?limit= (and clears the cursor), then ?cursor=; each replies 400
  * itself and returns false when it is not one korpd takes. */
 bool api_page_read(struct api_request *req, struct api_page *page, enum MHD_Result *replied);

@@ -59,7 +59,6 @@ static enum db_status perpetual_tx(struct db_tx *tx, void *arg)
     int count = 0;
     enum db_status rc;
 
-    games_result_reset(r);
     *a->not_check = false;
     rc = games_lock_for_player(tx, a->game_id, a->player_id, true, false, r, &pos, &color);
     if (rc != DB_OK || r->outcome != GAMES_OK)
@@ -132,7 +131,6 @@ static enum db_status request_tx(struct db_tx *tx, void *arg)
     char details[128];
     enum db_status rc;
 
-    games_result_reset(r);
     rc = games_lock_game(tx, a->game_id, false, r);
     if (rc != DB_OK || r->outcome != GAMES_OK)
         return rc;
@@ -167,7 +165,6 @@ static enum db_status dismiss_tx(struct db_tx *tx, void *arg)
     char detail[2048];
     enum db_status rc;
 
-    games_result_reset(r);
     rc = db_queue_lock(tx, a->item_id, &item);
     if (rc == DB_NOT_FOUND)
         return games_refuse(r, GAMES_NOT_FOUND, "no item of the arbiter's queue has the id '%s'",

@@ -45,7 +45,6 @@ static enum db_status create_tx(struct db_tx *tx, void *arg)
     struct db_challenge_guard guard;
     enum db_status rc;
 
-    games_result_reset(r);
     *a->c = *a->want;
     if ((rc = db_challenger_lock(tx, a->c->challenger_id)) != DB_OK ||
         (rc = db_challenge_guard(tx, a->c->challenger_id, a->c->opponent_id, &guard)) != DB_OK)
@@ -132,7 +131,6 @@ static enum db_status accept_tx(struct db_tx *tx, void *arg)
     enum db_status rc;
     char coin[2];
 
-    games_result_reset(r);
     rc = db_challenge_lock(tx, a->challenge_id, &c);
     if (rc == DB_NOT_FOUND)
         return games_refuse(r, GAMES_NOT_FOUND, "no challenge has the id '%s'",
@@ -187,7 +185,6 @@ static enum db_status close_tx(struct db_tx *tx, void *arg)
                                                  : DB_CHALLENGE_CANCELLED;
     enum db_status rc;
 
-    games_result_reset(r);
     rc = db_challenge_lock(tx, a->challenge_id, a->c);
     if (rc == DB_NOT_FOUND)
         return games_refuse(r, GAMES_NOT_FOUND, "no challenge has the id '%s'",

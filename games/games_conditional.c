@@ -259,7 +259,6 @@ static enum db_status read_tx(struct db_tx *tx, void *arg)
     struct rules_position pos;
     enum db_status rc;
 
-    games_result_reset(r);
     rc = games_lock_game(tx, c->game_id, false, r);
     if (rc != DB_OK)
         return rc;

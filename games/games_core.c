@@ -15,7 +15,9 @@ void games_result_clear(struct games_result *r)
     db_game_clear(&r->game);
 }
 
-void games_result_reset(struct games_result *r)
+/* Clears a result for a transaction body's (re)run: it may run more than
+ * once (db_run_tx retries), so nothing of an earlier run may remain. */
+static void result_reset(struct games_result *r)
 {
     db_game_clear(&r->game);
     memset(r, 0, sizeof *r);
@@ -44,11 +46,25 @@ enum db_status games_format(struct db_tx *tx, char *out, size_t size, const char
     return DB_OK;
 }
 
+struct run_call {
+    db_tx_fn fn;
+    void *arg;
+    struct games_result *r;
+};
+
+static enum db_status run_tx(struct db_tx *tx, void *arg)
+{
+    struct run_call *c = arg;
+    result_reset(c->r);
+    return c->fn(tx, c->arg);
+}
+
 void games_run(struct db_pool *pool, db_tx_fn fn, void *arg, struct games_result *r)
 {
+    struct run_call c = { fn, arg, r };
     enum db_status rc;
     memset(r, 0, sizeof *r);
-    rc = db_run_tx(pool, fn, arg, &r->err);
+    rc = db_run_tx(pool, run_tx, &c, &r->err);
     if (rc != DB_OK) {
         r->outcome = GAMES_DB_ERROR;
         r->db = rc;
@@ -154,7 +170,6 @@ static enum db_status step_tx(struct db_tx *tx, void *arg)
     enum rules_color color = RULES_WHITE;
     enum db_status rc;
 
-    games_result_reset(c->out);
     rc = games_lock_for_player(tx, c->game_id, c->player_id, c->step->needs_turn,
                                c->step->with_keys, c->out, &pos, &color);
     if (rc != DB_OK || c->out->outcome != GAMES_OK)

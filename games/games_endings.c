@@ -61,7 +61,6 @@ static enum db_status adjudicate_tx(struct db_tx *tx, void *arg)
     struct games_result *r = a->out;
     enum db_status rc;
 
-    games_result_reset(r);
     if ((rc = games_lock_active(tx, a->game_id, r)) != DB_OK || r->outcome != GAMES_OK)
         return rc;
     games_finish(&r->game, a->result, DB_END_ADJUDICATION);

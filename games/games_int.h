@@ -6,10 +6,6 @@
 #include "games.h"
 #include "db_idempotency.h"
 
-/* Clears a result for a transaction body's (re)run: it may run more than
- * once (db_run_tx retries), so nothing of an earlier run may remain. */
-void games_result_reset(struct games_result *r);
-
 /* Refuses a state change: the outcome and words for a person; returns
  * DB_OK, so that the transaction commits nothing it has not written. */
 enum db_status games_refuse(struct games_result *r, enum games_outcome outcome,
@@ -20,7 +16,8 @@ enum db_status games_refuse(struct games_result *r, enum games_outcome outcome,
 enum db_status games_format(struct db_tx *tx, char *out, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-/* Runs fn as one transaction, r cleared first; a database failure becomes
+/* Runs fn as one transaction, r cleared before each run of it (a body may
+ * run more than once: db_run_tx retries); a database failure becomes
  * GAMES_DB_ERROR. */
 void games_run(struct db_pool *pool, db_tx_fn fn, void *arg, struct games_result *r);
 

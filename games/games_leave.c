@@ -30,7 +30,6 @@ static enum db_status book_tx(struct db_tx *tx, void *arg)
     bool overlaps = false;
     enum db_status rc;
 
-    games_result_reset(r);
     memset(l, 0, sizeof *l);
     if ((rc = db_leave_lock_player(tx, b->player_id, b->start_day, &ahead)) != DB_OK)
         return rc;
@@ -81,7 +80,6 @@ static enum db_status cancel_tx(struct db_tx *tx, void *arg)
     int ahead = 0;
     enum db_status rc;
 
-    games_result_reset(r);
     if ((rc = db_leave_lock_player(tx, c->player_id, NULL, &ahead)) != DB_OK)
         return rc;
     rc = db_leave_lock(tx, c->leave_id, c->player_id, &state);

@@ -84,7 +84,6 @@ static enum db_status send_tx(struct db_tx *tx, void *arg)
     struct games_result *r = c->out;
     enum db_status rc;
 
-    games_result_reset(r);
     free(*c->json);
     *c->json = NULL;
     /* The game row, locked, orders a player's messages and their count. */

@@ -215,7 +215,6 @@ static enum db_status move_tx(struct db_tx *tx, void *arg)
     struct games_result *r = a->out;
     enum db_status rc = DB_OK;
 
-    games_result_reset(r);
     if (k != NULL) {
         free(k->body);      /* an earlier run's */
         k->body = NULL;

@@ -187,7 +187,6 @@ static enum db_status start_tx(struct db_tx *tx, void *arg)
     struct games_result *r = a->out;
     enum db_status rc;
 
-    games_result_reset(r);
     if ((rc = lock_tournament(tx, a->id, a->t, r)) != DB_OK || r->outcome != GAMES_OK)
         return rc;
     if (!a->arbiter && strcmp(a->t->director_id, a->caller_id) != 0)
@@ -271,7 +270,6 @@ static enum db_status join_tx(struct db_tx *tx, void *arg)
     struct games_result *r = a->out;
     enum db_status rc;
 
-    games_result_reset(r);
     if ((rc = lock_tournament(tx, a->id, a->t, r)) != DB_OK || r->outcome != GAMES_OK)
         return rc;
     if (a->t->status != DB_TOURNAMENT_OPEN)
@@ -350,7 +348,6 @@ static enum db_status withdraw_tx(struct db_tx *tx, void *arg)
     int count = 0;
     enum db_status rc;
 
-    games_result_reset(r);
     /* Games before the tournament, as a game's end takes them. */
     if ((rc = db_tournament_open_games(tx, a->id, a->player_id, games, 2 * PLAYERS_MAX,
                                        &count)) != DB_OK)
