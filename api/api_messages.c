@@ -79,10 +79,9 @@ static const struct api_field note_fields[] = {
 enum MHD_Result api_note_put(struct api_request *req)
 {
     char updated_at[DB_TIME_SIZE];
-    struct base_err err = { "" };
+    struct games_result r;
     enum MHD_Result replied;
     const char *text;
-    enum db_status st;
 
     if (!api_body_check(req, note_fields, &replied))
         return replied;
@@ -90,12 +89,10 @@ enum MHD_Result api_note_put(struct api_request *req)
     if (utf8_chars(text) > NOTE_CHARS)
         return api_fail(req, API_PROBLEM_BAD_REQUEST, "a note is at most %d characters, not %zu",
                         NOTE_CHARS, utf8_chars(text));
-    st = db_note_put(req->config->pool, req->params[0], req->caller.player_id, text, updated_at,
-                     &err);
-    if (st == DB_NOT_FOUND)
-        return not_yours(req);
-    if (st != DB_OK)
-        return api_fail_db(req, st, err.text);
+    games_note_put(req->config->pool, req->caller.player_id, req->params[0], text, updated_at,
+                   &r);
+    if (r.outcome != GAMES_OK)
+        return api_reply_refusal(req, r.outcome, r.detail, r.db, r.err.text);
     return api_reply_json(req, MHD_HTTP_OK, note_json(text, updated_at));
 }
 

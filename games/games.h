@@ -227,6 +227,11 @@ void games_conditional_get(struct db_pool *pool, const char *player_id, const ch
 void games_conditional_delete(struct db_pool *pool, const char *player_id, const char *game_id,
                               struct games_result *out);
 
+/* Sets the player's private note on a game they play (GAMES_NOT_YOURS
+ * otherwise); updated_at is when. */
+void games_note_put(struct db_pool *pool, const char *player_id, const char *game_id,
+                    const char *text, char updated_at[DB_TIME_SIZE], struct games_result *out);
+
 /* Messages: at most this many per player per game per UTC day; 1 to
  * GAMES_MESSAGE_CHARS characters. */
 #define GAMES_MESSAGES_PER_DAY 20

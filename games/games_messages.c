@@ -111,3 +111,14 @@ void games_message_send(struct db_pool *pool, const char *player_id, const char 
         *json = NULL;
     }
 }
+
+void games_note_put(struct db_pool *pool, const char *player_id, const char *game_id,
+                    const char *text, char updated_at[DB_TIME_SIZE], struct games_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->db = db_note_put(pool, game_id, player_id, text, updated_at, &out->err);
+    if (out->db == DB_NOT_FOUND)
+        games_refuse(out, GAMES_NOT_YOURS, "no game with the id '%s' that you play", game_id);
+    else if (out->db != DB_OK)
+        out->outcome = GAMES_DB_ERROR;
+}

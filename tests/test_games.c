@@ -1709,6 +1709,33 @@ static void test_games_message_send(void **state)
     free(json);
 }
 
+static void test_games_note_put(void **state)
+{
+    struct pair g;
+    struct db_player stranger;
+    struct games_result r;
+    char updated_at[DB_TIME_SIZE] = "", text[64];
+    (void)state;
+    new_game("korpalski", 0, true, &g);
+    new_player(&stranger, NULL, 0);
+
+    games_note_put(pool, g.white.id, g.game, "watch the f-file", updated_at, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    games_result_clear(&r);
+    assert_true(updated_at[0] != '\0');
+    const char *p[2] = { g.game, g.white.id };
+    sql_text(text, sizeof text, "SELECT text FROM game_notes WHERE game_id = $1"
+             " AND player_id = $2", 2, p);
+    assert_string_equal(text, "watch the f-file");
+    /* A note is its author's: one who does not play the game is not told it exists. */
+    games_note_put(pool, stranger.id, g.game, "mine", updated_at, &r);
+    assert_refused(&r, GAMES_NOT_YOURS);
+    games_result_clear(&r);
+    games_note_put(pool, g.white.id, "nosuchgame", "mine", updated_at, &r);
+    assert_refused(&r, GAMES_NOT_YOURS);
+    games_result_clear(&r);
+}
+
 /* ---- Give-time and leave ---------------------------------------------------- */
 
 static long long deadline_epoch(const char *game_id)
@@ -2138,6 +2165,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_games_conditional),
         cmocka_unit_test(test_games_message_valid),
         cmocka_unit_test(test_games_message_send),
+        cmocka_unit_test(test_games_note_put),
         cmocka_unit_test(test_games_give_time),
         cmocka_unit_test(test_games_leave),
         cmocka_unit_test(test_games_perpetual_claim),
