@@ -1,10 +1,13 @@
 /*
- * test_games.c — every state change of games/ called directly (no HTTP)
- * against a real PostgreSQL: accepting, declining and cancelling
- * challenges, moves, draw claims and offers, resignation, abort,
- * adjudication, time-outs and the arbiter's analysis; each success with the
- * game it leaves and the events it writes, each refusal with its outcome
- * and an unchanged game row.
+ * test_games.c — every public function of games.h called directly (no
+ * HTTP) against a real PostgreSQL: making, accepting, declining and
+ * cancelling challenges, moves (with an Idempotency-Key and a message),
+ * draw claims and offers, resignation, abort, adjudication, time-outs,
+ * conditional moves, messages and notes, give-time, leave, perpetual
+ * claims and the arbiter's queue, tournaments and their sweeper, the PGN of
+ * a stored game and the analysis rules; each success with what it leaves
+ * and the events it writes, each refusal with its outcome and nothing
+ * written.
  *
  * Expected values come from the rules files (shared/rules/korpalski.md and
  * glinski.md), from hand analysis written next to each case, and from the
