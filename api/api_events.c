@@ -538,7 +538,7 @@ enum MHD_Result api_events(struct api_request *req)
     resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 512, reader, s, stream_free);
     if (resp == NULL) {
         stream_free(s);
-        return MHD_NO;
+        return api_fail_oom(req);
     }
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
