@@ -1,13 +1,11 @@
-/* db_arbiter.h — the arbiter's queue (db_arbiter.c).  Included by db.h. */
+/*
+ * db_arbiter.h — the arbiter's queue; in db_arbiter.c.  db.h includes it.
+ */
 #ifndef KORP_DB_ARBITER_H
 #define KORP_DB_ARBITER_H
 
 #include "db_pool.h"
 #include "db_names.h"
-
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
 
 enum db_queue_kind {
     DB_QUEUE_PERPETUAL = 0,       /* "perpetual": a perpetual-check claim */

@@ -1,14 +1,14 @@
-/* db_challenges.h — challenges (db_challenges.c).  Included by db.h. */
+/*
+ * db_challenges.h — challenges, one query a function; in db_challenges.c.
+ * db.h includes it.
+ */
 #ifndef KORP_DB_CHALLENGES_H
 #define KORP_DB_CHALLENGES_H
 
 #include "db_clock.h"
 #include "db_kinds.h"
 
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-
+/* A challenge as stored, with the names of its two players. */
 struct db_challenge {
     char id[BASE_ID_SIZE];
     const struct rules_variant *variant;

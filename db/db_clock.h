@@ -1,13 +1,13 @@
-/* db_clock.h — clocks: their kinds, the game time given, and korp's own clock (db_names.c, db_games.c, db_leave.c and db_settings.c).  Included by db.h. */
+/*
+ * db_clock.h — clocks: their kinds, the game time given, and korp's own clock;
+ * in db_names.c, db_games.c, db_challenges.c and db_settings.c.  db.h
+ * includes it.
+ */
 #ifndef KORP_DB_CLOCK_H
 #define KORP_DB_CLOCK_H
 
 #include "db_pool.h"
 #include "db_names.h"
-
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
 
 /* A challenge's or game's kind of clock: none (no time limit), days per
  * move, or a Fischer clock (a time bank with an increment, capped). */

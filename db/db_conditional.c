@@ -35,9 +35,8 @@ enum db_status db_conditional_get(struct db_tx *tx, const char *game_id, const c
 enum db_status db_conditional_put(struct db_tx *tx, const char *game_id, const char *player_id,
                                   int ply, const char *lines)
 {
-    char n[16];
-    const char *params[4] = { game_id, player_id, n, lines };
-    snprintf(n, sizeof n, "%d", ply);
+    char n[DB_NUMBER_SIZE];
+    const char *params[4] = { game_id, player_id, db_number(n, ply), lines };
     return db_exec(tx, DB_STMT_CONDITIONAL_PUT, params, NULL);
 }
 
@@ -50,17 +49,15 @@ enum db_status db_conditional_delete(struct db_tx *tx, const char *game_id,
 
 enum db_status db_move_mark_conditional(struct db_tx *tx, const char *game_id, int ply)
 {
-    char n[16];
-    const char *params[2] = { game_id, n };
-    snprintf(n, sizeof n, "%d", ply);
+    char n[DB_NUMBER_SIZE];
+    const char *params[2] = { game_id, db_number(n, ply) };
     return db_exec(tx, DB_STMT_MOVE_MARK_CONDITIONAL, params, NULL);
 }
 
 enum db_status db_move_notice_drop(struct db_tx *tx, const char *game_id, const char *player_id,
                                    int ply)
 {
-    char n[16];
-    const char *params[3] = { game_id, player_id, n };
-    snprintf(n, sizeof n, "%d", ply);
+    char n[DB_NUMBER_SIZE];
+    const char *params[3] = { game_id, player_id, db_number(n, ply) };
     return db_exec(tx, DB_STMT_MOVE_NOTICE_DROP, params, NULL);
 }

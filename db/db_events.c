@@ -31,21 +31,17 @@ struct since {
 static enum db_status since(struct db_tx *tx, void *arg)
 {
     struct since *s = arg;
-    char after[24], max[16];
-    const char *params[4] = { s->player_id, s->game_id, after, max };
+    char after[DB_NUMBER_SIZE], max[DB_NUMBER_SIZE];
+    const char *params[4] = { s->player_id, s->game_id, db_number(after, s->after_id),
+                              db_number(max, s->max) };
     PGresult *res = NULL;
-    enum db_status rc;
+    struct db_event_row *rows = NULL;
+    enum db_status rc = db_exec(tx, DB_STMT_EVENTS_SINCE, params, &res);
 
-    snprintf(after, sizeof after, "%lld", s->after_id);
-    snprintf(max, sizeof max, "%d", s->max);
-    rc = db_exec(tx, DB_STMT_EVENTS_SINCE, params, &res);
+    if (rc == DB_OK && (rows = db_rows_new(tx, res, sizeof *rows)) == NULL)
+        rc = DB_HARD_ERROR;
     if (rc == DB_OK) {
         int n = PQntuples(res);
-        struct db_event_row *rows = calloc((size_t)(n > 0 ? n : 1), sizeof *rows);
-        if (rows == NULL) {
-            PQclear(res);
-            return db_tx_fail(tx, "out of memory");
-        }
         for (int i = 0; i < n; i++) {
             const struct db_row r = { res, i };
             const char *payload = db_row_value(&r, "payload");
@@ -111,53 +107,39 @@ static void revoked(struct db_listener *l, const char *payload)
     l->on_revoked(l->arg, player, credential);
 }
 
-/* Asks who the notified events concern (the payload has their ids only);
- * false when the connection failed. */
-static bool dispatch(struct db_listener *l, PGconn *pg, const char *ids)
+/* Asks who the notified events concern (the payload has their ids only).
+ * DB_UNREACHABLE: the connection failed or missed its deadline. */
+static enum db_status dispatch(struct db_listener *l, PGconn *pg, const char *ids)
 {
-    bool ok;
+    struct base_err err = { "" };
     char array[8200];
     const char *params[1] = { array };
-    PGresult *res;
+    PGresult *res = NULL;
+    enum db_status rc;
 
     snprintf(array, sizeof array, "{%s}", ids);
-    res = PQexecParams(pg, "SELECT id, player_id, coalesce(game_id, '') AS game_id FROM events"
-                           " WHERE id = ANY ($1::bigint[])",
-                       1, NULL, params, NULL, NULL, 0);
-    ok = PQresultStatus(res) == PGRES_TUPLES_OK;
-    for (int i = 0; ok && i < PQntuples(res); i++) {
+    rc = db_exec_on(l->pool, pg,
+                    "SELECT id, player_id, coalesce(game_id, '') AS game_id FROM events"
+                    " WHERE id = ANY ($1::bigint[])",
+                    1, params, &res, &err);
+    for (int i = 0; rc == DB_OK && i < PQntuples(res); i++) {
         const struct db_row r = { res, i };
         const char *player = db_row_value(&r, "player_id"), *game = db_row_value(&r, "game_id");
         l->on_event(l->arg, db_row_long(&r, "id"), player ? player : "", game ? game : "");
     }
-    if (!ok)
+    if (rc != DB_OK)
         base_log(BASE_LOG_WARN, "listener on %s: cannot read events %s: %s", l->channel, ids,
-                 PQerrorMessage(pg));
+                 err.text);
     PQclear(res);
-    return ok;
+    return rc;
 }
 
 static PGconn *listen_on(struct db_listener *l)
 {
-    struct base_err err = { "" };
-    PGconn *pg = db_pool_connect(l->pool, &err);
-    PGresult *res;
-    if (pg == NULL) {
-        base_log(BASE_LOG_WARN, "listener on %s: cannot connect: %s", l->channel, err.text);
-        return NULL;
-    }
-    char listen[96];
+    char who[64], listen[96];
+    snprintf(who, sizeof who, "listener on %s", l->channel);
     snprintf(listen, sizeof listen, "LISTEN %s", l->channel);
-    res = PQexec(pg, listen);
-    if (PQresultStatus(res) != PGRES_COMMAND_OK) {
-        base_log(BASE_LOG_WARN, "listener on %s: LISTEN failed: %s", l->channel,
-                 PQerrorMessage(pg));
-        PQclear(res);
-        PQfinish(pg);
-        return NULL;
-    }
-    PQclear(res);
-    return pg;
+    return db_pool_connect_for(l->pool, who, listen);
 }
 
 static void run(struct base_worker *w, void *arg)
@@ -202,8 +184,9 @@ static void run(struct base_worker *w, void *arg)
         while ((n = PQnotifies(pg)) != NULL) {
             /* "*": a waker that could not keep every id (db_wake.c). */
             bool everyone = l->on_event != NULL && n->extra != NULL && n->extra[0] == '*';
-            bool ok = l->on_event == NULL || n->extra == NULL || n->extra[0] == '\0' ||
-                      everyone || dispatch(l, pg, n->extra);
+            enum db_status rc = l->on_event == NULL || n->extra == NULL ||
+                                n->extra[0] == '\0' || everyone
+                                    ? DB_OK : dispatch(l, pg, n->extra);
             if (everyone)
                 l->on_reconnect(l->arg);
             else if (l->on_revoked != NULL)
@@ -211,8 +194,15 @@ static void run(struct base_worker *w, void *arg)
             else if (l->on_event == NULL)
                 l->on_reconnect(l->arg);
             PQfreemem(n);
-            if (!ok) {
+            if (rc != DB_OK) {
                 l->on_reconnect(l->arg);   /* who it concerned is unknown: all read */
+                if (rc == DB_UNREACHABLE) {
+                    /* Failed or missed its deadline (a frozen server): an
+                     * answer may still come on it, so it is made again. */
+                    PQfinish(pg);
+                    pg = NULL;
+                    lost = true;
+                }
                 break;
             }
         }

@@ -1,12 +1,11 @@
-/* db_events.h — the event log, its live feed and the waker (db_events.c and db_wake.c).  Included by db.h. */
+/*
+ * db_events.h — the event log, its live feed and the waker; in db_events.c
+ * and db_wake.c.  db.h includes it.
+ */
 #ifndef KORP_DB_EVENTS_H
 #define KORP_DB_EVENTS_H
 
 #include "db_pool.h"
-
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
 
 /* The channel every event is NOTIFYed on after its commit (payload: the new
  * ids, comma-separated, or "*": every stream should read; db_wake.c). */

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *db_status_text(enum db_status status)
@@ -135,6 +136,15 @@ enum db_status db_exec_sql(struct db_tx *tx, const char *sql, int nparams,
     return sent(tx, PQsendQueryParams(tx->pg, sql, nparams, NULL, params, NULL, NULL, 0), res);
 }
 
+enum db_status db_exec_on(struct db_pool *pool, PGconn *pg, const char *sql, int nparams,
+                          const char *const *params, PGresult **res, struct base_err *err)
+{
+    struct db_tx tx = { .pool = pool, .slot = -1, .pg = pg,
+                        .statement_ms = db_pool_statement_ms(pool), .err = err };
+    enum db_status rc = db_exec_sql(&tx, sql, nparams, params, res);
+    return tx.broken ? DB_UNREACHABLE : rc;
+}
+
 enum db_status db_exec(struct db_tx *tx, enum db_stmt id, const char *const *params,
                        PGresult **res)
 {
@@ -152,6 +162,37 @@ enum db_status db_exec(struct db_tx *tx, enum db_stmt id, const char *const *par
     }
     return sent(tx, PQsendQueryPrepared(tx->pg, st->name, nparams, params, NULL, NULL, 0),
                 res);
+}
+
+PGconn *db_pool_connect_for(struct db_pool *pool, const char *who, const char *setup)
+{
+    struct base_err err = { "" };
+    PGconn *pg = db_pool_connect(pool, &err);
+    if (pg == NULL) {
+        base_log(BASE_LOG_WARN, "%s: cannot connect: %s", who, err.text);
+        return NULL;
+    }
+    if (db_exec_on(pool, pg, setup, 0, NULL, NULL, &err) != DB_OK) {
+        base_log(BASE_LOG_WARN, "%s: %s failed: %s", who, setup, err.text);
+        PQfinish(pg);
+        return NULL;
+    }
+    return pg;
+}
+
+const char *db_number(char buf[DB_NUMBER_SIZE], long long v)
+{
+    snprintf(buf, DB_NUMBER_SIZE, "%lld", v);
+    return buf;
+}
+
+void *db_rows_new(struct db_tx *tx, const PGresult *res, size_t size)
+{
+    int n = PQntuples(res);
+    void *rows = calloc((size_t)(n > 0 ? n : 1), size);
+    if (rows == NULL)
+        db_tx_fail(tx, "out of memory");
+    return rows;
 }
 
 enum db_status db_exec_row(struct db_tx *tx, enum db_stmt id, const char *const *params,

@@ -85,46 +85,37 @@ static void clock_now_read(const struct db_row *r, struct db_game *g)
     db_row_text(r, "paused_until", g->paused_until, sizeof g->paused_until);
 }
 
+#define G(kind, member) DB_##kind(struct db_game, member, #member)
+static const struct db_col game_cols[] = {
+    G(TEXT, id), G(TEXT, white_id), G(TEXT, white_name), G(TEXT, black_id), G(TEXT, black_name),
+    G(TEXT, fen), G(INT, ply), G(TEXT, adjudication_reason), G(INT, days_per_move),
+    G(TEXT, deadline), G(BOOL, fifty_move_rule), G(INT, key_version), G(TEXT, created_at),
+    G(TEXT, updated_at), G(BOOL, overdue), G(BOOL, rated), G(TEXT, tournament_id), DB_COLS_END
+};
+
 void db_game_read(void *out, const struct db_row *row)
 {
     struct db_game *g = out;
     const struct db_row r = *row;
     const char *keys = db_row_value(&r, "repetition_keys");
+    const char *sans = db_row_value(&r, "sans");
 
-    memset(g, 0, sizeof *g);
-    db_row_text(&r, "id", g->id, sizeof g->id);
+    db_row_read(&r, game_cols, g, sizeof *g);
     /* The schema's CHECKs hold these to our words; an unknown one reads as
      * NULL (variant) or the first value, and rules/ refuses the game. */
     g->variant = db_variant_parse(db_row_value(&r, "variant"));
-    db_row_text(&r, "white_id", g->white_id, sizeof g->white_id);
-    db_row_text(&r, "white_name", g->white_name, sizeof g->white_name);
-    db_row_text(&r, "black_id", g->black_id, sizeof g->black_id);
-    db_row_text(&r, "black_name", g->black_name, sizeof g->black_name);
-    db_row_text(&r, "fen", g->fen, sizeof g->fen);
-    g->ply = db_row_int(&r, "ply");
     db_game_status_parse(db_row_value(&r, "status"), &g->status);
     rules_result_parse(db_row_value(&r, "result"), &g->result);
     db_termination_parse(db_row_value(&r, "termination"), &g->termination);
-    db_row_text(&r, "adjudication_reason", g->adjudication_reason,
-                sizeof g->adjudication_reason);
-    g->days_per_move = db_row_int(&r, "days_per_move");
-    db_row_text(&r, "deadline", g->deadline, sizeof g->deadline);
     db_color_parse(db_row_value(&r, "draw_offer"), &g->draw_offer);
-    g->fifty_move_rule = db_row_bool(&r, "fifty_move_rule");
-    g->key_version = db_row_int(&r, "key_version");
     if (!keys_parse(keys != NULL ? keys : "", &g->keys, &g->key_count))
         g->key_count = 0;
-    db_row_text(&r, "created_at", g->created_at, sizeof g->created_at);
-    db_row_text(&r, "updated_at", g->updated_at, sizeof g->updated_at);
-    g->sans = strdup(db_row_value(&r, "sans") ? db_row_value(&r, "sans") : "");
-    g->overdue = db_row_bool(&r, "overdue");
+    g->sans = strdup(sans != NULL ? sans : "");
     db_clock_read(&r, g->days_per_move, &g->clock);
     clock_now_read(&r, g);
-    g->rated = db_row_bool(&r, "rated");
     g->has_rating_diff = !db_row_is_null(&r, "rating_diff_white");
     g->rating_diff[0] = db_row_double(&r, "rating_diff_white");
     g->rating_diff[1] = db_row_double(&r, "rating_diff_black");
-    db_row_text(&r, "tournament_id", g->tournament_id, sizeof g->tournament_id);
 }
 
 enum db_status db_game_insert(struct db_tx *tx, struct db_game *g, const char *challenge_id)

@@ -1,14 +1,15 @@
-/* db_games.h — games, their moves, conditional moves and positions under analysis (db_games.c, db_conditional.c, db_ratings.c and db_analysis.c).  Included by db.h. */
+/*
+ * db_games.h — games, their moves, conditional moves and positions under
+ * analysis; in db_games.c, db_conditional.c and db_analysis.c.  db.h
+ * includes it.
+ */
 #ifndef KORP_DB_GAMES_H
 #define KORP_DB_GAMES_H
 
 #include "db_clock.h"
 #include "db_kinds.h"
 
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-
+/* A game as stored, with its players' names. */
 struct db_game {
     char id[BASE_ID_SIZE];
     const struct rules_variant *variant;
@@ -158,6 +159,10 @@ enum db_status db_move_mark_conditional(struct db_tx *tx, const char *game_id, i
 /* Drops the notifications owed to the player for the move event of the
  * game at ply written in this transaction (a conditional reply followed
  * it: that one tells them). */
+enum db_status db_move_notice_drop(struct db_tx *tx, const char *game_id, const char *player_id,
+                                   int ply);
+
+/* ---- Positions under engine analysis (db_analysis.c) */
 
 struct db_active_position {
     char game_id[BASE_ID_SIZE];

@@ -9,10 +9,6 @@
 
 #include "db_pool.h"
 
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-
 /* What claiming an idempotency key found. */
 enum db_idempotency {
     DB_KEY_NEW = 0,       /* first use: the request runs, its answer is stored */

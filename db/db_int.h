@@ -5,6 +5,7 @@
 #include "db.h"
 
 #include <libpq-fe.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct db_migration {
@@ -16,8 +17,12 @@ struct db_migration {
 /* Generated from db/migrations/NNN_name.sql, ending in a zero version. */
 extern const struct db_migration db_migrations[];
 
-/* Applies the given list (ending in a zero version); db_migrate uses
- * db_migrations.  Tests pass a list with a failing step. */
+/* db/functions.sql: applied after the migrations by db_migrate. */
+extern const char db_functions_sql[];
+
+/* Applies the given list (ending in a zero version), without
+ * functions.sql; db_migrate applies db_migrations and it.  Tests pass a
+ * list with a failing step. */
 enum db_status db_migrate_list(struct db_pool *pool, const struct db_migration *list,
                                struct base_err *err);
 
@@ -77,6 +82,9 @@ enum db_status db_pool_acquire(struct db_pool *pool, struct db_tx *tx, struct ba
  * broken or busy connection is closed (re-opened on next use). */
 void db_pool_release(struct db_tx *tx);
 
+/* The client-side deadline of each statement, in ms. */
+int db_pool_statement_ms(const struct db_pool *pool);
+
 /* A statement's number of parameters, counted by db_pool_new. */
 int db_pool_nparams(const struct db_pool *pool, enum db_stmt id);
 
@@ -112,6 +120,24 @@ enum db_status db_exec(struct db_tx *tx, enum db_stmt id, const char *const *par
 enum db_status db_exec_sql(struct db_tx *tx, const char *sql, int nparams,
                            const char *const *params, PGresult **res);
 
+/* A connection of one's own (db_pool_connect) with `setup` run on it (a
+ * LISTEN, a SET); NULL when either fails, logged as `who`'s. */
+PGconn *db_pool_connect_for(struct db_pool *pool, const char *who, const char *setup);
+
+/* The same on a connection of one's own, outside the pool (a listener's,
+ * the waker's), with the pool's deadline.  DB_UNREACHABLE: the connection
+ * failed or missed the deadline, and must be closed. */
+enum db_status db_exec_on(struct db_pool *pool, PGconn *pg, const char *sql, int nparams,
+                          const char *const *params, PGresult **res, struct base_err *err);
+
+/* v as decimal text in buf, for a statement's parameter; returns buf. */
+#define DB_NUMBER_SIZE 24
+const char *db_number(char buf[DB_NUMBER_SIZE], long long v);
+
+/* A zeroed array of one element per row of res (one at least), or NULL
+ * after db_tx_fail ("out of memory"). */
+void *db_rows_new(struct db_tx *tx, const PGresult *res, size_t size);
+
 /* One row of a result, read by column name (db_row.c). */
 struct db_row {
     const PGresult *res;
@@ -130,6 +156,30 @@ bool db_row_is_null(const struct db_row *r, const char *name);
 
 /* Fills out (a struct the reader knows) from one row. */
 typedef void (*db_read_fn)(void *out, const struct db_row *row);
+
+/* A row read by a table: each column into a member of the struct read
+ * into, by its kind (ending in DB_COLS_END). */
+enum db_col_kind { DB_COL_END = 0, DB_COL_TEXT, DB_COL_INT, DB_COL_LONG, DB_COL_DOUBLE,
+                   DB_COL_BOOL };
+struct db_col {
+    enum db_col_kind kind;
+    const char *name;           /* the result's column */
+    size_t offset, size;        /* the member's */
+};
+/* A column into `member` of `type`; the member's C type must match the
+ * kind (a compile error otherwise). */
+#define DB_COL(kind, ctype, type, member, name)                                      \
+    { DB_COL_##kind, name, _Generic(((type *)0)->member, ctype: offsetof(type, member)), \
+      sizeof ((type *)0)->member }
+#define DB_TEXT(type, member, name) DB_COL(TEXT, char *, type, member, name)
+#define DB_INT(type, member, name) DB_COL(INT, int, type, member, name)
+#define DB_LONG(type, member, name) DB_COL(LONG, long long, type, member, name)
+#define DB_DOUBLE(type, member, name) DB_COL(DOUBLE, double, type, member, name)
+#define DB_BOOL(type, member, name) DB_COL(BOOL, bool, type, member, name)
+#define DB_COLS_END { DB_COL_END, NULL, 0, 0 }
+
+/* Zeroes out (size bytes), then reads each column of cols into it. */
+void db_row_read(const struct db_row *r, const struct db_col *cols, void *out, size_t size);
 
 /* Runs a statement that answers at most one row and reads it into out;
  * DB_NOT_FOUND when it answers none. */

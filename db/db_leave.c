@@ -7,14 +7,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#define L(kind, member, name) DB_##kind(struct db_leave, member, name)
+static const struct db_col leave_cols[] = {
+    L(TEXT, id, "id"), L(TEXT, start, "start_at"), L(TEXT, end, "end_at"), L(INT, days, "days"),
+    DB_COLS_END
+};
+
 static void leave_read(void *out, const struct db_row *r)
 {
-    struct db_leave *l = out;
-    memset(l, 0, sizeof *l);
-    db_row_text(r, "id", l->id, sizeof l->id);
-    db_row_text(r, "start_at", l->start, sizeof l->start);
-    db_row_text(r, "end_at", l->end, sizeof l->end);
-    l->days = db_row_int(r, "days");
+    db_row_read(r, leave_cols, out, sizeof(struct db_leave));
 }
 
 static void ahead_read(void *out, const struct db_row *r)
@@ -135,14 +136,12 @@ static void used_read(void *out, const struct db_row *r)
 static enum db_status leave_list(struct db_tx *tx, void *arg)
 {
     struct leave_list *l = arg;
-    char most[16];
-    const char *params[2] = { l->player_id, most };
+    char most[DB_NUMBER_SIZE];
+    const char *params[2] = { l->player_id, db_number(most, l->max) };
     PGresult *res = NULL;
-    enum db_status rc;
+    enum db_status rc = db_exec_row(tx, DB_STMT_LEAVE_USED, params, used_read, l->used);
 
-    snprintf(most, sizeof most, "%d", l->max);
     *l->count = 0;
-    rc = db_exec_row(tx, DB_STMT_LEAVE_USED, params, used_read, l->used);
     if (rc == DB_OK)
         rc = db_exec(tx, DB_STMT_LEAVE_LIST, params, &res);
     for (int i = 0; rc == DB_OK && i < PQntuples(res) && i < l->max; i++)

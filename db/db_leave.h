@@ -1,13 +1,12 @@
-/* db_leave.h — leave: bookings that stop a player's clocks (db_leave.c).  Included by db.h. */
+/*
+ * db_leave.h — leave: bookings that stop a player's clocks; in db_leave.c.
+ * db.h includes it.
+ */
 #ifndef KORP_DB_LEAVE_H
 #define KORP_DB_LEAVE_H
 
 #include "db_pool.h"
 #include "db_names.h"
-
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
 
 /* A booking of leave: [start, end) (RFC 3339), its days counted. */
 struct db_leave {

@@ -1,16 +1,12 @@
-/* db_messages.h — notes and messages on a game (db_messages.c).  Included by db.h. */
+/*
+ * db_messages.h — notes and messages on a game; in db_messages.c.  db.h
+ * includes it.
+ */
 #ifndef KORP_DB_MESSAGES_H
 #define KORP_DB_MESSAGES_H
 
 #include "db_pool.h"
 #include "db_names.h"
-
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-
-enum db_status db_move_notice_drop(struct db_tx *tx, const char *game_id, const char *player_id,
-                                   int ply);
 
 /* The player's note on a game (*text malloc'd, NULL when they wrote none;
  * updated_at "" then).  DB_NOT_FOUND when they do not play the game. */

@@ -1,7 +1,8 @@
 /*
  * db_migrate.c — applies the numbered migrations in db/migrations/ once
- * each, in order, recording them in schema_migrations.  An applied
- * migration is never edited; a change is a new file.
+ * each, in order, recording them in schema_migrations, then db/functions.sql
+ * (the functions replaced at every start).  An applied migration is never
+ * edited; a change is a new file.
  */
 #include "db_int.h"
 
@@ -21,9 +22,63 @@ int db_migration_count(void)
     return n;
 }
 
+struct migration_run {
+    const struct db_migration *list;
+    const char *functions;       /* db_functions_sql, or NULL: none */
+};
+
+/*
+ * Applies functions.sql after the migrations, unless the database has a
+ * migration this korpd does not know (a newer korpd's functions stand), or
+ * the same text was applied last (nothing to replace: no catalog churn).
+ */
+static enum db_status apply_functions(struct db_tx *tx, const struct db_migration *list,
+                                      const char *sql)
+{
+    char newest[16];
+    const char *params[2] = { newest, sql };
+    PGresult *res = NULL;
+    enum db_status rc;
+    bool skip;
+    int n = 0;
+
+    while (list[n].version != 0)
+        n++;
+    snprintf(newest, sizeof newest, "%d", n > 0 ? list[n - 1].version : 0);
+    if ((rc = db_exec_sql(tx,
+                          "CREATE TABLE IF NOT EXISTS schema_functions ("
+                          " only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),"
+                          " digest text NOT NULL,"
+                          " applied_at timestamptz NOT NULL DEFAULT now())",
+                          0, NULL, NULL)) != DB_OK ||
+        (rc = db_exec_sql(tx,
+                          "SELECT (SELECT coalesce(max(version), 0) FROM schema_migrations)"
+                          " > $1::int"
+                          " OR md5($2) IS NOT DISTINCT FROM (SELECT digest FROM schema_functions)"
+                          " AS skip",
+                          2, params, &res)) != DB_OK)
+        return rc;
+    skip = db_row_bool(&(struct db_row){ res, 0 }, "skip");
+    PQclear(res);
+    if (skip)
+        return DB_OK;
+    if ((rc = db_exec_sql(tx, sql, 0, NULL, NULL)) != DB_OK) {
+        char context[512];
+        snprintf(context, sizeof context, "%s", tx->err->text);
+        base_err_set(tx->err, "functions.sql: %s", context);
+        return rc;
+    }
+    return db_exec_sql(tx,
+                       "INSERT INTO schema_functions (digest) VALUES (md5($1))"
+                       " ON CONFLICT (only_row) DO UPDATE SET digest = EXCLUDED.digest,"
+                       " applied_at = now()",
+                       1, &sql, NULL);
+}
+
 static enum db_status apply(struct db_tx *tx, void *arg)
 {
-    const struct db_migration *list = arg;
+    const struct migration_run *run = arg;
+    const struct db_migration *list = run->list;
     enum db_status rc;
     char context[512];
 
@@ -65,16 +120,18 @@ static enum db_status apply(struct db_tx *tx, void *arg)
             return rc;
         }
     }
-    return DB_OK;
+    return run->functions != NULL ? apply_functions(tx, list, run->functions) : DB_OK;
 }
 
 enum db_status db_migrate_list(struct db_pool *pool, const struct db_migration *list,
                                struct base_err *err)
 {
-    return db_run_tx(pool, apply, (void *)list, err);
+    struct migration_run run = { list, NULL };
+    return db_run_tx(pool, apply, &run, err);
 }
 
 enum db_status db_migrate(struct db_pool *pool, struct base_err *err)
 {
-    return db_migrate_list(pool, db_migrations, err);
+    struct migration_run run = { db_migrations, db_functions_sql };
+    return db_run_tx(pool, apply, &run, err);
 }

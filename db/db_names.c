@@ -64,7 +64,8 @@ static const struct name tournament_statuses[] = {
     { DB_TOURNAMENT_OPEN, "open" },
     { DB_TOURNAMENT_ACTIVE, "active" },
     { DB_TOURNAMENT_FINISHED, "finished" },
-    { DB_TOURNAMENT_CANCELED, "canceled" },
+    { DB_TOURNAMENT_CANCELLED, "cancelled" },
+    { DB_TOURNAMENT_CANCELLED, "canceled" },   /* the older spelling, read only */
 };
 
 static const char *text_of(const struct name *table, size_t n, int value)

@@ -1,4 +1,7 @@
-/* db_names.h — the words of stored state and the sizes of stored text (db_names.c).  Included by db.h. */
+/*
+ * db_names.h — the words of stored state and the sizes of stored text; in
+ * db_names.c.  db.h includes it.
+ */
 #ifndef KORP_DB_NAMES_H
 #define KORP_DB_NAMES_H
 

@@ -77,55 +77,42 @@ struct claim {
     int *count;
 };
 
+#define D(kind, member) DB_##kind(struct db_delivery, member, #member)
+static const struct db_col delivery_cols[] = {
+    D(LONG, id), D(TEXT, type), DB_INT(struct db_delivery, attempt, "attempts"),
+    D(LONG, created_unix), D(LONG, now_unix), D(TEXT, player_id), D(TEXT, player_name),
+    D(TEXT, email), D(BOOL, email_enabled), D(BOOL, email_confirmed), D(TEXT, challenge_status),
+    D(TEXT, webhook_id), D(TEXT, url), D(TEXT, secret), D(TEXT, previous_secret),
+    D(BOOL, webhook_enabled), D(DOUBLE, failing_seconds), D(TEXT, opponent_name),
+    D(TEXT, deadline), D(TEXT, my_color), D(TEXT, language), DB_COLS_END
+};
+
 static void delivery_read(struct db_delivery *d, const PGresult *res, int row)
 {
     const struct db_row r = { res, row };
-    d->id = db_row_long(&r, "id");
+    db_row_read(&r, delivery_cols, d, sizeof *d);
     db_channel_parse(db_row_value(&r, "channel"), &d->channel);
-    db_row_text(&r, "type", d->type, sizeof d->type);
-    d->attempt = db_row_int(&r, "attempts");
-    d->created_unix = db_row_long(&r, "created_unix");
-    d->now_unix = db_row_long(&r, "now_unix");
-    db_row_text(&r, "player_id", d->player_id, sizeof d->player_id);
-    db_row_text(&r, "player_name", d->player_name, sizeof d->player_name);
-    db_row_text(&r, "email", d->email, sizeof d->email);
-    d->email_enabled = db_row_bool(&r, "email_enabled");
-    d->email_confirmed = db_row_bool(&r, "email_confirmed");
-    db_row_text(&r, "challenge_status", d->challenge_status, sizeof d->challenge_status);
-    db_row_text(&r, "webhook_id", d->webhook_id, sizeof d->webhook_id);
-    db_row_text(&r, "url", d->url, sizeof d->url);
-    db_row_text(&r, "secret", d->secret, sizeof d->secret);
-    db_row_text(&r, "previous_secret", d->previous_secret, sizeof d->previous_secret);
-    d->webhook_enabled = db_row_bool(&r, "webhook_enabled");
-    d->failing_seconds = db_row_double(&r, "failing_seconds");
-    db_row_text(&r, "opponent_name", d->opponent_name, sizeof d->opponent_name);
-    db_row_text(&r, "deadline", d->deadline, sizeof d->deadline);
-    db_row_text(&r, "my_color", d->my_color, sizeof d->my_color);
-    db_row_text(&r, "language", d->language, sizeof d->language);
 }
 
 static enum db_status claim(struct db_tx *tx, void *arg)
 {
     struct claim *c = arg;
-    char max[16], lease[32];
-    const char *params[3] = { max, lease, db_channel_text(c->channel) };
+    char max[DB_NUMBER_SIZE], lease[32];
+    const char *params[3] = { db_number(max, c->max), lease, db_channel_text(c->channel) };
     PGresult *res = NULL;
+    struct db_delivery *d = NULL;
     enum db_status rc;
 
     /* A transaction run again (db_run_tx retries) starts afresh. */
     db_deliveries_free(*c->out, *c->count);
     *c->out = NULL;
     *c->count = 0;
-    snprintf(max, sizeof max, "%d", c->max);
     snprintf(lease, sizeof lease, "%.3f", c->lease_s);
     rc = db_exec(tx, DB_STMT_DELIVERY_CLAIM, params, &res);
+    if (rc == DB_OK && (d = db_rows_new(tx, res, sizeof *d)) == NULL)
+        rc = DB_HARD_ERROR;
     if (rc == DB_OK) {
         int n = PQntuples(res);
-        struct db_delivery *d = calloc((size_t)(n > 0 ? n : 1), sizeof *d);
-        if (d == NULL) {
-            PQclear(res);
-            return db_tx_fail(tx, "out of memory");
-        }
         for (int i = 0; i < n; i++) {
             delivery_read(&d[i], res, i);
             const char *payload = db_row_value(&(struct db_row){ res, i }, "payload");

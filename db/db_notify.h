@@ -1,14 +1,13 @@
-/* db_notify.h — notification preferences, webhooks and the outbox (db_notify.c and db_settings.c).  Included by db.h. */
+/*
+ * db_notify.h — notification preferences, webhooks and the outbox; in
+ * db_notify.c and db_settings.c.  db.h includes it.
+ */
 #ifndef KORP_DB_NOTIFY_H
 #define KORP_DB_NOTIFY_H
 
 #include "db_pool.h"
 #include "db_names.h"
 #include "db_kinds.h"
-
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
 
 /* The channel notify workers LISTEN on: NOTIFYed (empty payload) by every
  * transaction that makes a delivery due. */

@@ -107,21 +107,16 @@ enum db_status db_player_create_in(struct db_pool *pool, const char *name, const
     return db_run_tx(pool, player_create, &c, err);
 }
 
+#define P(kind, member) DB_##kind(struct db_player, member, #member)
+static const struct db_col player_cols[] = {
+    P(TEXT, id), P(TEXT, name), P(TEXT, email), P(BOOL, email_confirmed), P(BOOL, arbiter),
+    P(TEXT, created_at), P(INT, played), P(INT, won), P(INT, drawn), P(INT, lost),
+    P(INT, quarter_points), DB_COLS_END
+};
+
 static void player_read(void *out, const struct db_row *r)
 {
-    struct db_player *p = out;
-    memset(p, 0, sizeof *p);
-    db_row_text(r, "id", p->id, sizeof p->id);
-    db_row_text(r, "name", p->name, sizeof p->name);
-    db_row_text(r, "email", p->email, sizeof p->email);
-    p->email_confirmed = db_row_bool(r, "email_confirmed");
-    p->arbiter = db_row_bool(r, "arbiter");
-    db_row_text(r, "created_at", p->created_at, sizeof p->created_at);
-    p->played = db_row_int(r, "played");
-    p->won = db_row_int(r, "won");
-    p->drawn = db_row_int(r, "drawn");
-    p->lost = db_row_int(r, "lost");
-    p->quarter_points = db_row_int(r, "quarter_points");
+    db_row_read(r, player_cols, out, sizeof(struct db_player));
 }
 
 enum db_status db_player_get(struct db_pool *pool, const char *id, struct db_player *out,
@@ -220,12 +215,14 @@ enum db_status db_token_create(struct db_pool *pool, const char *player_id, cons
     return db_run_tx(pool, token_create, &c, err);
 }
 
+#define T(member) DB_TEXT(struct db_token, member, #member)
+static const struct db_col token_cols[] = {
+    T(id), T(created_at), T(last_used_at), DB_COLS_END
+};
+
 static void token_read(void *out, const struct db_row *r)
 {
-    struct db_token *t = out;
-    db_row_text(r, "id", t->id, sizeof t->id);
-    db_row_text(r, "created_at", t->created_at, sizeof t->created_at);
-    db_row_text(r, "last_used_at", t->last_used_at, sizeof t->last_used_at);
+    db_row_read(r, token_cols, out, sizeof(struct db_token));
 }
 
 enum db_status db_token_list(struct db_pool *pool, const char *player_id, struct db_token *out,

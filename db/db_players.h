@@ -1,13 +1,12 @@
-/* db_players.h — players, tokens, sessions and sign-in (db_players.c and db_sessions.c).  Included by db.h. */
+/*
+ * db_players.h — players, tokens, sessions and sign-in; in db_players.c and
+ * db_sessions.c.  db.h includes it.
+ */
 #ifndef KORP_DB_PLAYERS_H
 #define KORP_DB_PLAYERS_H
 
 #include "db_pool.h"
 #include "db_names.h"
-
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
 
 struct db_player {
     char id[BASE_ID_SIZE];

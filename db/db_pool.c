@@ -166,6 +166,11 @@ struct db_pool *db_pool_new(const struct db_pool_config *config, struct base_err
     return pool;
 }
 
+int db_pool_statement_ms(const struct db_pool *pool)
+{
+    return pool->timeout_ms + 1000;   /* the server's statement_timeout fires first */
+}
+
 int db_pool_nparams(const struct db_pool *pool, enum db_stmt id)
 {
     return pool->nparams[id];
@@ -317,7 +322,7 @@ enum db_status db_pool_acquire(struct db_pool *pool, struct db_tx *tx, struct ba
     tx->slot = slot;
     tx->pg = pg;
     tx->prepared = s->prepared;
-    tx->statement_ms = pool->timeout_ms + 1000;   /* the server's timeout fires first */
+    tx->statement_ms = db_pool_statement_ms(pool);
     tx->err = err;
     return DB_OK;
 }

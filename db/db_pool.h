@@ -1,4 +1,8 @@
-/* db_pool.h — the pool, transactions, migrations and the server's secrets (db_pool.c, db_tx.c, db_exec.c, db_migrate.c, db_health.c and db_notify.c (secrets)).  Included by db.h. */
+/*
+ * db_pool.h — the pool, transactions, migrations and the server's secrets;
+ * in db_pool.c, db_tx.c, db_exec.c, db_migrate.c, db_health.c and
+ * db_notify.c (secrets).  db.h includes it.
+ */
 #ifndef KORP_DB_POOL_H
 #define KORP_DB_POOL_H
 
@@ -97,9 +101,11 @@ enum db_status db_ping(struct db_pool *pool, double *latency_ms,
                        int *schema_version, struct base_err *err);
 
 /*
- * Applies the migrations not yet applied, in order, in one transaction
+ * Applies the migrations not yet applied, in order, then db/functions.sql
+ * (CREATE OR REPLACE; not when the database has a newer migration than this
+ * korpd knows, nor when the same text was applied last), in one transaction
  * under an advisory lock (safe when several korpd start at once).  A
- * failing migration rolls back every one applied in this run.
+ * failure rolls back everything applied in this run.
  */
 enum db_status db_migrate(struct db_pool *pool, struct base_err *err);
 

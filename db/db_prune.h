@@ -1,12 +1,10 @@
-/* db_prune.h — pruning what only grows (db_prune.c).  Included by db.h. */
+/*
+ * db_prune.h — pruning what only grows; in db_prune.c.  db.h includes it.
+ */
 #ifndef KORP_DB_PRUNE_H
 #define KORP_DB_PRUNE_H
 
 #include "db_pool.h"
-
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
 
 enum db_prune_what { DB_PRUNE_EVENTS, DB_PRUNE_DELIVERIES };
 

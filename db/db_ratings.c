@@ -8,15 +8,16 @@
 #include <stdio.h>
 #include <string.h>
 
+#define R(kind, member) DB_##kind(struct db_rating, member, #member)
+static const struct db_col rating_cols[] = {
+    R(DOUBLE, rating), R(DOUBLE, rd), R(DOUBLE, volatility), R(INT, games), DB_COLS_END
+};
+
 static void rating_read(void *out, const struct db_row *row)
 {
     struct db_rating *r = out;
-    memset(r, 0, sizeof *r);
+    db_row_read(row, rating_cols, out, sizeof *r);
     r->variant = db_variant_parse(db_row_value(row, "variant"));
-    r->rating = db_row_double(row, "rating");
-    r->rd = db_row_double(row, "rd");
-    r->volatility = db_row_double(row, "volatility");
-    r->games = db_row_int(row, "games");
     r->idle_days = db_row_is_null(row, "idle_days") ? -1 : db_row_double(row, "idle_days");
 }
 
@@ -71,14 +72,14 @@ enum db_status db_player_ratings(struct db_pool *pool, const char *player_id,
                        max, count, err);
 }
 
+#define P(kind, member) DB_##kind(struct db_rating_point, member, #member)
+static const struct db_col point_cols[] = {
+    P(TEXT, game_id), P(TEXT, at), P(DOUBLE, rating), P(DOUBLE, rd), DB_COLS_END
+};
+
 static void point_read(void *out, const struct db_row *row)
 {
-    struct db_rating_point *p = out;
-    memset(p, 0, sizeof *p);
-    db_row_text(row, "game_id", p->game_id, sizeof p->game_id);
-    db_row_text(row, "at", p->at, sizeof p->at);
-    p->rating = db_row_double(row, "rating");
-    p->rd = db_row_double(row, "rd");
+    db_row_read(row, point_cols, out, sizeof(struct db_rating_point));
 }
 
 enum db_status db_rating_history(struct db_pool *pool, const char *player_id,
@@ -92,15 +93,15 @@ enum db_status db_rating_history(struct db_pool *pool, const char *player_id,
                        max, count, err);
 }
 
+#define L(kind, member, name) DB_##kind(struct db_leader, member, name)
+static const struct db_col leader_cols[] = {
+    L(TEXT, id, "player_id"), L(TEXT, name, "name"), L(DOUBLE, rating, "rating"),
+    L(DOUBLE, rd, "rd"), L(INT, games, "games"), DB_COLS_END
+};
+
 static void leader_read(void *out, const struct db_row *row)
 {
-    struct db_leader *l = out;
-    memset(l, 0, sizeof *l);
-    db_row_text(row, "player_id", l->id, sizeof l->id);
-    db_row_text(row, "name", l->name, sizeof l->name);
-    l->rating = db_row_double(row, "rating");
-    l->rd = db_row_double(row, "rd");
-    l->games = db_row_int(row, "games");
+    db_row_read(row, leader_cols, out, sizeof(struct db_leader));
 }
 
 enum db_status db_leaderboard(struct db_pool *pool, const struct rules_variant *v,

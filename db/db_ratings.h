@@ -1,13 +1,12 @@
-/* db_ratings.h — ratings, their history and the leaderboard (db_ratings.c).  Included by db.h. */
+/*
+ * db_ratings.h — ratings, their history and the leaderboard; in
+ * db_ratings.c.  db.h includes it.
+ */
 #ifndef KORP_DB_RATINGS_H
 #define KORP_DB_RATINGS_H
 
 #include "db_pool.h"
 #include "db_names.h"
-
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
 
 /* A player's Glicko-2 rating in a variant, as stored. */
 struct db_rating {

@@ -64,3 +64,19 @@ bool db_row_is_null(const struct db_row *r, const char *name)
 {
     return db_row_value(r, name) == NULL;
 }
+
+void db_row_read(const struct db_row *r, const struct db_col *cols, void *out, size_t size)
+{
+    memset(out, 0, size);
+    for (; cols->kind != DB_COL_END; cols++) {
+        char *at = (char *)out + cols->offset;
+        switch (cols->kind) {
+        case DB_COL_TEXT: db_row_text(r, cols->name, at, cols->size); break;
+        case DB_COL_INT: *(int *)(void *)at = db_row_int(r, cols->name); break;
+        case DB_COL_LONG: *(long long *)(void *)at = db_row_long(r, cols->name); break;
+        case DB_COL_DOUBLE: *(double *)(void *)at = db_row_double(r, cols->name); break;
+        case DB_COL_BOOL: *(bool *)(void *)at = db_row_bool(r, cols->name); break;
+        case DB_COL_END: break;
+        }
+    }
+}

@@ -132,13 +132,14 @@ enum db_status db_session_delete(struct db_pool *pool, const char *cookie, struc
     return db_run_once(pool, session_delete, &s, err);
 }
 
+#define S(member) DB_TEXT(struct db_session_info, member, #member)
+static const struct db_col session_info_cols[] = {
+    S(id), S(created_at), S(last_seen_at), S(expires_at), DB_COLS_END
+};
+
 static void session_info_read(void *out, const struct db_row *r)
 {
-    struct db_session_info *i = out;
-    db_row_text(r, "id", i->id, sizeof i->id);
-    db_row_text(r, "created_at", i->created_at, sizeof i->created_at);
-    db_row_text(r, "last_seen_at", i->last_seen_at, sizeof i->last_seen_at);
-    db_row_text(r, "expires_at", i->expires_at, sizeof i->expires_at);
+    db_row_read(r, session_info_cols, out, sizeof(struct db_session_info));
 }
 
 enum db_status db_session_list(struct db_pool *pool, const char *player_id, int max_days,

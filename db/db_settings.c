@@ -50,15 +50,27 @@ static enum db_status answer(struct db_pool *pool, enum db_stmt stmt,
     return rc;
 }
 
-/* A set of kinds as a text[] literal, in the table's order: "{move,game_end}". */
+/* Room for the text[] literal of every kind: each name with a comma (or
+ * the NUL) after it, the braces, and the byte kinds_text keeps for '}'. */
+enum {
+    KINDS_TEXT_MAX = 3
+#define EVENT(NAME, type, MAIL) + sizeof type
+#define NOTICE(NAME, type, MAIL) + sizeof type
+#include "db_kinds.def"
+};
+
+/* A set of kinds as a text[] literal, in the table's order: "{move,game_end}"
+ * (cut short, never overrun, in a buffer below KINDS_TEXT_MAX). */
 static void kinds_text(db_notification_set set, char *out, size_t size)
 {
     size_t used = 0;
     out[used++] = '{';
-    for (int i = 0; i < DB_NOTIFICATION_TYPE_COUNT; i++)
-        if (set & (1u << i))
-            used += (size_t)snprintf(out + used, size - used, "%s%s", used > 1 ? "," : "",
-                                     db_notification_types[i]);
+    for (int i = 0; i < DB_NOTIFICATION_TYPE_COUNT && used + 1 < size; i++)
+        if (set & (1u << i)) {
+            int n = snprintf(out + used, size - used - 1, "%s%s", used > 1 ? "," : "",
+                             db_notification_types[i]);
+            used = n < 0 || (size_t)n >= size - used - 1 ? size - 2 : used + (size_t)n;
+        }
     snprintf(out + used, size - used, "}");
 }
 
@@ -73,7 +85,7 @@ enum db_status db_settings_put(struct db_pool *pool, const char *player_id,
                                const struct db_settings_change *c, char **json,
                                struct base_err *err)
 {
-    char email_events[256], webhook_events[256], hour[16], hours[16];
+    char email_events[KINDS_TEXT_MAX], webhook_events[KINDS_TEXT_MAX], hour[16], hours[16];
     const char *params[11] = {
         player_id,
         c->set_email ? "true" : "false",
@@ -156,7 +168,7 @@ enum db_status db_webhook_create(struct db_pool *pool, const char *id, const cha
                                  const char *url, db_notification_set events,
                                  const char *secret, int max, char **json, struct base_err *err)
 {
-    char kinds[256], most[16];
+    char kinds[KINDS_TEXT_MAX], most[16];
     const char *params[6] = { id, player_id, url, kinds, secret, most };
     enum db_status rc;
 

@@ -91,14 +91,14 @@ enum db_status db_tournament_lock(struct db_tx *tx, const char *id, struct db_to
     return db_exec_row(tx, DB_STMT_TOURNAMENT_LOCK, params, tournament_read, out);
 }
 
+#define P(kind, member) DB_##kind(struct db_tournament_player, member, #member)
+static const struct db_col player_cols[] = {
+    P(TEXT, id), P(TEXT, name), P(INT, number), P(BOOL, withdrawn), DB_COLS_END
+};
+
 static void player_read(void *out, const struct db_row *row)
 {
-    struct db_tournament_player *p = out;
-    memset(p, 0, sizeof *p);
-    db_row_text(row, "id", p->id, sizeof p->id);
-    db_row_text(row, "name", p->name, sizeof p->name);
-    p->number = db_row_int(row, "number");
-    p->withdrawn = db_row_bool(row, "withdrawn");
+    db_row_read(row, player_cols, out, sizeof(struct db_tournament_player));
 }
 
 enum db_status db_tournament_players(struct db_pool *pool, const char *id,
@@ -123,16 +123,18 @@ enum db_status db_tournament_players_tx(struct db_tx *tx, const char *id,
     return rc;
 }
 
+#define G(kind, member, name) DB_##kind(struct db_tournament_game, member, name)
+static const struct db_col game_cols[] = {
+    G(TEXT, id, "id"), G(TEXT, white_id, "white_id"), G(TEXT, black_id, "black_id"),
+    G(INT, round, "tournament_round"), DB_COLS_END
+};
+
 static void game_read(void *out, const struct db_row *row)
 {
     struct db_tournament_game *g = out;
-    memset(g, 0, sizeof *g);
-    db_row_text(row, "id", g->id, sizeof g->id);
-    db_row_text(row, "white_id", g->white_id, sizeof g->white_id);
-    db_row_text(row, "black_id", g->black_id, sizeof g->black_id);
+    db_row_read(row, game_cols, out, sizeof *g);
     db_game_status_parse(db_row_value(row, "status"), &g->status);
     rules_result_parse(db_row_value(row, "result"), &g->result);
-    g->round = db_row_int(row, "tournament_round");
 }
 
 enum db_status db_tournament_games(struct db_pool *pool, const char *id,
@@ -174,9 +176,8 @@ enum db_status db_tournament_leave(struct db_tx *tx, const char *id, const char 
 enum db_status db_tournament_number(struct db_tx *tx, const char *id, const char *player_id,
                                     int number)
 {
-    char n[16];
-    const char *params[3] = { id, player_id, n };
-    snprintf(n, sizeof n, "%d", number);
+    char n[DB_NUMBER_SIZE];
+    const char *params[3] = { id, player_id, db_number(n, number) };
     return db_exec(tx, DB_STMT_TOURNAMENT_NUMBER, params, NULL);
 }
 

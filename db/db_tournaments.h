@@ -1,21 +1,23 @@
-/* db_tournaments.h — round-robin tournaments (db_tournaments.c).  Included by db.h. */
+/*
+ * db_tournaments.h — round-robin tournaments; in db_tournaments.c.  db.h
+ * includes it.
+ */
 #ifndef KORP_DB_TOURNAMENTS_H
 #define KORP_DB_TOURNAMENTS_H
 
 #include "db_clock.h"
 #include "db_kinds.h"
 
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-
 enum db_tournament_status {
     DB_TOURNAMENT_OPEN = 0,       /* "open": players may join */
     DB_TOURNAMENT_ACTIVE,         /* "active": its games are being played */
     DB_TOURNAMENT_FINISHED,       /* "finished": its last game has ended */
-    DB_TOURNAMENT_CANCELED        /* "canceled": too few players at starts_at */
+    DB_TOURNAMENT_CANCELLED       /* "cancelled": too few players at starts_at */
 };
+/* The older spelling of the constant. */
+#define DB_TOURNAMENT_CANCELED DB_TOURNAMENT_CANCELLED
 
+/* The status's word, and back (the older "canceled" reads as cancelled). */
 const char *db_tournament_status_text(enum db_tournament_status status);
 bool db_tournament_status_parse(const char *text, enum db_tournament_status *out);
 

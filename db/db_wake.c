@@ -139,44 +139,30 @@ static char *payloads(const char *ids, bool everyone)
     return out;
 }
 
-/* Sends one wake-up on pg; false when the connection failed. */
-static bool send_wake(PGconn *pg, const char *ids, bool everyone)
-{
-    char *array = payloads(ids != NULL ? ids : "", everyone);
-    const char *params[1] = { array };
-    PGresult *res;
-    bool ok;
-    if (array == NULL)
-        return false;
-    res = PQexecParams(pg, wake_sql, 1, NULL, params, NULL, NULL, 0);
-    ok = PQresultStatus(res) == PGRES_TUPLES_OK;
-    if (!ok)
-        base_log(BASE_LOG_WARN, "waker: cannot NOTIFY: %s", PQerrorMessage(pg));
-    PQclear(res);
-    free(array);
-    return ok;
-}
-
-static PGconn *connect_waker(struct db_waker *k)
+/* Sends one wake-up on pg (the waker's own, or a pooled one after its
+ * COMMIT: pool's deadline).  DB_UNREACHABLE: pg failed or missed the
+ * deadline, and must be closed. */
+static enum db_status send_wake(struct db_pool *pool, PGconn *pg, const char *ids,
+                                bool everyone)
 {
     struct base_err err = { "" };
-    PGconn *pg = db_pool_connect(k->pool, &err);
-    PGresult *res;
-    if (pg == NULL) {
-        base_log(BASE_LOG_WARN, "waker: cannot connect: %s", err.text);
-        return NULL;
-    }
-    /* A wake-up is no record: its commit need not wait for the disk (nor
-     * hold the NOTIFY lock that long). */
-    res = PQexec(pg, "SET synchronous_commit = off");
-    if (PQresultStatus(res) != PGRES_COMMAND_OK) {
-        base_log(BASE_LOG_WARN, "waker: %s", PQerrorMessage(pg));
-        PQclear(res);
-        PQfinish(pg);
-        return NULL;
-    }
-    PQclear(res);
-    return pg;
+    char *array = payloads(ids != NULL ? ids : "", everyone);
+    const char *params[1] = { array };
+    enum db_status rc;
+    if (array == NULL)
+        return DB_HARD_ERROR;
+    rc = db_exec_on(pool, pg, wake_sql, 1, params, NULL, &err);
+    if (rc != DB_OK)
+        base_log(BASE_LOG_WARN, "waker: cannot NOTIFY: %s", err.text);
+    free(array);
+    return rc;
+}
+
+/* The waker's connection.  A wake-up is no record: its commit need not wait
+ * for the disk (nor hold the NOTIFY lock that long). */
+static PGconn *connect_waker(struct db_waker *k)
+{
+    return db_pool_connect_for(k->pool, "waker", "SET synchronous_commit = off");
 }
 
 /* Waits ms without letting a wake-up cut it short (the pacing). */
@@ -196,6 +182,7 @@ static void run(struct base_worker *w, void *arg)
     bool stopping = false;
 
     for (;;) {
+        enum db_status sent = DB_OK;
         char *ids;
         bool everyone;
 
@@ -221,7 +208,7 @@ static void run(struct base_worker *w, void *arg)
         }
         if (pg == NULL)
             pg = connect_waker(k);
-        if (pg == NULL || !send_wake(pg, ids, everyone)) {
+        if (pg == NULL || (sent = send_wake(k->pool, pg, ids, everyone)) != DB_OK) {
             /* Kept for the next try (the streams' periodic reads and the
              * workers' looks cover the wait); a connection that failed is
              * made again then. */
@@ -235,7 +222,7 @@ static void run(struct base_worker *w, void *arg)
             }
             pthread_mutex_unlock(&k->lock);
             free(ids);
-            if (pg != NULL && PQstatus(pg) != CONNECTION_OK) {
+            if (pg != NULL && sent == DB_UNREACHABLE) {
                 PQfinish(pg);
                 pg = NULL;
             }
@@ -291,8 +278,9 @@ void db_wake_committed(struct db_tx *tx)
     if (db_pool_test_kill(tx->pool))
         raise(SIGKILL);
     if ((k = db_pool_waker(tx->pool)) == NULL) {
-        if (!send_wake(tx->pg, tx->wake, tx->wake_everyone))
-            tx->broken = PQstatus(tx->pg) != CONNECTION_OK;
+        /* Not the caller's error: the commit succeeded. */
+        if (send_wake(tx->pool, tx->pg, tx->wake, tx->wake_everyone) == DB_UNREACHABLE)
+            tx->broken = true;
         return;
     }
     pthread_mutex_lock(&k->lock);

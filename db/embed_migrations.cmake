@@ -1,5 +1,6 @@
 # Writes a C file holding every db/migrations/NNN_name.sql as a string, in
-# order, so that korpd carries its schema with it.  Run with -DDIR= -DOUT=.
+# order, and db/functions.sql (db_functions_sql), so that korpd carries its
+# schema with it.  Run with -DDIR= -DFUNCTIONS= -DOUT=.
 file(GLOB files "${DIR}/[0-9][0-9][0-9]_*.sql")
 list(SORT files)
 set(body "/* Generated from db/migrations by embed_migrations.cmake; do not edit. */\n#include \"db_int.h\"\n\n")
@@ -15,5 +16,8 @@ foreach(f IN LISTS files)
   string(APPEND table "    { ${version}, \"${name}\", migration_${num} },\n")
 endforeach()
 string(APPEND table "    { 0, NULL, NULL },\n};\n")
+file(READ "${FUNCTIONS}" hex HEX)
+string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
+string(APPEND table "\nconst char db_functions_sql[] = { ${bytes} 0 };\n")
 file(WRITE "${OUT}.tmp" "${body}\n${table}")
 file(COPY_FILE "${OUT}.tmp" "${OUT}" ONLY_IF_DIFFERENT)

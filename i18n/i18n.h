@@ -1,5 +1,5 @@
 /*
- * i18n — korp's texts in the reader's language (issue 21): English, Polish
+ * i18n — korp's texts in the reader's language: English, Polish
  * and Hungarian.  The translations live in po/<lang>.po; the build turns
  * them into a table (po/catalog.py) so that korpd needs no installed .mo
  * files.  Texts are looked up by their English msgid, as gettext does.

@@ -23,7 +23,7 @@ struct sink {
     size_t size;
     size_t len;
     bool full;
-    const char *language;   /* the words' (issue 21); NULL: English */
+    const char *language;   /* the words'; NULL: English */
 };
 
 static void put(struct sink *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -67,7 +67,7 @@ static void links_make(const struct notify_config *c, const struct db_delivery *
                        sizeof l->confirm);
 }
 
-/* A move's Fischer clock (issue 18): the recipient's time, from the event's
+/* A move's Fischer clock: the recipient's time, from the event's
  * "clock": {"type": "fischer", "white": s, "black": s}. */
 static void fischer_time(const cJSON *data, const char *my_color, struct notify_about *a)
 {

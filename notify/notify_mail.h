@@ -83,7 +83,7 @@ struct notify_about {
     const char *webhook_reason;   /* NOTIFY_WEBHOOK_DISABLED */
     const char *confirm_url;      /* NOTIFY_EMAIL_CONFIRM: the signed link */
     const char *message_text;     /* NOTIFY_MESSAGE: what the opponent wrote */
-    /* A Fischer clock (issue 18): the recipient's time when it became their
+    /* A Fischer clock: the recipient's time when it became their
      * turn, in seconds (shown beside the deadline). */
     bool fischer;
     long long my_time;

@@ -23,7 +23,7 @@
 
 /* ---- Times ----------------------------------------------------------------- */
 
-/* Issue 21: every text below is an English msgid (N_) said in the
+/* Every text below is an English msgid (N_) said in the
  * recipient's language by i18n_text (po/<lang>.po). */
 static const char *const day_names[7] = { N_("Sunday"), N_("Monday"), N_("Tuesday"),
                                           N_("Wednesday"), N_("Thursday"), N_("Friday"),
@@ -296,7 +296,7 @@ static const struct {
       N_("{opponent} declined your challenge to a game of {variant}"),
       N_("{opponent} declined your challenge to a game of {variant}."),
       0 },
-    { NOTIFY_CHALLENGE_CANCELED, "challenge-canceled",
+    { NOTIFY_CHALLENGE_CANCELLED, "challenge-cancelled",
       N_("{opponent} withdrew the challenge to a game of {variant}"),
       N_("{opponent} withdrew the challenge to a game of {variant} that was waiting for "
       "your answer."),

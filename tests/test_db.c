@@ -3,7 +3,8 @@
  * once and a failing one rolls back, the pool's deadline, the retries of
  * db_run_tx (serialization failures, a connection killed under it), the
  * connection settings and their overrides, an unreachable server, and the
- * statement list (each text's parameters as PostgreSQL counts them).
+ * statement list (each text's parameters as PostgreSQL counts them), and
+ * db/functions.sql applied after the migrations.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -331,6 +332,97 @@ static void test_db_statements_count_their_parameters(void **state)
     assert_int_equal(db_statement_nparams("SELECT $65"), -1);
 }
 
+/* db/functions.sql is applied after the migrations, again only when its
+ * text changed, and never over a database a newer korpd migrated. */
+static void test_db_functions_follow_the_migrations(void **state)
+{
+    struct base_err err = { "" };
+    struct db_pool *pool = pool_of(url, 1, 0);
+    (void)state;
+    if (db_migrate(pool, &err) != DB_OK)
+        fail_msg("migrate: %s", err.text);
+    assert_int_equal(scalar("SELECT count(*) FROM schema_functions"), 1);
+    assert_int_equal(scalar("SELECT 'challenge_cancelled' = ANY (korp_notification_types())"
+                            "::integer"), 1);
+    /* The same text: nothing is replaced. */
+    PQclear(sql("UPDATE schema_functions SET applied_at = '2000-01-01'"));
+    if (db_migrate(pool, &err) != DB_OK)
+        fail_msg("migrate again: %s", err.text);
+    assert_int_equal(scalar("SELECT count(*) FROM schema_functions"
+                            " WHERE applied_at = '2000-01-01'"), 1);
+    /* A newer korpd migrated: its functions stand. */
+    PQclear(sql("UPDATE schema_functions SET digest = 'newer'"));
+    PQclear(sql("INSERT INTO schema_migrations (version, name) VALUES (8999, 'newer')"));
+    if (db_migrate(pool, &err) != DB_OK)
+        fail_msg("migrate under a newer korpd: %s", err.text);
+    assert_int_equal(scalar("SELECT count(*) FROM schema_functions WHERE digest = 'newer'"), 1);
+    PQclear(sql("DELETE FROM schema_migrations WHERE version = 8999"));
+    if (db_migrate(pool, &err) != DB_OK)
+        fail_msg("migrate once more: %s", err.text);
+    assert_int_equal(scalar("SELECT count(*) FROM schema_functions WHERE digest = 'newer'"), 0);
+    db_pool_free(pool);
+}
+
+/* A database korpd left at migration 013, with the older spelling stored,
+ * reads "cancelled" everywhere once migrated (in a schema of its own). */
+static void test_db_cancelled_spelt_one_way_after_upgrade(void **state)
+{
+    struct db_migration upto[64];
+    struct base_err err = { "" };
+    char with[1024];
+    struct db_pool *pool;
+    int n = 0;
+    (void)state;
+    for (; db_migrations[n].version != 0 && db_migrations[n].version <= 13; n++)
+        upto[n] = db_migrations[n];
+    upto[n] = (struct db_migration){ 0, NULL, NULL };
+    PQclear(sql("DROP SCHEMA IF EXISTS upgrade CASCADE"));
+    PQclear(sql("CREATE SCHEMA upgrade"));
+    snprintf(with, sizeof with, "%s%coptions=-c%%20search_path%%3Dupgrade", url,
+             strchr(url, '?') ? '&' : '?');
+    pool = pool_of(with, 1, 0);
+    if (db_migrate_list(pool, upto, &err) != DB_OK)
+        fail_msg("migrate to 013: %s", err.text);
+    PQclear(sql("SET search_path = upgrade;"
+                "INSERT INTO players (id, name, role, created_at)"
+                " VALUES ('p1', 'alice', 'player', now());"
+                "INSERT INTO notification_settings (player_id, email_events, webhook_events)"
+                " VALUES ('p1', ARRAY['challenge_canceled', 'move'],"
+                " ARRAY['challenge_canceled']);"
+                "INSERT INTO webhooks (id, player_id, url, events, secret, created_at)"
+                " VALUES ('w1', 'p1', 'https://example.org/', ARRAY['challenge_canceled'], 's',"
+                " now());"
+                "INSERT INTO events (player_id, type, payload, created_at)"
+                " VALUES ('p1', 'challenge_canceled', '{\"opponent\": \"p1\"}', now());"
+                "INSERT INTO tournaments (id, name, variant, director_id, status, rated, double,"
+                " max_players, leave_allowed, created_at)"
+                " VALUES ('t1', 'cup', 'glinski', 'p1', 'canceled', false, false, 3, true,"
+                " now())"));
+    assert_int_equal(scalar("SELECT count(*) FROM upgrade.deliveries"
+                            " WHERE type = 'challenge_canceled'"), 1);
+    if (db_migrate(pool, &err) != DB_OK)
+        fail_msg("migrate from 013: %s", err.text);
+    assert_int_equal(scalar("SELECT count(*) FROM upgrade.notification_settings"
+                            " WHERE email_events = ARRAY['challenge_cancelled', 'move']"
+                            " AND webhook_events = ARRAY['challenge_cancelled']"), 1);
+    assert_int_equal(scalar("SELECT count(*) FROM upgrade.webhooks"
+                            " WHERE events = ARRAY['challenge_cancelled']"), 1);
+    assert_int_equal(scalar("SELECT count(*) FROM upgrade.events"
+                            " WHERE type = 'challenge_cancelled'"), 1);
+    assert_int_equal(scalar("SELECT count(*) FROM upgrade.deliveries"
+                            " WHERE type = 'challenge_cancelled'"), 1);
+    assert_int_equal(scalar("SELECT count(*) FROM upgrade.tournaments"
+                            " WHERE status = 'cancelled'"), 1);
+    /* The trigger of functions.sql owes the new kind as the old one was. */
+    PQclear(sql("SET search_path = upgrade;"
+                "INSERT INTO events (player_id, type, payload, created_at)"
+                " VALUES ('p1', 'challenge_cancelled', '{\"opponent\": \"p1\"}', now())"));
+    assert_int_equal(scalar("SELECT count(*) FROM upgrade.deliveries"
+                            " WHERE type = 'challenge_cancelled' AND channel = 'webhook'"), 2);
+    db_pool_free(pool);
+    PQclear(sql("DROP SCHEMA upgrade CASCADE"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -344,6 +436,8 @@ int main(void)
         cmocka_unit_test(test_db_transaction_left_open_is_rolled_back),
         cmocka_unit_test(test_db_unreachable_is_reported),
         cmocka_unit_test(test_db_statements_count_their_parameters),
+        cmocka_unit_test(test_db_functions_follow_the_migrations),
+        cmocka_unit_test(test_db_cancelled_spelt_one_way_after_upgrade),
     };
     url = test_database_url();
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,74 @@
+-- The functions korp keeps in one place instead of copying them into each
+-- new migration.  korpd applies this file after the migrations at every
+-- start (db_migrate.c), in the same transaction and under the same lock, so
+-- CREATE OR REPLACE only: a change here is a change of this file, never a
+-- migration.  A migration sees these functions as the migrations before it
+-- left them (this file runs after the last one); one that needs a newer
+-- version defines it itself, as 014 does for korp_notification_types.
+-- The lists of kinds follow db/db_kinds.def (tests/contract/test_kinds.py).
+
+-- The kinds of notification a player may choose: the event stream's types
+-- and the deadline reminder.  The CHECKs of notification_settings and
+-- webhooks hold their lists to it.
+CREATE OR REPLACE FUNCTION korp_notification_types() RETURNS text[]
+    LANGUAGE sql IMMUTABLE
+    AS $$ SELECT ARRAY['challenge', 'challenge_declined', 'challenge_cancelled', 'game_start',
+                       'move', 'draw_offer', 'claim', 'game_end', 'deadline_near',
+                       'message', 'arbiter', 'tournament_start', 'tournament_end'] $$;
+
+-- Whether an event is addressed to the player who has its row, rather than
+-- merely about them: a move to the player whose turn it now is (and a
+-- conditional reply to both: the one to move, and the one whose
+-- conditional move was played), a challenge to the one challenged, a
+-- message to the player who did not send it, and so on.
+CREATE OR REPLACE FUNCTION korp_event_addressed(player text, type text, payload jsonb)
+    RETURNS boolean
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT coalesce(CASE type
+        WHEN 'move' THEN payload->>'status' = 'active'
+            AND (payload->>'to_move' = side OR coalesce((payload->>'conditional')::boolean, false))
+        WHEN 'challenge' THEN payload->>'opponent' = player
+        WHEN 'challenge_cancelled' THEN payload->>'opponent' = player
+        WHEN 'challenge_declined' THEN payload->>'challenger' = player
+        WHEN 'draw_offer' THEN payload->>'draw_offer' IS NULL OR payload->>'draw_offer' <> side
+        WHEN 'message' THEN payload->'message'->>'from' <> side
+        ELSE true
+    END, false)
+      FROM (SELECT CASE WHEN type IN ('move', 'draw_offer', 'message') THEN
+                (SELECT CASE WHEN g.white_id = player THEN 'white' ELSE 'black' END
+                   FROM games g WHERE g.id = payload->>'game_id') END AS side) AS player_side $$;
+
+-- The trigger of events: owes an event's deliveries (its player's webhooks
+-- that take its kind, and an email when they take it by email at a
+-- confirmed address) in the transaction that writes it, so nothing a
+-- commit promised can be lost.  No NOTIFY here: PostgreSQL holds one
+-- cluster-wide lock for a NOTIFYing transaction until its commit is
+-- flushed; korpd's waker wakes the notify workers after the commit
+-- (db_wake.c), and a lost wake-up costs at most the workers' periodic look.
+CREATE OR REPLACE FUNCTION korp_event_enqueue() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    -- For a player the event is addressed to: their webhooks that take its
+    -- kind, and an email unless the daily digest tells "your move" once a
+    -- day instead.
+    WITH s AS (SELECT * FROM notification_settings
+                WHERE player_id = NEW.player_id
+                  AND korp_event_addressed(NEW.player_id, NEW.type, NEW.payload)),
+    owed (channel, webhook_id) AS (
+        SELECT 'webhook', w.id FROM s JOIN webhooks w ON w.player_id = s.player_id
+         WHERE w.enabled AND NEW.type = ANY (w.events) AND NEW.type = ANY (s.webhook_events)
+        UNION ALL
+        SELECT 'email', NULL FROM s
+         WHERE s.email_enabled AND NEW.type = ANY (s.email_events)
+           AND NOT (s.digest AND NEW.type = 'move')
+           AND EXISTS (SELECT FROM players p WHERE p.id = NEW.player_id AND p.email <> ''
+                                               AND p.email_confirmed_at IS NOT NULL))
+    INSERT INTO deliveries (player_id, channel, webhook_id, event_id, type, payload, next_attempt_at,
+                            created_at)
+    SELECT NEW.player_id, channel, webhook_id, NEW.id, NEW.type,
+           NEW.payload || jsonb_build_object('event_id', NEW.id), NEW.created_at, NEW.created_at
+      FROM owed;
+    RETURN NULL;
+END $$;
