@@ -349,7 +349,7 @@ enum MHD_Result api_tournament_list(struct api_request *req)
 
     if (status != NULL && !db_tournament_status_parse(status, &wanted))
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
-                        "'status' must be open, active, finished or canceled");
+                        "'status' must be open, active, finished or cancelled");
     if (!api_page_read(req, &page, &replied) || !api_page_cursor(req, &page, &replied))
         return replied;
     if ((list = calloc((size_t)page.limit, sizeof *list)) == NULL)

@@ -32,7 +32,6 @@ struct perpetual_args {
     const char *player_id, *game_id, *line;
     bool *not_check;
     char *claim_id;
-    struct games_result *out;
 };
 
 /* Refuses a move of the line: says which one and why. */
@@ -48,10 +47,9 @@ static enum db_status line_refused(struct games_result *r, int number, const cha
     return DB_OK;
 }
 
-static enum db_status perpetual_tx(struct db_tx *tx, void *arg)
+static enum db_status perpetual_tx(struct db_tx *tx, struct games_result *r, void *arg)
 {
     struct perpetual_args *a = arg;
-    struct games_result *r = a->out;
     struct rules_position pos;
     enum rules_color color;
     char words[1024], line[1024] = "", details[1400];
@@ -114,20 +112,18 @@ void games_perpetual_claim(struct db_pool *pool, const char *player_id, const ch
                            const char *line, bool *not_check, char claim_id[BASE_ID_SIZE],
                            struct games_result *out)
 {
-    struct perpetual_args a = { player_id, game_id, line, not_check, claim_id, out };
+    struct perpetual_args a = { player_id, game_id, line, not_check, claim_id };
     games_run(pool, perpetual_tx, &a, out);
 }
 
 struct request_args {
     const char *player_id, *game_id, *text;
     char *request_id;
-    struct games_result *out;
 };
 
-static enum db_status request_tx(struct db_tx *tx, void *arg)
+static enum db_status request_tx(struct db_tx *tx, struct games_result *r, void *arg)
 {
     struct request_args *a = arg;
-    struct games_result *r = a->out;
     char details[128];
     enum db_status rc;
 
@@ -148,19 +144,17 @@ void games_arbiter_request(struct db_pool *pool, const char *player_id, const ch
                            const char *text, char request_id[BASE_ID_SIZE],
                            struct games_result *out)
 {
-    struct request_args a = { player_id, game_id, text, request_id, out };
+    struct request_args a = { player_id, game_id, text, request_id };
     games_run(pool, request_tx, &a, out);
 }
 
 struct dismiss_args {
     const char *item_id, *reason;
-    struct games_result *out;
 };
 
-static enum db_status dismiss_tx(struct db_tx *tx, void *arg)
+static enum db_status dismiss_tx(struct db_tx *tx, struct games_result *r, void *arg)
 {
     struct dismiss_args *a = arg;
-    struct games_result *r = a->out;
     struct db_queue_item item = { 0 };
     char detail[2048];
     enum db_status rc;
@@ -182,7 +176,7 @@ static enum db_status dismiss_tx(struct db_tx *tx, void *arg)
 void games_arbiter_dismiss(struct db_pool *pool, const char *item_id, const char *reason,
                            struct games_result *out)
 {
-    struct dismiss_args a = { item_id, reason, out };
+    struct dismiss_args a = { item_id, reason };
     games_run(pool, dismiss_tx, &a, out);
 }
 

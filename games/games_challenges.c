@@ -32,16 +32,14 @@ struct create_args {
     const struct db_challenge *want;
     int per_day;
     struct db_challenge *c;
-    struct games_result *out;
 };
 
 /* One challenge at a time to each opponent, at most GAMES_OPEN_CHALLENGES_MAX
  * to anyone, and per_day in 24 hours: checked under a lock on the
  * challenger's challenges, so that two at once cannot both pass. */
-static enum db_status create_tx(struct db_tx *tx, void *arg)
+static enum db_status create_tx(struct db_tx *tx, struct games_result *r, void *arg)
 {
     struct create_args *a = arg;
-    struct games_result *r = a->out;
     struct db_challenge_guard guard;
     enum db_status rc;
 
@@ -73,7 +71,7 @@ void games_challenge_create(struct db_pool *pool, struct db_challenge *c, int pe
                             struct games_result *out)
 {
     struct db_challenge want = *c;
-    struct create_args a = { &want, per_day, c, out };
+    struct create_args a = { &want, per_day, c };
     games_run(pool, create_tx, &a, out);
     /* The unique index: one open to that opponent, made since the guard read. */
     if (out->outcome == GAMES_DB_ERROR && out->db == DB_CONFLICT) {
@@ -119,13 +117,11 @@ static enum db_status game_of(struct db_tx *tx, const struct db_challenge *c,
 
 struct accept_args {
     const char *player_id, *challenge_id;
-    struct games_result *out;
 };
 
-static enum db_status accept_tx(struct db_tx *tx, void *arg)
+static enum db_status accept_tx(struct db_tx *tx, struct games_result *r, void *arg)
 {
     struct accept_args *a = arg;
-    struct games_result *r = a->out;
     struct db_challenge c;
     bool challenger_white;
     enum db_status rc;
@@ -166,7 +162,7 @@ static enum db_status accept_tx(struct db_tx *tx, void *arg)
 void games_challenge_accept(struct db_pool *pool, const char *player_id,
                             const char *challenge_id, struct games_result *out)
 {
-    struct accept_args a = { player_id, challenge_id, out };
+    struct accept_args a = { player_id, challenge_id };
     games_run(pool, accept_tx, &a, out);
 }
 
@@ -174,13 +170,11 @@ struct close_args {
     const char *player_id, *challenge_id;
     bool decline;
     struct db_challenge *c;
-    struct games_result *out;
 };
 
-static enum db_status close_tx(struct db_tx *tx, void *arg)
+static enum db_status close_tx(struct db_tx *tx, struct games_result *r, void *arg)
 {
     struct close_args *a = arg;
-    struct games_result *r = a->out;
     enum db_challenge_status status = a->decline ? DB_CHALLENGE_DECLINED
                                                  : DB_CHALLENGE_CANCELLED;
     enum db_status rc;
@@ -209,6 +203,6 @@ void games_challenge_close(struct db_pool *pool, const char *player_id,
                            const char *challenge_id, bool decline, struct db_challenge *c,
                            struct games_result *out)
 {
-    struct close_args a = { player_id, challenge_id, decline, c, out };
+    struct close_args a = { player_id, challenge_id, decline, c };
     games_run(pool, close_tx, &a, out);
 }

@@ -249,13 +249,11 @@ struct read_call {
     const char *player_id, *game_id;
     struct games_lines *lines;
     bool remove;
-    struct games_result *out;
 };
 
-static enum db_status read_tx(struct db_tx *tx, void *arg)
+static enum db_status read_tx(struct db_tx *tx, struct games_result *r, void *arg)
 {
     struct read_call *c = arg;
-    struct games_result *r = c->out;
     struct rules_position pos;
     enum db_status rc;
 
@@ -281,14 +279,14 @@ static enum db_status read_tx(struct db_tx *tx, void *arg)
 void games_conditional_get(struct db_pool *pool, const char *player_id, const char *game_id,
                            struct games_lines *lines, struct games_result *out)
 {
-    struct read_call c = { player_id, game_id, lines, false, out };
+    struct read_call c = { player_id, game_id, lines, false };
     games_run(pool, read_tx, &c, out);
 }
 
 void games_conditional_delete(struct db_pool *pool, const char *player_id, const char *game_id,
                               struct games_result *out)
 {
-    struct read_call c = { player_id, game_id, NULL, true, out };
+    struct read_call c = { player_id, game_id, NULL, true };
     games_run(pool, read_tx, &c, out);
 }
 

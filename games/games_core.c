@@ -47,7 +47,7 @@ enum db_status games_format(struct db_tx *tx, char *out, size_t size, const char
 }
 
 struct run_call {
-    db_tx_fn fn;
+    games_body *fn;
     void *arg;
     struct games_result *r;
 };
@@ -56,10 +56,10 @@ static enum db_status run_tx(struct db_tx *tx, void *arg)
 {
     struct run_call *c = arg;
     result_reset(c->r);
-    return c->fn(tx, c->arg);
+    return c->fn(tx, c->r, c->arg);
 }
 
-void games_run(struct db_pool *pool, db_tx_fn fn, void *arg, struct games_result *r)
+void games_run(struct db_pool *pool, games_body *fn, void *arg, struct games_result *r)
 {
     struct run_call c = { fn, arg, r };
     enum db_status rc;
@@ -160,10 +160,9 @@ struct step_call {
     const char *player_id, *game_id;
     const struct games_step *step;
     const void *arg;
-    struct games_result *out;
 };
 
-static enum db_status step_tx(struct db_tx *tx, void *arg)
+static enum db_status step_tx(struct db_tx *tx, struct games_result *r, void *arg)
 {
     struct step_call *c = arg;
     struct rules_position pos;
@@ -171,16 +170,16 @@ static enum db_status step_tx(struct db_tx *tx, void *arg)
     enum db_status rc;
 
     rc = games_lock_for_player(tx, c->game_id, c->player_id, c->step->needs_turn,
-                               c->step->with_keys, c->out, &pos, &color);
-    if (rc != DB_OK || c->out->outcome != GAMES_OK)
+                               c->step->with_keys, r, &pos, &color);
+    if (rc != DB_OK || r->outcome != GAMES_OK)
         return rc;
-    return c->step->run(tx, c->out, &pos, color, c->arg);
+    return c->step->run(tx, r, &pos, color, c->arg);
 }
 
 void games_run_step(struct db_pool *pool, const char *player_id, const char *game_id,
                     const struct games_step *step, const void *arg, struct games_result *out)
 {
-    struct step_call c = { player_id, game_id, step, arg, out };
+    struct step_call c = { player_id, game_id, step, arg };
     games_run(pool, step_tx, &c, out);
 }
 

@@ -16,10 +16,13 @@ enum db_status games_refuse(struct games_result *r, enum games_outcome outcome,
 enum db_status games_format(struct db_tx *tx, char *out, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* A state change's transaction body: what it answers goes into r. */
+typedef enum db_status games_body(struct db_tx *tx, struct games_result *r, void *arg);
+
 /* Runs fn as one transaction, r cleared before each run of it (a body may
  * run more than once: db_run_tx retries); a database failure becomes
  * GAMES_DB_ERROR. */
-void games_run(struct db_pool *pool, db_tx_fn fn, void *arg, struct games_result *r);
+void games_run(struct db_pool *pool, games_body *fn, void *arg, struct games_result *r);
 
 /*
  * A player's change to a game they play: run on the locked, active game

@@ -17,14 +17,12 @@ struct book {
     const char *player_id, *start_day;
     int days, allowance;
     struct games_leave *l;
-    struct games_result *out;
 };
 
-static enum db_status book_tx(struct db_tx *tx, void *arg)
+static enum db_status book_tx(struct db_tx *tx, struct games_result *r, void *arg)
 {
     struct book *b = arg;
     struct games_leave *l = b->l;
-    struct games_result *r = b->out;
     struct db_leave_year years[4];
     int ahead = 0, count = 0;
     bool overlaps = false;
@@ -63,19 +61,17 @@ static enum db_status book_tx(struct db_tx *tx, void *arg)
 void games_leave_book(struct db_pool *pool, const char *player_id, const char *start_day,
                       int days, int allowance, struct games_leave *l, struct games_result *out)
 {
-    struct book b = { player_id, start_day, days, allowance, l, out };
+    struct book b = { player_id, start_day, days, allowance, l };
     games_run(pool, book_tx, &b, out);
 }
 
 struct cancel {
     const char *player_id, *leave_id;
-    struct games_result *out;
 };
 
-static enum db_status cancel_tx(struct db_tx *tx, void *arg)
+static enum db_status cancel_tx(struct db_tx *tx, struct games_result *r, void *arg)
 {
     struct cancel *c = arg;
-    struct games_result *r = c->out;
     enum db_leave_state state = DB_LEAVE_AHEAD;
     int ahead = 0;
     enum db_status rc;
@@ -98,6 +94,6 @@ static enum db_status cancel_tx(struct db_tx *tx, void *arg)
 void games_leave_cancel(struct db_pool *pool, const char *player_id, const char *leave_id,
                         struct games_result *out)
 {
-    struct cancel c = { player_id, leave_id, out };
+    struct cancel c = { player_id, leave_id };
     games_run(pool, cancel_tx, &c, out);
 }

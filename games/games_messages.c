@@ -75,13 +75,11 @@ enum db_status games_message_with_move(struct db_tx *tx, const char *player_id,
 struct send_call {
     const char *player_id, *game_id, *text;
     char **json;
-    struct games_result *out;
 };
 
-static enum db_status send_tx(struct db_tx *tx, void *arg)
+static enum db_status send_tx(struct db_tx *tx, struct games_result *r, void *arg)
 {
     struct send_call *c = arg;
-    struct games_result *r = c->out;
     enum db_status rc;
 
     free(*c->json);
@@ -103,7 +101,7 @@ static enum db_status send_tx(struct db_tx *tx, void *arg)
 void games_message_send(struct db_pool *pool, const char *player_id, const char *game_id,
                         const char *text, char **json, struct games_result *out)
 {
-    struct send_call c = { player_id, game_id, text, json, out };
+    struct send_call c = { player_id, game_id, text, json };
     *json = NULL;
     games_run(pool, send_tx, &c, out);
     if (out->outcome != GAMES_OK) {

@@ -146,12 +146,11 @@ struct move_args {
     int ply;
     const char *message;
     struct games_key *key;
-    struct games_result *out;
 };
 
-static enum db_status move_checked(struct db_tx *tx, struct move_args *a)
+static enum db_status move_checked(struct db_tx *tx, struct games_result *r,
+                                   const struct move_args *a)
 {
-    struct games_result *r = a->out;
     struct rules_position pos, before;
     struct rules_move m;
     enum rules_color color = RULES_WHITE;
@@ -208,11 +207,10 @@ static enum db_status key_store(struct db_tx *tx, struct games_key *k,
     return db_idempotency_store(tx, k->token_id, k->key, k->status, k->body);
 }
 
-static enum db_status move_tx(struct db_tx *tx, void *arg)
+static enum db_status move_tx(struct db_tx *tx, struct games_result *r, void *arg)
 {
     struct move_args *a = arg;
     struct games_key *k = a->key;
-    struct games_result *r = a->out;
     enum db_status rc = DB_OK;
 
     if (k != NULL) {
@@ -222,7 +220,7 @@ static enum db_status move_tx(struct db_tx *tx, void *arg)
         if (rc != DB_OK || r->outcome != GAMES_OK)
             return rc;
     }
-    if ((rc = move_checked(tx, a)) != DB_OK)
+    if ((rc = move_checked(tx, r, a)) != DB_OK)
         return rc;
     /* A message with the move is stored at the move's ply, with it.  One
      * over the daily limit (checked before, raced since) is dropped. */
@@ -238,7 +236,7 @@ void games_move(struct db_pool *pool, const char *player_id, const char *game_id
                 const char *move, int ply, const char *message, struct games_key *key,
                 struct games_result *out)
 {
-    struct move_args a = { player_id, game_id, move, ply, message, key, out };
+    struct move_args a = { player_id, game_id, move, ply, message, key };
     if (key != NULL)
         key->body = NULL;
     games_run(pool, move_tx, &a, out);

@@ -178,13 +178,11 @@ struct start_args {
     const char *caller_id, *id;
     bool arbiter;
     struct db_tournament *t;
-    struct games_result *out;
 };
 
-static enum db_status start_tx(struct db_tx *tx, void *arg)
+static enum db_status start_tx(struct db_tx *tx, struct games_result *r, void *arg)
 {
     struct start_args *a = arg;
-    struct games_result *r = a->out;
     enum db_status rc;
 
     if ((rc = lock_tournament(tx, a->id, a->t, r)) != DB_OK || r->outcome != GAMES_OK)
@@ -201,7 +199,7 @@ static enum db_status start_tx(struct db_tx *tx, void *arg)
 void games_tournament_start(struct db_pool *pool, const char *caller_id, bool arbiter,
                             const char *id, struct db_tournament *t, struct games_result *out)
 {
-    struct start_args a = { caller_id, id, arbiter, t, out };
+    struct start_args a = { caller_id, id, arbiter, t };
     games_run(pool, start_tx, &a, out);
 }
 
@@ -261,13 +259,11 @@ static bool may_enter(struct db_pool *pool, const struct db_tournament *t,
 struct join_args {
     const char *player_id, *id;
     struct db_tournament *t;
-    struct games_result *out;
 };
 
-static enum db_status join_tx(struct db_tx *tx, void *arg)
+static enum db_status join_tx(struct db_tx *tx, struct games_result *r, void *arg)
 {
     struct join_args *a = arg;
-    struct games_result *r = a->out;
     enum db_status rc;
 
     if ((rc = lock_tournament(tx, a->id, a->t, r)) != DB_OK || r->outcome != GAMES_OK)
@@ -289,7 +285,7 @@ static enum db_status join_tx(struct db_tx *tx, void *arg)
 void games_tournament_join(struct db_pool *pool, const char *player_id, const char *id,
                            struct db_tournament *t, struct games_result *out)
 {
-    struct join_args a = { player_id, id, t, out };
+    struct join_args a = { player_id, id, t };
     struct base_err err = { "" };
     enum db_status rc;
 
@@ -317,7 +313,6 @@ void games_tournament_join(struct db_pool *pool, const char *player_id, const ch
 struct withdraw_args {
     const char *player_id, *id;
     struct db_tournament *t;
-    struct games_result *out;
 };
 
 /* Ends one of the player's games as their loss by forfeit, unrated. */
@@ -340,10 +335,9 @@ static enum db_status forfeit(struct db_tx *tx, const char *game_id, const char 
     return rc;
 }
 
-static enum db_status withdraw_tx(struct db_tx *tx, void *arg)
+static enum db_status withdraw_tx(struct db_tx *tx, struct games_result *r, void *arg)
 {
     struct withdraw_args *a = arg;
-    struct games_result *r = a->out;
     char games[2 * PLAYERS_MAX][BASE_ID_SIZE];
     int count = 0;
     enum db_status rc;
@@ -371,7 +365,7 @@ static enum db_status withdraw_tx(struct db_tx *tx, void *arg)
 void games_tournament_withdraw(struct db_pool *pool, const char *player_id, const char *id,
                                struct db_tournament *t, struct games_result *out)
 {
-    struct withdraw_args a = { player_id, id, t, out };
+    struct withdraw_args a = { player_id, id, t };
     games_run(pool, withdraw_tx, &a, out);
 }
 

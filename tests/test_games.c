@@ -486,7 +486,7 @@ static void test_games_challenge_close(void **state)
     assert_int_equal(r.outcome, GAMES_OK);
     assert_int_equal(got.status, DB_CHALLENGE_CANCELLED);
     challenge_events(ch.id, b.id, events, sizeof events);
-    assert_string_equal(events, "challenge challenge_canceled");
+    assert_string_equal(events, "challenge challenge_cancelled");
     games_challenge_close(pool, a.id, ch.id, false, &got, &r);
     assert_refused(&r, GAMES_CONFLICT);
 
@@ -505,7 +505,7 @@ static void test_games_challenge_close(void **state)
     games_challenge_close(pool, a.id, ch.id, false, &got, &r);
     assert_int_equal(r.outcome, GAMES_OK);
     const char *p[1] = { ch.id };
-    assert_int_equal(sql_count("SELECT count(*) FROM events WHERE type = 'challenge_canceled'"
+    assert_int_equal(sql_count("SELECT count(*) FROM events WHERE type = 'challenge_cancelled'"
                                " AND payload->>'challenge_id' = $1", 1, p), 1);
 }
 
