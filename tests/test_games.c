@@ -282,6 +282,21 @@ static void assert_refused(const struct games_result *r, enum games_outcome outc
     assert_true(r->detail[0] != '\0' || outcome == GAMES_ANSWERED_BEFORE);
 }
 
+/* A success (its result cleared), and a refusal as assert_refused (its
+ * result cleared). */
+static void assert_ok_clear(struct games_result *r)
+{
+    if (r->outcome != GAMES_OK)
+        fail_msg("expected success, got %d: %s %s", r->outcome, r->detail, r->err.text);
+    games_result_clear(r);
+}
+
+static void assert_refused_clear(struct games_result *r, enum games_outcome outcome)
+{
+    assert_refused(r, outcome);
+    games_result_clear(r);
+}
+
 /* A game that has ended at that ply with that result and termination. */
 static void assert_finished(const struct db_game *game, enum rules_result result,
                             enum db_termination how, int ply)
@@ -1456,8 +1471,7 @@ static void test_games_challenge_create(void **state)
     /* Made: read back as stored, names and all, and told to both. */
     challenge_of(&a, b.id, &first);
     games_challenge_create(pool, &first, 0, &r);
-    assert_int_equal(r.outcome, GAMES_OK);
-    games_result_clear(&r);
+    assert_ok_clear(&r);
     assert_true(first.id[0] != '\0');
     assert_int_equal(first.status, DB_CHALLENGE_OPEN);
     assert_string_equal(first.challenger_name, a.name);
@@ -1476,8 +1490,7 @@ static void test_games_challenge_create(void **state)
     /* No such opponent. */
     challenge_of(&a, "nosuchplayer", &c);
     games_challenge_create(pool, &c, 0, &r);
-    assert_refused(&r, GAMES_NOT_FOUND);
-    games_result_clear(&r);
+    assert_refused_clear(&r, GAMES_NOT_FOUND);
     /* One a day: the next waits until the first is 24 hours old. */
     challenge_of(&a, "", &c);
     games_challenge_create(pool, &c, 1, &r);
@@ -1489,8 +1502,7 @@ static void test_games_challenge_create(void **state)
     for (int i = 0; i < GAMES_OPEN_CHALLENGES_MAX; i++) {
         challenge_of(&busy, "", &c);
         games_challenge_create(pool, &c, 0, &r);
-        assert_int_equal(r.outcome, GAMES_OK);
-        games_result_clear(&r);
+        assert_ok_clear(&r);
     }
     challenge_of(&busy, "", &c);
     games_challenge_create(pool, &c, 0, &r);
@@ -1500,8 +1512,7 @@ static void test_games_challenge_create(void **state)
     /* ... which leaves challenges to one player free. */
     challenge_of(&busy, a.id, &c);
     games_challenge_create(pool, &c, 0, &r);
-    assert_int_equal(r.outcome, GAMES_OK);
-    games_result_clear(&r);
+    assert_ok_clear(&r);
 }
 
 /* ---- Conditional moves ------------------------------------------------------ */
@@ -1550,8 +1561,7 @@ static void test_games_conditional(void **state)
      * black king goes to e8 (not next to it: legal, korpalski.md). */
     set_lines(l, "K@e1 K@e8", 0);
     games_conditional_put(pool, g.black.id, g.game, l, &r);
-    assert_int_equal(r.outcome, GAMES_OK);
-    games_result_clear(&r);
+    assert_ok_clear(&r);
     assert_int_equal(l->ply, 0);
     lines_text(l, text, sizeof text);
     assert_string_equal(text, "K@e1 K@e8");
@@ -1560,53 +1570,43 @@ static void test_games_conditional(void **state)
     snapshot(g.game, before, sizeof before);
     set_lines(l, "N@f3 N@f6", 0);   /* White is to move: not while it is one's turn */
     games_conditional_put(pool, g.white.id, g.game, l, &r);
-    assert_refused(&r, GAMES_CONFLICT);
-    games_result_clear(&r);
+    assert_refused_clear(&r, GAMES_CONFLICT);
     set_lines(l, "K@e1 K@e8", 3);   /* three plies believed played, none was */
     games_conditional_put(pool, g.black.id, g.game, l, &r);
-    assert_refused(&r, GAMES_PLY_MISMATCH);
-    games_result_clear(&r);
+    assert_refused_clear(&r, GAMES_PLY_MISMATCH);
     /* A drop onto the square of the white king: illegal (drops go onto
      * empty squares only), line 0, move 1. */
     set_lines(l, "K@e1 K@e1", 0);
     games_conditional_put(pool, g.black.id, g.game, l, &r);
-    assert_refused(&r, GAMES_ILLEGAL);
-    games_result_clear(&r);
+    assert_refused_clear(&r, GAMES_ILLEGAL);
     assert_int_equal(l->bad_line, 0);
     assert_int_equal(l->bad_index, 1);
     /* Two lines that answer K@e1 differently. */
     set_lines(l, "K@e1 K@e8|K@e1 K@d8", 0);
     games_conditional_put(pool, g.black.id, g.game, l, &r);
-    assert_refused(&r, GAMES_LINES_DISAGREE);
-    games_result_clear(&r);
+    assert_refused_clear(&r, GAMES_LINES_DISAGREE);
     assert_true(l->conflict);
     assert_int_equal(l->bad_line, 1);
     assert_int_equal(l->bad_index, 1);
     /* One who does not play the game, or no such game: not told which. */
     set_lines(l, "K@e1 K@e8", 0);
     games_conditional_put(pool, stranger.id, g.game, l, &r);
-    assert_refused(&r, GAMES_NOT_YOURS);
-    games_result_clear(&r);
+    assert_refused_clear(&r, GAMES_NOT_YOURS);
     games_conditional_put(pool, g.black.id, "nosuchgame", l, &r);
-    assert_refused(&r, GAMES_NOT_YOURS);
-    games_result_clear(&r);
+    assert_refused_clear(&r, GAMES_NOT_YOURS);
     games_conditional_get(pool, stranger.id, g.game, l, &r);
-    assert_refused(&r, GAMES_NOT_YOURS);
-    games_result_clear(&r);
+    assert_refused_clear(&r, GAMES_NOT_YOURS);
     games_conditional_delete(pool, stranger.id, g.game, &r);
-    assert_refused(&r, GAMES_NOT_YOURS);
-    games_result_clear(&r);
+    assert_refused_clear(&r, GAMES_NOT_YOURS);
     assert_unchanged(g.game, before);
 
     /* The lines are the first ones still, and Black's alone. */
     games_conditional_get(pool, g.black.id, g.game, l, &r);
-    assert_int_equal(r.outcome, GAMES_OK);
-    games_result_clear(&r);
+    assert_ok_clear(&r);
     lines_text(l, text, sizeof text);
     assert_string_equal(text, "K@e1 K@e8");
     games_conditional_get(pool, g.white.id, g.game, l, &r);
-    assert_int_equal(r.outcome, GAMES_OK);
-    games_result_clear(&r);
+    assert_ok_clear(&r);
     assert_int_equal(l->count, 0);
 
     /* White plays K@e1: Black's reply is played in the same transaction,
@@ -1617,22 +1617,18 @@ static void test_games_conditional(void **state)
     games_result_clear(&r);
     assert_events(&g, "game_start move move");
     games_conditional_get(pool, g.black.id, g.game, l, &r);
-    assert_int_equal(r.outcome, GAMES_OK);
-    games_result_clear(&r);
+    assert_ok_clear(&r);
     assert_int_equal(l->count, 0);
     assert_int_equal(l->ply, 2);
 
     /* Set, then removed. */
     set_lines(l, "N@f3 N@f6", 2);
     games_conditional_put(pool, g.black.id, g.game, l, &r);
-    assert_int_equal(r.outcome, GAMES_OK);
-    games_result_clear(&r);
+    assert_ok_clear(&r);
     games_conditional_delete(pool, g.black.id, g.game, &r);
-    assert_int_equal(r.outcome, GAMES_OK);
-    games_result_clear(&r);
+    assert_ok_clear(&r);
     games_conditional_get(pool, g.black.id, g.game, l, &r);
-    assert_int_equal(r.outcome, GAMES_OK);
-    games_result_clear(&r);
+    assert_ok_clear(&r);
     assert_int_equal(l->count, 0);
     free(l);
 }
@@ -1675,8 +1671,7 @@ static void test_games_message_send(void **state)
     new_player(&stranger, NULL, 0);
 
     games_message_send(pool, g.black.id, g.game, "good luck", &json, &r);
-    assert_int_equal(r.outcome, GAMES_OK);
-    games_result_clear(&r);
+    assert_ok_clear(&r);
     assert_non_null(json);
     assert_non_null(strstr(json, "\"good luck\""));
     free(json);
@@ -1693,8 +1688,7 @@ static void test_games_message_send(void **state)
     /* GAMES_MESSAGES_PER_DAY a day each: Black's 20th passes, the 21st not. */
     for (int i = 2; i <= GAMES_MESSAGES_PER_DAY; i++) {
         games_message_send(pool, g.black.id, g.game, "again", &json, &r);
-        assert_int_equal(r.outcome, GAMES_OK);
-        games_result_clear(&r);
+        assert_ok_clear(&r);
         free(json);
     }
     games_message_send(pool, g.black.id, g.game, "one too many", &json, &r);
@@ -1707,8 +1701,7 @@ static void test_games_message_send(void **state)
     assert_int_equal(atoi(count), GAMES_MESSAGES_PER_DAY);
     /* White's own count is apart. */
     games_message_send(pool, g.white.id, g.game, "thanks", &json, &r);
-    assert_int_equal(r.outcome, GAMES_OK);
-    games_result_clear(&r);
+    assert_ok_clear(&r);
     free(json);
 }
 
@@ -1723,8 +1716,7 @@ static void test_games_note_put(void **state)
     new_player(&stranger, NULL, 0);
 
     games_note_put(pool, g.white.id, g.game, "watch the f-file", updated_at, &r);
-    assert_int_equal(r.outcome, GAMES_OK);
-    games_result_clear(&r);
+    assert_ok_clear(&r);
     assert_true(updated_at[0] != '\0');
     const char *p[2] = { g.game, g.white.id };
     sql_text(text, sizeof text, "SELECT text FROM game_notes WHERE game_id = $1"
@@ -1732,11 +1724,9 @@ static void test_games_note_put(void **state)
     assert_string_equal(text, "watch the f-file");
     /* A note is its author's: one who does not play the game is not told it exists. */
     games_note_put(pool, stranger.id, g.game, "mine", updated_at, &r);
-    assert_refused(&r, GAMES_NOT_YOURS);
-    games_result_clear(&r);
+    assert_refused_clear(&r, GAMES_NOT_YOURS);
     games_note_put(pool, g.white.id, "nosuchgame", "mine", updated_at, &r);
-    assert_refused(&r, GAMES_NOT_YOURS);
-    games_result_clear(&r);
+    assert_refused_clear(&r, GAMES_NOT_YOURS);
 }
 
 /* ---- Give-time and leave ---------------------------------------------------- */
@@ -1762,31 +1752,24 @@ static void test_games_give_time(void **state)
     long long deadline = deadline_epoch(g.game);
     snapshot(g.game, before, sizeof before);
     games_give_time(pool, g.white.id, g.game, 2, &r);   /* White is to move */
-    assert_refused(&r, GAMES_CONFLICT);
-    games_result_clear(&r);
+    assert_refused_clear(&r, GAMES_CONFLICT);
     games_give_time(pool, stranger.id, g.game, 2, &r);
-    assert_refused(&r, GAMES_FORBIDDEN);
-    games_result_clear(&r);
+    assert_refused_clear(&r, GAMES_FORBIDDEN);
     games_give_time(pool, g.black.id, "nosuchgame", 2, &r);
-    assert_refused(&r, GAMES_NOT_FOUND);
-    games_result_clear(&r);
+    assert_refused_clear(&r, GAMES_NOT_FOUND);
     assert_unchanged(g.game, before);
     games_give_time(pool, untimed.black.id, untimed.game, 2, &r);
-    assert_refused(&r, GAMES_CONFLICT);
-    games_result_clear(&r);
+    assert_refused_clear(&r, GAMES_CONFLICT);
 
     /* Black gives White, to move, two days: the deadline moves by 2 * 86400 s. */
     games_give_time(pool, g.black.id, g.game, 2, &r);
-    assert_int_equal(r.outcome, GAMES_OK);
-    games_result_clear(&r);
+    assert_ok_clear(&r);
     assert_int_equal(deadline_epoch(g.game) - deadline, 2 * 86400);
 
     games_resign(pool, g.white.id, g.game, &r);
-    assert_int_equal(r.outcome, GAMES_OK);
-    games_result_clear(&r);
+    assert_ok_clear(&r);
     games_give_time(pool, g.black.id, g.game, 2, &r);
-    assert_refused(&r, GAMES_GAME_OVER);
-    games_result_clear(&r);
+    assert_refused_clear(&r, GAMES_GAME_OVER);
 }
 
 /* A day n days from today (UTC, by korpd's clock), "YYYY-MM-DD". */
@@ -1814,8 +1797,7 @@ static void test_games_leave(void **state)
     day_ahead(-1, past, sizeof past);
 
     games_leave_book(pool, p.id, start, 3, 30, &booked, &r);
-    assert_int_equal(r.outcome, GAMES_OK);
-    games_result_clear(&r);
+    assert_ok_clear(&r);
     assert_true(booked.booking.id[0] != '\0');
     assert_int_equal(booked.booking.days, 3);
 
@@ -1826,32 +1808,25 @@ static void test_games_leave(void **state)
     games_result_clear(&r);
     /* Today up to 365 days ahead, no more, no less. */
     games_leave_book(pool, p.id, far, 1, 30, &l, &r);
-    assert_refused(&r, GAMES_DAY_OUT_OF_RANGE);
-    games_result_clear(&r);
+    assert_refused_clear(&r, GAMES_DAY_OUT_OF_RANGE);
     games_leave_book(pool, p.id, past, 1, 30, &l, &r);
-    assert_refused(&r, GAMES_DAY_OUT_OF_RANGE);
-    games_result_clear(&r);
+    assert_refused_clear(&r, GAMES_DAY_OUT_OF_RANGE);
     /* With no allowance, any day is over it: the year of the day, 0 left. */
     games_leave_book(pool, other.id, start, 1, 0, &l, &r);
-    assert_refused(&r, GAMES_LEAVE_EXCEEDED);
-    games_result_clear(&r);
+    assert_refused_clear(&r, GAMES_LEAVE_EXCEEDED);
     assert_int_equal(l.year, atoi(start));
     assert_int_equal(l.left, 0);
 
     /* Only its owner cancels a booking; one not started goes away. */
     games_leave_cancel(pool, other.id, booked.booking.id, &r);
-    assert_refused(&r, GAMES_NOT_FOUND);
-    games_result_clear(&r);
+    assert_refused_clear(&r, GAMES_NOT_FOUND);
     games_leave_cancel(pool, p.id, booked.booking.id, &r);
-    assert_int_equal(r.outcome, GAMES_OK);
-    games_result_clear(&r);
+    assert_ok_clear(&r);
     games_leave_cancel(pool, p.id, booked.booking.id, &r);
-    assert_refused(&r, GAMES_NOT_FOUND);
-    games_result_clear(&r);
+    assert_refused_clear(&r, GAMES_NOT_FOUND);
     /* Its days are free again. */
     games_leave_book(pool, p.id, later, 1, 30, &l, &r);
-    assert_int_equal(r.outcome, GAMES_OK);
-    games_result_clear(&r);
+    assert_ok_clear(&r);
 }
 
 /* ---- The arbiter's queue -------------------------------------------------------- */
@@ -1899,8 +1874,7 @@ static void test_games_perpetual_claim(void **state)
     assert_non_null(strstr(r.detail, "move 2"));
     games_result_clear(&r);
     games_perpetual_claim(pool, g.white.id, g.game, "  ", &not_check, claim_id, &r);
-    assert_refused(&r, GAMES_CLAIM_LINE_REFUSED);
-    games_result_clear(&r);
+    assert_refused_clear(&r, GAMES_CLAIM_LINE_REFUSED);
     /* 66 legal moves, all checks: over the 64 a line may have. */
     for (int i = 0; i < 11; i++)
         strcat(line, perpetual_cycle);
@@ -1910,8 +1884,7 @@ static void test_games_perpetual_claim(void **state)
     games_result_clear(&r);
     /* Only on one's turn. */
     games_perpetual_claim(pool, g.black.id, g.game, "Kf7", &not_check, claim_id, &r);
-    assert_refused(&r, GAMES_NOT_YOUR_TURN);
-    games_result_clear(&r);
+    assert_refused_clear(&r, GAMES_NOT_YOUR_TURN);
 }
 
 static void test_games_arbiter_request(void **state)
@@ -1925,28 +1898,22 @@ static void test_games_arbiter_request(void **state)
     new_player(&stranger, NULL, 0);
 
     games_arbiter_request(pool, g.black.id, g.game, "please look at the clock", request_id, &r);
-    assert_int_equal(r.outcome, GAMES_OK);
-    games_result_clear(&r);
+    assert_ok_clear(&r);
     queue_status(request_id, status, sizeof status);
     assert_string_equal(status, "open|request");
     games_arbiter_request(pool, stranger.id, g.game, "me too", other_id, &r);
-    assert_refused(&r, GAMES_FORBIDDEN);
-    games_result_clear(&r);
+    assert_refused_clear(&r, GAMES_FORBIDDEN);
     games_arbiter_request(pool, g.black.id, "nosuchgame", "here", other_id, &r);
-    assert_refused(&r, GAMES_NOT_FOUND);
-    games_result_clear(&r);
+    assert_refused_clear(&r, GAMES_NOT_FOUND);
 
     games_arbiter_dismiss(pool, request_id, "nothing to rule on", &r);
-    assert_int_equal(r.outcome, GAMES_OK);
-    games_result_clear(&r);
+    assert_ok_clear(&r);
     queue_status(request_id, status, sizeof status);
     assert_string_equal(status, "dismissed|request");
     games_arbiter_dismiss(pool, request_id, "again", &r);
-    assert_refused(&r, GAMES_CONFLICT);
-    games_result_clear(&r);
+    assert_refused_clear(&r, GAMES_CONFLICT);
     games_arbiter_dismiss(pool, "nosuchitem", "none", &r);
-    assert_refused(&r, GAMES_NOT_FOUND);
-    games_result_clear(&r);
+    assert_refused_clear(&r, GAMES_NOT_FOUND);
 }
 
 /* ---- Tournaments -------------------------------------------------------------------- */
@@ -1986,8 +1953,7 @@ static void join(const struct db_player *p, const char *id, enum games_outcome e
     if (expected == GAMES_OK)
         assert_int_equal(r.outcome, GAMES_OK);
     else
-        assert_refused(&r, expected);
-    games_result_clear(&r);
+        assert_refused_clear(&r, expected);
 }
 
 static void test_games_tournament(void **state)
@@ -2011,37 +1977,30 @@ static void test_games_tournament(void **state)
 
     /* A round robin needs three; only its director (or an arbiter) starts it. */
     games_tournament_start(pool, director.id, false, t.id, &got, &r);
-    assert_refused(&r, GAMES_CONFLICT);
-    games_result_clear(&r);
+    assert_refused_clear(&r, GAMES_CONFLICT);
     join(&p[2], t.id, GAMES_OK);
     join(&p[3], t.id, GAMES_CONFLICT);   /* full: three of three */
     games_tournament_start(pool, p[0].id, false, t.id, &got, &r);
-    assert_refused(&r, GAMES_FORBIDDEN);
-    games_result_clear(&r);
+    assert_refused_clear(&r, GAMES_FORBIDDEN);
     games_tournament_start(pool, director.id, false, "nosuchtournament", &got, &r);
-    assert_refused(&r, GAMES_NOT_FOUND);
-    games_result_clear(&r);
+    assert_refused_clear(&r, GAMES_NOT_FOUND);
     games_tournament_start(pool, director.id, false, t.id, &got, &r);
-    assert_int_equal(r.outcome, GAMES_OK);
-    games_result_clear(&r);
+    assert_ok_clear(&r);
     assert_int_equal(got.status, DB_TOURNAMENT_ACTIVE);
     /* Three players, one cycle: 3 * 2 / 2 games, all at once. */
     assert_int_equal(tournament_games(t.id, ""), 3);
     assert_int_equal(tournament_games(t.id, " AND status = 'active'"), 3);
     games_tournament_start(pool, director.id, false, t.id, &got, &r);
-    assert_refused(&r, GAMES_CONFLICT);
-    games_result_clear(&r);
+    assert_refused_clear(&r, GAMES_CONFLICT);
     join(&p[3], t.id, GAMES_CONFLICT);   /* started */
 
     /* A withdrawal after the start loses the player's two games. */
     games_tournament_withdraw(pool, p[0].id, t.id, &got, &r);
-    assert_int_equal(r.outcome, GAMES_OK);
-    games_result_clear(&r);
+    assert_ok_clear(&r);
     assert_int_equal(tournament_games(t.id, " AND status = 'finished'"), 2);
     assert_int_equal(tournament_games(t.id, " AND status = 'active'"), 1);
     games_tournament_withdraw(pool, p[0].id, t.id, &got, &r);
-    assert_refused(&r, GAMES_CONFLICT);
-    games_result_clear(&r);
+    assert_refused_clear(&r, GAMES_CONFLICT);
     games_tournament_withdraw(pool, p[3].id, t.id, &got, &r);
     assert_refused(&r, GAMES_CONFLICT);   /* never in it */
     games_result_clear(&r);
@@ -2050,12 +2009,10 @@ static void test_games_tournament(void **state)
     new_tournament(&director, 8, false, NULL, &open);
     join(&p[3], open.id, GAMES_OK);
     games_tournament_withdraw(pool, p[3].id, open.id, &got, &r);
-    assert_int_equal(r.outcome, GAMES_OK);
-    games_result_clear(&r);
+    assert_ok_clear(&r);
     assert_int_equal(got.player_count, 0);
     games_tournament_withdraw(pool, p[3].id, open.id, &got, &r);
-    assert_refused(&r, GAMES_CONFLICT);
-    games_result_clear(&r);
+    assert_refused_clear(&r, GAMES_CONFLICT);
 }
 
 static void test_games_tournaments_sweep(void **state)
@@ -2125,25 +2082,21 @@ static void test_games_analysis_allowed(void **state)
 
     /* The game itself, or its position, while White plays it: no engine. */
     games_analysis_allowed(pool, g.white.id, game.variant, &pos, g.game, &r);
-    assert_refused(&r, GAMES_OWN_GAME_IN_PLAY);
-    games_result_clear(&r);
+    assert_refused_clear(&r, GAMES_OWN_GAME_IN_PLAY);
     games_analysis_allowed(pool, g.white.id, game.variant, &pos, NULL, &r);
     assert_refused(&r, GAMES_OWN_GAME_IN_PLAY);
     assert_non_null(strstr(r.detail, g.game));
     games_result_clear(&r);
     /* Anyone else may. */
     games_analysis_allowed(pool, stranger.id, game.variant, &pos, g.game, &r);
-    assert_int_equal(r.outcome, GAMES_OK);
-    games_result_clear(&r);
+    assert_ok_clear(&r);
     games_analysis_allowed(pool, stranger.id, game.variant, &pos, "nosuchgame", &r);
-    assert_refused(&r, GAMES_NOT_FOUND);
-    games_result_clear(&r);
+    assert_refused_clear(&r, GAMES_NOT_FOUND);
     /* Once it is over, its players too. */
     games_resign(pool, g.black.id, g.game, &r);
     games_result_clear(&r);
     games_analysis_allowed(pool, g.white.id, game.variant, &pos, g.game, &r);
-    assert_int_equal(r.outcome, GAMES_OK);
-    games_result_clear(&r);
+    assert_ok_clear(&r);
     db_game_clear(&game);
 }
 
