@@ -1,6 +1,6 @@
 /*
- * api_game_json.c — the game object of the API, and the answer to a state
- * change: the game, or the problem its outcome names.
+ * api_game_json.c — the game object of the API (a state change's answer is
+ * written by api_outcomes.c).
  */
 #include "api_int.h"
 
