@@ -294,30 +294,54 @@ enum MHD_Result api_tournament_start(struct api_request *req)
     return reply_outcome(req, &r, &t, MHD_HTTP_OK);
 }
 
+/*
+ * The tournament the path names, its players (when players is not NULL)
+ * and its games (*games malloc'd, GAMES_MAX at most); replies itself (404,
+ * or the failure) and returns false otherwise.
+ */
+static bool tournament_read(struct api_request *req, struct db_tournament *t,
+                            struct db_tournament_player *players, int *player_count,
+                            struct db_tournament_game **games, int *game_count,
+                            enum MHD_Result *replied)
+{
+    struct base_err err = { "" };
+    enum db_status st = db_tournament_get(req->config->pool, req->params[0], t, &err);
+
+    *games = NULL;
+    if (st == DB_NOT_FOUND) {
+        *replied = api_fail(req, API_PROBLEM_NOT_FOUND, "no tournament has the id '%s'",
+                            req->params[0]);
+        return false;
+    }
+    if (st == DB_OK && players != NULL)
+        st = db_tournament_players(req->config->pool, t->id, players, PLAYERS_MAX,
+                                   player_count, &err);
+    if (st == DB_OK && (*games = calloc(GAMES_MAX, sizeof **games)) == NULL) {
+        *replied = api_fail_oom(req);
+        return false;
+    }
+    if (st == DB_OK)
+        st = db_tournament_games(req->config->pool, t->id, *games, GAMES_MAX, game_count, &err);
+    if (st != DB_OK) {
+        free(*games);
+        *games = NULL;
+        *replied = api_fail_db(req, st, err.text);
+        return false;
+    }
+    return true;
+}
+
 enum MHD_Result api_tournament_get(struct api_request *req)
 {
     struct db_tournament t;
     struct db_tournament_player players[PLAYERS_MAX];
     struct db_tournament_game *games = NULL;
-    struct base_err err = { "" };
     int count = 0, game_count = 0;
-    enum db_status st;
+    enum MHD_Result replied;
     cJSON *json, *list;
 
-    st = db_tournament_get(req->config->pool, req->params[0], &t, &err);
-    if (st == DB_NOT_FOUND)
-        return api_fail(req, API_PROBLEM_NOT_FOUND, "no tournament has the id '%s'",
-                        req->params[0]);
-    if (st == DB_OK)
-        st = db_tournament_players(req->config->pool, t.id, players, PLAYERS_MAX, &count, &err);
-    if (st == DB_OK && (games = calloc(GAMES_MAX, sizeof *games)) == NULL)
-        return api_fail_oom(req);
-    if (st == DB_OK)
-        st = db_tournament_games(req->config->pool, t.id, games, GAMES_MAX, &game_count, &err);
-    if (st != DB_OK) {
-        free(games);
-        return api_fail_db(req, st, err.text);
-    }
+    if (!tournament_read(req, &t, players, &count, &games, &game_count, &replied))
+        return replied;
     json = tournament_json(&t, players, count);
     list = cJSON_AddArrayToObject(json, "games");
     for (int i = 0; i < game_count; i++) {
@@ -381,18 +405,8 @@ enum MHD_Result api_tournament_pgn(struct api_request *req)
     enum db_status st;
     char *text;
 
-    st = db_tournament_get(req->config->pool, req->params[0], &t, &err);
-    if (st == DB_NOT_FOUND)
-        return api_fail(req, API_PROBLEM_NOT_FOUND, "no tournament has the id '%s'",
-                        req->params[0]);
-    if (st == DB_OK && (games = calloc(GAMES_MAX, sizeof *games)) == NULL)
-        return api_fail_oom(req);
-    if (st == DB_OK)
-        st = db_tournament_games(req->config->pool, t.id, games, GAMES_MAX, &count, &err);
-    if (st != DB_OK) {
-        free(games);
-        return api_fail_db(req, st, err.text);
-    }
+    if (!tournament_read(req, &t, NULL, NULL, &games, &count, &rc))
+        return rc;
     /* Every game's record, one after another, by round. */
     for (int i = 0; i < count; i++) {
         struct db_game g;
