@@ -180,6 +180,12 @@ struct db_col {
 
 /* Zeroes out (size bytes), then reads each column of cols into it. */
 void db_row_read(const struct db_row *r, const struct db_col *cols, void *out, size_t size);
+/* Defines the db_read_fn `name` that reads a `type` by the table `cols`. */
+#define DB_READER(name, type, cols)                                                  \
+    static void name(void *out, const struct db_row *row)                            \
+    {                                                                                \
+        db_row_read(row, cols, out, sizeof(type));                                   \
+    }
 
 /* Runs a statement that answers at most one row and reads it into out;
  * DB_NOT_FOUND when it answers none. */

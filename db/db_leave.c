@@ -13,10 +13,7 @@ static const struct db_col leave_cols[] = {
     DB_COLS_END
 };
 
-static void leave_read(void *out, const struct db_row *r)
-{
-    db_row_read(r, leave_cols, out, sizeof(struct db_leave));
-}
+DB_READER(leave_read, struct db_leave, leave_cols)
 
 static void ahead_read(void *out, const struct db_row *r)
 {

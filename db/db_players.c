@@ -114,10 +114,7 @@ static const struct db_col player_cols[] = {
     P(INT, quarter_points), DB_COLS_END
 };
 
-static void player_read(void *out, const struct db_row *r)
-{
-    db_row_read(r, player_cols, out, sizeof(struct db_player));
-}
+DB_READER(player_read, struct db_player, player_cols)
 
 enum db_status db_player_get(struct db_pool *pool, const char *id, struct db_player *out,
                              struct base_err *err)
@@ -220,10 +217,7 @@ static const struct db_col token_cols[] = {
     T(id), T(created_at), T(last_used_at), DB_COLS_END
 };
 
-static void token_read(void *out, const struct db_row *r)
-{
-    db_row_read(r, token_cols, out, sizeof(struct db_token));
-}
+DB_READER(token_read, struct db_token, token_cols)
 
 enum db_status db_token_list(struct db_pool *pool, const char *player_id, struct db_token *out,
                              int max, int *count, struct base_err *err)

@@ -77,10 +77,7 @@ static const struct db_col point_cols[] = {
     P(TEXT, game_id), P(TEXT, at), P(DOUBLE, rating), P(DOUBLE, rd), DB_COLS_END
 };
 
-static void point_read(void *out, const struct db_row *row)
-{
-    db_row_read(row, point_cols, out, sizeof(struct db_rating_point));
-}
+DB_READER(point_read, struct db_rating_point, point_cols)
 
 enum db_status db_rating_history(struct db_pool *pool, const char *player_id,
                                  const struct rules_variant *v, struct db_rating_point *out,
@@ -99,10 +96,7 @@ static const struct db_col leader_cols[] = {
     L(DOUBLE, rd, "rd"), L(INT, games, "games"), DB_COLS_END
 };
 
-static void leader_read(void *out, const struct db_row *row)
-{
-    db_row_read(row, leader_cols, out, sizeof(struct db_leader));
-}
+DB_READER(leader_read, struct db_leader, leader_cols)
 
 enum db_status db_leaderboard(struct db_pool *pool, const struct rules_variant *v,
                               double max_rd, struct db_leader *out, int max, int *count,

@@ -137,10 +137,7 @@ static const struct db_col session_info_cols[] = {
     S(id), S(created_at), S(last_seen_at), S(expires_at), DB_COLS_END
 };
 
-static void session_info_read(void *out, const struct db_row *r)
-{
-    db_row_read(r, session_info_cols, out, sizeof(struct db_session_info));
-}
+DB_READER(session_info_read, struct db_session_info, session_info_cols)
 
 enum db_status db_session_list(struct db_pool *pool, const char *player_id, int max_days,
                                struct db_session_info *out, int max, int *count,

@@ -96,10 +96,7 @@ static const struct db_col player_cols[] = {
     P(TEXT, id), P(TEXT, name), P(INT, number), P(BOOL, withdrawn), DB_COLS_END
 };
 
-static void player_read(void *out, const struct db_row *row)
-{
-    db_row_read(row, player_cols, out, sizeof(struct db_tournament_player));
-}
+DB_READER(player_read, struct db_tournament_player, player_cols)
 
 enum db_status db_tournament_players(struct db_pool *pool, const char *id,
                                      struct db_tournament_player *out, int max, int *count,
