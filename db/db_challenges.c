@@ -8,26 +8,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const struct db_col challenge_cols[] = {
+    DB_TEXT(struct db_challenge, id, "id"),
+    DB_TEXT(struct db_challenge, challenger_id, "challenger_id"),
+    DB_TEXT(struct db_challenge, challenger_name, "challenger_name"),
+    DB_TEXT(struct db_challenge, opponent_id, "opponent_id"),
+    DB_TEXT(struct db_challenge, opponent_name, "opponent_name"),
+    DB_INT(struct db_challenge, days_per_move, "days_per_move"),
+    DB_BOOL(struct db_challenge, fifty_move_rule, "fifty_move_rule"),
+    DB_TEXT(struct db_challenge, game_id, "game_id"),
+    DB_TEXT(struct db_challenge, created_at, "created_at"),
+    DB_BOOL(struct db_challenge, rated, "rated"),
+    DB_COLS_END,
+};
+
 static void challenge_read(void *out, const struct db_row *row)
 {
     struct db_challenge *c = out;
-    const struct db_row r = *row;
 
-    memset(c, 0, sizeof *c);
-    db_row_text(&r, "id", c->id, sizeof c->id);
-    c->variant = db_variant_parse(db_row_value(&r, "variant"));
-    db_row_text(&r, "challenger_id", c->challenger_id, sizeof c->challenger_id);
-    db_row_text(&r, "challenger_name", c->challenger_name, sizeof c->challenger_name);
-    db_row_text(&r, "opponent_id", c->opponent_id, sizeof c->opponent_id);
-    db_row_text(&r, "opponent_name", c->opponent_name, sizeof c->opponent_name);
-    db_color_parse(db_row_value(&r, "color"), &c->color);
-    c->days_per_move = db_row_int(&r, "days_per_move");
-    c->fifty_move_rule = db_row_bool(&r, "fifty_move_rule");
-    db_challenge_status_parse(db_row_value(&r, "status"), &c->status);
-    db_row_text(&r, "game_id", c->game_id, sizeof c->game_id);
-    db_row_text(&r, "created_at", c->created_at, sizeof c->created_at);
-    db_clock_read(&r, c->days_per_move, &c->clock);
-    c->rated = db_row_bool(&r, "rated");
+    db_row_read(row, challenge_cols, c, sizeof *c);
+    c->variant = db_variant_parse(db_row_value(row, "variant"));
+    db_color_parse(db_row_value(row, "color"), &c->color);
+    db_challenge_status_parse(db_row_value(row, "status"), &c->status);
+    db_clock_read(row, c->days_per_move, &c->clock);
 }
 
 enum db_status db_challenger_lock(struct db_tx *tx, const char *challenger_id)
@@ -36,23 +39,20 @@ enum db_status db_challenger_lock(struct db_tx *tx, const char *challenger_id)
     return db_exec(tx, DB_STMT_CHALLENGER_LOCK, params, NULL);
 }
 
+static const struct db_col guard_cols[] = {
+    DB_TEXT(struct db_challenge_guard, existing_id, "existing_id"),
+    DB_INT(struct db_challenge_guard, open_to_anyone, "open_to_anyone"),
+    DB_INT(struct db_challenge_guard, last_day, "today"),
+    DB_INT(struct db_challenge_guard, wait, "wait"),
+    DB_COLS_END,
+};
+DB_READER(guard_read, struct db_challenge_guard, guard_cols)
+
 enum db_status db_challenge_guard(struct db_tx *tx, const char *challenger_id,
                                   const char *opponent_id, struct db_challenge_guard *out)
 {
     const char *params[2] = { challenger_id, opponent_id[0] ? opponent_id : NULL };
-    PGresult *res = NULL;
-    enum db_status rc = db_exec(tx, DB_STMT_CHALLENGE_GUARD, params, &res);
-
-    memset(out, 0, sizeof *out);
-    if (rc == DB_OK) {
-        const struct db_row r = { res, 0 };
-        db_row_text(&r, "existing_id", out->existing_id, sizeof out->existing_id);
-        out->open_to_anyone = db_row_int(&r, "open_to_anyone");
-        out->last_day = db_row_int(&r, "today");
-        out->wait = db_row_int(&r, "wait");
-    }
-    PQclear(res);
-    return rc;
+    return db_exec_row(tx, DB_STMT_CHALLENGE_GUARD, params, guard_read, out);
 }
 
 enum db_status db_challenge_insert(struct db_tx *tx, struct db_challenge *c)
