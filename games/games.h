@@ -1,15 +1,21 @@
 /*
- * games.h — the life of a game: every state change (accepting a challenge,
- * a move, a draw claim or offer, resignation, abort, adjudication, time
- * running out) as one transaction that locks the game row, asks rules/ on
- * the stored position, saves the game, appends the move and writes the
- * events it owes.  No history is replayed: the game row holds the position
- * and the repetition keys since the last irreversible move.
+ * games.h — the life of a game, and everything that changes the state of
+ * games, challenges, tournaments, leave, messages and notes, conditional
+ * moves and the arbiter's queue: each change one transaction (games/ is
+ * the only module that opens one on them) that locks what it changes, asks
+ * rules/ on the stored position, saves, and writes the events it owes.  No
+ * history is replayed: the game row holds the position and the repetition
+ * keys since the last irreversible move.  Callers get a games_result: one
+ * outcome per meaning (api/api_outcomes.c maps each to its HTTP answer).
  *
- * Where each lives: games_core.c (the frame: locking, refusing, ending),
- * games_moves.c, games_claims.c (claims and draw offers), games_endings.c
- * (resignation, abort, adjudication), games_clock.c (deadlines and the
- * sweeper), games_challenges.c, games_analysis.c.
+ * Where each lives: games_core.c (the frame: running a body, locking,
+ * refusing, ending), games_moves.c (moves, with their Idempotency-Key and
+ * message), games_claims.c (claims and draw offers), games_endings.c
+ * (resignation, abort, adjudication), games_clock.c (deadlines, give-time,
+ * the sweeper), games_challenges.c, games_conditional.c, games_messages.c,
+ * games_leave.c, games_ratings.c, games_arbiter.c, games_tournaments.c,
+ * games_analysis.c (an arbiter's view of a position) and games_record.c
+ * (a stored game's PGN, the engine-analysis rule).
  */
 #ifndef KORP_GAMES_H
 #define KORP_GAMES_H
@@ -190,7 +196,7 @@ void games_analysis_allowed(struct db_pool *pool, const char *player_id,
                             const struct rules_variant *v, const struct rules_position *pos,
                             const char *game_id, struct games_result *out);
 
-/* ---- Conditional moves, notes and messages -------------------- */
+/* ---- Conditional moves, notes and messages ----------------------------- */
 
 #define GAMES_LINES_MAX 64        /* lines a player may set */
 #define GAMES_LINE_MOVES_MAX 40   /* moves in a line: 2 to 40, an even number */
