@@ -1,6 +1,6 @@
 /*
- * api_analyse.c — POST /v1/analyse: the engine's best lines for a position
- * (issue 23), for people reviewing finished games, the study board and
+ * api_analyse.c — POST /v1/analyse: the engine's best lines for a
+ * position, for people reviewing finished games, the study board and
  * arbiters.  Guarded three ways: never for a game the asker is playing
  * (named by id, or by its position pasted as a FEN), at most
  * KORP_ANALYSIS_PER_HOUR analyses per player, and at most
@@ -24,8 +24,6 @@
 #define ANALYSIS_MS_DEFAULT 1000
 /* The transposition table of one search, in MiB (freed after it). */
 #define ANALYSIS_HASH_MB 8
-/* Active games of the asker on the same board looked at, at most. */
-#define ANALYSIS_CANDIDATES 64
 
 struct api_analysis {
     pthread_mutex_t lock;
@@ -97,79 +95,26 @@ static enum MHD_Result fail_field(struct api_request *req, enum api_problem prob
     return api_reply_problem(req, problem, p);
 }
 
-static bool plays(const struct db_caller *c, const struct db_game *g)
-{
-    return strcmp(g->white_id, c->player_id) == 0 || strcmp(g->black_id, c->player_id) == 0;
-}
-
-/*
- * Whether the asker may have pos analysed: not when game_id names a game
- * they play that is still going, nor when pos stands in any of their active
- * games (the same board, side to move, castling and en passant rights:
- * the repetition key, whatever the move counters say).  Arbiters are
- * judged alike: they are refused only for their own games.  Replies
- * itself and returns false otherwise.
- */
+/* Whether the asker may have pos analysed (games_analysis_allowed);
+ * replies itself and returns false otherwise. */
 static bool allowed(struct api_request *req, const struct rules_variant *v,
                     const struct rules_position *pos, const char *game_id,
                     enum MHD_Result *replied)
 {
-    struct base_err err = { "" };
-    struct db_active_position found[ANALYSIS_CANDIDATES];
-    char fen[RULES_TEXT_MAX];
-    uint64_t key = v->repetition_key(pos);
-    enum db_status st;
-    int count = 0;
+    struct games_result r;
 
-    if (game_id != NULL) {
-        struct db_game g;
-        memset(&g, 0, sizeof g);
-        if (!api_id_valid(game_id)) {
-            *replied = fail_field(req, API_PROBLEM_BAD_REQUEST, "game_id",
-                                  "'game_id' is not a game id: ids are letters and digits");
-            return false;
-        }
-        st = db_game_get(req->config->pool, game_id, &g, &err);
-        if (st == DB_NOT_FOUND) {
-            *replied = fail_field(req, API_PROBLEM_NOT_FOUND, "game_id",
-                                  "no game has that 'game_id'");
-            return false;
-        }
-        if (st != DB_OK) {
-            *replied = api_fail_db(req, st, err.text);
-            return false;
-        }
-        bool refused = g.status == DB_GAME_ACTIVE && plays(&req->caller, &g);
-        db_game_clear(&g);
-        if (refused) {
-            *replied = api_fail(req, API_PROBLEM_ANALYSIS_OWN_GAME,
-                                "you are playing game %s: the engine analyses it for you once "
-                                "it is over", game_id);
-            return false;
-        }
-    }
-    v->position_format(pos, fen, sizeof fen);
-    fen[strcspn(fen, " ")] = '\0';
-    st = db_active_positions(req->config->pool, req->caller.player_id, v, fen, found,
-                             ANALYSIS_CANDIDATES, &count, &err);
-    if (st != DB_OK) {
-        *replied = api_fail_db(req, st, err.text);
+    if (game_id != NULL && !api_id_valid(game_id)) {
+        *replied = fail_field(req, API_PROBLEM_BAD_REQUEST, "game_id",
+                              "'game_id' is not a game id: ids are letters and digits");
         return false;
     }
-    for (int i = 0; i < count; i++) {
-        struct rules_position there;
-        struct rules_why why;
-        if (found[i].variant != v || v->position_parse(&there, found[i].fen, &why) != RULES_OK)
-            continue;
-        if (v->repetition_key(&there) == key) {
-            *replied = api_fail(req, API_PROBLEM_ANALYSIS_OWN_GAME,
-                                "this is the position of game %s, which you are playing: the "
-                                "engine analyses it for you once it is over",
-                                found[i].game_id);
-            return false;
-        }
-    }
-    return true;
+    games_analysis_allowed(req->config->pool, req->caller.player_id, v, pos, game_id, &r);
+    if (r.outcome == GAMES_NOT_FOUND)
+        *replied = fail_field(req, api_outcome_problem(r.outcome), "game_id", r.detail);
+    else if (r.outcome != GAMES_OK)
+        *replied = api_reply_refusal(req, r.outcome, r.detail, r.db, r.err.text);
+    games_result_clear(&r);
+    return r.outcome == GAMES_OK;
 }
 
 /* One line of the search: its score and moves. */
@@ -292,7 +237,7 @@ static enum MHD_Result search(struct api_request *req, const struct rules_varian
         free(kept);
         free(lines);
         engine_free(e);
-        return api_fail(req, API_PROBLEM_UNAVAILABLE, "out of memory for a search; retry later");
+        return api_fail_oom(req);
     }
     kept->expected = wanted < legal_count ? wanted : legal_count;
     limits.movetime_ms = movetime;
@@ -302,7 +247,7 @@ static enum MHD_Result search(struct api_request *req, const struct rules_varian
         free(kept);
         free(lines);
         engine_free(e);
-        return api_fail(req, API_PROBLEM_UNAVAILABLE, "out of memory for a search; retry later");
+        return api_fail_oom(req);
     }
     engine_free(e);
     if (res.has_move && kept->expected > 0)

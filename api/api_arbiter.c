@@ -1,5 +1,5 @@
 /*
- * api_arbiter.c — the arbiter's queue over HTTP (issue 19): perpetual-check
+ * api_arbiter.c — the arbiter's queue over HTTP: perpetual-check
  * claims (through POST /v1/games/{id}/claims), players' requests, the queue
  * (arbiters only) and dismissals.
  */
@@ -24,9 +24,16 @@ bool api_claim_is_perpetual(struct api_request *req)
     return kind != NULL && strcmp(kind, "perpetual") == 0;
 }
 
-static enum MHD_Result pending(struct api_request *req, const char *name, const char *id)
+/* Replies to what went to the arbiter's queue: 202 {"pending": true,
+ * name: id}, or the refusal. */
+static enum MHD_Result pending(struct api_request *req, struct games_result *r,
+                               const char *name, const char *id)
 {
-    cJSON *json = cJSON_CreateObject();
+    cJSON *json;
+    if (r->outcome != GAMES_OK)
+        return api_reply_outcome(req, r, MHD_HTTP_ACCEPTED, NULL);
+    games_result_clear(r);
+    json = cJSON_CreateObject();
     cJSON_AddBoolToObject(json, "pending", true);
     cJSON_AddStringToObject(json, name, id);
     return api_reply_json(req, MHD_HTTP_ACCEPTED, json);
@@ -47,16 +54,7 @@ enum MHD_Result api_game_claim_perpetual(struct api_request *req)
         return replied;
     games_perpetual_claim(req->config->pool, req->caller.player_id, req->params[0],
                           api_body_string(req, "line"), &not_check, claim_id, &r);
-    /* A line that is not legal, or a move of the claimant without check. */
-    if (r.outcome == GAMES_ILLEGAL) {
-        replied = api_fail(req, API_PROBLEM_INVALID_VALUE, "%s", r.detail);
-        games_result_clear(&r);
-        return replied;
-    }
-    if (r.outcome != GAMES_OK)
-        return api_reply_outcome(req, &r, MHD_HTTP_ACCEPTED, NULL);
-    games_result_clear(&r);
-    return pending(req, "claim_id", claim_id);
+    return pending(req, &r, "claim_id", claim_id);
 }
 
 static const struct api_field request_fields[] = {
@@ -74,10 +72,7 @@ enum MHD_Result api_game_arbiter_request(struct api_request *req)
         return replied;
     games_arbiter_request(req->config->pool, req->caller.player_id, req->params[0],
                           api_body_string(req, "text"), request_id, &r);
-    if (r.outcome != GAMES_OK)
-        return api_reply_outcome(req, &r, MHD_HTTP_ACCEPTED, NULL);
-    games_result_clear(&r);
-    return pending(req, "request_id", request_id);
+    return pending(req, &r, "request_id", request_id);
 }
 
 enum MHD_Result api_arbiter_queue(struct api_request *req)
@@ -89,7 +84,7 @@ enum MHD_Result api_arbiter_queue(struct api_request *req)
     cJSON *json, *list;
 
     if (items == NULL)
-        return MHD_NO;
+        return api_fail_oom(req);
     st = db_queue_list(req->config->pool, items, QUEUE_MAX, &count, &err);
     if (st != DB_OK) {
         free(items);

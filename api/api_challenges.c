@@ -64,7 +64,7 @@ static const struct api_field challenge_fields[] = {
     { NULL, API_STRING, false, false, 0, 0 },
 };
 
-/* The members of each kind of clock (issue 18). */
+/* The members of each kind of clock. */
 static const struct api_field per_move_fields[] = {
     { "type", API_STRING, true, false, 1, 16 },
     { "days", API_INTEGER, true, false, 1, 60 },
@@ -86,7 +86,7 @@ static int member_int(const cJSON *json, const char *name)
 
 /* Reads the body's `clock` (or its days_per_move) and leave_allowed into
  * clock and *days_per_move (0: none); false with why when it is not one
- * korpd knows.  Challenges and tournaments (issue 19) take the same. */
+ * korpd knows.  Challenges and tournaments take the same. */
 bool api_clock_read(struct api_request *req, struct db_clock *clock, int *days_per_move,
                     char *why, size_t size)
 {
@@ -135,38 +135,14 @@ bool api_clock_read(struct api_request *req, struct db_clock *clock, int *days_p
     return true;
 }
 
-static enum MHD_Result challenge_refused(struct api_request *req,
-                                         const struct db_challenge_refusal *refused)
-{
-    switch (refused->why) {
-    case DB_CHALLENGE_REFUSED_DUPLICATE:
-        return api_fail(req, API_PROBLEM_CONFLICT,
-                        "your challenge %s to this player is still open: one at a time to "
-                        "each player; wait for their answer or cancel it first",
-                        refused->existing_id[0] ? refused->existing_id : "");
-    case DB_CHALLENGE_REFUSED_DAILY_MAX:
-        req->retry_after = refused->retry_after > 0 ? refused->retry_after : 1;
-        return api_fail(req, API_PROBLEM_TOO_MANY_REQUESTS,
-                        "you have made %d challenges in the last 24 hours, the most allowed; "
-                        "try again in %d s",
-                        req->config->challenges_per_day, req->retry_after);
-    case DB_CHALLENGE_REFUSED_OPEN_MAX:
-    default:
-        return api_fail(req, API_PROBLEM_CONFLICT,
-                        "you have 10 open challenges waiting already: cancel one first");
-    }
-}
-
 enum MHD_Result api_challenge_create(struct api_request *req)
 {
     enum MHD_Result replied;
     struct db_challenge c;
-    struct db_challenge_refusal refused;
+    struct games_result r;
     const char *variant, *opponent, *color;
     char why[256];
     enum db_color chosen = DB_COLOR_NONE;
-    struct base_err err = { "" };
-    enum db_status st;
 
     if (!api_body_check(req, challenge_fields, &replied))
         return replied;
@@ -197,15 +173,15 @@ enum MHD_Result api_challenge_create(struct api_request *req)
         return api_fail(req, API_PROBLEM_BAD_REQUEST, "%s", why);
     c.fifty_move_rule = api_body_boolean(req, "fifty_move_rule", true);
     c.rated = api_body_boolean(req, "rated", true);
-    st = db_challenge_create(req->config->pool, &c, req->config->challenges_per_day, &refused,
-                             &err);
-    if (st == DB_CONFLICT)
-        return challenge_refused(req, &refused);
-    if (st == DB_NOT_FOUND)
-        return api_fail(req, API_PROBLEM_NOT_FOUND, "no player has the id '%.64s'",
-                        opponent ? opponent : "");
-    if (st != DB_OK)
-        return api_fail_db(req, st, err.text);
+    games_challenge_create(req->config->pool, &c, req->config->challenges_per_day, &r);
+    if (r.outcome == GAMES_DAILY_LIMIT)
+        req->retry_after = r.retry_after;
+    if (r.outcome != GAMES_OK) {
+        replied = api_reply_refusal(req, r.outcome, r.detail, r.db, r.err.text);
+        games_result_clear(&r);
+        return replied;
+    }
+    games_result_clear(&r);
     return api_reply_json(req, MHD_HTTP_CREATED, challenge_json(&c));
 }
 

@@ -1,5 +1,5 @@
 /*
- * api_conditional.c — a player's conditional moves in a game (issue 18):
+ * api_conditional.c — a player's conditional moves in a game:
  * PUT replaces them, GET shows them (to their owner only), DELETE removes
  * them.  Only the game's players reach them; for anyone else the game's
  * conditional moves do not exist (404).
@@ -133,75 +133,78 @@ static bool lines_read(const cJSON *body, struct games_lines *l, char *why, size
     return true;
 }
 
-/* Replies to a refusal: 404 for one who does not play the game. */
+/* Replies to a refusal; a refused line says which line and move. */
 static enum MHD_Result refused(struct api_request *req, struct games_result *r,
                                const struct games_lines *l)
 {
+    enum api_problem p = api_outcome_problem(r->outcome);
+    bool illegal = r->outcome == GAMES_ILLEGAL;
     cJSON *json;
-    enum api_problem p;
 
-    if (r->outcome == GAMES_FORBIDDEN || r->outcome == GAMES_NOT_FOUND) {
+    if (r->outcome == GAMES_NOT_YOURS) {
+        enum MHD_Result rc = api_reply_refusal(req, r->outcome, r->detail, r->db, "");
         games_result_clear(r);
-        return api_fail(req, API_PROBLEM_NOT_FOUND,
-                        "no game with the id '%s' that you play", req->params[0]);
+        return rc;
     }
-    if (l == NULL || (r->outcome != GAMES_ILLEGAL && !(r->outcome == GAMES_CONFLICT &&
-                                                       l->conflict)))
+    if (l == NULL || (!illegal && r->outcome != GAMES_LINES_DISAGREE))
         return api_reply_outcome(req, r, MHD_HTTP_OK, NULL);
-    p = r->outcome == GAMES_ILLEGAL ? API_PROBLEM_ILLEGAL_MOVE : API_PROBLEM_CONDITIONAL_CONFLICT;
     json = api_problem_new(p, r->detail);
-    cJSON_AddNumberToObject(json, "line", l->bad_line);
-    cJSON_AddNumberToObject(json, "index", l->bad_index);
-    if (p == API_PROBLEM_ILLEGAL_MOVE) {
-        cJSON_AddStringToObject(json, "move", l->move[l->bad_line][l->bad_index]);
-        api_problem_reason(json, rules_reason_slug(r->reason));
+    if (json == NULL || cJSON_AddNumberToObject(json, "line", l->bad_line) == NULL ||
+        cJSON_AddNumberToObject(json, "index", l->bad_index) == NULL ||
+        (illegal && cJSON_AddStringToObject(json, "move", l->move[l->bad_line][l->bad_index]) ==
+                        NULL)) {
+        cJSON_Delete(json);
+        games_result_clear(r);
+        return api_fail_oom(req);
     }
+    if (illegal)
+        api_problem_reason(json, rules_reason_slug(r->reason));
     games_result_clear(r);
     return api_reply_problem(req, p, json);
+}
+
+/* Replies with the lines, or the refusal (naming the line refused when
+ * they were sent); frees l. */
+static enum MHD_Result reply_lines(struct api_request *req, struct games_result *r,
+                                   struct games_lines *l, bool sent)
+{
+    enum MHD_Result rc;
+    if (r->outcome == GAMES_OK) {
+        games_result_clear(r);
+        rc = api_reply_json(req, MHD_HTTP_OK, lines_json(l));
+    } else {
+        rc = refused(req, r, sent ? l : NULL);
+    }
+    free(l);
+    return rc;
 }
 
 enum MHD_Result api_conditional_put(struct api_request *req)
 {
     struct games_lines *l = malloc(sizeof *l);
     struct games_result r;
-    enum MHD_Result rc;
     char why[256];
 
     if (l == NULL)
-        return MHD_NO;
+        return api_fail_oom(req);
     if (!lines_read(req->json, l, why, sizeof why)) {
         free(l);
         return api_fail(req, API_PROBLEM_BAD_REQUEST, "%s", why);
     }
     games_conditional_put(req->config->pool, req->caller.player_id, req->params[0], l, &r);
-    if (r.outcome == GAMES_OK) {
-        games_result_clear(&r);
-        rc = api_reply_json(req, MHD_HTTP_OK, lines_json(l));
-    } else {
-        rc = refused(req, &r, l);
-    }
-    free(l);
-    return rc;
+    return reply_lines(req, &r, l, true);
 }
 
 enum MHD_Result api_conditional_get(struct api_request *req)
 {
     struct games_lines *l = malloc(sizeof *l);
     struct games_result r;
-    enum MHD_Result rc;
 
     if (l == NULL)
-        return MHD_NO;
+        return api_fail_oom(req);
     memset(l, 0, sizeof *l);
     games_conditional_get(req->config->pool, req->caller.player_id, req->params[0], l, &r);
-    if (r.outcome == GAMES_OK) {
-        games_result_clear(&r);
-        rc = api_reply_json(req, MHD_HTTP_OK, lines_json(l));
-    } else {
-        rc = refused(req, &r, NULL);
-    }
-    free(l);
-    return rc;
+    return reply_lines(req, &r, l, false);
 }
 
 enum MHD_Result api_conditional_delete(struct api_request *req)

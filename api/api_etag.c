@@ -1,5 +1,5 @@
 /*
- * api_etag.c — conditional reads of a game (issue 22, section 2): the
+ * api_etag.c — conditional reads of a game: the
  * entity tag of each game resource, If-None-Match (RFC 9110 §13.1.2) and
  * the 304 that answers it.
  *
@@ -137,11 +137,11 @@ enum MHD_Result api_reply_tagged(struct api_request *req, char *body, const char
 {
     struct MHD_Response *resp;
     if (body == NULL)
-        return MHD_NO;
+        return api_fail_oom(req);
     resp = MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
     if (resp == NULL) {
         free(body);
-        return MHD_NO;
+        return api_fail_oom(req);
     }
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
     add_validators(resp, etag, cache);

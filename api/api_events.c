@@ -117,6 +117,42 @@ static void on_event(void *arg, long long id, const char *player_id, const char 
     pthread_mutex_unlock(&hub->lock);
 }
 
+/* Calls visit on every stream, under the hub's lock. */
+static void each_stream(struct api_hub *hub, void (*visit)(struct stream *s, const char *arg),
+                        const char *arg)
+{
+    pthread_mutex_lock(&hub->lock);
+    for (int k = 0; k < KEEPALIVE_SLOTS; k++)
+        for (struct stream *s = hub->slots[k]; s != NULL; s = s->next)
+            visit(s, arg);
+    pthread_mutex_unlock(&hub->lock);
+}
+
+static void wake_any(struct stream *s, const char *arg)
+{
+    (void)arg;
+    wake(s);
+}
+
+/* A stream opened with that credential ends. */
+static void revoke_if_opened_with(struct stream *s, const char *credential)
+{
+    if (s->credential[0] != '\0' && strcmp(s->credential, credential) == 0) {
+        s->revoked = true;
+        resume(s);
+    }
+}
+
+/* A stream opened with a credential asks whether it still holds. */
+static void recheck_credential(struct stream *s, const char *arg)
+{
+    (void)arg;
+    if (s->credential[0] != '\0') {
+        s->recheck = true;
+        resume(s);
+    }
+}
+
 /* After the listener lost its connection (or could not tell whom events
  * concerned): every stream reads again, all at once.  With 10 000 streams
  * that held moves up for under a second, once per reconnection
@@ -124,44 +160,23 @@ static void on_event(void *arg, long long id, const char *player_id, const char 
  * delayed the missed events themselves by as much (docs/benchmarks.md). */
 static void on_reconnect(void *arg)
 {
-    struct api_hub *hub = arg;
-    pthread_mutex_lock(&hub->lock);
-    for (int k = 0; k < KEEPALIVE_SLOTS; k++)
-        for (struct stream *s = hub->slots[k]; s != NULL; s = s->next)
-            wake(s);
-    pthread_mutex_unlock(&hub->lock);
+    each_stream(arg, wake_any, NULL);
 }
 
 /* A token or session ended (in any korpd): the streams it opened end. */
 static void on_revoked(void *arg, const char *player_id, const char *credential)
 {
-    struct api_hub *hub = arg;
     (void)player_id;
     /* All streams, not only the player's: one opened with a token may
      * watch a game as a spectator.  Revocations are rare. */
-    pthread_mutex_lock(&hub->lock);
-    for (int k = 0; k < KEEPALIVE_SLOTS; k++)
-        for (struct stream *s = hub->slots[k]; s != NULL; s = s->next)
-            if (s->credential[0] != '\0' && strcmp(s->credential, credential) == 0) {
-                s->revoked = true;
-                resume(s);
-            }
-    pthread_mutex_unlock(&hub->lock);
+    each_stream(arg, revoke_if_opened_with, credential);
 }
 
 /* The revocations listener (re)connected, at start too: what ended
  * meanwhile was not heard, so each stream asks about its credential now. */
 static void on_revocations_reconnect(void *arg)
 {
-    struct api_hub *hub = arg;
-    pthread_mutex_lock(&hub->lock);
-    for (int k = 0; k < KEEPALIVE_SLOTS; k++)
-        for (struct stream *s = hub->slots[k]; s != NULL; s = s->next)
-            if (s->credential[0] != '\0') {
-                s->recheck = true;
-                resume(s);
-            }
-    pthread_mutex_unlock(&hub->lock);
+    each_stream(arg, recheck_credential, NULL);
 }
 
 /* One slot's turn: keep-alives due, or (backstop) reads due. */
@@ -474,7 +489,7 @@ enum MHD_Result api_events(struct api_request *req)
         db_game_clear(&g);
     }
     if ((s = calloc(1, sizeof *s)) == NULL)
-        return MHD_NO;
+        return api_fail_oom(req);
     s->hub = hub;
     s->conn = req->conn;
     s->wake = true;
@@ -538,7 +553,7 @@ enum MHD_Result api_events(struct api_request *req)
     resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 512, reader, s, stream_free);
     if (resp == NULL) {
         stream_free(s);
-        return MHD_NO;
+        return api_fail_oom(req);
     }
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");

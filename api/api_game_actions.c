@@ -37,105 +37,53 @@ static bool key_valid(const char *key)
     return true;
 }
 
-/*
- * An Idempotency-Key is claimed, and the answer stored, inside the move's
- * own transaction: a retry running at the same time waits for the first to
- * commit and then gets its answer; a crash loses both or neither.
- */
-struct remember {
-    struct api_request *req;
-    const char *key, *move;
-    const char *message;        /* sent with the move (issue 18), or NULL */
-    enum db_idempotency found;
-    int status;
-    char *body;                 /* the answer: stored, or to store */
-};
-
-static enum db_status remember_before(struct db_tx *tx, void *arg)
+/* The answer to a move as it is sent and kept under its Idempotency-Key:
+ * the game, or the problem naming the move. */
+static char *move_answer(const struct games_result *r, const void *move, int *status)
 {
-    struct remember *m = arg;
-    struct api_request *req = m->req;
-    enum db_status rc;
-
-    free(m->body);
-    m->body = NULL;
-    rc = db_idempotency_claim(tx, req->caller.token_id, m->key, req->method, req->path,
-                              &m->found, &m->status, &m->body);
-    if (rc == DB_OK && m->found != DB_KEY_NEW)
-        return DB_CONFLICT;
-    return rc;
-}
-
-static enum db_status remember_after(struct db_tx *tx, const struct games_result *r, void *arg)
-{
-    struct remember *m = arg;
-    unsigned status;
-    cJSON *json;
-
-    /* A message with the move is stored at the move's ply, with it.  One
-     * over the daily limit (checked before, raced since) is dropped. */
-    if (m->message != NULL && r->outcome == GAMES_OK) {
-        enum db_status rc = games_message_with_move(tx, m->req->caller.player_id, r->game.id,
-                                                    r->ply + 1, m->message);
-        if (rc != DB_OK && rc != DB_CONFLICT)
-            return rc;
-    }
-    if (m->key == NULL)
-        return DB_OK;
-    json = api_outcome_json(r, MHD_HTTP_CREATED, m->move, &status);
-
-    free(m->body);
-    m->body = json ? cJSON_PrintUnformatted(json) : NULL;
+    unsigned code = 0;
+    cJSON *json = api_outcome_json(r, MHD_HTTP_CREATED, move, &code);
+    char *body = json ? cJSON_PrintUnformatted(json) : NULL;
     cJSON_Delete(json);
-    if (m->body == NULL)
-        return DB_HARD_ERROR;
-    m->status = (int)status;
-    return db_idempotency_store(tx, m->req->caller.token_id, m->key, m->status, m->body);
+    *status = (int)code;
+    return body;
 }
 
 enum MHD_Result api_game_move(struct api_request *req)
 {
     const char *key = MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND,
                                                   "Idempotency-Key");
-    struct remember m = { req, key, NULL, NULL, DB_KEY_NEW, 0, NULL };
-    struct games_hooks hooks = { remember_before, remember_after, &m };
+    struct games_key k = { key, req->caller.token_id, req->method, req->path, move_answer,
+                           NULL, 0, NULL };
     enum MHD_Result replied;
     struct games_result r;
+    const char *move, *message;
     long ply;
 
     /* Keys are kept per token; a web session's moves (which send ply) have none. */
     if (req->caller.by_session)
-        key = m.key = NULL;
+        key = NULL;
     if (key != NULL && !key_valid(key))
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
                         "an Idempotency-Key is 1 to %d printable ASCII characters (a UUID is "
                         "a good choice)", IDEMPOTENCY_KEY_MAX);
     if (!api_body_check(req, move_fields, &replied))
         return replied;
-    m.move = api_body_string(req, "move");
-    m.message = api_body_string(req, "message");
-    if (m.message != NULL && !api_message_allowed(req, m.message, &replied))
+    move = api_body_string(req, "move");
+    message = api_body_string(req, "message");
+    if (message != NULL && !api_message_allowed(req, message, &replied))
         return replied;
     ply = api_body_integer(req, "ply", -1, NULL);
-    if (key == NULL)
-        hooks.before = NULL;
-    games_move(req->config->pool, req->caller.player_id, req->params[0], m.move, (int)ply,
-               key != NULL || m.message != NULL ? &hooks : NULL, &r);
+    k.render_arg = move;
+    games_move(req->config->pool, req->caller.player_id, req->params[0], move, (int)ply,
+               message, key != NULL ? &k : NULL, &r);
     api_metrics_move(req->metrics, &r);
     count_end(req, &r);
-    if (key == NULL || r.outcome == GAMES_DB_ERROR) {
-        free(m.body);
-        return api_reply_outcome(req, &r, MHD_HTTP_CREATED, m.move);
-    }
+    if (key == NULL || r.outcome == GAMES_DB_ERROR || r.outcome == GAMES_KEY_REUSED)
+        return api_reply_outcome(req, &r, MHD_HTTP_CREATED, move);
     games_result_clear(&r);
-    if (m.found == DB_KEY_OTHER_REQUEST) {
-        free(m.body);
-        return api_fail(req, API_PROBLEM_BAD_REQUEST,
-                        "this Idempotency-Key was used for another request (another game or "
-                        "route); use a new key for each request");
-    }
     /* The first answer, or this one as stored: the same bytes either way. */
-    return api_reply_stored(req, (unsigned)m.status, m.body);
+    return api_reply_stored(req, (unsigned)k.status, k.body);
 }
 
 static const struct api_field claim_fields[] = {

@@ -1,6 +1,6 @@
 /*
- * api_game_json.c — the game object of the API, and the answer to a state
- * change: the game, or the problem its outcome names.
+ * api_game_json.c — the game object of the API (a state change's answer is
+ * written by api_outcomes.c).
  */
 #include "api_int.h"
 
@@ -97,61 +97,6 @@ cJSON *api_game_json(const struct db_game *g)
     api_game_json_ratings(json, g);
     add_text_or_null(json, "tournament_id", g->tournament_id);
     return json;
-}
-
-static const enum api_problem problem_of[] = {
-    [GAMES_OK] = API_PROBLEM_INTERNAL,
-    [GAMES_NOT_FOUND] = API_PROBLEM_NOT_FOUND,
-    [GAMES_FORBIDDEN] = API_PROBLEM_FORBIDDEN,
-    [GAMES_CONFLICT] = API_PROBLEM_CONFLICT,
-    [GAMES_NOT_YOUR_TURN] = API_PROBLEM_NOT_YOUR_TURN,
-    [GAMES_GAME_OVER] = API_PROBLEM_GAME_OVER,
-    [GAMES_PLY_MISMATCH] = API_PROBLEM_PLY_MISMATCH,
-    [GAMES_ILLEGAL] = API_PROBLEM_ILLEGAL_MOVE,
-    [GAMES_DRAW_NOT_ALLOWED] = API_PROBLEM_DRAW_NOT_ALLOWED,
-    [GAMES_ANSWERED_BEFORE] = API_PROBLEM_INTERNAL,
-    [GAMES_DB_ERROR] = API_PROBLEM_INTERNAL,
-};
-
-cJSON *api_outcome_json(const struct games_result *r, unsigned ok_status, const char *move,
-                        unsigned *status)
-{
-    enum api_problem p;
-    cJSON *json;
-
-    if (r->outcome == GAMES_OK) {
-        *status = ok_status;
-        return api_game_json(&r->game);
-    }
-    p = problem_of[r->outcome];
-    json = api_problem_new(p, r->detail);
-    *status = api_problem_status(p);
-    /* Move problems say which ply and which move. */
-    if (move != NULL && (p == API_PROBLEM_ILLEGAL_MOVE || p == API_PROBLEM_NOT_YOUR_TURN ||
-                         p == API_PROBLEM_GAME_OVER || p == API_PROBLEM_PLY_MISMATCH)) {
-        cJSON_AddNumberToObject(json, "ply", r->ply);
-        cJSON_AddStringToObject(json, "move", move);
-    }
-    if (p == API_PROBLEM_ILLEGAL_MOVE)
-        api_problem_reason(json, rules_reason_slug(r->reason));
-    return json;
-}
-
-enum MHD_Result api_reply_outcome(struct api_request *req, struct games_result *r,
-                                  unsigned ok_status, const char *move)
-{
-    enum MHD_Result rc;
-    unsigned status;
-
-    if (r->outcome == GAMES_DB_ERROR) {
-        rc = api_fail_db(req, r->db, r->err.text);
-    } else {
-        cJSON *json = api_outcome_json(r, ok_status, move, &status);
-        rc = api_reply_stored(req, status, json ? cJSON_PrintUnformatted(json) : NULL);
-        cJSON_Delete(json);
-    }
-    games_result_clear(r);
-    return rc;
 }
 
 const char *api_query(struct api_request *req, const char *name)

@@ -57,8 +57,8 @@ enum MHD_Result api_game_get(struct api_request *req)
     return api_reply_json_tagged(req, json, tag);
 }
 
-/* A cursor is "<microseconds>.<id>" of the last game of a page. */
-bool api_cursor_read(const char *text, char *us, size_t us_size, char *id, size_t id_size)
+/* A cursor is "<microseconds>.<id>" of the last item of a page. */
+static bool cursor_read(const char *text, char *us, size_t us_size, char *id, size_t id_size)
 {
     const char *dot = text ? strchr(text, '.') : NULL;
     size_t n;
@@ -80,13 +80,65 @@ bool api_cursor_read(const char *text, char *us, size_t us_size, char *id, size_
     return true;
 }
 
+bool api_query_limit(struct api_request *req, int fallback, int most, int *limit,
+                     enum MHD_Result *replied)
+{
+    const char *text = api_query(req, "limit");
+    char *end = NULL;
+    long n;
+
+    *limit = fallback;
+    if (text == NULL)
+        return true;
+    n = strtol(text, &end, 10);
+    if (text[0] < '0' || text[0] > '9' || *end != '\0' || n < 1 || n > most) {
+        *replied = api_fail(req, API_PROBLEM_BAD_REQUEST,
+                            "'limit' must be a whole number from 1 to %d", most);
+        return false;
+    }
+    *limit = (int)n;
+    return true;
+}
+
+bool api_page_read(struct api_request *req, struct api_page *page, enum MHD_Result *replied)
+{
+    page->after_us = page->after_id = NULL;
+    return api_query_limit(req, LIST_DEFAULT, LIST_MAX, &page->limit, replied);
+}
+
+bool api_page_cursor(struct api_request *req, struct api_page *page, enum MHD_Result *replied)
+{
+    const char *cursor = api_query(req, "cursor");
+    if (cursor == NULL)
+        return true;
+    if (!cursor_read(cursor, page->us, sizeof page->us, page->id, sizeof page->id)) {
+        *replied = api_fail(req, API_PROBLEM_BAD_REQUEST,
+                            "'cursor' is not one korpd gave; use the 'next' of a page");
+        return false;
+    }
+    page->after_us = page->us;
+    page->after_id = page->id;
+    return true;
+}
+
+void api_page_next(cJSON *json, bool more, const char *created_us, const char *id)
+{
+    char next[64];
+    if (more && created_us != NULL) {
+        snprintf(next, sizeof next, "%s.%s", created_us, id);
+        cJSON_AddStringToObject(json, "next", next);
+    } else {
+        cJSON_AddNullToObject(json, "next");
+    }
+}
+
 enum MHD_Result api_game_list(struct api_request *req)
 {
     struct db_game_filter f = { 0 };
-    const char *limit = api_query(req, "limit"), *cursor = api_query(req, "cursor");
     const char *status, *variant;
     enum db_game_status wanted = DB_GAME_ACTIVE;
-    char us[24], id[BASE_ID_SIZE], next[64];
+    struct api_page page;
+    enum MHD_Result replied;
     struct base_err err = { "" };
     struct db_game *games;
     int count = 0;
@@ -97,15 +149,9 @@ enum MHD_Result api_game_list(struct api_request *req)
     f.player_id = api_query(req, "player");
     status = api_query(req, "status");
     variant = api_query(req, "variant");
-    f.limit = LIST_DEFAULT;
-    if (limit != NULL) {
-        char *end = NULL;
-        long n = strtol(limit, &end, 10);
-        if (limit[0] < '0' || limit[0] > '9' || *end != '\0' || n < 1 || n > LIST_MAX)
-            return api_fail(req, API_PROBLEM_BAD_REQUEST,
-                            "'limit' must be a whole number from 1 to %d", LIST_MAX);
-        f.limit = (int)n;
-    }
+    if (!api_page_read(req, &page, &replied))
+        return replied;
+    f.limit = page.limit;
     if (status != NULL && !db_game_status_parse(status, &wanted))
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
                         "'status' must be active, finished or aborted");
@@ -115,18 +161,15 @@ enum MHD_Result api_game_list(struct api_request *req)
     if (f.player_id != NULL && !api_id_valid(f.player_id))
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
                         "'player' is a player id: letters and digits, like aZ3kP9qwX2");
-    if (cursor != NULL) {
-        if (!api_cursor_read(cursor, us, sizeof us, id, sizeof id))
-            return api_fail(req, API_PROBLEM_BAD_REQUEST,
-                            "'cursor' is not one korpd gave; use the 'next' of a page");
-        f.after_us = us;
-        f.after_id = id;
-    }
+    if (!api_page_cursor(req, &page, &replied))
+        return replied;
+    f.after_us = page.after_us;
+    f.after_id = page.after_id;
     /* Room for the page asked for, not for the largest one: a game is over a
      * kilobyte, and 100 of them at every request went to mmap and back. */
     games = calloc((size_t)f.limit, sizeof *games);
     if (games == NULL)
-        return MHD_NO;
+        return api_fail_oom(req);
     st = db_game_list(req->config->pool, &f, games, f.limit, &count, &more, &err);
     if (st != DB_OK) {
         free(games);
@@ -136,12 +179,8 @@ enum MHD_Result api_game_list(struct api_request *req)
     list = cJSON_AddArrayToObject(json, "games");
     for (int i = 0; i < count; i++)
         cJSON_AddItemToArray(list, api_game_json(&games[i]));
-    if (more && count > 0) {
-        snprintf(next, sizeof next, "%s.%s", games[count - 1].created_us, games[count - 1].id);
-        cJSON_AddStringToObject(json, "next", next);
-    } else {
-        cJSON_AddNullToObject(json, "next");
-    }
+    api_page_next(json, more, count > 0 ? games[count - 1].created_us : NULL,
+                  count > 0 ? games[count - 1].id : NULL);
     for (int i = 0; i < count; i++)
         db_game_clear(&games[i]);
     free(games);
@@ -178,7 +217,7 @@ enum MHD_Result api_game_moves(struct api_request *req)
     text = cJSON_PrintUnformatted(json);
     cJSON_Delete(json);
     if (text == NULL)
-        return MHD_NO;
+        return api_fail_oom(req);
     api_etag_text("moves", text, tag);
     if (api_etag_matches(req, tag)) {
         free(text);
@@ -205,7 +244,7 @@ enum MHD_Result api_game_legal_moves(struct api_request *req)
         db_game_clear(&g);
         return api_fail_db(req, DB_HARD_ERROR, "stored position unreadable");
     }
-    /* ?after=: the position a player plans from (issue 18, api_conditional.c). */
+    /* ?after=: the position a player plans from (api_conditional.c). */
     if (!api_legal_after(req, v, &pos, &rc)) {
         db_game_clear(&g);
         return rc;
@@ -231,76 +270,18 @@ enum MHD_Result api_game_legal_moves(struct api_request *req)
     return api_reply_json_tagged(req, json, tag);
 }
 
-/* PGN's own words for how a game ended (the Termination tag). */
-static const char *pgn_termination(const struct db_game *g)
-{
-    if (g->status == DB_GAME_ABORTED)
-        return "abandoned";
-    if (g->status == DB_GAME_ACTIVE)
-        return "unterminated";
-    switch (g->termination) {
-    case DB_END_TIMEOUT: return "time forfeit";
-    case DB_END_ADJUDICATION: return "adjudication";
-    default: return "normal";
-    }
-}
-
 char *api_game_pgn_text(struct api_request *req, const struct db_game *g,
                         enum MHD_Result *failed)
 {
-    struct db_move *stored = NULL;
-    struct rules_move *moves = NULL;
-    struct rules_position start, pos;
-    const struct rules_variant *v = g->variant;
-    char date[16], time_control[32], *pgn = NULL;
     struct base_err err = { "" };
-    int count = 0;
-    size_t size;
-    enum db_status st;
+    char *pgn = NULL;
+    enum db_status st = games_pgn(req->config->pool, g, &pgn, &err);
 
     *failed = MHD_NO;
-    st = db_move_list(req->config->pool, g->id, &stored, &count, &err);
-    /* Two reads: a move committed between them is not this game's yet. */
-    if (count > g->ply)
-        count = g->ply;
-    moves = calloc((size_t)count + 1, sizeof *moves);
-    if (st != DB_OK || v == NULL || moves == NULL ||
-        v->position_parse(&start, v->start_text, NULL) != RULES_OK) {
-        *failed = st != DB_OK ? api_fail_db(req, st, err.text)
-                              : api_fail_db(req, DB_HARD_ERROR, "cannot rebuild the game");
-        goto done;
-    }
-    /* The record is written from the stored moves, each checked again. */
-    pos = start;
-    for (int i = 0; i < count; i++) {
-        if (v->move_parse(&pos, stored[i].uci, RULES_DIALECT_DEFAULT, &moves[i], NULL) != RULES_OK ||
-            v->position_apply(&pos, moves[i]) != RULES_OK) {
-            base_log(BASE_LOG_ERROR, "game %s: stored move %d (%s) does not replay", g->id,
-                     i + 1, stored[i].uci);
-            *failed = api_fail_db(req, DB_HARD_ERROR, "stored moves do not replay");
-            goto done;
-        }
-    }
-    snprintf(date, sizeof date, "%.4s.%.2s.%.2s", g->created_at, g->created_at + 5,
-             g->created_at + 8);
-    if (g->days_per_move > 0)
-        snprintf(time_control, sizeof time_control, "1/%d", g->days_per_move * 86400);
-    else
-        snprintf(time_control, sizeof time_control, "-");
-    {
-        const char *tags[] = { "Event", "korp correspondence game", "Site", "korp",
-                               "Date", date, "Round", "-", "White", g->white_name,
-                               "Black", g->black_name, "Termination", pgn_termination(g),
-                               "TimeControl", time_control, NULL };
-        enum rules_result result = g->result;
-        size = rules_pgn_write(v, tags, &start, moves, count, result, NULL, 0) + 1;
-        pgn = malloc(size);
-        if (pgn != NULL)
-            rules_pgn_write(v, tags, &start, moves, count, result, pgn, size);
-    }
-done:
-    free(moves);
-    free(stored);
+    if (st != DB_OK)
+        *failed = api_fail_db(req, st, err.text);
+    else if (pgn == NULL)
+        *failed = api_fail_oom(req);
     return pgn;
 }
 
@@ -340,7 +321,7 @@ enum MHD_Result api_game_pgn(struct api_request *req)
         }
     }
     pgn = api_game_pgn_text(req, &g, &rc);
-    /* ?notes=true: the caller's private notes as a comment (issue 18). */
+    /* ?notes=true: the caller's private notes as a comment. */
     if (pgn != NULL && !api_pgn_notes(req, g.id, &pgn, &rc)) {
         free(pgn);
         pgn = NULL;

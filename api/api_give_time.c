@@ -1,6 +1,6 @@
 /*
  * api_give_time.c — a player gives their opponent, who is to move, days
- * more (issue 18): on the deadline, or on a Fischer clock's time.
+ * more: on the deadline, or on a Fischer clock's time.
  */
 #include "api_int.h"
 

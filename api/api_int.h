@@ -5,6 +5,7 @@
 #include "api.h"
 #include "base.h"
 #include "db.h"
+#include "games.h"
 
 #include <cjson/cJSON.h>
 #include <microhttpd.h>
@@ -128,10 +129,10 @@ enum api_problem {
     API_PROBLEM_INVALID_WEBHOOK_URL,
     API_PROBLEM_INVALID_VALUE,
     API_PROBLEM_NOT_IMPLEMENTED,
-    API_PROBLEM_CONDITIONAL_CONFLICT,   /* issue 18: lines answer one move differently */
-    API_PROBLEM_LEAVE_EXCEEDED,     /* issue 18 */
-    API_PROBLEM_EVENTS_PRUNED,      /* issue 22 */
-    API_PROBLEM_ANALYSIS_OWN_GAME,  /* issue 23: the asker plays that game */
+    API_PROBLEM_CONDITIONAL_CONFLICT,   /* lines answer one move differently */
+    API_PROBLEM_LEAVE_EXCEEDED,
+    API_PROBLEM_EVENTS_PRUNED,
+    API_PROBLEM_ANALYSIS_OWN_GAME,  /* the asker plays that game */
     API_PROBLEM_COUNT
 };
 
@@ -210,6 +211,19 @@ enum MHD_Result api_reply_problem(struct api_request *req, enum api_problem prob
  * never to the client.
  */
 enum MHD_Result api_fail_db(struct api_request *req, enum db_status status, const char *err);
+
+/*
+ * Replies to a request that ran out of memory: 503 with Retry-After (the
+ * shortage may pass), logged.  When even that cannot be written, the
+ * connection is closed.
+ */
+enum MHD_Result api_fail_oom(struct api_request *req);
+
+/* Routes cJSON's allocations through api_reply.c, which notices a failed
+ * one (call once before threads start); api_json_watch starts watching
+ * for the request about to be handled on this thread. */
+void api_json_init(void);
+void api_json_watch(void);
 
 /* Finds the route, checks its needs, runs it; replies 404/405/4xx itself. */
 enum MHD_Result api_route(struct api_request *req);
@@ -299,11 +313,11 @@ enum MHD_Result api_webhook_rotate(struct api_request *req);
 enum MHD_Result api_webhook_enable(struct api_request *req);
 enum MHD_Result api_webhook_deliveries(struct api_request *req);
 enum MHD_Result api_webhook_retry(struct api_request *req);
-/* Accounts (issue 17): api_players.c, api_session.c. */
+/* Accounts: api_players.c, api_session.c. */
 enum MHD_Result api_password_change(struct api_request *req);
 enum MHD_Result api_session_list(struct api_request *req);
 enum MHD_Result api_sessions_end(struct api_request *req);
-/* Conditional moves, notes and messages (issue 18): api_conditional.c, api_messages.c. */
+/* Conditional moves, notes and messages: api_conditional.c, api_messages.c. */
 enum MHD_Result api_conditional_get(struct api_request *req);
 enum MHD_Result api_conditional_put(struct api_request *req);
 enum MHD_Result api_conditional_delete(struct api_request *req);
@@ -325,7 +339,7 @@ bool api_legal_after(struct api_request *req, const struct rules_variant *v,
 bool api_message_allowed(struct api_request *req, const char *text, enum MHD_Result *replied);
 /* api_password_acceptable: declared in api.h (korpd admin uses it too). */
 
-/* Clocks and leave (issue 18): api_leave.c, api_give_time.c; the clock
+/* Clocks and leave: api_leave.c, api_give_time.c; the clock
  * object of a challenge (g NULL: its settings) or of a game (with each
  * side's time and paused_until), api_game_json.c; null for no clock. */
 enum MHD_Result api_leave_book(struct api_request *req);
@@ -467,8 +481,14 @@ struct db_game;
 /* The game object of the API. */
 cJSON *api_game_json(const struct db_game *g);
 
+/* ---- Outcomes as answers (api_outcomes.c): one table, outcome to problem. */
+/* The problem a refusal with that outcome is answered with
+ * (API_PROBLEM_INTERNAL for an outcome that is no refusal). */
+enum api_problem api_outcome_problem(enum games_outcome outcome);
+
 /* The answer to a state change: the game (status ok_status), or the
- * problem its outcome names (the status it carries), as JSON. */
+ * problem its outcome names (the status it carries), as JSON; a move's
+ * refusal names `move` and the ply.  NULL when out of memory. */
 cJSON *api_outcome_json(const struct games_result *r, unsigned ok_status, const char *move,
                         unsigned *status);
 
@@ -477,10 +497,15 @@ cJSON *api_outcome_json(const struct games_result *r, unsigned ok_status, const 
 enum MHD_Result api_reply_outcome(struct api_request *req, struct games_result *r,
                                   unsigned ok_status, const char *move);
 
+/* Replies to a refusal (not GAMES_OK): the problem its outcome names with
+ * detail, or for GAMES_DB_ERROR the database's failure. */
+enum MHD_Result api_reply_refusal(struct api_request *req, enum games_outcome outcome,
+                                  const char *detail, enum db_status db, const char *err);
+
 /* A query parameter, or NULL. */
 const char *api_query(struct api_request *req, const char *name);
 
-/* ---- Ratings (issue 19, api_ratings.c) */
+/* ---- Ratings (api_ratings.c) */
 
 /* Adds a game's `rated` and, once a rated game is over, `rating_diff`. */
 void api_game_json_ratings(cJSON *json, const struct db_game *g);
@@ -492,7 +517,7 @@ enum db_status api_player_json_ratings(struct api_request *req, cJSON *json,
 enum MHD_Result api_player_rating_history(struct api_request *req);
 enum MHD_Result api_leaderboard(struct api_request *req);
 
-/* ---- The arbiter's queue (issue 19, api_arbiter.c) */
+/* ---- The arbiter's queue (api_arbiter.c) */
 
 /* Whether a claim's body names kind "perpetual" (api_game_claim passes it on). */
 bool api_claim_is_perpetual(struct api_request *req);
@@ -501,11 +526,30 @@ enum MHD_Result api_game_arbiter_request(struct api_request *req);
 enum MHD_Result api_arbiter_queue(struct api_request *req);
 enum MHD_Result api_arbiter_dismiss(struct api_request *req);
 
-/* ---- Round-robin tournaments (issue 19, api_tournaments.c) */
+/* ---- Round-robin tournaments (api_tournaments.c) */
 
-/* Reads a list cursor "<microseconds>.<id>" (api_games.c); false if it is
- * not one korpd gave. */
-bool api_cursor_read(const char *text, char *us, size_t us_size, char *id, size_t id_size);
+/* A page of a list (api_games.c): ?limit= (1 to 100, 20 by default) and
+ * ?cursor=, the "<microseconds>.<id>" of the last item of the page before
+ * (after_us and after_id point into us and id, or are NULL). */
+struct api_page {
+    int limit;
+    char us[24], id[BASE_ID_SIZE];
+    const char *after_us, *after_id;
+};
+
+/* Reads ?limit=, 1 to most (fallback when absent); replies 400 itself
+ * and returns false otherwise. */
+bool api_query_limit(struct api_request *req, int fallback, int most, int *limit,
+                     enum MHD_Result *replied);
+
+/* Reads ?limit= (and clears the cursor), then ?cursor=; each replies 400
+ * itself and returns false when it is not one korpd takes. */
+bool api_page_read(struct api_request *req, struct api_page *page, enum MHD_Result *replied);
+bool api_page_cursor(struct api_request *req, struct api_page *page, enum MHD_Result *replied);
+
+/* Adds "next" to a page: the cursor of its last item when more follow
+ * (created_us NULL: none), else null. */
+void api_page_next(cJSON *json, bool more, const char *created_us, const char *id);
 enum MHD_Result api_tournament_create(struct api_request *req);
 enum MHD_Result api_tournament_list(struct api_request *req);
 enum MHD_Result api_tournament_get(struct api_request *req);
@@ -527,11 +571,11 @@ enum MHD_Result api_reply_pgn(struct api_request *req, char *pgn);
  * Accept-Language prefers, or NULL. */
 const char *api_language_known(const char *code);
 const char *api_language_accepted(struct api_request *req);
-/* Every problem body has a `reason` (issue 21): its type's slug, or a finer
+/* Every problem body has a `reason`: its type's slug, or a finer
  * stable code set with this (an illegal move's "drop-gives-check"). */
 void api_problem_reason(cJSON *problem, const char *reason);
 
-/* ---- Conditional reads of a game (issue 22, api_etag.c) */
+/* ---- Conditional reads of a game (api_etag.c) */
 
 /* Room for an entity tag: W/, quotes, 32 hex digits. */
 #define API_ETAG_SIZE 40
@@ -557,12 +601,12 @@ enum MHD_Result api_reply_tagged(struct api_request *req, char *body, const char
 /* 200 with json (taken) as application/json, tagged. */
 enum MHD_Result api_reply_json_tagged(struct api_request *req, cJSON *json, const char *etag);
 
-/* ---- Event retention (issue 22, api_retention.c) */
+/* ---- Event retention (api_retention.c) */
 
 /* Whether a stream may resume after last_id: false, having replied 410
  * `events-pruned` (or 503), when events after it may have been pruned. */
 bool api_events_kept(struct api_request *req, long long last_id, enum MHD_Result *replied);
-/* ---- Engine analysis (issue 23, api_analyse.c): one per server. */
+/* ---- Engine analysis (api_analyse.c): one per server. */
 /* Up to per_hour analyses per player and `concurrent` searches at once. */
 struct api_analysis *api_analysis_new(int per_hour, int concurrent);
 void api_analysis_free(struct api_analysis *a);

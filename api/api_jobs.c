@@ -5,7 +5,7 @@
  * libmicrohttpd's pool gives each connection to one of its threads for
  * good, and a thread serves its connections one at a time: a request
  * behind another connection's move on the same thread waited for that
- * whole move (issue 22: korpd's p99 twice pgbench's), and so did a resumed
+ * whole move (korpd's p99 was twice pgbench's), and so did a resumed
  * event stream.  So once a request has arrived its connection is
  * suspended and the request queued here (event streams too: only their
  * reader runs on libmicrohttpd's thread); the first free worker runs the

@@ -1,5 +1,5 @@
 /*
- * api_language.c — which of korp's languages (issue 21: "en", "pl", "hu")
+ * api_language.c — which of korp's languages ("en", "pl", "hu")
  * a request asks for: a player's stored preference is checked here, and a
  * new account takes its first one from the browser's Accept-Language.
  */

@@ -1,5 +1,5 @@
 /*
- * api_leave.c — a player's leave (issue 18): book whole UTC days within the
+ * api_leave.c — a player's leave: book whole UTC days within the
  * yearly allowance (KORP_LEAVE_DAYS_PER_YEAR), list this year's, cancel or
  * end one.  While a player is on leave no time runs in their games.
  */
@@ -40,31 +40,25 @@ static bool day_valid(const char *text)
 }
 
 /* 422 /problems/leave-exceeded, with the year and the days left in it. */
-static enum MHD_Result exceeded(struct api_request *req, const struct games_leave *l)
+static enum MHD_Result exceeded(struct api_request *req, const struct games_result *r,
+                                const struct games_leave *l)
 {
-    cJSON *json = api_problem_new(API_PROBLEM_LEAVE_EXCEEDED, l->detail);
-    cJSON_AddNumberToObject(json, "year", l->year);
-    cJSON_AddNumberToObject(json, "remaining", l->left);
-    return api_reply_problem(req, API_PROBLEM_LEAVE_EXCEEDED, json);
+    enum api_problem p = api_outcome_problem(r->outcome);
+    cJSON *json = api_problem_new(p, r->detail);
+    if (json == NULL || cJSON_AddNumberToObject(json, "year", l->year) == NULL ||
+        cJSON_AddNumberToObject(json, "remaining", l->left) == NULL) {
+        cJSON_Delete(json);
+        return api_fail_oom(req);
+    }
+    return api_reply_problem(req, p, json);
 }
 
-static enum MHD_Result leave_refused(struct api_request *req, const struct games_leave *l)
+static enum MHD_Result leave_refused(struct api_request *req, const struct games_result *r,
+                                     const struct games_leave *l)
 {
-    switch (l->outcome) {
-    case GAMES_LEAVE_BAD_DAY:
-        return api_fail(req, API_PROBLEM_BAD_REQUEST, "%s", l->detail);
-    case GAMES_LEAVE_OVERLAP:
-    case GAMES_LEAVE_OVER:
-        return api_fail(req, API_PROBLEM_CONFLICT, "%s", l->detail);
-    case GAMES_LEAVE_EXCEEDED:
-        return exceeded(req, l);
-    case GAMES_LEAVE_NOT_FOUND:
-        return api_fail(req, API_PROBLEM_NOT_FOUND, "%s", l->detail);
-    case GAMES_LEAVE_DB_ERROR:
-    case GAMES_LEAVE_OK:
-        break;
-    }
-    return api_fail_db(req, l->db, l->err.text);
+    if (r->outcome == GAMES_LEAVE_EXCEEDED)
+        return exceeded(req, r, l);
+    return api_reply_refusal(req, r->outcome, r->detail, r->db, r->err.text);
 }
 
 static const struct api_field leave_fields[] = {
@@ -77,6 +71,7 @@ enum MHD_Result api_leave_book(struct api_request *req)
 {
     enum MHD_Result replied;
     struct games_leave l;
+    struct games_result r;
     const char *start;
 
     if (!api_body_check(req, leave_fields, &replied))
@@ -87,9 +82,9 @@ enum MHD_Result api_leave_book(struct api_request *req)
                         "'start' must be a day written YYYY-MM-DD, like \"2026-12-24\"");
     games_leave_book(req->config->pool, req->caller.player_id, start,
                      (int)api_body_integer(req, "days", 1, NULL),
-                     req->config->leave_days_per_year, &l);
-    if (l.outcome != GAMES_LEAVE_OK)
-        return leave_refused(req, &l);
+                     req->config->leave_days_per_year, &l, &r);
+    if (r.outcome != GAMES_OK)
+        return leave_refused(req, &r, &l);
     return api_reply_json(req, MHD_HTTP_CREATED, leave_json(&l.booking));
 }
 
@@ -116,10 +111,10 @@ enum MHD_Result api_leave_list(struct api_request *req)
 
 enum MHD_Result api_leave_cancel(struct api_request *req)
 {
-    struct games_leave l;
-    games_leave_cancel(req->config->pool, req->caller.player_id, req->params[0], &l);
-    if (l.outcome != GAMES_LEAVE_OK)
-        return leave_refused(req, &l);
+    struct games_result r;
+    games_leave_cancel(req->config->pool, req->caller.player_id, req->params[0], &r);
+    if (r.outcome != GAMES_OK)
+        return leave_refused(req, &r, NULL);
     return api_reply(req, MHD_HTTP_NO_CONTENT,
                      MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT));
 }

@@ -32,7 +32,7 @@ static enum MHD_Result page(struct api_request *req, unsigned status, const char
     base_text_str(&html, "</body></html>\n");
     if (html.failed) {
         free(html.buf);
-        return api_fail(req, API_PROBLEM_INTERNAL, "out of memory");
+        return api_fail_oom(req);
     }
     resp = MHD_create_response_from_buffer(html.len, html.buf, MHD_RESPMEM_MUST_FREE);
     if (resp != NULL) {
@@ -74,6 +74,15 @@ static enum MHD_Result link_refused(struct api_request *req, enum notify_link wh
                     "this %s link is not valid: use the whole link from the email", what);
 }
 
+/* A link's player is gone (404), or the database failed. */
+static enum MHD_Result player_failed(struct api_request *req, enum db_status st,
+                                     const char *err)
+{
+    if (st == DB_NOT_FOUND)
+        return api_fail(req, API_PROBLEM_NOT_FOUND, "no such player");
+    return api_fail_db(req, st, err);
+}
+
 enum MHD_Result api_unsubscribe(struct api_request *req)
 {
     const char *player, *exp, *sig;
@@ -102,10 +111,8 @@ enum MHD_Result api_unsubscribe(struct api_request *req)
                             "value=\"One-Click\">", "Turn email off");
     }
     st = db_email_off(req->config->pool, player, &err);
-    if (st == DB_NOT_FOUND)
-        return api_fail(req, API_PROBLEM_NOT_FOUND, "no such player");
     if (st != DB_OK)
-        return api_fail_db(req, st, err.text);
+        return player_failed(req, st, err.text);
     return page(req, 200, "Emails turned off",
                 "korp will send you no more emails. You can turn them on again in your "
                 "notification settings.",
@@ -127,10 +134,8 @@ enum MHD_Result api_email_confirm(struct api_request *req)
         return replied;
     st = db_email_confirm_state(req->config->pool, player, email, sizeof email, &confirmed,
                                 &now, &err);
-    if (st == DB_NOT_FOUND)
-        return api_fail(req, API_PROBLEM_NOT_FOUND, "no such player");
     if (st != DB_OK)
-        return api_fail_db(req, st, err.text);
+        return player_failed(req, st, err.text);
     /* The signature covers the address: a link for an earlier one is bad. */
     valid = notify_confirm_check(player, email, exp, sig, now);
     if (valid != NOTIFY_LINK_OK)

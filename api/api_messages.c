@@ -1,6 +1,6 @@
 /*
  * api_messages.c — a player's private notes on a game and the messages of
- * its players (issue 18).  Notes are their author's alone (404 for anyone
+ * its players.  Notes are their author's alone (404 for anyone
  * else); messages are the players' (and arbiters') while the game runs,
  * and everyone's once it is over.
  */
@@ -79,10 +79,9 @@ static const struct api_field note_fields[] = {
 enum MHD_Result api_note_put(struct api_request *req)
 {
     char updated_at[DB_TIME_SIZE];
-    struct base_err err = { "" };
+    struct games_result r;
     enum MHD_Result replied;
     const char *text;
-    enum db_status st;
 
     if (!api_body_check(req, note_fields, &replied))
         return replied;
@@ -90,12 +89,10 @@ enum MHD_Result api_note_put(struct api_request *req)
     if (utf8_chars(text) > NOTE_CHARS)
         return api_fail(req, API_PROBLEM_BAD_REQUEST, "a note is at most %d characters, not %zu",
                         NOTE_CHARS, utf8_chars(text));
-    st = db_note_put(req->config->pool, req->params[0], req->caller.player_id, text, updated_at,
-                     &err);
-    if (st == DB_NOT_FOUND)
-        return not_yours(req);
-    if (st != DB_OK)
-        return api_fail_db(req, st, err.text);
+    games_note_put(req->config->pool, req->caller.player_id, req->params[0], text, updated_at,
+                   &r);
+    if (r.outcome != GAMES_OK)
+        return api_reply_refusal(req, r.outcome, r.detail, r.db, r.err.text);
     return api_reply_json(req, MHD_HTTP_OK, note_json(text, updated_at));
 }
 
@@ -240,14 +237,13 @@ enum MHD_Result api_message_send(struct api_request *req)
     if (!games_message_valid(text, why, sizeof why))
         return api_fail(req, API_PROBLEM_BAD_REQUEST, "'text': %s", why);
     games_message_send(req->config->pool, req->caller.player_id, req->params[0], text, &json, &r);
-    if (r.outcome == GAMES_CONFLICT) {
-        games_result_clear(&r);
+    if (r.outcome == GAMES_DAILY_LIMIT) {
         if (db_message_count(req->config->pool, req->params[0], req->caller.player_id, &count,
                              &wait, &err) == DB_OK)
             req->retry_after = wait > 0 ? wait : 1;
-        return api_fail(req, API_PROBLEM_TOO_MANY_REQUESTS,
-                        "you have sent %d messages in this game today (UTC), the most a day "
-                        "allows; more from 00:00 UTC", GAMES_MESSAGES_PER_DAY);
+        replied = api_reply_refusal(req, r.outcome, r.detail, r.db, r.err.text);
+        games_result_clear(&r);
+        return replied;
     }
     if (r.outcome != GAMES_OK)
         return api_reply_outcome(req, &r, MHD_HTTP_CREATED, NULL);

@@ -26,8 +26,9 @@ static const long buckets_us[] = { 1000, 5000, 10000, 25000, 50000, 100000, 2500
                                    1000000, 2500000, 5000000, 10000000 };
 #define BUCKETS (sizeof buckets_us / sizeof *buckets_us)
 
-/* Move outcomes, by games_outcome (and "accepted" for GAMES_OK). */
-static const char *const move_outcomes[] = {
+/* Move outcomes, by games_outcome (and "accepted" for GAMES_OK); the
+ * outcomes a move cannot have are not counted. */
+static const char *const move_outcomes[GAMES_OUTCOME_COUNT] = {
     [GAMES_OK] = "accepted", [GAMES_NOT_FOUND] = "not_found", [GAMES_FORBIDDEN] = "forbidden",
     [GAMES_CONFLICT] = "conflict", [GAMES_NOT_YOUR_TURN] = "not_your_turn",
     [GAMES_GAME_OVER] = "game_over", [GAMES_PLY_MISMATCH] = "ply_mismatch",
@@ -117,8 +118,10 @@ void api_metrics_in_flight(struct api_metrics *m, int delta)
 
 void api_metrics_move(struct api_metrics *m, const struct games_result *r)
 {
-    if (m != NULL && (size_t)r->outcome < OUTCOMES)
-        atomic_fetch_add(&m->moves[r->outcome], 1);
+    /* A key used before counts as answered before, for this request or another. */
+    enum games_outcome o = r->outcome == GAMES_KEY_REUSED ? GAMES_ANSWERED_BEFORE : r->outcome;
+    if (m != NULL && (size_t)o < OUTCOMES && move_outcomes[o] != NULL)
+        atomic_fetch_add(&m->moves[o], 1);
 }
 
 void api_metrics_claim(struct api_metrics *m, bool fifty_move, bool accepted)
@@ -177,7 +180,8 @@ enum MHD_Result api_metrics_reply(struct api_request *req)
     base_text_put(&t, "# HELP korp_moves_total Moves submitted, by outcome.\n"
             "# TYPE korp_moves_total counter\n");
     for (size_t o = 0; o < OUTCOMES; o++)
-        base_text_put(&t, "korp_moves_total{outcome=\"%s\"} %lu\n", move_outcomes[o],
+        if (move_outcomes[o] != NULL)
+            base_text_put(&t, "korp_moves_total{outcome=\"%s\"} %lu\n", move_outcomes[o],
             atomic_load(&m->moves[o]));
     base_text_put(&t, "# HELP korp_claims_total Draw claims, by kind and whether they held.\n"
             "# TYPE korp_claims_total counter\n");
@@ -241,11 +245,11 @@ enum MHD_Result api_metrics_reply(struct api_request *req)
     size_t len = t.len;
     char *text = base_text_take(&t);
     if (text == NULL)
-        return MHD_NO;
+        return api_fail_oom(req);
     resp = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
     if (resp == NULL) {
         free(text);
-        return MHD_NO;
+        return api_fail_oom(req);
     }
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
                             "text/plain; version=0.0.4; charset=utf-8");

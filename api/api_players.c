@@ -217,12 +217,12 @@ static enum MHD_Result reply_player(struct api_request *req, const char *id, boo
     if (st != DB_OK)
         return api_fail_db(req, st, err.text);
     json = player_json(&p, private_view);
-    /* Leave (issue 18): the end of a leave in force, so opponents know. */
+    /* Leave: the end of a leave in force, so opponents know. */
     if (until[0] != '\0')
         cJSON_AddStringToObject(json, "on_leave_until", until);
     else
         cJSON_AddNullToObject(json, "on_leave_until");
-    /* Ratings and stats (issue 19). */
+    /* Ratings and stats. */
     if ((st = api_player_json_ratings(req, json, p.id, &err)) != DB_OK) {
         cJSON_Delete(json);
         return api_fail_db(req, st, err.text);

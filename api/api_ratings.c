@@ -1,5 +1,5 @@
 /*
- * api_ratings.c — ratings in the API (issue 19): a game's `rated` and
+ * api_ratings.c — ratings in the API: a game's `rated` and
  * `rating_diff`, a player's `ratings` and `stats`, their rating history,
  * and the leaderboard of a variant.
  */
@@ -102,7 +102,7 @@ enum MHD_Result api_player_rating_history(struct api_request *req)
         return bad_variant(req, "the query parameter 'variant'");
     points = calloc(HISTORY_MAX, sizeof *points);
     if (points == NULL)
-        return MHD_NO;
+        return api_fail_oom(req);
     st = db_rating_history(req->config->pool, id, v, points, HISTORY_MAX, &count, &err);
     if (st != DB_OK) {
         free(points);
@@ -125,27 +125,21 @@ enum MHD_Result api_player_rating_history(struct api_request *req)
 enum MHD_Result api_leaderboard(struct api_request *req)
 {
     const struct rules_variant *v = db_variant_parse(req->params[0]);
-    const char *limit = api_query(req, "limit");
     struct base_err err = { "" };
     struct db_leader *rows = NULL;
-    int want = LEADERBOARD_DEFAULT, count = 0;
+    enum MHD_Result replied;
+    int want = 0, count = 0;
     enum db_status st;
     cJSON *json, *list;
 
     if (v == NULL)
         return api_fail(req, API_PROBLEM_NOT_FOUND,
                         "no variant is called '%s': korpalski or glinski", req->params[0]);
-    if (limit != NULL) {
-        char *end = NULL;
-        long n = strtol(limit, &end, 10);
-        if (limit[0] < '0' || limit[0] > '9' || *end != '\0' || n < 1 || n > LEADERBOARD_MAX)
-            return api_fail(req, API_PROBLEM_BAD_REQUEST,
-                            "'limit' must be a whole number from 1 to %d", LEADERBOARD_MAX);
-        want = (int)n;
-    }
+    if (!api_query_limit(req, LEADERBOARD_DEFAULT, LEADERBOARD_MAX, &want, &replied))
+        return replied;
     rows = calloc((size_t)want, sizeof *rows);
     if (rows == NULL)
-        return MHD_NO;
+        return api_fail_oom(req);
     st = db_leaderboard(req->config->pool, v, RATINGS_PROVISIONAL_RD, rows, want, &count, &err);
     if (st != DB_OK) {
         free(rows);

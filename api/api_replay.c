@@ -130,7 +130,7 @@ enum MHD_Result api_replay(struct api_request *req)
                         "'fen' goes with 'moves'; a PGN gives its start in its FEN tag");
     text = pgn ? strdup(pgn) : movetext_of(moves, why, sizeof why);
     if (text == NULL)
-        return pgn ? api_fail(req, API_PROBLEM_INTERNAL, "out of memory")
+        return pgn ? api_fail_oom(req)
                    : api_fail(req, API_PROBLEM_BAD_REQUEST, "%s", why);
     out.v = v;
     out.start[0] = '\0';

@@ -45,6 +45,33 @@ static const struct {
                                         "No engine analysis of your own game in play" },
 };
 
+/*
+ * cJSON allocates through these: a failed allocation marks the request
+ * the thread is answering (api_route clears the mark before each handler),
+ * so that JSON missing a member it could not allocate is never sent as if
+ * whole, and the request is answered by api_fail_oom instead.
+ */
+static _Thread_local bool json_short;
+
+static void *json_malloc(size_t size)
+{
+    void *p = malloc(size);
+    if (p == NULL)
+        json_short = true;
+    return p;
+}
+
+void api_json_init(void)
+{
+    cJSON_Hooks hooks = { json_malloc, free };
+    cJSON_InitHooks(&hooks);
+}
+
+void api_json_watch(void)
+{
+    json_short = false;
+}
+
 static struct MHD_Response *text_response(char *text, const char *content_type)
 {
     struct MHD_Response *resp;
@@ -70,8 +97,12 @@ static struct MHD_Response *json_response(cJSON *json, const char *content_type)
 static enum MHD_Result reply_json_text(struct api_request *req, unsigned status, cJSON *json,
                                        const char *content_type)
 {
-    char *text = json ? cJSON_PrintUnformatted(json) : NULL;
+    char *text = json && !json_short ? cJSON_PrintUnformatted(json) : NULL;
     cJSON_Delete(json);
+    if (text == NULL || json_short) {
+        free(text);
+        return api_fail_oom(req);
+    }
     return api_reply(req, status, text_response(text, content_type));
 }
 
@@ -82,6 +113,8 @@ unsigned api_problem_status(enum api_problem problem)
 
 enum MHD_Result api_reply_stored(struct api_request *req, unsigned status, char *body)
 {
+    if (body == NULL)
+        return api_fail_oom(req);
     return api_reply(req, status, text_response(body, status >= 400 ? "application/problem+json"
                                                                      : "application/json"));
 }
@@ -194,6 +227,20 @@ enum MHD_Result api_fail(struct api_request *req, enum api_problem problem, cons
     va_end(ap);
     utf8_mend(detail);
     return api_reply_problem(req, problem, api_problem_new(problem, detail));
+}
+
+enum MHD_Result api_fail_oom(struct api_request *req)
+{
+    struct MHD_Response *resp;
+    unsigned status;
+
+    base_log(BASE_LOG_ERROR, "%s %s: out of memory", req->method, req->path);
+    /* Written without reply_json_text: this is where it turns when short. */
+    json_short = false;
+    resp = api_problem_response(API_PROBLEM_UNAVAILABLE,
+                                "the server is short of memory; try again in a few seconds",
+                                &status);
+    return api_reply(req, status, resp);
 }
 
 enum MHD_Result api_fail_db(struct api_request *req, enum db_status status, const char *err)

@@ -1,6 +1,6 @@
 /*
- * api_retention.c — an event stream resuming after events that were pruned
- * (issue 22, section 3): events live KORP_EVENT_RETENTION_DAYS, and a
+ * api_retention.c — an event stream resuming after events that were
+ * pruned: events live KORP_EVENT_RETENTION_DAYS, and a
  * Last-Event-ID older than the newest event pruned may have missed some of
  * them, so the stream is refused with 410 `events-pruned` rather than
  * resumed with a silent gap.  The client reads the state again (its games)

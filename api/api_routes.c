@@ -88,7 +88,7 @@ static const struct route routes[] = {
     { "POST", "/v1/webhooks/{id}/enable", API_TOKEN, api_webhook_enable },
     { "GET", "/v1/webhooks/{id}/deliveries", API_TOKEN, api_webhook_deliveries },
     { "POST", "/v1/webhooks/{id}/deliveries/{delivery}/retry", API_TOKEN, api_webhook_retry },
-    /* Conditional moves, notes and messages (issue 18). */
+    /* Conditional moves, notes and messages. */
     { "PUT", "/v1/games/{id}/conditional-moves", API_TOKEN | API_JSON_BODY, api_conditional_put },
     { "GET", "/v1/games/{id}/conditional-moves", API_TOKEN, api_conditional_get },
     { "DELETE", "/v1/games/{id}/conditional-moves", API_TOKEN, api_conditional_delete },
@@ -114,12 +114,12 @@ static const struct route routes[] = {
     { "GET", "/metrics", API_UNLIMITED, api_metrics_reply },
     { "POST", "/v1/admin/clock", API_TEST_CLOCK | API_TOKEN | API_ARBITER | API_JSON_BODY,
       api_admin_clock },
-    /* Clocks and leave (issue 18). */
+    /* Clocks and leave. */
     { "POST", "/v1/players/me/leave", API_TOKEN | API_JSON_BODY, api_leave_book },
     { "GET", "/v1/players/me/leave", API_TOKEN, api_leave_list },
     { "DELETE", "/v1/players/me/leave/{id}", API_TOKEN, api_leave_cancel },
     { "POST", "/v1/games/{id}/give-time", API_TOKEN | API_JSON_BODY, api_game_give_time },
-    /* Engine analysis (issue 23). */
+    /* Engine analysis. */
     { "POST", "/v1/analyse", API_TOKEN | API_JSON_BODY, api_analyse },
     { NULL, NULL, 0, NULL },
 };
@@ -324,6 +324,7 @@ enum MHD_Result api_route(struct api_request *req)
             return api_fail(req, API_PROBLEM_FORBIDDEN, "only an arbiter may do this");
         if ((r->needs & API_JSON_BODY) && !api_body_parse(req, &replied))
             return replied;
+        api_json_watch();
         return r->handler(req);
     }
     if (allow[0] == '\0')

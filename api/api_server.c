@@ -54,7 +54,7 @@ struct api_server {
     struct api_addr_list *trusted;
     struct api_addr_list *metrics_allow;
     struct api_conn_counts *counts;
-    struct api_analysis *analysis;     /* engine searches (issue 23) */
+    struct api_analysis *analysis;     /* engine searches */
     struct api_jobs *jobs;             /* the request workers (api_jobs.c) */
     atomic_int in_flight;
     bool quiesced;
@@ -451,6 +451,7 @@ struct api_server *api_server_start(const struct api_config *config, struct base
     pthread_mutex_init(&server->lock, NULL);
     pthread_cond_init(&server->wake, NULL);
     server->config = *config;
+    api_json_init();
     if ((server->trusted = api_addr_list_new("KORP_TRUSTED_PROXIES", config->trusted_proxies,
                                              err)) == NULL ||
         (server->metrics_allow = api_addr_list_new("KORP_METRICS_ALLOW", config->metrics_allow,

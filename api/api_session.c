@@ -71,7 +71,7 @@ static enum MHD_Result reply_session(struct api_request *req, const char *player
 
     cJSON_Delete(json);
     if (text == NULL)
-        return api_fail(req, API_PROBLEM_INTERNAL, "out of memory");
+        return api_fail_oom(req);
     resp = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
     if (resp != NULL) {
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");

@@ -1,5 +1,5 @@
 /*
- * api_tournaments.c — round-robin tournaments over HTTP (issue 19): create,
+ * api_tournaments.c — round-robin tournaments over HTTP: create,
  * join, withdraw, start, one tournament with its games and standings
  * (score, then Sonneborn-Berger, then wins), and the list.
  */
@@ -13,8 +13,6 @@
 
 #define PLAYERS_MAX 30
 #define GAMES_MAX (PLAYERS_MAX * (PLAYERS_MAX - 1))
-#define LIST_DEFAULT 20
-#define LIST_MAX 100
 
 static void add_text_or_null(cJSON *json, const char *name, const char *text)
 {
@@ -162,25 +160,12 @@ static cJSON *standings_json(const struct db_tournament_player *players, int cou
 
 /* ---- handlers --------------------------------------------------------------- */
 
-static enum api_problem problem_of(enum games_outcome outcome)
-{
-    switch (outcome) {
-    case GAMES_NOT_FOUND: return API_PROBLEM_NOT_FOUND;
-    case GAMES_FORBIDDEN: return API_PROBLEM_FORBIDDEN;
-    case GAMES_CONFLICT: return API_PROBLEM_CONFLICT;
-    case GAMES_ILLEGAL: return API_PROBLEM_INVALID_VALUE;   /* an entry condition */
-    default: return API_PROBLEM_INTERNAL;
-    }
-}
-
 static enum MHD_Result reply_outcome(struct api_request *req, struct games_result *r,
                                      const struct db_tournament *t, unsigned ok_status)
 {
     enum MHD_Result rc;
-    if (r->outcome == GAMES_DB_ERROR) {
-        rc = api_fail_db(req, r->db, r->err.text);
-    } else if (r->outcome != GAMES_OK) {
-        rc = api_fail(req, problem_of(r->outcome), "%s", r->detail);
+    if (r->outcome != GAMES_OK) {
+        rc = api_reply_refusal(req, r->outcome, r->detail, r->db, r->err.text);
     } else {
         struct db_tournament_player players[PLAYERS_MAX];
         struct base_err err = { "" };
@@ -227,12 +212,11 @@ enum MHD_Result api_tournament_create(struct api_request *req)
 {
     enum MHD_Result replied;
     struct db_tournament t;
-    struct base_err err = { "" };
+    struct games_result r;
     const char *variant, *starts, *ends;
     const cJSON *clock;
     char why[256];
     bool is_null = false;
-    enum db_status st;
 
     if (!api_body_check(req, tournament_fields, &replied))
         return replied;
@@ -279,9 +263,9 @@ enum MHD_Result api_tournament_create(struct api_request *req)
         return api_fail(req, API_PROBLEM_INVALID_VALUE, "'ends_at' must come after 'starts_at'");
     snprintf(t.starts_at, sizeof t.starts_at, "%s", starts ? starts : "");
     snprintf(t.ends_at, sizeof t.ends_at, "%s", ends ? ends : "");
-    st = db_tournament_insert(req->config->pool, &t, &err);
-    if (st != DB_OK)
-        return api_fail_db(req, st, err.text);
+    games_tournament_create(req->config->pool, &t, &r);
+    if (r.outcome != GAMES_OK)
+        return api_reply_refusal(req, r.outcome, r.detail, r.db, r.err.text);
     return api_reply_json(req, MHD_HTTP_CREATED, tournament_json(&t, NULL, 0));
 }
 
@@ -310,30 +294,54 @@ enum MHD_Result api_tournament_start(struct api_request *req)
     return reply_outcome(req, &r, &t, MHD_HTTP_OK);
 }
 
+/*
+ * The tournament the path names, its players (when players is not NULL)
+ * and its games (*games malloc'd, GAMES_MAX at most); replies itself (404,
+ * or the failure) and returns false otherwise.
+ */
+static bool tournament_read(struct api_request *req, struct db_tournament *t,
+                            struct db_tournament_player *players, int *player_count,
+                            struct db_tournament_game **games, int *game_count,
+                            enum MHD_Result *replied)
+{
+    struct base_err err = { "" };
+    enum db_status st = db_tournament_get(req->config->pool, req->params[0], t, &err);
+
+    *games = NULL;
+    if (st == DB_NOT_FOUND) {
+        *replied = api_fail(req, API_PROBLEM_NOT_FOUND, "no tournament has the id '%s'",
+                            req->params[0]);
+        return false;
+    }
+    if (st == DB_OK && players != NULL)
+        st = db_tournament_players(req->config->pool, t->id, players, PLAYERS_MAX,
+                                   player_count, &err);
+    if (st == DB_OK && (*games = calloc(GAMES_MAX, sizeof **games)) == NULL) {
+        *replied = api_fail_oom(req);
+        return false;
+    }
+    if (st == DB_OK)
+        st = db_tournament_games(req->config->pool, t->id, *games, GAMES_MAX, game_count, &err);
+    if (st != DB_OK) {
+        free(*games);
+        *games = NULL;
+        *replied = api_fail_db(req, st, err.text);
+        return false;
+    }
+    return true;
+}
+
 enum MHD_Result api_tournament_get(struct api_request *req)
 {
     struct db_tournament t;
     struct db_tournament_player players[PLAYERS_MAX];
     struct db_tournament_game *games = NULL;
-    struct base_err err = { "" };
     int count = 0, game_count = 0;
-    enum db_status st;
+    enum MHD_Result replied;
     cJSON *json, *list;
 
-    st = db_tournament_get(req->config->pool, req->params[0], &t, &err);
-    if (st == DB_NOT_FOUND)
-        return api_fail(req, API_PROBLEM_NOT_FOUND, "no tournament has the id '%s'",
-                        req->params[0]);
-    if (st == DB_OK)
-        st = db_tournament_players(req->config->pool, t.id, players, PLAYERS_MAX, &count, &err);
-    if (st == DB_OK && (games = calloc(GAMES_MAX, sizeof *games)) == NULL)
-        return MHD_NO;
-    if (st == DB_OK)
-        st = db_tournament_games(req->config->pool, t.id, games, GAMES_MAX, &game_count, &err);
-    if (st != DB_OK) {
-        free(games);
-        return api_fail_db(req, st, err.text);
-    }
+    if (!tournament_read(req, &t, players, &count, &games, &game_count, &replied))
+        return replied;
     json = tournament_json(&t, players, count);
     list = cJSON_AddArrayToObject(json, "games");
     for (int i = 0; i < game_count; i++) {
@@ -352,35 +360,26 @@ enum MHD_Result api_tournament_get(struct api_request *req)
 
 enum MHD_Result api_tournament_list(struct api_request *req)
 {
-    const char *status = api_query(req, "status"), *limit = api_query(req, "limit");
-    const char *cursor = api_query(req, "cursor");
+    const char *status = api_query(req, "status");
     enum db_tournament_status wanted = DB_TOURNAMENT_OPEN;
-    char us[24], id[BASE_ID_SIZE], next[64];
+    struct api_page page;
+    enum MHD_Result replied;
     struct db_tournament *list = NULL;
     struct base_err err = { "" };
-    int want = LIST_DEFAULT, count = 0;
+    int count = 0;
     bool more = false;
     enum db_status st;
     cJSON *json, *items;
 
     if (status != NULL && !db_tournament_status_parse(status, &wanted))
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
-                        "'status' must be open, active, finished or canceled");
-    if (limit != NULL) {
-        char *end = NULL;
-        long n = strtol(limit, &end, 10);
-        if (limit[0] < '0' || limit[0] > '9' || *end != '\0' || n < 1 || n > LIST_MAX)
-            return api_fail(req, API_PROBLEM_BAD_REQUEST,
-                            "'limit' must be a whole number from 1 to %d", LIST_MAX);
-        want = (int)n;
-    }
-    if (cursor != NULL && !api_cursor_read(cursor, us, sizeof us, id, sizeof id))
-        return api_fail(req, API_PROBLEM_BAD_REQUEST,
-                        "'cursor' is not one korpd gave; use the 'next' of a page");
-    if ((list = calloc((size_t)want, sizeof *list)) == NULL)
-        return MHD_NO;
-    st = db_tournament_list(req->config->pool, status ? &wanted : NULL, cursor ? us : NULL,
-                            cursor ? id : NULL, list, want, &count, &more, &err);
+                        "'status' must be open, active, finished or cancelled");
+    if (!api_page_read(req, &page, &replied) || !api_page_cursor(req, &page, &replied))
+        return replied;
+    if ((list = calloc((size_t)page.limit, sizeof *list)) == NULL)
+        return api_fail_oom(req);
+    st = db_tournament_list(req->config->pool, status ? &wanted : NULL, page.after_us,
+                            page.after_id, list, page.limit, &count, &more, &err);
     if (st != DB_OK) {
         free(list);
         return api_fail_db(req, st, err.text);
@@ -389,12 +388,8 @@ enum MHD_Result api_tournament_list(struct api_request *req)
     items = cJSON_AddArrayToObject(json, "tournaments");
     for (int i = 0; i < count; i++)
         cJSON_AddItemToArray(items, tournament_json(&list[i], NULL, 0));
-    if (more && count > 0) {
-        snprintf(next, sizeof next, "%s.%s", list[count - 1].created_us, list[count - 1].id);
-        cJSON_AddStringToObject(json, "next", next);
-    } else {
-        cJSON_AddNullToObject(json, "next");
-    }
+    api_page_next(json, more, count > 0 ? list[count - 1].created_us : NULL,
+                  count > 0 ? list[count - 1].id : NULL);
     free(list);
     return api_reply_json(req, MHD_HTTP_OK, json);
 }
@@ -410,18 +405,8 @@ enum MHD_Result api_tournament_pgn(struct api_request *req)
     enum db_status st;
     char *text;
 
-    st = db_tournament_get(req->config->pool, req->params[0], &t, &err);
-    if (st == DB_NOT_FOUND)
-        return api_fail(req, API_PROBLEM_NOT_FOUND, "no tournament has the id '%s'",
-                        req->params[0]);
-    if (st == DB_OK && (games = calloc(GAMES_MAX, sizeof *games)) == NULL)
-        return MHD_NO;
-    if (st == DB_OK)
-        st = db_tournament_games(req->config->pool, t.id, games, GAMES_MAX, &count, &err);
-    if (st != DB_OK) {
-        free(games);
-        return api_fail_db(req, st, err.text);
-    }
+    if (!tournament_read(req, &t, NULL, NULL, &games, &count, &rc))
+        return rc;
     /* Every game's record, one after another, by round. */
     for (int i = 0; i < count; i++) {
         struct db_game g;
@@ -442,7 +427,7 @@ enum MHD_Result api_tournament_pgn(struct api_request *req)
     text = base_text_take(&all);
     if (text == NULL && count == 0)
         text = strdup("");   /* not started yet: no game */
-    return text != NULL ? api_reply_pgn(req, text) : MHD_NO;
+    return text != NULL ? api_reply_pgn(req, text) : api_fail_oom(req);
 fail:
     free(games);
     free(base_text_take(&all));

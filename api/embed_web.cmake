@@ -1,7 +1,7 @@
 # Writes a C file holding every file under web/ (the pages korpd serves) with
 # its size and an ETag (the start of its SHA-256), so that korpd carries its
 # web board with it.  Run with -DDIR= -DOUT=; -DEXTRA= names a second tree
-# (generated files: the web's catalogs, issue 21) served the same way.
+# (generated files: the web's catalogs) served the same way.
 file(GLOB_RECURSE files RELATIVE "${DIR}" "${DIR}/*")
 set(roots)
 foreach(f IN LISTS files)

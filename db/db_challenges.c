@@ -1,6 +1,6 @@
 /*
  * db_challenges.c — challenges: made, listed, and locked for a change of
- * status (accepting one makes a game in the same transaction).
+ * status; one query a function (games/ makes the transactions).
  */
 #include "db_int.h"
 
@@ -8,66 +8,55 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const struct db_col challenge_cols[] = {
+    DB_TEXT(struct db_challenge, id, "id"),
+    DB_TEXT(struct db_challenge, challenger_id, "challenger_id"),
+    DB_TEXT(struct db_challenge, challenger_name, "challenger_name"),
+    DB_TEXT(struct db_challenge, opponent_id, "opponent_id"),
+    DB_TEXT(struct db_challenge, opponent_name, "opponent_name"),
+    DB_INT(struct db_challenge, days_per_move, "days_per_move"),
+    DB_BOOL(struct db_challenge, fifty_move_rule, "fifty_move_rule"),
+    DB_TEXT(struct db_challenge, game_id, "game_id"),
+    DB_TEXT(struct db_challenge, created_at, "created_at"),
+    DB_BOOL(struct db_challenge, rated, "rated"),
+    DB_COLS_END,
+};
+
 static void challenge_read(void *out, const struct db_row *row)
 {
     struct db_challenge *c = out;
-    const struct db_row r = *row;
 
-    memset(c, 0, sizeof *c);
-    db_row_text(&r, "id", c->id, sizeof c->id);
-    c->variant = db_variant_parse(db_row_value(&r, "variant"));
-    db_row_text(&r, "challenger_id", c->challenger_id, sizeof c->challenger_id);
-    db_row_text(&r, "challenger_name", c->challenger_name, sizeof c->challenger_name);
-    db_row_text(&r, "opponent_id", c->opponent_id, sizeof c->opponent_id);
-    db_row_text(&r, "opponent_name", c->opponent_name, sizeof c->opponent_name);
-    db_color_parse(db_row_value(&r, "color"), &c->color);
-    c->days_per_move = db_row_int(&r, "days_per_move");
-    c->fifty_move_rule = db_row_bool(&r, "fifty_move_rule");
-    db_challenge_status_parse(db_row_value(&r, "status"), &c->status);
-    db_row_text(&r, "game_id", c->game_id, sizeof c->game_id);
-    db_row_text(&r, "created_at", c->created_at, sizeof c->created_at);
-    db_clock_read(&r, c->days_per_move, &c->clock);
-    c->rated = db_row_bool(&r, "rated");
+    db_row_read(row, challenge_cols, c, sizeof *c);
+    c->variant = db_variant_parse(db_row_value(row, "variant"));
+    db_color_parse(db_row_value(row, "color"), &c->color);
+    db_challenge_status_parse(db_row_value(row, "status"), &c->status);
+    db_clock_read(row, c->days_per_move, &c->clock);
 }
 
-struct challenge_create {
-    struct db_challenge *c;
-    int per_day;
-    struct db_challenge_refusal *refused;
+enum db_status db_challenger_lock(struct db_tx *tx, const char *challenger_id)
+{
+    const char *params[1] = { challenger_id };
+    return db_exec(tx, DB_STMT_CHALLENGER_LOCK, params, NULL);
+}
+
+static const struct db_col guard_cols[] = {
+    DB_TEXT(struct db_challenge_guard, existing_id, "existing_id"),
+    DB_INT(struct db_challenge_guard, open_to_anyone, "open_to_anyone"),
+    DB_INT(struct db_challenge_guard, last_day, "today"),
+    DB_INT(struct db_challenge_guard, wait, "wait"),
+    DB_COLS_END,
 };
+DB_READER(guard_read, struct db_challenge_guard, guard_cols)
 
-/* The inbox guards, under a lock on the challenger's challenges: at most
- * one open to each opponent, at most per_day in 24 hours. */
-static enum db_status challenge_guard(struct db_tx *tx, const struct challenge_create *a)
+enum db_status db_challenge_guard(struct db_tx *tx, const char *challenger_id,
+                                  const char *opponent_id, struct db_challenge_guard *out)
 {
-    const struct db_challenge *c = a->c;
-    const char *params[2] = { c->challenger_id, c->opponent_id[0] ? c->opponent_id : NULL };
-    PGresult *res = NULL;
-    enum db_status rc = db_exec(tx, DB_STMT_CHALLENGER_LOCK, params, NULL);
-
-    if (rc == DB_OK)
-        rc = db_exec(tx, DB_STMT_CHALLENGE_GUARD, params, &res);
-    if (rc == DB_OK) {
-        const struct db_row r = { res, 0 };
-        db_row_text(&r, "existing_id", a->refused->existing_id,
-                    sizeof a->refused->existing_id);
-        a->refused->retry_after = db_row_int(&r, "wait");
-        if (a->refused->existing_id[0] != '\0') {
-            a->refused->why = DB_CHALLENGE_REFUSED_DUPLICATE;
-            rc = DB_CONFLICT;
-        } else if (a->per_day > 0 && db_row_int(&r, "today") >= a->per_day) {
-            a->refused->why = DB_CHALLENGE_REFUSED_DAILY_MAX;
-            rc = DB_CONFLICT;
-        }
-    }
-    PQclear(res);
-    return rc;
+    const char *params[2] = { challenger_id, opponent_id[0] ? opponent_id : NULL };
+    return db_exec_row(tx, DB_STMT_CHALLENGE_GUARD, params, guard_read, out);
 }
 
-static enum db_status challenge_create(struct db_tx *tx, void *arg)
+enum db_status db_challenge_insert(struct db_tx *tx, struct db_challenge *c)
 {
-    struct challenge_create *a = arg;
-    struct db_challenge *c = a->c;
     char days[16], initial[16], increment[16], most[16];
     bool fischer = c->clock.type == DB_CLOCK_FISCHER;
     const char *params[12] = { c->id, c->variant->name, c->challenger_id,
@@ -77,7 +66,6 @@ static enum db_status challenge_create(struct db_tx *tx, void *arg)
                                fischer ? initial : NULL, fischer ? increment : NULL,
                                fischer ? most : NULL, c->clock.leave_allowed ? "true" : "false",
                                c->rated ? "true" : "false" };
-    const char *get[1] = { c->id };
     PGresult *res = NULL;
     enum db_status rc;
 
@@ -89,34 +77,11 @@ static enum db_status challenge_create(struct db_tx *tx, void *arg)
     snprintf(initial, sizeof initial, "%d", c->clock.initial_days);
     snprintf(increment, sizeof increment, "%d", c->clock.increment_days);
     snprintf(most, sizeof most, "%d", c->clock.max_days);
-    if ((rc = challenge_guard(tx, a)) != DB_OK)
-        return rc;
     rc = db_exec(tx, DB_STMT_CHALLENGE_INSERT, params, &res);
-    if (rc == DB_CONFLICT)   /* the unique index: one open to that opponent */
-        a->refused->why = DB_CHALLENGE_REFUSED_DUPLICATE;
-    if (rc == DB_OK && atoi(PQcmdTuples(res)) == 0) {
-        /* No such opponent, or 10 open challenges to anyone wait. */
-        rc = c->opponent_id[0] ? DB_NOT_FOUND : DB_CONFLICT;
-        a->refused->why = DB_CHALLENGE_REFUSED_OPEN_MAX;
-    }
-    PQclear(res);
-    res = NULL;
-    if (rc == DB_OK)
-        rc = db_challenge_event(tx, c->id, DB_EVENT_CHALLENGE);
-    if (rc == DB_OK)
-        rc = db_exec(tx, DB_STMT_CHALLENGE_GET, get, &res);
-    if (rc == DB_OK)
-        challenge_read(c, &(struct db_row){ res, 0 });
+    if (rc == DB_OK && atoi(PQcmdTuples(res)) == 0)
+        rc = DB_NOT_FOUND;
     PQclear(res);
     return rc;
-}
-
-enum db_status db_challenge_create(struct db_pool *pool, struct db_challenge *c, int per_day,
-                                   struct db_challenge_refusal *refused, struct base_err *err)
-{
-    struct challenge_create a = { c, per_day, refused };
-    memset(refused, 0, sizeof *refused);
-    return db_run_tx(pool, challenge_create, &a, err);
 }
 
 enum db_status db_challenges_open(struct db_pool *pool, struct db_challenge *out, int max,
@@ -191,7 +156,7 @@ enum db_status db_challenge_event(struct db_tx *tx, const char *challenge_id,
     return db_exec_events(tx, DB_STMT_CHALLENGE_EVENT, params);
 }
 
-/* ---- The clock and idempotency keys (small enough to live here). */
+/* ---- The test clock (small enough to live here). */
 
 struct clock_set {
     long long offset;
@@ -218,63 +183,6 @@ enum db_status db_clock_set(struct db_pool *pool, long long offset_seconds,
 {
     struct clock_set c = { offset_seconds, now };
     return db_run_tx(pool, clock_set, &c, err);
-}
-
-enum db_status db_idempotency_claim(struct db_tx *tx, const char *token_id, const char *key,
-                                    const char *method, const char *path,
-                                    enum db_idempotency *found, int *status, char **body)
-{
-    const char *params[4] = { token_id, key, method, path };
-    PGresult *res = NULL;
-    enum db_status rc = db_exec(tx, DB_STMT_IDEMPOTENCY_CLAIM, params, &res);
-
-    *found = DB_KEY_NEW;
-    *body = NULL;
-    if (rc != DB_OK || PQntuples(res) == 1) {
-        PQclear(res);
-        return rc;
-    }
-    PQclear(res);
-    res = NULL;
-    rc = db_exec(tx, DB_STMT_IDEMPOTENCY_GET, params, &res);
-    if (rc == DB_OK && PQntuples(res) == 1) {
-        const struct db_row r = { res, 0 };
-        if (!db_row_bool(&r, "same_request")) {
-            *found = DB_KEY_OTHER_REQUEST;
-        } else {
-            *found = DB_KEY_ANSWERED;
-            *status = db_row_int(&r, "status");
-            if ((*body = strdup(db_row_value(&r, "body") ? db_row_value(&r, "body") : "")) == NULL)
-                rc = DB_HARD_ERROR;
-        }
-    }
-    PQclear(res);
-    return rc;
-}
-
-enum db_status db_idempotency_store(struct db_tx *tx, const char *token_id, const char *key,
-                                    int status, const char *body)
-{
-    char code[16];
-    const char *params[4] = { token_id, key, code, body };
-    snprintf(code, sizeof code, "%d", status);
-    return db_exec(tx, DB_STMT_IDEMPOTENCY_STORE, params, NULL);
-}
-
-static enum db_status prune(struct db_tx *tx, void *arg)
-{
-    PGresult *res = NULL;
-    enum db_status rc = db_exec(tx, DB_STMT_IDEMPOTENCY_PRUNE, NULL, &res);
-    if (rc == DB_OK)
-        *(int *)arg = atoi(PQcmdTuples(res));
-    PQclear(res);
-    return rc;
-}
-
-enum db_status db_idempotency_prune(struct db_pool *pool, int *deleted, struct base_err *err)
-{
-    *deleted = 0;
-    return db_run_once(pool, prune, deleted, err);
 }
 
 enum db_status db_challenge_take(struct db_tx *tx, struct db_challenge *c,

@@ -1,22 +1,12 @@
 /*
- * db_challenges.h — challenges; in db_challenges.c.  db.h includes it.
+ * db_challenges.h — challenges, one query a function; in db_challenges.c.
+ * db.h includes it.
  */
 #ifndef KORP_DB_CHALLENGES_H
 #define KORP_DB_CHALLENGES_H
 
 #include "db_clock.h"
 #include "db_kinds.h"
-
-/* Why db_challenge_create refused a challenge (DB_CONFLICT). */
-struct db_challenge_refusal {
-    enum {
-        DB_CHALLENGE_REFUSED_OPEN_MAX,   /* 10 challenges to anyone wait already */
-        DB_CHALLENGE_REFUSED_DUPLICATE,  /* one to this opponent is open: existing_id */
-        DB_CHALLENGE_REFUSED_DAILY_MAX   /* per_day made in 24 hours: retry_after s */
-    } why;
-    char existing_id[BASE_ID_SIZE];
-    int retry_after;
-};
 
 /* A challenge as stored, with the names of its two players. */
 struct db_challenge {
@@ -34,13 +24,27 @@ struct db_challenge {
     bool rated;               /* its game changes ratings */
 };
 
-/* Creates an open challenge (id made here), to one opponent or, with
- * opponent_id "", to anyone: DB_NOT_FOUND when the opponent does not
- * exist, DB_CONFLICT (why in *refused) when one challenge to that opponent
- * is open already, or the challenger has made per_day (0: no cap) in the
- * last 24 hours, or 10 to anyone wait. */
-enum db_status db_challenge_create(struct db_pool *pool, struct db_challenge *c, int per_day,
-                                   struct db_challenge_refusal *refused, struct base_err *err);
+/* What stands in the way of a new challenge (db_challenge_guard). */
+struct db_challenge_guard {
+    char existing_id[BASE_ID_SIZE]; /* the challenger's open one to that opponent, or "" */
+    int open_to_anyone;             /* the challenger's open to anyone */
+    int last_day;                   /* the challenger's made in the last 24 hours */
+    int wait;                       /* seconds until the oldest of those is 24 hours old */
+};
+
+/* Until the transaction ends, one challenge at a time per challenger. */
+enum db_status db_challenger_lock(struct db_tx *tx, const char *challenger_id);
+
+/* What stands in the way of a challenge from challenger_id to opponent_id
+ * ("" : anyone); under db_challenger_lock. */
+enum db_status db_challenge_guard(struct db_tx *tx, const char *challenger_id,
+                                  const char *opponent_id, struct db_challenge_guard *out);
+
+/* Inserts c as an open challenge (id made here): DB_NOT_FOUND when its
+ * opponent does not exist, DB_CONFLICT when one to them is open already
+ * (the unique index).  c's names and times are not filled: read it back
+ * with db_challenge_lock. */
+enum db_status db_challenge_insert(struct db_tx *tx, struct db_challenge *c);
 
 /* One challenge.  DB_NOT_FOUND if none. */
 enum db_status db_challenge_get(struct db_pool *pool, const char *id, struct db_challenge *out,

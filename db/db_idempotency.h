@@ -1,6 +1,8 @@
 /*
- * db_idempotency.h — idempotency keys; in db_challenges.c.  db.h includes
- * it.
+ * db_idempotency.h — Idempotency-Keys (db_idempotency.c): a request's
+ * answer kept under its key, per token, for 24 hours.  The claim and the
+ * store run inside the caller's transaction, so that the answer commits
+ * with the change it answers, or neither does.  Included by db.h.
  */
 #ifndef KORP_DB_IDEMPOTENCY_H
 #define KORP_DB_IDEMPOTENCY_H

@@ -1,15 +1,21 @@
 /*
- * games.h — the life of a game: every state change (accepting a challenge,
- * a move, a draw claim or offer, resignation, abort, adjudication, time
- * running out) as one transaction that locks the game row, asks rules/ on
- * the stored position, saves the game, appends the move and writes the
- * events it owes.  No history is replayed: the game row holds the position
- * and the repetition keys since the last irreversible move.
+ * games.h — the life of a game, and everything that changes the state of
+ * games, challenges, tournaments, leave, messages and notes, conditional
+ * moves and the arbiter's queue: each change one transaction (games/ is
+ * the only module that opens one on them) that locks what it changes, asks
+ * rules/ on the stored position, saves, and writes the events it owes.  No
+ * history is replayed: the game row holds the position and the repetition
+ * keys since the last irreversible move.  Callers get a games_result: one
+ * outcome per meaning (api/api_outcomes.c maps each to its HTTP answer).
  *
- * Where each lives: games_core.c (the frame: locking, refusing, ending),
- * games_moves.c, games_claims.c (claims and draw offers), games_endings.c
- * (resignation, abort, adjudication), games_clock.c (deadlines and the
- * sweeper), games_challenges.c, games_analysis.c.
+ * Where each lives: games_core.c (the frame: running a body, locking,
+ * refusing, ending), games_moves.c (moves, with their Idempotency-Key and
+ * message), games_claims.c (claims and draw offers), games_endings.c
+ * (resignation, abort, adjudication), games_clock.c (deadlines, give-time,
+ * the sweeper), games_challenges.c, games_conditional.c, games_messages.c,
+ * games_leave.c, games_ratings.c, games_arbiter.c, games_tournaments.c,
+ * games_analysis.c (an arbiter's view of a position) and games_record.c
+ * (a stored game's PGN, the engine-analysis rule).
  */
 #ifndef KORP_GAMES_H
 #define KORP_GAMES_H
@@ -19,19 +25,33 @@
 
 #include <stdbool.h>
 
-/* Why a state change was refused (or GAMES_OK). */
+/*
+ * What became of a request: GAMES_OK, or why it was refused.  One value,
+ * one meaning, and so one answer (api/api_outcomes.c maps each to its
+ * HTTP problem; a contract test holds that table to this list).
+ */
 enum games_outcome {
     GAMES_OK = 0,
-    GAMES_NOT_FOUND,        /* no such game or challenge */
-    GAMES_FORBIDDEN,        /* the caller may not do this to it */
-    GAMES_CONFLICT,         /* not in a state that allows it */
+    GAMES_NOT_FOUND,          /* no such game, challenge, tournament, item or booking */
+    GAMES_NOT_YOURS,          /* no such game that the caller plays (which it is not told) */
+    GAMES_FORBIDDEN,          /* the caller may not do this to it */
+    GAMES_CONFLICT,           /* it is not in a state that allows this */
     GAMES_NOT_YOUR_TURN,
     GAMES_GAME_OVER,
-    GAMES_PLY_MISMATCH,
-    GAMES_ILLEGAL,          /* the move is illegal or unreadable */
-    GAMES_DRAW_NOT_ALLOWED,
-    GAMES_ANSWERED_BEFORE,  /* the before hook found the request answered */
-    GAMES_DB_ERROR          /* see db and err */
+    GAMES_PLY_MISMATCH,       /* the caller's ply is not the plies played */
+    GAMES_ILLEGAL,            /* the move is illegal, ambiguous or unreadable */
+    GAMES_DRAW_NOT_ALLOWED,   /* the variant refuses a draw by agreement here */
+    GAMES_LINES_DISAGREE,     /* conditional lines answer one move differently */
+    GAMES_CLAIM_LINE_REFUSED, /* a perpetual-check line is not legal, not all checks, or too long */
+    GAMES_ENTRY_REFUSED,      /* a tournament's entry condition is not met */
+    GAMES_DAILY_LIMIT,        /* as many as a day allows were made: retry_after */
+    GAMES_DAY_OUT_OF_RANGE,   /* leave must start today or within a year */
+    GAMES_LEAVE_EXCEEDED,     /* over the leave allowance of a year */
+    GAMES_OWN_GAME_IN_PLAY,   /* no engine on a game (or position) the caller is playing */
+    GAMES_KEY_REUSED,         /* the Idempotency-Key was used for another request */
+    GAMES_ANSWERED_BEFORE,    /* the Idempotency-Key's request was answered: its answer stands */
+    GAMES_DB_ERROR,           /* see db and err */
+    GAMES_OUTCOME_COUNT
 };
 
 /* What a state change answers: the outcome, words for a person, and the
@@ -41,6 +61,8 @@ struct games_result {
     char detail[256];
     enum rules_reason reason;   /* GAMES_ILLEGAL: the rule broken */
     int ply;                    /* plies played when the request came */
+    int retry_after;            /* GAMES_DAILY_LIMIT: seconds until one more is allowed
+                                   (0: not known) */
     bool claim_accepted;        /* claims: whether the claim held */
     struct db_game game;        /* owned: games_result_clear */
     enum db_status db;          /* GAMES_DB_ERROR */
@@ -49,6 +71,20 @@ struct games_result {
 
 /* Frees what a result owns. */
 void games_result_clear(struct games_result *r);
+
+/* A player's challenges open to anyone, at most. */
+#define GAMES_OPEN_CHALLENGES_MAX 10
+
+/*
+ * Makes *c an open challenge from c->challenger_id to c->opponent_id (""
+ * : anyone), its id made here and the rest read back as stored.  Refused
+ * with GAMES_CONFLICT when one to that opponent is open already or
+ * GAMES_OPEN_CHALLENGES_MAX to anyone wait, GAMES_DAILY_LIMIT when the
+ * challenger made per_day (0: no cap) in the last 24 hours, and
+ * GAMES_NOT_FOUND when the opponent does not exist.
+ */
+void games_challenge_create(struct db_pool *pool, struct db_challenge *c, int per_day,
+                            struct games_result *out);
 
 /* Accepts a challenge as its opponent: makes the game (colours drawn for
  * "random") and returns it. */
@@ -62,23 +98,36 @@ void games_challenge_close(struct db_pool *pool, const char *player_id,
                            struct games_result *out);
 
 /*
- * Work the caller adds to a state change's transaction: `before` runs
- * first (DB_CONFLICT from it stops the change with GAMES_ANSWERED_BEFORE),
- * `after` runs last with the outcome (not on a database error), so that
- * what it writes commits with the change or not at all.  Either may be
- * NULL; both may run more than once (retries).
+ * A request that may come twice: its Idempotency-Key and what names the
+ * request (the token, method and path the key belongs to).  The key is
+ * claimed in the move's own transaction and the answer stored in it, so a
+ * retry running at the same time waits for the first to commit and gets
+ * its answer, and a crash loses both or neither.
+ *
+ * The stored answer is the one `render` writes for the result: the body
+ * and its HTTP status, in a malloc'd string (NULL: out of memory, and the
+ * transaction fails).  It runs inside the transaction, may run more than
+ * once, and touches nothing but its arguments.
  */
-struct games_hooks {
-    enum db_status (*before)(struct db_tx *tx, void *arg);
-    enum db_status (*after)(struct db_tx *tx, const struct games_result *r, void *arg);
-    void *arg;
+struct games_key {
+    const char *key, *token_id, *method, *path;
+    char *(*render)(const struct games_result *r, const void *arg, int *status);
+    const void *render_arg;
+    int status;     /* answers: the stored answer's status ... */
+    char *body;     /* ... and body (malloc'd, the caller frees it) */
 };
 
-/* Plays a move given in any notation the variant reads; `ply` is the
- * plies the caller believes were played, or -1 not to check.  hooks may
- * be NULL. */
+/*
+ * Plays a move given in any notation the variant reads; `ply` is the
+ * plies the caller believes were played, or -1 not to check.  `message`
+ * (or NULL) goes to the opponent with the move, at its ply, in the same
+ * transaction (one over the daily limit is dropped).  With a key (or
+ * NULL), the answer is key->status and key->body whatever the outcome
+ * but GAMES_DB_ERROR and GAMES_KEY_REUSED: the stored one when
+ * GAMES_ANSWERED_BEFORE (the game untouched), this request's otherwise.
+ */
 void games_move(struct db_pool *pool, const char *player_id, const char *game_id,
-                const char *move, int ply, const struct games_hooks *hooks,
+                const char *move, int ply, const char *message, struct games_key *key,
                 struct games_result *out);
 
 enum games_claim { GAMES_CLAIM_THREEFOLD = 0, GAMES_CLAIM_FIFTY_MOVE };
@@ -128,7 +177,26 @@ struct games_analysis {
 bool games_analyse(const struct db_game *g, struct games_analysis *out);
 void games_analysis_clear(struct games_analysis *a);
 
-/* ---- Conditional moves, notes and messages (issue 18) -------------------- */
+/* ---- Read from a stored game (games_record.c) */
+
+/* The PGN of a game read with db_game_get: its stored moves replayed from
+ * the start, each checked again (*pgn malloc'd).  DB_OK with *pgn NULL:
+ * out of memory; DB_HARD_ERROR when the moves do not replay. */
+enum db_status games_pgn(struct db_pool *pool, const struct db_game *g, char **pgn,
+                         struct base_err *err);
+
+/*
+ * Whether a player may have an engine analyse pos (of variant v): not when
+ * game_id (or NULL) names a game they play that is still going
+ * (GAMES_OWN_GAME_IN_PLAY; GAMES_NOT_FOUND when there is no such game),
+ * nor when pos stands in any of their active games.  Arbiters are judged
+ * alike.  out->game holds nothing.
+ */
+void games_analysis_allowed(struct db_pool *pool, const char *player_id,
+                            const struct rules_variant *v, const struct rules_position *pos,
+                            const char *game_id, struct games_result *out);
+
+/* ---- Conditional moves, notes and messages ----------------------------- */
 
 #define GAMES_LINES_MAX 64        /* lines a player may set */
 #define GAMES_LINE_MOVES_MAX 40   /* moves in a line: 2 to 40, an even number */
@@ -149,7 +217,8 @@ struct games_lines {
 
 /* Replaces the player's lines (none: removes them) while their opponent
  * is to move (GAMES_PLY_MISMATCH when expect_ply is not the plies played:
- * lines meant for another position are never stored); every move is checked in sequence from the current position
+ * lines meant for another position are never stored); every move is
+ * checked in sequence from the current position
  * (GAMES_ILLEGAL with bad_line and bad_index), and lines sharing a prefix
  * must give one reply (GAMES_CONFLICT with conflict set); on one's own
  * turn: GAMES_CONFLICT.  lines become SAN. */
@@ -163,6 +232,11 @@ void games_conditional_get(struct db_pool *pool, const char *player_id, const ch
 /* Removes the player's lines. */
 void games_conditional_delete(struct db_pool *pool, const char *player_id, const char *game_id,
                               struct games_result *out);
+
+/* Sets the player's private note on a game they play (GAMES_NOT_YOURS
+ * otherwise); updated_at is when. */
+void games_note_put(struct db_pool *pool, const char *player_id, const char *game_id,
+                    const char *text, char updated_at[DB_TIME_SIZE], struct games_result *out);
 
 /* Messages: at most this many per player per game per UTC day; 1 to
  * GAMES_MESSAGE_CHARS characters. */
@@ -180,53 +254,39 @@ bool games_message_valid(const char *text, char *why, size_t size);
 void games_message_send(struct db_pool *pool, const char *player_id, const char *game_id,
                         const char *text, char **json, struct games_result *out);
 
-/* The same inside a move's transaction (the game locked): the message
- * came with the move, at ply; DB_CONFLICT beyond the daily limit. */
-enum db_status games_message_with_move(struct db_tx *tx, const char *player_id,
-                                       const char *game_id, int ply, const char *text);
-/* ---- Clocks and leave (issue 18): games_clock.c, games_leave.c. */
+/* ---- Clocks and leave: games_clock.c, games_leave.c. */
 
 /* Gives the opponent (to move) days more: on their deadline, or on their
  * Fischer time.  Refused on one's own turn and in a game without a clock. */
 void games_give_time(struct db_pool *pool, const char *player_id, const char *game_id,
                      int days, struct games_result *out);
 
-enum games_leave_outcome {
-    GAMES_LEAVE_OK = 0,
-    GAMES_LEAVE_BAD_DAY,     /* not today or up to 365 days ahead */
-    GAMES_LEAVE_OVERLAP,     /* overlaps a booking of the player's */
-    GAMES_LEAVE_EXCEEDED,    /* over the allowance of a year: year, left */
-    GAMES_LEAVE_NOT_FOUND,   /* no such booking of the player's */
-    GAMES_LEAVE_OVER,        /* the booking has ended */
-    GAMES_LEAVE_DB_ERROR     /* see db and err */
-};
-
+/* What leave answers besides the outcome. */
 struct games_leave {
-    enum games_leave_outcome outcome;
-    char detail[256];
     int year, left;              /* GAMES_LEAVE_EXCEEDED: the year, its days left */
     struct db_leave booking;     /* the booking made */
-    enum db_status db;
-    struct base_err err;
 };
 
 /* Books leave: `days` whole UTC days from start_day ("YYYY-MM-DD"), within
  * `allowance` days per calendar year; the deadlines of the player's games
- * move in the same transaction. */
+ * move in the same transaction.  Refused with GAMES_DAY_OUT_OF_RANGE (not
+ * today or up to 365 days ahead), GAMES_CONFLICT (it overlaps a booking)
+ * or GAMES_LEAVE_EXCEEDED (l->year, l->left). */
 void games_leave_book(struct db_pool *pool, const char *player_id, const char *start_day,
-                      int days, int allowance, struct games_leave *out);
+                      int days, int allowance, struct games_leave *l, struct games_result *out);
 
 /* Cancels a booking not started, or ends one in progress at the end of
- * today (UTC); the days not used come back. */
+ * today (UTC); the days not used come back.  GAMES_NOT_FOUND for no
+ * booking of the player's, GAMES_CONFLICT for one that has ended. */
 void games_leave_cancel(struct db_pool *pool, const char *player_id, const char *leave_id,
-                        struct games_leave *out);
-/* ---- Ratings (issue 19, games_ratings.c) */
+                        struct games_result *out);
+/* ---- Ratings (games_ratings.c) */
 
 /* Days in one Glicko-2 rating period (KORP_RATING_PERIOD_DAYS, default 7):
  * call once before threads start. */
 void games_ratings_set_period(int days);
 
-/* ---- The arbiter's queue (issue 19, games_arbiter.c) */
+/* ---- The arbiter's queue (games_arbiter.c) */
 
 /*
  * A perpetual-check claim by the player to move: `line` (moves to come in
@@ -249,7 +309,12 @@ void games_arbiter_request(struct db_pool *pool, const char *player_id, const ch
 void games_arbiter_dismiss(struct db_pool *pool, const char *item_id, const char *reason,
                            struct games_result *out);
 
-/* ---- Round-robin tournaments (issue 19, games_tournaments.c) */
+/* ---- Round-robin tournaments (games_tournaments.c) */
+
+/* Creates *t (checked by the caller) as an open tournament, its id made
+ * here. */
+void games_tournament_create(struct db_pool *pool, struct db_tournament *t,
+                             struct games_result *out);
 
 /* Joins an open tournament, its entry conditions checked (GAMES_ILLEGAL
  * with the reason when not met; GAMES_CONFLICT when full or started); *t

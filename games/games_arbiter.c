@@ -1,5 +1,5 @@
 /*
- * games_arbiter.c — what goes to an arbiter (issue 19): a perpetual-check
+ * games_arbiter.c — what goes to an arbiter: a perpetual-check
  * claim (rules 15.6: shown to the arbiter rather than waiting for a
  * repetition), checked here and queued while the game goes on; a player's
  * request for an arbiter; an arbiter's dismissal of an item; and an
@@ -32,7 +32,6 @@ struct perpetual_args {
     const char *player_id, *game_id, *line;
     bool *not_check;
     char *claim_id;
-    struct games_result *out;
 };
 
 /* Refuses a move of the line: says which one and why. */
@@ -44,14 +43,13 @@ static enum db_status line_refused(struct games_result *r, int number, const cha
     copy[strnlen(why, sizeof copy - 1)] = '\0';
     snprintf(r->detail, sizeof r->detail, "move %d of the line, '%.32s': %.180s", number, text,
              copy);
-    r->outcome = GAMES_ILLEGAL;
+    r->outcome = GAMES_CLAIM_LINE_REFUSED;
     return DB_OK;
 }
 
-static enum db_status perpetual_tx(struct db_tx *tx, void *arg)
+static enum db_status perpetual_tx(struct db_tx *tx, struct games_result *r, void *arg)
 {
     struct perpetual_args *a = arg;
-    struct games_result *r = a->out;
     struct rules_position pos;
     enum rules_color color;
     char words[1024], line[1024] = "", details[1400];
@@ -59,7 +57,6 @@ static enum db_status perpetual_tx(struct db_tx *tx, void *arg)
     int count = 0;
     enum db_status rc;
 
-    games_result_reset(r);
     *a->not_check = false;
     rc = games_lock_for_player(tx, a->game_id, a->player_id, true, false, r, &pos, &color);
     if (rc != DB_OK || r->outcome != GAMES_OK)
@@ -75,7 +72,7 @@ static enum db_status perpetual_tx(struct db_tx *tx, void *arg)
         if (text[0] == '\0')
             continue;
         if (++count > LINE_MAX_MOVES)
-            return games_refuse(r, GAMES_ILLEGAL, "the line is longer than %d moves",
+            return games_refuse(r, GAMES_CLAIM_LINE_REFUSED, "the line is longer than %d moves",
                                 LINE_MAX_MOVES);
         v->position_report(&pos, &report);
         if (report.status != RULES_ONGOING)
@@ -93,16 +90,20 @@ static enum db_status perpetual_tx(struct db_tx *tx, void *arg)
                                 "it does not give check; in a perpetual-check claim every "
                                 "move of the claimant gives check");
         }
-        snprintf(line + strlen(line), sizeof line - strlen(line), "%s%s", count > 1 ? " " : "",
-                 san);
+        size_t used = strlen(line);
+        if ((rc = games_format(tx, line + used, sizeof line - used, "%s%s",
+                               count > 1 ? " " : "", san)) != DB_OK)
+            return rc;
     }
     if (count == 0)
-        return games_refuse(r, GAMES_ILLEGAL, "the line has no move: write the moves to come, "
-                            "yours first, like \"Qh5+ Kg8 Qe8+ Kh7 Qh5+\"");
+        return games_refuse(r, GAMES_CLAIM_LINE_REFUSED, "the line has no move: write the "
+                            "moves to come, yours first, like \"Qh5+ Kg8 Qe8+ Kh7 Qh5+\"");
     /* The line is rebuilt from korpd's own SAN: no quote or backslash. */
-    snprintf(details, sizeof details,
-             "{\"claimant\":\"%s\",\"color\":\"%s\",\"ply\":%d,\"line\":\"%s\"}",
-             a->player_id, games_color_name(color), r->game.ply, line);
+    rc = games_format(tx, details, sizeof details,
+                      "{\"claimant\":\"%s\",\"color\":\"%s\",\"ply\":%d,\"line\":\"%s\"}",
+                      a->player_id, games_color_name(color), r->game.ply, line);
+    if (rc != DB_OK)
+        return rc;
     return db_queue_add(tx, DB_QUEUE_PERPETUAL, r->game.id, a->player_id, details, NULL,
                         a->claim_id);
 }
@@ -111,33 +112,30 @@ void games_perpetual_claim(struct db_pool *pool, const char *player_id, const ch
                            const char *line, bool *not_check, char claim_id[BASE_ID_SIZE],
                            struct games_result *out)
 {
-    struct perpetual_args a = { player_id, game_id, line, not_check, claim_id, out };
+    struct perpetual_args a = { player_id, game_id, line, not_check, claim_id };
     games_run(pool, perpetual_tx, &a, out);
 }
 
 struct request_args {
     const char *player_id, *game_id, *text;
     char *request_id;
-    struct games_result *out;
 };
 
-static enum db_status request_tx(struct db_tx *tx, void *arg)
+static enum db_status request_tx(struct db_tx *tx, struct games_result *r, void *arg)
 {
     struct request_args *a = arg;
-    struct games_result *r = a->out;
     char details[128];
     enum db_status rc;
 
-    games_result_reset(r);
-    rc = db_game_lock(tx, a->game_id, false, &r->game);
-    if (rc == DB_NOT_FOUND)
-        return games_refuse(r, GAMES_NOT_FOUND, "no game has the id '%s'", a->game_id);
+    rc = games_lock_game(tx, a->game_id, false, r);
+    if (rc != DB_OK || r->outcome != GAMES_OK)
+        return rc;
+    if (!games_is_player(&r->game, a->player_id))
+        return games_refuse(r, GAMES_FORBIDDEN, "you are not a player of this game");
+    rc = games_format(tx, details, sizeof details, "{\"player\":\"%s\",\"ply\":%d}",
+                      a->player_id, r->game.ply);
     if (rc != DB_OK)
         return rc;
-    if (strcmp(r->game.white_id, a->player_id) != 0 && strcmp(r->game.black_id, a->player_id) != 0)
-        return games_refuse(r, GAMES_FORBIDDEN, "you are not a player of this game");
-    snprintf(details, sizeof details, "{\"player\":\"%s\",\"ply\":%d}", a->player_id,
-             r->game.ply);
     return db_queue_add(tx, DB_QUEUE_REQUEST, r->game.id, a->player_id, details, a->text,
                         a->request_id);
 }
@@ -146,24 +144,21 @@ void games_arbiter_request(struct db_pool *pool, const char *player_id, const ch
                            const char *text, char request_id[BASE_ID_SIZE],
                            struct games_result *out)
 {
-    struct request_args a = { player_id, game_id, text, request_id, out };
+    struct request_args a = { player_id, game_id, text, request_id };
     games_run(pool, request_tx, &a, out);
 }
 
 struct dismiss_args {
     const char *item_id, *reason;
-    struct games_result *out;
 };
 
-static enum db_status dismiss_tx(struct db_tx *tx, void *arg)
+static enum db_status dismiss_tx(struct db_tx *tx, struct games_result *r, void *arg)
 {
     struct dismiss_args *a = arg;
-    struct games_result *r = a->out;
     struct db_queue_item item = { 0 };
     char detail[2048];
     enum db_status rc;
 
-    games_result_reset(r);
     rc = db_queue_lock(tx, a->item_id, &item);
     if (rc == DB_NOT_FOUND)
         return games_refuse(r, GAMES_NOT_FOUND, "no item of the arbiter's queue has the id '%s'",
@@ -181,7 +176,7 @@ static enum db_status dismiss_tx(struct db_tx *tx, void *arg)
 void games_arbiter_dismiss(struct db_pool *pool, const char *item_id, const char *reason,
                            struct games_result *out)
 {
-    struct dismiss_args a = { item_id, reason, out };
+    struct dismiss_args a = { item_id, reason };
     games_run(pool, dismiss_tx, &a, out);
 }
 

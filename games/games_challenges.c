@@ -1,6 +1,7 @@
 /*
- * games_challenges.c — a challenge accepted (the game made, colours drawn
- * for "random"), declined by its opponent or cancelled by its challenger.
+ * games_challenges.c — a challenge made (within its challenger's limits),
+ * accepted (the game made, colours drawn for "random"), declined by its
+ * opponent or cancelled by its challenger.
  */
 #include "games_int.h"
 
@@ -16,6 +17,70 @@ static void copy_player(char *id, size_t id_size, char *name, size_t name_size,
     snprintf(id, id_size, "%s", from_id);
     snprintf(name, name_size, "%s", from_name);
 }
+
+/* "your challenge ... is still open" */
+static enum db_status refuse_duplicate(struct games_result *r, const char *existing_id)
+{
+    return games_refuse(r, GAMES_CONFLICT, "your challenge %s to this player is still open: one "
+                        "at a time to each player; wait for their answer or cancel it first",
+                        existing_id);
+}
+
+/* ---- made ---------------------------------------------------------------- */
+
+struct create_args {
+    const struct db_challenge *want;
+    int per_day;
+    struct db_challenge *c;
+};
+
+/* One challenge at a time to each opponent, at most GAMES_OPEN_CHALLENGES_MAX
+ * to anyone, and per_day in 24 hours: checked under a lock on the
+ * challenger's challenges, so that two at once cannot both pass. */
+static enum db_status create_tx(struct db_tx *tx, struct games_result *r, void *arg)
+{
+    struct create_args *a = arg;
+    struct db_challenge_guard guard;
+    enum db_status rc;
+
+    *a->c = *a->want;
+    if ((rc = db_challenger_lock(tx, a->c->challenger_id)) != DB_OK ||
+        (rc = db_challenge_guard(tx, a->c->challenger_id, a->c->opponent_id, &guard)) != DB_OK)
+        return rc;
+    if (guard.existing_id[0] != '\0')
+        return refuse_duplicate(r, guard.existing_id);
+    if (a->per_day > 0 && guard.last_day >= a->per_day) {
+        r->retry_after = guard.wait > 0 ? guard.wait : 1;
+        return games_refuse(r, GAMES_DAILY_LIMIT, "you have made %d challenges in the last 24 "
+                            "hours, the most allowed; try again in %d s", a->per_day,
+                            r->retry_after);
+    }
+    if (a->c->opponent_id[0] == '\0' && guard.open_to_anyone >= GAMES_OPEN_CHALLENGES_MAX)
+        return games_refuse(r, GAMES_CONFLICT, "you have %d open challenges waiting already: "
+                            "cancel one first", GAMES_OPEN_CHALLENGES_MAX);
+    rc = db_challenge_insert(tx, a->c);
+    if (rc == DB_NOT_FOUND)
+        return games_refuse(r, GAMES_NOT_FOUND, "no player has the id '%.64s'",
+                            a->c->opponent_id);
+    if (rc == DB_OK)
+        rc = db_challenge_event(tx, a->c->id, DB_EVENT_CHALLENGE);
+    return rc == DB_OK ? db_challenge_lock(tx, a->c->id, a->c) : rc;
+}
+
+void games_challenge_create(struct db_pool *pool, struct db_challenge *c, int per_day,
+                            struct games_result *out)
+{
+    struct db_challenge want = *c;
+    struct create_args a = { &want, per_day, c };
+    games_run(pool, create_tx, &a, out);
+    /* The unique index: one open to that opponent, made since the guard read. */
+    if (out->outcome == GAMES_DB_ERROR && out->db == DB_CONFLICT) {
+        memset(out, 0, sizeof *out);
+        refuse_duplicate(out, "");
+    }
+}
+
+/* ---- accepted, declined, cancelled ------------------------------------------ */
 
 /* The game a challenge makes, at its variant's start position. */
 static enum db_status game_of(struct db_tx *tx, const struct db_challenge *c,
@@ -52,19 +117,16 @@ static enum db_status game_of(struct db_tx *tx, const struct db_challenge *c,
 
 struct accept_args {
     const char *player_id, *challenge_id;
-    struct games_result *out;
 };
 
-static enum db_status accept_tx(struct db_tx *tx, void *arg)
+static enum db_status accept_tx(struct db_tx *tx, struct games_result *r, void *arg)
 {
     struct accept_args *a = arg;
-    struct games_result *r = a->out;
     struct db_challenge c;
     bool challenger_white;
     enum db_status rc;
     char coin[2];
 
-    games_result_reset(r);
     rc = db_challenge_lock(tx, a->challenge_id, &c);
     if (rc == DB_NOT_FOUND)
         return games_refuse(r, GAMES_NOT_FOUND, "no challenge has the id '%s'",
@@ -100,7 +162,7 @@ static enum db_status accept_tx(struct db_tx *tx, void *arg)
 void games_challenge_accept(struct db_pool *pool, const char *player_id,
                             const char *challenge_id, struct games_result *out)
 {
-    struct accept_args a = { player_id, challenge_id, out };
+    struct accept_args a = { player_id, challenge_id };
     games_run(pool, accept_tx, &a, out);
 }
 
@@ -108,18 +170,15 @@ struct close_args {
     const char *player_id, *challenge_id;
     bool decline;
     struct db_challenge *c;
-    struct games_result *out;
 };
 
-static enum db_status close_tx(struct db_tx *tx, void *arg)
+static enum db_status close_tx(struct db_tx *tx, struct games_result *r, void *arg)
 {
     struct close_args *a = arg;
-    struct games_result *r = a->out;
     enum db_challenge_status status = a->decline ? DB_CHALLENGE_DECLINED
                                                  : DB_CHALLENGE_CANCELLED;
     enum db_status rc;
 
-    games_result_reset(r);
     rc = db_challenge_lock(tx, a->challenge_id, a->c);
     if (rc == DB_NOT_FOUND)
         return games_refuse(r, GAMES_NOT_FOUND, "no challenge has the id '%s'",
@@ -144,6 +203,6 @@ void games_challenge_close(struct db_pool *pool, const char *player_id,
                            const char *challenge_id, bool decline, struct db_challenge *c,
                            struct games_result *out)
 {
-    struct close_args a = { player_id, challenge_id, decline, c, out };
+    struct close_args a = { player_id, challenge_id, decline, c };
     games_run(pool, close_tx, &a, out);
 }

@@ -78,8 +78,9 @@ static enum db_status claim_step(struct db_tx *tx, struct games_result *r,
                  claim.halfmove_clock);
     games_finish(&r->game, RULES_RESULT_DRAW,
                  a->kind == GAMES_CLAIM_THREEFOLD ? DB_END_THREEFOLD : DB_END_FIFTY_MOVE);
-    snprintf(detail, sizeof detail, "{\"claim\":\"%s\"}", claim_name(a->kind));
-    if ((rc = db_game_save(tx, &r->game)) != DB_OK ||
+    if ((rc = games_format(tx, detail, sizeof detail, "{\"claim\":\"%s\"}",
+                           claim_name(a->kind))) != DB_OK ||
+        (rc = db_game_save(tx, &r->game)) != DB_OK ||
         (rc = db_game_event(tx, r->game.id, DB_EVENT_CLAIM, detail)) != DB_OK)
         return rc;
     return games_announce_end(tx, &r->game);

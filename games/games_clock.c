@@ -37,7 +37,7 @@ int games_sweep(struct db_pool *pool, struct base_err *err)
     return ended;
 }
 
-/* Give-time (issue 18): days more for the opponent, on their turn. */
+/* Give-time: days more for the opponent, on their turn. */
 static enum db_status give_time(struct db_tx *tx, struct games_result *r,
                                 const struct rules_position *pos, enum rules_color color,
                                 const void *arg)

@@ -1,5 +1,5 @@
 /*
- * games_conditional.c — conditional moves (issue 18): a player sets lines
+ * games_conditional.c — conditional moves: a player sets lines
  * of "if they play this, I reply that" while the opponent is to move; when
  * the opponent's move is committed, the reply it calls for is played in
  * the same transaction, as any move of theirs (move row, events,
@@ -123,7 +123,7 @@ static bool lines_agree(const struct uci_lines *u, struct games_lines *lines,
             lines->conflict = true;
             lines->bad_line = b;
             lines->bad_index = k;
-            r->outcome = GAMES_CONFLICT;
+            r->outcome = GAMES_LINES_DISAGREE;
             snprintf(r->detail, sizeof r->detail,
                      "line %d answers %s with %s, but line %d with %s: lines that share "
                      "moves must give the same reply", b, lines->move[b][k - 1],
@@ -134,6 +134,13 @@ static bool lines_agree(const struct uci_lines *u, struct games_lines *lines,
 }
 
 /* ---- Setting, reading and removing ------------------------------------ */
+
+/* A player's conditional moves are theirs alone: one who does not play
+ * the game is answered as if there were none. */
+static enum db_status not_yours(struct games_result *r, const char *game_id)
+{
+    return games_refuse(r, GAMES_NOT_YOURS, "no game with the id '%s' that you play", game_id);
+}
 
 static enum db_status put_step(struct db_tx *tx, struct games_result *r,
                                const struct rules_position *pos, enum rules_color color,
@@ -177,6 +184,9 @@ void games_conditional_put(struct db_pool *pool, const char *player_id, const ch
     /* A run rewrites the lines in korpd's SAN, which a retry reads the same. */
     static const struct games_step step = { false, false, put_step };
     games_run_step(pool, player_id, game_id, &step, lines, out);
+    /* One who does not play the game is not told whether it exists. */
+    if (out->outcome == GAMES_NOT_FOUND || out->outcome == GAMES_FORBIDDEN)
+        not_yours(out, game_id);
 }
 
 /* The player's stored lines, if they hold in the game's current position
@@ -239,28 +249,19 @@ struct read_call {
     const char *player_id, *game_id;
     struct games_lines *lines;
     bool remove;
-    struct games_result *out;
 };
 
-static enum db_status read_tx(struct db_tx *tx, void *arg)
+static enum db_status read_tx(struct db_tx *tx, struct games_result *r, void *arg)
 {
     struct read_call *c = arg;
-    struct games_result *r = c->out;
     struct rules_position pos;
     enum db_status rc;
-    bool white, black;
 
-    games_result_reset(r);
-    rc = db_game_lock(tx, c->game_id, false, &r->game);
-    if (rc == DB_NOT_FOUND)
-        return games_refuse(r, GAMES_NOT_FOUND, "no game has the id '%s'", c->game_id);
+    rc = games_lock_game(tx, c->game_id, false, r);
     if (rc != DB_OK)
         return rc;
-    r->ply = r->game.ply;
-    white = strcmp(r->game.white_id, c->player_id) == 0;
-    black = strcmp(r->game.black_id, c->player_id) == 0;
-    if (!white && !black)
-        return games_refuse(r, GAMES_FORBIDDEN, "you are not a player of this game");
+    if (r->outcome != GAMES_OK || !games_is_player(&r->game, c->player_id))
+        return not_yours(r, c->game_id);
     if (c->remove)
         return db_conditional_delete(tx, r->game.id, c->player_id);
     if (r->game.status != DB_GAME_ACTIVE) {
@@ -270,20 +271,22 @@ static enum db_status read_tx(struct db_tx *tx, void *arg)
     }
     if ((rc = games_load(tx, &r->game, &pos)) != DB_OK)
         return rc;
-    return get_step(tx, r, &pos, white ? RULES_WHITE : RULES_BLACK, c->lines);
+    return get_step(tx, r, &pos,
+                    strcmp(r->game.white_id, c->player_id) == 0 ? RULES_WHITE : RULES_BLACK,
+                    c->lines);
 }
 
 void games_conditional_get(struct db_pool *pool, const char *player_id, const char *game_id,
                            struct games_lines *lines, struct games_result *out)
 {
-    struct read_call c = { player_id, game_id, lines, false, out };
+    struct read_call c = { player_id, game_id, lines, false };
     games_run(pool, read_tx, &c, out);
 }
 
 void games_conditional_delete(struct db_pool *pool, const char *player_id, const char *game_id,
                               struct games_result *out)
 {
-    struct read_call c = { player_id, game_id, NULL, true, out };
+    struct read_call c = { player_id, game_id, NULL, true };
     games_run(pool, read_tx, &c, out);
 }
 

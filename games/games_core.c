@@ -15,7 +15,9 @@ void games_result_clear(struct games_result *r)
     db_game_clear(&r->game);
 }
 
-void games_result_reset(struct games_result *r)
+/* Clears a result for a transaction body's (re)run: it may run more than
+ * once (db_run_tx retries), so nothing of an earlier run may remain. */
+static void result_reset(struct games_result *r)
 {
     db_game_clear(&r->game);
     memset(r, 0, sizeof *r);
@@ -32,11 +34,37 @@ enum db_status games_refuse(struct games_result *r, enum games_outcome outcome,
     return DB_OK;
 }
 
-void games_run(struct db_pool *pool, db_tx_fn fn, void *arg, struct games_result *r)
+enum db_status games_format(struct db_tx *tx, char *out, size_t size, const char *fmt, ...)
 {
+    va_list ap;
+    int n;
+    va_start(ap, fmt);
+    n = vsnprintf(out, size, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= size)
+        return db_tx_fail(tx, "a detail of %d bytes does not fit in %zu", n, size);
+    return DB_OK;
+}
+
+struct run_call {
+    games_body *fn;
+    void *arg;
+    struct games_result *r;
+};
+
+static enum db_status run_tx(struct db_tx *tx, void *arg)
+{
+    struct run_call *c = arg;
+    result_reset(c->r);
+    return c->fn(tx, c->r, c->arg);
+}
+
+void games_run(struct db_pool *pool, games_body *fn, void *arg, struct games_result *r)
+{
+    struct run_call c = { fn, arg, r };
     enum db_status rc;
     memset(r, 0, sizeof *r);
-    rc = db_run_tx(pool, fn, arg, &r->err);
+    rc = db_run_tx(pool, run_tx, &c, &r->err);
     if (rc != DB_OK) {
         r->outcome = GAMES_DB_ERROR;
         r->db = rc;
@@ -46,6 +74,11 @@ void games_run(struct db_pool *pool, db_tx_fn fn, void *arg, struct games_result
 const char *games_color_name(enum rules_color c)
 {
     return db_color_text(db_color_of(c));
+}
+
+bool games_is_player(const struct db_game *g, const char *player_id)
+{
+    return strcmp(g->white_id, player_id) == 0 || strcmp(g->black_id, player_id) == 0;
 }
 
 /* The colour the player has in the game; false if not a player of it. */
@@ -78,9 +111,8 @@ static enum db_status refuse_over(struct games_result *r)
                         rules_result_text(r->game.result), how[0] ? " by " : "", how);
 }
 
-/* Locks the game into r->game (its ply into r->ply); refuses one not found. */
-static enum db_status lock(struct db_tx *tx, const char *game_id, bool with_keys,
-                           struct games_result *r)
+enum db_status games_lock_game(struct db_tx *tx, const char *game_id, bool with_keys,
+                               struct games_result *r)
 {
     enum db_status rc = db_game_lock(tx, game_id, with_keys, &r->game);
     if (rc == DB_NOT_FOUND)
@@ -94,7 +126,7 @@ enum db_status games_lock_for_player(struct db_tx *tx, const char *game_id,
                                      struct games_result *r, struct rules_position *pos,
                                      enum rules_color *color)
 {
-    enum db_status rc = lock(tx, game_id, with_keys, r);
+    enum db_status rc = games_lock_game(tx, game_id, with_keys, r);
     if (rc != DB_OK || r->outcome != GAMES_OK)
         return rc;
     if (!color_of(&r->game, player_id, color))
@@ -118,7 +150,7 @@ enum db_status games_lock_for_player(struct db_tx *tx, const char *game_id,
 enum db_status games_lock_active(struct db_tx *tx, const char *game_id,
                                  struct games_result *r)
 {
-    enum db_status rc = lock(tx, game_id, false, r);
+    enum db_status rc = games_lock_game(tx, game_id, false, r);
     if (rc != DB_OK || r->outcome != GAMES_OK)
         return rc;
     return r->game.status == DB_GAME_ACTIVE ? DB_OK : refuse_over(r);
@@ -128,28 +160,26 @@ struct step_call {
     const char *player_id, *game_id;
     const struct games_step *step;
     const void *arg;
-    struct games_result *out;
 };
 
-static enum db_status step_tx(struct db_tx *tx, void *arg)
+static enum db_status step_tx(struct db_tx *tx, struct games_result *r, void *arg)
 {
     struct step_call *c = arg;
     struct rules_position pos;
     enum rules_color color = RULES_WHITE;
     enum db_status rc;
 
-    games_result_reset(c->out);
     rc = games_lock_for_player(tx, c->game_id, c->player_id, c->step->needs_turn,
-                               c->step->with_keys, c->out, &pos, &color);
-    if (rc != DB_OK || c->out->outcome != GAMES_OK)
+                               c->step->with_keys, r, &pos, &color);
+    if (rc != DB_OK || r->outcome != GAMES_OK)
         return rc;
-    return c->step->run(tx, c->out, &pos, color, c->arg);
+    return c->step->run(tx, r, &pos, color, c->arg);
 }
 
 void games_run_step(struct db_pool *pool, const char *player_id, const char *game_id,
                     const struct games_step *step, const void *arg, struct games_result *out)
 {
-    struct step_call c = { player_id, game_id, step, arg, out };
+    struct step_call c = { player_id, game_id, step, arg };
     games_run(pool, step_tx, &c, out);
 }
 

@@ -52,16 +52,13 @@ void games_abort(struct db_pool *pool, const char *player_id, const char *game_i
 struct adjudicate_args {
     const char *game_id, *reason;
     enum rules_result result;
-    struct games_result *out;
 };
 
-static enum db_status adjudicate_tx(struct db_tx *tx, void *arg)
+static enum db_status adjudicate_tx(struct db_tx *tx, struct games_result *r, void *arg)
 {
     struct adjudicate_args *a = arg;
-    struct games_result *r = a->out;
     enum db_status rc;
 
-    games_result_reset(r);
     if ((rc = games_lock_active(tx, a->game_id, r)) != DB_OK || r->outcome != GAMES_OK)
         return rc;
     games_finish(&r->game, a->result, DB_END_ADJUDICATION);
@@ -72,6 +69,6 @@ static enum db_status adjudicate_tx(struct db_tx *tx, void *arg)
 void games_adjudicate(struct db_pool *pool, const char *game_id, enum rules_result result,
                       const char *reason, struct games_result *out)
 {
-    struct adjudicate_args a = { game_id, reason, result, out };
+    struct adjudicate_args a = { game_id, reason, result };
     games_run(pool, adjudicate_tx, &a, out);
 }

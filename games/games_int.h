@@ -4,19 +4,25 @@
 #define KORP_GAMES_INT_H
 
 #include "games.h"
-
-/* Clears a result for a transaction body's (re)run: it may run more than
- * once (db_run_tx retries), so nothing of an earlier run may remain. */
-void games_result_reset(struct games_result *r);
+#include "db_idempotency.h"
 
 /* Refuses a state change: the outcome and words for a person; returns
  * DB_OK, so that the transaction commits nothing it has not written. */
 enum db_status games_refuse(struct games_result *r, enum games_outcome outcome,
                             const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* Runs fn as one transaction, r cleared first; a database failure becomes
+/* Writes an event's (or a queue item's) JSON into out: a text that would
+ * be cut short fails the transaction instead of storing half of it. */
+enum db_status games_format(struct db_tx *tx, char *out, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* A state change's transaction body: what it answers goes into r. */
+typedef enum db_status games_body(struct db_tx *tx, struct games_result *r, void *arg);
+
+/* Runs fn as one transaction, r cleared before each run of it (a body may
+ * run more than once: db_run_tx retries); a database failure becomes
  * GAMES_DB_ERROR. */
-void games_run(struct db_pool *pool, db_tx_fn fn, void *arg, struct games_result *r);
+void games_run(struct db_pool *pool, games_body *fn, void *arg, struct games_result *r);
 
 /*
  * A player's change to a game they play: run on the locked, active game
@@ -41,6 +47,14 @@ const char *games_color_name(enum rules_color c);
  * position is never trusted, never guessed). */
 enum db_status games_load(struct db_tx *tx, const struct db_game *g,
                           struct rules_position *pos);
+
+/* Locks the game into r->game (its ply into r->ply), whatever its status;
+ * refuses one not found (GAMES_NOT_FOUND). */
+enum db_status games_lock_game(struct db_tx *tx, const char *game_id, bool with_keys,
+                               struct games_result *r);
+
+/* Whether the player plays the game (either colour). */
+bool games_is_player(const struct db_game *g, const char *player_id);
 
 /*
  * Locks the game for a player's state change and checks that they may act
@@ -103,5 +117,11 @@ enum db_status games_play(struct db_tx *tx, struct rules_position *pos, struct r
 enum db_status games_conditional_answer(struct db_tx *tx, const struct rules_position *before,
                                         struct rules_move m, struct rules_position *pos,
                                         struct db_game *g);
+
+/* A message sent with a move, inside the move's transaction (the game
+ * locked): stored at ply; DB_CONFLICT beyond the daily limit
+ * (games_messages.c). */
+enum db_status games_message_with_move(struct db_tx *tx, const char *player_id,
+                                       const char *game_id, int ply, const char *text);
 
 #endif

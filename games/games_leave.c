@@ -1,5 +1,5 @@
 /*
- * games_leave.c — leave (issue 18): a player books whole UTC days within a
+ * games_leave.c — leave: a player books whole UTC days within a
  * yearly allowance, and while either player of a game is on leave no time
  * runs in it.  A booking made, cancelled or cut short sets the deadlines
  * of the player's games again in the same transaction (the running time
@@ -7,48 +7,22 @@
  */
 #include "games_int.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 /* A booking may start up to this many days after today. */
 #define LEAVE_DAYS_AHEAD 365
 
-static enum db_status refuse(struct games_leave *l, enum games_leave_outcome outcome,
-                             const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static enum db_status refuse(struct games_leave *l, enum games_leave_outcome outcome,
-                             const char *fmt, ...)
-{
-    va_list ap;
-    l->outcome = outcome;
-    va_start(ap, fmt);
-    vsnprintf(l->detail, sizeof l->detail, fmt, ap);
-    va_end(ap);
-    return DB_OK;
-}
-
-static void leave_run(struct db_pool *pool, db_tx_fn fn, void *arg, struct games_leave *l)
-{
-    enum db_status rc;
-    memset(l, 0, sizeof *l);
-    rc = db_run_tx(pool, fn, arg, &l->err);
-    if (rc != DB_OK) {
-        l->outcome = GAMES_LEAVE_DB_ERROR;
-        l->db = rc;
-    }
-}
-
 struct book {
     const char *player_id, *start_day;
     int days, allowance;
-    struct games_leave *out;
+    struct games_leave *l;
 };
 
-static enum db_status book_tx(struct db_tx *tx, void *arg)
+static enum db_status book_tx(struct db_tx *tx, struct games_result *r, void *arg)
 {
     struct book *b = arg;
-    struct games_leave *l = b->out;
+    struct games_leave *l = b->l;
     struct db_leave_year years[4];
     int ahead = 0, count = 0;
     bool overlaps = false;
@@ -58,14 +32,14 @@ static enum db_status book_tx(struct db_tx *tx, void *arg)
     if ((rc = db_leave_lock_player(tx, b->player_id, b->start_day, &ahead)) != DB_OK)
         return rc;
     if (ahead < 0 || ahead > LEAVE_DAYS_AHEAD)
-        return refuse(l, GAMES_LEAVE_BAD_DAY, "'start' must be today or up to %d days ahead "
-                      "(UTC, by korpd's clock); %s is %d days %s", LEAVE_DAYS_AHEAD,
-                      b->start_day, ahead < 0 ? -ahead : ahead, ahead < 0 ? "ago" : "ahead");
+        return games_refuse(r, GAMES_DAY_OUT_OF_RANGE, "'start' must be today or up to %d days ahead "
+                          "(UTC, by korpd's clock); %s is %d days %s", LEAVE_DAYS_AHEAD,
+                          b->start_day, ahead < 0 ? -ahead : ahead, ahead < 0 ? "ago" : "ahead");
     if ((rc = db_leave_overlaps(tx, b->player_id, b->start_day, b->days, &overlaps)) != DB_OK)
         return rc;
     if (overlaps)
-        return refuse(l, GAMES_LEAVE_OVERLAP, "%d days from %s overlap leave you have booked; "
-                      "cancel that booking first, or choose other days", b->days, b->start_day);
+        return games_refuse(r, GAMES_CONFLICT, "%d days from %s overlap leave you have booked; "
+                          "cancel that booking first, or choose other days", b->days, b->start_day);
     rc = db_leave_years(tx, b->player_id, b->start_day, b->days, years,
                         (int)(sizeof years / sizeof *years), &count);
     if (rc != DB_OK)
@@ -75,9 +49,9 @@ static enum db_status book_tx(struct db_tx *tx, void *arg)
             int left = b->allowance - years[i].used;
             l->year = years[i].year;
             l->left = left > 0 ? left : 0;
-            return refuse(l, GAMES_LEAVE_EXCEEDED, "this booking takes %d days of %d, where "
-                          "you have %d of your %d days of leave left", years[i].days,
-                          years[i].year, l->left, b->allowance);
+            return games_refuse(r, GAMES_LEAVE_EXCEEDED, "this booking takes %d days of %d, where "
+                              "you have %d of your %d days of leave left", years[i].days,
+                              years[i].year, l->left, b->allowance);
         }
     if ((rc = db_leave_insert(tx, b->player_id, b->start_day, b->days, &l->booking)) != DB_OK)
         return rc;
@@ -85,44 +59,41 @@ static enum db_status book_tx(struct db_tx *tx, void *arg)
 }
 
 void games_leave_book(struct db_pool *pool, const char *player_id, const char *start_day,
-                      int days, int allowance, struct games_leave *out)
+                      int days, int allowance, struct games_leave *l, struct games_result *out)
 {
-    struct book b = { player_id, start_day, days, allowance, out };
-    leave_run(pool, book_tx, &b, out);
+    struct book b = { player_id, start_day, days, allowance, l };
+    games_run(pool, book_tx, &b, out);
 }
 
 struct cancel {
     const char *player_id, *leave_id;
-    struct games_leave *out;
 };
 
-static enum db_status cancel_tx(struct db_tx *tx, void *arg)
+static enum db_status cancel_tx(struct db_tx *tx, struct games_result *r, void *arg)
 {
     struct cancel *c = arg;
-    struct games_leave *l = c->out;
     enum db_leave_state state = DB_LEAVE_AHEAD;
     int ahead = 0;
     enum db_status rc;
 
-    memset(l, 0, sizeof *l);
     if ((rc = db_leave_lock_player(tx, c->player_id, NULL, &ahead)) != DB_OK)
         return rc;
     rc = db_leave_lock(tx, c->leave_id, c->player_id, &state);
     if (rc == DB_NOT_FOUND)
-        return refuse(l, GAMES_LEAVE_NOT_FOUND, "you have no leave booked with the id '%s'",
-                      c->leave_id);
+        return games_refuse(r, GAMES_NOT_FOUND, "you have no leave booked with the id '%s'",
+                          c->leave_id);
     if (rc != DB_OK)
         return rc;
     if (state == DB_LEAVE_ENDED)
-        return refuse(l, GAMES_LEAVE_OVER, "this leave is over: there is nothing to cancel");
+        return games_refuse(r, GAMES_CONFLICT, "this leave is over: there is nothing to cancel");
     rc = state == DB_LEAVE_AHEAD ? db_leave_delete(tx, c->leave_id)
                                  : db_leave_end_today(tx, c->leave_id);
     return rc == DB_OK ? db_leave_games_deadline(tx, c->player_id) : rc;
 }
 
 void games_leave_cancel(struct db_pool *pool, const char *player_id, const char *leave_id,
-                        struct games_leave *out)
+                        struct games_result *out)
 {
-    struct cancel c = { player_id, leave_id, out };
-    leave_run(pool, cancel_tx, &c, out);
+    struct cancel c = { player_id, leave_id };
+    games_run(pool, cancel_tx, &c, out);
 }

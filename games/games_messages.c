@@ -1,5 +1,5 @@
 /*
- * games_messages.c — messages between the players of a game (issue 18):
+ * games_messages.c — messages between the players of a game:
  * stored at the plies played when sent (the move they came with included),
  * told to the opponent as the event "message", at most
  * GAMES_MESSAGES_PER_DAY per player per game per UTC day.
@@ -75,42 +75,48 @@ enum db_status games_message_with_move(struct db_tx *tx, const char *player_id,
 struct send_call {
     const char *player_id, *game_id, *text;
     char **json;
-    struct games_result *out;
 };
 
-static enum db_status send_tx(struct db_tx *tx, void *arg)
+static enum db_status send_tx(struct db_tx *tx, struct games_result *r, void *arg)
 {
     struct send_call *c = arg;
-    struct games_result *r = c->out;
     enum db_status rc;
 
-    games_result_reset(r);
     free(*c->json);
     *c->json = NULL;
     /* The game row, locked, orders a player's messages and their count. */
-    rc = db_game_lock(tx, c->game_id, false, &r->game);
-    if (rc == DB_NOT_FOUND)
-        return games_refuse(r, GAMES_NOT_FOUND, "no game has the id '%s'", c->game_id);
-    if (rc != DB_OK)
+    rc = games_lock_game(tx, c->game_id, false, r);
+    if (rc != DB_OK || r->outcome != GAMES_OK)
         return rc;
-    r->ply = r->game.ply;
-    if (strcmp(r->game.white_id, c->player_id) != 0 && strcmp(r->game.black_id, c->player_id) != 0)
+    if (!games_is_player(&r->game, c->player_id))
         return games_refuse(r, GAMES_FORBIDDEN, "only the players of a game send messages in it");
     rc = send(tx, c->player_id, c->game_id, r->game.ply, c->text, c->json);
     if (rc == DB_CONFLICT)
-        return games_refuse(r, GAMES_CONFLICT, "you have sent %d messages in this game today "
-                            "(UTC), the most a day allows", GAMES_MESSAGES_PER_DAY);
+        return games_refuse(r, GAMES_DAILY_LIMIT, "you have sent %d messages in this game "
+                            "today (UTC), the most a day allows; more from 00:00 UTC",
+                            GAMES_MESSAGES_PER_DAY);
     return rc;
 }
 
 void games_message_send(struct db_pool *pool, const char *player_id, const char *game_id,
                         const char *text, char **json, struct games_result *out)
 {
-    struct send_call c = { player_id, game_id, text, json, out };
+    struct send_call c = { player_id, game_id, text, json };
     *json = NULL;
     games_run(pool, send_tx, &c, out);
     if (out->outcome != GAMES_OK) {
         free(*json);
         *json = NULL;
     }
+}
+
+void games_note_put(struct db_pool *pool, const char *player_id, const char *game_id,
+                    const char *text, char updated_at[DB_TIME_SIZE], struct games_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->db = db_note_put(pool, game_id, player_id, text, updated_at, &out->err);
+    if (out->db == DB_NOT_FOUND)
+        games_refuse(out, GAMES_NOT_YOURS, "no game with the id '%s' that you play", game_id);
+    else if (out->db != DB_OK)
+        out->outcome = GAMES_DB_ERROR;
 }

@@ -1,12 +1,13 @@
 /*
  * games_moves.c — a move: read in any notation the variant reads, played
  * on the locked game, the move row, the game's new state and the events
- * written in one transaction (with the caller's hooks, such as an
- * idempotency key, in the same one).
+ * written in one transaction, with the request's Idempotency-Key claimed
+ * and its answer stored in the same one.
  */
 #include "games_int.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Whether text is the move's SAN as korpd writes it (check marks aside). */
@@ -70,19 +71,23 @@ bool games_read_move(const struct rules_variant *v, const struct rules_position 
  * in a game with a clock each side's time once the move is charged (issue
  * 18: the turn email tells a Fischer clock's time).
  */
-static void move_detail(const struct db_game *g, const char *san, const char *uci,
-                        const char *polish, char *out, size_t size)
+static enum db_status move_detail(struct db_tx *tx, const struct db_game *g, const char *san,
+                                  const char *uci, const char *polish, char *out, size_t size)
 {
-    char clock[96] = "";
+    char clock[96] = "", inventor[RULES_MOVE_TEXT_MAX + 16] = "";
     const char *conditional = g->move_conditional ? ",\"conditional\":true" : "";
+    enum db_status rc = DB_OK;
     if (g->clock.type != DB_CLOCK_NONE)
-        snprintf(clock, sizeof clock, ",\"clock\":{\"type\":\"%s\",\"white\":%lld,\"black\":%lld}",
-                 db_clock_type_text(g->clock.type), g->remaining_white, g->remaining_black);
-    if (polish != NULL)
-        snprintf(out, size, "{\"san\":\"%s\",\"uci\":\"%s\",\"polish\":\"%s\"%s%s}", san, uci,
-                 polish, clock, conditional);
-    else
-        snprintf(out, size, "{\"san\":\"%s\",\"uci\":\"%s\"%s%s}", san, uci, clock, conditional);
+        rc = games_format(tx, clock, sizeof clock,
+                          ",\"clock\":{\"type\":\"%s\",\"white\":%lld,\"black\":%lld}",
+                          db_clock_type_text(g->clock.type), g->remaining_white,
+                          g->remaining_black);
+    if (rc == DB_OK && polish != NULL)
+        rc = games_format(tx, inventor, sizeof inventor, ",\"polish\":\"%s\"", polish);
+    if (rc == DB_OK)
+        rc = games_format(tx, out, size, "{\"san\":\"%s\",\"uci\":\"%s\"%s%s%s}", san, uci,
+                          inventor, clock, conditional);
+    return rc;
 }
 
 /*
@@ -127,8 +132,9 @@ static enum db_status play(struct db_tx *tx, struct rules_position *pos, struct 
         (rc = db_game_save(tx, g)) != DB_OK)
         return rc;
     /* After the save: the clocks have charged the move. */
-    move_detail(g, san, uci, v->polish_notation ? polish : NULL, detail, sizeof detail);
-    if ((rc = db_game_event(tx, g->id, DB_EVENT_MOVE, detail)) != DB_OK)
+    if ((rc = move_detail(tx, g, san, uci, v->polish_notation ? polish : NULL, detail,
+                          sizeof detail)) != DB_OK ||
+        (rc = db_game_event(tx, g->id, DB_EVENT_MOVE, detail)) != DB_OK)
         return rc;
     if (g->status != DB_GAME_ACTIVE)
         rc = games_announce_end(tx, g);
@@ -138,13 +144,13 @@ static enum db_status play(struct db_tx *tx, struct rules_position *pos, struct 
 struct move_args {
     const char *player_id, *game_id, *text;
     int ply;
-    const struct games_hooks *hooks;
-    struct games_result *out;
+    const char *message;
+    struct games_key *key;
 };
 
-static enum db_status move_checked(struct db_tx *tx, struct move_args *a)
+static enum db_status move_checked(struct db_tx *tx, struct games_result *r,
+                                   const struct move_args *a)
 {
-    struct games_result *r = a->out;
     struct rules_position pos, before;
     struct rules_move m;
     enum rules_color color = RULES_WHITE;
@@ -172,28 +178,70 @@ enum db_status games_play(struct db_tx *tx, struct rules_position *pos, struct r
     return play(tx, pos, m, g);
 }
 
-static enum db_status move_tx(struct db_tx *tx, void *arg)
+/* Claims the key: GAMES_ANSWERED_BEFORE (its answer in key) or
+ * GAMES_KEY_REUSED when it was used before. */
+static enum db_status key_claim(struct db_tx *tx, struct games_key *k, struct games_result *r)
+{
+    enum db_idempotency found = DB_KEY_NEW;
+    enum db_status rc = db_idempotency_claim(tx, k->token_id, k->key, k->method, k->path,
+                                             &found, &k->status, &k->body);
+    if (rc != DB_OK || found == DB_KEY_NEW)
+        return rc;
+    if (found == DB_KEY_OTHER_REQUEST) {
+        free(k->body);
+        k->body = NULL;
+        return games_refuse(r, GAMES_KEY_REUSED,
+                            "this Idempotency-Key was used for another request (another game or "
+                            "route); use a new key for each request");
+    }
+    r->outcome = GAMES_ANSWERED_BEFORE;
+    return DB_OK;
+}
+
+/* Stores the answer to the request under its key, with the move. */
+static enum db_status key_store(struct db_tx *tx, struct games_key *k,
+                                const struct games_result *r)
+{
+    if ((k->body = k->render(r, k->render_arg, &k->status)) == NULL)
+        return db_tx_fail(tx, "out of memory writing the answer to keep");
+    return db_idempotency_store(tx, k->token_id, k->key, k->status, k->body);
+}
+
+static enum db_status move_tx(struct db_tx *tx, struct games_result *r, void *arg)
 {
     struct move_args *a = arg;
-    const struct games_hooks *h = a->hooks;
+    struct games_key *k = a->key;
     enum db_status rc = DB_OK;
 
-    games_result_reset(a->out);
-    if (h != NULL && h->before != NULL && (rc = h->before(tx, h->arg)) == DB_CONFLICT) {
-        a->out->outcome = GAMES_ANSWERED_BEFORE;
-        return DB_OK;
+    if (k != NULL) {
+        free(k->body);      /* an earlier run's */
+        k->body = NULL;
+        rc = key_claim(tx, k, r);
+        if (rc != DB_OK || r->outcome != GAMES_OK)
+            return rc;
     }
-    if (rc == DB_OK)
-        rc = move_checked(tx, a);
-    if (rc == DB_OK && h != NULL && h->after != NULL)
-        rc = h->after(tx, a->out, h->arg);
-    return rc;
+    if ((rc = move_checked(tx, r, a)) != DB_OK)
+        return rc;
+    /* A message with the move is stored at the move's ply, with it.  One
+     * over the daily limit (checked before, raced since) is dropped. */
+    if (a->message != NULL && r->outcome == GAMES_OK) {
+        rc = games_message_with_move(tx, a->player_id, r->game.id, r->ply + 1, a->message);
+        if (rc != DB_OK && rc != DB_CONFLICT)
+            return rc;
+    }
+    return k != NULL ? key_store(tx, k, r) : DB_OK;
 }
 
 void games_move(struct db_pool *pool, const char *player_id, const char *game_id,
-                const char *move, int ply, const struct games_hooks *hooks,
+                const char *move, int ply, const char *message, struct games_key *key,
                 struct games_result *out)
 {
-    struct move_args a = { player_id, game_id, move, ply, hooks, out };
+    struct move_args a = { player_id, game_id, move, ply, message, key };
+    if (key != NULL)
+        key->body = NULL;
     games_run(pool, move_tx, &a, out);
+    if (key != NULL && (out->outcome == GAMES_DB_ERROR || out->outcome == GAMES_KEY_REUSED)) {
+        free(key->body);
+        key->body = NULL;
+    }
 }

@@ -1,6 +1,6 @@
 /*
  * games_ratings.c — a rated game's end changes both players' Glicko-2
- * ratings in its variant (issue 19), in the transaction that ends it: one
+ * ratings in its variant, in the transaction that ends it: one
  * rating period of one game for each player, from both players' values
  * before it, each deviation first grown with the time since that player's
  * last rated game.

@@ -1,5 +1,5 @@
 /*
- * games_tournaments.c — round-robin tournaments (issue 19): joining (with
+ * games_tournaments.c — round-robin tournaments: joining (with
  * the entry conditions), withdrawing (after the start: every unfinished game
  * of the player is lost by forfeit, unrated), the start (players numbered by
  * lot, every game created at once from the FIDE Berger tables), the end when
@@ -178,16 +178,13 @@ struct start_args {
     const char *caller_id, *id;
     bool arbiter;
     struct db_tournament *t;
-    struct games_result *out;
 };
 
-static enum db_status start_tx(struct db_tx *tx, void *arg)
+static enum db_status start_tx(struct db_tx *tx, struct games_result *r, void *arg)
 {
     struct start_args *a = arg;
-    struct games_result *r = a->out;
     enum db_status rc;
 
-    games_result_reset(r);
     if ((rc = lock_tournament(tx, a->id, a->t, r)) != DB_OK || r->outcome != GAMES_OK)
         return rc;
     if (!a->arbiter && strcmp(a->t->director_id, a->caller_id) != 0)
@@ -202,8 +199,19 @@ static enum db_status start_tx(struct db_tx *tx, void *arg)
 void games_tournament_start(struct db_pool *pool, const char *caller_id, bool arbiter,
                             const char *id, struct db_tournament *t, struct games_result *out)
 {
-    struct start_args a = { caller_id, id, arbiter, t, out };
+    struct start_args a = { caller_id, id, arbiter, t };
     games_run(pool, start_tx, &a, out);
+}
+
+/* ---- create ------------------------------------------------------------- */
+
+void games_tournament_create(struct db_pool *pool, struct db_tournament *t,
+                             struct games_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->db = db_tournament_insert(pool, t, &out->err);
+    if (out->db != DB_OK)
+        out->outcome = GAMES_DB_ERROR;
 }
 
 /* ---- join --------------------------------------------------------------- */
@@ -229,18 +237,18 @@ static bool may_enter(struct db_pool *pool, const struct db_tournament *t,
         if (ratings[i].variant == t->variant)
             rating = ratings[i].rating;
     if (t->has_min_rating && rating < t->min_rating) {
-        games_refuse(r, GAMES_ILLEGAL, "your %s rating, %.0f, is below the tournament's "
+        games_refuse(r, GAMES_ENTRY_REFUSED, "your %s rating, %.0f, is below the tournament's "
                      "minimum, %.0f", t->variant->name, rating, t->min_rating);
         return false;
     }
     if (t->has_max_rating && rating > t->max_rating) {
-        games_refuse(r, GAMES_ILLEGAL, "your %s rating, %.0f, is above the tournament's "
+        games_refuse(r, GAMES_ENTRY_REFUSED, "your %s rating, %.0f, is above the tournament's "
                      "maximum, %.0f", t->variant->name, rating, t->max_rating);
         return false;
     }
     if (t->has_max_timeout && stats.finished_90d > 0 &&
         stats.timeouts_90d * 100 > t->max_timeout_percent * stats.finished_90d) {
-        games_refuse(r, GAMES_ILLEGAL, "you lost %d of your %d games of the last 90 days on "
+        games_refuse(r, GAMES_ENTRY_REFUSED, "you lost %d of your %d games of the last 90 days on "
                      "time, more than the tournament's %d%%", stats.timeouts_90d,
                      stats.finished_90d, t->max_timeout_percent);
         return false;
@@ -251,16 +259,13 @@ static bool may_enter(struct db_pool *pool, const struct db_tournament *t,
 struct join_args {
     const char *player_id, *id;
     struct db_tournament *t;
-    struct games_result *out;
 };
 
-static enum db_status join_tx(struct db_tx *tx, void *arg)
+static enum db_status join_tx(struct db_tx *tx, struct games_result *r, void *arg)
 {
     struct join_args *a = arg;
-    struct games_result *r = a->out;
     enum db_status rc;
 
-    games_result_reset(r);
     if ((rc = lock_tournament(tx, a->id, a->t, r)) != DB_OK || r->outcome != GAMES_OK)
         return rc;
     if (a->t->status != DB_TOURNAMENT_OPEN)
@@ -280,7 +285,7 @@ static enum db_status join_tx(struct db_tx *tx, void *arg)
 void games_tournament_join(struct db_pool *pool, const char *player_id, const char *id,
                            struct db_tournament *t, struct games_result *out)
 {
-    struct join_args a = { player_id, id, t, out };
+    struct join_args a = { player_id, id, t };
     struct base_err err = { "" };
     enum db_status rc;
 
@@ -308,7 +313,6 @@ void games_tournament_join(struct db_pool *pool, const char *player_id, const ch
 struct withdraw_args {
     const char *player_id, *id;
     struct db_tournament *t;
-    struct games_result *out;
 };
 
 /* Ends one of the player's games as their loss by forfeit, unrated. */
@@ -331,15 +335,13 @@ static enum db_status forfeit(struct db_tx *tx, const char *game_id, const char 
     return rc;
 }
 
-static enum db_status withdraw_tx(struct db_tx *tx, void *arg)
+static enum db_status withdraw_tx(struct db_tx *tx, struct games_result *r, void *arg)
 {
     struct withdraw_args *a = arg;
-    struct games_result *r = a->out;
     char games[2 * PLAYERS_MAX][BASE_ID_SIZE];
     int count = 0;
     enum db_status rc;
 
-    games_result_reset(r);
     /* Games before the tournament, as a game's end takes them. */
     if ((rc = db_tournament_open_games(tx, a->id, a->player_id, games, 2 * PLAYERS_MAX,
                                        &count)) != DB_OK)
@@ -363,7 +365,7 @@ static enum db_status withdraw_tx(struct db_tx *tx, void *arg)
 void games_tournament_withdraw(struct db_pool *pool, const char *player_id, const char *id,
                                struct db_tournament *t, struct games_result *out)
 {
-    struct withdraw_args a = { player_id, id, t, out };
+    struct withdraw_args a = { player_id, id, t };
     games_run(pool, withdraw_tx, &a, out);
 }
 

@@ -1,10 +1,13 @@
 /*
- * test_games.c — every state change of games/ called directly (no HTTP)
- * against a real PostgreSQL: accepting, declining and cancelling
- * challenges, moves, draw claims and offers, resignation, abort,
- * adjudication, time-outs and the arbiter's analysis; each success with the
- * game it leaves and the events it writes, each refusal with its outcome
- * and an unchanged game row.
+ * test_games.c — every public function of games.h called directly (no
+ * HTTP) against a real PostgreSQL: making, accepting, declining and
+ * cancelling challenges, moves (with an Idempotency-Key and a message),
+ * draw claims and offers, resignation, abort, adjudication, time-outs,
+ * conditional moves, messages and notes, give-time, leave, perpetual
+ * claims and the arbiter's queue, tournaments and their sweeper, the PGN of
+ * a stored game and the analysis rules; each success with what it leaves
+ * and the events it writes, each refusal with its outcome and nothing
+ * written.
  *
  * Expected values come from the rules files (shared/rules/korpalski.md and
  * glinski.md), from hand analysis written next to each case, and from the
@@ -175,8 +178,7 @@ static void new_challenge(const struct db_player *challenger, const struct db_pl
                           const char *variant, enum db_color color, int days, bool fifty,
                           struct db_challenge *c)
 {
-    struct base_err err = { "" };
-    struct db_challenge_refusal refused;
+    struct games_result r;
     memset(c, 0, sizeof *c);
     c->variant = db_variant_parse(variant);
     assert_non_null(c->variant);
@@ -185,8 +187,10 @@ static void new_challenge(const struct db_player *challenger, const struct db_pl
     c->color = color;
     c->days_per_move = days;
     c->fifty_move_rule = fifty;
-    if (db_challenge_create(pool, c, 0, &refused, &err) != DB_OK)
-        fail_msg("challenge: %s", err.text);
+    games_challenge_create(pool, c, 0, &r);
+    if (r.outcome != GAMES_OK)
+        fail_msg("challenge: %d %s %s", r.outcome, r.detail, r.err.text);
+    games_result_clear(&r);
     assert_int_equal(c->status, DB_CHALLENGE_OPEN);
 }
 
@@ -241,7 +245,7 @@ static struct db_game read_game(const char *game_id)
 static void play(const struct pair *g, int ply, const char *move)
 {
     struct games_result r;
-    games_move(pool, to_move(g, ply)->id, g->game, move, ply, NULL, &r);
+    games_move(pool, to_move(g, ply)->id, g->game, move, ply, NULL, NULL, &r);
     if (r.outcome != GAMES_OK)
         fail_msg("ply %d %s: outcome %d: %s %s", ply + 1, move, r.outcome, r.detail, r.err.text);
     assert_int_equal(r.game.ply, ply + 1);
@@ -276,6 +280,21 @@ static void assert_refused(const struct games_result *r, enum games_outcome outc
     if (r->outcome != outcome)
         fail_msg("expected outcome %d, got %d: %s %s", outcome, r->outcome, r->detail, r->err.text);
     assert_true(r->detail[0] != '\0' || outcome == GAMES_ANSWERED_BEFORE);
+}
+
+/* A success (its result cleared), and a refusal as assert_refused (its
+ * result cleared). */
+static void assert_ok_clear(struct games_result *r)
+{
+    if (r->outcome != GAMES_OK)
+        fail_msg("expected success, got %d: %s %s", r->outcome, r->detail, r->err.text);
+    games_result_clear(r);
+}
+
+static void assert_refused_clear(struct games_result *r, enum games_outcome outcome)
+{
+    assert_refused(r, outcome);
+    games_result_clear(r);
 }
 
 /* A game that has ended at that ply with that result and termination. */
@@ -319,7 +338,7 @@ static void assert_over(player_action *act, const struct pair *g, const struct d
     act(pool, who->id, g->game, &r);
     assert_refused(&r, GAMES_GAME_OVER);
     games_result_clear(&r);
-    games_move(pool, g->white.id, g->game, "K@e1", 0, NULL, &r);
+    games_move(pool, g->white.id, g->game, "K@e1", 0, NULL, NULL, &r);
     assert_refused(&r, GAMES_GAME_OVER);
     games_result_clear(&r);
     assert_unchanged(g->game, before);
@@ -482,7 +501,7 @@ static void test_games_challenge_close(void **state)
     assert_int_equal(r.outcome, GAMES_OK);
     assert_int_equal(got.status, DB_CHALLENGE_CANCELLED);
     challenge_events(ch.id, b.id, events, sizeof events);
-    assert_string_equal(events, "challenge challenge_canceled");
+    assert_string_equal(events, "challenge challenge_cancelled");
     games_challenge_close(pool, a.id, ch.id, false, &got, &r);
     assert_refused(&r, GAMES_CONFLICT);
 
@@ -501,7 +520,7 @@ static void test_games_challenge_close(void **state)
     games_challenge_close(pool, a.id, ch.id, false, &got, &r);
     assert_int_equal(r.outcome, GAMES_OK);
     const char *p[1] = { ch.id };
-    assert_int_equal(sql_count("SELECT count(*) FROM events WHERE type = 'challenge_canceled'"
+    assert_int_equal(sql_count("SELECT count(*) FROM events WHERE type = 'challenge_cancelled'"
                                " AND payload->>'challenge_id' = $1", 1, p), 1);
 }
 
@@ -514,7 +533,7 @@ static void assert_illegal(const struct pair *g, int ply, const char *move,
     char before[SNAPSHOT_SIZE];
     struct games_result r;
     snapshot(g->game, before, sizeof before);
-    games_move(pool, to_move(g, ply)->id, g->game, move, ply, NULL, &r);
+    games_move(pool, to_move(g, ply)->id, g->game, move, ply, NULL, NULL, &r);
     assert_refused(&r, GAMES_ILLEGAL);
     if (r.reason != reason)
         fail_msg("%s: reason %s, expected %s (%s)", move, rules_reason_slug(r.reason),
@@ -536,19 +555,19 @@ static void test_games_move(void **state)
     new_player(&stranger, NULL, 0);
     snapshot(g.game, before, sizeof before);
 
-    games_move(pool, g.white.id, "nosuchgame", "K@e1", 0, NULL, &r);
+    games_move(pool, g.white.id, "nosuchgame", "K@e1", 0, NULL, NULL, &r);
     assert_refused(&r, GAMES_NOT_FOUND);
-    games_move(pool, stranger.id, g.game, "K@e1", 0, NULL, &r);
+    games_move(pool, stranger.id, g.game, "K@e1", 0, NULL, NULL, &r);
     assert_refused(&r, GAMES_FORBIDDEN);
     games_result_clear(&r);
     /* A player of another game is a stranger here. */
-    games_move(pool, other.white.id, g.game, "K@e1", 0, NULL, &r);
+    games_move(pool, other.white.id, g.game, "K@e1", 0, NULL, NULL, &r);
     assert_refused(&r, GAMES_FORBIDDEN);
     games_result_clear(&r);
-    games_move(pool, g.black.id, g.game, "K@e8", -1, NULL, &r);
+    games_move(pool, g.black.id, g.game, "K@e8", -1, NULL, NULL, &r);
     assert_refused(&r, GAMES_NOT_YOUR_TURN);
     games_result_clear(&r);
-    games_move(pool, g.white.id, g.game, "K@e1", 1, NULL, &r);
+    games_move(pool, g.white.id, g.game, "K@e1", 1, NULL, NULL, &r);
     assert_refused(&r, GAMES_PLY_MISMATCH);
     assert_int_equal(r.ply, 0);
     games_result_clear(&r);
@@ -557,7 +576,7 @@ static void test_games_move(void **state)
     assert_illegal(&g, 0, "Q@d4", RULES_REASON_KING_NOT_PLACED);
     assert_illegal(&g, 0, "zz99", RULES_REASON_SYNTAX);
 
-    games_move(pool, g.white.id, g.game, "K@e1", 0, NULL, &r);
+    games_move(pool, g.white.id, g.game, "K@e1", 0, NULL, NULL, &r);
     assert_int_equal(r.outcome, GAMES_OK);
     assert_int_equal(r.ply, 0);
     assert_int_equal(r.game.ply, 1);
@@ -577,11 +596,11 @@ static void test_games_move(void **state)
     assert_int_equal(sql_count("SELECT count(*) FROM moves WHERE game_id = $1 AND ply = 1"
                                " AND san = 'K@e1'", 1, p), 1);
     /* The same move again, now out of turn and at a stale ply. */
-    games_move(pool, g.white.id, g.game, "K@e1", 0, NULL, &r);
+    games_move(pool, g.white.id, g.game, "K@e1", 0, NULL, NULL, &r);
     assert_refused(&r, GAMES_NOT_YOUR_TURN);
     games_result_clear(&r);
     snapshot(g.game, before, sizeof before);
-    games_move(pool, g.black.id, g.game, "K@e8", 0, NULL, &r);
+    games_move(pool, g.black.id, g.game, "K@e8", 0, NULL, NULL, &r);
     assert_refused(&r, GAMES_PLY_MISMATCH);
     games_result_clear(&r);
     assert_unchanged(g.game, before);
@@ -598,7 +617,7 @@ static void test_games_move(void **state)
     assert_illegal(&g, 2, "P@a8", RULES_REASON_PAWN_DROP_RANK);
     assert_illegal(&g, 2, "K@a1", RULES_REASON_NOT_IN_RESERVE);
 
-    games_move(pool, g.white.id, g.game, "N@f3", 2, NULL, &r);
+    games_move(pool, g.white.id, g.game, "N@f3", 2, NULL, NULL, &r);
     assert_int_equal(r.outcome, GAMES_OK);
     assert_string_equal(r.game.fen,
                         "4k3/8/8/8/8/5N2/8/4K3[QRRBBNPPPPPPPPqrrbbnnpppppppp] b - - 0 2");
@@ -661,7 +680,7 @@ static int on_move(void *arg, const char *token)
     struct inventor *inv = arg;
     struct games_result r;
     assert_true(inv->ply < INVENTOR_PLIES);
-    games_move(pool, to_move(inv->g, inv->ply)->id, inv->g->game, token, inv->ply, NULL, &r);
+    games_move(pool, to_move(inv->g, inv->ply)->id, inv->g->game, token, inv->ply, NULL, NULL, &r);
     if (r.outcome != GAMES_OK)
         fail_msg("ply %d %s: outcome %d: %s", inv->ply + 1, token, r.outcome, r.detail);
     assert_int_equal(r.game.ply, inv->ply + 1);
@@ -719,7 +738,7 @@ static void test_games_inventor_game_to_mate(void **state)
 
     /* Over: every change is refused, nothing written. */
     snapshot(g.game, before, sizeof before);
-    games_move(pool, g.white.id, g.game, "Kxb2", -1, NULL, &r);
+    games_move(pool, g.white.id, g.game, "Kxb2", -1, NULL, NULL, &r);
     assert_refused(&r, GAMES_GAME_OVER);
     assert_int_equal(r.game.result, RULES_RESULT_BLACK_WINS);
     games_result_clear(&r);
@@ -1195,7 +1214,7 @@ static void test_games_time_out(void **state)
     new_game("korpalski", 0, true, &late);
     play(&late, 0, "K@e1");
     make_overdue(late.game);
-    games_move(pool, late.black.id, late.game, "K@e8", 1, NULL, &r);
+    games_move(pool, late.black.id, late.game, "K@e8", 1, NULL, NULL, &r);
     assert_refused(&r, GAMES_GAME_OVER);
     assert_finished(&r.game, RULES_RESULT_WHITE_WINS, DB_END_TIMEOUT, 1);
     games_result_clear(&r);
@@ -1223,7 +1242,7 @@ static void test_games_glinski_stalemate(void **state)
      */
     new_game("glinski", 0, true, &g);
     set_position(g.game, "k/3/5/3K3/9/11/11/11/11/11/1P9 w - 0 1");
-    games_move(pool, g.white.id, g.game, "Kf9", 0, NULL, &r);
+    games_move(pool, g.white.id, g.game, "Kf9", 0, NULL, NULL, &r);
     if (r.outcome != GAMES_OK)
         fail_msg("Kf9: %d %s", r.outcome, r.detail);
     assert_finished(&r.game, RULES_RESULT_WHITE_3_4, DB_END_STALEMATE, 1);
@@ -1238,42 +1257,33 @@ static void test_games_glinski_stalemate(void **state)
 
 /* ---- Hooks ------------------------------------------------------------------------ */
 
-/* The caller's work in a move's transaction, as korpd's idempotency keys
- * do it: `before` claims the key (an answered one stops the move), `after`
- * stores the answer; `fail` makes `after` fail instead. */
-struct key_hooks {
-    const char *token_id, *key;
+/* The answer a move keeps under its Idempotency-Key, as a test writes it:
+ * "ply N", 201 for a move played and 409 for a refusal; `fail` makes it
+ * run out of memory instead. */
+struct answer_calls {
     bool fail;
-    int before_runs, after_runs;
+    int runs;
     enum games_outcome seen;
 };
 
-static enum db_status claim_key(struct db_tx *tx, void *arg)
+static char *render_answer(const struct games_result *r, const void *arg, int *status)
 {
-    struct key_hooks *k = arg;
-    enum db_idempotency found;
-    int status = 0;
-    char *body = NULL;
-    k->before_runs++;
-    enum db_status rc = db_idempotency_claim(tx, k->token_id, k->key, "POST", "/test/moves",
-                                             &found, &status, &body);
-    free(body);
-    if (rc == DB_OK && found != DB_KEY_NEW)
-        return DB_CONFLICT;
-    return rc;
+    struct answer_calls *c = (struct answer_calls *)arg;
+    char body[64];
+    c->runs++;
+    c->seen = r->outcome;
+    if (c->fail)
+        return NULL;
+    *status = r->outcome == GAMES_OK ? 201 : 409;
+    snprintf(body, sizeof body, "ply %d", r->game.ply);
+    return strdup(body);
 }
 
-static enum db_status store_answer(struct db_tx *tx, const struct games_result *r, void *arg)
+static struct games_key test_key(const char *token_id, const char *key, const char *path,
+                                 struct answer_calls *calls)
 {
-    struct key_hooks *k = arg;
-    char body[64];
-    k->after_runs++;
-    k->seen = r->outcome;
-    if (k->fail)
-        return db_tx_fail(tx, "the after hook fails on purpose");
-    snprintf(body, sizeof body, "ply %d", r->game.ply);
-    return db_idempotency_store(tx, k->token_id, k->key, r->outcome == GAMES_OK ? 201 : 409,
-                                body);
+    struct games_key k = { key, token_id, "POST", path, render_answer, calls, 0, NULL };
+    return k;
 }
 
 /* The stored answer of a key: "status|body", "" when there is none. */
@@ -1285,12 +1295,12 @@ static void stored_answer(const char *token_id, const char *key, char *out, size
              " WHERE token_id = $1 AND key = $2", 2, p);
 }
 
-static void test_games_move_hooks(void **state)
+static void test_games_move_key(void **state)
 {
     struct pair g;
     struct db_caller caller;
     struct games_result r;
-    char token[96], answer[128], before[SNAPSHOT_SIZE], key[3][64];
+    char token[96], answer[128], before[SNAPSHOT_SIZE], key[3][64], text[600];
     struct base_err err = { "" };
     (void)state;
     new_player(&g.white, token, sizeof token);   /* White's token keys the answers */
@@ -1301,62 +1311,88 @@ static void test_games_move_hooks(void **state)
         snprintf(key[i], sizeof key[i], "%s-%d", g.game, i);
 
     /* First use: the move and the stored answer commit together. */
-    struct key_hooks k = { caller.token_id, key[0], false, 0, 0, GAMES_DB_ERROR };
-    struct games_hooks hooks = { claim_key, store_answer, &k };
-    games_move(pool, g.white.id, g.game, "K@e1", 0, &hooks, &r);
+    struct answer_calls first = { false, 0, GAMES_DB_ERROR };
+    struct games_key k = test_key(caller.token_id, key[0], "/test/moves", &first);
+    games_move(pool, g.white.id, g.game, "K@e1", 0, NULL, &k, &r);
     assert_int_equal(r.outcome, GAMES_OK);
     assert_int_equal(r.game.ply, 1);
     games_result_clear(&r);
-    assert_true(k.before_runs >= 1 && k.after_runs >= 1);
-    assert_int_equal(k.seen, GAMES_OK);
+    assert_true(first.runs >= 1);
+    assert_int_equal(first.seen, GAMES_OK);
+    assert_int_equal(k.status, 201);
+    assert_string_equal(k.body, "ply 1");
+    free(k.body);
     stored_answer(caller.token_id, key[0], answer, sizeof answer);
     assert_string_equal(answer, "201|ply 1");
 
-    /* The same key again: answered before, the game untouched, after not run. */
+    /* The same key again: answered before with the stored answer, the
+     * game untouched, nothing rendered. */
     snapshot(g.game, before, sizeof before);
-    k.after_runs = 0;
-    games_move(pool, g.black.id, g.game, "K@e8", 1, &hooks, &r);
+    first.runs = 0;
+    k = test_key(caller.token_id, key[0], "/test/moves", &first);
+    games_move(pool, g.black.id, g.game, "K@e8", 1, NULL, &k, &r);
     assert_refused(&r, GAMES_ANSWERED_BEFORE);
     games_result_clear(&r);
-    assert_int_equal(k.after_runs, 0);
+    assert_int_equal(first.runs, 0);
+    assert_int_equal(k.status, 201);
+    assert_string_equal(k.body, "ply 1");
+    free(k.body);
     assert_unchanged(g.game, before);
-    stored_answer(caller.token_id, key[0], answer, sizeof answer);
-    assert_string_equal(answer, "201|ply 1");
 
-    /* after sees a refusal too, and its write commits with it. */
-    struct key_hooks refused = { caller.token_id, key[1], false, 0, 0, GAMES_OK };
-    struct games_hooks refused_hooks = { claim_key, store_answer, &refused };
-    games_move(pool, g.white.id, g.game, "K@a1", 1, &refused_hooks, &r);
+    /* The same key for another request (another path): refused, no answer. */
+    k = test_key(caller.token_id, key[0], "/test/other", &first);
+    games_move(pool, g.black.id, g.game, "K@e8", 1, NULL, &k, &r);
+    assert_refused(&r, GAMES_KEY_REUSED);
+    games_result_clear(&r);
+    assert_null(k.body);
+    assert_int_equal(first.runs, 0);
+    assert_unchanged(g.game, before);
+
+    /* A refusal is an answer too, and it is kept with the key. */
+    struct answer_calls refused = { false, 0, GAMES_OK };
+    k = test_key(caller.token_id, key[1], "/test/moves", &refused);
+    games_move(pool, g.white.id, g.game, "K@a1", 1, NULL, &k, &r);
     assert_refused(&r, GAMES_NOT_YOUR_TURN);
     games_result_clear(&r);
     assert_int_equal(refused.seen, GAMES_NOT_YOUR_TURN);
+    assert_int_equal(k.status, 409);
+    free(k.body);
     assert_unchanged(g.game, before);
     stored_answer(caller.token_id, key[1], answer, sizeof answer);
     assert_string_equal(answer, "409|ply 1");
 
-    /* A failing after undoes the move and its own key's claim. */
-    struct key_hooks failing = { caller.token_id, key[2], true, 0, 0, GAMES_DB_ERROR };
-    struct games_hooks failing_hooks = { claim_key, store_answer, &failing };
-    games_move(pool, g.black.id, g.game, "K@e8", 1, &failing_hooks, &r);
+    /* An answer that cannot be written undoes the move and the key's claim. */
+    struct answer_calls failing = { true, 0, GAMES_DB_ERROR };
+    k = test_key(caller.token_id, key[2], "/test/moves", &failing);
+    games_move(pool, g.black.id, g.game, "K@e8", 1, "ignored", &k, &r);
     assert_int_equal(r.outcome, GAMES_DB_ERROR);
     assert_int_equal(r.db, DB_HARD_ERROR);
-    assert_non_null(strstr(r.err.text, "on purpose"));
+    assert_non_null(strstr(r.err.text, "out of memory"));
     games_result_clear(&r);
+    assert_null(k.body);
     assert_int_equal(failing.seen, GAMES_OK);   /* the move itself was fine */
     assert_unchanged(g.game, before);
     stored_answer(caller.token_id, key[2], answer, sizeof answer);
     assert_string_equal(answer, "");
+    const char *id[1] = { g.game };
+    sql_text(text, sizeof text, "SELECT count(*) FROM game_messages WHERE game_id = $1", 1, id);
+    assert_string_equal(text, "0");
 
-    /* Hooks may be left out one by one. */
-    struct key_hooks only_after = { caller.token_id, key[2], false, 0, 0, GAMES_DB_ERROR };
-    struct games_hooks after_hooks = { NULL, store_answer, &only_after };
-    games_move(pool, g.black.id, g.game, "K@e8", 1, &after_hooks, &r);
+    /* Without a key, a message sent with the move is kept at the move's
+     * ply (the plies played once it is made), in its transaction. */
+    games_move(pool, g.black.id, g.game, "K@e8", 1, "good luck", NULL, &r);
     assert_int_equal(r.outcome, GAMES_OK);
     assert_int_equal(r.game.ply, 2);
     games_result_clear(&r);
-    assert_int_equal(only_after.before_runs, 0);
-    assert_int_equal(only_after.seen, GAMES_OK);
-    assert_events(&g, "game_start move move");
+    sql_text(text, sizeof text, "SELECT string_agg(ply || '|' || text, ',') FROM game_messages"
+             " WHERE game_id = $1", 1, id);
+    assert_string_equal(text, "2|good luck");
+    /* A message with a refused move is not sent. */
+    games_move(pool, g.black.id, g.game, "K@e8", 2, "not mine to send", NULL, &r);
+    assert_refused(&r, GAMES_NOT_YOUR_TURN);
+    games_result_clear(&r);
+    sql_text(text, sizeof text, "SELECT count(*) FROM game_messages WHERE game_id = $1", 1, id);
+    assert_string_equal(text, "1");
 }
 
 /* ---- The analysis of an unreadable row --------------------------------------------- */
@@ -1383,6 +1419,7 @@ static int setup(void **state)
     struct db_pool_config config = { url, 2, 0 };
     (void)state;
     rules_init();
+    games_ratings_set_period(7);   /* the default, set as korpd sets it */
     pool = db_pool_new(&config, &err);
     if (pool == NULL) {
         fprintf(stderr, "db_pool_new: %s\n", err.text);
@@ -1408,6 +1445,661 @@ static int teardown(void **state)
     return 0;
 }
 
+/* A challenge as api/ fills one: korpalski, White for the challenger. */
+static void challenge_of(const struct db_player *challenger, const char *opponent_id,
+                         struct db_challenge *c)
+{
+    memset(c, 0, sizeof *c);
+    c->variant = db_variant_parse("korpalski");
+    snprintf(c->challenger_id, sizeof c->challenger_id, "%s", challenger->id);
+    snprintf(c->opponent_id, sizeof c->opponent_id, "%s", opponent_id);
+    c->color = DB_COLOR_WHITE;
+    c->fifty_move_rule = true;
+    c->rated = true;
+}
+
+static void test_games_challenge_create(void **state)
+{
+    struct db_player a, b, busy;
+    struct db_challenge c, first;
+    struct games_result r;
+    (void)state;
+    new_player(&a, NULL, 0);
+    new_player(&b, NULL, 0);
+    new_player(&busy, NULL, 0);
+
+    /* Made: read back as stored, names and all, and told to both. */
+    challenge_of(&a, b.id, &first);
+    games_challenge_create(pool, &first, 0, &r);
+    assert_ok_clear(&r);
+    assert_true(first.id[0] != '\0');
+    assert_int_equal(first.status, DB_CHALLENGE_OPEN);
+    assert_string_equal(first.challenger_name, a.name);
+    assert_string_equal(first.opponent_name, b.name);
+    assert_true(first.created_at[0] != '\0');
+    const char *p[1] = { first.id };
+    assert_int_equal(sql_count("SELECT count(*) FROM events WHERE payload->>'challenge_id' = $1"
+                               " AND type = 'challenge'", 1, p), 2);
+
+    /* One at a time to each opponent; the refusal names the open one. */
+    challenge_of(&a, b.id, &c);
+    games_challenge_create(pool, &c, 0, &r);
+    assert_refused(&r, GAMES_CONFLICT);
+    assert_non_null(strstr(r.detail, first.id));
+    games_result_clear(&r);
+    /* No such opponent. */
+    challenge_of(&a, "nosuchplayer", &c);
+    games_challenge_create(pool, &c, 0, &r);
+    assert_refused_clear(&r, GAMES_NOT_FOUND);
+    /* One a day: the next waits until the first is 24 hours old. */
+    challenge_of(&a, "", &c);
+    games_challenge_create(pool, &c, 1, &r);
+    assert_refused(&r, GAMES_DAILY_LIMIT);
+    assert_true(r.retry_after > 0 && r.retry_after <= 86400);
+    games_result_clear(&r);
+
+    /* Ten open to anyone at most. */
+    for (int i = 0; i < GAMES_OPEN_CHALLENGES_MAX; i++) {
+        challenge_of(&busy, "", &c);
+        games_challenge_create(pool, &c, 0, &r);
+        assert_ok_clear(&r);
+    }
+    challenge_of(&busy, "", &c);
+    games_challenge_create(pool, &c, 0, &r);
+    assert_refused(&r, GAMES_CONFLICT);
+    assert_non_null(strstr(r.detail, "10 open challenges"));
+    games_result_clear(&r);
+    /* ... which leaves challenges to one player free. */
+    challenge_of(&busy, a.id, &c);
+    games_challenge_create(pool, &c, 0, &r);
+    assert_ok_clear(&r);
+}
+
+/* ---- Conditional moves ------------------------------------------------------ */
+
+/* Lines given as "move move ...|move move ..." (a '|' between lines). */
+static void set_lines(struct games_lines *l, const char *text, int expect_ply)
+{
+    char copy[512], *save_line = NULL;
+    memset(l, 0, sizeof *l);
+    l->expect_ply = expect_ply;
+    snprintf(copy, sizeof copy, "%s", text);
+    for (char *line = strtok_r(copy, "|", &save_line); line != NULL;
+         line = strtok_r(NULL, "|", &save_line)) {
+        char *save = NULL;
+        for (char *m = strtok_r(line, " ", &save); m != NULL; m = strtok_r(NULL, " ", &save))
+            snprintf(l->move[l->count][l->length[l->count]++], RULES_MOVE_TEXT_MAX, "%s", m);
+        l->count++;
+    }
+}
+
+/* The lines as "move move ...|...", as games/ answers them (SAN). */
+static void lines_text(const struct games_lines *l, char *out, size_t size)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (int i = 0; i < l->count; i++)
+        for (int k = 0; k < l->length[i]; k++)
+            used += (size_t)snprintf(out + used, size - used, "%s%s",
+                                     k > 0 ? " " : i > 0 ? "|" : "", l->move[i][k]);
+    assert_true(used < size);
+}
+
+static void test_games_conditional(void **state)
+{
+    struct pair g;
+    struct db_player stranger;
+    struct games_result r;
+    struct games_lines *l = calloc(1, sizeof *l);
+    char text[256], before[SNAPSHOT_SIZE];
+    (void)state;
+    assert_non_null(l);
+    new_game("korpalski", 0, true, &g);
+    new_player(&stranger, NULL, 0);
+
+    /* Black, while White is to move: if White drops the king on e1, the
+     * black king goes to e8 (not next to it: legal, korpalski.md). */
+    set_lines(l, "K@e1 K@e8", 0);
+    games_conditional_put(pool, g.black.id, g.game, l, &r);
+    assert_ok_clear(&r);
+    assert_int_equal(l->ply, 0);
+    lines_text(l, text, sizeof text);
+    assert_string_equal(text, "K@e1 K@e8");
+
+    /* Refusals, none of which touches the stored lines or the game. */
+    snapshot(g.game, before, sizeof before);
+    set_lines(l, "N@f3 N@f6", 0);   /* White is to move: not while it is one's turn */
+    games_conditional_put(pool, g.white.id, g.game, l, &r);
+    assert_refused_clear(&r, GAMES_CONFLICT);
+    set_lines(l, "K@e1 K@e8", 3);   /* three plies believed played, none was */
+    games_conditional_put(pool, g.black.id, g.game, l, &r);
+    assert_refused_clear(&r, GAMES_PLY_MISMATCH);
+    /* A drop onto the square of the white king: illegal (drops go onto
+     * empty squares only), line 0, move 1. */
+    set_lines(l, "K@e1 K@e1", 0);
+    games_conditional_put(pool, g.black.id, g.game, l, &r);
+    assert_refused_clear(&r, GAMES_ILLEGAL);
+    assert_int_equal(l->bad_line, 0);
+    assert_int_equal(l->bad_index, 1);
+    /* Two lines that answer K@e1 differently. */
+    set_lines(l, "K@e1 K@e8|K@e1 K@d8", 0);
+    games_conditional_put(pool, g.black.id, g.game, l, &r);
+    assert_refused_clear(&r, GAMES_LINES_DISAGREE);
+    assert_true(l->conflict);
+    assert_int_equal(l->bad_line, 1);
+    assert_int_equal(l->bad_index, 1);
+    /* One who does not play the game, or no such game: not told which. */
+    set_lines(l, "K@e1 K@e8", 0);
+    games_conditional_put(pool, stranger.id, g.game, l, &r);
+    assert_refused_clear(&r, GAMES_NOT_YOURS);
+    games_conditional_put(pool, g.black.id, "nosuchgame", l, &r);
+    assert_refused_clear(&r, GAMES_NOT_YOURS);
+    games_conditional_get(pool, stranger.id, g.game, l, &r);
+    assert_refused_clear(&r, GAMES_NOT_YOURS);
+    games_conditional_delete(pool, stranger.id, g.game, &r);
+    assert_refused_clear(&r, GAMES_NOT_YOURS);
+    assert_unchanged(g.game, before);
+
+    /* The lines are the first ones still, and Black's alone. */
+    games_conditional_get(pool, g.black.id, g.game, l, &r);
+    assert_ok_clear(&r);
+    lines_text(l, text, sizeof text);
+    assert_string_equal(text, "K@e1 K@e8");
+    games_conditional_get(pool, g.white.id, g.game, l, &r);
+    assert_ok_clear(&r);
+    assert_int_equal(l->count, 0);
+
+    /* White plays K@e1: Black's reply is played in the same transaction,
+     * and the line is used up. */
+    games_move(pool, g.white.id, g.game, "K@e1", 0, NULL, NULL, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    assert_int_equal(r.game.ply, 2);
+    games_result_clear(&r);
+    assert_events(&g, "game_start move move");
+    games_conditional_get(pool, g.black.id, g.game, l, &r);
+    assert_ok_clear(&r);
+    assert_int_equal(l->count, 0);
+    assert_int_equal(l->ply, 2);
+
+    /* Set, then removed. */
+    set_lines(l, "N@f3 N@f6", 2);
+    games_conditional_put(pool, g.black.id, g.game, l, &r);
+    assert_ok_clear(&r);
+    games_conditional_delete(pool, g.black.id, g.game, &r);
+    assert_ok_clear(&r);
+    games_conditional_get(pool, g.black.id, g.game, l, &r);
+    assert_ok_clear(&r);
+    assert_int_equal(l->count, 0);
+    free(l);
+}
+
+/* ---- Messages ------------------------------------------------------------------ */
+
+static void test_games_message_valid(void **state)
+{
+    char why[160], text[2 * GAMES_MESSAGE_CHARS + 2];
+    (void)state;
+    assert_true(games_message_valid("good game", why, sizeof why));
+    assert_true(games_message_valid("two\nlines", why, sizeof why));
+    assert_false(games_message_valid("", why, sizeof why));
+    assert_non_null(strstr(why, "1 to 500 characters"));
+    assert_false(games_message_valid("tab\there", why, sizeof why));
+    assert_non_null(strstr(why, "control character"));
+    assert_false(games_message_valid("del\x7f", why, sizeof why));
+    assert_false(games_message_valid("next line \xc2\x85", why, sizeof why));   /* C1 NEL */
+    assert_false(games_message_valid("cut \xc3", why, sizeof why));
+    assert_non_null(strstr(why, "not valid UTF-8"));
+    /* 500 characters of two bytes each are 500 characters, not 1000. */
+    for (int i = 0; i < GAMES_MESSAGE_CHARS; i++)
+        memcpy(text + 2 * i, "\xc3\xa9", 2);
+    text[2 * GAMES_MESSAGE_CHARS] = '\0';
+    assert_true(games_message_valid(text, why, sizeof why));
+    memset(text, 'a', GAMES_MESSAGE_CHARS + 1);
+    text[GAMES_MESSAGE_CHARS + 1] = '\0';
+    assert_false(games_message_valid(text, why, sizeof why));
+    assert_non_null(strstr(why, "not 501"));
+}
+
+static void test_games_message_send(void **state)
+{
+    struct pair g;
+    struct db_player stranger;
+    struct games_result r;
+    char *json = NULL, count[16];
+    (void)state;
+    new_game("korpalski", 0, true, &g);
+    new_player(&stranger, NULL, 0);
+
+    games_message_send(pool, g.black.id, g.game, "good luck", &json, &r);
+    assert_ok_clear(&r);
+    assert_non_null(json);
+    assert_non_null(strstr(json, "\"good luck\""));
+    free(json);
+
+    games_message_send(pool, stranger.id, g.game, "hello", &json, &r);
+    assert_refused(&r, GAMES_FORBIDDEN);
+    assert_null(json);
+    games_result_clear(&r);
+    games_message_send(pool, g.white.id, "nosuchgame", "hello", &json, &r);
+    assert_refused(&r, GAMES_NOT_FOUND);
+    assert_null(json);
+    games_result_clear(&r);
+
+    /* GAMES_MESSAGES_PER_DAY a day each: Black's 20th passes, the 21st not. */
+    for (int i = 2; i <= GAMES_MESSAGES_PER_DAY; i++) {
+        games_message_send(pool, g.black.id, g.game, "again", &json, &r);
+        assert_ok_clear(&r);
+        free(json);
+    }
+    games_message_send(pool, g.black.id, g.game, "one too many", &json, &r);
+    assert_refused(&r, GAMES_DAILY_LIMIT);
+    assert_null(json);
+    games_result_clear(&r);
+    const char *p[2] = { g.game, g.black.id };
+    sql_text(count, sizeof count,
+             "SELECT count(*) FROM game_messages WHERE game_id = $1 AND player_id = $2", 2, p);
+    assert_int_equal(atoi(count), GAMES_MESSAGES_PER_DAY);
+    /* White's own count is apart. */
+    games_message_send(pool, g.white.id, g.game, "thanks", &json, &r);
+    assert_ok_clear(&r);
+    free(json);
+}
+
+static void test_games_note_put(void **state)
+{
+    struct pair g;
+    struct db_player stranger;
+    struct games_result r;
+    char updated_at[DB_TIME_SIZE] = "", text[64];
+    (void)state;
+    new_game("korpalski", 0, true, &g);
+    new_player(&stranger, NULL, 0);
+
+    games_note_put(pool, g.white.id, g.game, "watch the f-file", updated_at, &r);
+    assert_ok_clear(&r);
+    assert_true(updated_at[0] != '\0');
+    const char *p[2] = { g.game, g.white.id };
+    sql_text(text, sizeof text, "SELECT text FROM game_notes WHERE game_id = $1"
+             " AND player_id = $2", 2, p);
+    assert_string_equal(text, "watch the f-file");
+    /* A note is its author's: one who does not play the game is not told it exists. */
+    games_note_put(pool, stranger.id, g.game, "mine", updated_at, &r);
+    assert_refused_clear(&r, GAMES_NOT_YOURS);
+    games_note_put(pool, g.white.id, "nosuchgame", "mine", updated_at, &r);
+    assert_refused_clear(&r, GAMES_NOT_YOURS);
+}
+
+/* ---- Give-time and leave ---------------------------------------------------- */
+
+static long long deadline_epoch(const char *game_id)
+{
+    const char *p[1] = { game_id };
+    return sql_count("SELECT extract(epoch FROM deadline)::bigint FROM games WHERE id = $1", 1,
+                     p);
+}
+
+static void test_games_give_time(void **state)
+{
+    struct pair g, untimed;
+    struct db_player stranger;
+    struct games_result r;
+    char before[SNAPSHOT_SIZE];
+    (void)state;
+    new_game("korpalski", 3, true, &g);
+    new_game("korpalski", 0, true, &untimed);
+    new_player(&stranger, NULL, 0);
+
+    long long deadline = deadline_epoch(g.game);
+    snapshot(g.game, before, sizeof before);
+    games_give_time(pool, g.white.id, g.game, 2, &r);   /* White is to move */
+    assert_refused_clear(&r, GAMES_CONFLICT);
+    games_give_time(pool, stranger.id, g.game, 2, &r);
+    assert_refused_clear(&r, GAMES_FORBIDDEN);
+    games_give_time(pool, g.black.id, "nosuchgame", 2, &r);
+    assert_refused_clear(&r, GAMES_NOT_FOUND);
+    assert_unchanged(g.game, before);
+    games_give_time(pool, untimed.black.id, untimed.game, 2, &r);
+    assert_refused_clear(&r, GAMES_CONFLICT);
+
+    /* Black gives White, to move, two days: the deadline moves by 2 * 86400 s. */
+    games_give_time(pool, g.black.id, g.game, 2, &r);
+    assert_ok_clear(&r);
+    assert_int_equal(deadline_epoch(g.game) - deadline, 2 * 86400);
+
+    games_resign(pool, g.white.id, g.game, &r);
+    assert_ok_clear(&r);
+    games_give_time(pool, g.black.id, g.game, 2, &r);
+    assert_refused_clear(&r, GAMES_GAME_OVER);
+}
+
+/* A day n days from today (UTC, by korpd's clock), "YYYY-MM-DD". */
+static void day_ahead(int n, char *out, size_t size)
+{
+    char ahead[16];
+    const char *p[1] = { ahead };
+    snprintf(ahead, sizeof ahead, "%d", n);
+    sql_text(out, size, "SELECT to_char((korp_now() AT TIME ZONE 'UTC')::date + $1::int,"
+             " 'YYYY-MM-DD')", 1, p);
+}
+
+static void test_games_leave(void **state)
+{
+    struct db_player p, other;
+    struct games_leave l, booked;
+    struct games_result r;
+    char start[16], later[16], far[16], past[16];
+    (void)state;
+    new_player(&p, NULL, 0);
+    new_player(&other, NULL, 0);
+    day_ahead(10, start, sizeof start);
+    day_ahead(11, later, sizeof later);
+    day_ahead(366, far, sizeof far);
+    day_ahead(-1, past, sizeof past);
+
+    games_leave_book(pool, p.id, start, 3, 30, &booked, &r);
+    assert_ok_clear(&r);
+    assert_true(booked.booking.id[0] != '\0');
+    assert_int_equal(booked.booking.days, 3);
+
+    /* Day 11 lies inside days 10-12. */
+    games_leave_book(pool, p.id, later, 1, 30, &l, &r);
+    assert_refused(&r, GAMES_CONFLICT);
+    assert_non_null(strstr(r.detail, "overlap"));
+    games_result_clear(&r);
+    /* Today up to 365 days ahead, no more, no less. */
+    games_leave_book(pool, p.id, far, 1, 30, &l, &r);
+    assert_refused_clear(&r, GAMES_DAY_OUT_OF_RANGE);
+    games_leave_book(pool, p.id, past, 1, 30, &l, &r);
+    assert_refused_clear(&r, GAMES_DAY_OUT_OF_RANGE);
+    /* With no allowance, any day is over it: the year of the day, 0 left. */
+    games_leave_book(pool, other.id, start, 1, 0, &l, &r);
+    assert_refused_clear(&r, GAMES_LEAVE_EXCEEDED);
+    assert_int_equal(l.year, atoi(start));
+    assert_int_equal(l.left, 0);
+
+    /* Only its owner cancels a booking; one not started goes away. */
+    games_leave_cancel(pool, other.id, booked.booking.id, &r);
+    assert_refused_clear(&r, GAMES_NOT_FOUND);
+    games_leave_cancel(pool, p.id, booked.booking.id, &r);
+    assert_ok_clear(&r);
+    games_leave_cancel(pool, p.id, booked.booking.id, &r);
+    assert_refused_clear(&r, GAMES_NOT_FOUND);
+    /* Its days are free again. */
+    games_leave_book(pool, p.id, later, 1, 30, &l, &r);
+    assert_ok_clear(&r);
+}
+
+/* ---- The arbiter's queue -------------------------------------------------------- */
+
+/* White: king e1, queen a1; Black: king e8; White to move, every other man
+ * in hand.  The queen checks from a4 (a4-e8), b3 (b3-f7) and b4 (b4-f8),
+ * and the black king walks e8-f7-f8-e8 between: a perpetual check. */
+static const char perpetual_fen[] =
+    "4k3/8/8/8/8/8/8/Q3K3[RRBBNNPPPPPPPPqrrbbnnpppppppp] w - - 0 3";
+static const char perpetual_cycle[] = "Qa4+ Kf7 Qb3+ Kf8 Qb4+ Ke8 ";
+
+static void queue_status(const char *item_id, char *out, size_t size)
+{
+    const char *p[1] = { item_id };
+    sql_text(out, size, "SELECT status || '|' || kind FROM arbiter_queue WHERE id = $1", 1, p);
+}
+
+static void test_games_perpetual_claim(void **state)
+{
+    struct pair g;
+    struct games_result r;
+    char claim_id[BASE_ID_SIZE] = "", status[64], line[512] = "";
+    bool not_check = true;
+    (void)state;
+    new_game("korpalski", 0, true, &g);
+    set_position(g.game, perpetual_fen);
+
+    games_perpetual_claim(pool, g.white.id, g.game, "Qa4+ Kf7 Qb3+", &not_check, claim_id, &r);
+    assert_int_equal(r.outcome, GAMES_OK);
+    assert_int_equal(r.game.ply, 0);   /* the game goes on: nothing played */
+    games_result_clear(&r);
+    assert_false(not_check);
+    queue_status(claim_id, status, sizeof status);
+    assert_string_equal(status, "open|perpetual");
+
+    /* Refused lines: queued nowhere. */
+    games_perpetual_claim(pool, g.white.id, g.game, "Qa2 Kf7", &not_check, claim_id, &r);
+    assert_refused(&r, GAMES_CLAIM_LINE_REFUSED);
+    assert_true(not_check);
+    assert_non_null(strstr(r.detail, "move 1"));
+    games_result_clear(&r);
+    games_perpetual_claim(pool, g.white.id, g.game, "Qa4+ Ke1", &not_check, claim_id, &r);
+    assert_refused(&r, GAMES_CLAIM_LINE_REFUSED);
+    assert_false(not_check);
+    assert_non_null(strstr(r.detail, "move 2"));
+    games_result_clear(&r);
+    games_perpetual_claim(pool, g.white.id, g.game, "  ", &not_check, claim_id, &r);
+    assert_refused_clear(&r, GAMES_CLAIM_LINE_REFUSED);
+    /* 66 legal moves, all checks: over the 64 a line may have. */
+    for (int i = 0; i < 11; i++)
+        strcat(line, perpetual_cycle);
+    games_perpetual_claim(pool, g.white.id, g.game, line, &not_check, claim_id, &r);
+    assert_refused(&r, GAMES_CLAIM_LINE_REFUSED);
+    assert_non_null(strstr(r.detail, "longer than 64"));
+    games_result_clear(&r);
+    /* Only on one's turn. */
+    games_perpetual_claim(pool, g.black.id, g.game, "Kf7", &not_check, claim_id, &r);
+    assert_refused_clear(&r, GAMES_NOT_YOUR_TURN);
+}
+
+static void test_games_arbiter_request(void **state)
+{
+    struct pair g;
+    struct db_player stranger;
+    struct games_result r;
+    char request_id[BASE_ID_SIZE] = "", other_id[BASE_ID_SIZE] = "", status[64];
+    (void)state;
+    new_game("korpalski", 0, true, &g);
+    new_player(&stranger, NULL, 0);
+
+    games_arbiter_request(pool, g.black.id, g.game, "please look at the clock", request_id, &r);
+    assert_ok_clear(&r);
+    queue_status(request_id, status, sizeof status);
+    assert_string_equal(status, "open|request");
+    games_arbiter_request(pool, stranger.id, g.game, "me too", other_id, &r);
+    assert_refused_clear(&r, GAMES_FORBIDDEN);
+    games_arbiter_request(pool, g.black.id, "nosuchgame", "here", other_id, &r);
+    assert_refused_clear(&r, GAMES_NOT_FOUND);
+
+    games_arbiter_dismiss(pool, request_id, "nothing to rule on", &r);
+    assert_ok_clear(&r);
+    queue_status(request_id, status, sizeof status);
+    assert_string_equal(status, "dismissed|request");
+    games_arbiter_dismiss(pool, request_id, "again", &r);
+    assert_refused_clear(&r, GAMES_CONFLICT);
+    games_arbiter_dismiss(pool, "nosuchitem", "none", &r);
+    assert_refused_clear(&r, GAMES_NOT_FOUND);
+}
+
+/* ---- Tournaments -------------------------------------------------------------------- */
+
+static void new_tournament(const struct db_player *director, int max_players, bool min_2000,
+                           const char *starts_at, struct db_tournament *t)
+{
+    struct games_result r;
+    memset(t, 0, sizeof *t);
+    snprintf(t->name, sizeof t->name, "test %s", director->name);
+    t->variant = db_variant_parse("korpalski");
+    snprintf(t->director_id, sizeof t->director_id, "%s", director->id);
+    t->max_players = max_players;
+    t->has_min_rating = min_2000;
+    t->min_rating = 2000;
+    snprintf(t->starts_at, sizeof t->starts_at, "%s", starts_at ? starts_at : "");
+    games_tournament_create(pool, t, &r);
+    if (r.outcome != GAMES_OK)
+        fail_msg("tournament: %s", r.err.text);
+    assert_true(t->id[0] != '\0');
+    assert_int_equal(t->status, DB_TOURNAMENT_OPEN);
+}
+
+static long long tournament_games(const char *id, const char *where)
+{
+    char text[256];
+    const char *p[1] = { id };
+    snprintf(text, sizeof text, "SELECT count(*) FROM games WHERE tournament_id = $1%s", where);
+    return sql_count(text, 1, p);
+}
+
+static void join(const struct db_player *p, const char *id, enum games_outcome expected)
+{
+    struct db_tournament t;
+    struct games_result r;
+    games_tournament_join(pool, p->id, id, &t, &r);
+    if (expected == GAMES_OK)
+        assert_int_equal(r.outcome, GAMES_OK);
+    else
+        assert_refused_clear(&r, expected);
+}
+
+static void test_games_tournament(void **state)
+{
+    struct db_player director, p[4];
+    struct db_tournament t, high, got;
+    struct games_result r;
+    (void)state;
+    new_player(&director, NULL, 0);
+    for (int i = 0; i < 4; i++)
+        new_player(&p[i], NULL, 0);
+    new_tournament(&director, 3, false, NULL, &t);
+    new_tournament(&director, 8, true, NULL, &high);
+
+    /* A new player's rating is the starting 1500: under a minimum of 2000. */
+    join(&p[0], high.id, GAMES_ENTRY_REFUSED);
+    join(&p[0], "nosuchtournament", GAMES_NOT_FOUND);
+    join(&p[0], t.id, GAMES_OK);
+    join(&p[0], t.id, GAMES_CONFLICT);   /* in it already */
+    join(&p[1], t.id, GAMES_OK);
+
+    /* A round robin needs three; only its director (or an arbiter) starts it. */
+    games_tournament_start(pool, director.id, false, t.id, &got, &r);
+    assert_refused_clear(&r, GAMES_CONFLICT);
+    join(&p[2], t.id, GAMES_OK);
+    join(&p[3], t.id, GAMES_CONFLICT);   /* full: three of three */
+    games_tournament_start(pool, p[0].id, false, t.id, &got, &r);
+    assert_refused_clear(&r, GAMES_FORBIDDEN);
+    games_tournament_start(pool, director.id, false, "nosuchtournament", &got, &r);
+    assert_refused_clear(&r, GAMES_NOT_FOUND);
+    games_tournament_start(pool, director.id, false, t.id, &got, &r);
+    assert_ok_clear(&r);
+    assert_int_equal(got.status, DB_TOURNAMENT_ACTIVE);
+    /* Three players, one cycle: 3 * 2 / 2 games, all at once. */
+    assert_int_equal(tournament_games(t.id, ""), 3);
+    assert_int_equal(tournament_games(t.id, " AND status = 'active'"), 3);
+    games_tournament_start(pool, director.id, false, t.id, &got, &r);
+    assert_refused_clear(&r, GAMES_CONFLICT);
+    join(&p[3], t.id, GAMES_CONFLICT);   /* started */
+
+    /* A withdrawal after the start loses the player's two games. */
+    games_tournament_withdraw(pool, p[0].id, t.id, &got, &r);
+    assert_ok_clear(&r);
+    assert_int_equal(tournament_games(t.id, " AND status = 'finished'"), 2);
+    assert_int_equal(tournament_games(t.id, " AND status = 'active'"), 1);
+    games_tournament_withdraw(pool, p[0].id, t.id, &got, &r);
+    assert_refused_clear(&r, GAMES_CONFLICT);
+    games_tournament_withdraw(pool, p[3].id, t.id, &got, &r);
+    assert_refused(&r, GAMES_CONFLICT);   /* never in it */
+    games_result_clear(&r);
+    /* Before the start, leaving takes the player off the list. */
+    struct db_tournament open;
+    new_tournament(&director, 8, false, NULL, &open);
+    join(&p[3], open.id, GAMES_OK);
+    games_tournament_withdraw(pool, p[3].id, open.id, &got, &r);
+    assert_ok_clear(&r);
+    assert_int_equal(got.player_count, 0);
+    games_tournament_withdraw(pool, p[3].id, open.id, &got, &r);
+    assert_refused_clear(&r, GAMES_CONFLICT);
+}
+
+static void test_games_tournaments_sweep(void **state)
+{
+    struct db_player director, p[3];
+    struct db_tournament t, got;
+    struct base_err err = { "" };
+    (void)state;
+    new_player(&director, NULL, 0);
+    for (int i = 0; i < 3; i++)
+        new_player(&p[i], NULL, 0);
+    new_tournament(&director, 3, false, "2000-01-01T00:00:00Z", &t);
+    for (int i = 0; i < 3; i++)
+        join(&p[i], t.id, GAMES_OK);
+    /* Its start has passed: the sweeper starts it (it, or any korpd
+     * sweeping the same database at once). */
+    assert_true(games_tournaments_sweep(pool, &err) >= 0);
+    assert_int_equal(db_tournament_get(pool, t.id, &got, &err), DB_OK);
+    assert_int_equal(got.status, DB_TOURNAMENT_ACTIVE);
+    assert_int_equal(tournament_games(t.id, ""), 3);
+}
+
+/* ---- What is read from a stored game --------------------------------------------- */
+
+static void test_games_pgn(void **state)
+{
+    struct pair g;
+    struct db_game game;
+    struct base_err err = { "" };
+    char *pgn = NULL, tag[128];
+    (void)state;
+    new_game("korpalski", 0, true, &g);
+    shuffle_to(&g, 0, 4);
+    game = read_game(g.game);
+    assert_int_equal(games_pgn(pool, &game, &pgn, &err), DB_OK);
+    assert_non_null(pgn);
+    snprintf(tag, sizeof tag, "[White \"%s\"]", g.white.name);
+    assert_non_null(strstr(pgn, tag));
+    assert_non_null(strstr(pgn, "[Termination \"unterminated\"]"));
+    assert_non_null(strstr(pgn, "1. K@e1 K@e8 2. N@f3 N@f6"));
+    free(pgn);
+    db_game_clear(&game);
+
+    /* A stored move that does not replay is the database's fault, not a PGN. */
+    const char *p[1] = { g.game };
+    PQclear(sql("UPDATE moves SET uci = 'a1a1' WHERE game_id = $1 AND ply = 3", 1, p));
+    game = read_game(g.game);
+    assert_int_equal(games_pgn(pool, &game, &pgn, &err), DB_HARD_ERROR);
+    assert_null(pgn);
+    assert_non_null(strstr(err.text, "do not replay"));
+    db_game_clear(&game);
+}
+
+static void test_games_analysis_allowed(void **state)
+{
+    struct pair g;
+    struct db_player stranger;
+    struct db_game game;
+    struct games_result r;
+    struct rules_position pos;
+    (void)state;
+    new_game("korpalski", 0, true, &g);
+    new_player(&stranger, NULL, 0);
+    shuffle_to(&g, 0, 2);
+    game = read_game(g.game);
+    assert_int_equal(game.variant->position_parse(&pos, game.fen, NULL), RULES_OK);
+
+    /* The game itself, or its position, while White plays it: no engine. */
+    games_analysis_allowed(pool, g.white.id, game.variant, &pos, g.game, &r);
+    assert_refused_clear(&r, GAMES_OWN_GAME_IN_PLAY);
+    games_analysis_allowed(pool, g.white.id, game.variant, &pos, NULL, &r);
+    assert_refused(&r, GAMES_OWN_GAME_IN_PLAY);
+    assert_non_null(strstr(r.detail, g.game));
+    games_result_clear(&r);
+    /* Anyone else may. */
+    games_analysis_allowed(pool, stranger.id, game.variant, &pos, g.game, &r);
+    assert_ok_clear(&r);
+    games_analysis_allowed(pool, stranger.id, game.variant, &pos, "nosuchgame", &r);
+    assert_refused_clear(&r, GAMES_NOT_FOUND);
+    /* Once it is over, its players too. */
+    games_resign(pool, g.black.id, g.game, &r);
+    games_result_clear(&r);
+    games_analysis_allowed(pool, g.white.id, game.variant, &pos, g.game, &r);
+    assert_ok_clear(&r);
+    db_game_clear(&game);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -1423,8 +2115,21 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_games_adjudicate),
         cmocka_unit_test(test_games_time_out),
         cmocka_unit_test(test_games_glinski_stalemate),
-        cmocka_unit_test(test_games_move_hooks),
+        cmocka_unit_test(test_games_move_key),
         cmocka_unit_test(test_games_analyse_bad_position),
+        cmocka_unit_test(test_games_challenge_create),
+        cmocka_unit_test(test_games_conditional),
+        cmocka_unit_test(test_games_message_valid),
+        cmocka_unit_test(test_games_message_send),
+        cmocka_unit_test(test_games_note_put),
+        cmocka_unit_test(test_games_give_time),
+        cmocka_unit_test(test_games_leave),
+        cmocka_unit_test(test_games_perpetual_claim),
+        cmocka_unit_test(test_games_arbiter_request),
+        cmocka_unit_test(test_games_tournament),
+        cmocka_unit_test(test_games_tournaments_sweep),
+        cmocka_unit_test(test_games_pgn),
+        cmocka_unit_test(test_games_analysis_allowed),
     };
     if (argc != 2) {
         fprintf(stderr, "usage: test_games DATA_DIR\n");

@@ -1,0 +1,156 @@
+/*
+ * games_record.c — what is read from a stored game rather than changed in
+ * it: its PGN (its moves replayed from the start, each checked again), and
+ * whether a player may have an engine analyse a position (never one of a
+ * game they are playing).
+ */
+#include "games_int.h"
+
+#include "base.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Active games whose board matches a position's, read to compare keys. */
+#define ANALYSIS_CANDIDATES 64
+
+/* PGN's own words for how a game ended (the Termination tag). */
+static const char *pgn_termination(const struct db_game *g)
+{
+    if (g->status == DB_GAME_ABORTED)
+        return "abandoned";
+    if (g->status == DB_GAME_ACTIVE)
+        return "unterminated";
+    switch (g->termination) {
+    case DB_END_TIMEOUT: return "time forfeit";
+    case DB_END_ADJUDICATION: return "adjudication";
+    default: return "normal";
+    }
+}
+
+/* The PGN text of g over its replayed moves (malloc'd; NULL: out of memory). */
+static char *pgn_write(const struct db_game *g, const struct rules_position *start,
+                       const struct rules_move *moves, int count)
+{
+    char date[16], time_control[32], *pgn;
+    size_t size;
+
+    snprintf(date, sizeof date, "%.4s.%.2s.%.2s", g->created_at, g->created_at + 5,
+             g->created_at + 8);
+    if (g->days_per_move > 0)
+        snprintf(time_control, sizeof time_control, "1/%d", g->days_per_move * 86400);
+    else
+        snprintf(time_control, sizeof time_control, "-");
+    const char *tags[] = { "Event", "korp correspondence game", "Site", "korp",
+                           "Date", date, "Round", "-", "White", g->white_name,
+                           "Black", g->black_name, "Termination", pgn_termination(g),
+                           "TimeControl", time_control, NULL };
+    size = rules_pgn_write(g->variant, tags, start, moves, count, g->result, NULL, 0) + 1;
+    pgn = malloc(size);
+    if (pgn != NULL)
+        rules_pgn_write(g->variant, tags, start, moves, count, g->result, pgn, size);
+    return pgn;
+}
+
+enum db_status games_pgn(struct db_pool *pool, const struct db_game *g, char **pgn,
+                         struct base_err *err)
+{
+    struct db_move *stored = NULL;
+    struct rules_move *moves = NULL;
+    struct rules_position start, pos;
+    const struct rules_variant *v = g->variant;
+    int count = 0;
+    enum db_status st;
+
+    *pgn = NULL;
+    st = db_move_list(pool, g->id, &stored, &count, err);
+    /* Two reads: a move committed between them is not this game's yet. */
+    if (count > g->ply)
+        count = g->ply;
+    moves = calloc((size_t)count + 1, sizeof *moves);
+    if (st != DB_OK)
+        goto done;
+    if (moves == NULL) {
+        st = DB_OK;     /* *pgn NULL: out of memory */
+        goto done;
+    }
+    if (v == NULL || v->position_parse(&start, v->start_text, NULL) != RULES_OK) {
+        base_err_set(err, "cannot rebuild the game");
+        st = DB_HARD_ERROR;
+        goto done;
+    }
+    pos = start;
+    for (int i = 0; i < count; i++) {
+        if (v->move_parse(&pos, stored[i].uci, RULES_DIALECT_DEFAULT, &moves[i], NULL) !=
+                RULES_OK ||
+            v->position_apply(&pos, moves[i]) != RULES_OK) {
+            base_log(BASE_LOG_ERROR, "game %s: stored move %d (%s) does not replay", g->id,
+                     i + 1, stored[i].uci);
+            base_err_set(err, "stored moves do not replay");
+            st = DB_HARD_ERROR;
+            goto done;
+        }
+    }
+    *pgn = pgn_write(g, &start, moves, count);
+done:
+    free(moves);
+    free(stored);
+    return st;
+}
+
+void games_analysis_allowed(struct db_pool *pool, const char *player_id,
+                            const struct rules_variant *v, const struct rules_position *pos,
+                            const char *game_id, struct games_result *out)
+{
+    struct db_active_position found[ANALYSIS_CANDIDATES];
+    char fen[RULES_TEXT_MAX];
+    uint64_t key = v->repetition_key(pos);
+    int count = 0;
+
+    memset(out, 0, sizeof *out);
+    if (game_id != NULL) {
+        out->db = db_game_get(pool, game_id, &out->game, &out->err);
+        if (out->db == DB_NOT_FOUND) {
+            games_refuse(out, GAMES_NOT_FOUND, "no game has that 'game_id'");
+            return;
+        }
+        if (out->db != DB_OK) {
+            out->outcome = GAMES_DB_ERROR;
+            return;
+        }
+        bool own = out->game.status == DB_GAME_ACTIVE &&
+                   (strcmp(out->game.white_id, player_id) == 0 ||
+                    strcmp(out->game.black_id, player_id) == 0);
+        db_game_clear(&out->game);
+        memset(&out->game, 0, sizeof out->game);
+        if (own) {
+            games_refuse(out, GAMES_OWN_GAME_IN_PLAY, "you are playing game %s: the engine "
+                         "analyses it for you once it is over", game_id);
+            return;
+        }
+    }
+    /* The same board, side to move, castling and en passant rights (the
+     * repetition key) in any of the player's active games, whatever the
+     * move counters say. */
+    v->position_format(pos, fen, sizeof fen);
+    fen[strcspn(fen, " ")] = '\0';
+    out->db = db_active_positions(pool, player_id, v, fen, found, ANALYSIS_CANDIDATES, &count,
+                                  &out->err);
+    if (out->db != DB_OK) {
+        out->outcome = GAMES_DB_ERROR;
+        return;
+    }
+    for (int i = 0; i < count; i++) {
+        struct rules_position there;
+        struct rules_why why;
+        if (found[i].variant != v || v->position_parse(&there, found[i].fen, &why) != RULES_OK)
+            continue;
+        if (v->repetition_key(&there) == key) {
+            games_refuse(out, GAMES_OWN_GAME_IN_PLAY, "this is the position of game %s, which "
+                         "you are playing: the engine analyses it for you once it is over",
+                         found[i].game_id);
+            return;
+        }
+    }
+}
