@@ -43,7 +43,7 @@ struct api_config {
     bool email_confirmation;   /* addresses must be confirmed before korpd mails them */
     int challenges_per_day;    /* challenges per challenger in 24 hours; 0: no cap */
     int leave_days_per_year;       /* a player's leave allowance */
-    /* Issue 22: every stream reads the events table at least this often
+    /* Every stream reads the events table at least this often
      * (KORP_EVENTS_BACKSTOP_MS), whether or not a wake-up came; 0: 15000. */
     int events_backstop_ms;
     int event_retention_days;      /* events kept this long; 0: for ever */

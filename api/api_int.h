@@ -566,7 +566,7 @@ char *api_game_pgn_text(struct api_request *req, const struct db_game *g,
 /* Answers 200 with that PGN (taking it). */
 enum MHD_Result api_reply_pgn(struct api_request *req, char *pgn);
 
-/* Issue 21: korp's languages (api_language.c).  The code itself when it is
+/* korp's languages (api_language.c).  The code itself when it is
  * one of "en", "pl", "hu", else NULL; and the one of them the request's
  * Accept-Language prefers, or NULL. */
 const char *api_language_known(const char *code);

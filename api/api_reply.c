@@ -170,7 +170,7 @@ cJSON *api_problem_new(enum api_problem problem, const char *detail)
     cJSON_AddNumberToObject(json, "status", problems[problem].status);
     if (detail != NULL)
         cJSON_AddStringToObject(json, "detail", detail);
-    /* Issue 21: the type's slug, stable, for pages to say it in their
+    /* The type's slug, stable, for pages to say it in their
      * language (detail stays English, for bots and logs). */
     cJSON_AddStringToObject(json, "reason", problems[problem].type);
     return json;

@@ -96,7 +96,7 @@ static const struct route routes[] = {
     { "GET", "/v1/games/{id}/notes", API_TOKEN, api_note_get },
     { "POST", "/v1/games/{id}/messages", API_TOKEN | API_JSON_BODY, api_message_send },
     { "GET", "/v1/games/{id}/messages", 0, api_message_list },
-    /* Issue 19: ratings. */
+    /* Ratings. */
     { "GET", "/v1/players/{id}/rating-history", 0, api_player_rating_history },
     { "GET", "/v1/leaderboard/{variant}", 0, api_leaderboard },
     { "POST", "/v1/games/{id}/arbiter-request", API_TOKEN | API_JSON_BODY,
