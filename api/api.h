@@ -53,6 +53,7 @@ struct api_config {
     /* KORP_WEB_DIR: the web board's files are read from this folder on each
      * request instead of the copy built in; NULL or "": the built-in copy. */
     const char *web_dir;
+    int tournaments_per_day;   /* tournaments per director in 24 hours; 0: no cap */
 };
 
 struct api_server;

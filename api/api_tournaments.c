@@ -179,16 +179,82 @@ static enum MHD_Result reply_outcome(struct api_request *req, struct games_resul
     return rc;
 }
 
-/* "YYYY-MM-DDTHH:MM:SSZ", as korpd writes times. */
-static bool time_valid(const char *t)
+/* How far ahead a tournament may start or end: about a year. */
+#define AHEAD_DAYS_MAX 366
+
+/* Days from 1970-01-01 to a date of the proleptic Gregorian calendar. */
+static long long days_from_civil(int y, int m, int d)
+{
+    y -= m <= 2;
+    long long era = (y >= 0 ? y : y - 399) / 400;
+    long long yoe = y - era * 400;
+    long long doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    long long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+/* "YYYY-MM-DDTHH:MM:SSZ", as korpd writes times, of a day that exists
+ * (years 1 to 9999): its seconds since 1970 into *at. */
+static bool time_read(const char *t, long long *at)
 {
     static const char shape[] = "dddd-dd-ddTdd:dd:ddZ";
+    static const int month_days[12] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+    int y, mo, d, h, mi, sec;
+
     if (strlen(t) != sizeof shape - 1)
         return false;
     for (size_t i = 0; i < sizeof shape - 1; i++)
         if (shape[i] == 'd' ? (t[i] < '0' || t[i] > '9') : t[i] != shape[i])
             return false;
+    if (sscanf(t, "%4d-%2d-%2dT%2d:%2d:%2dZ", &y, &mo, &d, &h, &mi, &sec) != 6 || y < 1 ||
+        mo < 1 || mo > 12 || d < 1 || d > month_days[mo - 1] || h > 23 || mi > 59 || sec > 59)
+        return false;
+    if (mo == 2 && d == 29 && !(y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)))
+        return false;
+    *at = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec;
     return true;
+}
+
+/*
+ * starts_at and ends_at (each may be NULL) against korpd's clock: a start
+ * not in the past, an end after the start and after now, neither more
+ * than AHEAD_DAYS_MAX days ahead.  Replies itself and returns false
+ * otherwise.
+ */
+static bool times_check(struct api_request *req, const char *starts, const char *ends,
+                        enum MHD_Result *replied)
+{
+    struct base_err err = { "" };
+    long long start = 0, end = 0, now = 0, last;
+    enum db_status st;
+
+    if ((starts && !time_read(starts, &start)) || (ends && !time_read(ends, &end))) {
+        *replied = api_fail(req, API_PROBLEM_BAD_REQUEST, "'starts_at' and 'ends_at' are UTC "
+                            "times of days that exist, like 2026-12-01T12:00:00Z");
+        return false;
+    }
+    if (starts && ends && end <= start) {
+        *replied = api_fail(req, API_PROBLEM_INVALID_VALUE,
+                            "'ends_at' must come after 'starts_at'");
+        return false;
+    }
+    if (!starts && !ends)
+        return true;
+    if ((st = db_clock_now(req->config->pool, &now, &err)) != DB_OK) {
+        *replied = api_fail_db(req, st, err.text);
+        return false;
+    }
+    last = now + AHEAD_DAYS_MAX * 86400LL;
+    if (starts && start < now)
+        *replied = api_fail(req, API_PROBLEM_INVALID_VALUE, "'starts_at' is in the past");
+    else if (ends && end <= now)
+        *replied = api_fail(req, API_PROBLEM_INVALID_VALUE, "'ends_at' must come after now");
+    else if ((starts && start > last) || (ends && end > last))
+        *replied = api_fail(req, API_PROBLEM_INVALID_VALUE, "'starts_at' and 'ends_at' may be "
+                            "at most %d days ahead", AHEAD_DAYS_MAX);
+    else
+        return true;
+    return false;
 }
 
 static const struct api_field tournament_fields[] = {
@@ -256,14 +322,13 @@ enum MHD_Result api_tournament_create(struct api_request *req)
                         "'min_rating' is above 'max_rating': no one could join");
     starts = api_body_string(req, "starts_at");
     ends = api_body_string(req, "ends_at");
-    if ((starts && !time_valid(starts)) || (ends && !time_valid(ends)))
-        return api_fail(req, API_PROBLEM_BAD_REQUEST,
-                        "'starts_at' and 'ends_at' are UTC times like 2026-12-01T12:00:00Z");
-    if (starts && ends && strcmp(starts, ends) >= 0)
-        return api_fail(req, API_PROBLEM_INVALID_VALUE, "'ends_at' must come after 'starts_at'");
+    if (!times_check(req, starts, ends, &replied))
+        return replied;
     snprintf(t.starts_at, sizeof t.starts_at, "%s", starts ? starts : "");
     snprintf(t.ends_at, sizeof t.ends_at, "%s", ends ? ends : "");
-    games_tournament_create(req->config->pool, &t, &r);
+    games_tournament_create_limited(req->config->pool, &t, req->config->tournaments_per_day, &r);
+    if (r.outcome == GAMES_DAILY_LIMIT)
+        req->retry_after = r.retry_after;
     if (r.outcome != GAMES_OK)
         return api_reply_refusal(req, r.outcome, r.detail, r.db, r.err.text);
     return api_reply_json(req, MHD_HTTP_CREATED, tournament_json(&t, NULL, 0));

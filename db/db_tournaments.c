@@ -38,13 +38,11 @@ static void tournament_read(void *out, const struct db_row *row)
     t->player_count = db_row_int(row, "player_count");
 }
 
-struct insert {
-    struct db_tournament *t;
-};
+static enum db_status changed(struct db_tx *tx, enum db_stmt stmt, const char *const *params,
+                              enum db_status none);
 
-static enum db_status tournament_insert(struct db_tx *tx, void *arg)
+enum db_status db_tournament_insert(struct db_tx *tx, struct db_tournament *t)
 {
-    struct db_tournament *t = ((struct insert *)arg)->t;
     char days[16], max[16], min_r[32], max_r[32], timeout[16];
     const char *params[15] = {
         t->id, t->name, t->variant->name, t->director_id,
@@ -71,11 +69,25 @@ static enum db_status tournament_insert(struct db_tx *tx, void *arg)
     return db_exec_row(tx, DB_STMT_TOURNAMENT_GET, get, tournament_read, t);
 }
 
-enum db_status db_tournament_insert(struct db_pool *pool, struct db_tournament *t,
-                                    struct base_err *err)
+enum db_status db_tournament_director_lock(struct db_tx *tx, const char *director_id)
 {
-    struct insert in = { t };
-    return db_run_tx(pool, tournament_insert, &in, err);
+    const char *params[1] = { director_id };
+    return db_exec(tx, DB_STMT_TOURNAMENT_DIRECTOR_LOCK, params, NULL);
+}
+
+static const struct db_col guard_cols[] = {
+    DB_INT(struct db_tournament_guard, last_day, "today"),
+    DB_INT(struct db_tournament_guard, wait, "wait"),
+    DB_COLS_END
+};
+
+DB_READER(guard_read, struct db_tournament_guard, guard_cols)
+
+enum db_status db_tournament_guard(struct db_tx *tx, const char *director_id,
+                                   struct db_tournament_guard *out)
+{
+    const char *params[1] = { director_id };
+    return db_exec_row(tx, DB_STMT_TOURNAMENT_GUARD, params, guard_read, out);
 }
 
 enum db_status db_tournament_get(struct db_pool *pool, const char *id, struct db_tournament *out,
@@ -88,7 +100,13 @@ enum db_status db_tournament_get(struct db_pool *pool, const char *id, struct db
 enum db_status db_tournament_lock(struct db_tx *tx, const char *id, struct db_tournament *out)
 {
     const char *params[1] = { id };
-    return db_exec_row(tx, DB_STMT_TOURNAMENT_LOCK, params, tournament_read, out);
+    /* Under READ COMMITTED a statement that waits for a lock still reads
+     * from its snapshot of before the wait: the players another joining
+     * just committed would be missed.  The row is read by a statement of
+     * its own once the lock is held. */
+    enum db_status rc = changed(tx, DB_STMT_TOURNAMENT_LOCK, params, DB_NOT_FOUND);
+    return rc == DB_OK ? db_exec_row(tx, DB_STMT_TOURNAMENT_GET, params, tournament_read, out)
+                       : rc;
 }
 
 #define P(kind, member) DB_##kind(struct db_tournament_player, member, #member)
@@ -143,7 +161,7 @@ enum db_status db_tournament_games(struct db_pool *pool, const char *id,
                        count, err);
 }
 
-/* Runs a statement that answers a row when it changed one; DB_NOT_FOUND
+/* Runs a statement that answers a row when it changed (or locked) one; DB_NOT_FOUND
  * (or `none`) when it answers none. */
 static enum db_status changed(struct db_tx *tx, enum db_stmt stmt, const char *const *params,
                               enum db_status none)

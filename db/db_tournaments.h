@@ -57,9 +57,21 @@ struct db_tournament_game {
     int round;
 };
 
-/* Creates a tournament (id made here), status open. */
-enum db_status db_tournament_insert(struct db_pool *pool, struct db_tournament *t,
-                                    struct base_err *err);
+/* Creates a tournament (id made here), status open, and reads it back. */
+enum db_status db_tournament_insert(struct db_tx *tx, struct db_tournament *t);
+
+/* Until the transaction ends, no other transaction creates a tournament
+ * for this director (the daily cap is counted under it). */
+enum db_status db_tournament_director_lock(struct db_tx *tx, const char *director_id);
+
+/* A director's tournaments of the last 24 hours, and in how many seconds
+ * the oldest of them leaves that window. */
+struct db_tournament_guard {
+    int last_day;
+    int wait;
+};
+enum db_status db_tournament_guard(struct db_tx *tx, const char *director_id,
+                                   struct db_tournament_guard *out);
 
 /* One tournament, or locked for a change.  DB_NOT_FOUND if none. */
 enum db_status db_tournament_get(struct db_pool *pool, const char *id, struct db_tournament *out,

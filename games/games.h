@@ -312,7 +312,11 @@ void games_arbiter_dismiss(struct db_pool *pool, const char *item_id, const char
 /* ---- Round-robin tournaments (games_tournaments.c) */
 
 /* Creates *t (checked by the caller) as an open tournament, its id made
- * here. */
+ * here.  Refused with GAMES_DAILY_LIMIT (retry_after) when its director
+ * created per_day (0: no cap) in the last 24 hours. */
+void games_tournament_create_limited(struct db_pool *pool, struct db_tournament *t, int per_day,
+                                     struct games_result *out);
+/* The same without a cap (korpd's own tools and tests). */
 void games_tournament_create(struct db_pool *pool, struct db_tournament *t,
                              struct games_result *out);
 

@@ -104,23 +104,27 @@ static enum db_status new_game(struct db_tx *tx, const struct db_tournament *t,
 }
 
 /*
- * Starts a locked open tournament: fewer than 3 players cancel it when
- * `cancel_if_few` (the sweeper at starts_at), else refuse.  Numbers by
- * lot, every game of the Berger tables (both cycles when double).
+ * Starts a locked open tournament: fewer than 3 players, or more than
+ * PLAYERS_MAX (joining keeps to max_players, at most PLAYERS_MAX: never
+ * expected), cancel it when `cancel_if_few` (the sweeper at starts_at),
+ * else refuse; no player is left out of the pairings.  Numbers by lot,
+ * every game of the Berger tables (both cycles when double).
  */
 static enum db_status start_locked(struct db_tx *tx, struct db_tournament *t,
                                    bool cancel_if_few, struct games_result *r)
 {
-    struct db_tournament_player players[PLAYERS_MAX], *by_number[PLAYERS_MAX + 2] = { 0 };
+    struct db_tournament_player players[PLAYERS_MAX + 1], *by_number[PLAYERS_MAX + 2] = { 0 };
     int count = 0, order[PLAYERS_MAX];
     enum db_status rc;
 
-    if ((rc = db_tournament_players_tx(tx, t->id, players, PLAYERS_MAX, &count)) != DB_OK)
+    if ((rc = db_tournament_players_tx(tx, t->id, players, PLAYERS_MAX + 1, &count)) != DB_OK)
         return rc;
-    if (count < 3) {
+    if (count < 3 || count > PLAYERS_MAX) {
         if (!cancel_if_few)
-            return games_refuse(r, GAMES_CONFLICT,
-                                "a round robin needs at least 3 players; %d joined", count);
+            return count < 3 ? games_refuse(r, GAMES_CONFLICT, "a round robin needs at least "
+                                            "3 players; %d joined", count)
+                             : games_refuse(r, GAMES_CONFLICT, "a round robin is for at most "
+                                            "%d players; more joined", PLAYERS_MAX);
         t->status = DB_TOURNAMENT_CANCELED;
         return db_tournament_set_status(tx, t->id, DB_TOURNAMENT_CANCELED);
     }
@@ -205,13 +209,47 @@ void games_tournament_start(struct db_pool *pool, const char *caller_id, bool ar
 
 /* ---- create ------------------------------------------------------------- */
 
+struct create_args {
+    const struct db_tournament *want;
+    int per_day;
+    struct db_tournament *t;
+};
+
+/* At most per_day tournaments a director in 24 hours: counted under a lock
+ * on the director's new tournaments, so that two at once cannot both pass. */
+static enum db_status create_tx(struct db_tx *tx, struct games_result *r, void *arg)
+{
+    struct create_args *a = arg;
+    struct db_tournament_guard guard;
+    enum db_status rc;
+
+    *a->t = *a->want;
+    if (a->per_day > 0) {
+        if ((rc = db_tournament_director_lock(tx, a->t->director_id)) != DB_OK ||
+            (rc = db_tournament_guard(tx, a->t->director_id, &guard)) != DB_OK)
+            return rc;
+        if (guard.last_day >= a->per_day) {
+            r->retry_after = guard.wait > 0 ? guard.wait : 1;
+            return games_refuse(r, GAMES_DAILY_LIMIT, "you have created %d tournaments in the "
+                                "last 24 hours, the most allowed; try again in %d s",
+                                a->per_day, r->retry_after);
+        }
+    }
+    return db_tournament_insert(tx, a->t);
+}
+
+void games_tournament_create_limited(struct db_pool *pool, struct db_tournament *t, int per_day,
+                                     struct games_result *out)
+{
+    struct db_tournament want = *t;
+    struct create_args a = { &want, per_day, t };
+    games_run(pool, create_tx, &a, out);
+}
+
 void games_tournament_create(struct db_pool *pool, struct db_tournament *t,
                              struct games_result *out)
 {
-    memset(out, 0, sizeof *out);
-    out->db = db_tournament_insert(pool, t, &out->err);
-    if (out->db != DB_OK)
-        out->outcome = GAMES_DB_ERROR;
+    games_tournament_create_limited(pool, t, 0, out);
 }
 
 /* ---- join --------------------------------------------------------------- */

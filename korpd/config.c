@@ -74,6 +74,8 @@ const char korpd_config_help[] =
     "                       address given counts as confirmed (default required)\n"
     "  KORP_CHALLENGES_PER_DAY  challenges one player may make in 24 hours; 0:\n"
     "                       no cap (default 50, 0-100000)\n"
+    "  KORP_TOURNAMENTS_PER_DAY  tournaments one player may create in 24 hours;\n"
+    "                       0: no cap (default 10, 0-100000)\n"
 
     "  KORP_LEAVE_DAYS_PER_YEAR  days of leave each player may book per calendar\n"
     "                       year, stopping their games' clocks (default 45, 0-366)\n"
@@ -224,7 +226,7 @@ static bool wake_load(struct korpd_config *c, struct base_err *err)
            (c->test_kill_after_commit = kill == 1, true);
 }
 
-/* Accounts: caps on streams, sessions, sign-ups and challenges, email
+/* Accounts: caps on streams, sessions, sign-ups, challenges and tournaments, email
  * confirmation, and the rating period. */
 static bool accounts_load(struct korpd_config *c, struct base_err *err)
 {
@@ -234,6 +236,8 @@ static bool accounts_load(struct korpd_config *c, struct base_err *err)
            read_int("KORP_SESSION_MAX_DAYS", 90, 1, 3650, &c->session_max_days, err) &&
            read_int("KORP_SIGNUP_LIMIT", 10, 0, 100000, &c->signup_limit, err) &&
            read_int("KORP_CHALLENGES_PER_DAY", 50, 0, 100000, &c->challenges_per_day, err) &&
+           read_int("KORP_TOURNAMENTS_PER_DAY", 10, 0, 100000, &c->tournaments_per_day,
+                    err) &&
            read_confirmation(c, err) &&
            read_int("KORP_RATING_PERIOD_DAYS", 7, 1, 365, &c->rating_period_days, err) &&
            wake_load(c, err);

@@ -43,6 +43,7 @@ struct korpd_config {
     int signup_limit;          /* KORP_SIGNUP_LIMIT: per address per hour; 0: none */
     bool email_confirmation;   /* KORP_EMAIL_CONFIRMATION=required (the default) */
     int challenges_per_day;    /* KORP_CHALLENGES_PER_DAY: per challenger; 0: none */
+    int tournaments_per_day;   /* KORP_TOURNAMENTS_PER_DAY: per director; 0: none */
     int rating_period_days;    /* KORP_RATING_PERIOD_DAYS: Glicko-2 period */
     /* Wake-ups after commit, and the backstop when one is lost. */
     int events_backstop_ms;    /* KORP_EVENTS_BACKSTOP_MS */

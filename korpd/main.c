@@ -364,6 +364,7 @@ int main(int argc, char **argv)
         .analysis_per_hour = config.analysis_per_hour,
         .analysis_concurrent = config.analysis_concurrent,
         .web_dir = config.web_dir,
+        .tournaments_per_day = config.tournaments_per_day,
     };
     if (config.test_clock)
         base_log(BASE_LOG_WARN, "KORP_TEST_CLOCK=1: arbiters may move the clock (tests only)");
