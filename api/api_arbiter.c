@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A page of the queue: as many as it ever showed at once, unless ?limit=
+ * asks for fewer. */
 #define QUEUE_MAX 500
 
 static const struct api_field perpetual_fields[] = {
@@ -72,20 +74,30 @@ enum MHD_Result api_game_arbiter_request(struct api_request *req)
         return replied;
     games_arbiter_request(req->config->pool, req->caller.player_id, req->params[0],
                           api_body_string(req, "text"), request_id, &r);
+    if (r.outcome == GAMES_DAILY_LIMIT)
+        req->retry_after = r.retry_after;
     return pending(req, &r, "request_id", request_id);
 }
 
 enum MHD_Result api_arbiter_queue(struct api_request *req)
 {
     struct base_err err = { "" };
-    struct db_queue_item *items = calloc(QUEUE_MAX, sizeof *items);
+    struct db_queue_item *items = NULL;
+    struct api_page page = { 0 };
+    enum MHD_Result replied;
     int count = 0;
+    bool more = false;
     enum db_status st;
     cJSON *json, *list;
 
-    if (items == NULL)
+    /* Oldest first, paged by a cursor as the game list is. */
+    if (!api_query_limit(req, QUEUE_MAX, QUEUE_MAX, &page.limit, &replied) ||
+        !api_page_cursor(req, &page, &replied))
+        return replied;
+    if ((items = calloc((size_t)page.limit, sizeof *items)) == NULL)
         return api_fail_oom(req);
-    st = db_queue_list(req->config->pool, items, QUEUE_MAX, &count, &err);
+    st = db_queue_list(req->config->pool, page.after_us, page.after_id, items, page.limit,
+                       &count, &more, &err);
     if (st != DB_OK) {
         free(items);
         return api_fail_db(req, st, err.text);
@@ -101,8 +113,11 @@ enum MHD_Result api_arbiter_queue(struct api_request *req)
         cJSON_AddStringToObject(item, "created_at", items[i].created_at);
         cJSON_AddItemToObject(item, "details", details ? details : cJSON_CreateObject());
         cJSON_AddItemToArray(list, item);
-        db_queue_item_clear(&items[i]);
     }
+    api_page_next(json, more, count > 0 ? items[count - 1].created_us : NULL,
+                  count > 0 ? items[count - 1].id : NULL);
+    for (int i = 0; i < count; i++)
+        db_queue_item_clear(&items[i]);
     free(items);
     return api_reply_json(req, MHD_HTTP_OK, json);
 }

@@ -49,14 +49,68 @@ void db_queue_item_clear(struct db_queue_item *q)
     q->details = NULL;
 }
 
-enum db_status db_queue_list(struct db_pool *pool, struct db_queue_item *out, int max,
-                             int *count, struct base_err *err)
+struct list {
+    const char *after_us, *after_id;
+    struct db_queue_item *out;
+    int max, *count;
+    bool *more;
+};
+
+static enum db_status queue_list(struct db_tx *tx, void *arg)
 {
+    struct list *l = arg;
     char limit[16];
-    const char *params[1] = { limit };
-    snprintf(limit, sizeof limit, "%d", max);
-    return db_get_rows(pool, DB_STMT_QUEUE_LIST, params, item_read, out, sizeof *out, max,
-                       count, err);
+    const char *params[3] = { l->after_us, l->after_id, limit };
+    PGresult *res = NULL;
+    enum db_status rc;
+
+    /* One more than asked: whether another page follows. */
+    snprintf(limit, sizeof limit, "%d", l->max + 1);
+    rc = db_exec(tx, DB_STMT_QUEUE_LIST, params, &res);
+    if (rc == DB_OK) {
+        int n = PQntuples(res);
+        *l->more = n > l->max;
+        *l->count = n > l->max ? l->max : n;
+        for (int i = 0; i < *l->count; i++) {
+            const struct db_row r = { res, i };
+            item_read(&l->out[i], &r);
+            db_row_text(&r, "created_us", l->out[i].created_us, sizeof l->out[i].created_us);
+        }
+    }
+    PQclear(res);
+    return rc;
+}
+
+enum db_status db_queue_list(struct db_pool *pool, const char *after_us, const char *after_id,
+                             struct db_queue_item *out, int max, int *count, bool *more,
+                             struct base_err *err)
+{
+    struct list l = { after_us, after_id, out, max, count, more };
+    *count = 0;
+    *more = false;
+    return db_run_once(pool, queue_list, &l, err);
+}
+
+enum db_status db_queue_requester_lock(struct db_tx *tx, const char *player_id)
+{
+    const char *params[1] = { player_id };
+    return db_exec(tx, DB_STMT_QUEUE_REQUESTER_LOCK, params, NULL);
+}
+
+static const struct db_col guard_cols[] = {
+    DB_TEXT(struct db_queue_request_guard, open_id, "open_id"),
+    DB_INT(struct db_queue_request_guard, last_day, "today"),
+    DB_INT(struct db_queue_request_guard, wait, "wait"),
+    DB_COLS_END
+};
+
+DB_READER(guard_read, struct db_queue_request_guard, guard_cols)
+
+enum db_status db_queue_request_guard(struct db_tx *tx, const char *player_id,
+                                      const char *game_id, struct db_queue_request_guard *out)
+{
+    const char *params[2] = { player_id, game_id };
+    return db_exec_row(tx, DB_STMT_QUEUE_REQUEST_GUARD, params, guard_read, out);
 }
 
 enum db_status db_queue_lock(struct db_tx *tx, const char *id, struct db_queue_item *out)

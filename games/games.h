@@ -300,7 +300,12 @@ void games_perpetual_claim(struct db_pool *pool, const char *player_id, const ch
                            const char *line, bool *not_check, char claim_id[BASE_ID_SIZE],
                            struct games_result *out);
 
-/* A player of the game asks for an arbiter (request_id). */
+/* A player's requests for an arbiter in 24 hours, at most. */
+#define GAMES_ARBITER_REQUESTS_PER_DAY 3
+
+/* A player of the game asks for an arbiter (request_id).  Refused with
+ * GAMES_CONFLICT while their request about the game is open, and with
+ * GAMES_DAILY_LIMIT (retry_after) past GAMES_ARBITER_REQUESTS_PER_DAY. */
 void games_arbiter_request(struct db_pool *pool, const char *player_id, const char *game_id,
                            const char *text, char request_id[BASE_ID_SIZE],
                            struct games_result *out);

@@ -121,9 +121,13 @@ struct request_args {
     char *request_id;
 };
 
+/* One open request per player per game, GAMES_ARBITER_REQUESTS_PER_DAY
+ * per player in 24 hours: counted under a lock on the player's requests,
+ * so that two at once cannot both pass. */
 static enum db_status request_tx(struct db_tx *tx, struct games_result *r, void *arg)
 {
     struct request_args *a = arg;
+    struct db_queue_request_guard guard;
     char details[128];
     enum db_status rc;
 
@@ -132,6 +136,19 @@ static enum db_status request_tx(struct db_tx *tx, struct games_result *r, void 
         return rc;
     if (!games_is_player(&r->game, a->player_id))
         return games_refuse(r, GAMES_FORBIDDEN, "you are not a player of this game");
+    if ((rc = db_queue_requester_lock(tx, a->player_id)) != DB_OK ||
+        (rc = db_queue_request_guard(tx, a->player_id, r->game.id, &guard)) != DB_OK)
+        return rc;
+    if (guard.open_id[0] != '\0')
+        return games_refuse(r, GAMES_CONFLICT, "your request %s about this game is still open: "
+                            "one at a time; an arbiter answers or dismisses it first",
+                            guard.open_id);
+    if (guard.last_day >= GAMES_ARBITER_REQUESTS_PER_DAY) {
+        r->retry_after = guard.wait > 0 ? guard.wait : 1;
+        return games_refuse(r, GAMES_DAILY_LIMIT, "you have asked for an arbiter %d times in "
+                            "the last 24 hours, the most allowed; try again in %d s",
+                            GAMES_ARBITER_REQUESTS_PER_DAY, r->retry_after);
+    }
     rc = games_format(tx, details, sizeof details, "{\"player\":\"%s\",\"ply\":%d}",
                       a->player_id, r->game.ply);
     if (rc != DB_OK)
