@@ -285,19 +285,6 @@ char *api_game_pgn_text(struct api_request *req, const struct db_game *g,
     return pgn;
 }
 
-enum MHD_Result api_reply_pgn(struct api_request *req, char *pgn)
-{
-    struct MHD_Response *resp =
-        MHD_create_response_from_buffer(strlen(pgn), pgn, MHD_RESPMEM_MUST_FREE);
-    if (resp == NULL)
-        free(pgn);
-    if (resp != NULL) {
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/x-chess-pgn");
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-    }
-    return api_reply(req, MHD_HTTP_OK, resp);
-}
-
 enum MHD_Result api_game_pgn(struct api_request *req)
 {
     struct db_game g;

@@ -459,41 +459,57 @@ enum MHD_Result api_tournament_list(struct api_request *req)
     return api_reply_json(req, MHD_HTTP_OK, json);
 }
 
+/*
+ * Every game's record, one after another, by round: written from the
+ * moves' SAN each game row keeps, in one read, and tagged by its text.
+ */
 enum MHD_Result api_tournament_pgn(struct api_request *req)
 {
     struct db_tournament t;
-    struct db_tournament_game *games = NULL;
+    struct db_game *games = NULL;
     struct base_text all = { 0 };
     struct base_err err = { "" };
     enum MHD_Result rc = MHD_NO;
     int count = 0;
     enum db_status st;
-    char *text;
+    char tag[API_ETAG_SIZE], *text = NULL;
 
-    if (!tournament_read(req, &t, NULL, NULL, &games, &count, &rc))
-        return rc;
-    /* Every game's record, one after another, by round. */
+    st = db_tournament_get(req->config->pool, req->params[0], &t, &err);
+    if (st == DB_NOT_FOUND)
+        return api_fail(req, API_PROBLEM_NOT_FOUND, "no tournament has the id '%s'",
+                        req->params[0]);
+    if (st == DB_OK && (games = calloc(GAMES_MAX, sizeof *games)) == NULL)
+        return api_fail_oom(req);
+    if (st == DB_OK)
+        st = db_tournament_records(req->config->pool, t.id, games, GAMES_MAX, &count, &err);
+    if (st != DB_OK) {
+        rc = api_fail_db(req, st, err.text);
+        goto done;
+    }
     for (int i = 0; i < count; i++) {
-        struct db_game g;
-        char *pgn;
-        st = db_game_get(req->config->pool, games[i].id, &g, &err);
-        if (st != DB_OK) {
-            rc = api_fail_db(req, st, err.text);
-            goto fail;
-        }
-        pgn = api_game_pgn_text(req, &g, &rc);
-        db_game_clear(&g);
+        char *pgn = api_game_pgn_text(req, &games[i], &rc);
         if (pgn == NULL)
-            goto fail;
+            goto done;
         base_text_put(&all, "%s%s", i > 0 ? "\n" : "", pgn);
         free(pgn);
     }
-    free(games);
     text = base_text_take(&all);
     if (text == NULL && count == 0)
         text = strdup("");   /* not started yet: no game */
-    return text != NULL ? api_reply_pgn(req, text) : api_fail_oom(req);
-fail:
+    if (text == NULL) {
+        rc = api_fail_oom(req);
+        goto done;
+    }
+    api_etag_text("tournament-pgn", text, tag);
+    if (api_etag_matches(req, tag)) {
+        free(text);
+        rc = api_reply_not_modified(req, tag, NULL);
+    } else {
+        rc = api_reply_tagged(req, text, "application/x-chess-pgn", tag, NULL);
+    }
+done:
+    for (int i = 0; i < count; i++)
+        db_game_clear(&games[i]);
     free(games);
     free(base_text_take(&all));
     return rc;

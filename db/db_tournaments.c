@@ -161,6 +161,34 @@ enum db_status db_tournament_games(struct db_pool *pool, const char *id,
                        count, err);
 }
 
+#define R(kind, member) DB_##kind(struct db_game, member, #member)
+static const struct db_col record_cols[] = {
+    R(TEXT, id), R(TEXT, white_name), R(TEXT, black_name), R(INT, ply), R(INT, days_per_move),
+    R(TEXT, created_at), DB_COLS_END
+};
+
+/* What a game's PGN needs of its row; the rest stays zero. */
+static void record_read(void *out, const struct db_row *row)
+{
+    struct db_game *g = out;
+    const char *sans = db_row_value(row, "sans");
+    memset(g, 0, sizeof *g);
+    db_row_read(row, record_cols, g, sizeof *g);
+    g->variant = db_variant_parse(db_row_value(row, "variant"));
+    db_game_status_parse(db_row_value(row, "status"), &g->status);
+    rules_result_parse(db_row_value(row, "result"), &g->result);
+    db_termination_parse(db_row_value(row, "termination"), &g->termination);
+    g->sans = strdup(sans != NULL ? sans : "");
+}
+
+enum db_status db_tournament_records(struct db_pool *pool, const char *id, struct db_game *out,
+                                     int max, int *count, struct base_err *err)
+{
+    const char *params[1] = { id };
+    return db_get_rows(pool, DB_STMT_TOURNAMENT_PGN_GAMES, params, record_read, out,
+                       sizeof *out, max, count, err);
+}
+
 /* Runs a statement that answers a row when it changed (or locked) one; DB_NOT_FOUND
  * (or `none`) when it answers none. */
 static enum db_status changed(struct db_tx *tx, enum db_stmt stmt, const char *const *params,

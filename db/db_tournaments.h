@@ -90,6 +90,14 @@ enum db_status db_tournament_games(struct db_pool *pool, const char *id,
                                    struct db_tournament_game *out, int max, int *count,
                                    struct base_err *err);
 
+struct db_game;
+
+/* Its games by round, each with what its PGN needs (names, status,
+ * result, termination, days per move, created_at, the moves' SAN; the
+ * rest zero): db_game_clear each. */
+enum db_status db_tournament_records(struct db_pool *pool, const char *id, struct db_game *out,
+                                     int max, int *count, struct base_err *err);
+
 /* Adds a player; DB_CONFLICT when they are in it already. */
 enum db_status db_tournament_join(struct db_tx *tx, const char *id, const char *player_id);
 /* Takes a player out before the start, or marks them withdrawn after it;

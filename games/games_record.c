@@ -1,6 +1,6 @@
 /*
  * games_record.c — what is read from a stored game rather than changed in
- * it: its PGN (its moves replayed from the start, each checked again), and
+ * it: its PGN (from its moves' stored SAN, not played again), and
  * whether a player may have an engine analyse a position (never one of a
  * game they are playing).
  */
@@ -29,12 +29,40 @@ static const char *pgn_termination(const struct db_game *g)
     }
 }
 
-/* The PGN text of g over its replayed moves (malloc'd; NULL: out of memory). */
-static char *pgn_write(const struct db_game *g, const struct rules_position *start,
-                       const struct rules_move *moves, int count)
+/* Growing text for the movetext: its length and the column of its last
+ * line, as rules_pgn_write keeps them. */
+struct movetext {
+    struct base_text text;
+    size_t column;
+};
+
+/* A movetext token, after a space or on a new line before column 80, the
+ * way rules_pgn_write wraps. */
+static void token_put(struct movetext *m, const char *token, size_t len)
 {
-    char date[16], time_control[32], *pgn;
-    size_t size;
+    if (m->column > 0) {
+        bool wrap = m->column + 1 + len >= 80;
+        base_text_add(&m->text, wrap ? "\n" : " ", 1);
+        m->column = wrap ? 0 : m->column + 1;
+    }
+    base_text_add(&m->text, token, len);
+    m->column += len;
+}
+
+/*
+ * The PGN text of g from its moves' stored SAN, space-separated (count of
+ * them): the tags as rules_pgn_write writes them for the game's start
+ * position, then the movetext it would write for the same moves (korpd
+ * stored each SAN as the rules wrote it when the move was played), without
+ * playing them again.  malloc'd; NULL: out of memory.
+ */
+static char *pgn_write(const struct db_game *g, const struct rules_position *start,
+                       const char *sans, int count)
+{
+    char date[16], time_control[32], *head;
+    const char *result = rules_result_text(g->result), *p = sans;
+    struct movetext m = { { 0 }, 0 };
+    size_t size, head_len;
 
     snprintf(date, sizeof date, "%.4s.%.2s.%.2s", g->created_at, g->created_at + 5,
              g->created_at + 8);
@@ -46,55 +74,73 @@ static char *pgn_write(const struct db_game *g, const struct rules_position *sta
                            "Date", date, "Round", "-", "White", g->white_name,
                            "Black", g->black_name, "Termination", pgn_termination(g),
                            "TimeControl", time_control, NULL };
-    size = rules_pgn_write(g->variant, tags, start, moves, count, g->result, NULL, 0) + 1;
-    pgn = malloc(size);
-    if (pgn != NULL)
-        rules_pgn_write(g->variant, tags, start, moves, count, g->result, pgn, size);
-    return pgn;
+    /* With no move it is the tags, a blank line, and the result's line. */
+    size = rules_pgn_write(g->variant, tags, start, NULL, 0, g->result, NULL, 0) + 1;
+    if ((head = malloc(size)) == NULL)
+        return NULL;
+    rules_pgn_write(g->variant, tags, start, NULL, 0, g->result, head, size);
+    head_len = size - 1 - strlen(result) - 1;
+    base_text_add(&m.text, head, head_len);
+    free(head);
+    /* From the start position: White first, from move 1. */
+    for (int i = 0; i < count; i++) {
+        char number[16];
+        size_t len;
+        while (*p == ' ')
+            p++;
+        len = strcspn(p, " ");
+        if (i % 2 == 0)
+            token_put(&m, number, (size_t)snprintf(number, sizeof number, "%d.", i / 2 + 1));
+        token_put(&m, p, len);
+        p += len;
+    }
+    token_put(&m, result, strlen(result));
+    base_text_add(&m.text, "\n", 1);
+    return base_text_take(&m.text);
+}
+
+/* How many space-separated words text has. */
+static int words(const char *text)
+{
+    int n = 0;
+    for (const char *p = text; *p; p++)
+        n += *p != ' ' && (p == text || p[-1] == ' ');
+    return n;
 }
 
 enum db_status games_pgn(struct db_pool *pool, const struct db_game *g, char **pgn,
                          struct base_err *err)
 {
     struct db_move *stored = NULL;
-    struct rules_move *moves = NULL;
-    struct rules_position start, pos;
+    struct base_text sans = { 0 };
+    struct rules_position start;
     const struct rules_variant *v = g->variant;
+    char *joined = NULL;
     int count = 0;
-    enum db_status st;
+    enum db_status st = DB_OK;
 
     *pgn = NULL;
-    st = db_move_list(pool, g->id, &stored, &count, err);
+    if (v == NULL || v->position_parse(&start, v->start_text, NULL) != RULES_OK) {
+        base_err_set(err, "cannot rebuild the game");
+        return DB_HARD_ERROR;
+    }
+    /* The row's own SAN list, read with it; else the stored moves' SAN. */
+    if (g->sans != NULL && words(g->sans) == g->ply) {
+        *pgn = pgn_write(g, &start, g->sans, g->ply);
+        return DB_OK;
+    }
+    if ((st = db_move_list(pool, g->id, &stored, &count, err)) != DB_OK)
+        goto done;
     /* Two reads: a move committed between them is not this game's yet. */
     if (count > g->ply)
         count = g->ply;
-    moves = calloc((size_t)count + 1, sizeof *moves);
-    if (st != DB_OK)
-        goto done;
-    if (moves == NULL) {
-        st = DB_OK;     /* *pgn NULL: out of memory */
-        goto done;
-    }
-    if (v == NULL || v->position_parse(&start, v->start_text, NULL) != RULES_OK) {
-        base_err_set(err, "cannot rebuild the game");
-        st = DB_HARD_ERROR;
-        goto done;
-    }
-    pos = start;
-    for (int i = 0; i < count; i++) {
-        if (v->move_parse(&pos, stored[i].uci, RULES_DIALECT_DEFAULT, &moves[i], NULL) !=
-                RULES_OK ||
-            v->position_apply(&pos, moves[i]) != RULES_OK) {
-            base_log(BASE_LOG_ERROR, "game %s: stored move %d (%s) does not replay", g->id,
-                     i + 1, stored[i].uci);
-            base_err_set(err, "stored moves do not replay");
-            st = DB_HARD_ERROR;
-            goto done;
-        }
-    }
-    *pgn = pgn_write(g, &start, moves, count);
+    for (int i = 0; i < count; i++)
+        base_text_put(&sans, "%s%s", i > 0 ? " " : "", stored[i].san);
+    joined = base_text_take(&sans);
+    if (joined != NULL || count == 0)
+        *pgn = pgn_write(g, &start, joined ? joined : "", count);
 done:
-    free(moves);
+    free(joined);
     free(stored);
     return st;
 }
