@@ -1,5 +1,6 @@
 // The arbiter's page (/arbiter): the queue of GET
-// /v1/arbiter/queue, oldest first, one card per item (arbiter-item.js).
+// /v1/arbiter/queue, oldest first, one card per item (arbiter-item.js),
+// its pages followed by their cursor up to QUEUE_SHOWN items.
 // Anyone else is told that the page is for arbiters only.
 
 import { api, me, q } from './api.js';
@@ -7,6 +8,21 @@ import { t } from './i18n.js';
 import { h, messageBox } from './ui.js';
 import { isArbiter } from './arbiter-role.js';
 import { createQueueItem } from './arbiter-item.js';
+
+// Items shown at most: four of korpd's pages.
+const QUEUE_SHOWN = 2000;
+
+// The open items, oldest first, page after page.
+async function queueItems() {
+  const items = [];
+  let next = null;
+  do {
+    const answer = await api('GET', '/v1/arbiter/queue' + (next ? `?cursor=${q(next)}` : ''));
+    items.push(...answer.items);
+    next = answer.next;
+  } while (next && items.length < QUEUE_SHOWN);
+  return items;
+}
 
 function refusal(main) {
   main.append(h('p', { id: 'arbiter-refused', class: 'message message-info' },
@@ -27,9 +43,9 @@ export async function render(main) {
   async function load() {
     const mine = ++generation;
     msg.clear();
-    let answer;
+    let items;
     try {
-      answer = await api('GET', '/v1/arbiter/queue');
+      items = await queueItems();
     } catch (e) {
       if (e.status === 403 || e.status === 401) { list.remove(); refusal(main); return; }
       msg.show(e.message, 'error');
@@ -37,7 +53,7 @@ export async function render(main) {
     }
     if (closed || mine !== generation) return;
     cards.forEach(c => c.destroy());
-    cards = answer.items.map(item => createQueueItem(item, { onRuled: load }));
+    cards = items.map(item => createQueueItem(item, { onRuled: load }));
     list.replaceChildren(...(cards.length ? cards.map(c => c.el)
       : [h('li', { class: 'none', id: 'arbiter-queue-empty' }, t('Nothing waits for an arbiter.'))]));
     await Promise.all(cards.map(c => c.load()));
