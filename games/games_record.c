@@ -1,6 +1,7 @@
 /*
  * games_record.c — what is read from a stored game rather than changed in
- * it: its PGN (from its moves' stored SAN, not played again), and
+ * it: its PGN (its moves replayed from the start, each checked again; or
+ * written from their stored SAN without playing them), and
  * whether a player may have an engine analyse a position (never one of a
  * game they are playing).
  */
@@ -29,8 +30,79 @@ static const char *pgn_termination(const struct db_game *g)
     }
 }
 
-/* Growing text for the movetext: its length and the column of its last
- * line, as rules_pgn_write keeps them. */
+/* The PGN text rules_pgn_write gives for g over moves (malloc'd; NULL: out
+ * of memory). */
+static char *pgn_write(const struct db_game *g, const struct rules_position *start,
+                       const struct rules_move *moves, int count)
+{
+    char date[16], time_control[32], *pgn;
+    size_t size;
+
+    snprintf(date, sizeof date, "%.4s.%.2s.%.2s", g->created_at, g->created_at + 5,
+             g->created_at + 8);
+    if (g->days_per_move > 0)
+        snprintf(time_control, sizeof time_control, "1/%d", g->days_per_move * 86400);
+    else
+        snprintf(time_control, sizeof time_control, "-");
+    const char *tags[] = { "Event", "korp correspondence game", "Site", "korp",
+                           "Date", date, "Round", "-", "White", g->white_name,
+                           "Black", g->black_name, "Termination", pgn_termination(g),
+                           "TimeControl", time_control, NULL };
+    size = rules_pgn_write(g->variant, tags, start, moves, count, g->result, NULL, 0) + 1;
+    pgn = malloc(size);
+    if (pgn != NULL)
+        rules_pgn_write(g->variant, tags, start, moves, count, g->result, pgn, size);
+    return pgn;
+}
+
+enum db_status games_pgn(struct db_pool *pool, const struct db_game *g, char **pgn,
+                         struct base_err *err)
+{
+    struct db_move *stored = NULL;
+    struct rules_move *moves = NULL;
+    struct rules_position start, pos;
+    const struct rules_variant *v = g->variant;
+    int count = 0;
+    enum db_status st;
+
+    *pgn = NULL;
+    st = db_move_list(pool, g->id, &stored, &count, err);
+    /* Two reads: a move committed between them is not this game's yet. */
+    if (count > g->ply)
+        count = g->ply;
+    moves = calloc((size_t)count + 1, sizeof *moves);
+    if (st != DB_OK)
+        goto done;
+    if (moves == NULL) {
+        st = DB_OK;     /* *pgn NULL: out of memory */
+        goto done;
+    }
+    if (v == NULL || v->position_parse(&start, v->start_text, NULL) != RULES_OK) {
+        base_err_set(err, "cannot rebuild the game");
+        st = DB_HARD_ERROR;
+        goto done;
+    }
+    pos = start;
+    for (int i = 0; i < count; i++) {
+        if (v->move_parse(&pos, stored[i].uci, RULES_DIALECT_DEFAULT, &moves[i], NULL) !=
+                RULES_OK ||
+            v->position_apply(&pos, moves[i]) != RULES_OK) {
+            base_log(BASE_LOG_ERROR, "game %s: stored move %d (%s) does not replay", g->id,
+                     i + 1, stored[i].uci);
+            base_err_set(err, "stored moves do not replay");
+            st = DB_HARD_ERROR;
+            goto done;
+        }
+    }
+    *pgn = pgn_write(g, &start, moves, count);
+done:
+    free(moves);
+    free(stored);
+    return st;
+}
+
+/* Growing movetext: its text and the column of its last line, as
+ * rules_pgn_write keeps them. */
 struct movetext {
     struct base_text text;
     size_t column;
@@ -50,37 +122,23 @@ static void token_put(struct movetext *m, const char *token, size_t len)
 }
 
 /*
- * The PGN text of g from its moves' stored SAN, space-separated (count of
- * them): the tags as rules_pgn_write writes them for the game's start
- * position, then the movetext it would write for the same moves (korpd
- * stored each SAN as the rules wrote it when the move was played), without
- * playing them again.  malloc'd; NULL: out of memory.
+ * The PGN text of g from the SAN of its moves, space-separated (count of
+ * them), without playing them: the tags rules_pgn_write writes for no
+ * move, then the movetext it writes for these moves (each SAN was stored
+ * as the rules wrote it when the move was played).  malloc'd; NULL: out of
+ * memory.
  */
-static char *pgn_write(const struct db_game *g, const struct rules_position *start,
-                       const char *sans, int count)
+static char *pgn_write_sans(const struct db_game *g, const struct rules_position *start,
+                            const char *sans, int count)
 {
-    char date[16], time_control[32], *head;
     const char *result = rules_result_text(g->result), *p = sans;
     struct movetext m = { { 0 }, 0 };
-    size_t size, head_len;
+    /* With no move: the tags, a blank line, and the result's own line. */
+    char *head = pgn_write(g, start, NULL, 0);
 
-    snprintf(date, sizeof date, "%.4s.%.2s.%.2s", g->created_at, g->created_at + 5,
-             g->created_at + 8);
-    if (g->days_per_move > 0)
-        snprintf(time_control, sizeof time_control, "1/%d", g->days_per_move * 86400);
-    else
-        snprintf(time_control, sizeof time_control, "-");
-    const char *tags[] = { "Event", "korp correspondence game", "Site", "korp",
-                           "Date", date, "Round", "-", "White", g->white_name,
-                           "Black", g->black_name, "Termination", pgn_termination(g),
-                           "TimeControl", time_control, NULL };
-    /* With no move it is the tags, a blank line, and the result's line. */
-    size = rules_pgn_write(g->variant, tags, start, NULL, 0, g->result, NULL, 0) + 1;
-    if ((head = malloc(size)) == NULL)
+    if (head == NULL)
         return NULL;
-    rules_pgn_write(g->variant, tags, start, NULL, 0, g->result, head, size);
-    head_len = size - 1 - strlen(result) - 1;
-    base_text_add(&m.text, head, head_len);
+    base_text_add(&m.text, head, strlen(head) - strlen(result) - 1);
     free(head);
     /* From the start position: White first, from move 1. */
     for (int i = 0; i < count; i++) {
@@ -108,8 +166,8 @@ static int words(const char *text)
     return n;
 }
 
-enum db_status games_pgn(struct db_pool *pool, const struct db_game *g, char **pgn,
-                         struct base_err *err)
+enum db_status games_pgn_stored(struct db_pool *pool, const struct db_game *g, char **pgn,
+                                struct base_err *err)
 {
     struct db_move *stored = NULL;
     struct base_text sans = { 0 };
@@ -117,7 +175,7 @@ enum db_status games_pgn(struct db_pool *pool, const struct db_game *g, char **p
     const struct rules_variant *v = g->variant;
     char *joined = NULL;
     int count = 0;
-    enum db_status st = DB_OK;
+    enum db_status st;
 
     *pgn = NULL;
     if (v == NULL || v->position_parse(&start, v->start_text, NULL) != RULES_OK) {
@@ -126,7 +184,7 @@ enum db_status games_pgn(struct db_pool *pool, const struct db_game *g, char **p
     }
     /* The row's own SAN list, read with it; else the stored moves' SAN. */
     if (g->sans != NULL && words(g->sans) == g->ply) {
-        *pgn = pgn_write(g, &start, g->sans, g->ply);
+        *pgn = pgn_write_sans(g, &start, g->sans, g->ply);
         return DB_OK;
     }
     if ((st = db_move_list(pool, g->id, &stored, &count, err)) != DB_OK)
@@ -138,7 +196,7 @@ enum db_status games_pgn(struct db_pool *pool, const struct db_game *g, char **p
         base_text_put(&sans, "%s%s", i > 0 ? " " : "", stored[i].san);
     joined = base_text_take(&sans);
     if (joined != NULL || count == 0)
-        *pgn = pgn_write(g, &start, joined ? joined : "", count);
+        *pgn = pgn_write_sans(g, &start, joined ? joined : "", count);
 done:
     free(joined);
     free(stored);
