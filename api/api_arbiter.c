@@ -94,7 +94,7 @@ enum MHD_Result api_arbiter_queue(struct api_request *req)
     if (!api_query_limit(req, QUEUE_MAX, QUEUE_MAX, &page.limit, &replied) ||
         !api_page_cursor(req, &page, &replied))
         return replied;
-    if ((items = calloc((size_t)page.limit, sizeof *items)) == NULL)
+    if ((items = calloc((size_t)page.limit + 1, sizeof *items)) == NULL)
         return api_fail_oom(req);
     st = db_queue_list(req->config->pool, page.after_us, page.after_id, items, page.limit,
                        &count, &more, &err);

@@ -39,6 +39,7 @@ static void item_read(void *out, const struct db_row *row)
     db_row_text(row, "created_at", q->created_at, sizeof q->created_at);
     q->open = db_row_bool(row, "open");
     q->details = strdup(details ? details : "{}");
+    db_row_text(row, "created_us", q->created_us, sizeof q->created_us);
 }
 
 void db_queue_item_clear(struct db_queue_item *q)
@@ -49,68 +50,45 @@ void db_queue_item_clear(struct db_queue_item *q)
     q->details = NULL;
 }
 
-struct list {
-    const char *after_us, *after_id;
-    struct db_queue_item *out;
-    int max, *count;
-    bool *more;
-};
-
-static enum db_status queue_list(struct db_tx *tx, void *arg)
-{
-    struct list *l = arg;
-    char limit[16];
-    const char *params[3] = { l->after_us, l->after_id, limit };
-    PGresult *res = NULL;
-    enum db_status rc;
-
-    /* One more than asked: whether another page follows. */
-    snprintf(limit, sizeof limit, "%d", l->max + 1);
-    rc = db_exec(tx, DB_STMT_QUEUE_LIST, params, &res);
-    if (rc == DB_OK) {
-        int n = PQntuples(res);
-        *l->more = n > l->max;
-        *l->count = n > l->max ? l->max : n;
-        for (int i = 0; i < *l->count; i++) {
-            const struct db_row r = { res, i };
-            item_read(&l->out[i], &r);
-            db_row_text(&r, "created_us", l->out[i].created_us, sizeof l->out[i].created_us);
-        }
-    }
-    PQclear(res);
-    return rc;
-}
-
 enum db_status db_queue_list(struct db_pool *pool, const char *after_us, const char *after_id,
                              struct db_queue_item *out, int max, int *count, bool *more,
                              struct base_err *err)
 {
-    struct list l = { after_us, after_id, out, max, count, more };
-    *count = 0;
-    *more = false;
-    return db_run_once(pool, queue_list, &l, err);
+    char limit[16];
+    const char *params[3] = { after_us, after_id, limit };
+    enum db_status rc;
+
+    /* One more than asked, into the room the caller left for it: whether
+     * another page follows. */
+    snprintf(limit, sizeof limit, "%d", max + 1);
+    rc = db_get_rows(pool, DB_STMT_QUEUE_LIST, params, item_read, out, sizeof *out, max + 1,
+                     count, err);
+    *more = rc == DB_OK && *count > max;
+    if (*more) {
+        db_queue_item_clear(&out[max]);
+        *count = max;
+    }
+    return rc;
 }
 
-enum db_status db_queue_requester_lock(struct db_tx *tx, const char *player_id)
+/* A player's request guard as the statement names it. */
+static void guard_read(void *out, const struct db_row *row)
 {
-    const char *params[1] = { player_id };
-    return db_exec(tx, DB_STMT_QUEUE_REQUESTER_LOCK, params, NULL);
+    struct db_queue_request_guard *g = out;
+    db_row_text(row, "open_id", g->open_id, sizeof g->open_id);
+    g->last_day = db_row_int(row, "today");
+    g->wait = db_row_int(row, "wait");
 }
-
-static const struct db_col guard_cols[] = {
-    DB_TEXT(struct db_queue_request_guard, open_id, "open_id"),
-    DB_INT(struct db_queue_request_guard, last_day, "today"),
-    DB_INT(struct db_queue_request_guard, wait, "wait"),
-    DB_COLS_END
-};
-
-DB_READER(guard_read, struct db_queue_request_guard, guard_cols)
 
 enum db_status db_queue_request_guard(struct db_tx *tx, const char *player_id,
                                       const char *game_id, struct db_queue_request_guard *out)
 {
     const char *params[2] = { player_id, game_id };
-    return db_exec_row(tx, DB_STMT_QUEUE_REQUEST_GUARD, params, guard_read, out);
+    /* The lock first: the guard's own statement then reads what every
+     * request before it committed. */
+    enum db_status rc = db_exec(tx, DB_STMT_QUEUE_REQUESTER_LOCK, params, NULL);
+    return rc == DB_OK ? db_exec_row(tx, DB_STMT_QUEUE_REQUEST_GUARD, params, guard_read, out)
+                       : rc;
 }
 
 enum db_status db_queue_lock(struct db_tx *tx, const char *id, struct db_queue_item *out)

@@ -36,19 +36,18 @@ enum db_status db_queue_add(struct db_tx *tx, enum db_queue_kind kind, const cha
                             const char *text, char id[BASE_ID_SIZE]);
 
 /* The open items, oldest first, after a keyset position (after_us and
- * after_id of the last item of the page before; NULL: the first page);
- * *more says whether another page follows (db_queue_item_clear each). */
+ * after_id of the last item of the page before; NULL: the first page),
+ * max of them into out, which has room for max + 1; *more says whether
+ * another page follows (db_queue_item_clear each). */
 enum db_status db_queue_list(struct db_pool *pool, const char *after_us, const char *after_id,
                              struct db_queue_item *out, int max, int *count, bool *more,
                              struct base_err *err);
 
-/* Until the transaction ends, no other transaction adds a request for an
- * arbiter from this player (the caps are counted under it). */
-enum db_status db_queue_requester_lock(struct db_tx *tx, const char *player_id);
-
 /* What stands in the way of a player's new request for an arbiter: their
  * open request about the game ("" when none), their requests of the last
- * 24 hours, and in how many seconds the oldest of them leaves that window. */
+ * 24 hours, and in how many seconds the oldest of them leaves that window.
+ * Until the transaction ends no other transaction adds a request of
+ * theirs (it takes a lock of the player's requests first). */
 struct db_queue_request_guard {
     char open_id[BASE_ID_SIZE];
     int last_day;

@@ -69,25 +69,23 @@ enum db_status db_tournament_insert(struct db_tx *tx, struct db_tournament *t)
     return db_exec_row(tx, DB_STMT_TOURNAMENT_GET, get, tournament_read, t);
 }
 
-enum db_status db_tournament_director_lock(struct db_tx *tx, const char *director_id)
+/* A director's guard as the statement names it. */
+static void guard_read(void *out, const struct db_row *row)
 {
-    const char *params[1] = { director_id };
-    return db_exec(tx, DB_STMT_TOURNAMENT_DIRECTOR_LOCK, params, NULL);
+    struct db_tournament_guard *g = out;
+    g->last_day = db_row_int(row, "today");
+    g->wait = db_row_int(row, "wait");
 }
-
-static const struct db_col guard_cols[] = {
-    DB_INT(struct db_tournament_guard, last_day, "today"),
-    DB_INT(struct db_tournament_guard, wait, "wait"),
-    DB_COLS_END
-};
-
-DB_READER(guard_read, struct db_tournament_guard, guard_cols)
 
 enum db_status db_tournament_guard(struct db_tx *tx, const char *director_id,
                                    struct db_tournament_guard *out)
 {
     const char *params[1] = { director_id };
-    return db_exec_row(tx, DB_STMT_TOURNAMENT_GUARD, params, guard_read, out);
+    /* The lock first: the guard's own statement then reads what every
+     * creation before it committed. */
+    enum db_status rc = db_exec(tx, DB_STMT_TOURNAMENT_DIRECTOR_LOCK, params, NULL);
+    return rc == DB_OK ? db_exec_row(tx, DB_STMT_TOURNAMENT_GUARD, params, guard_read, out)
+                       : rc;
 }
 
 enum db_status db_tournament_get(struct db_pool *pool, const char *id, struct db_tournament *out,

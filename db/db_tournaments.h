@@ -60,12 +60,10 @@ struct db_tournament_game {
 /* Creates a tournament (id made here), status open, and reads it back. */
 enum db_status db_tournament_insert(struct db_tx *tx, struct db_tournament *t);
 
-/* Until the transaction ends, no other transaction creates a tournament
- * for this director (the daily cap is counted under it). */
-enum db_status db_tournament_director_lock(struct db_tx *tx, const char *director_id);
-
 /* A director's tournaments of the last 24 hours, and in how many seconds
- * the oldest of them leaves that window. */
+ * the oldest of them leaves that window.  Until the transaction ends no
+ * other transaction creates one of theirs (it takes a lock of the
+ * director's tournaments first). */
 struct db_tournament_guard {
     int last_day;
     int wait;

@@ -136,8 +136,7 @@ static enum db_status request_tx(struct db_tx *tx, struct games_result *r, void 
         return rc;
     if (!games_is_player(&r->game, a->player_id))
         return games_refuse(r, GAMES_FORBIDDEN, "you are not a player of this game");
-    if ((rc = db_queue_requester_lock(tx, a->player_id)) != DB_OK ||
-        (rc = db_queue_request_guard(tx, a->player_id, r->game.id, &guard)) != DB_OK)
+    if ((rc = db_queue_request_guard(tx, a->player_id, r->game.id, &guard)) != DB_OK)
         return rc;
     if (guard.open_id[0] != '\0')
         return games_refuse(r, GAMES_CONFLICT, "your request %s about this game is still open: "

@@ -209,10 +209,11 @@ void games_tournament_start(struct db_pool *pool, const char *caller_id, bool ar
 
 /* ---- create ------------------------------------------------------------- */
 
+/* The tournament as asked for (a run may be the second: it starts from
+ * it again), the daily cap, and the tournament made. */
 struct create_args {
-    const struct db_tournament *want;
+    struct db_tournament asked, *made;
     int per_day;
-    struct db_tournament *t;
 };
 
 /* At most per_day tournaments a director in 24 hours: counted under a lock
@@ -220,29 +221,27 @@ struct create_args {
 static enum db_status create_tx(struct db_tx *tx, struct games_result *r, void *arg)
 {
     struct create_args *a = arg;
-    struct db_tournament_guard guard;
-    enum db_status rc;
+    struct db_tournament_guard guard = { 0, 0 };
+    enum db_status rc = DB_OK;
 
-    *a->t = *a->want;
-    if (a->per_day > 0) {
-        if ((rc = db_tournament_director_lock(tx, a->t->director_id)) != DB_OK ||
-            (rc = db_tournament_guard(tx, a->t->director_id, &guard)) != DB_OK)
-            return rc;
-        if (guard.last_day >= a->per_day) {
-            r->retry_after = guard.wait > 0 ? guard.wait : 1;
-            return games_refuse(r, GAMES_DAILY_LIMIT, "you have created %d tournaments in the "
-                                "last 24 hours, the most allowed; try again in %d s",
-                                a->per_day, r->retry_after);
-        }
+    *a->made = a->asked;
+    if (a->per_day > 0)
+        rc = db_tournament_guard(tx, a->asked.director_id, &guard);
+    if (rc != DB_OK)
+        return rc;
+    if (a->per_day > 0 && guard.last_day >= a->per_day) {
+        r->retry_after = guard.wait > 0 ? guard.wait : 1;
+        return games_refuse(r, GAMES_DAILY_LIMIT, "you have created %d tournaments in the last "
+                            "24 hours, the most allowed; try again in %d s", a->per_day,
+                            r->retry_after);
     }
-    return db_tournament_insert(tx, a->t);
+    return db_tournament_insert(tx, a->made);
 }
 
 void games_tournament_create_limited(struct db_pool *pool, struct db_tournament *t, int per_day,
                                      struct games_result *out)
 {
-    struct db_tournament want = *t;
-    struct create_args a = { &want, per_day, t };
+    struct create_args a = { *t, t, per_day };
     games_run(pool, create_tx, &a, out);
 }
 
