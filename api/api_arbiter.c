@@ -113,11 +113,10 @@ enum MHD_Result api_arbiter_queue(struct api_request *req)
         cJSON_AddStringToObject(item, "created_at", items[i].created_at);
         cJSON_AddItemToObject(item, "details", details ? details : cJSON_CreateObject());
         cJSON_AddItemToArray(list, item);
+        db_queue_item_clear(&items[i]);   /* its id and keyset stay */
     }
     api_page_next(json, more, count > 0 ? items[count - 1].created_us : NULL,
                   count > 0 ? items[count - 1].id : NULL);
-    for (int i = 0; i < count; i++)
-        db_queue_item_clear(&items[i]);
     free(items);
     return api_reply_json(req, MHD_HTTP_OK, json);
 }

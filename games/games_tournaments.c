@@ -166,32 +166,35 @@ static enum db_status start_locked(struct db_tx *tx, struct db_tournament *t,
     return db_tournament_event(tx, t->id, DB_EVENT_TOURNAMENT_START);
 }
 
-/* Locks a tournament for a change, or refuses one that does not exist. */
-static enum db_status lock_tournament(struct db_tx *tx, const char *id, struct db_tournament *t,
-                                      struct games_result *r)
-{
-    enum db_status rc = db_tournament_lock(tx, id, t);
-    if (rc == DB_NOT_FOUND)
-        return games_refuse(r, GAMES_NOT_FOUND, "no tournament has the id '%s'", id);
-    return rc;
-}
-
-/* ---- start -------------------------------------------------------------- */
-
-struct start_args {
-    const char *caller_id, *id;
+/* A player's change of a tournament (start, join, withdraw): who asks,
+ * which tournament, and the tournament as it stands after it. */
+struct change_args {
+    const char *player_id, *id;
     bool arbiter;
     struct db_tournament *t;
 };
 
+/* Locks the tournament of a change, or refuses one that does not exist
+ * (false: the body returns rc). */
+static bool lock_tournament(struct db_tx *tx, struct change_args *a, struct games_result *r,
+                            enum db_status *rc)
+{
+    *rc = db_tournament_lock(tx, a->id, a->t);
+    if (*rc == DB_NOT_FOUND)
+        *rc = games_refuse(r, GAMES_NOT_FOUND, "no tournament has the id '%s'", a->id);
+    return *rc == DB_OK && r->outcome == GAMES_OK;
+}
+
+/* ---- start -------------------------------------------------------------- */
+
 static enum db_status start_tx(struct db_tx *tx, struct games_result *r, void *arg)
 {
-    struct start_args *a = arg;
+    struct change_args *a = arg;
     enum db_status rc;
 
-    if ((rc = lock_tournament(tx, a->id, a->t, r)) != DB_OK || r->outcome != GAMES_OK)
+    if (!lock_tournament(tx, a, r, &rc))
         return rc;
-    if (!a->arbiter && strcmp(a->t->director_id, a->caller_id) != 0)
+    if (!a->arbiter && strcmp(a->t->director_id, a->player_id) != 0)
         return games_refuse(r, GAMES_FORBIDDEN,
                             "only the tournament's director (or an arbiter) may start it");
     if (a->t->status != DB_TOURNAMENT_OPEN)
@@ -203,7 +206,7 @@ static enum db_status start_tx(struct db_tx *tx, struct games_result *r, void *a
 void games_tournament_start(struct db_pool *pool, const char *caller_id, bool arbiter,
                             const char *id, struct db_tournament *t, struct games_result *out)
 {
-    struct start_args a = { caller_id, id, arbiter, t };
+    struct change_args a = { caller_id, id, arbiter, t };
     games_run(pool, start_tx, &a, out);
 }
 
@@ -293,17 +296,12 @@ static bool may_enter(struct db_pool *pool, const struct db_tournament *t,
     return true;
 }
 
-struct join_args {
-    const char *player_id, *id;
-    struct db_tournament *t;
-};
-
 static enum db_status join_tx(struct db_tx *tx, struct games_result *r, void *arg)
 {
-    struct join_args *a = arg;
+    struct change_args *a = arg;
     enum db_status rc;
 
-    if ((rc = lock_tournament(tx, a->id, a->t, r)) != DB_OK || r->outcome != GAMES_OK)
+    if (!lock_tournament(tx, a, r, &rc))
         return rc;
     if (a->t->status != DB_TOURNAMENT_OPEN)
         return games_refuse(r, GAMES_CONFLICT, "the tournament is %s: it can be joined only "
@@ -322,7 +320,7 @@ static enum db_status join_tx(struct db_tx *tx, struct games_result *r, void *ar
 void games_tournament_join(struct db_pool *pool, const char *player_id, const char *id,
                            struct db_tournament *t, struct games_result *out)
 {
-    struct join_args a = { player_id, id, t };
+    struct change_args a = { player_id, id, false, t };
     struct base_err err = { "" };
     enum db_status rc;
 
@@ -347,11 +345,6 @@ void games_tournament_join(struct db_pool *pool, const char *player_id, const ch
 
 /* ---- withdraw ----------------------------------------------------------- */
 
-struct withdraw_args {
-    const char *player_id, *id;
-    struct db_tournament *t;
-};
-
 /* Ends one of the player's games as their loss by forfeit, unrated. */
 static enum db_status forfeit(struct db_tx *tx, const char *game_id, const char *player_id)
 {
@@ -374,7 +367,7 @@ static enum db_status forfeit(struct db_tx *tx, const char *game_id, const char 
 
 static enum db_status withdraw_tx(struct db_tx *tx, struct games_result *r, void *arg)
 {
-    struct withdraw_args *a = arg;
+    struct change_args *a = arg;
     char games[2 * PLAYERS_MAX][BASE_ID_SIZE];
     int count = 0;
     enum db_status rc;
@@ -386,7 +379,7 @@ static enum db_status withdraw_tx(struct db_tx *tx, struct games_result *r, void
     for (int i = 0; i < count; i++)
         if ((rc = forfeit(tx, games[i], a->player_id)) != DB_OK)
             return rc;
-    if ((rc = lock_tournament(tx, a->id, a->t, r)) != DB_OK || r->outcome != GAMES_OK)
+    if (!lock_tournament(tx, a, r, &rc))
         return rc;
     if (a->t->status == DB_TOURNAMENT_FINISHED || a->t->status == DB_TOURNAMENT_CANCELED)
         return games_refuse(r, GAMES_CONFLICT, "the tournament is %s",
@@ -402,7 +395,7 @@ static enum db_status withdraw_tx(struct db_tx *tx, struct games_result *r, void
 void games_tournament_withdraw(struct db_pool *pool, const char *player_id, const char *id,
                                struct db_tournament *t, struct games_result *out)
 {
-    struct withdraw_args a = { player_id, id, t };
+    struct change_args a = { player_id, id, false, t };
     games_run(pool, withdraw_tx, &a, out);
 }
 
