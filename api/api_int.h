@@ -558,13 +558,11 @@ enum MHD_Result api_tournament_withdraw(struct api_request *req);
 enum MHD_Result api_tournament_start(struct api_request *req);
 enum MHD_Result api_tournament_pgn(struct api_request *req);
 
-/* A game's PGN (malloc'd; the caller frees), from its stored moves, each
- * checked again (api_games.c); NULL when it cannot be built, *failed then
- * being the answer already given (MHD_NO: out of memory). */
+/* A game's PGN (malloc'd; the caller frees), from its stored moves without
+ * replaying them (games_pgn_stored); NULL when it cannot be built, *failed
+ * then being the answer already given. */
 char *api_game_pgn_text(struct api_request *req, const struct db_game *g,
                         enum MHD_Result *failed);
-/* Answers 200 with that PGN (taking it). */
-enum MHD_Result api_reply_pgn(struct api_request *req, char *pgn);
 
 /* korp's languages (api_language.c).  The code itself when it is
  * one of "en", "pl", "hu", else NULL; and the one of them the request's

@@ -141,6 +141,27 @@ size_t base_utf8_char_len(const unsigned char *s, size_t n);
  * of it is valid. */
 long base_utf8_invalid_at(const unsigned char *s, size_t n);
 
+/* What a free text may hold besides what everyone can see (base_text_fit). */
+enum base_text_kind {
+    BASE_TEXT_LINE = 0,     /* one line: a name, a title */
+    BASE_TEXT_LINES         /* newlines allowed: a message */
+};
+
+/*
+ * Whether text (NUL-terminated) is fit to be shown to people, in a page,
+ * a mail's header or body: valid UTF-8; no C0 or C1 control character nor
+ * DEL (but the newline in BASE_TEXT_LINES); no bidirectional embedding,
+ * override or isolate (U+202A..U+202E, U+2066..U+2069), which would show
+ * the text in another order than it is stored; and, unless it is empty,
+ * something visible: not only white space and default-ignorable code points
+ * (zero-width characters, fillers, variation selectors).  An empty text
+ * passes: callers bound lengths.  *chars is set to the number of code
+ * points read.  False with why (size bytes) saying what is wrong and at
+ * which byte.
+ */
+bool base_text_fit(const char *text, enum base_text_kind kind, size_t *chars, char *why,
+                   size_t size);
+
 /* ---- Base64 (base_base64.c; RFC 4648, standard alphabet, padded) ------- */
 
 /* The length of the base64 text of n bytes, without the NUL. */

@@ -170,8 +170,8 @@ struct db_active_position {
     char fen[DB_FEN_SIZE];
 };
 
-/* Up to max of the player's active games in variant whose FEN's first
- * field (the board, with Korpalski's reserves) is `board`: the candidates
+/* Up to max of the player's active games in variant whose board (the FEN's
+ * first field without Korpalski's `[reserves]`) is `board`'s: the candidates
  * for "this is the position of a game they are playing". */
 enum db_status db_active_positions(struct db_pool *pool, const char *player_id,
                                    const struct rules_variant *variant, const char *board,

@@ -196,6 +196,7 @@ enum db_status db_password_change(struct db_pool *pool, const char *player_id,
 }
 
 struct signup {
+    const char *address;
     bool *allowed;
     int *wait_s, limit;
 };
@@ -207,16 +208,26 @@ static void signup_read(void *out, const struct db_row *r)
     *s->wait_s = db_row_int(r, "wait");
 }
 
+/* The address's lock first: two sign-ups from one address at the same
+ * moment count one after the other, never both below the limit. */
+static enum db_status signup_count(struct db_tx *tx, void *arg)
+{
+    struct signup *s = arg;
+    char max[DB_NUMBER_SIZE];
+    const char *params[2] = { s->address, db_number(max, s->limit) };
+    enum db_status rc = db_exec(tx, DB_STMT_SIGNUP_LOCK, params, NULL);
+    if (rc != DB_OK)
+        return rc;
+    return db_exec_row(tx, DB_STMT_SIGNUP_COUNT, params, signup_read, s);
+}
+
 enum db_status db_signup_count(struct db_pool *pool, const char *address, int limit,
                                bool *allowed, int *wait_s, struct base_err *err)
 {
-    char max[16];
-    const char *params[2] = { address, max };
-    struct signup s = { allowed, wait_s, limit };
-    snprintf(max, sizeof max, "%d", limit);
+    struct signup s = { address, allowed, wait_s, limit };
     *allowed = true;
     *wait_s = 0;
-    return db_get_row(pool, DB_STMT_SIGNUP_COUNT, params, signup_read, &s, err);
+    return db_run_tx(pool, signup_count, &s, err);
 }
 
 enum db_status db_credential_live(struct db_pool *pool, const char *credential, bool *live,

@@ -72,3 +72,33 @@ BEGIN
       FROM owed;
     RETURN NULL;
 END $$;
+
+-- Owes the player a confirmation email for `address`, their current and
+-- unconfirmed one, unless three were owed in the last 24 hours (someone
+-- typing a stranger's address cannot flood them).  True when owed.  A lock
+-- on the player, held until the transaction ends, makes the count and the
+-- insert one step: a second caller waits, then counts (with a snapshot of
+-- its own, the function being VOLATILE) what the first one wrote.
+CREATE OR REPLACE FUNCTION korp_email_confirmation_owe(player text, address text)
+    RETURNS boolean
+    LANGUAGE plpgsql VOLATILE
+    AS $$
+DECLARE
+    owed boolean;
+BEGIN
+    IF address IS NULL THEN
+        RETURN false;
+    END IF;
+    PERFORM pg_advisory_xact_lock(hashtext('korp email confirmations ' || player));
+    INSERT INTO deliveries (player_id, channel, type, payload, next_attempt_at, created_at)
+    SELECT player, 'email', 'email_confirm', jsonb_build_object('email', address), korp_now(),
+           korp_now()
+     WHERE (SELECT count(*) FROM deliveries d
+             WHERE d.player_id = player AND d.type = 'email_confirm'
+               AND d.created_at > korp_now() - interval '24 hours') < 3;
+    owed := FOUND;
+    IF owed THEN
+        PERFORM pg_notify('korp_deliveries', '');
+    END IF;
+    RETURN owed;
+END $$;

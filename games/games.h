@@ -249,8 +249,8 @@ void games_note_put(struct db_pool *pool, const char *player_id, const char *gam
 #define GAMES_MESSAGES_PER_DAY 20
 #define GAMES_MESSAGE_CHARS 500
 
-/* Whether text may be a message: 1 to 500 characters of valid UTF-8, no
- * control characters but newline; why says what is wrong otherwise. */
+/* Whether text may be a message: 1 to 500 characters of valid UTF-8 that
+ * base_text_fit accepts (newlines allowed); why says what is wrong otherwise. */
 bool games_message_valid(const char *text, char *why, size_t size);
 
 /* Sends a message to the opponent (any status of the game): stored with

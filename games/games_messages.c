@@ -14,28 +14,10 @@
 
 bool games_message_valid(const char *text, char *why, size_t size)
 {
-    const unsigned char *s = (const unsigned char *)text;
-    size_t n = strlen(text), chars = 0;
+    size_t chars = 0;
 
-    for (size_t i = 0; i < n;) {
-        size_t len = base_utf8_char_len(s + i, n - i);
-        if (len == 0) {
-            snprintf(why, size, "the text is not valid UTF-8 at byte %zu", i);
-            return false;
-        }
-        /* C0 and C1 controls and DEL, but for the newline. */
-        if (len == 1 && ((s[i] < 0x20 && s[i] != '\n') || s[i] == 0x7f)) {
-            snprintf(why, size, "the text holds a control character (byte %zu); only the "
-                     "newline is allowed", i);
-            return false;
-        }
-        if (len == 2 && s[i] == 0xc2 && s[i + 1] >= 0x80 && s[i + 1] <= 0x9f) {
-            snprintf(why, size, "the text holds a control character (byte %zu)", i);
-            return false;
-        }
-        i += len;
-        chars++;
-    }
+    if (!base_text_fit(text, BASE_TEXT_LINES, &chars, why, size))
+        return false;
     if (chars < 1 || chars > GAMES_MESSAGE_CHARS) {
         snprintf(why, size, "a message is 1 to %d characters, not %zu", GAMES_MESSAGE_CHARS,
                  chars);

@@ -13,8 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Active games whose board matches a position's, read to compare keys. */
+/* Active games whose men stand as a position's, read to compare them. */
 #define ANALYSIS_CANDIDATES 64
+/* How many men in reserve, all types and both sides counted, two positions
+ * may differ by and still be the same to engine analysis. */
+#define ANALYSIS_RESERVE_SLACK 2
 
 /* PGN's own words for how a game ended (the Termination tag). */
 static const char *pgn_termination(const struct db_game *g)
@@ -203,13 +206,33 @@ done:
     return st;
 }
 
+/* Whether a and b are one position to engine analysis: the same men on the
+ * same cells, the same side to move, and reserves that differ by at most
+ * ANALYSIS_RESERVE_SLACK men.  Castling and en passant rights and the move
+ * counters are left out: they change little of what an engine would say. */
+static bool analysis_same(const struct rules_variant *v, const struct rules_position *a,
+                          const struct rules_position *b)
+{
+    int apart = 0;
+
+    if (v->side_to_move(a) != v->side_to_move(b))
+        return false;
+    for (int cell = 0; cell < v->cells; cell++)
+        if (v->man_at(a, cell) != v->man_at(b, cell))
+            return false;
+    for (int side = RULES_WHITE; side <= RULES_BLACK; side++)
+        for (int type = RULES_PAWN; type < RULES_PIECE_TYPES; type++)
+            apart += abs(v->reserve_count(a, (enum rules_color)side, (enum rules_piece)type) -
+                         v->reserve_count(b, (enum rules_color)side, (enum rules_piece)type));
+    return apart <= ANALYSIS_RESERVE_SLACK;
+}
+
 void games_analysis_allowed(struct db_pool *pool, const char *player_id,
                             const struct rules_variant *v, const struct rules_position *pos,
                             const char *game_id, struct games_result *out)
 {
     struct db_active_position found[ANALYSIS_CANDIDATES];
     char fen[RULES_TEXT_MAX];
-    uint64_t key = v->repetition_key(pos);
     int count = 0;
 
     memset(out, 0, sizeof *out);
@@ -234,9 +257,9 @@ void games_analysis_allowed(struct db_pool *pool, const char *player_id,
             return;
         }
     }
-    /* The same board, side to move, castling and en passant rights (the
-     * repetition key) in any of the player's active games, whatever the
-     * move counters say. */
+    /* The player's active games of the variant with the same men on the
+     * same cells (one query: a player has few games in play), then compared
+     * as analysis_same says. */
     v->position_format(pos, fen, sizeof fen);
     fen[strcspn(fen, " ")] = '\0';
     out->db = db_active_positions(pool, player_id, v, fen, found, ANALYSIS_CANDIDATES, &count,
@@ -250,7 +273,7 @@ void games_analysis_allowed(struct db_pool *pool, const char *player_id,
         struct rules_why why;
         if (found[i].variant != v || v->position_parse(&there, found[i].fen, &why) != RULES_OK)
             continue;
-        if (v->repetition_key(&there) == key) {
+        if (analysis_same(v, pos, &there)) {
             games_refuse(out, GAMES_OWN_GAME_IN_PLAY, "this is the position of game %s, which "
                          "you are playing: the engine analyses it for you once it is over",
                          found[i].game_id);

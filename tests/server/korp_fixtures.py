@@ -240,6 +240,7 @@ class Korpd:
         # ... and mail to the addresses they give, and challenge at will.
         env.setdefault("KORP_EMAIL_CONFIRMATION", "off")
         env.setdefault("KORP_CHALLENGES_PER_DAY", "0")
+        env.setdefault("KORP_TOURNAMENTS_PER_DAY", "0")
         for k, v in settings.items():
             if v is None:
                 env.pop(k, None)
