@@ -275,7 +275,7 @@ char *api_game_pgn_text(struct api_request *req, const struct db_game *g,
 {
     struct base_err err = { "" };
     char *pgn = NULL;
-    enum db_status st = games_pgn_stored(req->config->pool, g, &pgn, &err);
+    enum db_status st = games_pgn(req->config->pool, g, &pgn, &err);
 
     *failed = MHD_NO;
     if (st != DB_OK)

@@ -559,7 +559,7 @@ enum MHD_Result api_tournament_start(struct api_request *req);
 enum MHD_Result api_tournament_pgn(struct api_request *req);
 
 /* A game's PGN (malloc'd; the caller frees), from its stored moves without
- * replaying them (games_pgn_stored); NULL when it cannot be built, *failed
+ * replaying them (games_pgn); NULL when it cannot be built, *failed
  * then being the answer already given. */
 char *api_game_pgn_text(struct api_request *req, const struct db_game *g,
                         enum MHD_Result *failed);

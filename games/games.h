@@ -179,17 +179,13 @@ void games_analysis_clear(struct games_analysis *a);
 
 /* ---- Read from a stored game (games_record.c) */
 
-/* The PGN of a game read with db_game_get: its stored moves replayed from
- * the start, each checked again (*pgn malloc'd).  DB_OK with *pgn NULL:
- * out of memory; DB_HARD_ERROR when the moves do not replay. */
-enum db_status games_pgn(struct db_pool *pool, const struct db_game *g, char **pgn,
-                         struct base_err *err);
-/* The same text written from the moves' SAN as stored (the row's list, or
+/* The PGN of a game read with db_game_get (*pgn malloc'd; DB_OK with *pgn
+ * NULL: out of memory), written from the moves' SAN as stored (the row's list, or
  * the moves' rows when the list falls short of the ply), without playing
  * them again: what the HTTP records serve.  DB_HARD_ERROR when the
  * variant's start position cannot be read. */
-enum db_status games_pgn_stored(struct db_pool *pool, const struct db_game *g, char **pgn,
-                                struct base_err *err);
+enum db_status games_pgn(struct db_pool *pool, const struct db_game *g, char **pgn,
+                         struct base_err *err);
 
 /*
  * Whether a player may have an engine analyse pos (of variant v): not when

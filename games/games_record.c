@@ -1,7 +1,7 @@
 /*
  * games_record.c — what is read from a stored game rather than changed in
- * it: its PGN (its moves replayed from the start, each checked again; or
- * written from their stored SAN without playing them), and
+ * it: its PGN (written from the moves' stored SAN, without playing them
+ * again), and
  * whether a player may have an engine analyse a position (never one of a
  * game they are playing).
  */
@@ -56,52 +56,6 @@ static char *pgn_write(const struct db_game *g, const struct rules_position *sta
     if (pgn != NULL)
         rules_pgn_write(g->variant, tags, start, moves, count, g->result, pgn, size);
     return pgn;
-}
-
-enum db_status games_pgn(struct db_pool *pool, const struct db_game *g, char **pgn,
-                         struct base_err *err)
-{
-    struct db_move *stored = NULL;
-    struct rules_move *moves = NULL;
-    struct rules_position start, pos;
-    const struct rules_variant *v = g->variant;
-    int count = 0;
-    enum db_status st;
-
-    *pgn = NULL;
-    st = db_move_list(pool, g->id, &stored, &count, err);
-    /* Two reads: a move committed between them is not this game's yet. */
-    if (count > g->ply)
-        count = g->ply;
-    moves = calloc((size_t)count + 1, sizeof *moves);
-    if (st != DB_OK)
-        goto done;
-    if (moves == NULL) {
-        st = DB_OK;     /* *pgn NULL: out of memory */
-        goto done;
-    }
-    if (v == NULL || v->position_parse(&start, v->start_text, NULL) != RULES_OK) {
-        base_err_set(err, "cannot rebuild the game");
-        st = DB_HARD_ERROR;
-        goto done;
-    }
-    pos = start;
-    for (int i = 0; i < count; i++) {
-        if (v->move_parse(&pos, stored[i].uci, RULES_DIALECT_DEFAULT, &moves[i], NULL) !=
-                RULES_OK ||
-            v->position_apply(&pos, moves[i]) != RULES_OK) {
-            base_log(BASE_LOG_ERROR, "game %s: stored move %d (%s) does not replay", g->id,
-                     i + 1, stored[i].uci);
-            base_err_set(err, "stored moves do not replay");
-            st = DB_HARD_ERROR;
-            goto done;
-        }
-    }
-    *pgn = pgn_write(g, &start, moves, count);
-done:
-    free(moves);
-    free(stored);
-    return st;
 }
 
 /* Growing movetext: its text and the column of its last line, as
@@ -169,8 +123,8 @@ static int words(const char *text)
     return n;
 }
 
-enum db_status games_pgn_stored(struct db_pool *pool, const struct db_game *g, char **pgn,
-                                struct base_err *err)
+enum db_status games_pgn(struct db_pool *pool, const struct db_game *g, char **pgn,
+                         struct base_err *err)
 {
     struct db_move *stored = NULL;
     struct base_text sans = { 0 };

@@ -2055,15 +2055,6 @@ static void test_games_pgn(void **state)
     assert_non_null(strstr(pgn, "1. K@e1 K@e8 2. N@f3 N@f6"));
     free(pgn);
     db_game_clear(&game);
-
-    /* A stored move that does not replay is the database's fault, not a PGN. */
-    const char *p[1] = { g.game };
-    PQclear(sql("UPDATE moves SET uci = 'a1a1' WHERE game_id = $1 AND ply = 3", 1, p));
-    game = read_game(g.game);
-    assert_int_equal(games_pgn(pool, &game, &pgn, &err), DB_HARD_ERROR);
-    assert_null(pgn);
-    assert_non_null(strstr(err.text, "do not replay"));
-    db_game_clear(&game);
 }
 
 static void test_games_analysis_allowed(void **state)
