@@ -6,9 +6,9 @@
  * background work, the requests in flight get KORP_SHUTDOWN_SECONDS to
  * finish, the workers are stopped and joined, exit 0.  The whole stop is
  * bounded whatever the database does (a frozen one answers nothing until
- * each wait's deadline): it takes at most KORP_SHUTDOWN_SECONDS (the
- * background parts at most STOP_PARTS_MS after the requests), and past that
- * korpd exits 0 without waiting for the rest.  A second signal exits at
+ * each wait's deadline): it takes at most KORP_SHUTDOWN_SECONDS (at least
+ * a second; the background parts at most STOP_PARTS_MS after the
+ * requests), and past that korpd exits 0 without waiting for the rest.  A second signal exits at
  * once (status 1).
  */
 #include "api.h"
@@ -297,16 +297,13 @@ static void stop_bound_start(struct stop_bound *b, const sigset_t *signals, int 
         base_log(BASE_LOG_WARN, "cannot bound the stop: it waits for every part");
 }
 
-/* The requests are done: the background parts get STOP_PARTS_MS (at least
- * a second, however late), and never more than the stop's bound. */
+/* The requests are done: the background parts get STOP_PARTS_MS, and
+ * never more than what is left of the stop's bound. */
 static void stop_bound_tighten(struct stop_bound *b)
 {
-    int64_t now = base_monotonic_ms(), until = now + STOP_PARTS_MS;
-    if (until > atomic_load(&b->deadline_ms))
-        until = atomic_load(&b->deadline_ms);
-    if (until < now + 1000)
-        until = now + 1000;
-    atomic_store(&b->deadline_ms, until);
+    int64_t until = base_monotonic_ms() + STOP_PARTS_MS;
+    if (until < atomic_load(&b->deadline_ms))
+        atomic_store(&b->deadline_ms, until);
 }
 
 int main(int argc, char **argv)
