@@ -13,21 +13,28 @@ import pytest
 from korp_fixtures import Postgres, wait_until
 
 
+def _signal_cluster(pg, sig, postmaster_first):
+    """Sends sig to the cluster's processes; one that ended meanwhile (a client's
+    server process, or one a test killed) is passed over."""
+    pids = pg._pids()
+    for pid in pids if postmaster_first else reversed(pids):
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            pass
+    pg.frozen = sig == signal.SIGSTOP
+
+
 @pytest.fixture
 def frozen_able():
+    """A cluster of the test's own, frozen by freeze(), thawed and removed after it."""
     pg = Postgres()
+    pg.freeze = lambda: _signal_cluster(pg, signal.SIGSTOP, postmaster_first=True)
     try:
         yield pg
     finally:
         if pg.frozen:
-            # Its server processes first, the postmaster last: one that died
-            # meanwhile (killed by a test) is passed over.
-            for pid in reversed(pg._pids()):
-                try:
-                    os.kill(pid, signal.SIGCONT)
-                except ProcessLookupError:
-                    pass
-            pg.frozen = False
+            _signal_cluster(pg, signal.SIGCONT, postmaster_first=False)
         pg.close()
 
 
