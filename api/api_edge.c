@@ -3,23 +3,31 @@
  * bookkeeping: the client's address behind trusted proxies
  * (X-Forwarded-For), and the request heads libmicrohttpd 0.9.75 would
  * misread (a NUL in the target, an unknown Transfer-Encoding, two
- * Content-Lengths).  Connection counts and the head deadline are
- * api_server.c's.
+ * Content-Lengths, a forwarded chain too long to read).  Connection
+ * counts and the head and body deadlines are api_server.c's.
  */
 #include "api_int.h"
 
 #include "base.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 /* ---- The client's address. */
 
+/*
+ * Every X-Forwarded-For line, joined by commas, read whole: the chain is
+ * judged from its right end, and a line left out would make an entry the
+ * client wrote look like the proxy's.  A head is at most
+ * API_CONNECTION_MEMORY bytes (libmicrohttpd refuses a larger one), so the
+ * cap only guards against a change of that limit: past it the chain counts
+ * as unreadable, never as shorter.
+ */
 struct forwarded {
-    char text[1024];     /* every X-Forwarded-For line, joined by commas */
-    size_t len;
-    bool overflow;
+    struct base_text text;
+    bool unreadable;
 };
 
 static enum MHD_Result collect_forwarded(void *cls, enum MHD_ValueKind kind, const char *key,
@@ -30,68 +38,85 @@ static enum MHD_Result collect_forwarded(void *cls, enum MHD_ValueKind kind, con
     (void)kind;
     if (strcasecmp(key, "X-Forwarded-For") != 0)
         return MHD_YES;
-    if (f->len + n + 2 > sizeof f->text) {
-        f->overflow = true;
+    if (f->text.len + n + 1 > API_CONNECTION_MEMORY) {
+        f->unreadable = true;
         return MHD_NO;
     }
-    if (f->len > 0)
-        f->text[f->len++] = ',';
-    memcpy(f->text + f->len, value, n);
-    f->len += n;
-    f->text[f->len] = '\0';
+    if (f->text.len > 0)
+        base_text_add(&f->text, ",", 1);
+    base_text_add(&f->text, value ? value : "", n);
     return MHD_YES;
 }
+
+/* What X-Forwarded-For says of the client. */
+enum forwarded_verdict {
+    FORWARDED_NONE,        /* no usable entry: the peer stands for the client */
+    FORWARDED_FOUND,       /* *out holds the client */
+    FORWARDED_UNREADABLE   /* the chain could not be read whole: refused */
+};
 
 /*
  * From the right: the first X-Forwarded-For entry that is not a trusted
  * proxy is the client (each proxy appends the address it saw; entries
  * further left were written by the client and may be forged).  When every
- * entry is trusted, the left-most one is.  False when there is no usable
- * entry: the peer then stands for the client.
+ * entry is trusted, the left-most one is.
  */
-static bool forwarded_client(struct api_request *req, struct api_addr *out)
+static enum forwarded_verdict forwarded_client(struct api_request *req, struct api_addr *out)
 {
-    struct forwarded f = { .len = 0 };
+    struct forwarded f = { .unreadable = false };
+    enum forwarded_verdict verdict = FORWARDED_NONE;
+    const char *text;
     size_t end;
-    bool found = false;
 
-    f.text[0] = '\0';
     MHD_get_connection_values(req->conn, MHD_HEADER_KIND, collect_forwarded, &f);
-    if (f.overflow)
-        base_log(BASE_LOG_WARN, "X-Forwarded-For longer than %zu bytes: using its end",
-                 sizeof f.text);
-    end = f.len;
+    if (f.unreadable || f.text.failed) {
+        free(f.text.buf);
+        return FORWARDED_UNREADABLE;
+    }
+    text = f.text.buf != NULL ? f.text.buf : "";
+    end = f.text.len;
     while (end > 0) {
         size_t start = end, a, b;
         struct api_addr addr;
-        while (start > 0 && f.text[start - 1] != ',')
+        while (start > 0 && text[start - 1] != ',')
             start--;
-        a = start + strspn(f.text + start, " \t");
+        a = start + strspn(text + start, " \t");
         b = end;
-        while (b > a && (f.text[b - 1] == ' ' || f.text[b - 1] == '\t'))
+        while (b > a && (text[b - 1] == ' ' || text[b - 1] == '\t'))
             b--;
         end = start > 0 ? start - 1 : 0;
         if (b == a)
             continue;
-        if (!api_addr_parse(f.text + a, b - a, &addr))
-            return found;   /* written by no proxy of ours: stop here */
+        if (!api_addr_parse(text + a, b - a, &addr))
+            break;   /* written by no proxy of ours: stop here */
         *out = addr;
-        found = true;
+        verdict = FORWARDED_FOUND;
         if (!api_addr_list_has(req->trusted, &addr))
-            return true;
+            break;
     }
-    return found;
+    free(f.text.buf);
+    return verdict;
 }
 
-bool api_client_addr(struct api_request *req, struct api_addr *out)
+/* The peer, and whether it is a trusted proxy. */
+static bool peer_addr(struct api_request *req, struct api_addr *out, bool *trusted)
 {
     const union MHD_ConnectionInfo *info =
         MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     if (info == NULL || !api_addr_from_socket(info->client_addr, out))
         return false;
-    if (api_addr_list_has(req->trusted, out))
-        forwarded_client(req, out);
+    *trusted = api_addr_list_has(req->trusted, out);
     return true;
+}
+
+bool api_client_addr(struct api_request *req, struct api_addr *out)
+{
+    bool trusted = false;
+    if (!peer_addr(req, out, &trusted))
+        return false;
+    /* An unreadable chain was refused with the head (api_head_refused):
+     * should one get here all the same, the client is unknown. */
+    return !trusted || forwarded_client(req, out) != FORWARDED_UNREADABLE;
 }
 
 void api_client_address(struct api_request *req, char *out, size_t size)
@@ -128,6 +153,16 @@ static int header_count(struct MHD_Connection *conn, const char *name)
     return c.n;
 }
 
+/* Whether the request comes from a trusted proxy with an X-Forwarded-For
+ * chain korpd cannot read whole. */
+static bool forwarded_unreadable(struct api_request *req)
+{
+    struct api_addr a;
+    bool trusted = false;
+    return peer_addr(req, &a, &trusted) && trusted &&
+           forwarded_client(req, &a) == FORWARDED_UNREADABLE;
+}
+
 /*
  * Answers a head that must not be served (on the handler's first call, so
  * that libmicrohttpd closes the connection after the answer): false when
@@ -148,6 +183,13 @@ bool api_head_refused(struct api_request *req, bool target_cut, enum MHD_Result 
         *replied = api_fail(req, API_PROBLEM_NOT_IMPLEMENTED,
                             "korpd reads only the chunked transfer coding (Transfer-Encoding: "
                             "chunked, once), or a Content-Length");
+        return true;
+    }
+    if (forwarded_unreadable(req)) {
+        base_log(BASE_LOG_WARN, "X-Forwarded-For from a trusted proxy longer than %d bytes: "
+                 "refused (400)", API_CONNECTION_MEMORY);
+        *replied = api_fail(req, API_PROBLEM_BAD_REQUEST,
+                            "X-Forwarded-For is too long to be read whole");
         return true;
     }
     if (header_count(req->conn, MHD_HTTP_HEADER_CONTENT_LENGTH) > 1) {

@@ -4,8 +4,9 @@
  * per address, and the address lists that exempt or allow (trusted
  * proxies, /metrics).  Each key has a bucket of its own, found by a keyed
  * hash in chains, so no key can reset another's; a bucket that has filled
- * up again is forgotten (it would start full anyway).  Limits are per korpd
- * process.
+ * up again is forgotten (it would start full anyway).  A request costs one
+ * token, or more on the routes that are dear to answer (dear_routes).
+ * Limits are per korpd process.
  */
 #include "api_int.h"
 
@@ -127,7 +128,8 @@ static struct bucket *bucket_of(struct api_limits *l, const char *key, int64_t n
     return b;
 }
 
-bool api_limits_take(struct api_limits *l, const char *key, int *retry_after)
+/* Takes cost tokens (at most a full bucket's) from key's bucket. */
+static bool take(struct api_limits *l, const char *key, double cost, int *retry_after)
 {
     struct bucket *b;
     int64_t now = base_monotonic_us();
@@ -135,6 +137,8 @@ bool api_limits_take(struct api_limits *l, const char *key, int *retry_after)
 
     if (l == NULL || l->rate <= 0)
         return true;
+    if (cost > l->burst)
+        cost = l->burst;   /* else the route could never be served */
     pthread_mutex_lock(&l->lock);
     if (++l->takes >= TAKES_PER_PRUNE) {
         l->takes = 0;
@@ -142,19 +146,59 @@ bool api_limits_take(struct api_limits *l, const char *key, int *retry_after)
     }
     b = bucket_of(l, key, now);
     refill(l, b, now);
-    ok = b->tokens >= 1;
+    ok = b->tokens >= cost;
     if (ok)
-        b->tokens -= 1;
+        b->tokens -= cost;
     else
-        *retry_after = (int)((1 - b->tokens) / l->rate) + 1;
+        *retry_after = (int)((cost - b->tokens) / l->rate) + 1;
     pthread_mutex_unlock(&l->lock);
     return ok;
 }
 
-/* The bucket of a request: its token's, else its address's. */
+bool api_limits_take(struct api_limits *l, const char *key, int *retry_after)
+{
+    return take(l, key, 1, retry_after);
+}
+
+/*
+ * Routes that cost more than one request, in tokens of the same buckets:
+ * each reads or computes much more than a game's row (a tournament's PGN
+ * replays every game of it).  A pattern here is the route table's own
+ * (api_routes.c); a route not listed costs one.
+ */
+static const struct {
+    const char *method;
+    const char *pattern;
+    double cost;
+} dear_routes[] = {
+    { "GET", "/v1/tournaments/{id}/pgn", 20 },
+    { "GET", "/v1/games/{id}/pgn", 3 },
+    { "GET", "/v1/games/{id}/analysis", 5 },
+    { "GET", "/v1/games/{id}/legal-moves", 2 },
+    { "POST", "/v1/replay", 5 },
+    { "POST", "/v1/analyse", 5 },
+    { NULL, NULL, 0 },
+};
+
+static double route_cost(const struct api_request *req)
+{
+    for (int i = 0; dear_routes[i].pattern != NULL; i++)
+        if (strcmp(dear_routes[i].pattern, req->route) == 0 &&
+            strcmp(dear_routes[i].method, req->method) == 0)
+            return dear_routes[i].cost;
+    return 1;
+}
+
+/*
+ * Charges the request, at its route's cost, to its token's bucket (its
+ * address's without one), then to its player's: a player's requests,
+ * through all their tokens and sessions together, are limited as one
+ * token's are, so that minting tokens does not buy more requests.
+ */
 bool api_limits_check(struct api_request *req, enum MHD_Result *replied)
 {
     char key[56];
+    double cost = route_cost(req);
     int retry = 1;
 
     if (req->authenticated) {
@@ -164,12 +208,22 @@ bool api_limits_check(struct api_request *req, enum MHD_Result *replied)
         api_client_address(req, addr, sizeof addr);
         snprintf(key, sizeof key, "a:%s", addr);
     }
-    if (api_limits_take(req->limits, key, &retry))
+    if (!take(req->limits, key, cost, &retry)) {
+        req->retry_after = retry;
+        *replied = api_fail(req, API_PROBLEM_TOO_MANY_REQUESTS,
+                            "%s sent requests faster than its limit; retry in %d s",
+                            req->authenticated ? "this token" : "this address", retry);
+        return false;
+    }
+    if (!req->authenticated)
+        return true;
+    snprintf(key, sizeof key, "p:%s", req->caller.player_id);
+    if (take(req->limits, key, cost, &retry))
         return true;
     req->retry_after = retry;
     *replied = api_fail(req, API_PROBLEM_TOO_MANY_REQUESTS,
-                        "%s sent requests faster than its limit; retry in %d s",
-                        req->authenticated ? "this token" : "this address", retry);
+                        "your requests, from all your tokens together, came faster than a "
+                        "player's limit; retry in %d s", retry);
     return false;
 }
 

@@ -185,28 +185,6 @@ static void identify_quietly(struct api_request *req)
         memset(&req->caller, 0, sizeof req->caller);
 }
 
-/*
- * A player's requests, through all their tokens and sessions together, are
- * limited as one token's are: minting tokens does not buy more requests.
- * (The bucket of "p:<player id>" in the same table as the token's own.)
- */
-static bool player_limit_check(struct api_request *req, enum MHD_Result *replied)
-{
-    char key[BASE_ID_SIZE + 8];
-    int retry = 1;
-
-    if (!req->authenticated)
-        return true;
-    snprintf(key, sizeof key, "p:%s", req->caller.player_id);
-    if (api_limits_take(req->limits, key, &retry))
-        return true;
-    req->retry_after = retry;
-    *replied = api_fail(req, API_PROBLEM_TOO_MANY_REQUESTS,
-                        "your requests, from all your tokens together, came faster than a "
-                        "player's limit; retry in %d s", retry);
-    return false;
-}
-
 /* Whether path matches pattern; fills params with the captures. */
 static bool match(const char *pattern, const char *path,
                   char params[API_MAX_PARAMS][API_PARAM_MAX + 1])
@@ -316,9 +294,8 @@ enum MHD_Result api_route(struct api_request *req)
             return replied;
         if (!(r->needs & (API_TOKEN | API_UNLIMITED)))
             identify_quietly(req);
+        /* The token's, address's and player's buckets, at the route's cost. */
         if (!(r->needs & API_UNLIMITED) && !api_limits_check(req, &replied))
-            return replied;
-        if (!(r->needs & API_UNLIMITED) && !player_limit_check(req, &replied))
             return replied;
         if ((r->needs & API_ARBITER) && !req->caller.arbiter)
             return api_fail(req, API_PROBLEM_FORBIDDEN, "only an arbiter may do this");

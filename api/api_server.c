@@ -2,8 +2,9 @@
  * api_server.c — the libmicrohttpd daemon: listening socket, per-request
  * context, body accumulation, dispatch, and the count of requests in
  * flight that a graceful stop waits for.  And the edge (docs/security.md)
- * that needs the connections: open connections per address and a deadline
- * for the whole request head (api_edge.c has the rest).
+ * that needs the connections: open connections per address, and a
+ * deadline for the whole request head and another for the whole body
+ * (api_edge.c has the rest).
  *
  * The access handler only sets up its context on the first call and
  * replies on a later one: replying on the first call makes libmicrohttpd
@@ -30,17 +31,32 @@
 #include <unistd.h>
 
 /*
+ * Past the body limit, a chunked body (whose length nobody announced) is
+ * read on to its end, to answer 413, but only this much further: a client
+ * sending without end is cut off instead.
+ */
+#define BODY_DISCARD_MOST (16 * API_BODY_LIMIT)
+
+/* Where the current request of a connection stands: its head and its body
+ * each have KORP_REQUEST_HEAD_SECONDS to arrive whole. */
+enum conn_phase {
+    AWAIT_HEAD,     /* the head is coming */
+    AWAIT_BODY,     /* the head has arrived, the body (if any) is coming */
+    SERVING         /* the request is whole: the route runs, or a stream is open */
+};
+
+/*
  * One connection, from libmicrohttpd's STARTED to its CLOSED (its socket
- * context): what the head deadline and the guards need.
+ * context): what the deadlines and the guards need.
  */
 struct conn {
     struct conn *prev, *next;      /* the server's list, under its lock */
     int fd;
     struct api_addr peer;
     bool counted;                  /* in the per-address counts */
-    bool head_done;                /* the current request's head has arrived */
+    enum conn_phase phase;
     bool cut;                      /* shut down for being too slow */
-    int64_t head_since_us;         /* when the current request's head began */
+    int64_t since_us;              /* when the current phase began */
     const char *target;            /* the raw request target (URI log) */
     size_t target_len;             /* ... as a C string */
 };
@@ -138,7 +154,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
         if (k == NULL)
             return;   /* neither counted nor timed: lenient, never wrong */
         k->fd = fd ? fd->connect_fd : -1;
-        k->head_since_us = base_monotonic_us();
+        k->since_us = base_monotonic_us();
         if (peer != NULL && api_addr_from_socket(peer->client_addr, &k->peer) &&
             !api_addr_list_has(server->trusted, &k->peer)) {
             api_conn_count(server->counts, &k->peer, 1);
@@ -182,25 +198,28 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
     return NULL;
 }
 
-/* The head is complete (the handler's first call), or the request is done
- * and the next head's clock starts (keep-alive). */
-static void head_mark(struct api_server *server, struct MHD_Connection *c, bool done)
+/* The head is complete (the handler's first call: the body's clock
+ * starts), the body is (the request is served), or the request is done and
+ * the next head's clock starts (keep-alive). */
+static void phase_mark(struct api_server *server, struct MHD_Connection *c,
+                       enum conn_phase phase)
 {
     struct conn *k = conn_of(c);
     if (k == NULL)
         return;
     pthread_mutex_lock(&server->lock);
-    k->head_done = done;
-    if (!done)
-        k->head_since_us = base_monotonic_us();
+    k->phase = phase;
+    k->since_us = base_monotonic_us();
     pthread_mutex_unlock(&server->lock);
 }
 
 /*
- * Every API_SWEEP_MS: a connection whose request head has taken longer than
- * KORP_REQUEST_HEAD_SECONDS is shut down (libmicrohttpd 0.9.75 has only an
- * idle timeout, which each trickled byte resets, and no call to close a
- * connection; after shutdown() it sees the socket end and closes it).
+ * Every API_SWEEP_MS: a connection whose request head, or whose request
+ * body, has taken longer than KORP_REQUEST_HEAD_SECONDS is shut down
+ * (libmicrohttpd 0.9.75 has only an idle timeout, which each trickled byte
+ * resets, and no call to close a connection; after shutdown() it sees the
+ * socket end and closes it).  A body trickled a byte at a time, or a chunk
+ * that declares more bytes than will ever come, ends here.
  */
 static void *sweep(void *arg)
 {
@@ -212,7 +231,7 @@ static void *sweep(void *arg)
         struct timespec until;
         int64_t now = base_monotonic_us();
         for (struct conn *k = server->conns; k != NULL; k = k->next)
-            if (!k->head_done && !k->cut && k->fd >= 0 && now - k->head_since_us > limit_us) {
+            if (k->phase != SERVING && !k->cut && k->fd >= 0 && now - k->since_us > limit_us) {
                 shutdown(k->fd, SHUT_RDWR);
                 k->cut = true;
             }
@@ -249,7 +268,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 
     if (req == NULL) {
         enum MHD_Result replied;
-        head_mark(server, conn, true);
+        phase_mark(server, conn, AWAIT_BODY);
         req = calloc(1, sizeof *req);
         if (req == NULL)
             return MHD_NO;
@@ -294,6 +313,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
     }
     if (*upload_data_size > 0) {
         size_t n = *upload_data_size;
+        if (req->body_too_large) {
+            /* Chunked, past the limit: read on to answer 413 at its end. */
+            *upload_data_size = 0;
+            req->body_len += n;
+            if (req->body_len <= BODY_DISCARD_MOST)
+                return MHD_YES;
+            base_log(BASE_LOG_INFO, "%s %s: chunked body past %d KiB; closing the connection",
+                     req->method, req->path, BODY_DISCARD_MOST / 1024);
+            return MHD_NO;
+        }
         if (req->body_len + n <= API_BODY_LIMIT) {
             char *grown = realloc(req->body, req->body_len + n + 1);
             if (grown == NULL)
@@ -307,14 +336,21 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
         }
         /*
          * Past the limit without a Content-Length (chunked): libmicrohttpd
-         * 0.9.75 cannot queue a response in the middle of a body, and
-         * reading the rest to answer 413 would let a client make us read
-         * without end.  Close the connection now instead.
+         * 0.9.75 cannot queue a response in the middle of a body, so the
+         * rest is read and dropped, and 413 answered at its end (below,
+         * through api_route); BODY_DISCARD_MOST and the body's deadline
+         * bound what a client can make korpd read.
          */
-        base_log(BASE_LOG_INFO, "%s %s: chunked body past %d KiB; closing the connection",
-                 req->method, req->path, API_BODY_LIMIT / 1024);
-        return MHD_NO;
+        free(req->body);
+        req->body = NULL;
+        req->body_len += n;
+        req->body_too_large = true;
+        *upload_data_size = 0;
+        return MHD_YES;
     }
+    phase_mark(server, conn, SERVING);
+    if (req->body_too_large)
+        return api_route(req);
     if (api_route_inline(req))
         return api_route(req);
     if (api_jobs_push(server->jobs, req))
@@ -328,7 +364,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     struct api_server *server = cls;
     struct api_request *req = *con_cls;
     (void)toe;
-    head_mark(server, conn, false);
+    phase_mark(server, conn, AWAIT_HEAD);
     if (req != NULL) {
         /* One access-log line per request. */
         int64_t took = base_monotonic_us() - req->started_us;

@@ -235,10 +235,40 @@ static void on_notice(void *arg, const char *message)
     base_log(BASE_LOG_DEBUG, "database: %.*s", (int)n, message);
 }
 
-PGconn *db_pool_connect(struct db_pool *pool, struct base_err *err)
+/*
+ * Opens a connection within one deadline for the whole of it: libpq's
+ * connect_timeout counts each address and host afresh (two for
+ * "localhost"), and its blocking connect sees no deadline of ours.  The
+ * deadline is the pool's timeout, and at least CONNECT_LEAST_MS (libpq's
+ * own least).  NULL with err set on failure.
+ */
+#define CONNECT_LEAST_MS 2000
+
+static PGconn *connect_within(struct db_pool *pool, struct base_err *err)
 {
-    PGconn *pg = PQconnectdbParams((const char *const *)pool->keys,
-                                   (const char *const *)pool->values, 0);
+    int most = pool->timeout_ms > CONNECT_LEAST_MS ? pool->timeout_ms : CONNECT_LEAST_MS;
+    int64_t deadline = base_monotonic_ms() + most;
+    PGconn *pg = PQconnectStartParams((const char *const *)pool->keys,
+                                      (const char *const *)pool->values, 0);
+    PostgresPollingStatusType st = PGRES_POLLING_WRITING;   /* libpq's first step */
+
+    while (pg != NULL && PQstatus(pg) != CONNECTION_BAD && st != PGRES_POLLING_OK &&
+           st != PGRES_POLLING_FAILED) {
+        struct pollfd p = { .fd = PQsocket(pg),
+                            .events = st == PGRES_POLLING_READING ? POLLIN : POLLOUT };
+        int64_t left = deadline - base_monotonic_ms();
+        int n;
+        if (left <= 0) {
+            base_err_set(err, "the database did not take a connection within %d ms", most);
+            PQfinish(pg);
+            return NULL;
+        }
+        n = poll(&p, 1, (int)left);
+        if (n < 0 && errno != EINTR)
+            break;
+        if (n > 0)
+            st = PQconnectPoll(pg);
+    }
     if (pg == NULL || PQstatus(pg) != CONNECTION_OK) {
         db_error_copy(pg, NULL, err);
         PQfinish(pg);
@@ -246,6 +276,11 @@ PGconn *db_pool_connect(struct db_pool *pool, struct base_err *err)
     }
     PQsetNoticeProcessor(pg, on_notice, NULL);
     return pg;
+}
+
+PGconn *db_pool_connect(struct db_pool *pool, struct base_err *err)
+{
+    return connect_within(pool, err);
 }
 
 enum db_status db_pool_acquire(struct db_pool *pool, struct db_tx *tx, struct base_err *err)
@@ -300,13 +335,10 @@ enum db_status db_pool_acquire(struct db_pool *pool, struct db_tx *tx, struct ba
     }
     if (pg == NULL) {
         memset(s->prepared, 0, sizeof s->prepared);
-        pg = PQconnectdbParams((const char *const *)pool->keys,
-                               (const char *const *)pool->values, 0);
+        pg = connect_within(pool, err);
         atomic_fetch_add(&pool->connects, 1);
-        if (pg == NULL || PQstatus(pg) != CONNECTION_OK) {
+        if (pg == NULL) {
             atomic_fetch_add(&pool->connect_failures, 1);
-            db_error_copy(pg, NULL, err);
-            PQfinish(pg);
             pthread_mutex_lock(&pool->lock);
             s->pg = NULL;
             s->busy = false;
@@ -314,7 +346,6 @@ enum db_status db_pool_acquire(struct db_pool *pool, struct db_tx *tx, struct ba
             pthread_mutex_unlock(&pool->lock);
             return DB_UNREACHABLE;
         }
-        PQsetNoticeProcessor(pg, on_notice, NULL);
         s->pg = pg;   /* only this thread touches a busy slot */
     }
     memset(tx, 0, sizeof *tx);

@@ -2,9 +2,14 @@
  * main.c — korpd: wires the settings, the database pool, the migrations,
  * the HTTP server and the background workers, then waits for a signal.
  *
- * The first SIGINT or SIGTERM stops gracefully: no new connections, the
- * requests in flight get KORP_SHUTDOWN_SECONDS to finish, the workers are
- * stopped and joined, exit 0.  A second signal exits at once (status 1).
+ * The first SIGINT or SIGTERM stops gracefully: no new connections, no new
+ * background work, the requests in flight get KORP_SHUTDOWN_SECONDS to
+ * finish, the workers are stopped and joined, exit 0.  The whole stop is
+ * bounded whatever the database does (a frozen one answers nothing until
+ * each wait's deadline): it takes at most KORP_SHUTDOWN_SECONDS (at least
+ * a second; the background parts at most STOP_PARTS_MS after the
+ * requests), and past that korpd exits 0 without waiting for the rest.  A second signal exits at
+ * once (status 1).
  */
 #include "api.h"
 #include "base.h"
@@ -16,6 +21,8 @@
 #include <curl/curl.h>
 #include <sys/resource.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
@@ -32,7 +39,18 @@
 struct korpd {
     struct korpd_config config;
     struct db_pool *pool;
+    atomic_bool stopping;    /* a stop signal came: start nothing new */
 };
+
+/* How long the background parts (the listener, the notification workers,
+ * the sweeper, the waker) may take to stop once the requests are done. */
+#define STOP_PARTS_MS 5000
+
+/* Whether a background job may start its next step. */
+static bool may_go_on(struct base_worker *w, struct korpd *k)
+{
+    return !base_worker_stopping(w) && !atomic_load(&k->stopping);
+}
 
 /* Rows a sweep prunes of each table at most, in batches of PRUNE_BATCH:
  * what is left waits for the next sweep, so that a backlog (retention
@@ -52,11 +70,13 @@ static const struct {
     { "events", DB_PRUNE_EVENTS, offsetof(struct korpd_config, event_retention_days) },
 };
 
-static void prune(struct korpd *k)
+/* Each batch is a statement of its own, and each may wait for its deadline
+ * on a hung database: none starts once korpd is stopping. */
+static void prune(struct base_worker *w, struct korpd *k)
 {
     struct base_err err = { "" };
     int keys = 0;
-    for (int b = 0; b < PRUNE_BATCHES; b++) {
+    for (int b = 0; b < PRUNE_BATCHES && may_go_on(w, k); b++) {
         /* Idempotency keys are kept for 24 hours. */
         if (db_idempotency_prune(k->pool, &keys, &err) != DB_OK)
             base_log(BASE_LOG_WARN, "pruning idempotency keys failed: %s", err.text);
@@ -66,7 +86,8 @@ static void prune(struct korpd *k)
     for (size_t i = 0; i < sizeof prunes / sizeof prunes[0]; i++) {
         int days = *(const int *)((const char *)&k->config + prunes[i].days_at);
         long long n = PRUNE_BATCH, total = 0;
-        for (int b = 0; days > 0 && b < PRUNE_BATCHES && n == PRUNE_BATCH; b++) {
+        for (int b = 0; days > 0 && b < PRUNE_BATCHES && n == PRUNE_BATCH && may_go_on(w, k);
+             b++) {
             if (db_prune(k->pool, prunes[i].table, days, PRUNE_BATCH, &n, &err) != DB_OK) {
                 base_log(BASE_LOG_WARN, "pruning %s failed: %s", prunes[i].what, err.text);
                 break;
@@ -86,13 +107,13 @@ static void sweeper(struct base_worker *w, void *arg)
 {
     struct korpd *k = arg;
     struct base_err err = { "" };
-    while (base_worker_sleep(w, k->config.sweep_seconds * 1000)) {
+    while (base_worker_sleep(w, k->config.sweep_seconds * 1000) && may_go_on(w, k)) {
         if (games_sweep(k->pool, &err) < 0)
             base_log(BASE_LOG_WARN, "deadline sweep failed: %s", err.text);
         /* Tournaments start and end at their starts_at and ends_at. */
-        if (games_tournaments_sweep(k->pool, &err) < 0)
+        if (may_go_on(w, k) && games_tournaments_sweep(k->pool, &err) < 0)
             base_log(BASE_LOG_WARN, "tournament sweep failed: %s", err.text);
-        prune(k);
+        prune(w, k);
     }
 }
 
@@ -218,9 +239,77 @@ static bool drain(struct api_server *server, const sigset_t *signals, int grace_
     return true;
 }
 
+/*
+ * The stop's bound: a thread that ends korpd (status 0) at a deadline, or at
+ * once (status 1) on another signal, whatever the parts still wait for.  It
+ * starts with the stop, so that it bounds every part of it: the drain (whose
+ * quiesce stops the event listeners), then the background parts.
+ */
+struct stop_bound {
+    sigset_t signals;
+    _Atomic int64_t deadline_ms;
+    int64_t signalled_ms;
+};
+
+static void *stop_bound_wait(void *arg)
+{
+    struct stop_bound *b = arg;
+    for (;;) {
+        int64_t left = atomic_load(&b->deadline_ms) - base_monotonic_ms();
+        struct timespec wait = { 0, 100 * 1000 * 1000 };   /* sees a new deadline */
+        int sig;
+        if (left <= 0) {
+            base_log(BASE_LOG_WARN, "korpd did not stop within %.1f s of the signal (the "
+                     "database may hang): exiting without waiting for the rest",
+                     (double)(base_monotonic_ms() - b->signalled_ms) / 1000.0);
+            _exit(0);
+        }
+        if (left < 100)
+            wait.tv_nsec = (long)left * 1000000L;
+        sig = sigtimedwait(&b->signals, NULL, &wait);
+        if (sig > 0) {
+            base_log(BASE_LOG_WARN, "second signal %d: exiting at once", sig);
+            _exit(1);
+        }
+    }
+    return NULL;
+}
+
+/* Exits this much before KORP_SHUTDOWN_SECONDS is over, so that the process
+ * has gone by then. */
+#define STOP_EXIT_MS 250
+
+/*
+ * Starts the bound at the signal: KORP_SHUTDOWN_SECONDS for the whole stop
+ * (at least a second).  The thread is never joined: the process ends first.
+ */
+static void stop_bound_start(struct stop_bound *b, const sigset_t *signals, int grace_s)
+{
+    pthread_t thread;
+    int64_t most = (int64_t)grace_s * 1000 - STOP_EXIT_MS;
+
+    b->signals = *signals;
+    b->signalled_ms = base_monotonic_ms();
+    atomic_store(&b->deadline_ms, b->signalled_ms + (most > 1000 ? most : 1000));
+    if (pthread_create(&thread, NULL, stop_bound_wait, b) == 0)
+        pthread_detach(thread);
+    else
+        base_log(BASE_LOG_WARN, "cannot bound the stop: it waits for every part");
+}
+
+/* The requests are done: the background parts get STOP_PARTS_MS, and
+ * never more than what is left of the stop's bound. */
+static void stop_bound_tighten(struct stop_bound *b)
+{
+    int64_t until = base_monotonic_ms() + STOP_PARTS_MS;
+    if (until < atomic_load(&b->deadline_ms))
+        atomic_store(&b->deadline_ms, until);
+}
+
 int main(int argc, char **argv)
 {
     static struct korpd k;
+    static struct stop_bound bound;
     struct korpd_config config;
     struct db_pool *pool = NULL;
     struct db_waker *waker = NULL;
@@ -378,13 +467,16 @@ int main(int argc, char **argv)
              config.http_threads);
     while (sigwait(&signals, &sig) != 0)
         ;
+    stop_bound_start(&bound, &signals, config.shutdown_seconds);
+    atomic_store(&k.stopping, true);
     base_log(BASE_LOG_INFO, "stopping on signal %d: finishing requests in flight (up to %d s)",
              sig, config.shutdown_seconds);
     if (!drain(server, &signals, config.shutdown_seconds)) {
-        /* Handlers still run: joining them could hang on a dead database. */
-        workers_stop();
+        /* Handlers still run, and joining any part could hang on a dead
+         * database. */
         _exit(0);
     }
+    stop_bound_tighten(&bound);
     rc = 0;
     goto done;
 fail:
