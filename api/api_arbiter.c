@@ -60,7 +60,7 @@ enum MHD_Result api_game_claim_perpetual(struct api_request *req)
 }
 
 static const struct api_field request_fields[] = {
-    { "text", API_STRING, true, false, 1, 2000 },
+    { "text", API_LINES, true, false, 1, 2000 },
     { NULL, API_STRING, false, false, 0, 0 },
 };
 
@@ -122,7 +122,7 @@ enum MHD_Result api_arbiter_queue(struct api_request *req)
 }
 
 static const struct api_field dismiss_fields[] = {
-    { "reason", API_STRING, true, false, 1, 500 },
+    { "reason", API_LINES, true, false, 1, 500 },
     { NULL, API_STRING, false, false, 0, 0 },
 };
 

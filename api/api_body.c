@@ -127,7 +127,8 @@ bool api_body_parse(struct api_request *req, enum MHD_Result *replied)
 }
 
 static const char *const type_names[] = { "a string", "an integer", "true or false",
-                                           "a list of strings", "an object" };
+                                           "a list of strings", "an object", "a string",
+                                           "a string" };
 
 static bool fits(const cJSON *v, const struct api_field *f, char *why, size_t size)
 {
@@ -139,13 +140,24 @@ static bool fits(const cJSON *v, const struct api_field *f, char *why, size_t si
     }
     switch (f->type) {
     case API_STRING:
+    case API_TEXT:
+    case API_LINES: {
+        char unfit[200];
+        size_t chars;
         if (!cJSON_IsString(v))
             break;
         if ((long)strlen(v->valuestring) < f->min || (long)strlen(v->valuestring) > f->max) {
             snprintf(why, size, "'%s' must be %ld to %ld bytes long", f->name, f->min, f->max);
             return false;
         }
+        if (f->type != API_STRING &&
+            !base_text_fit(v->valuestring, f->type == API_TEXT ? BASE_TEXT_LINE : BASE_TEXT_LINES,
+                           &chars, unfit, sizeof unfit)) {
+            snprintf(why, size, "'%s': %s", f->name, unfit);
+            return false;
+        }
         return true;
+    }
     case API_INTEGER:
         if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble))
             break;

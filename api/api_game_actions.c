@@ -180,7 +180,7 @@ enum MHD_Result api_game_abort(struct api_request *req)
 
 static const struct api_field adjudication_fields[] = {
     { "result", API_STRING, true, false, 1, 16 },
-    { "reason", API_STRING, true, false, 1, 500 },
+    { "reason", API_LINES, true, false, 1, 500 },
     { NULL, API_STRING, false, false, 0, 0 },
 };
 

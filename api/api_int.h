@@ -143,6 +143,8 @@ enum api_type {
     API_BOOLEAN,
     API_LIST,        /* an array of strings; min and max bound its length */
     API_OBJECT,      /* an object, checked by the handler */
+    API_TEXT,        /* a string people read, on one line (base_text_fit) */
+    API_LINES,       /* the same, newlines allowed */
 };
 
 /*

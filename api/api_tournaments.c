@@ -258,7 +258,7 @@ static bool times_check(struct api_request *req, const char *starts, const char 
 }
 
 static const struct api_field tournament_fields[] = {
-    { "name", API_STRING, true, false, 1, 100 },
+    { "name", API_TEXT, true, false, 1, 100 },
     { "variant", API_STRING, true, false, 1, 32 },
     { "clock", API_OBJECT, false, true, 0, 0 },
     { "days_per_move", API_INTEGER, false, true, 1, 60 },
