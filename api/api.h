@@ -87,6 +87,15 @@ int api_server_in_flight(struct api_server *server);
  */
 void api_server_stop(struct api_server *server);
 
+/*
+ * Starts `count` fair-play workers, each searching with `nodes` nodes a
+ * position (api_fairplay.c); false with a message in err.  Stop them with
+ * api_fairplay_stop (also after a failed start).
+ */
+bool api_fairplay_start(struct db_pool *pool, int count, long long nodes,
+                        struct base_err *err);
+void api_fairplay_stop(void);
+
 /* Whether a password meets the policy (8-128 code points, not the player's
  * name, not a common password); why says what is wrong otherwise.  Also for
  * `korpd admin create-arbiter NAME --password-stdin`. */

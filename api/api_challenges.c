@@ -41,6 +41,7 @@ static cJSON *challenge_json(const struct db_challenge *c)
         cJSON_AddNullToObject(json, "game_id");
     cJSON_AddStringToObject(json, "created_at", c->created_at);
     cJSON_AddBoolToObject(json, "rated", c->rated);
+    cJSON_AddStringToObject(json, "engines", api_engines_text(c->engines_allowed));
     return json;
 }
 
@@ -61,6 +62,7 @@ static const struct api_field challenge_fields[] = {
     { "clock", API_OBJECT, false, true, 0, 0 },
     { "leave_allowed", API_BOOLEAN, false, false, 0, 0 },
     { "rated", API_BOOLEAN, false, false, 0, 0 },
+    { "engines", API_STRING, false, false, 1, 16 },
     { NULL, API_STRING, false, false, 0, 0 },
 };
 
@@ -173,6 +175,8 @@ enum MHD_Result api_challenge_create(struct api_request *req)
         return api_fail(req, API_PROBLEM_BAD_REQUEST, "%s", why);
     c.fifty_move_rule = api_body_boolean(req, "fifty_move_rule", true);
     c.rated = api_body_boolean(req, "rated", true);
+    if (!api_engines_read(req, c.rated, &c.engines_allowed, &replied))
+        return replied;
     games_challenge_create(req->config->pool, &c, req->config->challenges_per_day, &r);
     if (r.outcome == GAMES_DAILY_LIMIT)
         req->retry_after = r.retry_after;

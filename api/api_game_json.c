@@ -96,6 +96,7 @@ cJSON *api_game_json(const struct db_game *g)
     cJSON_AddStringToObject(json, "updated_at", g->updated_at);
     api_game_json_ratings(json, g);
     add_text_or_null(json, "tournament_id", g->tournament_id);
+    cJSON_AddStringToObject(json, "engines", api_engines_text(g->engines_allowed));
     return json;
 }
 

@@ -483,6 +483,14 @@ struct db_game;
 /* The game object of the API. */
 cJSON *api_game_json(const struct db_game *g);
 
+/* The engine policy's word: "allowed" or "forbidden" (api_fairplay.c). */
+const char *api_engines_text(bool allowed);
+/* The body's "engines" into *allowed (absent: forbidden when rated, else
+ * allowed); replies with a problem and returns false when it is neither
+ * word. */
+bool api_engines_read(struct api_request *req, bool rated, bool *allowed,
+                      enum MHD_Result *replied);
+
 /* ---- Outcomes as answers (api_outcomes.c): one table, outcome to problem. */
 /* The problem a refusal with that outcome is answered with
  * (API_PROBLEM_INTERNAL for an outcome that is no refusal). */
@@ -527,6 +535,9 @@ enum MHD_Result api_game_claim_perpetual(struct api_request *req);
 enum MHD_Result api_game_arbiter_request(struct api_request *req);
 enum MHD_Result api_arbiter_queue(struct api_request *req);
 enum MHD_Result api_arbiter_dismiss(struct api_request *req);
+
+/* ---- Fair play (api_fairplay.c) */
+enum MHD_Result api_game_fairplay(struct api_request *req);
 
 /* ---- Round-robin tournaments (api_tournaments.c) */
 

@@ -102,6 +102,7 @@ static const struct route routes[] = {
     { "POST", "/v1/games/{id}/arbiter-request", API_TOKEN | API_JSON_BODY,
       api_game_arbiter_request },
     { "GET", "/v1/arbiter/queue", API_TOKEN | API_ARBITER, api_arbiter_queue },
+    { "GET", "/v1/games/{id}/fairplay", API_TOKEN | API_ARBITER, api_game_fairplay },
     { "POST", "/v1/arbiter/queue/{id}/dismiss", API_TOKEN | API_ARBITER | API_JSON_BODY,
       api_arbiter_dismiss },
     { "POST", "/v1/tournaments", API_TOKEN | API_JSON_BODY, api_tournament_create },

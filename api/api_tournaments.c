@@ -51,6 +51,7 @@ static cJSON *tournament_json(const struct db_tournament *t,
     cJSON_AddBoolToObject(json, "double", t->double_round);
     cJSON_AddNumberToObject(json, "max_players", t->max_players);
     cJSON_AddBoolToObject(json, "rated", t->rated);
+    cJSON_AddStringToObject(json, "engines", api_engines_text(t->engines_allowed));
     clock = t->clock[0] ? cJSON_Parse(t->clock) : NULL;
     cJSON_AddItemToObject(json, "clock", clock ? clock : cJSON_CreateNull());
     if (t->days_per_move > 0)
@@ -263,6 +264,7 @@ static const struct api_field tournament_fields[] = {
     { "clock", API_OBJECT, false, true, 0, 0 },
     { "days_per_move", API_INTEGER, false, true, 1, 60 },
     { "rated", API_BOOLEAN, false, false, 0, 0 },
+    { "engines", API_STRING, false, false, 1, 16 },
     { "double", API_BOOLEAN, false, false, 0, 0 },
     { "max_players", API_INTEGER, true, false, 3, 30 },
     { "leave_allowed", API_BOOLEAN, false, false, 0, 0 },
@@ -307,6 +309,8 @@ enum MHD_Result api_tournament_create(struct api_request *req)
         free(text);
     }
     t.rated = api_body_boolean(req, "rated", true);
+    if (!api_engines_read(req, t.rated, &t.engines_allowed, &replied))
+        return replied;
     t.double_round = api_body_boolean(req, "double", false);
     t.max_players = (int)api_body_integer(req, "max_players", 0, NULL);
     t.leave_allowed = t.game_clock.leave_allowed;

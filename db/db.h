@@ -23,6 +23,7 @@
 #include "db_leave.h"
 #include "db_ratings.h"
 #include "db_arbiter.h"       /* the arbiter's queue */
+#include "db_fairplay.h"      /* the fair-play analysis */
 #include "db_tournaments.h"
 #include "db_events.h"        /* the event log, its feed, the waker */
 #include "db_notify.h"        /* preferences, webhooks, the outbox */

@@ -19,6 +19,7 @@ static const struct db_col challenge_cols[] = {
     DB_TEXT(struct db_challenge, game_id, "game_id"),
     DB_TEXT(struct db_challenge, created_at, "created_at"),
     DB_BOOL(struct db_challenge, rated, "rated"),
+    DB_BOOL(struct db_challenge, engines_allowed, "engines_allowed"),
     DB_COLS_END,
 };
 
@@ -59,13 +60,14 @@ enum db_status db_challenge_insert(struct db_tx *tx, struct db_challenge *c)
 {
     char days[16], initial[16], increment[16], most[16];
     bool fischer = c->clock.type == DB_CLOCK_FISCHER;
-    const char *params[12] = { c->id, c->variant->name, c->challenger_id,
+    const char *params[13] = { c->id, c->variant->name, c->challenger_id,
                                c->opponent_id[0] ? c->opponent_id : NULL, db_color_text(c->color),
                                c->days_per_move > 0 ? days : NULL,
                                c->fifty_move_rule ? "true" : "false",
                                fischer ? initial : NULL, fischer ? increment : NULL,
                                fischer ? most : NULL, c->clock.leave_allowed ? "true" : "false",
-                               c->rated ? "true" : "false" };
+                               c->rated ? "true" : "false",
+                               c->engines_allowed ? "true" : "false" };
     PGresult *res = NULL;
     enum db_status rc;
 

@@ -22,6 +22,7 @@ struct db_challenge {
     char game_id[BASE_ID_SIZE]; /* "" until accepted */
     char created_at[DB_TIME_SIZE];
     bool rated;               /* its game changes ratings */
+    bool engines_allowed;     /* its game's players may have an engine analyse it */
 };
 
 /* What stands in the way of a new challenge (db_challenge_guard). */

@@ -90,7 +90,8 @@ static const struct db_col game_cols[] = {
     G(TEXT, id), G(TEXT, white_id), G(TEXT, white_name), G(TEXT, black_id), G(TEXT, black_name),
     G(TEXT, fen), G(INT, ply), G(TEXT, adjudication_reason), G(INT, days_per_move),
     G(TEXT, deadline), G(BOOL, fifty_move_rule), G(INT, key_version), G(TEXT, created_at),
-    G(TEXT, updated_at), G(BOOL, overdue), G(BOOL, rated), G(TEXT, tournament_id), DB_COLS_END
+    G(TEXT, updated_at), G(BOOL, overdue), G(BOOL, rated), G(TEXT, tournament_id), G(BOOL, engines_allowed),
+    DB_COLS_END
 };
 
 void db_game_read(void *out, const struct db_row *row)
@@ -124,14 +125,15 @@ enum db_status db_game_insert(struct db_tx *tx, struct db_game *g, const char *c
     char *keys = keys_format(g->keys, g->key_count);
     bool fischer = g->clock.type == DB_CLOCK_FISCHER;
     char round[16];
-    const char *params[17] = { g->id, g->variant->name, g->white_id, g->black_id, g->fen, fifty,
+    const char *params[18] = { g->id, g->variant->name, g->white_id, g->black_id, g->fen, fifty,
                                g->days_per_move > 0 ? days : NULL, keys, version,
                                challenge_id ? challenge_id : "",
                                fischer ? initial : NULL, fischer ? increment : NULL,
                                fischer ? most : NULL,
                                g->clock.leave_allowed ? "true" : "false",
                                g->rated ? "true" : "false",
-                               g->tournament_id, g->tournament_round > 0 ? round : NULL };
+                               g->tournament_id, g->tournament_round > 0 ? round : NULL,
+                               g->engines_allowed ? "true" : "false" };
     PGresult *res = NULL;
     enum db_status rc;
 

@@ -56,6 +56,8 @@ struct db_game {
     /* Whether it changes ratings, and once a rated game is over,
      * each side's rating after minus before (by colour: [0] White). */
     bool rated;
+    /* Whether its players may have an engine analyse it while it is played. */
+    bool engines_allowed;
     bool has_rating_diff;
     double rating_diff[2];
     /* Its round-robin tournament ("" for none) and, when made,

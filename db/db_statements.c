@@ -30,7 +30,8 @@
     " korp_time(g.created_at) AS created_at, korp_time(g.updated_at) AS updated_at,"  \
     " g.sans, g.status = 'active' AND g.deadline IS NOT NULL"                         \
     " AND g.deadline <= korp_now() AS overdue,"                                      \
-    " g.rated, g.rating_diff_white, g.rating_diff_black, g.tournament_id"
+    " g.rated, g.rating_diff_white, g.rating_diff_black, g.tournament_id,"            \
+    " g.engines_allowed"
 /* With the repetition keys (claims, analysis), or without them (a move
  * appends its key in SQL and needs none of them). */
 #define GAME_COLUMNS GAME_HEAD "g.repetition_keys," GAME_TAIL
@@ -43,7 +44,8 @@
     "c.id, c.variant, c.challenger_id, x.name AS challenger_name, c.opponent_id,"        \
     " o.name AS opponent_name, c.color, c.days_per_move, c.fifty_move_rule, c.status,"   \
     " c.game_id, korp_time(c.created_at) AS created_at, c.clock_initial_days,"           \
-    " c.clock_increment_days, c.clock_max_days, c.leave_allowed, c.rated"
+    " c.clock_increment_days, c.clock_max_days, c.leave_allowed, c.rated,"            \
+    " c.engines_allowed"
 #define CHALLENGE_FROM                                                                 \
     " FROM challenges c JOIN players x ON x.id = c.challenger_id"                       \
     " LEFT JOIN players o ON o.id = c.opponent_id"
@@ -58,7 +60,8 @@
 /* The columns tournament_read reads. */
 #define TOURNAMENT_COLUMNS                                                             \
     "t.id, t.name, t.variant, t.director_id, d.name AS director_name, t.status,"         \
-    " t.days_per_move, t.clock::text AS clock, t.rated, t.double, t.max_players,"        \
+    " t.days_per_move, t.clock::text AS clock, t.rated, t.engines_allowed, t.double,"   \
+    " t.max_players,"                                                                   \
     " t.leave_allowed, t.min_rating, t.max_rating, t.max_timeout_percent,"               \
     " korp_time(t.starts_at) AS starts_at, korp_time(t.ends_at) AS ends_at,"             \
     " korp_time(t.created_at) AS created_at,"                                           \

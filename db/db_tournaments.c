@@ -22,6 +22,7 @@ static void tournament_read(void *out, const struct db_row *row)
     t->days_per_move = db_row_int(row, "days_per_move");
     db_row_text(row, "clock", t->clock, sizeof t->clock);
     t->rated = db_row_bool(row, "rated");
+    t->engines_allowed = db_row_bool(row, "engines_allowed");
     t->double_round = db_row_bool(row, "double");
     t->max_players = db_row_int(row, "max_players");
     t->leave_allowed = db_row_bool(row, "leave_allowed");
@@ -44,13 +45,14 @@ static enum db_status changed(struct db_tx *tx, enum db_stmt stmt, const char *c
 enum db_status db_tournament_insert(struct db_tx *tx, struct db_tournament *t)
 {
     char days[16], max[16], min_r[32], max_r[32], timeout[16];
-    const char *params[15] = {
+    const char *params[16] = {
         t->id, t->name, t->variant->name, t->director_id,
         t->days_per_move > 0 ? days : NULL, t->clock[0] ? t->clock : NULL,
         t->rated ? "true" : "false", t->double_round ? "true" : "false", max,
         t->leave_allowed ? "true" : "false", t->has_min_rating ? min_r : NULL,
         t->has_max_rating ? max_r : NULL, t->has_max_timeout ? timeout : NULL,
         t->starts_at[0] ? t->starts_at : NULL, t->ends_at[0] ? t->ends_at : NULL,
+        t->engines_allowed ? "true" : "false",
     };
     const char *get[1] = { t->id };
     enum db_status rc;

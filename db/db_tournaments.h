@@ -30,6 +30,7 @@ struct db_tournament {
     int days_per_move;            /* 0: none */
     char clock[256];              /* the clock asked for, as JSON; "" for none */
     bool rated, double_round, leave_allowed;
+    bool engines_allowed;         /* its games' players may have an engine analyse them */
     struct db_clock game_clock;   /* its games' clock, leave_allowed too */
     int max_players;
     bool has_min_rating, has_max_rating, has_max_timeout;

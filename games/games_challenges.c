@@ -105,6 +105,7 @@ static enum db_status game_of(struct db_tx *tx, const struct db_challenge *c,
     g->clock = c->clock;
     g->fifty_move_rule = c->fifty_move_rule;
     g->rated = c->rated;
+    g->engines_allowed = c->engines_allowed;
     g->key_version = RULES_KEY_VERSION;
     g->keys = malloc(sizeof *g->keys);
     g->sans = strdup("");

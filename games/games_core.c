@@ -198,6 +198,8 @@ enum db_status games_announce_end(struct db_tx *tx, struct db_game *g)
         rc = games_arbiter_game_over(tx, g);
     if (rc == DB_OK)
         rc = games_tournament_game_over(tx, g);
+    if (rc == DB_OK)
+        rc = games_fairplay_game_over(tx, g);
     return rc == DB_OK ? db_game_event(tx, g->id, DB_EVENT_GAME_END, NULL) : rc;
 }
 

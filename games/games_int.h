@@ -81,7 +81,8 @@ enum db_status games_save_end(struct db_tx *tx, struct db_game *g);
 
 /* What a game's end owes in its transaction once the game is saved: the
  * players' ratings (games_ratings.c), the arbiter's queue (games_arbiter.c),
- * its tournament (games_tournaments.c) and the game_end event. */
+ * its tournament (games_tournaments.c), the fair-play queue
+ * (games_fairplay.c) and the game_end event. */
 enum db_status games_announce_end(struct db_tx *tx, struct db_game *g);
 
 /* A rated game that has just ended changes both players' ratings and
@@ -95,6 +96,10 @@ enum db_status games_arbiter_game_over(struct db_tx *tx, struct db_game *g);
 /* A tournament game's end finishes its tournament when it was the last
  * (games_tournaments.c); nothing for other games. */
 enum db_status games_tournament_game_over(struct db_tx *tx, struct db_game *g);
+
+/* A rated game with engines forbidden that has just ended is queued for
+ * the fair-play analysis (games_fairplay.c); nothing for any other game. */
+enum db_status games_fairplay_game_over(struct db_tx *tx, struct db_game *g);
 
 /* Ends a locked game whose deadline has passed (games_clock.c). */
 enum db_status games_time_out(struct db_tx *tx, struct db_game *g, void *arg);

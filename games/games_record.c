@@ -3,7 +3,7 @@
  * it: its PGN (written from the moves' stored SAN, without playing them
  * again), and
  * whether a player may have an engine analyse a position (never one of a
- * game they are playing).
+ * game they are playing, unless that game allows engines).
  */
 #include "games_int.h"
 
@@ -50,7 +50,8 @@ static char *pgn_write(const struct db_game *g, const struct rules_position *sta
     const char *tags[] = { "Event", "korp correspondence game", "Site", "korp",
                            "Date", date, "Round", "-", "White", g->white_name,
                            "Black", g->black_name, "Termination", pgn_termination(g),
-                           "TimeControl", time_control, NULL };
+                           "TimeControl", time_control,
+                           "Engines", g->engines_allowed ? "allowed" : "forbidden", NULL };
     size = rules_pgn_write(g->variant, tags, start, moves, count, g->result, NULL, 0) + 1;
     pgn = malloc(size);
     if (pgn != NULL)
@@ -200,7 +201,7 @@ void games_analysis_allowed(struct db_pool *pool, const char *player_id,
             out->outcome = GAMES_DB_ERROR;
             return;
         }
-        bool own = out->game.status == DB_GAME_ACTIVE &&
+        bool own = out->game.status == DB_GAME_ACTIVE && !out->game.engines_allowed &&
                    (strcmp(out->game.white_id, player_id) == 0 ||
                     strcmp(out->game.black_id, player_id) == 0);
         db_game_clear(&out->game);

@@ -95,6 +95,7 @@ static enum db_status new_game(struct db_tx *tx, const struct db_tournament *t,
     g.keys = &key;
     g.key_count = 1;
     g.rated = t->rated;
+    g.engines_allowed = t->engines_allowed;
     snprintf(g.tournament_id, sizeof g.tournament_id, "%s", t->id);
     g.tournament_round = round;
     rc = db_game_insert(tx, &g, NULL);

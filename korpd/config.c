@@ -101,6 +101,10 @@ const char korpd_config_help[] =
     "                       ask for per hour (default 60, 1-100000)\n"
     "  KORP_ANALYSIS_CONCURRENT  engine searches one korpd runs at once; more are\n"
     "                       answered 503 (default 2, 1-64)\n"
+    "  KORP_FAIRPLAY_WORKERS  threads analysing ended rated games with engines\n"
+    "                       forbidden, at low priority (0-16; default 1)\n"
+    "  KORP_FAIRPLAY_NODES  the engine's nodes a position in that analysis\n"
+    "                       (100-10000000; default 20000)\n"
     "  KORP_LOG_LEVEL       the least severe lines logged: error, warn, info or\n"
     "                       debug (default info)\n"
     "  KORP_WEB_DIR         serve the web board's files from this folder, read on\n"
@@ -302,5 +306,7 @@ bool korpd_config_load(struct korpd_config *c, struct base_err *err)
                     err) &&
            notify_config_check(&c->notify, err) && accounts_load(c, err) &&
            read_int("KORP_ANALYSIS_PER_HOUR", 60, 1, 100000, &c->analysis_per_hour, err) &&
-           read_int("KORP_ANALYSIS_CONCURRENT", 2, 1, 64, &c->analysis_concurrent, err);
+           read_int("KORP_ANALYSIS_CONCURRENT", 2, 1, 64, &c->analysis_concurrent, err) &&
+           read_int("KORP_FAIRPLAY_WORKERS", 1, 0, 16, &c->fairplay_workers, err) &&
+           read_int("KORP_FAIRPLAY_NODES", 20000, 100, 10000000, &c->fairplay_nodes, err);
 }

@@ -55,6 +55,9 @@ struct korpd_config {
     /* Engine analysis. */
     int analysis_per_hour;     /* KORP_ANALYSIS_PER_HOUR: per player */
     int analysis_concurrent;   /* KORP_ANALYSIS_CONCURRENT: searches at once */
+    /* The fair-play analysis of rated games with engines forbidden. */
+    int fairplay_workers;      /* KORP_FAIRPLAY_WORKERS: threads (0: none here) */
+    int fairplay_nodes;        /* KORP_FAIRPLAY_NODES: nodes a search */
     /* The process itself. */
     enum base_log_level log_level; /* KORP_LOG_LEVEL: the lowest level logged */
     const char *web_dir;       /* KORP_WEB_DIR: serve web/ from here, or NULL */

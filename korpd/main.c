@@ -426,6 +426,8 @@ int main(int argc, char **argv)
     }
     if (!workers_start(&k, &err))
         goto fail;
+    if (!api_fairplay_start(pool, config.fairplay_workers, config.fairplay_nodes, &err))
+        goto fail;
     struct api_config api = {
         .host = config.listen_host,
         .port = config.listen_port,
@@ -484,6 +486,7 @@ fail:
 done:
     api_server_stop(server);
     notify_stop(notify);
+    api_fairplay_stop();
     workers_stop();
     db_waker_stop(waker);
     db_pool_free(pool);

@@ -1,0 +1,310 @@
+/*
+ * api_fairplay.c — the engine policy of challenges, games and tournaments
+ * ("engines": "forbidden" or "allowed"), GET /v1/games/{id}/fairplay (an
+ * arbiter's view of a game's fair-play analysis), and the workers that
+ * make that analysis: each takes a queued game (db_fairplay_analyse_next),
+ * searches every position counted with korp's engine at a fixed node
+ * budget, and stores per player the share of moves that were the engine's
+ * first choice and within its first three, the average centipawn loss and
+ * the median thinking time (docs/fairplay.md).
+ */
+#include "api_int.h"
+
+#include "engine.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* Each side's first moves are book more often than thought: left out. */
+#define FAIRPLAY_OPENING_MOVES 4
+/* The lines of the second search: a move among them is "within three". */
+#define FAIRPLAY_LINES 3
+/* A loss is counted at most this much, and mate scores as this much. */
+#define FAIRPLAY_LOSS_CAP 1000
+/* The transposition table of one search, in MiB (cleared for each). */
+#define FAIRPLAY_HASH_MB 4
+/* How long an idle worker waits before looking at the queue again. */
+#define FAIRPLAY_IDLE_MS 1000
+#define FAIRPLAY_WORKERS_MAX 16
+
+const char *api_engines_text(bool allowed)
+{
+    return allowed ? "allowed" : "forbidden";
+}
+
+bool api_engines_read(struct api_request *req, bool rated, bool *allowed,
+                      enum MHD_Result *replied)
+{
+    const char *word = api_body_string(req, "engines");
+
+    *allowed = !rated;
+    if (word == NULL)
+        return true;
+    if (strcmp(word, "allowed") == 0 || strcmp(word, "forbidden") == 0) {
+        *allowed = word[0] == 'a';
+        return true;
+    }
+    *replied = api_fail(req, API_PROBLEM_BAD_REQUEST,
+                        "'engines' must be \"forbidden\" or \"allowed\", not \"%.16s\"", word);
+    return false;
+}
+
+static cJSON *side_json(const struct db_fairplay_side *s)
+{
+    cJSON *json = cJSON_CreateObject();
+    cJSON_AddNumberToObject(json, "moves", s->moves);
+    cJSON_AddNumberToObject(json, "top1", s->top1);
+    cJSON_AddNumberToObject(json, "top3", s->top3);
+    cJSON_AddNumberToObject(json, "acpl", s->acpl);
+    cJSON_AddNumberToObject(json, "median_seconds", s->median_seconds);
+    return json;
+}
+
+enum MHD_Result api_game_fairplay(struct api_request *req)
+{
+    struct base_err err = { "" };
+    struct db_fairplay f;
+    enum db_status st = db_fairplay_get(req->config->pool, req->params[0], &f, &err);
+    cJSON *json;
+
+    if (st == DB_NOT_FOUND)
+        return api_fail(req, API_PROBLEM_NOT_FOUND, "no game has the id '%s'", req->params[0]);
+    if (st != DB_OK)
+        return api_fail_db(req, st, err.text);
+    if (!f.done && !f.queued)
+        return api_fail(req, API_PROBLEM_NOT_FOUND,
+                        "game %s has no fair-play analysis: only rated games played with "
+                        "engines forbidden are analysed, once they are over", req->params[0]);
+    json = cJSON_CreateObject();
+    cJSON_AddStringToObject(json, "status", f.done ? "done" : "pending");
+    if (f.done) {
+        cJSON_AddNumberToObject(json, "nodes", (double)f.nodes);
+        cJSON_AddItemToObject(json, "white", side_json(&f.side[0]));
+        cJSON_AddItemToObject(json, "black", side_json(&f.side[1]));
+    }
+    return api_reply_json(req, MHD_HTTP_OK, json);
+}
+
+/* ---- The workers */
+
+struct fairplay_worker {
+    struct base_worker *handle;   /* as base_worker_start answered */
+    struct base_worker *self;     /* the same, as the thread was handed it */
+    struct db_pool *pool;
+    uint64_t nodes;
+    struct engine *engine;
+};
+
+static struct fairplay_worker workers[FAIRPLAY_WORKERS_MAX];
+static int worker_count;
+
+/* What one side's counted moves add up to. */
+struct tally {
+    int moves, top1, top3;
+    double loss;
+    double *seconds;              /* every move's thinking time, counted or not */
+    int timed;
+};
+
+/* A score capped to ±FAIRPLAY_LOSS_CAP, mates included. */
+static int capped(int score)
+{
+    return score > FAIRPLAY_LOSS_CAP ? FAIRPLAY_LOSS_CAP
+         : score < -FAIRPLAY_LOSS_CAP ? -FAIRPLAY_LOSS_CAP : score;
+}
+
+/* The lines of a MultiPV search, kept from its last iteration. */
+struct lines {
+    int count;
+    struct rules_move move[FAIRPLAY_LINES];
+    int score[FAIRPLAY_LINES];
+};
+
+static void keep_line(void *arg, const struct engine_info *info)
+{
+    struct lines *l = arg;
+    if (info->multipv < 1 || info->multipv > FAIRPLAY_LINES || info->pv_length < 1)
+        return;
+    l->move[info->multipv - 1] = info->pv[0];
+    l->score[info->multipv - 1] = info->score;
+    if (info->multipv > l->count)
+        l->count = info->multipv;
+}
+
+/* One search of pos alone (a cleared table, no history) at the budget. */
+static int search(struct fairplay_worker *w, const struct rules_variant *v,
+                  const struct rules_position *pos, int lines, struct lines *kept,
+                  struct engine_result *out)
+{
+    struct engine_limits limits = { .nodes = w->nodes, .multipv = lines };
+    engine_clear(w->engine);
+    engine_stop_reset(w->engine);
+    return engine_search(w->engine, v, pos, NULL, 0, &limits, kept ? keep_line : NULL, kept,
+                         out);
+}
+
+/* Scores the move played in `before` (the legal move `played`) into t. */
+static int judge(struct fairplay_worker *w, const struct rules_variant *v,
+                 const struct rules_position *before, struct rules_move played, struct tally *t)
+{
+    struct engine_result best, reply;
+    struct lines three = { 0 };
+    int played_score;
+
+    if (search(w, v, before, 1, NULL, &best) != 0 ||
+        search(w, v, before, FAIRPLAY_LINES, &three, &reply) != 0 || !best.has_move)
+        return -1;
+    t->moves++;
+    played_score = best.score;
+    if (!rules_move_equal(best.best, played)) {
+        struct rules_position after = *before;
+        bool listed = false;
+        for (int i = 0; i < three.count && !listed; i++)
+            if (rules_move_equal(three.move[i], played)) {
+                listed = true;
+                played_score = three.score[i];
+            }
+        if (!listed) {
+            if (v->position_apply(&after, played) != RULES_OK ||
+                search(w, v, &after, 1, NULL, &reply) != 0)
+                return -1;
+            played_score = reply.has_move ? -reply.score : best.score;
+        }
+        t->loss += capped(best.score) - capped(played_score) > 0
+                       ? capped(best.score) - capped(played_score) : 0;
+        t->top3 += listed;
+    } else {
+        t->top1++;
+        t->top3++;
+    }
+    return 0;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void side_figures(struct tally *t, struct db_fairplay_side *s)
+{
+    s->moves = t->moves;
+    s->top1 = t->moves ? (double)t->top1 / t->moves : 0;
+    s->top3 = t->moves ? (double)t->top3 / t->moves : 0;
+    s->acpl = t->moves ? t->loss / t->moves : 0;
+    qsort(t->seconds, (size_t)t->timed, sizeof *t->seconds, by_value);
+    s->median_seconds = t->timed == 0 ? 0
+                      : t->timed % 2 ? t->seconds[t->timed / 2]
+                      : (t->seconds[t->timed / 2 - 1] + t->seconds[t->timed / 2]) / 2;
+}
+
+/* db_fairplay_fn: every position of the game replayed from the stored
+ * moves, each side's counted moves judged. */
+static enum db_status analyse(struct db_tx *tx, const struct rules_variant *v,
+                              const struct db_fairplay_move *moves, int count,
+                              struct db_fairplay *out, void *arg)
+{
+    struct fairplay_worker *w = arg;
+    struct tally t[2] = { { 0 }, { 0 } };
+    struct rules_position pos;
+    struct rules_why why = { 0 };
+    enum db_status rc = DB_OK;
+
+    t[0].seconds = calloc((size_t)count + 1, sizeof(double));
+    t[1].seconds = calloc((size_t)count + 1, sizeof(double));
+    if (t[0].seconds == NULL || t[1].seconds == NULL) {
+        rc = db_tx_fail(tx, "out of memory");
+        goto done;
+    }
+    if (v->position_parse(&pos, v->start_text, &why) != RULES_OK) {
+        rc = db_tx_fail(tx, "the start position is unreadable: %s", why.text);
+        goto done;
+    }
+    for (int i = 0; i < count; i++) {
+        struct rules_move legal[RULES_MAX_MOVES], played;
+        int side = v->side_to_move(&pos) == RULES_WHITE ? 0 : 1;
+        if (base_worker_stopping(w->self)) {
+            rc = db_tx_fail(tx, "stopping: the game stays queued");
+            goto done;
+        }
+        if (v->move_parse(&pos, moves[i].uci, 0, &played, &why) != RULES_OK) {
+            rc = db_tx_fail(tx, "move %d '%s' does not read: %s", moves[i].ply, moves[i].uci,
+                            why.text);
+            goto done;
+        }
+        t[side].seconds[t[side].timed++] = moves[i].seconds;
+        /* A side's first moves, and a move that was the only one, say
+         * nothing of who chose them. */
+        if (i / 2 >= FAIRPLAY_OPENING_MOVES && v->moves_legal(&pos, legal) > 1 &&
+            judge(w, v, &pos, played, &t[side]) != 0) {
+            rc = db_tx_fail(tx, "the engine failed at move %d", moves[i].ply);
+            goto done;
+        }
+        if (v->position_apply(&pos, played) != RULES_OK) {
+            rc = db_tx_fail(tx, "move %d '%s' is illegal", moves[i].ply, moves[i].uci);
+            goto done;
+        }
+    }
+    out->nodes = (long long)w->nodes;
+    side_figures(&t[0], &out->side[0]);
+    side_figures(&t[1], &out->side[1]);
+done:
+    free(t[0].seconds);
+    free(t[1].seconds);
+    return rc;
+}
+
+static void work(struct base_worker *handle, void *arg)
+{
+    struct fairplay_worker *w = arg;
+    struct base_err err = { "" };
+    char game_id[BASE_ID_SIZE];
+
+    w->self = handle;
+    /* Moves and reads come first: this thread runs at the lowest priority
+     * (Linux sets a thread's niceness by its id). */
+    if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19) != 0)
+        base_log(BASE_LOG_WARN, "fair play: cannot lower the worker's priority");
+    while (!base_worker_stopping(handle)) {
+        enum db_status st = db_fairplay_analyse_next(w->pool, analyse, w, game_id, &err);
+        if (st != DB_OK && !base_worker_stopping(handle))
+            base_log(BASE_LOG_WARN, "fair play: game %s not analysed: %s", game_id, err.text);
+        else if (st == DB_OK && game_id[0] != '\0')
+            base_log(BASE_LOG_INFO, "fair play: game %s analysed", game_id);
+        if (st != DB_OK || game_id[0] == '\0')
+            base_worker_sleep(handle, FAIRPLAY_IDLE_MS);
+    }
+}
+
+bool api_fairplay_start(struct db_pool *pool, int count, long long nodes, struct base_err *err)
+{
+    worker_count = 0;
+    for (int i = 0; i < count && i < FAIRPLAY_WORKERS_MAX; i++) {
+        struct fairplay_worker *w = &workers[i];
+        memset(w, 0, sizeof *w);
+        w->pool = pool;
+        w->nodes = (uint64_t)nodes;
+        if ((w->engine = engine_new(FAIRPLAY_HASH_MB)) == NULL) {
+            base_err_set(err, "fair play: out of memory for the engine");
+            return false;
+        }
+        worker_count++;
+        if ((w->handle = base_worker_start("fairplay", work, w, err)) == NULL)
+            return false;
+    }
+    return true;
+}
+
+void api_fairplay_stop(void)
+{
+    for (int i = 0; i < worker_count; i++) {
+        base_worker_stop(workers[i].handle);
+        engine_free(workers[i].engine);
+        memset(&workers[i], 0, sizeof workers[i]);
+    }
+    worker_count = 0;
+}

@@ -1,0 +1,128 @@
+/*
+ * db_fairplay.c — the fair-play queue and figures: a game queued when it
+ * ends, taken by one worker at a time under a row lock held for the whole
+ * analysis, its figures stored and the row deleted in that transaction.
+ */
+#include "db_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum db_status db_fairplay_enqueue(struct db_tx *tx, const char *game_id)
+{
+    const char *params[1] = { game_id };
+    return db_exec(tx, DB_STMT_FAIRPLAY_ENQUEUE, params, NULL);
+}
+
+static const struct db_col move_cols[] = {
+    DB_INT(struct db_fairplay_move, ply, "ply"),
+    DB_TEXT(struct db_fairplay_move, uci, "uci"),
+    DB_TEXT(struct db_fairplay_move, fen, "fen"),
+    DB_DOUBLE(struct db_fairplay_move, seconds, "seconds"),
+    DB_COLS_END,
+};
+
+struct next {
+    db_fairplay_fn fn;
+    void *arg;
+    char *game_id;
+};
+
+/* Stores the figures of game_id and takes it off the queue. */
+static enum db_status store(struct db_tx *tx, const char *game_id, const struct db_fairplay *f)
+{
+    char n[DB_NUMBER_SIZE], v[10][32];
+    const char *params[12] = { game_id, db_number(n, f->nodes) };
+    for (int s = 0; s < 2; s++) {
+        const struct db_fairplay_side *d = &f->side[s];
+        const double figures[5] = { d->moves, d->top1, d->top3, d->acpl, d->median_seconds };
+        for (int i = 0; i < 5; i++) {
+            snprintf(v[s * 5 + i], sizeof v[0], i == 0 ? "%.0f" : "%.6f", figures[i]);
+            params[2 + s * 5 + i] = v[s * 5 + i];
+        }
+    }
+    return db_exec(tx, DB_STMT_FAIRPLAY_STORE, params, NULL);
+}
+
+static enum db_status next_tx(struct db_tx *tx, void *arg)
+{
+    struct next *x = arg;
+    PGresult *res = NULL;
+    struct db_fairplay_move *moves = NULL;
+    struct db_fairplay f;
+    const struct rules_variant *v;
+    const char *params[1];
+    enum db_status rc;
+    int count;
+
+    x->game_id[0] = '\0';
+    if ((rc = db_exec(tx, DB_STMT_FAIRPLAY_CLAIM, NULL, &res)) != DB_OK || PQntuples(res) == 0) {
+        PQclear(res);
+        return rc;
+    }
+    const struct db_row claimed = { res, 0 };
+    db_row_text(&claimed, "game_id", x->game_id, BASE_ID_SIZE);
+    v = db_variant_parse(db_row_value(&claimed, "variant"));
+    PQclear(res);
+    res = NULL;
+    if (v == NULL)
+        return db_tx_fail(tx, "game %s: an unknown variant", x->game_id);
+    params[0] = x->game_id;
+    if ((rc = db_exec(tx, DB_STMT_FAIRPLAY_MOVES, params, &res)) != DB_OK)
+        goto done;
+    count = PQntuples(res);
+    if ((moves = db_rows_new(tx, res, sizeof *moves)) == NULL) {
+        rc = DB_HARD_ERROR;
+        goto done;
+    }
+    for (int i = 0; i < count; i++)
+        db_row_read(&(struct db_row){ res, i }, move_cols, &moves[i], sizeof *moves);
+    memset(&f, 0, sizeof f);
+    if ((rc = x->fn(tx, v, moves, count, &f, x->arg)) == DB_OK)
+        rc = store(tx, x->game_id, &f);
+done:
+    free(moves);
+    PQclear(res);
+    return rc;
+}
+
+enum db_status db_fairplay_analyse_next(struct db_pool *pool, db_fairplay_fn fn, void *arg,
+                                        char game_id[BASE_ID_SIZE], struct base_err *err)
+{
+    struct next x = { fn, arg, game_id };
+    game_id[0] = '\0';
+    return db_run_tx(pool, next_tx, &x, err);
+}
+
+static void fairplay_read(void *out, const struct db_row *row)
+{
+    static const char *const colour[2] = { "white", "black" };
+    struct db_fairplay *f = out;
+    char name[32];
+
+    memset(f, 0, sizeof *f);
+    f->queued = db_row_bool(row, "queued");
+    f->done = db_row_bool(row, "done");
+    f->nodes = db_row_long(row, "nodes");
+    for (int s = 0; s < 2; s++) {
+        struct db_fairplay_side *d = &f->side[s];
+        snprintf(name, sizeof name, "%s_moves", colour[s]);
+        d->moves = db_row_int(row, name);
+        snprintf(name, sizeof name, "%s_top1", colour[s]);
+        d->top1 = db_row_double(row, name);
+        snprintf(name, sizeof name, "%s_top3", colour[s]);
+        d->top3 = db_row_double(row, name);
+        snprintf(name, sizeof name, "%s_acpl", colour[s]);
+        d->acpl = db_row_double(row, name);
+        snprintf(name, sizeof name, "%s_median_seconds", colour[s]);
+        d->median_seconds = db_row_double(row, name);
+    }
+}
+
+enum db_status db_fairplay_get(struct db_pool *pool, const char *game_id,
+                               struct db_fairplay *out, struct base_err *err)
+{
+    const char *params[1] = { game_id };
+    return db_get_row(pool, DB_STMT_FAIRPLAY_GET, params, fairplay_read, out, err);
+}

@@ -1,0 +1,55 @@
+/*
+ * db_fairplay.h — the fair-play analysis of rated games played with
+ * engines forbidden: the queue of ended games waiting for it, and the
+ * figures it finds per player; in db_fairplay.c.  db.h includes it.
+ */
+#ifndef KORP_DB_FAIRPLAY_H
+#define KORP_DB_FAIRPLAY_H
+
+/* One side's figures over the moves counted. */
+struct db_fairplay_side {
+    int moves;                    /* moves counted */
+    double top1, top3;            /* shares (0..1) of the engine's first, first three */
+    double acpl;                  /* average centipawn loss against the engine's best */
+    double median_seconds;        /* median thinking time */
+};
+
+/* A game's analysis ([0] White, [1] Black), or where it stands. */
+struct db_fairplay {
+    bool queued;                  /* waiting for a worker */
+    bool done;                    /* analysed: nodes and side hold the figures */
+    long long nodes;              /* the node budget of each search */
+    struct db_fairplay_side side[2];
+};
+
+/* One move of the game analysed: the position before it is the previous
+ * move's fen (the variant's start for the first). */
+struct db_fairplay_move {
+    int ply;
+    char uci[32];
+    char fen[DB_FEN_SIZE];        /* after the move */
+    double seconds;               /* since the previous move (or the game's start) */
+};
+
+/* Queues a game that has just ended for the analysis (in its transaction). */
+enum db_status db_fairplay_enqueue(struct db_tx *tx, const char *game_id);
+
+/* Analyses a game: gets the moves of the queued game and fills *out (its
+ * nodes and sides); a failure rolls the claim back. */
+typedef enum db_status (*db_fairplay_fn)(struct db_tx *tx, const struct rules_variant *v,
+                                         const struct db_fairplay_move *moves, int count,
+                                         struct db_fairplay *out, void *arg);
+
+/* Takes the oldest queued game no other worker holds (FOR UPDATE SKIP
+ * LOCKED), analyses it by fn and stores the figures, all in one
+ * transaction: a worker that dies leaves the game queued.  *game_id is ""
+ * when none was waiting. */
+enum db_status db_fairplay_analyse_next(struct db_pool *pool, db_fairplay_fn fn, void *arg,
+                                        char game_id[BASE_ID_SIZE], struct base_err *err);
+
+/* Where a game's analysis stands (neither queued nor done: none is owed).
+ * DB_NOT_FOUND when no game has that id. */
+enum db_status db_fairplay_get(struct db_pool *pool, const char *game_id,
+                               struct db_fairplay *out, struct base_err *err);
+
+#endif
