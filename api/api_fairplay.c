@@ -135,15 +135,18 @@ static void keep_line(void *arg, const struct engine_info *info)
         l->count = info->multipv;
 }
 
-/* One search of pos alone (a cleared table, no history) at the budget. */
+/* One search of pos alone (a cleared table, no earlier position) at the
+ * budget, as `korp uci` searches "ucinewgame", "position fen" and "go
+ * nodes" with the same hash size. */
 static int search(struct fairplay_worker *w, const struct rules_variant *v,
                   const struct rules_position *pos, int lines, struct lines *kept,
                   struct engine_result *out)
 {
     struct engine_limits limits = { .nodes = w->nodes, .multipv = lines };
+    uint64_t key = v->repetition_key(pos);
     engine_clear(w->engine);
     engine_stop_reset(w->engine);
-    return engine_search(w->engine, v, pos, NULL, 0, &limits, kept ? keep_line : NULL, kept,
+    return engine_search(w->engine, v, pos, &key, 1, &limits, kept ? keep_line : NULL, kept,
                          out);
 }
 
@@ -204,7 +207,8 @@ static void side_figures(struct tally *t, struct db_fairplay_side *s)
 
 /* db_fairplay_fn: every position of the game replayed from the stored
  * moves, each side's counted moves judged. */
-static enum db_status analyse(struct db_tx *tx, const struct rules_variant *v,
+static enum db_status analyse(struct db_tx *tx, const char *game_id,
+                              const struct rules_variant *v,
                               const struct db_fairplay_move *moves, int count,
                               struct db_fairplay *out, void *arg)
 {
@@ -214,6 +218,7 @@ static enum db_status analyse(struct db_tx *tx, const struct rules_variant *v,
     struct rules_why why = { 0 };
     enum db_status rc = DB_OK;
 
+    base_log(BASE_LOG_INFO, "fair play: analysing game %s (%d moves)", game_id, count);
     t[0].seconds = calloc((size_t)count + 1, sizeof(double));
     t[1].seconds = calloc((size_t)count + 1, sizeof(double));
     if (t[0].seconds == NULL || t[1].seconds == NULL) {

@@ -79,7 +79,7 @@ static enum db_status next_tx(struct db_tx *tx, void *arg)
     for (int i = 0; i < count; i++)
         db_row_read(&(struct db_row){ res, i }, move_cols, &moves[i], sizeof *moves);
     memset(&f, 0, sizeof f);
-    if ((rc = x->fn(tx, v, moves, count, &f, x->arg)) == DB_OK)
+    if ((rc = x->fn(tx, x->game_id, v, moves, count, &f, x->arg)) == DB_OK)
         rc = store(tx, x->game_id, &f);
 done:
     free(moves);

@@ -36,7 +36,8 @@ enum db_status db_fairplay_enqueue(struct db_tx *tx, const char *game_id);
 
 /* Analyses a game: gets the moves of the queued game and fills *out (its
  * nodes and sides); a failure rolls the claim back. */
-typedef enum db_status (*db_fairplay_fn)(struct db_tx *tx, const struct rules_variant *v,
+typedef enum db_status (*db_fairplay_fn)(struct db_tx *tx, const char *game_id,
+                                         const struct rules_variant *v,
                                          const struct db_fairplay_move *moves, int count,
                                          struct db_fairplay *out, void *arg);
 

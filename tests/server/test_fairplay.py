@@ -1,0 +1,219 @@
+"""Fair play: the engine policy of challenges, games and tournaments (shown in JSON and
+PGN; analysis of one's own game in play allowed only where engines are), and the
+analysis of a rated game with engines forbidden once it ends.  Two bots play rated
+games: one plays `korp uci`'s first choice at the fair-play node budget (a fresh table
+for each position, as the analysis searches), the other random legal moves (seeded).
+The analysis is pending while no worker runs, survives a korpd killed in the middle of
+it, and then finds the engine's side at top1 near 1 and the random side far below."""
+
+import os
+import random
+import subprocess
+
+import pytest
+
+from korp_client import Api
+from korp_fixtures import wait_until
+
+NODES = 3000           # the fair-play budget of the korpd that finishes the analysis
+SLOW_NODES = 2000000   # ... of the one killed in the middle of it
+PLY_CAP = 160          # the random side resigns here if the game still goes on
+COUNTED = 25           # moves of each side the analysis counts, over the games played
+GAMES_MAX = 16
+
+
+class EngineBot:
+    """`korp uci` answering each position alone at NODES nodes, with the hash size of
+    the analysis's searches."""
+
+    def __init__(self, korp, variant):
+        self.proc = subprocess.Popen([korp, "uci"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True, bufsize=1)
+        self._say(f"setoption name UCI_Variant value {variant}")
+        self._say("setoption name Hash value 4")
+
+    def _say(self, line):
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+
+    def best(self, fen):
+        self._say("ucinewgame")
+        self._say(f"position fen {fen}")
+        self._say(f"go nodes {NODES}")
+        while True:
+            line = self.proc.stdout.readline()
+            assert line, "korp uci ended"
+            if line.startswith("bestmove"):
+                return line.split()[1]
+
+    def close(self):
+        self._say("quit")
+        self.proc.wait(timeout=10)
+
+
+def arbiter_api(korpd_binary, url, base):
+    name = f"arb_{os.urandom(6).hex()}"
+    out = subprocess.run([korpd_binary, "admin", "create-arbiter", name],
+                         env=dict(os.environ, KORP_DATABASE_URL=url), capture_output=True,
+                         text=True, timeout=60, check=True)
+    return Api(base, out.stdout.strip())
+
+
+def challenge(challenger, opponent_api, opponent_id, variant, color, **extra):
+    """A challenge accepted: (the challenge, the game)."""
+    _, ch = challenger.call("POST", "/v1/challenges",
+                            json={"variant": variant, "opponent": opponent_id, "color": color,
+                                  **extra}, expect=201)
+    _, accepted = opponent_api.call("POST", "/v1/challenges/{id}/accept", [ch["id"]],
+                                    expect=201)
+    return ch, accepted["game"]
+
+
+def play(api, engine_api, random_api, game, bot, rng):
+    """Plays game to its end: the engine's side by bot, the other at random."""
+    engine_white = game["white"]["id"] == engine_api.player_id
+    gid = game["id"]
+    while True:
+        g = api.game(gid)
+        if g["status"] != "active":
+            return g
+        engine_to_move = (g["to_move"] == "white") == engine_white
+        if engine_to_move:
+            engine_api.move(gid, bot.best(g["fen"]))
+        elif g["ply"] >= PLY_CAP:
+            random_api.call("POST", "/v1/games/{id}/resign", [gid], expect=200)
+        else:
+            _, legal = api.call("GET", "/v1/games/{id}/legal-moves", [gid], expect=200)
+            random_api.move(gid, rng.choice(legal["moves"])["uci"])
+
+
+def fairplay(api, gid, expect=200):
+    return api.call("GET", "/v1/games/{id}/fairplay", [gid], expect=expect)[1]
+
+
+@pytest.fixture
+def world(korpd_binary, korp_binary, own_postgres, start_korpd):
+    url = own_postgres.url
+    # No worker: every game the test ends stays pending.
+    k = start_korpd(url, KORP_FAIRPLAY_WORKERS=0)
+    api = Api(k.base)
+    ea, e = api.new_player("eng")
+    ra, r = api.new_player("rnd")
+    ea.player_id, ra.player_id = e["id"], r["id"]
+    return dict(url=url, korpd=k, api=api, ea=ea, ra=ra, e=e, r=r,
+                arbiter=arbiter_api(korpd_binary, url, k.base), korp=korp_binary,
+                start=lambda **s: start_korpd(url, **s))
+
+
+def test_engines_policy_defaults_shown_and_checked(world):
+    api, ea, ra, r = world["api"], world["ea"], world["ra"], world["r"]
+    ch, rated = challenge(ea, ra, r["id"], "korpalski", "white")
+    assert ch["engines"] == "forbidden" and rated["engines"] == "forbidden"
+    # One move: the next game's start is no longer this game's position (a position of a
+    # game with engines forbidden is refused however it is named).
+    _, legal = api.call("GET", "/v1/games/{id}/legal-moves", [rated["id"]], expect=200)
+    ea.move(rated["id"], legal["moves"][0]["uci"])
+    rated = api.game(rated["id"])
+    ch, unrated = challenge(ea, ra, r["id"], "korpalski", "white", rated=False)
+    assert ch["engines"] == "allowed" and unrated["engines"] == "allowed"
+    ch, rated_allowed = challenge(ea, ra, r["id"], "glinski", "black", engines="allowed")
+    assert rated_allowed["engines"] == "allowed" and rated_allowed["rated"] is True
+    _, p = ea.call("POST", "/v1/challenges", json={"variant": "korpalski", "opponent": r["id"],
+                                                   "engines": "sometimes"}, expect=400)
+    assert "engines" in p["detail"]
+    assert api.game(unrated["id"])["engines"] == "allowed"
+
+    # The PGN says it in a tag.
+    for g, word in ((rated, "forbidden"), (unrated, "allowed")):
+        res = api.http.get(f"{api.base}/v1/games/{g['id']}/pgn", timeout=30)
+        assert f'[Engines "{word}"]' in res.text, res.text
+
+    # Analysis of one's own game in play: allowed where engines are, refused elsewhere.
+    for g, status in ((unrated, 200), (rated_allowed, 200), (rated, 403)):
+        _, body = ea.call("POST", "/v1/analyse",
+                          json={"variant": g["variant"], "fen": g["fen"], "game_id": g["id"],
+                                "movetime_ms": 100, "multipv": 1}, expect=status)
+        if status == 403:
+            assert body["type"] == "/problems/analysis-own-game", body
+
+    # A tournament carries it too.
+    _, t = ea.call("POST", "/v1/tournaments",
+                   json={"name": "policy", "variant": "korpalski", "max_players": 3},
+                   expect=201)
+    assert t["engines"] == "forbidden"
+    _, t = ea.call("POST", "/v1/tournaments",
+                   json={"name": "policy", "variant": "korpalski", "max_players": 3,
+                         "rated": False}, expect=201)
+    assert t["engines"] == "allowed"
+    _, t = ea.call("POST", "/v1/tournaments",
+                   json={"name": "policy", "variant": "korpalski", "max_players": 3,
+                         "engines": "allowed"}, expect=201)
+    assert t["engines"] == "allowed" and t["rated"] is True
+
+
+def test_analysis_pending_then_done_across_a_killed_korpd(world):
+    api, ea, ra, e, r = world["api"], world["ea"], world["ra"], world["e"], world["r"]
+    arbiter, rng = world["arbiter"], random.Random(3401)
+    games = []
+    bots = {v: EngineBot(world["korp"], v) for v in ("korpalski", "glinski")}
+    try:
+        # The engine's side wins quickly: games until each side has COUNTED moves that
+        # the analysis counts (a side's moves after its first 4).
+        while sum(max(0, (g["ply"] + 1) // 2 - 4) for g in games) < COUNTED:
+            assert len(games) < GAMES_MAX, [g["ply"] for g in games]
+            variant = ("korpalski", "glinski")[len(games) % 2]
+            color = ("white", "black")[len(games) // 2 % 2]
+            _, g = challenge(ea, ra, r["id"], variant, color)
+            games.append(play(api, ea, ra, g, bots[variant], rng))
+    finally:
+        for bot in bots.values():
+            bot.close()
+    _, unrated = challenge(ea, ra, r["id"], "korpalski", "white", rated=False)
+    ra.call("POST", "/v1/games/{id}/resign", [unrated["id"]], expect=200)
+
+    for g in games:
+        assert g["status"] == "finished" and g["rated"], g
+        assert fairplay(arbiter, g["id"]) == {"status": "pending"}
+        # Players, the game's own included, are not arbiters.
+        for who in (ea, ra):
+            _, p = who.call("GET", "/v1/games/{id}/fairplay", [g["id"]], expect=403)
+            assert p["type"] == "/problems/forbidden", p
+    fairplay(arbiter, unrated["id"], expect=404)
+    fairplay(arbiter, "nosuchgame", expect=404)
+
+    # A korpd with a slow budget takes the first game, and dies in the middle of it.
+    world["korpd"].close()
+    slow = world["start"](KORP_FAIRPLAY_WORKERS=1, KORP_FAIRPLAY_NODES=SLOW_NODES)
+    wait_until(lambda: "fair play: analysing game" in slow.log_text(), 30,
+               what="the slow korpd to take a game")
+    slow.kill9()
+    assert "analysed" not in slow.log_text()
+    late = world["start"](KORP_FAIRPLAY_WORKERS=1, KORP_FAIRPLAY_NODES=NODES)
+    arbiter = Api(late.base, arbiter.token)
+    assert all(fairplay(arbiter, g["id"])["status"] in ("pending", "done") for g in games)
+    wait_until(lambda: all(fairplay(arbiter, g["id"])["status"] == "done" for g in games),
+               120, step=0.2, what="both analyses")
+
+    totals = {who: dict(moves=0, top1=0.0, top3=0.0, acpl=0.0) for who in ("eng", "rnd")}
+    for g in games:
+        f = fairplay(arbiter, g["id"])
+        assert f["nodes"] == NODES, f
+        engine_side = "white" if g["white"]["id"] == e["id"] else "black"
+        random_side = "black" if engine_side == "white" else "white"
+        for who, side in (("eng", engine_side), ("rnd", random_side)):
+            s = f[side]
+            # Each side's first 4 moves are left out, and moves that were the only one.
+            assert 0 <= s["moves"] <= max(0, (g["ply"] + (side == "white")) // 2 - 4), (f, g)
+            assert 0 <= s["top1"] <= s["top3"] <= 1 and s["median_seconds"] >= 0, f
+            for k in ("top1", "top3", "acpl"):
+                totals[who][k] += s[k] * s["moves"]
+            totals[who]["moves"] += s["moves"]
+    eng, rnd = totals["eng"], totals["rnd"]
+    assert eng["moves"] >= 10 and rnd["moves"] >= 10, totals
+    assert eng["top1"] / eng["moves"] >= 0.9, totals
+    assert eng["acpl"] / eng["moves"] <= 25, totals
+    assert rnd["top1"] / rnd["moves"] <= 0.4, totals
+    # Losses are counted against scores capped at 1000 centipawns: once the random side
+    # is lost, its moves lose little more (docs/fairplay.md).
+    assert rnd["acpl"] / rnd["moves"] >= 10, totals
+    assert "analysed" in late.log_text()
