@@ -75,12 +75,12 @@ enum MHD_Result api_game_fairplay(struct api_request *req)
         return api_fail(req, API_PROBLEM_NOT_FOUND, "no game has the id '%s'", req->params[0]);
     if (st != DB_OK)
         return api_fail_db(req, st, err.text);
-    if (!f.done && !f.queued)
+    if (!f.done && !f.queued && !f.failed)
         return api_fail(req, API_PROBLEM_NOT_FOUND,
                         "game %s has no fair-play analysis: only rated games played with "
                         "engines forbidden are analysed, once they are over", req->params[0]);
     json = cJSON_CreateObject();
-    cJSON_AddStringToObject(json, "status", f.done ? "done" : "pending");
+    cJSON_AddStringToObject(json, "status", f.done ? "done" : f.failed ? "failed" : "pending");
     if (f.done) {
         cJSON_AddNumberToObject(json, "nodes", (double)f.nodes);
         cJSON_AddItemToObject(json, "white", side_json(&f.side[0]));
@@ -97,6 +97,9 @@ struct fairplay_worker {
     struct db_pool *pool;
     uint64_t nodes;
     struct engine *engine;
+    /* Why the game taken cannot be analysed ("" when it can): its moves
+     * do not replay from the variant's start. */
+    char broken[200];
 };
 
 static struct fairplay_worker workers[FAIRPLAY_WORKERS_MAX];
@@ -218,6 +221,7 @@ static enum db_status analyse(struct db_tx *tx, const char *game_id,
     struct rules_why why = { 0 };
     enum db_status rc = DB_OK;
 
+    w->broken[0] = '\0';
     base_log(BASE_LOG_INFO, "fair play: analysing game %s (%d moves)", game_id, count);
     t[0].seconds = calloc((size_t)count + 1, sizeof(double));
     t[1].seconds = calloc((size_t)count + 1, sizeof(double));
@@ -226,7 +230,8 @@ static enum db_status analyse(struct db_tx *tx, const char *game_id,
         goto done;
     }
     if (v->position_parse(&pos, v->start_text, &why) != RULES_OK) {
-        rc = db_tx_fail(tx, "the start position is unreadable: %s", why.text);
+        snprintf(w->broken, sizeof w->broken, "the start position is unreadable: %s", why.text);
+        rc = db_tx_fail(tx, "%s", w->broken);
         goto done;
     }
     for (int i = 0; i < count; i++) {
@@ -236,9 +241,11 @@ static enum db_status analyse(struct db_tx *tx, const char *game_id,
             rc = db_tx_fail(tx, "stopping: the game stays queued");
             goto done;
         }
-        if (v->move_parse(&pos, moves[i].uci, 0, &played, &why) != RULES_OK) {
-            rc = db_tx_fail(tx, "move %d '%s' does not read: %s", moves[i].ply, moves[i].uci,
-                            why.text);
+        if (v->move_parse(&pos, moves[i].uci, 0, &played, &why) != RULES_OK ||
+            !v->move_is_legal(&pos, played)) {
+            snprintf(w->broken, sizeof w->broken, "move %d '%s' does not replay: %s",
+                     moves[i].ply, moves[i].uci, why.text);
+            rc = db_tx_fail(tx, "%s", w->broken);
             goto done;
         }
         t[side].seconds[t[side].timed++] = moves[i].seconds;
@@ -249,10 +256,7 @@ static enum db_status analyse(struct db_tx *tx, const char *game_id,
             rc = db_tx_fail(tx, "the engine failed at move %d", moves[i].ply);
             goto done;
         }
-        if (v->position_apply(&pos, played) != RULES_OK) {
-            rc = db_tx_fail(tx, "move %d '%s' is illegal", moves[i].ply, moves[i].uci);
-            goto done;
-        }
+        (void)v->position_apply(&pos, played);
     }
     out->nodes = (long long)w->nodes;
     side_figures(&t[0], &out->side[0]);
@@ -276,8 +280,14 @@ static void work(struct base_worker *handle, void *arg)
         base_log(BASE_LOG_WARN, "fair play: cannot lower the worker's priority");
     while (!base_worker_stopping(handle)) {
         enum db_status st = db_fairplay_analyse_next(w->pool, analyse, w, game_id, &err);
-        if (st != DB_OK && !base_worker_stopping(handle))
+        if (st != DB_OK && !base_worker_stopping(handle)) {
             base_log(BASE_LOG_WARN, "fair play: game %s not analysed: %s", game_id, err.text);
+            /* A game that cannot be replayed would be taken again and
+             * again, ahead of every other: it is set aside. */
+            if (game_id[0] != '\0' && w->broken[0] != '\0' &&
+                db_fairplay_fail(w->pool, game_id, w->broken, &err) != DB_OK)
+                base_log(BASE_LOG_WARN, "fair play: game %s: %s", game_id, err.text);
+        }
         else if (st == DB_OK && game_id[0] != '\0')
             base_log(BASE_LOG_INFO, "fair play: game %s analysed", game_id);
         if (st != DB_OK || game_id[0] == '\0')

@@ -95,6 +95,14 @@ enum db_status db_fairplay_analyse_next(struct db_pool *pool, db_fairplay_fn fn,
     return db_run_tx(pool, next_tx, &x, err);
 }
 
+enum db_status db_fairplay_fail(struct db_pool *pool, const char *game_id, const char *why,
+                                struct base_err *err)
+{
+    const char *params[2] = { game_id, why };
+    long long none;
+    return db_get_number(pool, DB_STMT_FAIRPLAY_FAIL, params, "none", true, &none, err);
+}
+
 static void fairplay_read(void *out, const struct db_row *row)
 {
     static const char *const colour[2] = { "white", "black" };
@@ -104,6 +112,7 @@ static void fairplay_read(void *out, const struct db_row *row)
     memset(f, 0, sizeof *f);
     f->queued = db_row_bool(row, "queued");
     f->done = db_row_bool(row, "done");
+    f->failed = db_row_bool(row, "failed");
     f->nodes = db_row_long(row, "nodes");
     for (int s = 0; s < 2; s++) {
         struct db_fairplay_side *d = &f->side[s];

@@ -18,6 +18,7 @@ struct db_fairplay_side {
 struct db_fairplay {
     bool queued;                  /* waiting for a worker */
     bool done;                    /* analysed: nodes and side hold the figures */
+    bool failed;                  /* set aside: its moves could not be replayed */
     long long nodes;              /* the node budget of each search */
     struct db_fairplay_side side[2];
 };
@@ -47,6 +48,10 @@ typedef enum db_status (*db_fairplay_fn)(struct db_tx *tx, const char *game_id,
  * when none was waiting. */
 enum db_status db_fairplay_analyse_next(struct db_pool *pool, db_fairplay_fn fn, void *arg,
                                         char game_id[BASE_ID_SIZE], struct base_err *err);
+
+/* Sets a queued game aside, with why: its analysis cannot be made. */
+enum db_status db_fairplay_fail(struct db_pool *pool, const char *game_id, const char *why,
+                                struct base_err *err);
 
 /* Where a game's analysis stands (neither queued nor done: none is owed).
  * DB_NOT_FOUND when no game has that id. */

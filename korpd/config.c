@@ -104,7 +104,7 @@ const char korpd_config_help[] =
     "  KORP_FAIRPLAY_WORKERS  threads analysing ended rated games with engines\n"
     "                       forbidden, at low priority (0-16; default 1)\n"
     "  KORP_FAIRPLAY_NODES  the engine's nodes a position in that analysis\n"
-    "                       (100-10000000; default 20000)\n"
+    "                       (100-10000000; default 10000)\n"
     "  KORP_LOG_LEVEL       the least severe lines logged: error, warn, info or\n"
     "                       debug (default info)\n"
     "  KORP_WEB_DIR         serve the web board's files from this folder, read on\n"
@@ -308,5 +308,5 @@ bool korpd_config_load(struct korpd_config *c, struct base_err *err)
            read_int("KORP_ANALYSIS_PER_HOUR", 60, 1, 100000, &c->analysis_per_hour, err) &&
            read_int("KORP_ANALYSIS_CONCURRENT", 2, 1, 64, &c->analysis_concurrent, err) &&
            read_int("KORP_FAIRPLAY_WORKERS", 1, 0, 16, &c->fairplay_workers, err) &&
-           read_int("KORP_FAIRPLAY_NODES", 20000, 100, 10000000, &c->fairplay_nodes, err);
+           read_int("KORP_FAIRPLAY_NODES", 10000, 100, 10000000, &c->fairplay_nodes, err);
 }

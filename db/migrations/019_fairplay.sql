@@ -11,10 +11,14 @@ UPDATE tournaments SET engines_allowed = true WHERE NOT rated;
 -- Rated games with engines forbidden, ended and waiting for the fair-play
 -- analysis.  A worker holds a row locked (FOR UPDATE SKIP LOCKED) for the
 -- whole analysis, in one transaction that stores the result and deletes
--- the row: a korpd that dies meanwhile leaves the row for another.
+-- the row: a korpd that dies meanwhile leaves the row for another.  A game
+-- whose moves cannot be replayed is set aside (failed_at) and no longer
+-- taken.
 CREATE TABLE fairplay_queue (
     game_id text PRIMARY KEY REFERENCES games (id),
-    queued_at timestamptz NOT NULL
+    queued_at timestamptz NOT NULL,
+    failed_at timestamptz,
+    failure text
 );
 
 -- The analysis of a game: the node budget it was made at, and per side the

@@ -217,3 +217,34 @@ def test_analysis_pending_then_done_across_a_killed_korpd(world):
     # is lost, its moves lose little more (docs/fairplay.md).
     assert rnd["acpl"] / rnd["moves"] >= 10, totals
     assert "analysed" in late.log_text()
+
+
+def psql(url, query):
+    return subprocess.run(["psql", url, "-Atqc", query], capture_output=True, text=True,
+                          timeout=60, check=True).stdout
+
+
+def test_a_game_that_does_not_replay_is_set_aside(world):
+    """Its row would be taken first again and again: it is set aside, and the games
+    queued after it are analysed."""
+    api, ea, ra, r = world["api"], world["ea"], world["ra"], world["r"]
+    rng = random.Random(3402)
+    ids = []
+    for _ in range(2):
+        _, g = challenge(ea, ra, r["id"], "korpalski", "white")
+        for who in (ea, ra, ea, ra):
+            _, legal = api.call("GET", "/v1/games/{id}/legal-moves", [g["id"]], expect=200)
+            who.move(g["id"], rng.choice(legal["moves"])["uci"])
+        ra.call("POST", "/v1/games/{id}/resign", [g["id"]], expect=200)
+        ids.append(g["id"])
+    broken, good = ids
+    psql(world["url"], f"UPDATE moves SET uci = 'a1a1' WHERE game_id = '{broken}' AND ply = 3")
+    world["korpd"].close()
+    k = world["start"](KORP_FAIRPLAY_WORKERS=1, KORP_FAIRPLAY_NODES=NODES)
+    arbiter = Api(k.base, world["arbiter"].token)
+    wait_until(lambda: fairplay(arbiter, good)["status"] == "done", 60, step=0.2,
+               what="the good game's analysis")
+    assert fairplay(arbiter, broken) == {"status": "failed"}
+    assert f"fair play: game {broken} not analysed" in k.log_text()
+    assert "does not replay" in psql(world["url"], "SELECT failure FROM fairplay_queue"
+                                     f" WHERE game_id = '{broken}'")
