@@ -55,12 +55,13 @@ bool api_engines_read(struct api_request *req, bool rated, bool *allowed,
 
 static cJSON *side_json(const struct db_fairplay_side *s)
 {
+    const struct { const char *name; double value; } figures[] = {
+        { "moves", s->moves }, { "top1", s->top1 }, { "top3", s->top3 },
+        { "acpl", s->acpl }, { "median_seconds", s->median_seconds },
+    };
     cJSON *json = cJSON_CreateObject();
-    cJSON_AddNumberToObject(json, "moves", s->moves);
-    cJSON_AddNumberToObject(json, "top1", s->top1);
-    cJSON_AddNumberToObject(json, "top3", s->top3);
-    cJSON_AddNumberToObject(json, "acpl", s->acpl);
-    cJSON_AddNumberToObject(json, "median_seconds", s->median_seconds);
+    for (size_t i = 0; i < sizeof figures / sizeof *figures; i++)
+        cJSON_AddNumberToObject(json, figures[i].name, figures[i].value);
     return json;
 }
 

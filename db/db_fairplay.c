@@ -9,12 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum db_status db_fairplay_enqueue(struct db_tx *tx, const char *game_id)
-{
-    const char *params[1] = { game_id };
-    return db_exec(tx, DB_STMT_FAIRPLAY_ENQUEUE, params, NULL);
-}
-
+/* A move of the game analysed, as FAIRPLAY_MOVES answers it. */
 static const struct db_col move_cols[] = {
     DB_INT(struct db_fairplay_move, ply, "ply"),
     DB_TEXT(struct db_fairplay_move, uci, "uci"),
@@ -22,6 +17,12 @@ static const struct db_col move_cols[] = {
     DB_DOUBLE(struct db_fairplay_move, seconds, "seconds"),
     DB_COLS_END,
 };
+
+enum db_status db_fairplay_enqueue(struct db_tx *tx, const char *game_id)
+{
+    const char *params[1] = { game_id };
+    return db_exec(tx, DB_STMT_FAIRPLAY_ENQUEUE, params, NULL);
+}
 
 struct next {
     db_fairplay_fn fn;
