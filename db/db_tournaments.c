@@ -164,7 +164,7 @@ enum db_status db_tournament_games(struct db_pool *pool, const char *id,
 #define R(kind, member) DB_##kind(struct db_game, member, #member)
 static const struct db_col record_cols[] = {
     R(TEXT, id), R(TEXT, white_name), R(TEXT, black_name), R(INT, ply), R(INT, days_per_move),
-    R(TEXT, created_at), DB_COLS_END
+    R(TEXT, created_at), R(BOOL, engines_allowed), DB_COLS_END
 };
 
 /* What a game's PGN needs of its row; the rest stays zero. */
