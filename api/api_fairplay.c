@@ -1,7 +1,8 @@
 /*
  * api_fairplay.c — the engine policy of challenges, games and tournaments
  * ("engines": "forbidden" or "allowed"), GET /v1/games/{id}/fairplay (an
- * arbiter's view of a game's fair-play analysis), and the workers that
+ * arbiter's view of a game's fair-play analysis), GET /v1/arbiter/fairplay
+ * (the players whose figures stand out most), and the workers that
  * make that analysis: each takes a queued game (db_fairplay_analyse_next),
  * searches every position counted with korp's engine at a fixed node
  * budget, and stores per player the share of moves that were the engine's
@@ -30,6 +31,8 @@
 /* How long an idle worker waits before looking at the queue again. */
 #define FAIRPLAY_IDLE_MS 1000
 #define FAIRPLAY_WORKERS_MAX 16
+/* Players GET /v1/arbiter/fairplay lists at most. */
+#define FAIRPLAY_PLAYERS_MAX 100
 
 const char *api_engines_text(bool allowed)
 {
@@ -87,6 +90,69 @@ enum MHD_Result api_game_fairplay(struct api_request *req)
         cJSON_AddItemToObject(json, "white", side_json(&f.side[0]));
         cJSON_AddItemToObject(json, "black", side_json(&f.side[1]));
     }
+    return api_reply_json(req, MHD_HTTP_OK, json);
+}
+
+/* ?min_games=: 1 to 100 (1 when absent); replies 400 and returns false
+ * otherwise. */
+static bool min_games_read(struct api_request *req, int *out, enum MHD_Result *replied)
+{
+    const char *text = api_query(req, "min_games");
+    char *end = NULL;
+    long n = text ? strtol(text, &end, 10) : 1;
+
+    *out = (int)n;
+    if (text == NULL || (text[0] >= '0' && text[0] <= '9' && *end == '\0' && n >= 1 && n <= 100))
+        return true;
+    *replied = api_fail(req, API_PROBLEM_BAD_REQUEST,
+                        "'min_games' must be a whole number from 1 to 100");
+    return false;
+}
+
+enum MHD_Result api_arbiter_fairplay(struct api_request *req)
+{
+    const char *variant = api_query(req, "variant");
+    const struct rules_variant *v = variant ? db_variant_parse(variant) : NULL;
+    struct db_fairplay_player *players;
+    struct base_err err = { "" };
+    enum MHD_Result replied;
+    int min_games, count = 0;
+    enum db_status st;
+    cJSON *json, *list;
+
+    if (v == NULL)
+        return api_fail(req, API_PROBLEM_BAD_REQUEST,
+                        "'variant' must be korpalski or glinski");
+    if (!min_games_read(req, &min_games, &replied))
+        return replied;
+    if ((players = calloc(FAIRPLAY_PLAYERS_MAX, sizeof *players)) == NULL)
+        return api_fail_oom(req);
+    st = db_fairplay_players(req->config->pool, v, min_games, players, FAIRPLAY_PLAYERS_MAX,
+                             &count, &err);
+    if (st != DB_OK) {
+        free(players);
+        return api_fail_db(req, st, err.text);
+    }
+    json = cJSON_CreateObject();
+    list = cJSON_AddArrayToObject(json, "players");
+    for (int i = 0; i < count; i++) {
+        const struct db_fairplay_player *p = &players[i];
+        cJSON *item = cJSON_CreateObject(), *who = cJSON_AddObjectToObject(item, "player");
+        cJSON *recent = cJSON_Parse(p->recent ? p->recent : "[]");
+        const struct { const char *name; double value; } figures[] = {
+            { "games", p->games }, { "moves", (double)p->moves }, { "top1", p->top1 },
+            { "top3", p->top3 }, { "acpl", p->acpl }, { "top1_percentile", p->top1_percentile },
+            { "acpl_percentile", p->acpl_percentile },
+        };
+        cJSON_AddStringToObject(who, "id", p->id);
+        cJSON_AddStringToObject(who, "name", p->name);
+        for (size_t k = 0; k < sizeof figures / sizeof *figures; k++)
+            cJSON_AddNumberToObject(item, figures[k].name, figures[k].value);
+        cJSON_AddItemToObject(item, "recent", recent ? recent : cJSON_CreateArray());
+        cJSON_AddItemToArray(list, item);
+        free(players[i].recent);
+    }
+    free(players);
     return api_reply_json(req, MHD_HTTP_OK, json);
 }
 

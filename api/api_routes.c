@@ -103,6 +103,7 @@ static const struct route routes[] = {
       api_game_arbiter_request },
     { "GET", "/v1/arbiter/queue", API_TOKEN | API_ARBITER, api_arbiter_queue },
     { "GET", "/v1/games/{id}/fairplay", API_TOKEN | API_ARBITER, api_game_fairplay },
+    { "GET", "/v1/arbiter/fairplay", API_TOKEN | API_ARBITER, api_arbiter_fairplay },
     { "POST", "/v1/arbiter/queue/{id}/dismiss", API_TOKEN | API_ARBITER | API_JSON_BODY,
       api_arbiter_dismiss },
     { "POST", "/v1/tournaments", API_TOKEN | API_JSON_BODY, api_tournament_create },

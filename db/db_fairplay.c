@@ -136,3 +136,34 @@ enum db_status db_fairplay_get(struct db_pool *pool, const char *game_id,
     const char *params[1] = { game_id };
     return db_get_row(pool, DB_STMT_FAIRPLAY_GET, params, fairplay_read, out, err);
 }
+
+static const struct db_col player_cols[] = {
+    DB_TEXT(struct db_fairplay_player, id, "player_id"),
+    DB_TEXT(struct db_fairplay_player, name, "name"),
+    DB_INT(struct db_fairplay_player, games, "games"),
+    DB_LONG(struct db_fairplay_player, moves, "moves"),
+    DB_DOUBLE(struct db_fairplay_player, top1, "top1"),
+    DB_DOUBLE(struct db_fairplay_player, top3, "top3"),
+    DB_DOUBLE(struct db_fairplay_player, acpl, "acpl"),
+    DB_DOUBLE(struct db_fairplay_player, top1_percentile, "top1_percentile"),
+    DB_DOUBLE(struct db_fairplay_player, acpl_percentile, "acpl_percentile"),
+    DB_COLS_END,
+};
+
+static void player_read(void *out, const struct db_row *row)
+{
+    struct db_fairplay_player *p = out;
+    const char *recent = db_row_value(row, "recent");
+    db_row_read(row, player_cols, p, sizeof *p);
+    p->recent = strdup(recent != NULL ? recent : "[]");
+}
+
+enum db_status db_fairplay_players(struct db_pool *pool, const struct rules_variant *variant,
+                                   int min_games, struct db_fairplay_player *out, int max,
+                                   int *count, struct base_err *err)
+{
+    char least[DB_NUMBER_SIZE], most[DB_NUMBER_SIZE];
+    const char *params[3] = { variant->name, db_number(least, min_games), db_number(most, max) };
+    return db_get_rows(pool, DB_STMT_FAIRPLAY_PLAYERS, params, player_read, out, sizeof *out,
+                       max, count, err);
+}

@@ -53,6 +53,23 @@ enum db_status db_fairplay_analyse_next(struct db_pool *pool, db_fairplay_fn fn,
 enum db_status db_fairplay_fail(struct db_pool *pool, const char *game_id, const char *why,
                                 struct base_err *err);
 
+/* A player's figures over their last analysed games of a variant. */
+struct db_fairplay_player {
+    char id[BASE_ID_SIZE], name[DB_NAME_SIZE];
+    int games;                    /* analysed games counted (at most 100) */
+    long long moves;              /* moves counted over them */
+    double top1, top3, acpl;      /* weighted by each game's moves */
+    double top1_percentile;       /* share of the players listed below their top1 */
+    double acpl_percentile;       /* ... above their acpl */
+    char *recent;                 /* the last 10 games' figures, a JSON array; owned */
+};
+
+/* Up to max players of variant with at least min_games analysed games,
+ * those who stand out most first; free each one's recent. */
+enum db_status db_fairplay_players(struct db_pool *pool, const struct rules_variant *variant,
+                                   int min_games, struct db_fairplay_player *out, int max,
+                                   int *count, struct base_err *err);
+
 /* Where a game's analysis stands (neither queued nor done: none is owed).
  * DB_NOT_FOUND when no game has that id. */
 enum db_status db_fairplay_get(struct db_pool *pool, const char *game_id,

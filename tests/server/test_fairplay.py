@@ -218,6 +218,36 @@ def test_analysis_pending_then_done_across_a_killed_korpd(world):
     assert rnd["acpl"] / rnd["moves"] >= 10, totals
     assert "analysed" in late.log_text()
 
+    # The arbiter's list: the engine's player stands out above the random one.
+    korpalski = [g for g in games if g["variant"] == "korpalski"]
+    _, listed = arbiter.call("GET", "/v1/arbiter/fairplay",
+                             query={"variant": "korpalski", "min_games": len(korpalski)},
+                             expect=200)
+    ids = [p["player"]["id"] for p in listed["players"]]
+    assert ids == [e["id"], r["id"]], listed
+    top = listed["players"][0]
+    assert top["games"] == len(korpalski) and top["top1"] >= 0.9, top
+    # Of two players, the higher top1 is above the other (percentile 1); the lower acpl
+    # too, unless both lost nothing (a tie: both 0).
+    low = listed["players"][1]
+    assert top["top1_percentile"] == 1 and low["top1_percentile"] == 0, listed
+    assert top["acpl"] <= low["acpl"], listed
+    assert top["acpl_percentile"] == (1 if top["acpl"] < low["acpl"] else 0), listed
+    assert {x["game_id"] for x in top["recent"]} == {g["id"] for g in korpalski}, top
+    # The moves and shares behind it are those of its games.
+    per_game = {g["id"]: fairplay(arbiter, g["id"]) for g in korpalski}
+    side = {g["id"]: "white" if g["white"]["id"] == e["id"] else "black" for g in korpalski}
+    assert top["moves"] == sum(per_game[i][side[i]]["moves"] for i in per_game), top
+    _, more = arbiter.call("GET", "/v1/arbiter/fairplay",
+                           query={"variant": "korpalski", "min_games": len(korpalski) + 1},
+                           expect=200)
+    assert more["players"] == []
+    for query in ({}, {"variant": "chess"}, {"variant": "glinski", "min_games": "0"},
+                  {"variant": "glinski", "min_games": "x"}):
+        arbiter.call("GET", "/v1/arbiter/fairplay", query=query, expect=400)
+    Api(late.base, ea.token).call("GET", "/v1/arbiter/fairplay",
+                                  query={"variant": "korpalski"}, expect=403)
+
 
 def psql(url, query):
     return subprocess.run(["psql", url, "-Atqc", query], capture_output=True, text=True,
