@@ -109,34 +109,13 @@ static bool min_games_read(struct api_request *req, int *out, enum MHD_Result *r
     return false;
 }
 
-enum MHD_Result api_arbiter_fairplay(struct api_request *req)
+/* The players listed, as JSON; frees each one's recent. */
+static cJSON *players_json(struct db_fairplay_player *players, int count)
 {
-    const char *variant = api_query(req, "variant");
-    const struct rules_variant *v = variant ? db_variant_parse(variant) : NULL;
-    struct db_fairplay_player *players;
-    struct base_err err = { "" };
-    enum MHD_Result replied;
-    int min_games, count = 0;
-    enum db_status st;
-    cJSON *json, *list;
+    cJSON *json = cJSON_CreateObject(), *list = cJSON_AddArrayToObject(json, "players");
 
-    if (v == NULL)
-        return api_fail(req, API_PROBLEM_BAD_REQUEST,
-                        "'variant' must be korpalski or glinski");
-    if (!min_games_read(req, &min_games, &replied))
-        return replied;
-    if ((players = calloc(FAIRPLAY_PLAYERS_MAX, sizeof *players)) == NULL)
-        return api_fail_oom(req);
-    st = db_fairplay_players(req->config->pool, v, min_games, players, FAIRPLAY_PLAYERS_MAX,
-                             &count, &err);
-    if (st != DB_OK) {
-        free(players);
-        return api_fail_db(req, st, err.text);
-    }
-    json = cJSON_CreateObject();
-    list = cJSON_AddArrayToObject(json, "players");
     for (int i = 0; i < count; i++) {
-        const struct db_fairplay_player *p = &players[i];
+        struct db_fairplay_player *p = &players[i];
         cJSON *item = cJSON_CreateObject(), *who = cJSON_AddObjectToObject(item, "player");
         cJSON *recent = cJSON_Parse(p->recent ? p->recent : "[]");
         const struct { const char *name; double value; } figures[] = {
@@ -150,10 +129,38 @@ enum MHD_Result api_arbiter_fairplay(struct api_request *req)
             cJSON_AddNumberToObject(item, figures[k].name, figures[k].value);
         cJSON_AddItemToObject(item, "recent", recent ? recent : cJSON_CreateArray());
         cJSON_AddItemToArray(list, item);
-        free(players[i].recent);
+        free(p->recent);
+        p->recent = NULL;
     }
+    return json;
+}
+
+enum MHD_Result api_arbiter_fairplay(struct api_request *req)
+{
+    const char *variant = api_query(req, "variant");
+    const struct rules_variant *v = variant ? db_variant_parse(variant) : NULL;
+    struct db_fairplay_player *players;
+    struct base_err err = { "" };
+    enum MHD_Result replied;
+    int min_games, count = 0;
+    enum db_status st;
+    cJSON *json = NULL;
+
+    if (v == NULL)
+        return api_fail(req, API_PROBLEM_BAD_REQUEST,
+                        "'variant' must be korpalski or glinski");
+    if (!min_games_read(req, &min_games, &replied))
+        return replied;
+    if ((players = calloc(FAIRPLAY_PLAYERS_MAX, sizeof *players)) == NULL)
+        return api_fail_oom(req);
+    st = db_fairplay_players(req->config->pool, v, min_games, players, FAIRPLAY_PLAYERS_MAX,
+                             &count, &err);
+    if (st == DB_OK)
+        json = players_json(players, count);
+    for (int i = 0; i < FAIRPLAY_PLAYERS_MAX; i++)
+        free(players[i].recent);      /* those read before a failure */
     free(players);
-    return api_reply_json(req, MHD_HTTP_OK, json);
+    return st == DB_OK ? api_reply_json(req, MHD_HTTP_OK, json) : api_fail_db(req, st, err.text);
 }
 
 /* ---- The workers */

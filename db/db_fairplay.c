@@ -137,18 +137,13 @@ enum db_status db_fairplay_get(struct db_pool *pool, const char *game_id,
     return db_get_row(pool, DB_STMT_FAIRPLAY_GET, params, fairplay_read, out, err);
 }
 
+#define P(kind, member) DB_##kind(struct db_fairplay_player, member, #member)
 static const struct db_col player_cols[] = {
-    DB_TEXT(struct db_fairplay_player, id, "player_id"),
-    DB_TEXT(struct db_fairplay_player, name, "name"),
-    DB_INT(struct db_fairplay_player, games, "games"),
-    DB_LONG(struct db_fairplay_player, moves, "moves"),
-    DB_DOUBLE(struct db_fairplay_player, top1, "top1"),
-    DB_DOUBLE(struct db_fairplay_player, top3, "top3"),
-    DB_DOUBLE(struct db_fairplay_player, acpl, "acpl"),
-    DB_DOUBLE(struct db_fairplay_player, top1_percentile, "top1_percentile"),
-    DB_DOUBLE(struct db_fairplay_player, acpl_percentile, "acpl_percentile"),
-    DB_COLS_END,
+    DB_TEXT(struct db_fairplay_player, id, "player_id"), P(TEXT, name), P(INT, games),
+    P(LONG, moves), P(DOUBLE, top1), P(DOUBLE, top3), P(DOUBLE, acpl),
+    P(DOUBLE, top1_percentile), P(DOUBLE, acpl_percentile), DB_COLS_END,
 };
+#undef P
 
 static void player_read(void *out, const struct db_row *row)
 {
