@@ -299,8 +299,9 @@ export async function render(main, { params }) {
 
   draw();
   await reload();
-  // Engine analysis (analysis-panel.js): offered on finished games only.
-  if (game.status !== 'active') {
+  // Engine analysis (analysis-panel.js): offered on finished games, and on
+  // games in play whose engine policy allows it.
+  if (game.status !== 'active' || game.engines === 'allowed') {
     const { createAnalysisPanel } = await import('./analysis-panel.js');
     main.querySelector('.game-side').append(createAnalysisPanel({ variant: game.variant, gameId: id, plies: moves, position: () => game.fen,
       format: san => (notation === 'polish' ? sanToPolish(san) : san) }).el);
