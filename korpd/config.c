@@ -102,7 +102,8 @@ const char korpd_config_help[] =
     "  KORP_ANALYSIS_CONCURRENT  engine searches one korpd runs at once; more are\n"
     "                       answered 503 (default 2, 1-64)\n"
     "  KORP_FAIRPLAY_WORKERS  threads analysing ended rated games with engines\n"
-    "                       forbidden, at low priority (0-16; default 1)\n"
+    "                       forbidden, at low priority (default 1; 0-16, below\n"
+    "                       KORP_DB_POOL_SIZE)\n"
     "  KORP_FAIRPLAY_NODES  the engine's nodes a position in that analysis\n"
     "                       (100-10000000; default 10000)\n"
     "  KORP_LOG_LEVEL       the least severe lines logged: error, warn, info or\n"
@@ -307,6 +308,10 @@ bool korpd_config_load(struct korpd_config *c, struct base_err *err)
            notify_config_check(&c->notify, err) && accounts_load(c, err) &&
            read_int("KORP_ANALYSIS_PER_HOUR", 60, 1, 100000, &c->analysis_per_hour, err) &&
            read_int("KORP_ANALYSIS_CONCURRENT", 2, 1, 64, &c->analysis_concurrent, err) &&
-           read_int("KORP_FAIRPLAY_WORKERS", 1, 0, 16, &c->fairplay_workers, err) &&
+           /* Each worker holds a database connection while it analyses a
+            * game: at most the pool's but one. */
+           read_int("KORP_FAIRPLAY_WORKERS", c->db_pool_size > 1, 0,
+                    c->db_pool_size - 1 < 16 ? c->db_pool_size - 1 : 16, &c->fairplay_workers,
+                    err) &&
            read_int("KORP_FAIRPLAY_NODES", 10000, 100, 10000000, &c->fairplay_nodes, err);
 }
