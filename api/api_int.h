@@ -307,6 +307,11 @@ enum MHD_Result api_replay(struct api_request *req);
 /* Appends moves (legal in pos) to list as {"uci", "san"} objects. */
 void api_moves_add(cJSON *list, const struct rules_variant *v, const struct rules_position *pos,
                    const struct rules_move *moves, int n);
+/* Web Push: api_push.c. */
+enum MHD_Result api_push_key(struct api_request *req);
+enum MHD_Result api_push_subscribe(struct api_request *req);
+enum MHD_Result api_push_subscription_list(struct api_request *req);
+enum MHD_Result api_push_subscription_delete(struct api_request *req);
 enum MHD_Result api_webhook_create(struct api_request *req);
 enum MHD_Result api_webhook_list(struct api_request *req);
 enum MHD_Result api_webhook_get(struct api_request *req);
