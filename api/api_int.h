@@ -298,6 +298,9 @@ enum MHD_Result api_player_search(struct api_request *req);
 enum MHD_Result api_web_page(struct api_request *req);
 enum MHD_Result api_web_asset(struct api_request *req);
 enum MHD_Result api_web_icon(struct api_request *req);
+/* A file of web/'s top that must be served at the root (the service
+ * worker, whose scope is its folder, and the app manifest). */
+enum MHD_Result api_web_root_file(struct api_request *req);
 enum MHD_Result api_notifications_get(struct api_request *req);
 enum MHD_Result api_notifications_put(struct api_request *req);
 enum MHD_Result api_unsubscribe(struct api_request *req);

@@ -34,6 +34,8 @@ static const struct route routes[] = {
     { "GET", "/arbiter", API_UNLIMITED, api_web_page },
     { "GET", "/assets/{path*}", API_UNLIMITED | API_FILE_PATH, api_web_asset },
     { "GET", "/favicon.ico", API_UNLIMITED, api_web_icon },
+    { "GET", "/manifest.webmanifest", API_UNLIMITED, api_web_root_file },
+    { "GET", "/sw.js", API_UNLIMITED, api_web_root_file },
     { "GET", "/healthz", API_UNLIMITED, api_health },
     /* Answered by the GET row above (HEAD of an unlimited GET); this row
      * only makes a 405 on /healthz list HEAD in its Allow header. */

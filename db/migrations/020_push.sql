@@ -13,7 +13,7 @@ CREATE TABLE push_subscriptions (
 
 ALTER TABLE notification_settings
     ADD COLUMN push_events text[] NOT NULL
-        DEFAULT ARRAY['move', 'challenge', 'draw_offer', 'game_end', 'deadline_near', 'message']
+        DEFAULT ARRAY['challenge', 'move', 'draw_offer', 'game_end', 'deadline_near', 'message']
         CHECK (push_events <@ korp_notification_types());
 
 ALTER TABLE deliveries

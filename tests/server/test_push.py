@@ -348,3 +348,25 @@ def test_deadline_near_is_urgent(api, service, server, shared_db_url):
     for headers, body in service.to("/urgent"):
         want = "high" if browser.decrypt(body)["type"] == "deadline_near" else "normal"
         assert headers["Urgency"] == want
+
+
+def test_push_events_choose_what_is_pushed(api, service):
+    """push_events is a preference beside email_events and webhook_events: a kind left out
+    of it is not pushed."""
+    wa, ba, game = a_game_where_black_waits(api)
+    prefs = ba.call("GET", "/v1/players/me/notifications", expect=200)[1]
+    assert prefs["push_events"] == ["challenge", "move", "draw_offer", "game_end",
+                                    "deadline_near", "message"]
+    status, problem = ba.call("PUT", "/v1/players/me/notifications",
+                              json={"push_events": ["move", "nonsense"]})
+    assert status == 422 and problem["type"].endswith("invalid-value")
+    got = ba.call("PUT", "/v1/players/me/notifications", json={"push_events": ["game_end"]},
+                  expect=200)[1]
+    assert got["push_events"] == ["game_end"]
+    browser = Browser()
+    subscribe(ba, browser, service.origin + "/chosen")
+    wa.move(game["id"], "K@e1")
+    wa.call("POST", "/v1/games/{id}/resign", [game["id"]], expect=200)
+    wait_until(lambda: service.to("/chosen"), WAIT, what="the game_end push")
+    types = [browser.decrypt(body)["type"] for _, body in service.to("/chosen")]
+    assert types == ["game_end"], "the move was not pushed, the end was"
