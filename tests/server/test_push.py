@@ -370,3 +370,32 @@ def test_push_events_choose_what_is_pushed(api, service):
     wait_until(lambda: service.to("/chosen"), WAIT, what="the game_end push")
     types = [browser.decrypt(body)["type"] for _, body in service.to("/chosen")]
     assert types == ["game_end"], "the move was not pushed, the end was"
+
+
+def test_queue_of_games_where_it_is_your_move(api):
+    """GET /v1/games?to_move=: the active games where the player is to move, soonest
+    deadline first, games without a deadline last; none where the opponent is to move,
+    none finished."""
+    pa, p = api.new_player("queue")
+    oa, o = api.new_player("opp")
+    none = pa.new_game(oa, o["id"])                            # no deadline, P white to move
+    three = pa.new_game(oa, o["id"], days_per_move=3)
+    one = pa.new_game(oa, o["id"], days_per_move=1)
+    theirs = oa.new_game(pa, p["id"], days_per_move=1)         # P black, white to move
+    over = pa.new_game(oa, o["id"], days_per_move=1)
+    pa.call("POST", "/v1/games/{id}/resign", [over["id"]], expect=200)
+    _, got = api.call("GET", "/v1/games", query={"to_move": p["id"]}, expect=200)
+    assert [g["id"] for g in got["games"]] == [one["id"], three["id"], none["id"]]
+    assert got["next"] is None
+    assert all(g["to_move"] == "white" and g["white"]["id"] == p["id"] for g in got["games"])
+    _, got = api.call("GET", "/v1/games", query={"to_move": p["id"], "limit": 2}, expect=200)
+    assert [g["id"] for g in got["games"]] == [one["id"], three["id"]]
+    # The opponent's turn comes once P has moved.
+    pa.move(one["id"], "K@e1")
+    _, got = api.call("GET", "/v1/games", query={"to_move": o["id"]}, expect=200)
+    want = sorted((api.game(g["id"]) for g in (one, theirs)), key=lambda g: g["deadline"])
+    assert [g["id"] for g in got["games"]] == [g["id"] for g in want], "soonest deadline first"
+    for bad in ({"to_move": p["id"], "player": p["id"]}, {"to_move": p["id"], "status": "finished"},
+                {"to_move": "no such!"}):
+        status, _ = api.call("GET", "/v1/games", query=bad)
+        assert status == 400, bad
