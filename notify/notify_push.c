@@ -354,7 +354,8 @@ static bool es256(const char *text, unsigned char out[64])
 /* The Authorization header for a push to `endpoint`. */
 static bool vapid_header(const char *endpoint, long long now, char *out, size_t size)
 {
-    char origin[NOTIFY_URL_MAX + 1], claims[2 * NOTIFY_URL_MAX + 512];
+    static const char header[] = "{\"typ\":\"JWT\",\"alg\":\"ES256\"}";
+    char origin[NOTIFY_URL_MAX + 1], head[64], claims[2 * NOTIFY_URL_MAX + 512];
     char token[4 * NOTIFY_URL_MAX + 1024], key[BASE_BASE64_LEN(POINT_LEN) + 1];
     char *text = NULL;
     unsigned char signature[64];
@@ -366,14 +367,13 @@ static bool vapid_header(const char *endpoint, long long now, char *out, size_t 
         !cJSON_AddStringToObject(c, "aud", origin) ||
         !cJSON_AddNumberToObject(c, "exp", (double)(now + JWT_HOURS * 3600)) ||
         !cJSON_AddStringToObject(c, "sub", push_contact) ||
-        (text = cJSON_PrintUnformatted(c)) == NULL)
+        (text = cJSON_PrintUnformatted(c)) == NULL ||
+        notify_base64url_encode(header, sizeof header - 1, head, sizeof head) == 0 ||
+        notify_base64url_encode(text, strlen(text), claims, sizeof claims) == 0)
         goto done;
-    n = notify_base64url_encode("{\"typ\":\"JWT\",\"alg\":\"ES256\"}", 27, token, sizeof token);
-    token[n++] = '.';
-    n += notify_base64url_encode(text, strlen(text), claims, sizeof claims) > 0
-             ? (size_t)snprintf(token + n, sizeof token - n, "%s", claims)
-             : 0;
-    if (!es256(token, signature))
+    /* The signed input is "header.claims"; the token appends ".signature". */
+    n = (size_t)snprintf(token, sizeof token, "%s.%s", head, claims);
+    if (n + 2 + BASE_BASE64_LEN(sizeof signature) >= sizeof token || !es256(token, signature))
         goto done;
     token[n++] = '.';
     notify_base64url_encode(signature, sizeof signature, token + n, sizeof token - n);
@@ -399,9 +399,13 @@ static void gist_of(const char *mail, char *out, size_t size)
             break;
         out[n++] = *p == '\n' ? ' ' : *p;
     }
-    /* Never half a UTF-8 character at a cut. */
-    while (n > 0 && *p && ((unsigned char)out[n] & 0xc0) == 0x80 && n + 1 >= size)
-        n--;
+    /* Cut inside a UTF-8 character: leave the whole character out. */
+    if (((unsigned char)*p & 0xc0) == 0x80) {
+        while (n > 0 && ((unsigned char)out[n - 1] & 0xc0) == 0x80)
+            n--;
+        if (n > 0)
+            n--;
+    }
     out[n] = '\0';
 }
 
