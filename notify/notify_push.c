@@ -621,6 +621,7 @@ struct notify_pushes *notify_pushes_start(struct db_pool *pool, const struct not
     P->pool = pool;
     P->config = c;
     if ((P->worker = base_worker_start("notify push", push_loop, P, err)) == NULL) {
+        base_log(BASE_LOG_ERROR, "notify: cannot start the push thread: %s", err->text);
         free(P);
         return NULL;
     }

@@ -181,6 +181,22 @@ def test_key_is_kept_in_the_database(korpd_binary, shared_db_url, api):
         other.close()
 
 
+def test_key_from_a_file(korpd_binary, shared_db_url, tmp_path):
+    """KORP_VAPID_PRIVATE_KEY_FILE: the key pair of a PEM file, not the database's."""
+    key = ec.derive_private_key(RNG.randrange(1, 2**255), ec.SECP256R1())
+    pem = tmp_path / "vapid.pem"
+    pem.write_bytes(key.private_bytes(serialization.Encoding.PEM,
+                                      serialization.PrivateFormat.PKCS8,
+                                      serialization.NoEncryption()))
+    other = Korpd(korpd_binary, shared_db_url, KORP_PUSH_CONTACT=CONTACT,
+                  KORP_VAPID_PRIVATE_KEY_FILE=str(pem))
+    try:
+        assert unb64u(server_key(Api(other.base))) == key.public_key().public_bytes(
+            serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+    finally:
+        other.close()
+
+
 def test_push_off_without_a_contact(korpd_binary, shared_db_url):
     off = Korpd(korpd_binary, shared_db_url, KORP_PUSH_CONTACT=None)
     try:
