@@ -147,6 +147,7 @@ enum MHD_Result api_game_list(struct api_request *req)
     cJSON *json, *list;
 
     f.player_id = api_query(req, "player");
+    f.to_move = api_query(req, "to_move");
     status = api_query(req, "status");
     variant = api_query(req, "variant");
     if (!api_page_read(req, &page, &replied))
@@ -161,6 +162,12 @@ enum MHD_Result api_game_list(struct api_request *req)
     if (f.player_id != NULL && !api_id_valid(f.player_id))
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
                         "'player' is a player id: letters and digits, like aZ3kP9qwX2");
+    if (f.to_move != NULL && (!api_id_valid(f.to_move) || f.player_id != NULL ||
+                              (status != NULL && wanted != DB_GAME_ACTIVE) ||
+                              api_query(req, "cursor") != NULL))
+        return api_fail(req, API_PROBLEM_BAD_REQUEST,
+                        "'to_move' is a player id (the queue of their active games, one page: "
+                        "without 'player', 'cursor' or another 'status')");
     if (!api_page_cursor(req, &page, &replied))
         return replied;
     f.after_us = page.after_us;
@@ -179,7 +186,9 @@ enum MHD_Result api_game_list(struct api_request *req)
     list = cJSON_AddArrayToObject(json, "games");
     for (int i = 0; i < count; i++)
         cJSON_AddItemToArray(list, api_game_json(&games[i]));
-    api_page_next(json, more, count > 0 ? games[count - 1].created_us : NULL,
+    /* The queue is one page, in its own order: no cursor continues it. */
+    api_page_next(json, more && f.to_move == NULL,
+                  count > 0 ? games[count - 1].created_us : NULL,
                   count > 0 ? games[count - 1].id : NULL);
     for (int i = 0; i < count; i++)
         db_game_clear(&games[i]);

@@ -298,6 +298,9 @@ enum MHD_Result api_player_search(struct api_request *req);
 enum MHD_Result api_web_page(struct api_request *req);
 enum MHD_Result api_web_asset(struct api_request *req);
 enum MHD_Result api_web_icon(struct api_request *req);
+/* A file of web/'s top that must be served at the root (the service
+ * worker, whose scope is its folder, and the app manifest). */
+enum MHD_Result api_web_root_file(struct api_request *req);
 enum MHD_Result api_notifications_get(struct api_request *req);
 enum MHD_Result api_notifications_put(struct api_request *req);
 enum MHD_Result api_unsubscribe(struct api_request *req);
@@ -307,6 +310,11 @@ enum MHD_Result api_replay(struct api_request *req);
 /* Appends moves (legal in pos) to list as {"uci", "san"} objects. */
 void api_moves_add(cJSON *list, const struct rules_variant *v, const struct rules_position *pos,
                    const struct rules_move *moves, int n);
+/* Web Push: api_push.c. */
+enum MHD_Result api_push_key(struct api_request *req);
+enum MHD_Result api_push_subscribe(struct api_request *req);
+enum MHD_Result api_push_subscription_list(struct api_request *req);
+enum MHD_Result api_push_subscription_delete(struct api_request *req);
 enum MHD_Result api_webhook_create(struct api_request *req);
 enum MHD_Result api_webhook_list(struct api_request *req);
 enum MHD_Result api_webhook_get(struct api_request *req);

@@ -60,6 +60,7 @@ static const struct api_field settings_fields[] = {
     { "email_enabled", API_BOOLEAN, false, false, 0, 0 },
     { "email_events", API_LIST, false, false, 0, DB_NOTIFICATION_TYPE_COUNT * 2 },
     { "webhook_events", API_LIST, false, false, 0, DB_NOTIFICATION_TYPE_COUNT * 2 },
+    { "push_events", API_LIST, false, false, 0, DB_NOTIFICATION_TYPE_COUNT * 2 },
     { "digest", API_OBJECT, false, false, 0, 0 },
     { "reminder_hours", API_INTEGER, false, false, 0, 720 },
     { "language", API_STRING, false, false, 1, 16 },
@@ -72,13 +73,29 @@ static const struct api_field digest_fields[] = {
     { NULL, API_STRING, false, false, 0, 0 },
 };
 
+/* The kinds a channel takes (name: "email_events" …), when the body sets
+ * them; false with a 422 sent when one is unknown. */
+static bool channel_kinds(struct api_request *req, const char *name, bool *set,
+                          db_notification_set *kinds, enum MHD_Result *replied)
+{
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(req->json, name);
+    char why[512];
+
+    if (list == NULL)
+        return true;
+    if (!api_notification_types(list, kinds, why, sizeof why)) {
+        *replied = api_fail(req, API_PROBLEM_INVALID_VALUE, "in '%s': %s", name, why);
+        return false;
+    }
+    *set = true;
+    return true;
+}
+
 enum MHD_Result api_notifications_put(struct api_request *req)
 {
     enum MHD_Result replied;
     const cJSON *json = req->json, *digest = cJSON_GetObjectItemCaseSensitive(json, "digest");
     const cJSON *address = cJSON_GetObjectItemCaseSensitive(json, "email_address");
-    const cJSON *email_events = cJSON_GetObjectItemCaseSensitive(json, "email_events");
-    const cJSON *webhook_events = cJSON_GetObjectItemCaseSensitive(json, "webhook_events");
     struct db_settings_change change = { 0 };
     char why[512], *answer = NULL;
     struct base_err err = { "" };
@@ -101,16 +118,13 @@ enum MHD_Result api_notifications_put(struct api_request *req)
         change.set_email_enabled = true;
         change.email_enabled = api_body_boolean(req, "email_enabled", true);
     }
-    if (email_events != NULL) {
-        if (!api_notification_types(email_events, &change.email_events, why, sizeof why))
-            return api_fail(req, API_PROBLEM_INVALID_VALUE, "in 'email_events': %s", why);
-        change.set_email_events = true;
-    }
-    if (webhook_events != NULL) {
-        if (!api_notification_types(webhook_events, &change.webhook_events, why, sizeof why))
-            return api_fail(req, API_PROBLEM_INVALID_VALUE, "in 'webhook_events': %s", why);
-        change.set_webhook_events = true;
-    }
+    if (!channel_kinds(req, "email_events", &change.set_email_events, &change.email_events,
+                       &replied) ||
+        !channel_kinds(req, "webhook_events", &change.set_webhook_events,
+                       &change.webhook_events, &replied) ||
+        !channel_kinds(req, "push_events", &change.set_push_events, &change.push_events,
+                       &replied))
+        return replied;
     if (digest != NULL) {
         const cJSON *e = cJSON_GetObjectItemCaseSensitive(digest, "enabled");
         const cJSON *h = cJSON_GetObjectItemCaseSensitive(digest, "hour_utc");

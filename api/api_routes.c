@@ -34,6 +34,8 @@ static const struct route routes[] = {
     { "GET", "/arbiter", API_UNLIMITED, api_web_page },
     { "GET", "/assets/{path*}", API_UNLIMITED | API_FILE_PATH, api_web_asset },
     { "GET", "/favicon.ico", API_UNLIMITED, api_web_icon },
+    { "GET", "/manifest.webmanifest", API_UNLIMITED, api_web_root_file },
+    { "GET", "/sw.js", API_UNLIMITED, api_web_root_file },
     { "GET", "/healthz", API_UNLIMITED, api_health },
     /* Answered by the GET row above (HEAD of an unlimited GET); this row
      * only makes a 405 on /healthz list HEAD in its Allow header. */
@@ -79,6 +81,12 @@ static const struct route routes[] = {
     { "GET", "/v1/email/confirm", 0, api_email_confirm },
     { "POST", "/v1/email/confirm", 0, api_email_confirm },
     { "POST", "/v1/players/me/email/confirmation", API_TOKEN, api_email_confirm_resend },
+    { "GET", "/v1/push/key", 0, api_push_key },
+    { "POST", "/v1/players/me/push-subscriptions", API_TOKEN | API_JSON_BODY,
+      api_push_subscribe },
+    { "GET", "/v1/players/me/push-subscriptions", API_TOKEN, api_push_subscription_list },
+    { "DELETE", "/v1/players/me/push-subscriptions/{id}", API_TOKEN,
+      api_push_subscription_delete },
     { "POST", "/v1/replay", API_JSON_BODY, api_replay },
     { "POST", "/v1/webhooks", API_TOKEN | API_JSON_BODY, api_webhook_create },
     { "GET", "/v1/webhooks", API_TOKEN, api_webhook_list },

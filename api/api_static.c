@@ -167,3 +167,8 @@ enum MHD_Result api_web_icon(struct api_request *req)
 {
     return serve(req, "assets/favicon.svg", false);
 }
+
+enum MHD_Result api_web_root_file(struct api_request *req)
+{
+    return serve(req, req->path + 1, false);
+}

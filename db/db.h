@@ -27,6 +27,7 @@
 #include "db_tournaments.h"
 #include "db_events.h"        /* the event log, its feed, the waker */
 #include "db_notify.h"        /* preferences, webhooks, the outbox */
+#include "db_push.h"          /* Web Push subscriptions */
 #include "db_idempotency.h"
 #include "db_prune.h"
 

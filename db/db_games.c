@@ -246,12 +246,14 @@ static enum db_status game_list(struct db_tx *tx, void *arg)
                               l->f->status ? db_game_status_text(*l->f->status) : NULL,
                               l->f->variant ? l->f->variant->name : NULL, l->f->after_us,
                               l->f->after_id, limit };
+    const char *queue[3] = { l->f->to_move, params[2], limit };
     PGresult *res = NULL;
     enum db_status rc;
 
     /* One more than asked: whether another page follows. */
     snprintf(limit, sizeof limit, "%d", l->f->limit + 1);
-    rc = db_exec(tx, DB_STMT_GAME_LIST, params, &res);
+    rc = l->f->to_move != NULL ? db_exec(tx, DB_STMT_GAME_QUEUE, queue, &res)
+                               : db_exec(tx, DB_STMT_GAME_LIST, params, &res);
     if (rc == DB_OK) {
         int n = PQntuples(res);
         *l->more = n > l->f->limit;

@@ -113,6 +113,9 @@ struct db_game_filter {
     const char *after_us;     /* keyset cursor: created_us and id of the */
     const char *after_id;     /* last game of the previous page; NULL: first */
     int limit;
+    /* A player's queue instead: the active games where they are to move,
+     * soonest deadline first (player_id, status and the cursor unused). */
+    const char *to_move;
 };
 
 /* Games newest first, by keyset; out[max] each cleared by the caller

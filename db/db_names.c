@@ -52,6 +52,7 @@ static const struct name challenge_statuses[] = {
 static const struct name channels[] = {
     { DB_CHANNEL_EMAIL, "email" },
     { DB_CHANNEL_WEBHOOK, "webhook" },
+    { DB_CHANNEL_PUSH, "push" },
 };
 
 static const struct name queue_kinds[] = {

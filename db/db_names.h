@@ -48,7 +48,7 @@ enum db_challenge_status {
 };
 
 /* How a notification reaches a player. */
-enum db_channel { DB_CHANNEL_EMAIL = 0, DB_CHANNEL_WEBHOOK, DB_CHANNEL_COUNT };
+enum db_channel { DB_CHANNEL_EMAIL = 0, DB_CHANNEL_WEBHOOK, DB_CHANNEL_PUSH, DB_CHANNEL_COUNT };
 
 /* Text of each ("" for DB_END_NONE and DB_COLOR_NONE: stored as NULL, shown as null). */
 const char *db_game_status_text(enum db_game_status status);

@@ -30,6 +30,8 @@ struct db_settings_change {
     db_notification_set email_events;
     bool set_webhook_events;
     db_notification_set webhook_events;
+    bool set_push_events;
+    db_notification_set push_events;
     bool set_digest, digest;
     bool set_digest_hour;
     int digest_hour;             /* 0-23, UTC */

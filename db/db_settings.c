@@ -86,7 +86,8 @@ enum db_status db_settings_put(struct db_pool *pool, const char *player_id,
                                struct base_err *err)
 {
     char email_events[KINDS_TEXT_MAX], webhook_events[KINDS_TEXT_MAX], hour[16], hours[16];
-    const char *params[11] = {
+    char push_events[KINDS_TEXT_MAX];
+    const char *params[12] = {
         player_id,
         c->set_email ? "true" : "false",
         c->set_email ? c->email : NULL,
@@ -98,8 +99,10 @@ enum db_status db_settings_put(struct db_pool *pool, const char *player_id,
         c->set_reminder_hours ? hours : NULL,
         c->email_confirmed ? "true" : "false",
         c->language,
+        c->set_push_events ? push_events : NULL,
     };
     kinds_text(c->email_events, email_events, sizeof email_events);
+    kinds_text(c->push_events, push_events, sizeof push_events);
     kinds_text(c->webhook_events, webhook_events, sizeof webhook_events);
     snprintf(hour, sizeof hour, "%d", c->digest_hour);
     snprintf(hours, sizeof hours, "%d", c->reminder_hours);

@@ -83,6 +83,7 @@
     " 'email_confirmed', p.email IS NOT NULL AND p.email_confirmed_at IS NOT NULL,"      \
     " 'email_enabled', s.email_enabled,"                                                 \
     " 'email_events', to_jsonb(s.email_events), 'webhook_events', to_jsonb(s.webhook_events)," \
+    " 'push_events', to_jsonb(s.push_events),"                                           \
     " 'digest', jsonb_build_object('enabled', s.digest, 'hour_utc', s.digest_hour),"    \
     " 'reminder_hours', s.reminder_hours, 'language', p.language)"
 

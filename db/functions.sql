@@ -40,7 +40,8 @@ CREATE OR REPLACE FUNCTION korp_event_addressed(player text, type text, payload 
                    FROM games g WHERE g.id = payload->>'game_id') END AS side) AS player_side $$;
 
 -- The trigger of events: owes an event's deliveries (its player's webhooks
--- that take its kind, and an email when they take it by email at a
+-- that take its kind, a push to each of their browsers' subscriptions when
+-- they take it by push, and an email when they take it by email at a
 -- confirmed address) in the transaction that writes it, so nothing a
 -- commit promised can be lost.  No NOTIFY here: PostgreSQL holds one
 -- cluster-wide lock for a NOTIFYing transaction until its commit is
@@ -56,18 +57,21 @@ BEGIN
     WITH s AS (SELECT * FROM notification_settings
                 WHERE player_id = NEW.player_id
                   AND korp_event_addressed(NEW.player_id, NEW.type, NEW.payload)),
-    owed (channel, webhook_id) AS (
-        SELECT 'webhook', w.id FROM s JOIN webhooks w ON w.player_id = s.player_id
+    owed (channel, webhook_id, push_subscription_id) AS (
+        SELECT 'webhook', w.id, NULL FROM s JOIN webhooks w ON w.player_id = s.player_id
          WHERE w.enabled AND NEW.type = ANY (w.events) AND NEW.type = ANY (s.webhook_events)
         UNION ALL
-        SELECT 'email', NULL FROM s
+        SELECT 'push', NULL, ps.id FROM s JOIN push_subscriptions ps ON ps.player_id = s.player_id
+         WHERE NEW.type = ANY (s.push_events)
+        UNION ALL
+        SELECT 'email', NULL, NULL FROM s
          WHERE s.email_enabled AND NEW.type = ANY (s.email_events)
            AND NOT (s.digest AND NEW.type = 'move')
            AND EXISTS (SELECT FROM players p WHERE p.id = NEW.player_id AND p.email <> ''
                                                AND p.email_confirmed_at IS NOT NULL))
-    INSERT INTO deliveries (player_id, channel, webhook_id, event_id, type, payload, next_attempt_at,
-                            created_at)
-    SELECT NEW.player_id, channel, webhook_id, NEW.id, NEW.type,
+    INSERT INTO deliveries (player_id, channel, webhook_id, push_subscription_id, event_id, type,
+                            payload, next_attempt_at, created_at)
+    SELECT NEW.player_id, channel, webhook_id, push_subscription_id, NEW.id, NEW.type,
            NEW.payload || jsonb_build_object('event_id', NEW.id), NEW.created_at, NEW.created_at
       FROM owed;
     RETURN NULL;

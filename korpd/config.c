@@ -63,6 +63,10 @@ const char korpd_config_help[] =
     "  KORP_WEBHOOK_ALLOW_PRIVATE  1: webhooks may reach private, loopback and\n"
     "                       link-local addresses (tests, private deployments)\n"
     "  KORP_WEBHOOK_TIMEOUT_SECONDS  per webhook attempt (default 10, 1-60)\n"
+    "  KORP_PUSH_CONTACT    mailto: or https: URL sent to push services (VAPID sub);\n"
+    "                       unset: no Web Push\n"
+    "  KORP_VAPID_PRIVATE_KEY_FILE  PEM P-256 key signing pushes; unset: a key pair\n"
+    "                       made at the first start and kept in the database\n"
     "  KORP_STREAMS_PER_PLAYER  event streams a player may hold open at once in\n"
     "                       one korpd; 0: no cap (default 8, 0-100000)\n"
     "  KORP_STREAMS_PER_ADDRESS  event streams one client address may hold open\n"
@@ -260,6 +264,8 @@ bool korpd_config_load(struct korpd_config *c, struct base_err *err)
     c->notify.smtp_tls = env_or("KORP_SMTP_TLS", NULL);
     c->notify.smtp_user = env_or("KORP_SMTP_USER", NULL);
     c->notify.smtp_password = env_or("KORP_SMTP_PASSWORD", NULL);
+    c->notify.push_contact = env_or("KORP_PUSH_CONTACT", NULL);
+    c->notify.vapid_key_file = env_or("KORP_VAPID_PRIVATE_KEY_FILE", NULL);
     if (!read_log_level(c, err) ||
         !parse_listen(c, env_or("KORP_LISTEN", KORPD_DEFAULT_LISTEN), err))
         return false;

@@ -29,6 +29,8 @@ struct notify_config {
     bool allow_private;          /* webhooks may reach private addresses */
     int webhook_timeout_seconds;
     int sweep_seconds;           /* how often reminders and digests are looked for */
+    const char *push_contact;    /* the VAPID JWT's sub; NULL: no Web Push */
+    const char *vapid_key_file;  /* PEM P-256 private key; NULL: the database's */
 };
 
 /* Checks the settings; false with a message in err if one is unusable. */
@@ -84,6 +86,26 @@ enum notify_webhook_url notify_webhook_url_check(const char *url, bool allow_pri
 
 /* A new webhook secret: "whsec_" and base64 of 32 random bytes. */
 bool notify_webhook_secret(char *out, size_t size);
+
+/*
+ * Web Push (notify_push.c).  Loads the VAPID key pair (the file's, or the
+ * database's, made by the first korpd that asks) when push_contact is set;
+ * logs that push is off otherwise.  Call once at start-up, before threads.
+ */
+bool notify_push_init(struct db_pool *pool, const struct notify_config *c,
+                      struct base_err *err);
+
+/* The VAPID public key in base64url (a browser's applicationServerKey);
+ * false when push is off. */
+bool notify_push_public_key(char *out, size_t size);
+
+/* Whether bytes are an uncompressed point of P-256 (a subscription's p256dh). */
+bool notify_push_point_valid(const unsigned char *point, size_t len);
+
+/* base64url without padding, as browsers write subscription keys: encode
+ * (the length written, 0 if it does not fit) and decode (strict). */
+size_t notify_base64url_encode(const void *data, size_t len, char *out, size_t size);
+bool notify_base64url_decode(const char *text, unsigned char *out, size_t size, size_t *len);
 
 /* Delivery counters since start (for /metrics), by channel. */
 struct notify_stats {

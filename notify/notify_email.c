@@ -81,9 +81,9 @@ static void fischer_time(const cJSON *data, const char *my_color, struct notify_
 }
 
 /* Subject and body of a single notification. */
-static bool compose_one(const struct notify_config *c, const struct db_delivery *d,
-                        const cJSON *data, char *subject, size_t size, char **body,
-                        struct base_err *error)
+bool notify_email_compose(const struct notify_config *c, const struct db_delivery *d,
+                          const cJSON *data, char *subject, size_t size, char **body,
+                          struct base_err *error)
 {
     struct notify_about a = { 0 };
     struct links l;
@@ -290,7 +290,7 @@ void notify_email_send(struct notify_sender *s, const struct db_delivery *d,
     }
     composed = strcmp(d->type, "digest") == 0
                    ? compose_digest(c, d, data, subject, sizeof subject, &body, error)
-                   : compose_one(c, d, data, subject, sizeof subject, &body, error);
+                   : notify_email_compose(c, d, data, subject, sizeof subject, &body, error);
     cJSON_Delete(data);
     if (!composed)
         return;

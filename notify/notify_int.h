@@ -5,6 +5,7 @@
 #include "notify.h"
 #include "notify_sign.h"
 
+#include <cjson/cJSON.h>
 #include <curl/curl.h>
 
 /* The longest an SMTP conversation may take. */
@@ -70,6 +71,23 @@ struct notify_hooks *notify_hooks_start(struct db_pool *pool, const struct notif
                                         struct base_err *err);
 void notify_hooks_wake(struct notify_hooks *h);
 void notify_hooks_stop(struct notify_hooks *h);
+
+/* The push thread (notify_push.c): NULL when push is off. */
+struct notify_pushes;
+struct notify_pushes *notify_pushes_start(struct db_pool *pool, const struct notify_config *c,
+                                          struct base_err *err);
+void notify_pushes_wake(struct notify_pushes *p);
+void notify_pushes_stop(struct notify_pushes *p);
+
+/* The aes128gcm body (RFC 8291) of plain for a browser's keys; *out malloc'd. */
+bool notify_push_encrypt(const unsigned char ua_public[65], const unsigned char auth[16],
+                         const char *plain, size_t len, unsigned char **out, size_t *out_len);
+
+/* The subject and body (malloc'd) of the mail about one delivery (data:
+ * its payload), in the recipient's language; push messages tell the same. */
+bool notify_email_compose(const struct notify_config *c, const struct db_delivery *d,
+                          const cJSON *data, char *subject, size_t size, char **body,
+                          struct base_err *error);
 
 /* One attempt at an email delivery, likewise. */
 void notify_email_send(struct notify_sender *s, const struct db_delivery *d,

@@ -1,7 +1,7 @@
 /*
  * notify_worker.c — the email workers, the listener that wakes them and
- * the webhook loop (notify_hooks.c), and the scheduler of reminders and
- * digests.
+ * the webhook loop (notify_hooks.c), the push thread (notify_push.c), and
+ * the scheduler of reminders and digests.
  *
  * An email worker claims a batch of due emails (leased, FOR UPDATE SKIP
  * LOCKED), sends each, and records the attempt.  With nothing due it
@@ -32,6 +32,7 @@ struct notify {
     struct base_worker *scheduler;
     struct db_listener *listener;
     struct notify_hooks *hooks;
+    struct notify_pushes *pushes;    /* NULL when push is off */
 };
 
 /* ---- Counters ------------------------------------------------------------ */
@@ -166,6 +167,7 @@ static void wake_all(void *arg)
         if (n->workers[i] != NULL)
             base_worker_wake(n->workers[i]);
     notify_hooks_wake(n->hooks);
+    notify_pushes_wake(n->pushes);
 }
 
 static void schedule(struct base_worker *w, void *arg)
@@ -208,6 +210,10 @@ struct notify *notify_start(struct db_pool *pool, const struct notify_config *co
     }
     n->pool = pool;
     n->config = *config;
+    if (!notify_push_init(pool, config, err)) {
+        notify_stop(n);
+        return NULL;
+    }
     if (config->workers <= 0)
         return n;
     /* Webhooks: one loop sending them all concurrently.  Email: its own
@@ -218,6 +224,7 @@ struct notify *notify_start(struct db_pool *pool, const struct notify_config *co
         notify_stop(n);
         return NULL;
     }
+    n->pushes = notify_pushes_start(pool, &n->config, err);
     bool email = config->smtp_url != NULL && config->smtp_url[0] != '\0';
     for (int i = 0; email && i < config->workers; i++) {
         char name[32];
@@ -244,6 +251,7 @@ void notify_stop(struct notify *n)
     db_listener_stop(n->listener);
     base_worker_stop(n->scheduler);
     notify_hooks_stop(n->hooks);
+    notify_pushes_stop(n->pushes);
     for (int i = 0; i < n->worker_count; i++)
         base_worker_stop(n->workers[i]);
     free(n->workers);

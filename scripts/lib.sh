@@ -18,7 +18,7 @@ KORP_PACKAGES="build-essential cmake pkg-config libmicrohttpd-dev libpq-dev libc
 KORP_TEST_PACKAGES="clang libclang-rt-14-dev python3-pytest python3-requests python3-jsonschema
   python3-hypothesis python3-yaml prometheus haproxy postfix chromium
   patroni etcd-server pgbackrest python3-psycopg2
-  gettext"
+  gettext python3-cryptography"
 
 KORP_PG_ADMIN=korp_admin
 KORP_PG_USER=korp

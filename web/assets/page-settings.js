@@ -16,7 +16,7 @@ const KIND_NAMES = {
 
 function kindBoxes(prefix, selected) {
   return h('fieldset', { class: 'kinds', id: prefix + '-events' },
-    h('legend', {}, prefix === 'email' ? t('Email me about') : t('Send to webhooks')),
+    h('legend', {}, prefix === 'email' ? t('Email me about') : prefix === 'push' ? t('Notify my browsers about') : t('Send to webhooks')),
     ...KINDS.map(k => h('label', { class: 'check' },
       h('input', { type: 'checkbox', name: prefix + '-' + k, value: k, checked: selected.includes(k) }), ' ', KIND_NAMES[k]())));
 }
@@ -40,6 +40,7 @@ export async function render(main, { navigate }) {
     const address = h('input', { type: 'email', id: 'email-address', value: s.email_address || '', maxlength: 254 });
     const emailKinds = kindBoxes('email', s.email_events);
     const hookKinds = kindBoxes('webhook', s.webhook_events);
+    const pushKinds = kindBoxes('push', s.push_events);
     const digest = h('input', { type: 'checkbox', id: 'digest', checked: s.digest.enabled });
     const hour = h('input', { type: 'number', id: 'digest-hour', min: 0, max: 23, value: s.digest.hour_utc });
     const reminder = h('input', { type: 'number', id: 'reminder-hours', min: 0, max: 720, value: s.reminder_hours });
@@ -65,7 +66,7 @@ export async function render(main, { navigate }) {
       h('label', { class: 'check' }, digest, ' ', t('One daily digest instead of an email per move')),
       h('label', { for: 'digest-hour' }, t('Digest hour (UTC)')), hour,
       h('label', { for: 'reminder-hours' }, t('Remind me when fewer hours than this are left (0: never)')), reminder,
-      hookKinds,
+      hookKinds, pushKinds,
       h('button', { type: 'submit', class: 'primary' }, t('Save')));
     form.addEventListener('submit', async e => {
       e.preventDefault();
@@ -73,6 +74,7 @@ export async function render(main, { navigate }) {
         const saved = await api('PUT', '/v1/players/me/notifications', {
           email_enabled: enabled.checked, email_address: address.value.trim() || null,
           email_events: checked(emailKinds), webhook_events: checked(hookKinds),
+          push_events: checked(pushKinds),
           digest: { enabled: digest.checked, hour_utc: Number(hour.value) }, reminder_hours: Number(reminder.value) });
         showConfirmation(saved);
         notifMsg.show(t('Saved.'), 'ok');
@@ -80,6 +82,7 @@ export async function render(main, { navigate }) {
     });
     notif.append(form);
   } catch (e) { notifMsg.show(e.message, 'error'); }
+  notif.append(pushSection());
 
   // ---- webhooks -----------------------------------------------------------
   const hookList = h('ul', { class: 'list', id: 'webhook-list' });
@@ -178,4 +181,42 @@ function accountSection() {
     h('h2', {}, t('Password')), pwMsg, pwForm,
     h('h2', {}, t('Signed-in browsers')), sessMsg, list, endOthers);
   return { section, load };
+}
+
+// "Notify me in this browser": Web Push through korp's service worker (/sw.js),
+// with the server's VAPID key; the browsers subscribed so far, each removable.
+function pushSection() {
+  const msg = messageBox();
+  const list = h('ul', { class: 'list', id: 'push-list' });
+  const button = h('button', { type: 'button', id: 'push-subscribe' }, t('Notify me in this browser'));
+  const section = h('div', { id: 'push' }, h('h3', {}, t('Browser notifications')), msg, list, button);
+  const supported = 'serviceWorker' in navigator && 'PushManager' in window && 'Notification' in window;
+  async function load() {
+    try {
+      const r = await api('GET', '/v1/players/me/push-subscriptions');
+      list.replaceChildren(...(r.subscriptions.length ? r.subscriptions.map(s => h('li', { 'data-push': s.id },
+        h('code', {}, new URL(s.endpoint).host), ' ', t('since {date}', { date: s.created_at.slice(0, 10) }), ' ',
+        h('button', { type: 'button', class: 'danger', onclick: async () => {
+          try { await api('DELETE', `/v1/players/me/push-subscriptions/${q(s.id)}`); await load(); } catch (e) { msg.show(e.message, 'error'); }
+        } }, t('Remove'))))
+        : [h('li', { class: 'none' }, t('No browser is notified.'))]));
+    } catch (e) { msg.show(e.message, 'error'); }
+  }
+  button.addEventListener('click', async () => {
+    try {
+      const { vapid_public_key: key } = await api('GET', '/v1/push/key');
+      if (await Notification.requestPermission() !== 'granted') { msg.show(t('This browser does not allow notifications from korp.'), 'error'); return; }
+      const reg = await navigator.serviceWorker.register('/sw.js');
+      await navigator.serviceWorker.ready;
+      const raw = atob(key.replace(/-/g, '+').replace(/_/g, '/'));
+      const sub = await reg.pushManager.subscribe({ userVisibleOnly: true,
+        applicationServerKey: Uint8Array.from(raw, c => c.charCodeAt(0)) });
+      await api('POST', '/v1/players/me/push-subscriptions', sub.toJSON());
+      msg.show(t('This browser will be notified.'), 'ok');
+      await load();
+    } catch (e) { msg.show(e.message, 'error'); }
+  });
+  if (!supported) { button.disabled = true; msg.show(t('This browser cannot show notifications from web pages.'), 'error'); }
+  load();
+  return section;
 }
