@@ -7,7 +7,8 @@
  * searches every position counted with korp's engine at a fixed node
  * budget, and stores per player the share of moves that were the engine's
  * first choice and within its first three, the average centipawn loss and
- * the median thinking time (docs/fairplay.md).
+ * the thinking times' median, spread and share under a minute
+ * (docs/fairplay.md).
  */
 #include "api_int.h"
 
@@ -28,6 +29,8 @@
 #define FAIRPLAY_LOSS_CAP 1000
 /* The transposition table of one search, in MiB (cleared for each). */
 #define FAIRPLAY_HASH_MB 4
+/* A move made in less than this many seconds is a quick one. */
+#define FAIRPLAY_QUICK_SECONDS 60
 /* How long an idle worker waits before looking at the queue again. */
 #define FAIRPLAY_IDLE_MS 1000
 #define FAIRPLAY_WORKERS_MAX 16
@@ -61,6 +64,7 @@ static cJSON *side_json(const struct db_fairplay_side *s)
     const struct { const char *name; double value; } figures[] = {
         { "moves", s->moves }, { "top1", s->top1 }, { "top3", s->top3 },
         { "acpl", s->acpl }, { "median_seconds", s->median_seconds },
+        { "spread_seconds", s->spread_seconds }, { "under_minute", s->under_minute },
     };
     cJSON *json = cJSON_CreateObject();
     for (size_t i = 0; i < sizeof figures / sizeof *figures; i++)
@@ -109,7 +113,17 @@ static bool min_games_read(struct api_request *req, int *out, enum MHD_Result *r
     return false;
 }
 
-/* The players listed, as JSON; frees each one's recent. */
+/* Moves the members of the JSON object text into item (none when it does
+ * not parse). */
+static void merge_object(cJSON *item, const char *text)
+{
+    cJSON *from = cJSON_Parse(text ? text : "{}"), *member;
+    while (from != NULL && (member = from->child) != NULL)
+        cJSON_AddItemToObject(item, member->string, cJSON_DetachItemViaPointer(from, member));
+    cJSON_Delete(from);
+}
+
+/* The players listed, as JSON; frees each one's recent and windows. */
 static cJSON *players_json(struct db_fairplay_player *players, int count)
 {
     cJSON *json = cJSON_CreateObject(), *list = cJSON_AddArrayToObject(json, "players");
@@ -127,10 +141,12 @@ static cJSON *players_json(struct db_fairplay_player *players, int count)
         cJSON_AddStringToObject(who, "name", p->name);
         for (size_t k = 0; k < sizeof figures / sizeof *figures; k++)
             cJSON_AddNumberToObject(item, figures[k].name, figures[k].value);
+        merge_object(item, p->windows);
         cJSON_AddItemToObject(item, "recent", recent ? recent : cJSON_CreateArray());
         cJSON_AddItemToArray(list, item);
         free(p->recent);
-        p->recent = NULL;
+        free(p->windows);
+        p->recent = p->windows = NULL;
     }
     return json;
 }
@@ -157,8 +173,10 @@ enum MHD_Result api_arbiter_fairplay(struct api_request *req)
                              &count, &err);
     if (st == DB_OK)
         json = players_json(players, count);
-    for (int i = 0; i < FAIRPLAY_PLAYERS_MAX; i++)
+    for (int i = 0; i < FAIRPLAY_PLAYERS_MAX; i++) {
         free(players[i].recent);      /* those read before a failure */
+        free(players[i].windows);
+    }
     free(players);
     return st == DB_OK ? api_reply_json(req, MHD_HTTP_OK, json) : api_fail_db(req, st, err.text);
 }
@@ -270,16 +288,34 @@ static int by_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The value below which a share q (0..1) of the n sorted values lie,
+ * interpolated between the two nearest. */
+static double quantile(const double *sorted, int n, double q)
+{
+    double at = q * (n - 1);
+    int below = (int)at;
+    if (n == 0)
+        return 0;
+    if (below + 1 >= n)
+        return sorted[n - 1];
+    return sorted[below] + (at - below) * (sorted[below + 1] - sorted[below]);
+}
+
 static void side_figures(struct tally *t, struct db_fairplay_side *s)
 {
+    int quick = 0;
+
     s->moves = t->moves;
     s->top1 = t->moves ? (double)t->top1 / t->moves : 0;
     s->top3 = t->moves ? (double)t->top3 / t->moves : 0;
     s->acpl = t->moves ? t->loss / t->moves : 0;
     qsort(t->seconds, (size_t)t->timed, sizeof *t->seconds, by_value);
-    s->median_seconds = t->timed == 0 ? 0
-                      : t->timed % 2 ? t->seconds[t->timed / 2]
-                      : (t->seconds[t->timed / 2 - 1] + t->seconds[t->timed / 2]) / 2;
+    s->median_seconds = quantile(t->seconds, t->timed, 0.5);
+    s->spread_seconds = quantile(t->seconds, t->timed, 0.75) -
+                        quantile(t->seconds, t->timed, 0.25);
+    for (int i = 0; i < t->timed; i++)
+        quick += t->seconds[i] < FAIRPLAY_QUICK_SECONDS;
+    s->under_minute = t->timed ? (double)quick / t->timed : 0;
 }
 
 /* db_fairplay_fn: every position of the game replayed from the stored

@@ -33,14 +33,17 @@ struct next {
 /* Stores the figures of game_id and takes it off the queue. */
 static enum db_status store(struct db_tx *tx, const char *game_id, const struct db_fairplay *f)
 {
-    char n[DB_NUMBER_SIZE], v[10][32];
-    const char *params[12] = { game_id, db_number(n, f->nodes) };
+    enum { FIGURES = 7 };
+    char n[DB_NUMBER_SIZE], v[2 * FIGURES][32];
+    const char *params[2 + 2 * FIGURES] = { game_id, db_number(n, f->nodes) };
     for (int s = 0; s < 2; s++) {
         const struct db_fairplay_side *d = &f->side[s];
-        const double figures[5] = { d->moves, d->top1, d->top3, d->acpl, d->median_seconds };
-        for (int i = 0; i < 5; i++) {
-            snprintf(v[s * 5 + i], sizeof v[0], i == 0 ? "%.0f" : "%.6f", figures[i]);
-            params[2 + s * 5 + i] = v[s * 5 + i];
+        const double figures[FIGURES] = { d->moves, d->top1, d->top3, d->acpl,
+                                          d->median_seconds, d->spread_seconds,
+                                          d->under_minute };
+        for (int i = 0; i < FIGURES; i++) {
+            snprintf(v[s * FIGURES + i], sizeof v[0], i == 0 ? "%.0f" : "%.6f", figures[i]);
+            params[2 + s * FIGURES + i] = v[s * FIGURES + i];
         }
     }
     return db_exec(tx, DB_STMT_FAIRPLAY_STORE, params, NULL);
@@ -117,16 +120,17 @@ static void fairplay_read(void *out, const struct db_row *row)
     f->nodes = db_row_long(row, "nodes");
     for (int s = 0; s < 2; s++) {
         struct db_fairplay_side *d = &f->side[s];
+        const struct { const char *name; double *into; } figures[] = {
+            { "top1", &d->top1 }, { "top3", &d->top3 }, { "acpl", &d->acpl },
+            { "median_seconds", &d->median_seconds },
+            { "spread_seconds", &d->spread_seconds }, { "under_minute", &d->under_minute },
+        };
         snprintf(name, sizeof name, "%s_moves", colour[s]);
         d->moves = db_row_int(row, name);
-        snprintf(name, sizeof name, "%s_top1", colour[s]);
-        d->top1 = db_row_double(row, name);
-        snprintf(name, sizeof name, "%s_top3", colour[s]);
-        d->top3 = db_row_double(row, name);
-        snprintf(name, sizeof name, "%s_acpl", colour[s]);
-        d->acpl = db_row_double(row, name);
-        snprintf(name, sizeof name, "%s_median_seconds", colour[s]);
-        d->median_seconds = db_row_double(row, name);
+        for (size_t i = 0; i < sizeof figures / sizeof *figures; i++) {
+            snprintf(name, sizeof name, "%s_%s", colour[s], figures[i].name);
+            *figures[i].into = db_row_double(row, name);
+        }
     }
 }
 
@@ -149,8 +153,10 @@ static void player_read(void *out, const struct db_row *row)
 {
     struct db_fairplay_player *p = out;
     const char *recent = db_row_value(row, "recent");
+    const char *windows = db_row_value(row, "windows");
     db_row_read(row, player_cols, p, sizeof *p);
     p->recent = strdup(recent != NULL ? recent : "[]");
+    p->windows = strdup(windows != NULL ? windows : "{}");
 }
 
 enum db_status db_fairplay_players(struct db_pool *pool, const struct rules_variant *variant,

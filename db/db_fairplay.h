@@ -12,6 +12,8 @@ struct db_fairplay_side {
     double top1, top3;            /* shares (0..1) of the engine's first, first three */
     double acpl;                  /* average centipawn loss against the engine's best */
     double median_seconds;        /* median thinking time */
+    double spread_seconds;        /* its interquartile range */
+    double under_minute;          /* share (0..1) of the moves made in under a minute */
 };
 
 /* A game's analysis ([0] White, [1] Black), or where it stands. */
@@ -62,10 +64,12 @@ struct db_fairplay_player {
     double top1_percentile;       /* share of the players listed below their top1 */
     double acpl_percentile;       /* ... above their acpl */
     char *recent;                 /* the last 10 games' figures, a JSON array; owned */
+    char *windows;                /* figures over the last 10, 25, 100: a JSON object
+                                   * {"last10": {...}, ...}; owned */
 };
 
 /* Up to max players of variant with at least min_games analysed games,
- * those who stand out most first; free each one's recent. */
+ * those who stand out most first; free each one's recent and windows. */
 enum db_status db_fairplay_players(struct db_pool *pool, const struct rules_variant *variant,
                                    int min_games, struct db_fairplay_player *out, int max,
                                    int *count, struct base_err *err);

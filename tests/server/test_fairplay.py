@@ -205,6 +205,8 @@ def test_analysis_pending_then_done_across_a_killed_korpd(world):
             # Each side's first 4 moves are left out, and moves that were the only one.
             assert 0 <= s["moves"] <= max(0, (g["ply"] + (side == "white")) // 2 - 4), (f, g)
             assert 0 <= s["top1"] <= s["top3"] <= 1 and s["median_seconds"] >= 0, f
+            # The bots answer at once: every move well under a minute.
+            assert s["under_minute"] == 1 and 0 <= s["spread_seconds"] < 60, f
             for k in ("top1", "top3", "acpl"):
                 totals[who][k] += s[k] * s["moves"]
             totals[who]["moves"] += s["moves"]
@@ -234,6 +236,11 @@ def test_analysis_pending_then_done_across_a_killed_korpd(world):
     assert top["acpl"] <= low["acpl"], listed
     assert top["acpl_percentile"] == (1 if top["acpl"] < low["acpl"] else 0), listed
     assert {x["game_id"] for x in top["recent"]} == {g["id"] for g in korpalski}, top
+    # Fewer than 10 games: the last 10, 25 and 100 are all of them.
+    for window in ("last10", "last25", "last100"):
+        assert top[window]["games"] == len(korpalski), top
+        assert top[window]["top1"] == pytest.approx(top["top1"]), top
+        assert top[window]["under_minute"] == 1, top
     # The moves and shares behind it are those of its games.
     per_game = {g["id"]: fairplay(arbiter, g["id"]) for g in korpalski}
     side = {g["id"]: "white" if g["white"]["id"] == e["id"] else "black" for g in korpalski}
@@ -269,12 +276,69 @@ def test_a_game_that_does_not_replay_is_set_aside(world):
         ids.append(g["id"])
     broken, good = ids
     psql(world["url"], f"UPDATE moves SET uci = 'a1a1' WHERE game_id = '{broken}' AND ply = 3")
+    # The good game's moves 10, 30, 130 and 400 seconds after its start: White thought
+    # 10 and 100 seconds, Black 20 and 270.
+    psql(world["url"], "UPDATE moves m SET played_at = g.created_at + interval '1 second'"
+         " * (ARRAY[10, 30, 130, 400])[m.ply] FROM games g"
+         f" WHERE g.id = m.game_id AND m.game_id = '{good}'")
     world["korpd"].close()
     k = world["start"](KORP_FAIRPLAY_WORKERS=1, KORP_FAIRPLAY_NODES=NODES)
     arbiter = Api(k.base, world["arbiter"].token)
     wait_until(lambda: fairplay(arbiter, good)["status"] == "done", 60, step=0.2,
                what="the good game's analysis")
     assert fairplay(arbiter, broken) == {"status": "failed"}
+    f = fairplay(arbiter, good)
+    # Medians and interquartile ranges of two values: their mean, and half their gap.
+    assert f["white"]["median_seconds"] == pytest.approx(55), f
+    assert f["white"]["spread_seconds"] == pytest.approx(45), f
+    assert f["black"]["median_seconds"] == pytest.approx(145), f
+    assert f["black"]["spread_seconds"] == pytest.approx(125), f
+    assert f["white"]["under_minute"] == 0.5 and f["black"]["under_minute"] == 0.5, f
     assert f"fair play: game {broken} not analysed" in k.log_text()
     assert "does not replay" in psql(world["url"], "SELECT failure FROM fairplay_queue"
                                      f" WHERE game_id = '{broken}'")
+
+
+def test_the_players_list_over_the_last_10_25_and_100_games(world):
+    """Twelve games, their figures written straight into the store (analysed a day apart,
+    the oldest first): the last 10 leave out the two oldest, the last 25 and 100 keep
+    every one; shares are weighted by the moves each game counted."""
+    ea, ra, e, r = world["ea"], world["ra"], world["e"], world["r"]
+    arbiter = world["arbiter"]
+    rows = []
+    for i in range(12):
+        _, g = challenge(ea, ra, r["id"], "glinski", ("white", "black")[i % 2])
+        ra.call("POST", "/v1/games/{id}/resign", [g["id"]], expect=200)
+        eng_white = g["white"]["id"] == e["id"]
+        # The two oldest: the engine's player matched little; then nearly always.
+        eng = (4, 0.25, 0.5, 80.0, 200.0) if i < 2 else (10 + i, 0.9, 1.0, 5.0, 30.0)
+        rnd = (8, 0.1, 0.3, 120.0, 300.0)
+        white, black = (eng, rnd) if eng_white else (rnd, eng)
+        values = ", ".join(str(x) for side in (white, black)
+                           for x in (side[0], side[1], side[2], side[3], side[4], 0,
+                                     1.0 if side[4] < 60 else 0.0))
+        rows.append(f"('{g['id']}', 3000, {values}, now() - interval '{12 - i} days')")
+    psql(world["url"], "DELETE FROM fairplay_queue; INSERT INTO fairplay_results (game_id,"
+         " nodes, white_moves, white_top1, white_top3, white_acpl, white_median_seconds,"
+         " white_spread_seconds, white_under_minute, black_moves, black_top1, black_top3,"
+         " black_acpl, black_median_seconds, black_spread_seconds, black_under_minute,"
+         " analysed_at) VALUES " + ", ".join(rows))
+
+    _, listed = arbiter.call("GET", "/v1/arbiter/fairplay",
+                             query={"variant": "glinski", "min_games": 12}, expect=200)
+    assert [p["player"]["id"] for p in listed["players"]] == [e["id"], r["id"]], listed
+    top = listed["players"][0]
+    old_moves, new_moves = 4 + 4, sum(10 + i for i in range(2, 12))
+    assert top["last10"]["games"] == 10 and top["last10"]["moves"] == new_moves, top
+    assert top["last10"]["top1"] == pytest.approx(0.9), top
+    assert top["last10"]["under_minute"] == pytest.approx(1), top
+    every = old_moves + new_moves
+    for window in ("last25", "last100"):
+        assert top[window]["games"] == 12 and top[window]["moves"] == every, top
+        assert top[window]["top1"] == pytest.approx((8 * 0.25 + new_moves * 0.9) / every)
+        assert top[window]["acpl"] == pytest.approx((8 * 80 + new_moves * 5) / every)
+        assert top[window]["under_minute"] == pytest.approx(new_moves / every)
+    assert top["games"] == 12 and top["top1"] == pytest.approx(top["last100"]["top1"])
+    assert len(top["recent"]) == 10 and top["recent"][0]["median_seconds"] == 30, top
+    low = listed["players"][1]
+    assert low["last10"]["top1"] == pytest.approx(0.1) and low["last25"]["games"] == 12
