@@ -188,6 +188,7 @@ struct fairplay_worker {
     struct base_worker *self;     /* the same, as the thread was handed it */
     struct db_pool *pool;
     uint64_t nodes;
+    struct db_fairplay_review review;
     struct engine *engine;
     /* Why the game taken cannot be analysed ("" when it can): its moves
      * do not replay from the variant's start. */
@@ -389,7 +390,8 @@ static void work(struct base_worker *handle, void *arg)
     if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19) != 0)
         base_log(BASE_LOG_WARN, "fair play: cannot lower the worker's priority");
     while (!base_worker_stopping(handle)) {
-        enum db_status st = db_fairplay_analyse_next(w->pool, analyse, w, game_id, &err);
+        enum db_status st = db_fairplay_analyse_next(w->pool, analyse, w, &w->review, game_id,
+                                                     &err);
         if (st != DB_OK && !base_worker_stopping(handle)) {
             base_log(BASE_LOG_WARN, "fair play: game %s not analysed: %s", game_id, err.text);
             /* A game that cannot be replayed would be taken again and
@@ -405,7 +407,8 @@ static void work(struct base_worker *handle, void *arg)
     }
 }
 
-bool api_fairplay_start(struct db_pool *pool, int count, long long nodes, struct base_err *err)
+bool api_fairplay_start(struct db_pool *pool, int count, long long nodes,
+                        const struct db_fairplay_review *review, struct base_err *err)
 {
     worker_count = 0;
     for (int i = 0; i < count && i < FAIRPLAY_WORKERS_MAX; i++) {
@@ -413,6 +416,7 @@ bool api_fairplay_start(struct db_pool *pool, int count, long long nodes, struct
         memset(w, 0, sizeof *w);
         w->pool = pool;
         w->nodes = (uint64_t)nodes;
+        w->review = *review;
         if ((w->engine = engine_new(FAIRPLAY_HASH_MB)) == NULL) {
             base_err_set(err, "fair play: out of memory for the engine");
             return false;

@@ -44,11 +44,22 @@ typedef enum db_status (*db_fairplay_fn)(struct db_tx *tx, const char *game_id,
                                          const struct db_fairplay_move *moves, int count,
                                          struct db_fairplay *out, void *arg);
 
+/* When a player goes to the arbiter's queue (docs/fairplay.md): their
+ * figures over their last `games` analysed games of a variant (0: never)
+ * reach top1 and stay within acpl. */
+struct db_fairplay_review {
+    int games;
+    double top1, acpl;
+};
+
 /* Takes the oldest queued game no other worker holds (FOR UPDATE SKIP
- * LOCKED), analyses it by fn and stores the figures, all in one
- * transaction: a worker that dies leaves the game queued.  *game_id is ""
- * when none was waiting. */
+ * LOCKED), analyses it by fn, stores the figures and puts each of its
+ * players whose figures now pass review on the arbiter's queue (one
+ * `fairplay-review` item, not while one is open), all in one transaction:
+ * a worker that dies leaves the game queued.  *game_id is "" when none was
+ * waiting. */
 enum db_status db_fairplay_analyse_next(struct db_pool *pool, db_fairplay_fn fn, void *arg,
+                                        const struct db_fairplay_review *review,
                                         char game_id[BASE_ID_SIZE], struct base_err *err);
 
 /* Sets a queued game aside, with why: its analysis cannot be made. */

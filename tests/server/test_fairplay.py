@@ -188,7 +188,11 @@ def test_analysis_pending_then_done_across_a_killed_korpd(world):
                what="the slow korpd to take a game")
     slow.kill9()
     assert "analysed" not in slow.log_text()
-    late = world["start"](KORP_FAIRPLAY_WORKERS=1, KORP_FAIRPLAY_NODES=NODES)
+    # A player's last 2 games of a variant at top1 0.9 or more and acpl 25 or less go to
+    # review.
+    late = world["start"](KORP_FAIRPLAY_WORKERS=1, KORP_FAIRPLAY_NODES=NODES,
+                          KORP_FAIRPLAY_REVIEW_GAMES=2, KORP_FAIRPLAY_REVIEW_TOP1=0.9,
+                          KORP_FAIRPLAY_REVIEW_ACPL=25)
     arbiter = Api(late.base, arbiter.token)
     assert all(fairplay(arbiter, g["id"])["status"] in ("pending", "done") for g in games)
     wait_until(lambda: all(fairplay(arbiter, g["id"])["status"] == "done" for g in games),
@@ -254,6 +258,29 @@ def test_analysis_pending_then_done_across_a_killed_korpd(world):
         arbiter.call("GET", "/v1/arbiter/fairplay", query=query, expect=400)
     Api(late.base, ea.token).call("GET", "/v1/arbiter/fairplay",
                                   query={"variant": "korpalski"}, expect=403)
+
+    # The review: one item per variant for the engine's player, made when their second
+    # game of it was analysed (the queue is analysed in the order the games ended), naming
+    # those two games, the newest first; none for the random player, none per later game.
+    _, queue = arbiter.call("GET", "/v1/arbiter/queue", expect=200)
+    reviews = [i for i in queue["items"] if i["kind"] == "fairplay-review"]
+    expected = {}
+    for variant in ("korpalski", "glinski"):
+        of_variant = [g["id"] for g in games if g["variant"] == variant]
+        if len(of_variant) >= 2:
+            expected[variant] = (of_variant[1], [of_variant[1], of_variant[0]])
+    assert expected, [g["variant"] for g in games]
+    assert len(reviews) == len(expected), reviews
+    for item in reviews:
+        d = item["details"]
+        assert d["player_id"] == e["id"] and d["top1"] >= 0.9 and d["acpl"] <= 25, item
+        assert (item["game_id"], d["games"]) == expected[d["variant"]], item
+    # The arbiter dismisses it as any item.
+    _, done = arbiter.call("POST", "/v1/arbiter/queue/{id}/dismiss", [reviews[0]["id"]],
+                           json={"reason": "a strong player, known over the board"},
+                           expect=200)
+    _, queue = arbiter.call("GET", "/v1/arbiter/queue", expect=200)
+    assert reviews[0]["id"] not in [i["id"] for i in queue["items"]], queue
 
 
 def psql(url, query):
