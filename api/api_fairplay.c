@@ -378,6 +378,14 @@ done:
     return rc;
 }
 
+/* db_fairplay_stored_fn: the players who now pass review go to the
+ * arbiter. */
+static enum db_status stored(struct db_tx *tx, const char *game_id, void *arg)
+{
+    struct fairplay_worker *w = arg;
+    return games_fairplay_review(tx, game_id, &w->review);
+}
+
 static void work(struct base_worker *handle, void *arg)
 {
     struct fairplay_worker *w = arg;
@@ -390,7 +398,7 @@ static void work(struct base_worker *handle, void *arg)
     if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19) != 0)
         base_log(BASE_LOG_WARN, "fair play: cannot lower the worker's priority");
     while (!base_worker_stopping(handle)) {
-        enum db_status st = db_fairplay_analyse_next(w->pool, analyse, w, &w->review, game_id,
+        enum db_status st = db_fairplay_analyse_next(w->pool, analyse, stored, w, game_id,
                                                      &err);
         if (st != DB_OK && !base_worker_stopping(handle)) {
             base_log(BASE_LOG_WARN, "fair play: game %s not analysed: %s", game_id, err.text);

@@ -26,35 +26,33 @@ enum db_status db_fairplay_enqueue(struct db_tx *tx, const char *game_id)
 
 struct next {
     db_fairplay_fn fn;
+    db_fairplay_stored_fn stored;
     void *arg;
-    const struct db_fairplay_review *review;
     char *game_id;
 };
 
-/* The players of game_id whose figures now pass review, each put on the
- * arbiter's queue with the games behind them. */
-static enum db_status review(struct db_tx *tx, const char *game_id,
-                             const struct db_fairplay_review *r)
+enum db_status db_fairplay_reviews_due(struct db_tx *tx, const char *game_id,
+                                       const struct db_fairplay_review *review,
+                                       struct db_fairplay_due due[2], int *count)
 {
-    char games[DB_NUMBER_SIZE], top1[32], acpl[32], id[BASE_ID_SIZE];
-    const char *params[4] = { game_id, db_number(games, r->games), top1, acpl };
+    char games[DB_NUMBER_SIZE], top1[32], acpl[32];
+    const char *params[4] = { game_id, db_number(games, review->games), top1, acpl };
     PGresult *res = NULL;
     enum db_status rc;
 
-    if (r->games <= 0)
-        return DB_OK;
-    snprintf(top1, sizeof top1, "%.6f", r->top1);
-    snprintf(acpl, sizeof acpl, "%.6f", r->acpl);
+    *count = 0;
+    snprintf(top1, sizeof top1, "%.6f", review->top1);
+    snprintf(acpl, sizeof acpl, "%.6f", review->acpl);
     if ((rc = db_exec(tx, DB_STMT_FAIRPLAY_REVIEW_DUE, params, &res)) != DB_OK)
         return rc;
-    for (int i = 0; i < PQntuples(res) && rc == DB_OK; i++) {
+    for (int i = 0; i < PQntuples(res) && i < 2; i++) {
         const struct db_row row = { res, i };
-        rc = db_queue_add(tx, DB_QUEUE_FAIRPLAY_REVIEW, game_id,
-                          db_row_value(&row, "player_id"), db_row_value(&row, "details"),
-                          NULL, id);
+        db_row_text(&row, "player_id", due[i].player_id, sizeof due[i].player_id);
+        db_row_text(&row, "details", due[i].details, sizeof due[i].details);
+        (*count)++;
     }
     PQclear(res);
-    return rc;
+    return DB_OK;
 }
 
 /* Stores the figures of game_id and takes it off the queue. */
@@ -111,19 +109,19 @@ static enum db_status next_tx(struct db_tx *tx, void *arg)
         db_row_read(&(struct db_row){ res, i }, move_cols, &moves[i], sizeof *moves);
     memset(&f, 0, sizeof f);
     if ((rc = x->fn(tx, x->game_id, v, moves, count, &f, x->arg)) == DB_OK &&
-        (rc = store(tx, x->game_id, &f)) == DB_OK)
-        rc = review(tx, x->game_id, x->review);
+        (rc = store(tx, x->game_id, &f)) == DB_OK && x->stored != NULL)
+        rc = x->stored(tx, x->game_id, x->arg);
 done:
     free(moves);
     PQclear(res);
     return rc;
 }
 
-enum db_status db_fairplay_analyse_next(struct db_pool *pool, db_fairplay_fn fn, void *arg,
-                                        const struct db_fairplay_review *review,
+enum db_status db_fairplay_analyse_next(struct db_pool *pool, db_fairplay_fn fn,
+                                        db_fairplay_stored_fn stored, void *arg,
                                         char game_id[BASE_ID_SIZE], struct base_err *err)
 {
-    struct next x = { fn, arg, review, game_id };
+    struct next x = { fn, stored, arg, game_id };
     game_id[0] = '\0';
     return db_run_tx(pool, next_tx, &x, err);
 }

@@ -52,15 +52,31 @@ struct db_fairplay_review {
     double top1, acpl;
 };
 
+/* What else the transaction that stored game_id's figures owes. */
+typedef enum db_status (*db_fairplay_stored_fn)(struct db_tx *tx, const char *game_id,
+                                                void *arg);
+
 /* Takes the oldest queued game no other worker holds (FOR UPDATE SKIP
- * LOCKED), analyses it by fn, stores the figures and puts each of its
- * players whose figures now pass review on the arbiter's queue (one
- * `fairplay-review` item, not while one is open), all in one transaction:
- * a worker that dies leaves the game queued.  *game_id is "" when none was
- * waiting. */
-enum db_status db_fairplay_analyse_next(struct db_pool *pool, db_fairplay_fn fn, void *arg,
-                                        const struct db_fairplay_review *review,
+ * LOCKED), analyses it by fn, stores the figures and calls stored (if not
+ * NULL), all in one transaction: a worker that dies leaves the game queued.
+ * *game_id is "" when none was waiting. */
+enum db_status db_fairplay_analyse_next(struct db_pool *pool, db_fairplay_fn fn,
+                                        db_fairplay_stored_fn stored, void *arg,
                                         char game_id[BASE_ID_SIZE], struct base_err *err);
+
+/* A player of the game just analysed whose figures pass review: details is
+ * the JSON object of their queue item. */
+struct db_fairplay_due {
+    char player_id[BASE_ID_SIZE];
+    char details[4096];
+};
+
+/* The players of game_id (0 to 2, into due) whose last review->games
+ * analysed games of its variant pass review, and who have no review of
+ * the variant open, nor one made since the first of those games. */
+enum db_status db_fairplay_reviews_due(struct db_tx *tx, const char *game_id,
+                                       const struct db_fairplay_review *review,
+                                       struct db_fairplay_due due[2], int *count);
 
 /* Sets a queued game aside, with why: its analysis cannot be made. */
 enum db_status db_fairplay_fail(struct db_pool *pool, const char *game_id, const char *why,

@@ -316,6 +316,12 @@ void games_arbiter_request(struct db_pool *pool, const char *player_id, const ch
 void games_arbiter_dismiss(struct db_pool *pool, const char *item_id, const char *reason,
                            struct games_result *out);
 
+/* In the transaction that stored game_id's fair-play figures: each of its
+ * players whose figures now pass review gets one `fairplay-review` item on
+ * the arbiter's queue, with the games behind them (games_fairplay.c). */
+enum db_status games_fairplay_review(struct db_tx *tx, const char *game_id,
+                                     const struct db_fairplay_review *review);
+
 /* ---- Round-robin tournaments (games_tournaments.c) */
 
 /* Creates *t (checked by the caller) as an open tournament, its id made
