@@ -2,7 +2,9 @@
  * api_fairplay.c — the engine policy of challenges, games and tournaments
  * ("engines": "forbidden" or "allowed"), GET /v1/games/{id}/fairplay (an
  * arbiter's view of a game's fair-play analysis), GET /v1/arbiter/fairplay
- * (the players whose figures stand out most), and the workers that
+ * (the players whose figures stand out most), an arbiter's warning in
+ * answer to a fair-play review, the arbiters' log (GET /v1/arbiter/log) and
+ * a player's warnings (GET /v1/players/me/warnings), and the workers that
  * make that analysis: each takes a queued game (db_fairplay_analyse_next),
  * searches every position counted with korp's engine at a fixed node
  * budget, and stores per player the share of moves that were the engine's
@@ -14,6 +16,7 @@
 
 #include "engine.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +182,74 @@ enum MHD_Result api_arbiter_fairplay(struct api_request *req)
     }
     free(players);
     return st == DB_OK ? api_reply_json(req, MHD_HTTP_OK, json) : api_fail_db(req, st, err.text);
+}
+
+/* ---- The arbiter's actions and their log */
+
+static const struct api_field warn_fields[] = {
+    { "reason", API_LINES, true, false, 1, 500 },
+    { "message", API_LINES, true, false, 1, 2000 },
+    { NULL, API_STRING, false, false, 0, 0 },
+};
+
+enum MHD_Result api_arbiter_warn(struct api_request *req)
+{
+    char log_id[BASE_ID_SIZE];
+    enum MHD_Result replied;
+    struct games_result r;
+    cJSON *json;
+
+    if (!api_body_check(req, warn_fields, &replied))
+        return replied;
+    games_fairplay_warn(req->config->pool, req->caller.player_id, req->params[0],
+                        api_body_string(req, "reason"), api_body_string(req, "message"), log_id,
+                        &r);
+    if (r.outcome != GAMES_OK)
+        return api_reply_outcome(req, &r, MHD_HTTP_OK, NULL);
+    games_result_clear(&r);
+    json = cJSON_CreateObject();
+    cJSON_AddStringToObject(json, "id", req->params[0]);
+    cJSON_AddStringToObject(json, "status", "resolved");
+    cJSON_AddStringToObject(json, "log_id", log_id);
+    return api_reply_json(req, MHD_HTTP_OK, json);
+}
+
+/* Replies {name: the JSON array of db_arbiter_log}. */
+static enum MHD_Result log_reply(struct api_request *req, const char *name,
+                                 const char *player_id, bool warnings)
+{
+    struct base_err err = { "" };
+    char *text = NULL;
+    enum db_status st = db_arbiter_log(req->config->pool, player_id, warnings, &text, &err);
+    cJSON *json, *list;
+
+    if (st != DB_OK) {
+        free(text);
+        return api_fail_db(req, st, err.text);
+    }
+    list = cJSON_Parse(text ? text : "[]");
+    free(text);
+    json = cJSON_CreateObject();
+    cJSON_AddItemToObject(json, name, list ? list : cJSON_CreateArray());
+    return api_reply_json(req, MHD_HTTP_OK, json);
+}
+
+enum MHD_Result api_arbiter_log(struct api_request *req)
+{
+    const char *player = api_query(req, "player");
+    size_t length = player ? strlen(player) : 0;
+
+    for (size_t i = 0; i < length; i++)
+        if (!isalnum((unsigned char)player[i]))
+            length = 0;
+    if (player != NULL && (length == 0 || length >= BASE_ID_SIZE))
+        return api_fail(req, API_PROBLEM_BAD_REQUEST, "'player' must be a player's id");
+    return log_reply(req, "entries", player, false);
+}
+
+enum MHD_Result api_player_warnings(struct api_request *req)
+{
+    return log_reply(req, "warnings", req->caller.player_id, true);
 }
 
 /* ---- The workers */

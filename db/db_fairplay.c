@@ -195,3 +195,36 @@ enum db_status db_fairplay_players(struct db_pool *pool, const struct rules_vari
     return db_get_rows(pool, DB_STMT_FAIRPLAY_PLAYERS, params, player_read, out, sizeof *out,
                        max, count, err);
 }
+
+static void nothing_read(void *out, const struct db_row *row)
+{
+    (void)out;
+    (void)row;
+}
+
+enum db_status db_fairplay_warn(struct db_tx *tx, const char *item_id, const char *arbiter_id,
+                                const char *reason, const char *message,
+                                char log_id[BASE_ID_SIZE])
+{
+    const char *params[5] = { log_id, item_id, reason, arbiter_id, message };
+    if (!db_new_id(log_id)) {
+        base_err_set(tx->err, "the random generator failed");
+        return DB_HARD_ERROR;
+    }
+    return db_exec_row(tx, DB_STMT_FAIRPLAY_WARN, params, nothing_read, NULL);
+}
+
+static void list_read(void *out, const struct db_row *row)
+{
+    const char *list = db_row_value(row, "list");
+    *(char **)out = strdup(list != NULL ? list : "[]");
+}
+
+enum db_status db_arbiter_log(struct db_pool *pool, const char *player_id, bool warnings,
+                              char **json, struct base_err *err)
+{
+    const char *params[1] = { player_id };
+    *json = NULL;
+    return db_get_row(pool, warnings ? DB_STMT_PLAYER_WARNINGS : DB_STMT_ARBITER_LOG, params,
+                      list_read, json, err);
+}

@@ -106,4 +106,17 @@ enum db_status db_fairplay_players(struct db_pool *pool, const struct rules_vari
 enum db_status db_fairplay_get(struct db_pool *pool, const char *game_id,
                                struct db_fairplay *out, struct base_err *err);
 
+/* An arbiter answers the open fair-play review item_id with a warning:
+ * the item resolved, the warning logged (log_id made here).  DB_NOT_FOUND
+ * when item_id is not an open review. */
+enum db_status db_fairplay_warn(struct db_tx *tx, const char *item_id, const char *arbiter_id,
+                                const char *reason, const char *message,
+                                char log_id[BASE_ID_SIZE]);
+
+/* The arbiters' last actions about player_id (NULL: anyone), or the
+ * warnings player_id was given (warnings), newest first: *json a JSON
+ * array, to free. */
+enum db_status db_arbiter_log(struct db_pool *pool, const char *player_id, bool warnings,
+                              char **json, struct base_err *err);
+
 #endif

@@ -16,3 +16,19 @@ ALTER TABLE arbiter_queue ADD CONSTRAINT arbiter_queue_kind_check
     CHECK (kind IN ('perpetual', 'request', 'tournament-end', 'fairplay-review'));
 CREATE INDEX arbiter_queue_fairplay ON arbiter_queue (player_id, created_at)
     WHERE kind = 'fairplay-review';
+
+-- What arbiters did about players, with who and why: `warn` (message is
+-- what the player is shown, under GET /v1/players/me/warnings), answering
+-- a fair-play review (item_id).
+CREATE TABLE arbiter_log (
+    id text PRIMARY KEY,
+    arbiter_id text NOT NULL REFERENCES players (id),
+    action text NOT NULL CHECK (action IN ('warn')),
+    player_id text NOT NULL REFERENCES players (id),
+    item_id text REFERENCES arbiter_queue (id),
+    reason text NOT NULL,
+    message text,
+    created_at timestamptz NOT NULL
+);
+CREATE INDEX arbiter_log_recent ON arbiter_log (created_at, id);
+CREATE INDEX arbiter_log_player ON arbiter_log (player_id, created_at);

@@ -369,3 +369,50 @@ def test_the_players_list_over_the_last_10_25_and_100_games(world):
     assert len(top["recent"]) == 10 and top["recent"][0]["median_seconds"] == 30, top
     low = listed["players"][1]
     assert low["last10"]["top1"] == pytest.approx(0.1) and low["last25"]["games"] == 12
+
+
+def test_an_arbiter_warns_a_reviewed_player_and_the_log_says_who_and_why(world):
+    """A fair-play review (written straight into the queue, as the analysis writes one)
+    answered with a warning: the item is resolved, the player sees the message, the log
+    names the arbiter and the reason."""
+    api, ea, ra, e, r = world["api"], world["ea"], world["ra"], world["e"], world["r"]
+    arbiter = world["arbiter"]
+    _, g = challenge(ea, ra, r["id"], "korpalski", "white")
+    item = f"Fp{os.urandom(4).hex()}"
+    psql(world["url"], "INSERT INTO arbiter_queue (id, kind, game_id, player_id, details,"
+         f" created_at) VALUES ('{item}', 'fairplay-review', '{g['id']}', '{e['id']}',"
+         f" '{{\"variant\": \"korpalski\", \"player_id\": \"{e['id']}\"}}', now())")
+    _, queue = arbiter.call("GET", "/v1/arbiter/queue", expect=200)
+    assert [i["kind"] for i in queue["items"] if i["id"] == item] == ["fairplay-review"]
+
+    warn = "/v1/arbiter/queue/{id}/warn"
+    body = {"reason": "top1 0.97 over 10 games", "message": "Engines are forbidden here."}
+    ea.call("POST", warn, [item], json=body, expect=403)
+    arbiter.call("POST", warn, [item], json={"reason": "no message"}, expect=400)
+    arbiter.call("POST", warn, ["nosuchitem"], json=body, expect=404)
+    _, done = arbiter.call("POST", warn, [item], json=body, expect=200)
+    assert done["id"] == item and done["status"] == "resolved" and done["log_id"], done
+    _, again = arbiter.call("POST", warn, [item], json=body, expect=409)
+    assert again["type"] == "/problems/conflict", again
+    _, queue = arbiter.call("GET", "/v1/arbiter/queue", expect=200)
+    assert item not in [i["id"] for i in queue["items"]], queue
+
+    # The player sees the message, and only the player.
+    _, mine = ea.call("GET", "/v1/players/me/warnings", expect=200)
+    assert [(w["id"], w["message"]) for w in mine["warnings"]] == \
+        [(done["log_id"], body["message"])], mine
+    assert ra.call("GET", "/v1/players/me/warnings", expect=200)[1] == {"warnings": []}
+    api.call("GET", "/v1/players/me/warnings", expect=401)
+
+    # The log: who, about whom, why; arbiters only.
+    _, me = arbiter.call("GET", "/v1/players/me", expect=200)
+    _, log = arbiter.call("GET", "/v1/arbiter/log", expect=200)
+    entry = log["entries"][0]
+    assert entry["id"] == done["log_id"] and entry["action"] == "warn", log
+    assert entry["arbiter"]["id"] == me["id"] and entry["player"]["id"] == e["id"], entry
+    assert entry["item_id"] == item and entry["reason"] == body["reason"], entry
+    assert entry["message"] == body["message"], entry
+    _, other = arbiter.call("GET", "/v1/arbiter/log", query={"player": r["id"]}, expect=200)
+    assert other == {"entries": []}
+    arbiter.call("GET", "/v1/arbiter/log", query={"player": "not an id"}, expect=400)
+    ea.call("GET", "/v1/arbiter/log", expect=403)
