@@ -197,21 +197,23 @@ enum MHD_Result api_arbiter_warn(struct api_request *req)
     char log_id[BASE_ID_SIZE];
     enum MHD_Result replied;
     struct games_result r;
-    cJSON *json;
 
     if (!api_body_check(req, warn_fields, &replied))
         return replied;
     games_fairplay_warn(req->config->pool, req->caller.player_id, req->params[0],
                         api_body_string(req, "reason"), api_body_string(req, "message"), log_id,
                         &r);
-    if (r.outcome != GAMES_OK)
-        return api_reply_outcome(req, &r, MHD_HTTP_OK, NULL);
-    games_result_clear(&r);
-    json = cJSON_CreateObject();
-    cJSON_AddStringToObject(json, "id", req->params[0]);
-    cJSON_AddStringToObject(json, "status", "resolved");
-    cJSON_AddStringToObject(json, "log_id", log_id);
-    return api_reply_json(req, MHD_HTTP_OK, json);
+    if (r.outcome == GAMES_OK) {
+        const char *const reply[][2] = {
+            { "id", req->params[0] }, { "status", "resolved" }, { "log_id", log_id },
+        };
+        cJSON *json = cJSON_CreateObject();
+        games_result_clear(&r);
+        for (size_t i = 0; i < sizeof reply / sizeof *reply; i++)
+            cJSON_AddStringToObject(json, reply[i][0], reply[i][1]);
+        return api_reply_json(req, MHD_HTTP_OK, json);
+    }
+    return api_reply_outcome(req, &r, MHD_HTTP_OK, NULL);
 }
 
 /* Replies {name: the JSON array of db_arbiter_log}. */
