@@ -394,6 +394,10 @@ def test_an_arbiter_warns_a_reviewed_player_and_the_log_says_who_and_why(world):
     assert done["id"] == item and done["status"] == "resolved" and done["log_id"], done
     _, again = arbiter.call("POST", warn, [item], json=body, expect=409)
     assert again["type"] == "/problems/conflict", again
+    # An item of another kind is not answered with a warning.
+    _, req = ra.call("POST", "/v1/games/{id}/arbiter-request", [g["id"]],
+                     json={"text": "my opponent is too strong"}, expect=202)
+    arbiter.call("POST", warn, [req["request_id"]], json=body, expect=409)
     _, queue = arbiter.call("GET", "/v1/arbiter/queue", expect=200)
     assert item not in [i["id"] for i in queue["items"]], queue
 
