@@ -11,6 +11,7 @@
 
 struct base_err;
 struct db_pool;
+struct db_fairplay_review;
 struct notify_config;
 
 struct api_config {
@@ -89,11 +90,12 @@ void api_server_stop(struct api_server *server);
 
 /*
  * Starts `count` fair-play workers, each searching with `nodes` nodes a
- * position (api_fairplay.c); false with a message in err.  Stop them with
+ * position and putting the players who pass `review` on the arbiter's
+ * queue (api_fairplay.c); false with a message in err.  Stop them with
  * api_fairplay_stop (also after a failed start).
  */
 bool api_fairplay_start(struct db_pool *pool, int count, long long nodes,
-                        struct base_err *err);
+                        const struct db_fairplay_review *review, struct base_err *err);
 void api_fairplay_stop(void);
 
 /* Whether a password meets the policy (8-128 code points, not the player's

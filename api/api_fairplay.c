@@ -2,17 +2,21 @@
  * api_fairplay.c — the engine policy of challenges, games and tournaments
  * ("engines": "forbidden" or "allowed"), GET /v1/games/{id}/fairplay (an
  * arbiter's view of a game's fair-play analysis), GET /v1/arbiter/fairplay
- * (the players whose figures stand out most), and the workers that
+ * (the players whose figures stand out most), an arbiter's warning in
+ * answer to a fair-play review, the arbiters' log (GET /v1/arbiter/log) and
+ * a player's warnings (GET /v1/players/me/warnings), and the workers that
  * make that analysis: each takes a queued game (db_fairplay_analyse_next),
  * searches every position counted with korp's engine at a fixed node
  * budget, and stores per player the share of moves that were the engine's
  * first choice and within its first three, the average centipawn loss and
- * the median thinking time (docs/fairplay.md).
+ * the thinking times' median, spread and share under a minute
+ * (docs/fairplay.md).
  */
 #include "api_int.h"
 
 #include "engine.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +32,8 @@
 #define FAIRPLAY_LOSS_CAP 1000
 /* The transposition table of one search, in MiB (cleared for each). */
 #define FAIRPLAY_HASH_MB 4
+/* A move made in less than this many seconds is a quick one. */
+#define FAIRPLAY_QUICK_SECONDS 60
 /* How long an idle worker waits before looking at the queue again. */
 #define FAIRPLAY_IDLE_MS 1000
 #define FAIRPLAY_WORKERS_MAX 16
@@ -61,6 +67,7 @@ static cJSON *side_json(const struct db_fairplay_side *s)
     const struct { const char *name; double value; } figures[] = {
         { "moves", s->moves }, { "top1", s->top1 }, { "top3", s->top3 },
         { "acpl", s->acpl }, { "median_seconds", s->median_seconds },
+        { "spread_seconds", s->spread_seconds }, { "under_minute", s->under_minute },
     };
     cJSON *json = cJSON_CreateObject();
     for (size_t i = 0; i < sizeof figures / sizeof *figures; i++)
@@ -109,7 +116,17 @@ static bool min_games_read(struct api_request *req, int *out, enum MHD_Result *r
     return false;
 }
 
-/* The players listed, as JSON; frees each one's recent. */
+/* Moves the members of the JSON object text into item (none when it does
+ * not parse). */
+static void merge_object(cJSON *item, const char *text)
+{
+    cJSON *from = cJSON_Parse(text ? text : "{}"), *member;
+    while (from != NULL && (member = from->child) != NULL)
+        cJSON_AddItemToObject(item, member->string, cJSON_DetachItemViaPointer(from, member));
+    cJSON_Delete(from);
+}
+
+/* The players listed, as JSON; frees each one's recent and windows. */
 static cJSON *players_json(struct db_fairplay_player *players, int count)
 {
     cJSON *json = cJSON_CreateObject(), *list = cJSON_AddArrayToObject(json, "players");
@@ -127,10 +144,12 @@ static cJSON *players_json(struct db_fairplay_player *players, int count)
         cJSON_AddStringToObject(who, "name", p->name);
         for (size_t k = 0; k < sizeof figures / sizeof *figures; k++)
             cJSON_AddNumberToObject(item, figures[k].name, figures[k].value);
+        merge_object(item, p->windows);
         cJSON_AddItemToObject(item, "recent", recent ? recent : cJSON_CreateArray());
         cJSON_AddItemToArray(list, item);
         free(p->recent);
-        p->recent = NULL;
+        free(p->windows);
+        p->recent = p->windows = NULL;
     }
     return json;
 }
@@ -157,10 +176,82 @@ enum MHD_Result api_arbiter_fairplay(struct api_request *req)
                              &count, &err);
     if (st == DB_OK)
         json = players_json(players, count);
-    for (int i = 0; i < FAIRPLAY_PLAYERS_MAX; i++)
+    for (int i = 0; i < FAIRPLAY_PLAYERS_MAX; i++) {
         free(players[i].recent);      /* those read before a failure */
+        free(players[i].windows);
+    }
     free(players);
     return st == DB_OK ? api_reply_json(req, MHD_HTTP_OK, json) : api_fail_db(req, st, err.text);
+}
+
+/* ---- The arbiter's actions and their log */
+
+static const struct api_field warn_fields[] = {
+    { "reason", API_LINES, true, false, 1, 500 },
+    { "message", API_LINES, true, false, 1, 2000 },
+    { NULL, API_STRING, false, false, 0, 0 },
+};
+
+enum MHD_Result api_arbiter_warn(struct api_request *req)
+{
+    char log_id[BASE_ID_SIZE];
+    enum MHD_Result replied;
+    struct games_result r;
+
+    if (!api_body_check(req, warn_fields, &replied))
+        return replied;
+    games_fairplay_warn(req->config->pool, req->caller.player_id, req->params[0],
+                        api_body_string(req, "reason"), api_body_string(req, "message"), log_id,
+                        &r);
+    if (r.outcome == GAMES_OK) {
+        const char *const reply[][2] = {
+            { "id", req->params[0] }, { "status", "resolved" }, { "log_id", log_id },
+        };
+        cJSON *json = cJSON_CreateObject();
+        games_result_clear(&r);
+        for (size_t i = 0; i < sizeof reply / sizeof *reply; i++)
+            cJSON_AddStringToObject(json, reply[i][0], reply[i][1]);
+        return api_reply_json(req, MHD_HTTP_OK, json);
+    }
+    return api_reply_outcome(req, &r, MHD_HTTP_OK, NULL);
+}
+
+/* Replies {name: the JSON array of db_arbiter_log}. */
+static enum MHD_Result log_reply(struct api_request *req, const char *name,
+                                 const char *player_id, bool warnings)
+{
+    struct base_err err = { "" };
+    char *text = NULL;
+    enum db_status st = db_arbiter_log(req->config->pool, player_id, warnings, &text, &err);
+    cJSON *json, *list;
+
+    if (st != DB_OK) {
+        free(text);
+        return api_fail_db(req, st, err.text);
+    }
+    list = cJSON_Parse(text ? text : "[]");
+    free(text);
+    json = cJSON_CreateObject();
+    cJSON_AddItemToObject(json, name, list ? list : cJSON_CreateArray());
+    return api_reply_json(req, MHD_HTTP_OK, json);
+}
+
+enum MHD_Result api_arbiter_log(struct api_request *req)
+{
+    const char *player = api_query(req, "player");
+    size_t length = player ? strlen(player) : 0;
+
+    for (size_t i = 0; i < length; i++)
+        if (!isalnum((unsigned char)player[i]))
+            length = 0;
+    if (player != NULL && (length == 0 || length >= BASE_ID_SIZE))
+        return api_fail(req, API_PROBLEM_BAD_REQUEST, "'player' must be a player's id");
+    return log_reply(req, "entries", player, false);
+}
+
+enum MHD_Result api_player_warnings(struct api_request *req)
+{
+    return log_reply(req, "warnings", req->caller.player_id, true);
 }
 
 /* ---- The workers */
@@ -170,6 +261,7 @@ struct fairplay_worker {
     struct base_worker *self;     /* the same, as the thread was handed it */
     struct db_pool *pool;
     uint64_t nodes;
+    struct db_fairplay_review review;
     struct engine *engine;
     /* Why the game taken cannot be analysed ("" when it can): its moves
      * do not replay from the variant's start. */
@@ -270,16 +362,34 @@ static int by_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The value below which a share q (0..1) of the n sorted values lie,
+ * interpolated between the two nearest. */
+static double quantile(const double *sorted, int n, double q)
+{
+    double at = q * (n - 1);
+    int below = (int)at;
+    if (n == 0)
+        return 0;
+    if (below + 1 >= n)
+        return sorted[n - 1];
+    return sorted[below] + (at - below) * (sorted[below + 1] - sorted[below]);
+}
+
 static void side_figures(struct tally *t, struct db_fairplay_side *s)
 {
+    int quick = 0;
+
     s->moves = t->moves;
     s->top1 = t->moves ? (double)t->top1 / t->moves : 0;
     s->top3 = t->moves ? (double)t->top3 / t->moves : 0;
     s->acpl = t->moves ? t->loss / t->moves : 0;
     qsort(t->seconds, (size_t)t->timed, sizeof *t->seconds, by_value);
-    s->median_seconds = t->timed == 0 ? 0
-                      : t->timed % 2 ? t->seconds[t->timed / 2]
-                      : (t->seconds[t->timed / 2 - 1] + t->seconds[t->timed / 2]) / 2;
+    s->median_seconds = quantile(t->seconds, t->timed, 0.5);
+    s->spread_seconds = quantile(t->seconds, t->timed, 0.75) -
+                        quantile(t->seconds, t->timed, 0.25);
+    for (int i = 0; i < t->timed; i++)
+        quick += t->seconds[i] < FAIRPLAY_QUICK_SECONDS;
+    s->under_minute = t->timed ? (double)quick / t->timed : 0;
 }
 
 /* db_fairplay_fn: every position of the game replayed from the stored
@@ -341,6 +451,14 @@ done:
     return rc;
 }
 
+/* db_fairplay_stored_fn: the players who now pass review go to the
+ * arbiter. */
+static enum db_status stored(struct db_tx *tx, const char *game_id, void *arg)
+{
+    struct fairplay_worker *w = arg;
+    return games_fairplay_review(tx, game_id, &w->review);
+}
+
 static void work(struct base_worker *handle, void *arg)
 {
     struct fairplay_worker *w = arg;
@@ -353,7 +471,8 @@ static void work(struct base_worker *handle, void *arg)
     if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19) != 0)
         base_log(BASE_LOG_WARN, "fair play: cannot lower the worker's priority");
     while (!base_worker_stopping(handle)) {
-        enum db_status st = db_fairplay_analyse_next(w->pool, analyse, w, game_id, &err);
+        enum db_status st = db_fairplay_analyse_next(w->pool, analyse, stored, w, game_id,
+                                                     &err);
         if (st != DB_OK && !base_worker_stopping(handle)) {
             base_log(BASE_LOG_WARN, "fair play: game %s not analysed: %s", game_id, err.text);
             /* A game that cannot be replayed would be taken again and
@@ -369,7 +488,8 @@ static void work(struct base_worker *handle, void *arg)
     }
 }
 
-bool api_fairplay_start(struct db_pool *pool, int count, long long nodes, struct base_err *err)
+bool api_fairplay_start(struct db_pool *pool, int count, long long nodes,
+                        const struct db_fairplay_review *review, struct base_err *err)
 {
     worker_count = 0;
     for (int i = 0; i < count && i < FAIRPLAY_WORKERS_MAX; i++) {
@@ -377,6 +497,7 @@ bool api_fairplay_start(struct db_pool *pool, int count, long long nodes, struct
         memset(w, 0, sizeof *w);
         w->pool = pool;
         w->nodes = (uint64_t)nodes;
+        w->review = *review;
         if ((w->engine = engine_new(FAIRPLAY_HASH_MB)) == NULL) {
             base_err_set(err, "fair play: out of memory for the engine");
             return false;

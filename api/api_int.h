@@ -547,6 +547,9 @@ enum MHD_Result api_arbiter_dismiss(struct api_request *req);
 /* ---- Fair play (api_fairplay.c) */
 enum MHD_Result api_game_fairplay(struct api_request *req);
 enum MHD_Result api_arbiter_fairplay(struct api_request *req);
+enum MHD_Result api_arbiter_warn(struct api_request *req);
+enum MHD_Result api_arbiter_log(struct api_request *req);
+enum MHD_Result api_player_warnings(struct api_request *req);
 
 /* ---- Round-robin tournaments (api_tournaments.c) */
 

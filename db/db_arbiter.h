@@ -10,7 +10,9 @@
 enum db_queue_kind {
     DB_QUEUE_PERPETUAL = 0,       /* "perpetual": a perpetual-check claim */
     DB_QUEUE_REQUEST,             /* "request": a player asks for an arbiter */
-    DB_QUEUE_TOURNAMENT_END       /* "tournament-end": still going at the end */
+    DB_QUEUE_TOURNAMENT_END,      /* "tournament-end": still going at the end */
+    DB_QUEUE_FAIRPLAY_REVIEW      /* "fairplay-review": a player's figures passed the
+                                   * fair-play thresholds */
 };
 
 const char *db_queue_kind_text(enum db_queue_kind kind);

@@ -26,21 +26,49 @@ enum db_status db_fairplay_enqueue(struct db_tx *tx, const char *game_id)
 
 struct next {
     db_fairplay_fn fn;
+    db_fairplay_stored_fn stored;
     void *arg;
     char *game_id;
 };
 
+enum db_status db_fairplay_reviews_due(struct db_tx *tx, const char *game_id,
+                                       const struct db_fairplay_review *review,
+                                       struct db_fairplay_due due[2], int *count)
+{
+    char games[DB_NUMBER_SIZE], top1[32], acpl[32];
+    const char *params[4] = { game_id, db_number(games, review->games), top1, acpl };
+    PGresult *res = NULL;
+    enum db_status rc;
+
+    *count = 0;
+    snprintf(top1, sizeof top1, "%.6f", review->top1);
+    snprintf(acpl, sizeof acpl, "%.6f", review->acpl);
+    if ((rc = db_exec(tx, DB_STMT_FAIRPLAY_REVIEW_DUE, params, &res)) != DB_OK)
+        return rc;
+    for (int i = 0; i < PQntuples(res) && i < 2; i++) {
+        const struct db_row row = { res, i };
+        db_row_text(&row, "player_id", due[i].player_id, sizeof due[i].player_id);
+        db_row_text(&row, "details", due[i].details, sizeof due[i].details);
+        (*count)++;
+    }
+    PQclear(res);
+    return DB_OK;
+}
+
 /* Stores the figures of game_id and takes it off the queue. */
 static enum db_status store(struct db_tx *tx, const char *game_id, const struct db_fairplay *f)
 {
-    char n[DB_NUMBER_SIZE], v[10][32];
-    const char *params[12] = { game_id, db_number(n, f->nodes) };
+    enum { FIGURES = 7 };
+    char n[DB_NUMBER_SIZE], v[2 * FIGURES][32];
+    const char *params[2 + 2 * FIGURES] = { game_id, db_number(n, f->nodes) };
     for (int s = 0; s < 2; s++) {
         const struct db_fairplay_side *d = &f->side[s];
-        const double figures[5] = { d->moves, d->top1, d->top3, d->acpl, d->median_seconds };
-        for (int i = 0; i < 5; i++) {
-            snprintf(v[s * 5 + i], sizeof v[0], i == 0 ? "%.0f" : "%.6f", figures[i]);
-            params[2 + s * 5 + i] = v[s * 5 + i];
+        const double figures[FIGURES] = { d->moves, d->top1, d->top3, d->acpl,
+                                          d->median_seconds, d->spread_seconds,
+                                          d->under_minute };
+        for (int i = 0; i < FIGURES; i++) {
+            snprintf(v[s * FIGURES + i], sizeof v[0], i == 0 ? "%.0f" : "%.6f", figures[i]);
+            params[2 + s * FIGURES + i] = v[s * FIGURES + i];
         }
     }
     return db_exec(tx, DB_STMT_FAIRPLAY_STORE, params, NULL);
@@ -80,18 +108,20 @@ static enum db_status next_tx(struct db_tx *tx, void *arg)
     for (int i = 0; i < count; i++)
         db_row_read(&(struct db_row){ res, i }, move_cols, &moves[i], sizeof *moves);
     memset(&f, 0, sizeof f);
-    if ((rc = x->fn(tx, x->game_id, v, moves, count, &f, x->arg)) == DB_OK)
-        rc = store(tx, x->game_id, &f);
+    if ((rc = x->fn(tx, x->game_id, v, moves, count, &f, x->arg)) == DB_OK &&
+        (rc = store(tx, x->game_id, &f)) == DB_OK && x->stored != NULL)
+        rc = x->stored(tx, x->game_id, x->arg);
 done:
     free(moves);
     PQclear(res);
     return rc;
 }
 
-enum db_status db_fairplay_analyse_next(struct db_pool *pool, db_fairplay_fn fn, void *arg,
+enum db_status db_fairplay_analyse_next(struct db_pool *pool, db_fairplay_fn fn,
+                                        db_fairplay_stored_fn stored, void *arg,
                                         char game_id[BASE_ID_SIZE], struct base_err *err)
 {
-    struct next x = { fn, arg, game_id };
+    struct next x = { fn, stored, arg, game_id };
     game_id[0] = '\0';
     return db_run_tx(pool, next_tx, &x, err);
 }
@@ -117,16 +147,17 @@ static void fairplay_read(void *out, const struct db_row *row)
     f->nodes = db_row_long(row, "nodes");
     for (int s = 0; s < 2; s++) {
         struct db_fairplay_side *d = &f->side[s];
+        const struct { const char *name; double *into; } figures[] = {
+            { "top1", &d->top1 }, { "top3", &d->top3 }, { "acpl", &d->acpl },
+            { "median_seconds", &d->median_seconds },
+            { "spread_seconds", &d->spread_seconds }, { "under_minute", &d->under_minute },
+        };
         snprintf(name, sizeof name, "%s_moves", colour[s]);
         d->moves = db_row_int(row, name);
-        snprintf(name, sizeof name, "%s_top1", colour[s]);
-        d->top1 = db_row_double(row, name);
-        snprintf(name, sizeof name, "%s_top3", colour[s]);
-        d->top3 = db_row_double(row, name);
-        snprintf(name, sizeof name, "%s_acpl", colour[s]);
-        d->acpl = db_row_double(row, name);
-        snprintf(name, sizeof name, "%s_median_seconds", colour[s]);
-        d->median_seconds = db_row_double(row, name);
+        for (size_t i = 0; i < sizeof figures / sizeof *figures; i++) {
+            snprintf(name, sizeof name, "%s_%s", colour[s], figures[i].name);
+            *figures[i].into = db_row_double(row, name);
+        }
     }
 }
 
@@ -149,8 +180,10 @@ static void player_read(void *out, const struct db_row *row)
 {
     struct db_fairplay_player *p = out;
     const char *recent = db_row_value(row, "recent");
+    const char *windows = db_row_value(row, "windows");
     db_row_read(row, player_cols, p, sizeof *p);
     p->recent = strdup(recent != NULL ? recent : "[]");
+    p->windows = strdup(windows != NULL ? windows : "{}");
 }
 
 enum db_status db_fairplay_players(struct db_pool *pool, const struct rules_variant *variant,
@@ -161,4 +194,37 @@ enum db_status db_fairplay_players(struct db_pool *pool, const struct rules_vari
     const char *params[3] = { variant->name, db_number(least, min_games), db_number(most, max) };
     return db_get_rows(pool, DB_STMT_FAIRPLAY_PLAYERS, params, player_read, out, sizeof *out,
                        max, count, err);
+}
+
+static void nothing_read(void *out, const struct db_row *row)
+{
+    (void)out;
+    (void)row;
+}
+
+enum db_status db_fairplay_warn(struct db_tx *tx, const char *item_id, const char *arbiter_id,
+                                const char *reason, const char *message,
+                                char log_id[BASE_ID_SIZE])
+{
+    const char *params[5] = { log_id, item_id, reason, arbiter_id, message };
+    if (!db_new_id(log_id)) {
+        base_err_set(tx->err, "the random generator failed");
+        return DB_HARD_ERROR;
+    }
+    return db_exec_row(tx, DB_STMT_FAIRPLAY_WARN, params, nothing_read, NULL);
+}
+
+static void list_read(void *out, const struct db_row *row)
+{
+    const char *list = db_row_value(row, "list");
+    *(char **)out = strdup(list != NULL ? list : "[]");
+}
+
+enum db_status db_arbiter_log(struct db_pool *pool, const char *player_id, bool warnings,
+                              char **json, struct base_err *err)
+{
+    const char *params[1] = { player_id };
+    *json = NULL;
+    return db_get_row(pool, warnings ? DB_STMT_PLAYER_WARNINGS : DB_STMT_ARBITER_LOG, params,
+                      list_read, json, err);
 }

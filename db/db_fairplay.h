@@ -12,6 +12,8 @@ struct db_fairplay_side {
     double top1, top3;            /* shares (0..1) of the engine's first, first three */
     double acpl;                  /* average centipawn loss against the engine's best */
     double median_seconds;        /* median thinking time */
+    double spread_seconds;        /* its interquartile range */
+    double under_minute;          /* share (0..1) of the moves made in under a minute */
 };
 
 /* A game's analysis ([0] White, [1] Black), or where it stands. */
@@ -42,12 +44,39 @@ typedef enum db_status (*db_fairplay_fn)(struct db_tx *tx, const char *game_id,
                                          const struct db_fairplay_move *moves, int count,
                                          struct db_fairplay *out, void *arg);
 
+/* When a player goes to the arbiter's queue (docs/fairplay.md): their
+ * figures over their last `games` analysed games of a variant (0: never)
+ * reach top1 and stay within acpl. */
+struct db_fairplay_review {
+    int games;
+    double top1, acpl;
+};
+
+/* What else the transaction that stored game_id's figures owes. */
+typedef enum db_status (*db_fairplay_stored_fn)(struct db_tx *tx, const char *game_id,
+                                                void *arg);
+
 /* Takes the oldest queued game no other worker holds (FOR UPDATE SKIP
- * LOCKED), analyses it by fn and stores the figures, all in one
- * transaction: a worker that dies leaves the game queued.  *game_id is ""
- * when none was waiting. */
-enum db_status db_fairplay_analyse_next(struct db_pool *pool, db_fairplay_fn fn, void *arg,
+ * LOCKED), analyses it by fn, stores the figures and calls stored (if not
+ * NULL), all in one transaction: a worker that dies leaves the game queued.
+ * *game_id is "" when none was waiting. */
+enum db_status db_fairplay_analyse_next(struct db_pool *pool, db_fairplay_fn fn,
+                                        db_fairplay_stored_fn stored, void *arg,
                                         char game_id[BASE_ID_SIZE], struct base_err *err);
+
+/* A player of the game just analysed whose figures pass review: details is
+ * the JSON object of their queue item. */
+struct db_fairplay_due {
+    char player_id[BASE_ID_SIZE];
+    char details[4096];
+};
+
+/* The players of game_id (0 to 2, into due) whose last review->games
+ * analysed games of its variant pass review, and who have no review of
+ * the variant open, nor one made since the first of those games. */
+enum db_status db_fairplay_reviews_due(struct db_tx *tx, const char *game_id,
+                                       const struct db_fairplay_review *review,
+                                       struct db_fairplay_due due[2], int *count);
 
 /* Sets a queued game aside, with why: its analysis cannot be made. */
 enum db_status db_fairplay_fail(struct db_pool *pool, const char *game_id, const char *why,
@@ -62,10 +91,12 @@ struct db_fairplay_player {
     double top1_percentile;       /* share of the players listed below their top1 */
     double acpl_percentile;       /* ... above their acpl */
     char *recent;                 /* the last 10 games' figures, a JSON array; owned */
+    char *windows;                /* figures over the last 10, 25, 100: a JSON object
+                                   * {"last10": {...}, ...}; owned */
 };
 
 /* Up to max players of variant with at least min_games analysed games,
- * those who stand out most first; free each one's recent. */
+ * those who stand out most first; free each one's recent and windows. */
 enum db_status db_fairplay_players(struct db_pool *pool, const struct rules_variant *variant,
                                    int min_games, struct db_fairplay_player *out, int max,
                                    int *count, struct base_err *err);
@@ -74,5 +105,18 @@ enum db_status db_fairplay_players(struct db_pool *pool, const struct rules_vari
  * DB_NOT_FOUND when no game has that id. */
 enum db_status db_fairplay_get(struct db_pool *pool, const char *game_id,
                                struct db_fairplay *out, struct base_err *err);
+
+/* An arbiter answers the open fair-play review item_id with a warning:
+ * the item resolved, the warning logged (log_id made here).  DB_NOT_FOUND
+ * when item_id is not an open review. */
+enum db_status db_fairplay_warn(struct db_tx *tx, const char *item_id, const char *arbiter_id,
+                                const char *reason, const char *message,
+                                char log_id[BASE_ID_SIZE]);
+
+/* The arbiters' last actions about player_id (NULL: anyone), or the
+ * warnings player_id was given (warnings), newest first: *json a JSON
+ * array, to free. */
+enum db_status db_arbiter_log(struct db_pool *pool, const char *player_id, bool warnings,
+                              char **json, struct base_err *err);
 
 #endif

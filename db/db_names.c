@@ -59,6 +59,7 @@ static const struct name queue_kinds[] = {
     { DB_QUEUE_PERPETUAL, "perpetual" },
     { DB_QUEUE_REQUEST, "request" },
     { DB_QUEUE_TOURNAMENT_END, "tournament-end" },
+    { DB_QUEUE_FAIRPLAY_REVIEW, "fairplay-review" },
 };
 
 static const struct name tournament_statuses[] = {

@@ -316,6 +316,19 @@ void games_arbiter_request(struct db_pool *pool, const char *player_id, const ch
 void games_arbiter_dismiss(struct db_pool *pool, const char *item_id, const char *reason,
                            struct games_result *out);
 
+/* In the transaction that stored game_id's fair-play figures: each of its
+ * players whose figures now pass review gets one `fairplay-review` item on
+ * the arbiter's queue, with the games behind them (games_fairplay.c). */
+enum db_status games_fairplay_review(struct db_tx *tx, const char *game_id,
+                                     const struct db_fairplay_review *review);
+
+/* An arbiter answers an open fair-play review with a warning the player is
+ * shown (message) and a reason for the log: the item resolved, the action
+ * logged (log_id).  Refused when the item is not an open review. */
+void games_fairplay_warn(struct db_pool *pool, const char *arbiter_id, const char *item_id,
+                         const char *reason, const char *message, char log_id[BASE_ID_SIZE],
+                         struct games_result *out);
+
 /* ---- Round-robin tournaments (games_tournaments.c) */
 
 /* Creates *t (checked by the caller) as an open tournament, its id made

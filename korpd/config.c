@@ -110,6 +110,13 @@ const char korpd_config_help[] =
     "                       KORP_DB_POOL_SIZE)\n"
     "  KORP_FAIRPLAY_NODES  the engine's nodes a position in that analysis\n"
     "                       (100-10000000; default 10000)\n"
+    "  KORP_FAIRPLAY_REVIEW_GAMES  a player's last analysed games of a variant\n"
+    "                       judged for the arbiter's review (default 10, 0-100; 0:\n"
+    "                       never)\n"
+    "  KORP_FAIRPLAY_REVIEW_TOP1  ... when their share of the engine's first\n"
+    "                       choice reaches this (default 0.9, 0-1)\n"
+    "  KORP_FAIRPLAY_REVIEW_ACPL  ... and their average loss is at most this\n"
+    "                       (centipawns; default 15, 0-1000)\n"
     "  KORP_LOG_LEVEL       the least severe lines logged: error, warn, info or\n"
     "                       debug (default info)\n"
     "  KORP_WEB_DIR         serve the web board's files from this folder, read on\n"
@@ -319,5 +326,9 @@ bool korpd_config_load(struct korpd_config *c, struct base_err *err)
            read_int("KORP_FAIRPLAY_WORKERS", c->db_pool_size > 1, 0,
                     c->db_pool_size - 1 < 16 ? c->db_pool_size - 1 : 16, &c->fairplay_workers,
                     err) &&
-           read_int("KORP_FAIRPLAY_NODES", 10000, 100, 10000000, &c->fairplay_nodes, err);
+           read_int("KORP_FAIRPLAY_NODES", 10000, 100, 10000000, &c->fairplay_nodes, err) &&
+           read_int("KORP_FAIRPLAY_REVIEW_GAMES", 10, 0, 100, &c->fairplay_review_games,
+                    err) &&
+           read_double("KORP_FAIRPLAY_REVIEW_TOP1", 0.9, 0, 1, &c->fairplay_review_top1, err) &&
+           read_double("KORP_FAIRPLAY_REVIEW_ACPL", 15, 0, 1000, &c->fairplay_review_acpl, err);
 }

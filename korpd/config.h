@@ -58,6 +58,10 @@ struct korpd_config {
     /* The fair-play analysis of rated games with engines forbidden. */
     int fairplay_workers;      /* KORP_FAIRPLAY_WORKERS: threads (0: none here) */
     int fairplay_nodes;        /* KORP_FAIRPLAY_NODES: nodes a search */
+    /* KORP_FAIRPLAY_REVIEW_GAMES, _TOP1, _ACPL: a player's last games (0:
+     * never) whose figures reach top1 and stay within acpl go to review */
+    int fairplay_review_games;
+    double fairplay_review_top1, fairplay_review_acpl;
     /* The process itself. */
     enum base_log_level log_level; /* KORP_LOG_LEVEL: the lowest level logged */
     const char *web_dir;       /* KORP_WEB_DIR: serve web/ from here, or NULL */

@@ -426,7 +426,11 @@ int main(int argc, char **argv)
     }
     if (!workers_start(&k, &err))
         goto fail;
-    if (!api_fairplay_start(pool, config.fairplay_workers, config.fairplay_nodes, &err))
+    struct db_fairplay_review review = { config.fairplay_review_games,
+                                         config.fairplay_review_top1,
+                                         config.fairplay_review_acpl };
+    if (!api_fairplay_start(pool, config.fairplay_workers, config.fairplay_nodes, &review,
+                            &err))
         goto fail;
     struct api_config api = {
         .host = config.listen_host,

@@ -188,7 +188,11 @@ def test_analysis_pending_then_done_across_a_killed_korpd(world):
                what="the slow korpd to take a game")
     slow.kill9()
     assert "analysed" not in slow.log_text()
-    late = world["start"](KORP_FAIRPLAY_WORKERS=1, KORP_FAIRPLAY_NODES=NODES)
+    # A player's last 2 games of a variant at top1 0.9 or more and acpl 25 or less go to
+    # review.
+    late = world["start"](KORP_FAIRPLAY_WORKERS=1, KORP_FAIRPLAY_NODES=NODES,
+                          KORP_FAIRPLAY_REVIEW_GAMES=2, KORP_FAIRPLAY_REVIEW_TOP1=0.9,
+                          KORP_FAIRPLAY_REVIEW_ACPL=25)
     arbiter = Api(late.base, arbiter.token)
     assert all(fairplay(arbiter, g["id"])["status"] in ("pending", "done") for g in games)
     wait_until(lambda: all(fairplay(arbiter, g["id"])["status"] == "done" for g in games),
@@ -205,6 +209,8 @@ def test_analysis_pending_then_done_across_a_killed_korpd(world):
             # Each side's first 4 moves are left out, and moves that were the only one.
             assert 0 <= s["moves"] <= max(0, (g["ply"] + (side == "white")) // 2 - 4), (f, g)
             assert 0 <= s["top1"] <= s["top3"] <= 1 and s["median_seconds"] >= 0, f
+            # The bots answer at once: every move well under a minute.
+            assert s["under_minute"] == 1 and 0 <= s["spread_seconds"] < 60, f
             for k in ("top1", "top3", "acpl"):
                 totals[who][k] += s[k] * s["moves"]
             totals[who]["moves"] += s["moves"]
@@ -234,6 +240,11 @@ def test_analysis_pending_then_done_across_a_killed_korpd(world):
     assert top["acpl"] <= low["acpl"], listed
     assert top["acpl_percentile"] == (1 if top["acpl"] < low["acpl"] else 0), listed
     assert {x["game_id"] for x in top["recent"]} == {g["id"] for g in korpalski}, top
+    # Fewer than 10 games: the last 10, 25 and 100 are all of them.
+    for window in ("last10", "last25", "last100"):
+        assert top[window]["games"] == len(korpalski), top
+        assert top[window]["top1"] == pytest.approx(top["top1"]), top
+        assert top[window]["under_minute"] == 1, top
     # The moves and shares behind it are those of its games.
     per_game = {g["id"]: fairplay(arbiter, g["id"]) for g in korpalski}
     side = {g["id"]: "white" if g["white"]["id"] == e["id"] else "black" for g in korpalski}
@@ -247,6 +258,29 @@ def test_analysis_pending_then_done_across_a_killed_korpd(world):
         arbiter.call("GET", "/v1/arbiter/fairplay", query=query, expect=400)
     Api(late.base, ea.token).call("GET", "/v1/arbiter/fairplay",
                                   query={"variant": "korpalski"}, expect=403)
+
+    # The review: one item per variant for the engine's player, made when their second
+    # game of it was analysed (the queue is analysed in the order the games ended), naming
+    # those two games, the newest first; none for the random player, none per later game.
+    _, queue = arbiter.call("GET", "/v1/arbiter/queue", expect=200)
+    reviews = [i for i in queue["items"] if i["kind"] == "fairplay-review"]
+    expected = {}
+    for variant in ("korpalski", "glinski"):
+        of_variant = [g["id"] for g in games if g["variant"] == variant]
+        if len(of_variant) >= 2:
+            expected[variant] = (of_variant[1], [of_variant[1], of_variant[0]])
+    assert expected, [g["variant"] for g in games]
+    assert len(reviews) == len(expected), reviews
+    for item in reviews:
+        d = item["details"]
+        assert d["player_id"] == e["id"] and d["top1"] >= 0.9 and d["acpl"] <= 25, item
+        assert (item["game_id"], d["games"]) == expected[d["variant"]], item
+    # The arbiter dismisses it as any item.
+    _, done = arbiter.call("POST", "/v1/arbiter/queue/{id}/dismiss", [reviews[0]["id"]],
+                           json={"reason": "a strong player, known over the board"},
+                           expect=200)
+    _, queue = arbiter.call("GET", "/v1/arbiter/queue", expect=200)
+    assert reviews[0]["id"] not in [i["id"] for i in queue["items"]], queue
 
 
 def psql(url, query):
@@ -269,12 +303,120 @@ def test_a_game_that_does_not_replay_is_set_aside(world):
         ids.append(g["id"])
     broken, good = ids
     psql(world["url"], f"UPDATE moves SET uci = 'a1a1' WHERE game_id = '{broken}' AND ply = 3")
+    # The good game's moves 10, 30, 130 and 400 seconds after its start: White thought
+    # 10 and 100 seconds, Black 20 and 270.
+    psql(world["url"], "UPDATE moves m SET played_at = g.created_at + interval '1 second'"
+         " * (ARRAY[10, 30, 130, 400])[m.ply] FROM games g"
+         f" WHERE g.id = m.game_id AND m.game_id = '{good}'")
     world["korpd"].close()
     k = world["start"](KORP_FAIRPLAY_WORKERS=1, KORP_FAIRPLAY_NODES=NODES)
     arbiter = Api(k.base, world["arbiter"].token)
     wait_until(lambda: fairplay(arbiter, good)["status"] == "done", 60, step=0.2,
                what="the good game's analysis")
     assert fairplay(arbiter, broken) == {"status": "failed"}
+    f = fairplay(arbiter, good)
+    # Medians and interquartile ranges of two values: their mean, and half their gap.
+    assert f["white"]["median_seconds"] == pytest.approx(55), f
+    assert f["white"]["spread_seconds"] == pytest.approx(45), f
+    assert f["black"]["median_seconds"] == pytest.approx(145), f
+    assert f["black"]["spread_seconds"] == pytest.approx(125), f
+    assert f["white"]["under_minute"] == 0.5 and f["black"]["under_minute"] == 0.5, f
     assert f"fair play: game {broken} not analysed" in k.log_text()
     assert "does not replay" in psql(world["url"], "SELECT failure FROM fairplay_queue"
                                      f" WHERE game_id = '{broken}'")
+
+
+def test_the_players_list_over_the_last_10_25_and_100_games(world):
+    """Twelve games, their figures written straight into the store (analysed a day apart,
+    the oldest first): the last 10 leave out the two oldest, the last 25 and 100 keep
+    every one; shares are weighted by the moves each game counted."""
+    ea, ra, e, r = world["ea"], world["ra"], world["e"], world["r"]
+    arbiter = world["arbiter"]
+    rows = []
+    for i in range(12):
+        _, g = challenge(ea, ra, r["id"], "glinski", ("white", "black")[i % 2])
+        ra.call("POST", "/v1/games/{id}/resign", [g["id"]], expect=200)
+        eng_white = g["white"]["id"] == e["id"]
+        # The two oldest: the engine's player matched little; then nearly always.
+        eng = (4, 0.25, 0.5, 80.0, 200.0) if i < 2 else (10 + i, 0.9, 1.0, 5.0, 30.0)
+        rnd = (8, 0.1, 0.3, 120.0, 300.0)
+        white, black = (eng, rnd) if eng_white else (rnd, eng)
+        values = ", ".join(str(x) for side in (white, black)
+                           for x in (side[0], side[1], side[2], side[3], side[4], 0,
+                                     1.0 if side[4] < 60 else 0.0))
+        rows.append(f"('{g['id']}', 3000, {values}, now() - interval '{12 - i} days')")
+    psql(world["url"], "DELETE FROM fairplay_queue; INSERT INTO fairplay_results (game_id,"
+         " nodes, white_moves, white_top1, white_top3, white_acpl, white_median_seconds,"
+         " white_spread_seconds, white_under_minute, black_moves, black_top1, black_top3,"
+         " black_acpl, black_median_seconds, black_spread_seconds, black_under_minute,"
+         " analysed_at) VALUES " + ", ".join(rows))
+
+    _, listed = arbiter.call("GET", "/v1/arbiter/fairplay",
+                             query={"variant": "glinski", "min_games": 12}, expect=200)
+    assert [p["player"]["id"] for p in listed["players"]] == [e["id"], r["id"]], listed
+    top = listed["players"][0]
+    old_moves, new_moves = 4 + 4, sum(10 + i for i in range(2, 12))
+    assert top["last10"]["games"] == 10 and top["last10"]["moves"] == new_moves, top
+    assert top["last10"]["top1"] == pytest.approx(0.9), top
+    assert top["last10"]["under_minute"] == pytest.approx(1), top
+    every = old_moves + new_moves
+    for window in ("last25", "last100"):
+        assert top[window]["games"] == 12 and top[window]["moves"] == every, top
+        assert top[window]["top1"] == pytest.approx((8 * 0.25 + new_moves * 0.9) / every)
+        assert top[window]["acpl"] == pytest.approx((8 * 80 + new_moves * 5) / every)
+        assert top[window]["under_minute"] == pytest.approx(new_moves / every)
+    assert top["games"] == 12 and top["top1"] == pytest.approx(top["last100"]["top1"])
+    assert len(top["recent"]) == 10 and top["recent"][0]["median_seconds"] == 30, top
+    low = listed["players"][1]
+    assert low["last10"]["top1"] == pytest.approx(0.1) and low["last25"]["games"] == 12
+
+
+def test_an_arbiter_warns_a_reviewed_player_and_the_log_says_who_and_why(world):
+    """A fair-play review (written straight into the queue, as the analysis writes one)
+    answered with a warning: the item is resolved, the player sees the message, the log
+    names the arbiter and the reason."""
+    api, ea, ra, e, r = world["api"], world["ea"], world["ra"], world["e"], world["r"]
+    arbiter = world["arbiter"]
+    _, g = challenge(ea, ra, r["id"], "korpalski", "white")
+    item = f"Fp{os.urandom(4).hex()}"
+    psql(world["url"], "INSERT INTO arbiter_queue (id, kind, game_id, player_id, details,"
+         f" created_at) VALUES ('{item}', 'fairplay-review', '{g['id']}', '{e['id']}',"
+         f" '{{\"variant\": \"korpalski\", \"player_id\": \"{e['id']}\"}}', now())")
+    _, queue = arbiter.call("GET", "/v1/arbiter/queue", expect=200)
+    assert [i["kind"] for i in queue["items"] if i["id"] == item] == ["fairplay-review"]
+
+    warn = "/v1/arbiter/queue/{id}/warn"
+    body = {"reason": "top1 0.97 over 10 games", "message": "Engines are forbidden here."}
+    ea.call("POST", warn, [item], json=body, expect=403)
+    arbiter.call("POST", warn, [item], json={"reason": "no message"}, expect=400)
+    arbiter.call("POST", warn, ["nosuchitem"], json=body, expect=404)
+    _, done = arbiter.call("POST", warn, [item], json=body, expect=200)
+    assert done["id"] == item and done["status"] == "resolved" and done["log_id"], done
+    _, again = arbiter.call("POST", warn, [item], json=body, expect=409)
+    assert again["type"] == "/problems/conflict", again
+    # An item of another kind is not answered with a warning.
+    _, req = ra.call("POST", "/v1/games/{id}/arbiter-request", [g["id"]],
+                     json={"text": "my opponent is too strong"}, expect=202)
+    arbiter.call("POST", warn, [req["request_id"]], json=body, expect=409)
+    _, queue = arbiter.call("GET", "/v1/arbiter/queue", expect=200)
+    assert item not in [i["id"] for i in queue["items"]], queue
+
+    # The player sees the message, and only the player.
+    _, mine = ea.call("GET", "/v1/players/me/warnings", expect=200)
+    assert [(w["id"], w["message"]) for w in mine["warnings"]] == \
+        [(done["log_id"], body["message"])], mine
+    assert ra.call("GET", "/v1/players/me/warnings", expect=200)[1] == {"warnings": []}
+    api.call("GET", "/v1/players/me/warnings", expect=401)
+
+    # The log: who, about whom, why; arbiters only.
+    _, me = arbiter.call("GET", "/v1/players/me", expect=200)
+    _, log = arbiter.call("GET", "/v1/arbiter/log", expect=200)
+    entry = log["entries"][0]
+    assert entry["id"] == done["log_id"] and entry["action"] == "warn", log
+    assert entry["arbiter"]["id"] == me["id"] and entry["player"]["id"] == e["id"], entry
+    assert entry["item_id"] == item and entry["reason"] == body["reason"], entry
+    assert entry["message"] == body["message"], entry
+    _, other = arbiter.call("GET", "/v1/arbiter/log", query={"player": r["id"]}, expect=200)
+    assert other == {"entries": []}
+    arbiter.call("GET", "/v1/arbiter/log", query={"player": "not an id"}, expect=400)
+    ea.call("GET", "/v1/arbiter/log", expect=403)
