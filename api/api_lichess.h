@@ -1,0 +1,41 @@
+/*
+ * api_lichess.h — the routes bots written for lichess use (its Bot and
+ * Board API, under /api/), beside korp's own /v1/.  Ids are korp's own;
+ * errors are lichess's {"error": "..."} objects, not problems.  Private to
+ * api/: api_routes.c names the handlers.
+ */
+#ifndef KORP_API_LICHESS_H
+#define KORP_API_LICHESS_H
+
+#include "api_int.h"
+
+/* ---- Shared by the api_lichess*.c files (api_lichess.c). */
+
+/* Replies {"error": text} with status (400, 401, 404 or 429). */
+enum MHD_Result api_lichess_error(struct api_request *req, unsigned status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Replies {"ok": true}. */
+enum MHD_Result api_lichess_ok(struct api_request *req);
+/* Whether the request carries a valid token; replies 401 itself otherwise. */
+bool api_lichess_caller(struct api_request *req, enum MHD_Result *replied);
+/* Replies to a refused state change as lichess would: 404 for what the
+ * caller cannot see, 429 past a limit, 400 for the rest; the database's
+ * failures as korp's problems (5xx).  Clears the result. */
+enum MHD_Result api_lichess_refusal(struct api_request *req, struct games_result *r);
+/* Replies {"ok": true} to a state change, or its refusal.  Clears r. */
+enum MHD_Result api_lichess_done(struct api_request *req, struct games_result *r);
+
+/* ---- Accounts and tokens (api_lichess_account.c). */
+enum MHD_Result api_lichess_token_test(struct api_request *req);
+enum MHD_Result api_lichess_account(struct api_request *req);
+enum MHD_Result api_lichess_upgrade(struct api_request *req);
+enum MHD_Result api_lichess_playing(struct api_request *req);
+
+/* ---- What a player does to a game (api_lichess_games.c). */
+enum MHD_Result api_lichess_move(struct api_request *req);
+enum MHD_Result api_lichess_resign(struct api_request *req);
+enum MHD_Result api_lichess_abort(struct api_request *req);
+enum MHD_Result api_lichess_draw(struct api_request *req);
+enum MHD_Result api_lichess_claim_draw(struct api_request *req);
+
+#endif
