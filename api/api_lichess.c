@@ -52,7 +52,9 @@ enum MHD_Result api_lichess_refusal(struct api_request *req, struct games_result
         games_result_clear(r);
         return rc;
     }
-    if (r->outcome == GAMES_NOT_FOUND || r->outcome == GAMES_NOT_YOURS)
+    /* What the caller may not touch, lichess answers as what is not there. */
+    if (r->outcome == GAMES_NOT_FOUND || r->outcome == GAMES_NOT_YOURS ||
+        r->outcome == GAMES_FORBIDDEN)
         status = MHD_HTTP_NOT_FOUND;
     else if (r->outcome == GAMES_DAILY_LIMIT) {
         status = MHD_HTTP_TOO_MANY_REQUESTS;

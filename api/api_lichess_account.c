@@ -29,7 +29,7 @@ enum MHD_Result api_lichess_token_test(struct api_request *req)
         const char *stop = comma != NULL ? comma : end;
         char token[129];
         size_t len;
-        struct db_caller caller;
+        struct db_caller caller = { "", "", "", false, false };
         struct base_err err = { "" };
         enum db_status st = DB_NOT_FOUND;
 

@@ -36,9 +36,12 @@ enum MHD_Result api_lichess_move(struct api_request *req)
     if (r.outcome != GAMES_OK || offering == NULL || strcmp(offering, "true") != 0 ||
         r.game.status != DB_GAME_ACTIVE)
         return api_lichess_done(req, &r);
-    /* The move stands; the offer goes with it, as a change of its own. */
+    /* The move stands; the offer goes with it, as a change of its own,
+     * and, as on lichess, an offer the game does not allow is dropped. */
     games_result_clear(&r);
     games_draw(req->config->pool, req->caller.player_id, req->params[0], GAMES_DRAW_OFFER, &r);
+    if (r.outcome != GAMES_DB_ERROR)
+        r.outcome = GAMES_OK;
     return api_lichess_done(req, &r);
 }
 

@@ -1,0 +1,162 @@
+"""Bots written for lichess: the calls lichess-bot makes, replayed against a
+real korpd (token test, profile, upgrade, nowPlaying, moves through /api/
+with the opponent moving through /v1/, draw offers, resign, abort), in both
+variants.  Every answer is checked against openapi.yaml by the client; the
+expected values come from lichess's shapes and from the rules, not from korpd."""
+
+import pytest
+import requests
+
+from korp_client import Api
+from openapi_check import check
+
+VARIANTS = ["korpalski", "glinski"]
+
+
+def lichess(api, method, template, params=(), expect=200, **kw):
+    """Calls an /api/ route as lichess-bot does (forms or plain text, no JSON)."""
+    return api.call(method, template, params, expect=expect, **kw)[1]
+
+
+def legal(api, gid):
+    return [m["uci"] for m in api.call("GET", "/v1/games/{id}/legal-moves", [gid],
+                                       expect=200)[1]["moves"]]
+
+
+def started(bot, human, human_id, variant):
+    """The bot challenges the human (as White) through /v1/, who accepts."""
+    return bot.new_game(human, human_id, variant=variant, color="white")["id"]
+
+
+def test_token_test_names_each_token_or_null(api):
+    a, p = api.new_player("bot")
+    r = requests.post(api.base + "/api/token/test", data=f"{a.token}, nosuchtoken",
+                      headers={"Content-Type": "text/plain"}, timeout=30)
+    body = check(r, "POST", "/api/token/test")
+    assert r.status_code == 200
+    assert body == {a.token: {"userId": p["id"],
+                              "scopes": "bot:play,board:play,challenge:read,challenge:write",
+                              "expires": None},
+                    "nosuchtoken": None}
+
+
+def test_no_token_is_lichess_401(api):
+    for method, path in (("GET", "/api/account"), ("GET", "/api/account/playing"),
+                         ("POST", "/api/bot/account/upgrade"),
+                         ("POST", "/api/bot/game/{id}/resign")):
+        ids = ["aZ3kP9qwX2"] if "{" in path else []
+        body = lichess(Api(api.base), method, path, ids, expect=401)
+        assert body == {"error": "No such token"}
+        body = lichess(Api(api.base, "korp_not_a_token"), method, path, ids, expect=401)
+        assert body == {"error": "No such token"}
+
+
+def test_profile_and_upgrade(api):
+    bot, p = api.new_player("bot")
+    me = lichess(bot, "GET", "/api/account")
+    assert me["id"] == p["id"] and me["username"] == p["name"] and "title" not in me
+    # Glicko-2's starting values (Glickman's paper): 1500 and 350, provisional.
+    for v in VARIANTS:
+        assert me["perfs"][v] == {"rating": 1500, "rd": 350, "prov": True, "games": 0}
+    assert lichess(bot, "POST", "/api/bot/account/upgrade") == {"ok": True}
+    assert lichess(bot, "GET", "/api/account")["title"] == "BOT"
+    # Asked again: it is one already.
+    assert lichess(bot, "POST", "/api/bot/account/upgrade") == {"ok": True}
+
+
+def test_upgrade_refused_after_a_game(api, two_players):
+    wa, w, ba, b = two_players
+    started(wa, ba, b["id"], "korpalski")
+    body = lichess(wa, "POST", "/api/bot/account/upgrade", expect=400)
+    assert set(body) == {"error"} and body["error"]
+    assert "title" not in lichess(wa, "GET", "/api/account")
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_game_as_lichess_bot_plays_it(api, variant):
+    bot, b = api.new_player("bot")
+    human, h = api.new_player("human")
+    lichess(bot, "POST", "/api/bot/account/upgrade")
+    assert lichess(bot, "GET", "/api/account/playing") == {"nowPlaying": []}
+    gid = started(bot, human, h["id"], variant)
+
+    playing = lichess(bot, "GET", "/api/account/playing")["nowPlaying"]
+    assert len(playing) == 1
+    g = playing[0]
+    assert (g["gameId"], g["fullId"], g["color"]) == (gid, gid, "white")
+    assert (g["hasMoved"], g["isMyTurn"], g["lastMove"]) == (False, True, "")
+    assert g["opponent"] == {"id": h["id"], "username": h["name"], "rating": 1500}
+    assert (g["perf"], g["speed"], g["variant"]["key"]) == (variant, "correspondence", variant)
+    theirs = lichess(human, "GET", "/api/account/playing")["nowPlaying"][0]
+    assert (theirs["color"], theirs["isMyTurn"]) == ("black", False)
+
+    # Refusals in lichess's shape.
+    assert set(lichess(human, "POST", "/api/bot/game/{id}/move/{move}",
+                       [gid, legal(api, gid)[0]], expect=400)) == {"error"}
+    assert set(lichess(bot, "POST", "/api/bot/game/{id}/move/{move}", [gid, "a1a1"],
+                       expect=400)) == {"error"}
+    assert set(lichess(bot, "POST", "/api/bot/game/{id}/move/{move}", ["aZ3kP9qwX2", "e2e4"],
+                       expect=404)) == {"error"}
+    lichess(bot, "POST", "/api/bot/game/{id}/move/{move}", [gid, "e2e4"],
+            query={"offeringDraw": "maybe"}, expect=400)
+
+    # White through the Bot API, Black through /v1/, White through the Board API.
+    first = legal(api, gid)
+    if variant == "glinski":
+        assert "f5f6" in first   # the f-pawn's step, from Glinski's start
+    move = "f5f6" if variant == "glinski" else first[0]
+    if variant == "korpalski":
+        assert "@" in move       # the board starts empty: every first move is a drop
+    assert lichess(bot, "POST", "/api/bot/game/{id}/move/{move}", [gid, move]) == {"ok": True}
+    human.move(gid, legal(api, gid)[0])
+    g = lichess(bot, "GET", "/api/account/playing")["nowPlaying"][0]
+    assert (g["hasMoved"], g["isMyTurn"]) == (True, True)
+    assert g["lastMove"] == api.call("GET", "/v1/games/{id}/moves", [gid],
+                                     expect=200)[1]["moves"][-1]["uci"]
+
+    # A move with a draw offer: the human declines it through the Board API.
+    assert lichess(bot, "POST", "/api/board/game/{id}/move/{move}", [gid, legal(api, gid)[0]],
+                   query={"offeringDraw": "true"}) == {"ok": True}
+    lichess(human, "POST", "/api/board/game/{id}/draw/{accept}", [gid, "perhaps"], expect=400)
+    # No claim holds after three plies.
+    assert set(lichess(bot, "POST", "/api/board/game/{id}/claim-draw", [gid],
+                       expect=400)) == {"error"}
+    if variant == "korpalski":
+        # Korpalski agrees draws only with both reserves empty, and they are full at the
+        # start (docs/rules/korpalski.md): the offer is dropped, the move stands, "yes" is
+        # refused.
+        assert human.game(gid)["draw_offer"] is None and human.game(gid)["ply"] == 3
+        assert set(lichess(human, "POST", "/api/bot/game/{id}/draw/{accept}", [gid, "yes"],
+                           expect=400)) == {"error"}
+        assert lichess(human, "POST", "/api/bot/game/{id}/resign", [gid]) == {"ok": True}
+        over = human.game(gid)
+        assert (over["status"], over["result"]) == ("finished", "1-0")
+    else:
+        assert human.game(gid)["draw_offer"] == "white"
+        assert lichess(human, "POST", "/api/board/game/{id}/draw/{accept}", [gid, "no"]) == \
+            {"ok": True}
+        assert human.game(gid)["draw_offer"] is None
+        # "yes" offers; the bot's "yes" then accepts it.
+        assert lichess(human, "POST", "/api/bot/game/{id}/draw/{accept}", [gid, "yes"]) == \
+            {"ok": True}
+        assert human.game(gid)["draw_offer"] == "black"
+        assert lichess(bot, "POST", "/api/bot/game/{id}/draw/{accept}", [gid, "yes"]) == \
+            {"ok": True}
+        over = human.game(gid)
+        assert (over["status"], over["result"]) == ("finished", "1/2-1/2")
+    assert lichess(bot, "GET", "/api/account/playing") == {"nowPlaying": []}
+    assert set(lichess(bot, "POST", "/api/bot/game/{id}/resign", [gid], expect=400)) == \
+        {"error"}
+
+    # Resign, and abort, in games of their own.
+    gid = started(bot, human, h["id"], variant)
+    assert lichess(human, "POST", "/api/board/game/{id}/resign", [gid]) == {"ok": True}
+    over = human.game(gid)
+    assert (over["status"], over["result"]) == ("finished", "1-0")
+    gid = started(bot, human, h["id"], variant)
+    assert lichess(bot, "POST", "/api/bot/game/{id}/abort", [gid]) == {"ok": True}
+    assert human.game(gid)["status"] == "aborted"
+    # A stranger sees no game there.
+    stranger, _ = api.new_player("x")
+    assert set(lichess(stranger, "POST", "/api/board/game/{id}/abort", [gid],
+                       expect=404)) == {"error"}
