@@ -6,6 +6,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 enum MHD_Result api_lichess_error(struct api_request *req, unsigned status, const char *fmt, ...)
 {
@@ -73,4 +74,89 @@ enum MHD_Result api_lichess_done(struct api_request *req, struct games_result *r
         api_metrics_game(req->metrics, &r->game, false);
     games_result_clear(r);
     return api_lichess_ok(req);
+}
+
+static int hex_value(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Decodes a form's text (len bytes: '+' a space, %XX a byte) into out. */
+static void form_decode(const char *text, size_t len, char *out, size_t size)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < len && n + 1 < size; i++) {
+        char c = text[i];
+        if (c == '+') {
+            c = ' ';
+        } else if (c == '%' && i + 2 < len && hex_value(text[i + 1]) >= 0 &&
+                   hex_value(text[i + 2]) >= 0) {
+            c = (char)(hex_value(text[i + 1]) * 16 + hex_value(text[i + 2]));
+            i += 2;
+        }
+        out[n++] = c;
+    }
+    out[n] = '\0';
+}
+
+static bool form_field(const char *body, size_t len, const char *name, char *out, size_t size)
+{
+    const char *at = body, *end = body + len;
+    size_t name_len = strlen(name);
+
+    while (at < end) {
+        const char *amp = memchr(at, '&', (size_t)(end - at));
+        const char *stop = amp != NULL ? amp : end;
+        const char *eq = memchr(at, '=', (size_t)(stop - at));
+        if (eq != NULL && (size_t)(eq - at) == name_len && memcmp(at, name, name_len) == 0) {
+            form_decode(eq + 1, (size_t)(stop - eq - 1), out, size);
+            return true;
+        }
+        at = stop + 1;
+    }
+    return false;
+}
+
+static bool json_field(const char *body, size_t len, const char *name, char *out, size_t size)
+{
+    char why[128];
+    cJSON *json = NULL;
+    const cJSON *item;
+    bool found = false;
+
+    if (!api_json_read(body, len, &json, why, sizeof why))
+        return false;
+    item = cJSON_GetObjectItemCaseSensitive(json, name);
+    if (cJSON_IsString(item)) {
+        snprintf(out, size, "%s", item->valuestring);
+        found = true;
+    } else if (cJSON_IsBool(item)) {
+        snprintf(out, size, "%s", cJSON_IsTrue(item) ? "true" : "false");
+        found = true;
+    } else if (cJSON_IsNumber(item)) {
+        snprintf(out, size, "%.0f", item->valuedouble);
+        found = true;
+    }
+    cJSON_Delete(json);
+    return found;
+}
+
+bool api_lichess_field(const struct api_request *req, const char *name, char *out, size_t size)
+{
+    size_t skip = 0;
+
+    if (req->body == NULL || req->body_len == 0)
+        return false;
+    while (skip < req->body_len && (req->body[skip] == ' ' || req->body[skip] == '\n' ||
+                                    req->body[skip] == '\r' || req->body[skip] == '\t'))
+        skip++;
+    if (skip < req->body_len && req->body[skip] == '{')
+        return json_field(req->body, req->body_len, name, out, size);
+    return form_field(req->body, req->body_len, name, out, size);
 }

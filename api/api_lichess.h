@@ -25,6 +25,12 @@ enum MHD_Result api_lichess_refusal(struct api_request *req, struct games_result
 /* Replies {"ok": true} to a state change, or its refusal.  Clears r. */
 enum MHD_Result api_lichess_done(struct api_request *req, struct games_result *r);
 
+/* The field `name` of a form (application/x-www-form-urlencoded, as
+ * lichess-bot sends) or of a JSON object (as berserk sends), as text: a
+ * JSON true is "true", a number its digits.  False when absent (or the
+ * body is neither); a longer value is cut to size. */
+bool api_lichess_field(const struct api_request *req, const char *name, char *out, size_t size);
+
 /* ---- Accounts and tokens (api_lichess_account.c). */
 enum MHD_Result api_lichess_token_test(struct api_request *req);
 enum MHD_Result api_lichess_account(struct api_request *req);
@@ -37,5 +43,11 @@ enum MHD_Result api_lichess_resign(struct api_request *req);
 enum MHD_Result api_lichess_abort(struct api_request *req);
 enum MHD_Result api_lichess_draw(struct api_request *req);
 enum MHD_Result api_lichess_claim_draw(struct api_request *req);
+
+/* ---- Challenges (api_lichess_challenges.c). */
+enum MHD_Result api_lichess_challenge_create(struct api_request *req);
+enum MHD_Result api_lichess_challenge_accept(struct api_request *req);
+enum MHD_Result api_lichess_challenge_decline(struct api_request *req);
+enum MHD_Result api_lichess_challenge_cancel(struct api_request *req);
 
 #endif

@@ -138,6 +138,10 @@ static const struct route routes[] = {
     { "POST", "/api/board/game/{id}/abort", 0, api_lichess_abort },
     { "POST", "/api/board/game/{id}/draw/{accept}", 0, api_lichess_draw },
     { "POST", "/api/board/game/{id}/claim-draw", 0, api_lichess_claim_draw },
+    { "POST", "/api/challenge/{username}", 0, api_lichess_challenge_create },
+    { "POST", "/api/challenge/{id}/accept", 0, api_lichess_challenge_accept },
+    { "POST", "/api/challenge/{id}/decline", 0, api_lichess_challenge_decline },
+    { "POST", "/api/challenge/{id}/cancel", 0, api_lichess_challenge_cancel },
     { NULL, NULL, 0, NULL },
 };
 

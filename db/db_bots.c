@@ -1,6 +1,8 @@
 /* db_bots.c — bot accounts: the flag on a player and its one way up. */
 #include "db_int.h"
 
+#include <string.h>
+
 struct bot_row {
     bool bot;
 };
@@ -29,5 +31,28 @@ enum db_status db_bot_upgrade(struct db_pool *pool, const char *player_id, bool 
     enum db_status st = db_get_number(pool, DB_STMT_BOT_UPGRADE, params, "upgraded", true,
                                       &upgraded, err);
     *refused = st == DB_OK && upgraded == 0;
+    return st;
+}
+
+struct named {
+    char id[BASE_ID_SIZE], name[DB_NAME_SIZE];
+};
+
+static const struct db_col named_cols[] = {
+    DB_TEXT(struct named, id, "id"), DB_TEXT(struct named, name, "name"), DB_COLS_END
+};
+
+DB_READER(named_read, struct named, named_cols)
+
+enum db_status db_player_by_name(struct db_pool *pool, const char *name, char id[BASE_ID_SIZE],
+                                 char canonical[DB_NAME_SIZE], struct base_err *err)
+{
+    const char *params[1] = { name };
+    struct named row;
+    enum db_status st = db_get_row(pool, DB_STMT_PLAYER_BY_NAME, params, named_read, &row, err);
+    if (st == DB_OK) {
+        memcpy(id, row.id, BASE_ID_SIZE);
+        memcpy(canonical, row.name, DB_NAME_SIZE);
+    }
     return st;
 }

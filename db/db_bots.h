@@ -6,6 +6,7 @@
 #define KORP_DB_BOTS_H
 
 #include "db_pool.h"
+#include "db_names.h"
 
 /* Whether the player's account is a bot account.  DB_NOT_FOUND if no such
  * player. */
@@ -17,5 +18,10 @@ enum db_status db_bot_get(struct db_pool *pool, const char *player_id, bool *bot
  * bot already stays one. */
 enum db_status db_bot_upgrade(struct db_pool *pool, const char *player_id, bool *refused,
                               struct base_err *err);
+
+/* The player named `name` (any case), or else whose id it is: lichess's
+ * clients name players by user name.  DB_NOT_FOUND if none. */
+enum db_status db_player_by_name(struct db_pool *pool, const char *name, char id[BASE_ID_SIZE],
+                                 char canonical[DB_NAME_SIZE], struct base_err *err);
 
 #endif

@@ -28,6 +28,12 @@ def started(bot, human, human_id, variant):
     return bot.new_game(human, human_id, variant=variant, color="white")["id"]
 
 
+def challenged(bot, human, human_name, variant, **form):
+    """The bot challenges the human as lichess-bot does (a form); returns the challenge."""
+    return lichess(bot, "POST", "/api/challenge/{username}", [human_name],
+                   data={"variant": variant, "color": "white", **form})
+
+
 def test_token_test_names_each_token_or_null(api):
     a, p = api.new_player("bot")
     r = requests.post(api.base + "/api/token/test", data=f"{a.token}, nosuchtoken",
@@ -160,3 +166,59 @@ def test_a_game_as_lichess_bot_plays_it(api, variant):
     stranger, _ = api.new_player("x")
     assert set(lichess(stranger, "POST", "/api/board/game/{id}/abort", [gid],
                        expect=404)) == {"error"}
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_challenges_as_lichess_clients_send_them(api, variant):
+    bot, b = api.new_player("bot")
+    human, h = api.new_player("human")
+    # lichess-bot's form, the name in another case: one accepted.
+    c = challenged(bot, human, h["name"].upper(), variant, rated="true", days="3")
+    assert (c["status"], c["rated"], c["speed"], c["color"]) == \
+        ("created", True, "correspondence", "white")
+    assert c["timeControl"] == {"type": "correspondence", "daysPerTurn": 3}
+    assert c["challenger"] == {"id": b["id"], "name": b["name"]}
+    assert c["destUser"] == {"id": h["id"], "name": h["name"]}
+    assert c["variant"]["key"] == variant
+    assert lichess(human, "POST", "/api/challenge/{id}/accept", [c["id"]]) == {"ok": True}
+    mine = api.call("GET", "/v1/challenges/{id}", [c["id"]], expect=200)[1]
+    assert mine["status"] == "accepted" and mine["game_id"]
+    g = lichess(bot, "GET", "/api/account/playing")["nowPlaying"]
+    assert [(x["gameId"], x["color"], x["rated"]) for x in g] == \
+        [(mine["game_id"], "white", True)]
+    # Accepted once: not again.
+    assert set(lichess(human, "POST", "/api/challenge/{id}/accept", [c["id"]],
+                       expect=400)) == {"error"}
+
+    # One declined with a form body and one of lichess's reasons.
+    c = challenged(bot, human, h["name"], variant)
+    assert c["timeControl"] == {"type": "unlimited"} and c["rated"] is False
+    lichess(human, "POST", "/api/challenge/{id}/decline", [c["id"]],
+            data={"reason": "notAReason"}, expect=400)
+    # Only the challenged player declines; for another, there is no such challenge.
+    assert set(lichess(bot, "POST", "/api/challenge/{id}/decline", [c["id"]],
+                       data={"reason": "later"}, expect=404)) == {"error"}
+    assert lichess(human, "POST", "/api/challenge/{id}/decline", [c["id"]],
+                   data={"reason": "tooFast"}) == {"ok": True}
+    assert api.call("GET", "/v1/challenges/{id}", [c["id"]], expect=200)[1]["status"] == \
+        "declined"
+
+    # berserk's JSON, then cancelled by the challenger.
+    c = lichess(bot, "POST", "/api/challenge/{username}", [h["name"]],
+                json={"variant": variant, "color": "black", "rated": False, "days": 7})
+    assert (c["color"], c["timeControl"]["daysPerTurn"]) == ("black", 7)
+    assert lichess(bot, "POST", "/api/challenge/{id}/cancel", [c["id"]]) == {"ok": True}
+    assert api.call("GET", "/v1/challenges/{id}", [c["id"]], expect=200)[1]["status"] == \
+        "cancelled"
+    assert set(lichess(human, "POST", "/api/challenge/{id}/accept", [c["id"]],
+                       expect=400)) == {"error"}
+
+    # What korp cannot play, and whom there is not.
+    for form in ({"clock.limit": "300", "clock.increment": "0"}, {"days": "15"},
+                 {"variant": "standard"}, {"color": "green"}, {"rated": "maybe"}):
+        assert set(lichess(bot, "POST", "/api/challenge/{username}", [h["name"]],
+                           data={"variant": variant, **form}, expect=400)) == {"error"}
+    assert lichess(bot, "POST", "/api/challenge/{username}", ["nobody_of_that_name"],
+                   data={"variant": variant}, expect=404) == {"error": "No such user"}
+    assert set(lichess(bot, "POST", "/api/challenge/{username}", [b["name"]],
+                       data={"variant": variant}, expect=400)) == {"error"}
