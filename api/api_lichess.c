@@ -66,6 +66,20 @@ enum MHD_Result api_lichess_refusal(struct api_request *req, struct games_result
     return rc;
 }
 
+enum MHD_Result api_lichess_change(struct api_request *req, api_lichess_change_fn change,
+                                   bool starts)
+{
+    enum MHD_Result replied;
+    struct games_result r;
+
+    if (!api_lichess_caller(req, &replied))
+        return replied;
+    change(req->config->pool, req->caller.player_id, req->params[0], &r);
+    if (starts && r.outcome == GAMES_OK)
+        api_metrics_game(req->metrics, &r.game, true);
+    return api_lichess_done(req, &r);
+}
+
 enum MHD_Result api_lichess_done(struct api_request *req, struct games_result *r)
 {
     if (r->outcome != GAMES_OK)
@@ -76,33 +90,16 @@ enum MHD_Result api_lichess_done(struct api_request *req, struct games_result *r
     return api_lichess_ok(req);
 }
 
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Decodes a form's text (len bytes: '+' a space, %XX a byte) into out. */
 static void form_decode(const char *text, size_t len, char *out, size_t size)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < len && n + 1 < size; i++) {
-        char c = text[i];
-        if (c == '+') {
-            c = ' ';
-        } else if (c == '%' && i + 2 < len && hex_value(text[i + 1]) >= 0 &&
-                   hex_value(text[i + 2]) >= 0) {
-            c = (char)(hex_value(text[i + 1]) * 16 + hex_value(text[i + 2]));
-            i += 2;
-        }
-        out[n++] = c;
-    }
+    size_t n = len < size - 1 ? len : size - 1;
+    memcpy(out, text, n);
     out[n] = '\0';
+    for (char *c = out; *c != '\0'; c++)
+        if (*c == '+')
+            *c = ' ';
+    MHD_http_unescape(out);
 }
 
 static bool form_field(const char *body, size_t len, const char *name, char *out, size_t size)

@@ -25,6 +25,14 @@ enum MHD_Result api_lichess_refusal(struct api_request *req, struct games_result
 /* Replies {"ok": true} to a state change, or its refusal.  Clears r. */
 enum MHD_Result api_lichess_done(struct api_request *req, struct games_result *r);
 
+/* A games/ change of the thing in the path by the caller (resign, abort,
+ * accept a challenge), answered {"ok": true} or refused; `starts` when it
+ * starts a game (counted). */
+typedef void (*api_lichess_change_fn)(struct db_pool *pool, const char *player_id,
+                                      const char *id, struct games_result *out);
+enum MHD_Result api_lichess_change(struct api_request *req, api_lichess_change_fn change,
+                                   bool starts);
+
 /* The field `name` of a form (application/x-www-form-urlencoded, as
  * lichess-bot sends) or of a JSON object (as berserk sends), as text: a
  * JSON true is "true", a number its digits.  False when absent (or the

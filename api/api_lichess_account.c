@@ -191,12 +191,12 @@ enum MHD_Result api_lichess_playing(struct api_request *req)
     static const enum db_game_status active = DB_GAME_ACTIVE;
     struct db_game_filter f = { req->caller.player_id, &active, NULL, NULL, NULL, PLAYING_MAX };
     struct db_game *games = NULL;
-    struct base_err err = { "" };
-    enum MHD_Result replied;
-    int count = 0;
-    bool more = false;
-    enum db_status st;
     cJSON *json, *list;
+    bool more = false;
+    int count = 0;
+    struct base_err err = { "" };
+    enum db_status st;
+    enum MHD_Result replied;
 
     if (!api_lichess_caller(req, &replied))
         return replied;

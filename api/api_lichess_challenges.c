@@ -146,15 +146,7 @@ enum MHD_Result api_lichess_challenge_create(struct api_request *req)
 
 enum MHD_Result api_lichess_challenge_accept(struct api_request *req)
 {
-    enum MHD_Result replied;
-    struct games_result r;
-
-    if (!api_lichess_caller(req, &replied))
-        return replied;
-    games_challenge_accept(req->config->pool, req->caller.player_id, req->params[0], &r);
-    if (r.outcome == GAMES_OK)
-        api_metrics_game(req->metrics, &r.game, true);
-    return api_lichess_done(req, &r);
+    return api_lichess_change(req, games_challenge_accept, true);
 }
 
 /* Declines (as the opponent) or cancels (as the challenger). */

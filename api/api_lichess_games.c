@@ -47,24 +47,12 @@ enum MHD_Result api_lichess_move(struct api_request *req)
 
 enum MHD_Result api_lichess_resign(struct api_request *req)
 {
-    enum MHD_Result replied;
-    struct games_result r;
-
-    if (!api_lichess_caller(req, &replied))
-        return replied;
-    games_resign(req->config->pool, req->caller.player_id, req->params[0], &r);
-    return api_lichess_done(req, &r);
+    return api_lichess_change(req, games_resign, false);
 }
 
 enum MHD_Result api_lichess_abort(struct api_request *req)
 {
-    enum MHD_Result replied;
-    struct games_result r;
-
-    if (!api_lichess_caller(req, &replied))
-        return replied;
-    games_abort(req->config->pool, req->caller.player_id, req->params[0], &r);
-    return api_lichess_done(req, &r);
+    return api_lichess_change(req, games_abort, false);
 }
 
 /* "yes" accepts the opponent's offer, or offers one; "no" declines it. */
