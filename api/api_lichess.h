@@ -44,6 +44,8 @@ enum MHD_Result api_lichess_token_test(struct api_request *req);
 enum MHD_Result api_lichess_account(struct api_request *req);
 enum MHD_Result api_lichess_upgrade(struct api_request *req);
 enum MHD_Result api_lichess_playing(struct api_request *req);
+enum MHD_Result api_lichess_user(struct api_request *req);
+enum MHD_Result api_lichess_users_status(struct api_request *req);
 
 /* ---- What a player does to a game (api_lichess_games.c). */
 enum MHD_Result api_lichess_move(struct api_request *req);
@@ -51,6 +53,11 @@ enum MHD_Result api_lichess_resign(struct api_request *req);
 enum MHD_Result api_lichess_abort(struct api_request *req);
 enum MHD_Result api_lichess_draw(struct api_request *req);
 enum MHD_Result api_lichess_claim_draw(struct api_request *req);
+enum MHD_Result api_lichess_export(struct api_request *req);
+
+/* ---- The players' chat (api_lichess_chat.c): korp's messages. */
+enum MHD_Result api_lichess_chat_send(struct api_request *req);
+enum MHD_Result api_lichess_chat_list(struct api_request *req);
 
 /* ---- Challenges (api_lichess_challenges.c). */
 enum MHD_Result api_lichess_challenge_create(struct api_request *req);

@@ -90,32 +90,100 @@ static enum db_status ratings_read(struct api_request *req, const char *player_i
     return db_player_ratings(req->config->pool, player_id, out, max, count, err);
 }
 
-enum MHD_Result api_lichess_account(struct api_request *req)
+/* A player's public data as lichess shows a user: id, username, title
+ * BOT for a bot account, a perf per variant.  NULL with *st set on a
+ * database failure. */
+static cJSON *user_json(struct api_request *req, const char *id, const char *name,
+                        enum db_status *st, struct base_err *err)
 {
     struct db_rating stored[8];
-    struct base_err err = { "" };
-    enum MHD_Result replied;
     int count = 0;
     bool bot = false;
-    enum db_status st;
     cJSON *json, *perfs;
 
-    if (!api_lichess_caller(req, &replied))
-        return replied;
-    st = db_bot_get(req->config->pool, req->caller.player_id, &bot, &err);
-    if (st == DB_OK)
-        st = ratings_read(req, req->caller.player_id, stored, 8, &count, &err);
-    if (st != DB_OK)
-        return api_fail_db(req, st, err.text);
+    *st = db_bot_get(req->config->pool, id, &bot, err);
+    if (*st == DB_OK)
+        *st = ratings_read(req, id, stored, 8, &count, err);
+    if (*st != DB_OK)
+        return NULL;
     json = cJSON_CreateObject();
-    cJSON_AddStringToObject(json, "id", req->caller.player_id);
-    cJSON_AddStringToObject(json, "username", req->caller.name);
+    cJSON_AddStringToObject(json, "id", id);
+    cJSON_AddStringToObject(json, "username", name);
     if (bot)
         cJSON_AddStringToObject(json, "title", "BOT");
     perfs = cJSON_AddObjectToObject(json, "perfs");
     for (const struct rules_variant *const *v = rules_variant_list(); *v != NULL; v++)
         cJSON_AddItemToObject(perfs, (*v)->name, perf_json(stored, count, *v));
-    return api_reply_json(req, MHD_HTTP_OK, json);
+    return json;
+}
+
+enum MHD_Result api_lichess_account(struct api_request *req)
+{
+    struct base_err err = { "" };
+    enum MHD_Result replied;
+    enum db_status st;
+    cJSON *json;
+
+    if (!api_lichess_caller(req, &replied))
+        return replied;
+    json = user_json(req, req->caller.player_id, req->caller.name, &st, &err);
+    return json != NULL ? api_reply_json(req, MHD_HTTP_OK, json) : api_fail_db(req, st, err.text);
+}
+
+enum MHD_Result api_lichess_user(struct api_request *req)
+{
+    char id[BASE_ID_SIZE], name[DB_NAME_SIZE];
+    struct base_err err = { "" };
+    enum db_status st = db_player_by_name(req->config->pool, req->params[0], id, name, &err);
+    cJSON *json;
+
+    if (st == DB_NOT_FOUND)
+        return api_lichess_error(req, MHD_HTTP_NOT_FOUND, "No such user");
+    json = st == DB_OK ? user_json(req, id, name, &st, &err) : NULL;
+    return json != NULL ? api_reply_json(req, MHD_HTTP_OK, json) : api_fail_db(req, st, err.text);
+}
+
+/* Users /api/users/status answers about at most (lichess's cap). */
+#define STATUS_IDS_MAX 100
+
+enum MHD_Result api_lichess_users_status(struct api_request *req)
+{
+    const char *ids = api_query(req, "ids");
+    struct base_err err = { "" };
+    cJSON *list;
+    int asked = 0;
+
+    if (ids == NULL)
+        return api_lichess_error(req, MHD_HTTP_BAD_REQUEST, "ids is a comma-separated list");
+    list = cJSON_CreateArray();
+    for (const char *at = ids; *at != '\0' && asked < STATUS_IDS_MAX; asked++) {
+        char one[API_PARAM_MAX + 1], id[BASE_ID_SIZE], name[DB_NAME_SIZE];
+        size_t len = strcspn(at, ",");
+        enum db_status st = DB_NOT_FOUND;
+        bool bot = false;
+
+        if (len > 0 && len <= API_PARAM_MAX) {
+            memcpy(one, at, len);
+            one[len] = '\0';
+            if (api_id_valid(one))
+                st = db_player_by_name(req->config->pool, one, id, name, &err);
+            if (st == DB_OK)
+                st = db_bot_get(req->config->pool, id, &bot, &err);
+        }
+        if (st == DB_OK) {
+            cJSON *user = cJSON_CreateObject();
+            cJSON_AddStringToObject(user, "id", id);
+            cJSON_AddStringToObject(user, "name", name);
+            if (bot)
+                cJSON_AddStringToObject(user, "title", "BOT");
+            cJSON_AddItemToArray(list, user);
+        } else if (st != DB_NOT_FOUND) {
+            cJSON_Delete(list);
+            return api_fail_db(req, st, err.text);
+        }
+        at += len + (at[len] == ',');
+    }
+    return api_reply_json(req, MHD_HTTP_OK, list);
 }
 
 enum MHD_Result api_lichess_upgrade(struct api_request *req)

@@ -7,6 +7,7 @@
  */
 #include "api_lichess.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* The game's id from the path: the move routes take any text as their
@@ -108,4 +109,33 @@ enum MHD_Result api_lichess_claim_draw(struct api_request *req)
     }
     r.outcome = GAMES_CONFLICT;
     return api_lichess_refusal(req, &r);
+}
+
+/* The game's PGN, as lichess's export gives it (anyone may read it). */
+enum MHD_Result api_lichess_export(struct api_request *req)
+{
+    struct base_err err = { "" };
+    enum MHD_Result rc;
+    struct db_game g;
+    enum db_status st;
+    struct MHD_Response *resp;
+    char *pgn;
+
+    memset(&g, 0, sizeof g);
+    st = db_game_get(req->config->pool, req->params[0], &g, &err);
+    if (st == DB_NOT_FOUND)
+        return api_lichess_error(req, MHD_HTTP_NOT_FOUND, "No such game");
+    if (st != DB_OK)
+        return api_fail_db(req, st, err.text);
+    pgn = api_game_pgn_text(req, &g, &rc);
+    db_game_clear(&g);
+    if (pgn == NULL)
+        return rc;
+    resp = MHD_create_response_from_buffer(strlen(pgn), pgn, MHD_RESPMEM_MUST_FREE);
+    if (resp == NULL) {
+        free(pgn);
+        return api_fail_oom(req);
+    }
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/x-chess-pgn");
+    return api_reply(req, MHD_HTTP_OK, resp);
 }

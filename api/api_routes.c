@@ -138,10 +138,17 @@ static const struct route routes[] = {
     { "POST", "/api/board/game/{id}/abort", 0, api_lichess_abort },
     { "POST", "/api/board/game/{id}/draw/{accept}", 0, api_lichess_draw },
     { "POST", "/api/board/game/{id}/claim-draw", 0, api_lichess_claim_draw },
+    { "POST", "/api/bot/game/{id}/chat", 0, api_lichess_chat_send },
+    { "GET", "/api/bot/game/{id}/chat", 0, api_lichess_chat_list },
+    { "POST", "/api/board/game/{id}/chat", 0, api_lichess_chat_send },
+    { "GET", "/api/board/game/{id}/chat", 0, api_lichess_chat_list },
     { "POST", "/api/challenge/{username}", 0, api_lichess_challenge_create },
     { "POST", "/api/challenge/{id}/accept", 0, api_lichess_challenge_accept },
     { "POST", "/api/challenge/{id}/decline", 0, api_lichess_challenge_decline },
     { "POST", "/api/challenge/{id}/cancel", 0, api_lichess_challenge_cancel },
+    { "GET", "/api/user/{username}", 0, api_lichess_user },
+    { "GET", "/api/users/status", 0, api_lichess_users_status },
+    { "GET", "/game/export/{id}", 0, api_lichess_export },
     { NULL, NULL, 0, NULL },
 };
 

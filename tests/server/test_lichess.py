@@ -222,3 +222,58 @@ def test_challenges_as_lichess_clients_send_them(api, variant):
                    data={"variant": variant}, expect=404) == {"error": "No such user"}
     assert set(lichess(bot, "POST", "/api/challenge/{username}", [b["name"]],
                        data={"variant": variant}, expect=400)) == {"error"}
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_chat_users_and_the_pgn_export(api, variant):
+    bot, b = api.new_player("bot")
+    human, h = api.new_player("human")
+    lichess(bot, "POST", "/api/bot/account/upgrade")
+    gid = started(bot, human, h["id"], variant)
+
+    # lichess-bot greets both rooms with a form: the player room is korp's messages.
+    assert lichess(bot, "POST", "/api/bot/game/{id}/chat", [gid],
+                   data={"room": "player", "text": "Good luck & have fun"}) == {"ok": True}
+    assert set(lichess(bot, "POST", "/api/bot/game/{id}/chat", [gid],
+                       data={"room": "spectator", "text": "hi"}, expect=400)) == {"error"}
+    lichess(bot, "POST", "/api/bot/game/{id}/chat", [gid],
+            data={"room": "player", "text": "x" * 141}, expect=400)
+    # berserk's JSON, through the Board API.
+    assert lichess(human, "POST", "/api/board/game/{id}/chat", [gid],
+                   json={"room": "player", "text": "Thanks, you too"}) == {"ok": True}
+    lines = [{"text": "Good luck & have fun", "user": b["name"]},
+             {"text": "Thanks, you too", "user": h["name"]}]
+    assert lichess(bot, "GET", "/api/bot/game/{id}/chat", [gid]) == lines
+    assert lichess(human, "GET", "/api/board/game/{id}/chat", [gid]) == lines
+    stranger, _ = api.new_player("x")
+    assert set(lichess(stranger, "GET", "/api/bot/game/{id}/chat", [gid],
+                       expect=404)) == {"error"}
+    # The messages are korp's: /v1/ shows the same.
+    assert [m["text"] for m in human.call("GET", "/v1/games/{id}/messages", [gid],
+                                          expect=200)[1]["messages"]] == \
+        ["Good luck & have fun", "Thanks, you too"]
+
+    # Users, public.
+    anyone = Api(api.base)
+    u = lichess(anyone, "GET", "/api/user/{username}", [b["name"].lower()])
+    assert (u["id"], u["username"], u["title"]) == (b["id"], b["name"], "BOT")
+    assert lichess(anyone, "GET", "/api/user/{username}", ["nobody_here"], expect=404) == \
+        {"error": "No such user"}
+    status = lichess(anyone, "GET", "/api/users/status",
+                     query={"ids": f"{b['name']},nobody_here,{h['id']}"})
+    assert status == [{"id": b["id"], "name": b["name"], "title": "BOT"},
+                      {"id": h["id"], "name": h["name"]}]
+
+    # The PGN export, after White's move and Black's resignation.
+    lichess(bot, "POST", "/api/bot/game/{id}/move/{move}", [gid, legal(api, gid)[0]])
+    lichess(human, "POST", "/api/board/game/{id}/resign", [gid])
+    r = requests.get(api.base + f"/game/export/{gid}", timeout=30)
+    check(r, "GET", "/game/export/{id}")
+    assert r.status_code == 200 and r.headers["Content-Type"].startswith(
+        "application/x-chess-pgn")
+    assert r.text == requests.get(api.base + f"/v1/games/{gid}/pgn", timeout=30).text
+    assert f'[White "{b["name"]}"]' in r.text and f'[Black "{h["name"]}"]' in r.text
+    assert '[Result "1-0"]' in r.text and r.text.rstrip().endswith("1-0")
+    r = requests.get(api.base + "/game/export/aZ3kP9qwX2", timeout=30)
+    assert r.status_code == 404 and check(r, "GET", "/game/export/{id}") == \
+        {"error": "No such game"}
