@@ -66,6 +66,18 @@ enum MHD_Result api_lichess_refusal(struct api_request *req, struct games_result
     return rc;
 }
 
+bool api_lichess_game(struct api_request *req, struct db_game *g, enum MHD_Result *replied)
+{
+    struct base_err err = { "" };
+    enum db_status st = db_game_get(req->config->pool, req->params[0], g, &err);
+
+    if (st == DB_NOT_FOUND)
+        *replied = api_lichess_error(req, MHD_HTTP_NOT_FOUND, "No such game");
+    else if (st != DB_OK)
+        *replied = api_fail_db(req, st, err.text);
+    return st == DB_OK;
+}
+
 enum MHD_Result api_lichess_change(struct api_request *req, api_lichess_change_fn change,
                                    bool starts)
 {

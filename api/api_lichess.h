@@ -25,6 +25,10 @@ enum MHD_Result api_lichess_refusal(struct api_request *req, struct games_result
 /* Replies {"ok": true} to a state change, or its refusal.  Clears r. */
 enum MHD_Result api_lichess_done(struct api_request *req, struct games_result *r);
 
+/* Reads the game of the path into *g (db_game_clear frees it); replies
+ * 404 (lichess's) or the database's failure itself otherwise. */
+bool api_lichess_game(struct api_request *req, struct db_game *g, enum MHD_Result *replied);
+
 /* A games/ change of the thing in the path by the caller (resign, abort,
  * accept a challenge), answered {"ok": true} or refused; `starts` when it
  * starts a game (counted). */

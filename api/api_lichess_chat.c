@@ -48,26 +48,26 @@ enum MHD_Result api_lichess_chat_send(struct api_request *req)
 
 enum MHD_Result api_lichess_chat_list(struct api_request *req)
 {
-    struct base_err err = { "" };
-    enum MHD_Result replied;
-    struct db_game g;
-    char *stored = NULL;
-    enum db_status st;
     cJSON *messages, *m, *lines;
+    char *stored = NULL;
+    struct db_game g;
+    enum MHD_Result replied;
+    enum db_status st;
+    struct base_err err = { "" };
 
     if (!api_lichess_caller(req, &replied))
         return replied;
-    memset(&g, 0, sizeof g);
-    st = db_game_get(req->config->pool, req->params[0], &g, &err);
-    if (st == DB_OK && strcmp(g.white_id, req->caller.player_id) != 0 &&
-        strcmp(g.black_id, req->caller.player_id) != 0)
-        st = DB_NOT_FOUND;    /* the player room is its players' */
-    if (st == DB_OK)
-        st = db_message_list(req->config->pool, g.id, &stored, &err);
+    if (!api_lichess_game(req, &g, &replied))
+        return replied;
+    if (strcmp(g.white_id, req->caller.player_id) != 0 &&
+        strcmp(g.black_id, req->caller.player_id) != 0) {
+        db_game_clear(&g);    /* the player room is its players' */
+        return api_lichess_error(req, MHD_HTTP_NOT_FOUND, "No such game");
+    }
+    st = db_message_list(req->config->pool, g.id, &stored, &err);
     if (st != DB_OK) {
         db_game_clear(&g);
-        return st == DB_NOT_FOUND ? api_lichess_error(req, MHD_HTTP_NOT_FOUND, "No such game")
-                                  : api_fail_db(req, st, err.text);
+        return api_fail_db(req, st, err.text);
     }
     messages = cJSON_Parse(stored);
     free(stored);

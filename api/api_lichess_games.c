@@ -60,24 +60,18 @@ enum MHD_Result api_lichess_abort(struct api_request *req)
 enum MHD_Result api_lichess_draw(struct api_request *req)
 {
     const char *answer = req->params[1];
-    struct base_err err = { "" };
     enum games_draw_action action = GAMES_DRAW_DECLINE;
     enum MHD_Result replied;
     struct games_result r;
     struct db_game g;
-    enum db_status st;
 
     if (!api_lichess_caller(req, &replied))
         return replied;
     if (strcmp(answer, "yes") != 0 && strcmp(answer, "no") != 0)
         return api_lichess_error(req, MHD_HTTP_BAD_REQUEST, "the answer is yes or no");
     if (strcmp(answer, "yes") == 0) {
-        memset(&g, 0, sizeof g);
-        st = db_game_get(req->config->pool, req->params[0], &g, &err);
-        if (st == DB_NOT_FOUND)
-            return api_lichess_error(req, MHD_HTTP_NOT_FOUND, "No such game");
-        if (st != DB_OK)
-            return api_fail_db(req, st, err.text);
+        if (!api_lichess_game(req, &g, &replied))
+            return replied;
         /* An offer standing from the side that is not the caller's is the opponent's. */
         action = g.draw_offer != DB_COLOR_NONE &&
                          (g.draw_offer == DB_COLOR_WHITE) !=
@@ -114,19 +108,13 @@ enum MHD_Result api_lichess_claim_draw(struct api_request *req)
 /* The game's PGN, as lichess's export gives it (anyone may read it). */
 enum MHD_Result api_lichess_export(struct api_request *req)
 {
-    struct base_err err = { "" };
     enum MHD_Result rc;
     struct db_game g;
-    enum db_status st;
     struct MHD_Response *resp;
     char *pgn;
 
-    memset(&g, 0, sizeof g);
-    st = db_game_get(req->config->pool, req->params[0], &g, &err);
-    if (st == DB_NOT_FOUND)
-        return api_lichess_error(req, MHD_HTTP_NOT_FOUND, "No such game");
-    if (st != DB_OK)
-        return api_fail_db(req, st, err.text);
+    if (!api_lichess_game(req, &g, &rc))
+        return rc;
     pgn = api_game_pgn_text(req, &g, &rc);
     db_game_clear(&g);
     if (pgn == NULL)

@@ -277,3 +277,17 @@ def test_chat_users_and_the_pgn_export(api, variant):
     r = requests.get(api.base + "/game/export/aZ3kP9qwX2", timeout=30)
     assert r.status_code == 404 and check(r, "GET", "/game/export/{id}") == \
         {"error": "No such game"}
+
+
+def test_now_playing_is_the_same_after_a_restart(start_korpd, shared_db_url):
+    first = start_korpd(shared_db_url)
+    api = Api(first.base)
+    bot, _ = api.new_player("bot")
+    human, h = api.new_player("human")
+    gid = started(bot, human, h["id"], "glinski")
+    lichess(bot, "POST", "/api/bot/game/{id}/move/{move}", [gid, "f5f6"])
+    before = lichess(bot, "GET", "/api/account/playing")
+    assert [g["lastMove"] for g in before["nowPlaying"]] == ["f5f6"]
+    first.close()
+    again = start_korpd(shared_db_url)
+    assert lichess(Api(again.base, bot.token), "GET", "/api/account/playing") == before
