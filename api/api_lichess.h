@@ -43,6 +43,13 @@ enum MHD_Result api_lichess_change(struct api_request *req, api_lichess_change_f
  * body is neither); a longer value is cut to size. */
 bool api_lichess_field(const struct api_request *req, const char *name, char *out, size_t size);
 
+/* One game as lichess's nowPlaying and gameStart show it to player_id
+ * (one of its players).  NULL with *st set on a database failure. */
+cJSON *api_lichess_game_item(struct db_pool *pool, const char *player_id,
+                             const struct db_game *g, enum db_status *st, struct base_err *err);
+/* The challenge object of lichess's API (api_lichess_challenges.c). */
+cJSON *api_lichess_challenge_json(const struct db_challenge *c);
+
 /* ---- Accounts and tokens (api_lichess_account.c). */
 enum MHD_Result api_lichess_token_test(struct api_request *req);
 enum MHD_Result api_lichess_account(struct api_request *req);
@@ -68,5 +75,9 @@ enum MHD_Result api_lichess_challenge_create(struct api_request *req);
 enum MHD_Result api_lichess_challenge_accept(struct api_request *req);
 enum MHD_Result api_lichess_challenge_decline(struct api_request *req);
 enum MHD_Result api_lichess_challenge_cancel(struct api_request *req);
+
+/* ---- Streams (api_lichess_streams.c): ndjson over korp's event streams. */
+enum MHD_Result api_lichess_event_stream(struct api_request *req);
+enum MHD_Result api_lichess_game_stream(struct api_request *req);
 
 #endif

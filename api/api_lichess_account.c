@@ -82,12 +82,12 @@ static cJSON *perf_json(const struct db_rating *stored, int count, const struct 
 }
 
 /* The player's ratings, as stored (variants never played rated have none). */
-static enum db_status ratings_read(struct api_request *req, const char *player_id,
+static enum db_status ratings_read(struct db_pool *pool, const char *player_id,
                                    struct db_rating *out, int max, int *count,
                                    struct base_err *err)
 {
     *count = 0;
-    return db_player_ratings(req->config->pool, player_id, out, max, count, err);
+    return db_player_ratings(pool, player_id, out, max, count, err);
 }
 
 /* A player's public data as lichess shows a user: id, username, title
@@ -103,7 +103,7 @@ static cJSON *user_json(struct api_request *req, const char *id, const char *nam
 
     *st = db_bot_get(req->config->pool, id, &bot, err);
     if (*st == DB_OK)
-        *st = ratings_read(req, id, stored, 8, &count, err);
+        *st = ratings_read(req->config->pool, id, stored, 8, &count, err);
     if (*st != DB_OK)
         return NULL;
     json = cJSON_CreateObject();
@@ -205,22 +205,21 @@ enum MHD_Result api_lichess_upgrade(struct api_request *req)
     return api_lichess_ok(req);
 }
 
-/* One game of nowPlaying, as the caller (playing `white` or not) sees it. */
-static enum db_status playing_json(struct api_request *req, const struct db_game *g,
-                                   cJSON *list, struct base_err *err)
+cJSON *api_lichess_game_item(struct db_pool *pool, const char *player_id,
+                             const struct db_game *g, enum db_status *st, struct base_err *err)
 {
-    bool white = strcmp(g->white_id, req->caller.player_id) == 0;
+    bool white = strcmp(g->white_id, player_id) == 0;
     const char *opponent_id = white ? g->black_id : g->white_id;
     struct db_rating stored[8];
     struct db_move *moves = NULL;
     int count = 0, plies = 0;
-    enum db_status st = ratings_read(req, opponent_id, stored, 8, &count, err);
     cJSON *item, *opponent, *variant, *perf;
 
-    if (st == DB_OK)
-        st = db_move_list(req->config->pool, g->id, &moves, &plies, err);
-    if (st != DB_OK)
-        return st;
+    *st = ratings_read(pool, opponent_id, stored, 8, &count, err);
+    if (*st == DB_OK)
+        *st = db_move_list(pool, g->id, &moves, &plies, err);
+    if (*st != DB_OK)
+        return NULL;
     item = cJSON_CreateObject();
     cJSON_AddStringToObject(item, "gameId", g->id);
     cJSON_AddStringToObject(item, "fullId", g->id);
@@ -249,9 +248,8 @@ static enum db_status playing_json(struct api_request *req, const struct db_game
     variant = cJSON_AddObjectToObject(item, "variant");
     cJSON_AddStringToObject(variant, "key", g->variant->name);
     cJSON_AddStringToObject(variant, "name", g->variant->pgn_name);
-    cJSON_AddItemToArray(list, item);
     free(moves);
-    return DB_OK;
+    return item;
 }
 
 enum MHD_Result api_lichess_playing(struct api_request *req)
@@ -275,7 +273,9 @@ enum MHD_Result api_lichess_playing(struct api_request *req)
     json = cJSON_CreateObject();
     list = cJSON_AddArrayToObject(json, "nowPlaying");
     for (int i = 0; i < count && st == DB_OK; i++)
-        st = playing_json(req, &games[i], list, &err);
+        cJSON_AddItemToArray(list, api_lichess_game_item(req->config->pool,
+                                                         req->caller.player_id, &games[i], &st,
+                                                         &err));
     for (int i = 0; i < count; i++)
         db_game_clear(&games[i]);
     free(games);

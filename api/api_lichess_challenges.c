@@ -47,8 +47,7 @@ static void add_user(cJSON *json, const char *key, const char *id, const char *n
     cJSON_AddStringToObject(user, "name", name);
 }
 
-/* The challenge object of lichess's API. */
-static cJSON *challenge_json(const struct db_challenge *c)
+cJSON *api_lichess_challenge_json(const struct db_challenge *c)
 {
     char url[64];
     cJSON *json = cJSON_CreateObject(), *variant, *tc, *perf;
@@ -141,7 +140,7 @@ enum MHD_Result api_lichess_challenge_create(struct api_request *req)
     if (r.outcome != GAMES_OK)
         return api_lichess_refusal(req, &r);
     games_result_clear(&r);
-    return api_reply_json(req, MHD_HTTP_OK, challenge_json(&c));
+    return api_reply_json(req, MHD_HTTP_OK, api_lichess_challenge_json(&c));
 }
 
 enum MHD_Result api_lichess_challenge_accept(struct api_request *req)

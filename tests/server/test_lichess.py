@@ -4,6 +4,11 @@ with the opponent moving through /v1/, draw offers, resign, abort), in both
 variants.  Every answer is checked against openapi.yaml by the client; the
 expected values come from lichess's shapes and from the rules, not from korpd."""
 
+import json
+import queue
+import threading
+import time
+
 import pytest
 import requests
 
@@ -32,6 +37,41 @@ def challenged(bot, human, human_name, variant, **form):
     """The bot challenges the human as lichess-bot does (a form); returns the challenge."""
     return lichess(bot, "POST", "/api/challenge/{username}", [human_name],
                    data={"variant": variant, "color": "white", **form})
+
+
+class NdStream:
+    """One ndjson stream read line by line by a thread of its own."""
+
+    def __init__(self, base, path, token):
+        self.response = requests.get(base + path, headers={"Authorization": f"Bearer {token}"},
+                                     stream=True, timeout=30)
+        self.lines = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        try:
+            for line in self.response.iter_lines(chunk_size=1):
+                self.lines.put(line)
+        except Exception:  # the stream was closed
+            pass
+
+    def line(self, timeout=10):
+        """The next line: a parsed object, or None for an empty line."""
+        raw = self.lines.get(timeout=timeout)
+        return json.loads(raw) if raw else None
+
+    def until(self, pred, timeout=10):
+        """Reads objects until one satisfies pred; returns it (empty lines are skipped)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            assert left > 0, "no such line came"
+            obj = self.line(timeout=left)
+            if obj is not None and pred(obj):
+                return obj
+
+    def close(self):
+        self.response.close()
 
 
 def test_token_test_names_each_token_or_null(api):
@@ -291,3 +331,107 @@ def test_now_playing_is_the_same_after_a_restart(start_korpd, shared_db_url):
     first.close()
     again = start_korpd(shared_db_url)
     assert lichess(Api(again.base, bot.token), "GET", "/api/account/playing") == before
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_event_and_game_streams(api, variant):
+    bot, b = api.new_player("bot")
+    human, h = api.new_player("human")
+    lichess(bot, "POST", "/api/bot/account/upgrade")
+    ev = NdStream(api.base, "/api/stream/event", bot.token)
+    assert ev.response.status_code == 200
+    assert ev.response.headers["Content-Type"] == "application/x-ndjson"
+    assert ev.line() is None    # nothing open yet: an empty line
+
+    # A challenge, declined: both hear of it, the challenger of the decline.
+    c = challenged(bot, human, h["name"], variant)
+    hv = NdStream(api.base, "/api/stream/event", human.token)
+    assert hv.line() == {"type": "challenge", "challenge": c}   # open at connect
+    line = ev.until(lambda o: o["type"] == "challenge")
+    assert line["challenge"]["id"] == c["id"]
+    lichess(human, "POST", "/api/challenge/{id}/decline", [c["id"]], data={"reason": "later"})
+    line = ev.until(lambda o: o["type"] == "challengeDeclined")
+    assert line["challenge"]["id"] == c["id"] and line["challenge"]["status"] == "declined"
+    assert line["challenge"]["declineReasonKey"] and line["challenge"]["declineReason"]
+    # One cancelled.
+    c = challenged(bot, human, h["name"], variant)
+    lichess(bot, "POST", "/api/challenge/{id}/cancel", [c["id"]])
+    assert hv.until(lambda o: o["type"] == "challengeCanceled")["challenge"]["id"] == c["id"]
+
+    # One accepted: gameStart to both, and to a stream opened afterwards.
+    c = challenged(bot, human, h["name"], variant, days="3")
+    lichess(human, "POST", "/api/challenge/{id}/accept", [c["id"]])
+    gid = api.call("GET", "/v1/challenges/{id}", [c["id"]], expect=200)[1]["game_id"]
+    for s, color in ((ev, "white"), (hv, "black")):
+        g = s.until(lambda o: o["type"] == "gameStart")["game"]
+        assert (g["id"], g["gameId"], g["color"]) == (gid, gid, color)
+    again = NdStream(api.base, "/api/stream/event", bot.token)
+    assert again.until(lambda o: o["type"] == "gameStart")["game"]["gameId"] == gid
+    again.close()
+
+    # The game's streams, the Bot API's for the bot, the Board API's for the human.
+    bs = NdStream(api.base, f"/api/bot/game/stream/{gid}", bot.token)
+    hs = NdStream(api.base, f"/api/board/game/stream/{gid}", human.token)
+    start = human.game(gid)
+    for s in (bs, hs):
+        full = s.line()
+        assert (full["type"], full["id"], full["speed"], full["daysPerTurn"]) == \
+            ("gameFull", gid, "correspondence", 3)
+        assert full["variant"]["key"] == variant
+        assert (full["white"]["id"], full["white"]["title"]) == (b["id"], "BOT")
+        assert (full["black"]["id"], full["black"]["name"]) == (h["id"], h["name"])
+        assert full["initialFen"] == start["fen"]
+        assert full["state"]["moves"] == "" and full["state"]["status"] == "started"
+        assert abs(full["createdAt"] / 1000 - time.time()) < 300
+
+    # White through /api/, Black through /v1/: each side's move in both streams.
+    played = []
+    for mover in ("bot", "human"):
+        move = legal(api, gid)[0]
+        if mover == "bot":
+            lichess(bot, "POST", "/api/bot/game/{id}/move/{move}", [gid, move])
+        else:
+            human.move(gid, move)
+        played.append(move)
+        for s in (bs, hs):
+            st = s.until(lambda o: o["type"] == "gameState")
+            assert st["moves"] == " ".join(played)
+            assert (st["status"], st["wdraw"], st["bdraw"]) == ("started", False, False)
+            assert st["wtime"] == st["btime"] == 3 * 86400000
+    assert played == [m["uci"] for m in api.call("GET", "/v1/games/{id}/moves", [gid],
+                                                 expect=200)[1]["moves"]]
+
+    # The player room's chat: every line, the sender's own too.
+    lichess(human, "POST", "/api/board/game/{id}/chat", [gid],
+            data={"room": "player", "text": "well played"})
+    for s in (bs, hs):
+        assert s.until(lambda o: o["type"] == "chatLine") == \
+            {"type": "chatLine", "room": "player", "username": h["name"], "text": "well played"}
+
+    # The end: the last state, and gameFinish on the event streams.
+    lichess(human, "POST", "/api/board/game/{id}/resign", [gid])
+    for s in (bs, hs):
+        st = s.until(lambda o: o["type"] == "gameState")
+        assert (st["status"], st["winner"]) == ("resign", "white")
+    for s in (ev, hv):
+        g = s.until(lambda o: o["type"] == "gameFinish")["game"]
+        assert (g["id"], g["gameId"], g["winner"]) == (gid, gid, "white")
+    for s in (ev, hv, bs, hs):
+        s.close()
+
+    # Only the players stream a game.
+    stranger, _ = api.new_player("x")
+    r = requests.get(api.base + f"/api/bot/game/stream/{gid}",
+                     headers={"Authorization": f"Bearer {stranger.token}"}, timeout=30)
+    assert r.status_code == 404 and check(r, "GET", "/api/bot/game/stream/{id}") == \
+        {"error": "No such game"}
+
+
+def test_an_idle_stream_gets_empty_lines(api, two_players):
+    wa, w, ba, b = two_players
+    gid = started(wa, ba, b["id"], "glinski")
+    s = NdStream(api.base, f"/api/board/game/stream/{gid}", wa.token)
+    assert s.line()["type"] == "gameFull"
+    # lichess's clients take 7 s of silence as a sign of life: one comes within 10.
+    assert s.line(timeout=10) is None
+    s.close()
