@@ -152,6 +152,9 @@ static enum db_status accept_tx(struct db_tx *tx, struct games_result *r, void *
     } else {
         challenger_white = c.color == DB_COLOR_WHITE;
     }
+    /* The game takes the challenge's id: clients written for lichess
+     * wait for the game of the challenge they made by its id. */
+    snprintf(r->game.id, sizeof r->game.id, "%s", c.id);
     if ((rc = game_of(tx, &c, challenger_white, &r->game)) != DB_OK ||
         (rc = db_game_insert(tx, &r->game, c.id)) != DB_OK ||
         (rc = db_challenge_set_status(tx, c.id, DB_CHALLENGE_ACCEPTED, r->game.id)) != DB_OK)

@@ -222,7 +222,8 @@ def test_challenges_as_lichess_clients_send_them(api, variant):
     assert c["variant"]["key"] == variant
     assert lichess(human, "POST", "/api/challenge/{id}/accept", [c["id"]]) == {"ok": True}
     mine = api.call("GET", "/v1/challenges/{id}", [c["id"]], expect=200)[1]
-    assert mine["status"] == "accepted" and mine["game_id"]
+    # The game takes the challenge's id, as on lichess.
+    assert mine["status"] == "accepted" and mine["game_id"] == c["id"]
     g = lichess(bot, "GET", "/api/account/playing")["nowPlaying"]
     assert [(x["gameId"], x["color"], x["rated"]) for x in g] == \
         [(mine["game_id"], "white", True)]
@@ -361,7 +362,8 @@ def test_the_event_and_game_streams(api, variant):
     # One accepted: gameStart to both, and to a stream opened afterwards.
     c = challenged(bot, human, h["name"], variant, days="3")
     lichess(human, "POST", "/api/challenge/{id}/accept", [c["id"]])
-    gid = api.call("GET", "/v1/challenges/{id}", [c["id"]], expect=200)[1]["game_id"]
+    gid = c["id"]
+    assert api.call("GET", "/v1/challenges/{id}", [c["id"]], expect=200)[1]["game_id"] == gid
     for s, color in ((ev, "white"), (hv, "black")):
         g = s.until(lambda o: o["type"] == "gameStart")["game"]
         assert (g["id"], g["gameId"], g["color"]) == (gid, gid, color)
