@@ -437,3 +437,41 @@ def test_an_idle_stream_gets_empty_lines(api, two_players):
     # lichess's clients take 7 s of silence as a sign of life: one comes within 10.
     assert s.line(timeout=10) is None
     s.close()
+
+
+def test_a_bot_account_cannot_move_through_the_web_board(api):
+    # A bot account with a password may sign in, but the web board's move form is not its.
+    password = "correct horse battery"
+    _, b = api.call("POST", "/v1/players", json={"name": f"webbot{time.time_ns() % 10**9}",
+                                                 "password": password}, expect=201)
+    bot = Api(api.base, b["token"])
+    assert lichess(bot, "POST", "/api/bot/account/upgrade") == {"ok": True}
+    human, h = api.new_player("human")
+    gid = started(bot, human, h["id"], "glinski")
+    web = requests.Session()
+    signed = web.post(api.base + "/v1/session", json={"name": b["name"], "password": password},
+                      timeout=30)
+    assert signed.status_code == 200, signed.text
+    r = web.post(api.base + f"/v1/games/{gid}/moves", json={"move": "f5f6", "ply": 0},
+                 headers={"X-CSRF-Token": signed.json()["csrf_token"]}, timeout=30)
+    assert r.status_code == 403
+    assert check(r, "POST", "/v1/games/{id}/moves")["type"] == "/problems/forbidden"
+    assert human.game(gid)["ply"] == 0
+    # Its token still moves, through /v1/ as through the Bot API.
+    bot.move(gid, "f5f6")
+    human.move(gid, legal(api, gid)[0])
+    assert lichess(bot, "POST", "/api/bot/game/{id}/move/{move}",
+                   [gid, legal(api, gid)[0]]) == {"ok": True}
+
+
+def test_the_lichess_routes_are_counted_in_the_metrics(start_korpd, shared_db_url):
+    # The lichess routes sit far down the route table: each has its own counters.
+    k = start_korpd(shared_db_url)
+    bot, _ = Api(k.base).new_player("bot")
+    for _ in range(3):
+        lichess(bot, "GET", "/api/account")
+    lichess(bot, "GET", "/api/user/{username}", ["nobody_here"], expect=404)
+    text = requests.get(k.base + "/metrics", timeout=30).text
+    assert 'korp_http_requests_total{method="GET",route="/api/account",status="200"} 3' in text
+    assert 'korp_http_requests_total{method="GET",route="/api/user/{username}",status="404"} 1' \
+        in text
