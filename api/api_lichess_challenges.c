@@ -148,8 +148,9 @@ enum MHD_Result api_lichess_challenge_accept(struct api_request *req)
     return api_lichess_change(req, games_challenge_accept, true);
 }
 
-/* Declines (as the opponent) or cancels (as the challenger). */
-static enum MHD_Result close_challenge(struct api_request *req, bool decline)
+/* Declines (as the opponent, with a reason) or cancels (as the challenger,
+ * reason NULL). */
+static enum MHD_Result close_challenge(struct api_request *req, const char *reason)
 {
     enum MHD_Result replied;
     struct db_challenge c;
@@ -157,8 +158,12 @@ static enum MHD_Result close_challenge(struct api_request *req, bool decline)
 
     if (!api_lichess_caller(req, &replied))
         return replied;
-    games_challenge_close(req->config->pool, req->caller.player_id, req->params[0], decline, &c,
-                          &r);
+    if (reason != NULL)
+        games_challenge_decline(req->config->pool, req->caller.player_id, req->params[0],
+                                reason, &c, &r);
+    else
+        games_challenge_close(req->config->pool, req->caller.player_id, req->params[0], false,
+                              &c, &r);
     return api_lichess_done(req, &r);
 }
 
@@ -177,10 +182,10 @@ enum MHD_Result api_lichess_challenge_decline(struct api_request *req)
         return api_lichess_error(req, MHD_HTTP_BAD_REQUEST,
                                  "reason must be one of generic, later, tooFast, tooSlow, "
                                  "timeControl, rated, casual, standard, variant, noBot, onlyBot");
-    return close_challenge(req, true);
+    return close_challenge(req, reason);
 }
 
 enum MHD_Result api_lichess_challenge_cancel(struct api_request *req)
 {
-    return close_challenge(req, false);
+    return close_challenge(req, NULL);
 }

@@ -207,6 +207,37 @@ static cJSON *game_full(struct db_pool *pool, const struct db_game *g, enum db_s
 
 /* ---- The player's stream. */
 
+/* Each reason to decline, as its key and as a sentence (ours). */
+static const char *const reason_texts[][2] = {
+    { "generic", "The challenge was declined." },
+    { "later", "Not now; perhaps later." },
+    { "tooFast", "This time control is too fast." },
+    { "tooSlow", "This time control is too slow." },
+    { "timeControl", "Not this time control." },
+    { "rated", "Rated games only." },
+    { "casual", "Casual games only." },
+    { "standard", "Not this kind of game." },
+    { "variant", "Not this variant." },
+    { "noBot", "No games against bots." },
+    { "onlyBot", "Games against bots only." },
+};
+
+/* Adds why c was declined: the kept reason, else the generic one. */
+static void add_decline_reason(struct db_pool *pool, const struct db_challenge *c,
+                               cJSON *json)
+{
+    char kept[DB_REASON_SIZE] = "";
+    struct base_err err = { "" };
+    size_t k = 0;
+
+    if (db_challenge_decline_reason(pool, c->id, kept, &err) == DB_OK)
+        for (size_t i = 0; i < sizeof reason_texts / sizeof *reason_texts; i++)
+            if (strcmp(reason_texts[i][0], kept) == 0)
+                k = i;
+    cJSON_AddStringToObject(json, "declineReason", reason_texts[k][1]);
+    cJSON_AddStringToObject(json, "declineReasonKey", reason_texts[k][0]);
+}
+
 /* The challenge of an event, as the line lichess sends for it. */
 static cJSON *challenge_line(struct db_pool *pool, const char *type, const cJSON *payload)
 {
@@ -218,11 +249,8 @@ static cJSON *challenge_line(struct db_pool *pool, const char *type, const cJSON
     if (!cJSON_IsString(id) || db_challenge_get(pool, id->valuestring, &c, &err) != DB_OK)
         return NULL;
     json = api_lichess_challenge_json(&c);
-    if (strcmp(type, "challengeDeclined") == 0) {
-        /* korp keeps no reason: every decline reads as the generic one. */
-        cJSON_AddStringToObject(json, "declineReason", "The challenge was declined.");
-        cJSON_AddStringToObject(json, "declineReasonKey", "generic");
-    }
+    if (strcmp(type, "challengeDeclined") == 0)
+        add_decline_reason(pool, &c, json);
     return typed(type, "challenge", json);
 }
 

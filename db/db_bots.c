@@ -34,6 +34,34 @@ enum db_status db_bot_upgrade(struct db_pool *pool, const char *player_id, bool 
     return st;
 }
 
+struct reason_row {
+    char reason[DB_REASON_SIZE];
+};
+
+static const struct db_col reason_cols[] = {
+    DB_TEXT(struct reason_row, reason, "reason"), DB_COLS_END
+};
+
+DB_READER(reason_read, struct reason_row, reason_cols)
+
+enum db_status db_challenge_set_decline_reason(struct db_tx *tx, const char *id,
+                                               const char *reason)
+{
+    const char *params[2] = { id, reason };
+    return db_exec(tx, DB_STMT_CHALLENGE_SET_DECLINE_REASON, params, NULL);
+}
+
+enum db_status db_challenge_decline_reason(struct db_pool *pool, const char *id,
+                                           char reason[DB_REASON_SIZE], struct base_err *err)
+{
+    const char *params[1] = { id };
+    struct reason_row row = { "" };
+    enum db_status st = db_get_row(pool, DB_STMT_CHALLENGE_DECLINE_REASON, params, reason_read,
+                                   &row, err);
+    memcpy(reason, row.reason, DB_REASON_SIZE);
+    return st;
+}
+
 struct named {
     char id[BASE_ID_SIZE], name[DB_NAME_SIZE];
 };

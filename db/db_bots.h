@@ -8,6 +8,9 @@
 #include "db_pool.h"
 #include "db_names.h"
 
+/* Enough for any of lichess's reasons to decline, with its NUL. */
+#define DB_REASON_SIZE 16
+
 /* Whether the player's account is a bot account.  DB_NOT_FOUND if no such
  * player. */
 enum db_status db_bot_get(struct db_pool *pool, const char *player_id, bool *bot,
@@ -23,5 +26,12 @@ enum db_status db_bot_upgrade(struct db_pool *pool, const char *player_id, bool 
  * clients name players by user name.  DB_NOT_FOUND if none. */
 enum db_status db_player_by_name(struct db_pool *pool, const char *name, char id[BASE_ID_SIZE],
                                  char canonical[DB_NAME_SIZE], struct base_err *err);
+
+/* Keeps why a challenge was declined (a word of lichess's clients), in the
+ * transaction that declines it; reads it back ("" when none kept). */
+enum db_status db_challenge_set_decline_reason(struct db_tx *tx, const char *id,
+                                               const char *reason);
+enum db_status db_challenge_decline_reason(struct db_pool *pool, const char *id,
+                                           char reason[DB_REASON_SIZE], struct base_err *err);
 
 #endif

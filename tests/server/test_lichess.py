@@ -353,7 +353,14 @@ def test_the_event_and_game_streams(api, variant):
     lichess(human, "POST", "/api/challenge/{id}/decline", [c["id"]], data={"reason": "later"})
     line = ev.until(lambda o: o["type"] == "challengeDeclined")
     assert line["challenge"]["id"] == c["id"] and line["challenge"]["status"] == "declined"
-    assert line["challenge"]["declineReasonKey"] and line["challenge"]["declineReason"]
+    assert line["challenge"]["declineReasonKey"] == "later"
+    assert line["challenge"]["declineReason"]
+    # Declined through /v1/, without a reason: the generic one.
+    c = challenged(bot, human, h["name"], variant)
+    human.call("POST", "/v1/challenges/{id}/decline", [c["id"]], expect=200)
+    line = ev.until(lambda o: o["type"] == "challengeDeclined" and
+                    o["challenge"]["id"] == c["id"])
+    assert line["challenge"]["declineReasonKey"] == "generic"
     # One cancelled.
     c = challenged(bot, human, h["name"], variant)
     lichess(bot, "POST", "/api/challenge/{id}/cancel", [c["id"]])
