@@ -79,5 +79,6 @@ enum MHD_Result api_lichess_challenge_cancel(struct api_request *req);
 /* ---- Streams (api_lichess_streams.c): ndjson over korp's event streams. */
 enum MHD_Result api_lichess_event_stream(struct api_request *req);
 enum MHD_Result api_lichess_game_stream(struct api_request *req);
+enum MHD_Result api_lichess_bots_online(struct api_request *req);
 
 #endif

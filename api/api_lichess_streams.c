@@ -9,6 +9,7 @@
  *   GET /api/bot/game/stream/{id}, /api/board/game/stream/{id}
  *                           one game of the player's: gameFull, then its
  *                           state after each move or offer, and its chat
+ *   GET /api/bot/online     the bot accounts with a stream open on this korpd
  *
  * Each line is made from the events table when the event is read, so what
  * korpd process made the change does not matter; an empty line is the
@@ -23,6 +24,11 @@
 
 #define STREAM_CHALLENGES 50
 #define STREAM_GAMES 50
+/* GET /api/bot/online: how many bots it lists by default and at most, and
+ * how many bot accounts it looks through. */
+#define ONLINE_DEFAULT 50
+#define ONLINE_MAX 300
+#define BOTS_READ 2000
 /* What lichess's API reports as the time of a side without a clock. */
 #define NO_CLOCK_MS 2147483647.0
 #define DAY_MS 86400000.0
@@ -463,6 +469,60 @@ enum MHD_Result api_lichess_game_stream(struct api_request *req)
     struct api_stream_spec spec = { req->caller.player_id, req->params[0], last_id,
                                     &game_format, gc, opening };
     return api_events_open(req, &spec);
+}
+
+/* ---- The bots online. */
+
+enum MHD_Result api_lichess_bots_online(struct api_request *req)
+{
+    const char *nb = api_query(req, "nb");
+    struct base_text text = { 0 };
+    struct base_err err = { "" };
+    struct MHD_Response *resp;
+    struct db_bot *bots;
+    enum db_status st;
+    long want = ONLINE_DEFAULT;
+    int count = 0, listed = 0;
+    char *end = NULL, *body;
+
+    if (nb != NULL) {
+        want = strtol(nb, &end, 10);
+        if (nb[0] < '0' || nb[0] > '9' || *end != '\0' || want < 1 || want > ONLINE_MAX)
+            return api_lichess_error(req, MHD_HTTP_BAD_REQUEST, "nb is a number from 1 to %d",
+                                     ONLINE_MAX);
+    }
+    if ((bots = calloc(BOTS_READ, sizeof *bots)) == NULL)
+        return api_fail_oom(req);
+    st = db_bot_list(req->config->pool, bots, BOTS_READ, &count, &err);
+    for (int i = 0; st == DB_OK && i < count && listed < want; i++) {
+        cJSON *user;
+        char *line;
+        if (!api_hub_has_stream(req->hub, bots[i].id))
+            continue;
+        user = cJSON_CreateObject();
+        cJSON_AddStringToObject(user, "id", bots[i].id);
+        cJSON_AddStringToObject(user, "username", bots[i].name);
+        cJSON_AddStringToObject(user, "title", "BOT");
+        line = ndjson_line(user);
+        base_text_put(&text, "%s", line != NULL ? line : "");
+        free(line);
+        listed++;
+    }
+    free(bots);
+    if (st != DB_OK) {
+        free(base_text_take(&text));
+        return api_fail_db(req, st, err.text);
+    }
+    body = base_text_take(&text);
+    if (body == NULL && (body = strdup("")) == NULL)
+        return api_fail_oom(req);
+    resp = MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
+    if (resp == NULL) {
+        free(body);
+        return api_fail_oom(req);
+    }
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/x-ndjson");
+    return api_reply(req, MHD_HTTP_OK, resp);
 }
 
 static const struct api_stream_format event_format = {

@@ -132,6 +132,7 @@ static const struct route routes[] = {
     { "GET", "/api/bot/game/stream/{id}", 0, api_lichess_game_stream },
     { "GET", "/api/board/game/stream/{id}", 0, api_lichess_game_stream },
     { "POST", "/api/bot/account/upgrade", 0, api_lichess_upgrade },
+    { "GET", "/api/bot/online", 0, api_lichess_bots_online },
     { "POST", "/api/bot/game/{id}/move/{move}", API_FILE_PATH, api_lichess_move },
     { "POST", "/api/bot/game/{id}/resign", 0, api_lichess_resign },
     { "POST", "/api/bot/game/{id}/abort", 0, api_lichess_abort },

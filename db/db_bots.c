@@ -1,6 +1,7 @@
 /* db_bots.c — bot accounts: the flag on a player and its one way up. */
 #include "db_int.h"
 
+#include <stdio.h>
 #include <string.h>
 
 struct bot_row {
@@ -62,25 +63,31 @@ enum db_status db_challenge_decline_reason(struct db_pool *pool, const char *id,
     return st;
 }
 
-struct named {
-    char id[BASE_ID_SIZE], name[DB_NAME_SIZE];
-};
-
 static const struct db_col named_cols[] = {
-    DB_TEXT(struct named, id, "id"), DB_TEXT(struct named, name, "name"), DB_COLS_END
+    DB_TEXT(struct db_bot, id, "id"), DB_TEXT(struct db_bot, name, "name"), DB_COLS_END
 };
 
-DB_READER(named_read, struct named, named_cols)
+DB_READER(named_read, struct db_bot, named_cols)
 
 enum db_status db_player_by_name(struct db_pool *pool, const char *name, char id[BASE_ID_SIZE],
                                  char canonical[DB_NAME_SIZE], struct base_err *err)
 {
     const char *params[1] = { name };
-    struct named row;
+    struct db_bot row;
     enum db_status st = db_get_row(pool, DB_STMT_PLAYER_BY_NAME, params, named_read, &row, err);
     if (st == DB_OK) {
         memcpy(id, row.id, BASE_ID_SIZE);
         memcpy(canonical, row.name, DB_NAME_SIZE);
     }
     return st;
+}
+
+enum db_status db_bot_list(struct db_pool *pool, struct db_bot *out, int max, int *count,
+                           struct base_err *err)
+{
+    char limit[16];
+    const char *params[1] = { limit };
+    snprintf(limit, sizeof limit, "%d", max);
+    return db_get_rows(pool, DB_STMT_BOT_LIST, params, named_read, out, sizeof *out, max, count,
+                       err);
 }

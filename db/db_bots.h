@@ -22,6 +22,15 @@ enum db_status db_bot_get(struct db_pool *pool, const char *player_id, bool *bot
 enum db_status db_bot_upgrade(struct db_pool *pool, const char *player_id, bool *refused,
                               struct base_err *err);
 
+/* A bot account: its id and name. */
+struct db_bot {
+    char id[BASE_ID_SIZE], name[DB_NAME_SIZE];
+};
+
+/* The bot accounts, by name, at most max into out. */
+enum db_status db_bot_list(struct db_pool *pool, struct db_bot *out, int max, int *count,
+                           struct base_err *err);
+
 /* The player named `name` (any case), or else whose id it is: lichess's
  * clients name players by user name.  DB_NOT_FOUND if none. */
 enum db_status db_player_by_name(struct db_pool *pool, const char *name, char id[BASE_ID_SIZE],

@@ -486,3 +486,28 @@ def test_the_lichess_routes_are_counted_in_the_metrics(start_korpd, shared_db_ur
     assert 'korp_http_requests_total{method="GET",route="/api/account",status="200"} 3' in text
     assert 'korp_http_requests_total{method="GET",route="/api/user/{username}",status="404"} 1' \
         in text
+
+
+def test_the_bots_online_are_those_with_a_stream_open(api):
+    bot, b = api.new_player("bot")
+    lichess(bot, "POST", "/api/bot/account/upgrade")
+    person, p = api.new_player("person")
+
+    def online():
+        r = requests.get(api.base + "/api/bot/online", params={"nb": "300"}, timeout=30)
+        check(r, "GET", "/api/bot/online")
+        assert r.status_code == 200 and r.headers["Content-Type"] == "application/x-ndjson"
+        return [json.loads(line) for line in r.text.splitlines()]
+
+    assert b["id"] not in [u["id"] for u in online()]
+    streams = [NdStream(api.base, "/api/stream/event", t) for t in (bot.token, person.token)]
+    for s in streams:
+        s.line()
+    listed = online()
+    assert {"id": b["id"], "username": b["name"], "title": "BOT"} in listed
+    assert p["id"] not in [u["id"] for u in listed]    # not a bot account
+    for s in streams:
+        s.close()
+    for nb in ("0", "301", "x"):
+        assert set(lichess(Api(api.base), "GET", "/api/bot/online", query={"nb": nb},
+                           expect=400)) == {"error"}
