@@ -6,6 +6,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum MHD_Result api_lichess_error(struct api_request *req, unsigned status, const char *fmt, ...)
@@ -22,6 +23,18 @@ enum MHD_Result api_lichess_error(struct api_request *req, unsigned status, cons
         return api_fail_oom(req);
     }
     return api_reply_json(req, status, json);
+}
+
+enum MHD_Result api_lichess_text(struct api_request *req, char *body, const char *type)
+{
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
+    if (resp == NULL) {
+        free(body);
+        return api_fail_oom(req);
+    }
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    return api_reply(req, MHD_HTTP_OK, resp);
 }
 
 enum MHD_Result api_lichess_ok(struct api_request *req)

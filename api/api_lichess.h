@@ -14,6 +14,8 @@
 /* Replies {"error": text} with status (400, 401, 404 or 429). */
 enum MHD_Result api_lichess_error(struct api_request *req, unsigned status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Replies 200 with body (malloc'd, taken) of that content type. */
+enum MHD_Result api_lichess_text(struct api_request *req, char *body, const char *type);
 /* Replies {"ok": true}. */
 enum MHD_Result api_lichess_ok(struct api_request *req);
 /* Whether the request carries a valid token; replies 401 itself otherwise. */

@@ -110,7 +110,6 @@ enum MHD_Result api_lichess_export(struct api_request *req)
 {
     enum MHD_Result rc;
     struct db_game g;
-    struct MHD_Response *resp;
     char *pgn;
 
     if (!api_lichess_game(req, &g, &rc))
@@ -119,11 +118,5 @@ enum MHD_Result api_lichess_export(struct api_request *req)
     db_game_clear(&g);
     if (pgn == NULL)
         return rc;
-    resp = MHD_create_response_from_buffer(strlen(pgn), pgn, MHD_RESPMEM_MUST_FREE);
-    if (resp == NULL) {
-        free(pgn);
-        return api_fail_oom(req);
-    }
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/x-chess-pgn");
-    return api_reply(req, MHD_HTTP_OK, resp);
+    return api_lichess_text(req, pgn, "application/x-chess-pgn");
 }

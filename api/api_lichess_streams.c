@@ -478,7 +478,6 @@ enum MHD_Result api_lichess_bots_online(struct api_request *req)
     const char *nb = api_query(req, "nb");
     struct base_text text = { 0 };
     struct base_err err = { "" };
-    struct MHD_Response *resp;
     struct db_bot *bots;
     enum db_status st;
     long want = ONLINE_DEFAULT;
@@ -516,13 +515,7 @@ enum MHD_Result api_lichess_bots_online(struct api_request *req)
     body = base_text_take(&text);
     if (body == NULL && (body = strdup("")) == NULL)
         return api_fail_oom(req);
-    resp = MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
-    if (resp == NULL) {
-        free(body);
-        return api_fail_oom(req);
-    }
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/x-ndjson");
-    return api_reply(req, MHD_HTTP_OK, resp);
+    return api_lichess_text(req, body, "application/x-ndjson");
 }
 
 static const struct api_stream_format event_format = {
