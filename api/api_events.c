@@ -19,6 +19,10 @@
  * (revoked, signed out, a password change), every korpd hears it on
  * korp_revocations and ends its streams at once.  Streams are capped per
  * player and per client address (api_config's streams_per_*).
+ *
+ * The same streams serve other formats (api_events_open): one text per
+ * event made by the format, an opening text, and a keep-alive of its own
+ * at least every API_FAST_KEEPALIVE_MS.
  */
 #include "api_int.h"
 
@@ -54,6 +58,8 @@ struct stream {
     char *pending;                   /* text to send, from pending_off */
     size_t pending_len, pending_off;
     unsigned bucket, slot;
+    const struct api_stream_format *format;  /* NULL: Server-Sent Events */
+    void *ctx;                       /* the format's */
     struct stream *next, **prev;     /* its keep-alive slot's list */
     struct stream *bnext, **bprev;   /* its bucket of the index */
     struct stream *anext, **aprev;   /* its bucket of the address index */
@@ -72,6 +78,7 @@ struct api_hub {
     struct db_listener *revocations;
     struct base_worker *keepalive;
     int keepalive_ms;
+    int fast_ms;                     /* the formats' keep-alives */
     int backstop_ms;                 /* every stream reads at least this often */
 };
 
@@ -179,35 +186,47 @@ static void on_revocations_reconnect(void *arg)
     each_stream(arg, recheck_credential, NULL);
 }
 
-/* One slot's turn: keep-alives due, or (backstop) reads due. */
-static void slot_turn(struct api_hub *hub, unsigned slot, bool backstop)
+enum turn { TURN_KEEPALIVE, TURN_BACKSTOP, TURN_FAST_KEEPALIVE, TURNS };
+
+/* One slot's turn: keep-alives due (Server-Sent Events' or the other
+ * formats'), or backstop reads due. */
+static void slot_turn(struct api_hub *hub, unsigned slot, enum turn turn)
 {
     pthread_mutex_lock(&hub->lock);
     for (struct stream *s = hub->slots[slot]; s != NULL; s = s->next) {
-        if (backstop)
+        if (turn == TURN_BACKSTOP)
             s->wake = true;
-        else
+        else if ((turn == TURN_FAST_KEEPALIVE) == (s->format != NULL))
             s->keepalive_due = true;
+        else
+            continue;
         resume(s);
     }
     pthread_mutex_unlock(&hub->lock);
 }
 
-/* Two schedules over the same slots: the keep-alives, one slot every
- * keepalive_ms / KEEPALIVE_SLOTS, and the backstop reads, one slot every
- * backstop_ms / KEEPALIVE_SLOTS. */
+/* Three schedules over the same slots: the keep-alives, one slot every
+ * keepalive_ms / KEEPALIVE_SLOTS, the backstop reads, one slot every
+ * backstop_ms / KEEPALIVE_SLOTS, and the other formats' keep-alives,
+ * one slot every fast_ms / KEEPALIVE_SLOTS. */
 static void keepalive(struct base_worker *w, void *arg)
 {
     struct api_hub *hub = arg;
-    int tick[2] = { hub->keepalive_ms >= KEEPALIVE_SLOTS ? hub->keepalive_ms / KEEPALIVE_SLOTS : 1,
-                    hub->backstop_ms >= KEEPALIVE_SLOTS ? hub->backstop_ms / KEEPALIVE_SLOTS : 1 };
-    int period[2] = { hub->keepalive_ms, hub->backstop_ms };
-    int64_t next[2] = { base_monotonic_ms() + tick[0], base_monotonic_ms() + tick[1] };
-    unsigned slot[2] = { 0, KEEPALIVE_SLOTS / 2 };
+    int period[TURNS] = { hub->keepalive_ms, hub->backstop_ms, hub->fast_ms };
+    int tick[TURNS];
+    int64_t next[TURNS];
+    unsigned slot[TURNS] = { 0, KEEPALIVE_SLOTS / 2, KEEPALIVE_SLOTS / 4 };
 
+    for (int k = 0; k < TURNS; k++) {
+        tick[k] = period[k] >= KEEPALIVE_SLOTS ? period[k] / KEEPALIVE_SLOTS : 1;
+        next[k] = base_monotonic_ms() + tick[k];
+    }
     for (;;) {
         int64_t now = base_monotonic_ms();
-        int k = next[0] <= next[1] ? 0 : 1;
+        int k = 0;
+        for (int j = 1; j < TURNS; j++)
+            if (next[j] < next[k])
+                k = j;
         int64_t left = next[k] - now;
         if (left < -period[k]) {
             /* Far behind (the process was stopped): no burst of catching up. */
@@ -219,7 +238,7 @@ static void keepalive(struct base_worker *w, void *arg)
                 return;
             continue;
         }
-        slot_turn(hub, slot[k], k == 1);
+        slot_turn(hub, slot[k], (enum turn)k);
         slot[k] = (slot[k] + 1) % KEEPALIVE_SLOTS;
         next[k] += tick[k];
     }
@@ -237,6 +256,8 @@ struct api_hub *api_hub_new(struct db_pool *pool, int keepalive_seconds, int bac
     hub->pool = pool;
     hub->keepalive_ms = (keepalive_seconds > 0 ? keepalive_seconds : 15) * 1000;
     hub->backstop_ms = backstop_ms > 0 ? backstop_ms : DEFAULT_BACKSTOP_MS;
+    hub->fast_ms = hub->keepalive_ms < API_FAST_KEEPALIVE_MS ? hub->keepalive_ms
+                                                             : API_FAST_KEEPALIVE_MS;
     hub->listener = db_listener_start(pool, on_event, on_reconnect, hub, err);
     hub->revocations = hub->listener ? db_revocations_start(pool, on_revoked,
                                                             on_revocations_reconnect, hub, err)
@@ -280,6 +301,42 @@ void api_hub_free(struct api_hub *hub)
     free(hub);
 }
 
+/* Makes text (n bytes, malloc'd) what s sends next (hub not locked). */
+static void set_pending(struct stream *s, char *text, size_t n)
+{
+    pthread_mutex_lock(&s->hub->lock);
+    free(s->pending);
+    s->pending = text;
+    s->pending_len = n;
+    s->pending_off = 0;
+    pthread_mutex_unlock(&s->hub->lock);
+}
+
+/* The rows as s's format writes them, made what s sends next; frees rows. */
+static bool fetch_formatted(struct stream *s, struct db_event_row *rows, int count, bool *more)
+{
+    struct base_text all = { 0 };
+    bool ok = true;
+
+    for (int i = 0; i < count && ok; i++) {
+        char *one = s->format->event(s->ctx, s->hub->pool, &rows[i]);
+        if (one != NULL)
+            base_text_put(&all, "%s", one);
+        free(one);
+        s->last_id = rows[i].id;
+    }
+    *more = count == EVENTS_PER_READ;
+    db_event_rows_free(rows, count);
+    if (all.len > 0) {
+        size_t n = all.len;
+        char *text = base_text_take(&all);
+        if (text == NULL)
+            return false;
+        set_pending(s, text, n);
+    }
+    return true;
+}
+
 /* Appends the events after s->last_id to s->pending (hub not locked). */
 static bool fetch(struct stream *s, bool *more)
 {
@@ -297,6 +354,8 @@ static bool fetch(struct stream *s, bool *more)
         base_log(BASE_LOG_WARN, "event stream: %s", err.text);
         return false;
     }
+    if (s->format != NULL)
+        return fetch_formatted(s, rows, count, more);
     for (int i = 0; i < count; i++)
         need += strlen(rows[i].payload) + strlen(rows[i].type) + 64;
     text = count > 0 ? malloc(need + 1) : NULL;
@@ -307,12 +366,7 @@ static bool fetch(struct stream *s, bool *more)
                                   rows[i].id, rows[i].type, rows[i].payload);
             s->last_id = rows[i].id;
         }
-        pthread_mutex_lock(&s->hub->lock);
-        free(s->pending);
-        s->pending = text;
-        s->pending_len = n;
-        s->pending_off = 0;
-        pthread_mutex_unlock(&s->hub->lock);
+        set_pending(s, text, n);
     }
     *more = count == EVENTS_PER_READ;
     db_event_rows_free(rows, count);
@@ -336,6 +390,8 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
 {
     static const char comment[] = ": keep-alive\n\n";
     struct stream *s = cls;
+    const char *idle = s->format != NULL ? s->format->keepalive : comment;
+    size_t idle_len = strlen(idle);
     struct api_hub *hub = s->hub;
     ssize_t n;
     bool fetch_now, more = false;
@@ -359,10 +415,10 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
         pthread_mutex_lock(&hub->lock);
     }
     if ((n = take(s, buf, max)) > 0 || !(fetch_now = s->wake)) {
-        if (n == 0 && s->keepalive_due && max >= sizeof comment - 1) {
+        if (n == 0 && s->keepalive_due && max >= idle_len) {
             s->keepalive_due = false;
-            memcpy(buf, comment, sizeof comment - 1);
-            n = (ssize_t)(sizeof comment - 1);
+            memcpy(buf, idle, idle_len);
+            n = (ssize_t)idle_len;
         } else if (n == 0) {
             /* Nothing to say: sleep until an event, a keep-alive or the end. */
             s->suspended = true;
@@ -400,6 +456,8 @@ static void stream_free(void *cls)
         hub->count--;
     }
     pthread_mutex_unlock(&hub->lock);
+    if (s->format != NULL && s->format->ctx_free != NULL)
+        s->format->ctx_free(s->ctx);
     free(s->pending);
     free(s);
 }
@@ -431,6 +489,17 @@ static bool within_caps(struct api_hub *hub, const struct stream *s,
     return true;
 }
 
+bool api_hub_has_stream(struct api_hub *hub, const char *player_id)
+{
+    bool found = false;
+    pthread_mutex_lock(&hub->lock);
+    for (const struct stream *s = hub->index[bucket_of('p', player_id)]; s != NULL && !found;
+         s = s->bnext)
+        found = strcmp(s->player_id, player_id) == 0;
+    pthread_mutex_unlock(&hub->lock);
+    return found;
+}
+
 int api_hub_streams(struct api_hub *hub)
 {
     int n;
@@ -446,8 +515,6 @@ enum MHD_Result api_events(struct api_request *req)
     const char *last = MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND,
                                                    "Last-Event-ID");
     struct api_hub *hub = req->hub;
-    struct MHD_Response *resp;
-    struct stream *s;
     struct base_err err = { "" };
     enum MHD_Result replied;
     long long last_id = 0;
@@ -488,13 +555,35 @@ enum MHD_Result api_events(struct api_request *req)
                                           strcmp(g.black_id, req->caller.player_id) == 0);
         db_game_clear(&g);
     }
-    if ((s = calloc(1, sizeof *s)) == NULL)
+    struct api_stream_spec spec = { own_view ? req->caller.player_id : "",
+                                    game != NULL ? game : "", last != NULL ? last_id : -1,
+                                    NULL, NULL, NULL };
+    return api_events_open(req, &spec);
+}
+
+/* Frees what a spec hands over when no stream takes it. */
+static void spec_drop(const struct api_stream_spec *spec)
+{
+    if (spec->format != NULL && spec->format->ctx_free != NULL)
+        spec->format->ctx_free(spec->ctx);
+    free(spec->opening);
+}
+
+enum MHD_Result api_events_open(struct api_request *req, const struct api_stream_spec *spec)
+{
+    struct api_hub *hub = req->hub;
+    struct MHD_Response *resp;
+    struct stream *s;
+    struct base_err err = { "" };
+
+    if ((s = calloc(1, sizeof *s)) == NULL) {
+        spec_drop(spec);
         return api_fail_oom(req);
+    }
     s->hub = hub;
     s->conn = req->conn;
     s->wake = true;
-    if (own_view)
-        snprintf(s->player_id, sizeof s->player_id, "%s", req->caller.player_id);
+    snprintf(s->player_id, sizeof s->player_id, "%s", spec->player_id);
     if (req->authenticated) {
         snprintf(s->credential, sizeof s->credential, "%s", req->caller.token_id);
         /* Asked again once the stream is in the hub: a revocation heard
@@ -502,16 +591,16 @@ enum MHD_Result api_events(struct api_request *req)
         s->recheck = true;
     }
     api_client_address(req, s->address, sizeof s->address);
-    if (game != NULL)
-        snprintf(s->game_id, sizeof s->game_id, "%s", game);
-    if (last != NULL) {
-        s->last_id = last_id;
+    snprintf(s->game_id, sizeof s->game_id, "%s", spec->game_id);
+    if (spec->last_id >= 0) {
+        s->last_id = spec->last_id;
     } else {
         enum db_status st = db_events_last(hub->pool, s->player_id[0] ? s->player_id : NULL,
                                            s->game_id[0] ? s->game_id : NULL, &s->last_id,
                                            &err);
         if (st != DB_OK) {
             free(s);
+            spec_drop(spec);
             return api_fail_db(req, st, err.text);
         }
     }
@@ -523,6 +612,7 @@ enum MHD_Result api_events(struct api_request *req)
     if (!within_caps(hub, s, req->config, &whose, &cap)) {
         pthread_mutex_unlock(&hub->lock);
         free(s);
+        spec_drop(spec);
         /* 429, not 409: the cap is on streams at once, and the usual way to
          * reach it is a client reconnecting while its old stream is still
          * held here (a client that left is noticed at the next keep-alive).
@@ -549,13 +639,20 @@ enum MHD_Result api_events(struct api_request *req)
     s->aprev = &hub->by_address[a];
     hub->by_address[a] = s;
     hub->count++;
+    s->format = spec->format;
+    s->ctx = spec->ctx;
+    if (spec->opening != NULL) {
+        s->pending = spec->opening;
+        s->pending_len = strlen(spec->opening);
+    }
     pthread_mutex_unlock(&hub->lock);
     resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 512, reader, s, stream_free);
     if (resp == NULL) {
         stream_free(s);
         return api_fail_oom(req);
     }
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+                            s->format != NULL ? s->format->content_type : "text/event-stream");
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
     MHD_add_response_header(resp, "X-Accel-Buffering", "no");
     return api_reply(req, MHD_HTTP_OK, resp);

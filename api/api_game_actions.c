@@ -49,6 +49,26 @@ static char *move_answer(const struct games_result *r, const void *move, int *st
     return body;
 }
 
+/* A bot account plays through the Bot API, never through the web board's
+ * forms (signed in by session); false with the reply sent otherwise. */
+static bool not_a_bot_on_the_web(struct api_request *req, enum MHD_Result *replied)
+{
+    struct base_err err = { "" };
+    enum db_status st;
+    bool bot = false;
+
+    if (!req->caller.by_session)
+        return true;
+    st = db_bot_get(req->config->pool, req->caller.player_id, &bot, &err);
+    if (st != DB_OK)
+        *replied = api_fail_db(req, st, err.text);
+    else if (bot)
+        *replied = api_fail(req, API_PROBLEM_FORBIDDEN,
+                            "a bot account moves through the Bot API "
+                            "(POST /api/bot/game/{id}/move/{move}), not the web board");
+    return st == DB_OK && !bot;
+}
+
 enum MHD_Result api_game_move(struct api_request *req)
 {
     const char *key = MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND,
@@ -60,6 +80,8 @@ enum MHD_Result api_game_move(struct api_request *req)
     const char *move, *message;
     long ply;
 
+    if (!not_a_bot_on_the_web(req, &replied))
+        return replied;
     /* Keys are kept per token; a web session's moves (which send ply) have none. */
     if (req->caller.by_session)
         key = NULL;

@@ -461,6 +461,33 @@ void api_hub_close(struct api_hub *hub);
 void api_hub_free(struct api_hub *hub);
 /* Open streams. */
 int api_hub_streams(struct api_hub *hub);
+/* Whether the player has a stream open on this korpd. */
+bool api_hub_has_stream(struct api_hub *hub, const char *player_id);
+
+/* How a stream that is not Server-Sent Events writes (api_events_open). */
+struct api_stream_format {
+    const char *content_type;
+    const char *keepalive;     /* sent when idle, at least every API_FAST_KEEPALIVE_MS */
+    /* The text for one event (malloc'd), or NULL for none.  Called without
+     * the hub's lock: it may read the database. */
+    char *(*event)(void *ctx, struct db_pool *pool, const struct db_event_row *row);
+    void (*ctx_free)(void *ctx);
+};
+#define API_FAST_KEEPALIVE_MS 7000
+
+/* What a stream follows, and how it writes. */
+struct api_stream_spec {
+    const char *player_id;     /* "": a spectator of game_id */
+    const char *game_id;       /* "": all the player's games and challenges */
+    long long last_id;         /* the events after it; -1: from now */
+    const struct api_stream_format *format;  /* NULL: Server-Sent Events */
+    void *ctx;                 /* the format's, freed by its ctx_free */
+    char *opening;             /* malloc'd text sent first (taken), or NULL */
+};
+/* Opens a stream for the authenticated caller (or a spectator) within the
+ * caps; replies 429 past them.  The spec's ctx and opening are taken,
+ * whatever the outcome. */
+enum MHD_Result api_events_open(struct api_request *req, const struct api_stream_spec *spec);
 
 /* The caller from the web board's session cookie (api_session.c): false
  * when there is none; *refused (a reply sent) for a change without the

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_ROUTES 64
 
 static const unsigned statuses[] = { 200, 201, 204, 400, 401, 403, 404, 405, 409, 413,
                                      415, 422, 429, 500, 503 };
@@ -57,7 +56,8 @@ static const char *termination_label(size_t e)
 }
 
 struct api_metrics {
-    atomic_ulong requests[MAX_ROUTES + 1][STATUS_SLOTS];   /* last row: no route */
+    int routes;                                              /* the route table's rows */
+    atomic_ulong (*requests)[STATUS_SLOTS];                  /* one row more: no route */
     atomic_ulong latency[BUCKETS];
     atomic_ulong latency_count, latency_sum_us;
     atomic_ulong moves[OUTCOMES];
@@ -69,11 +69,26 @@ struct api_metrics {
 
 struct api_metrics *api_metrics_new(void)
 {
-    return calloc(1, sizeof(struct api_metrics));
+    struct api_metrics *m = calloc(1, sizeof(struct api_metrics));
+    const char *method, *pattern;
+
+    if (m == NULL)
+        return NULL;
+    /* A row of counters per route of the table, however long it grows. */
+    while (api_route_info(m->routes, &method, &pattern))
+        m->routes++;
+    m->requests = calloc((size_t)m->routes + 1, sizeof *m->requests);
+    if (m->requests == NULL) {
+        free(m);
+        return NULL;
+    }
+    return m;
 }
 
 void api_metrics_free(struct api_metrics *m)
 {
+    if (m != NULL)
+        free(m->requests);
     free(m);
 }
 
@@ -85,8 +100,8 @@ void api_metrics_request(struct api_metrics *m, int route, unsigned status, long
     for (size_t i = 0; i < STATUS_SLOTS - 1; i++)
         if (statuses[i] == status)
             slot = i;
-    if (route < 0 || route >= MAX_ROUTES)
-        route = MAX_ROUTES;
+    if (route < 0 || route >= m->routes)
+        route = m->routes;
     atomic_fetch_add(&m->requests[route][slot], 1);
     for (size_t b = 0; b < BUCKETS; b++)
         if (duration_us <= buckets_us[b])
@@ -147,9 +162,9 @@ enum MHD_Result api_metrics_reply(struct api_request *req)
                         "/metrics is open only to the addresses in KORP_METRICS_ALLOW");
     base_text_put(&t, "# HELP korp_http_requests_total HTTP requests answered, by route and status.\n"
             "# TYPE korp_http_requests_total counter\n");
-    for (int r = 0; r <= MAX_ROUTES; r++) {
+    for (int r = 0; r <= m->routes; r++) {
         const char *method = "-", *pattern = "-";
-        if (r < MAX_ROUTES && !api_route_info(r, &method, &pattern))
+        if (r < m->routes && !api_route_info(r, &method, &pattern))
             continue;
         for (size_t s = 0; s < STATUS_SLOTS; s++) {
             unsigned long n = atomic_load(&m->requests[r][s]);

@@ -5,6 +5,7 @@
  * only is 405 with an Allow header.
  */
 #include "api_int.h"
+#include "api_lichess.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -135,6 +136,37 @@ static const struct route routes[] = {
     { "POST", "/v1/games/{id}/give-time", API_TOKEN | API_JSON_BODY, api_game_give_time },
     /* Engine analysis. */
     { "POST", "/v1/analyse", API_TOKEN | API_JSON_BODY, api_analyse },
+    /* Bots written for lichess: its Bot and Board API (api_lichess*.c).  The
+     * handlers check the token themselves, to answer lichess's errors; a
+     * move's parameter is any text (a drop is "N@f3"). */
+    { "POST", "/api/token/test", 0, api_lichess_token_test },
+    { "GET", "/api/account", 0, api_lichess_account },
+    { "GET", "/api/account/playing", 0, api_lichess_playing },
+    { "GET", "/api/stream/event", 0, api_lichess_event_stream },
+    { "GET", "/api/bot/game/stream/{id}", 0, api_lichess_game_stream },
+    { "GET", "/api/board/game/stream/{id}", 0, api_lichess_game_stream },
+    { "POST", "/api/bot/account/upgrade", 0, api_lichess_upgrade },
+    { "GET", "/api/bot/online", 0, api_lichess_bots_online },
+    { "POST", "/api/bot/game/{id}/move/{move}", API_FILE_PATH, api_lichess_move },
+    { "POST", "/api/bot/game/{id}/resign", 0, api_lichess_resign },
+    { "POST", "/api/bot/game/{id}/abort", 0, api_lichess_abort },
+    { "POST", "/api/bot/game/{id}/draw/{accept}", 0, api_lichess_draw },
+    { "POST", "/api/board/game/{id}/move/{move}", API_FILE_PATH, api_lichess_move },
+    { "POST", "/api/board/game/{id}/resign", 0, api_lichess_resign },
+    { "POST", "/api/board/game/{id}/abort", 0, api_lichess_abort },
+    { "POST", "/api/board/game/{id}/draw/{accept}", 0, api_lichess_draw },
+    { "POST", "/api/board/game/{id}/claim-draw", 0, api_lichess_claim_draw },
+    { "POST", "/api/bot/game/{id}/chat", 0, api_lichess_chat_send },
+    { "GET", "/api/bot/game/{id}/chat", 0, api_lichess_chat_list },
+    { "POST", "/api/board/game/{id}/chat", 0, api_lichess_chat_send },
+    { "GET", "/api/board/game/{id}/chat", 0, api_lichess_chat_list },
+    { "POST", "/api/challenge/{username}", 0, api_lichess_challenge_create },
+    { "POST", "/api/challenge/{id}/accept", 0, api_lichess_challenge_accept },
+    { "POST", "/api/challenge/{id}/decline", 0, api_lichess_challenge_decline },
+    { "POST", "/api/challenge/{id}/cancel", 0, api_lichess_challenge_cancel },
+    { "GET", "/api/user/{username}", 0, api_lichess_user },
+    { "GET", "/api/users/status", 0, api_lichess_users_status },
+    { "GET", "/game/export/{id}", 0, api_lichess_export },
     { NULL, NULL, 0, NULL },
 };
 

@@ -17,6 +17,7 @@
 #include "db_kinds.h"         /* kinds of event and notification */
 #include "db_clock.h"         /* clocks */
 #include "db_players.h"       /* players, tokens, sessions */
+#include "db_bots.h"          /* bot accounts */
 #include "db_challenges.h"
 #include "db_games.h"         /* games, moves, conditional moves */
 #include "db_messages.h"      /* notes and messages */

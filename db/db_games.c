@@ -137,7 +137,7 @@ enum db_status db_game_insert(struct db_tx *tx, struct db_game *g, const char *c
     PGresult *res = NULL;
     enum db_status rc;
 
-    if (keys == NULL || !db_new_id(g->id)) {
+    if (keys == NULL || (g->id[0] == '\0' && !db_new_id(g->id))) {
         free(keys);
         base_err_set(tx->err, "out of memory, or the random generator failed");
         return DB_HARD_ERROR;

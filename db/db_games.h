@@ -69,8 +69,8 @@ struct db_game {
 /* Frees what a db_game owns.  Safe on a zeroed or cleared game. */
 void db_game_clear(struct db_game *g);
 
-/* Creates a game from its first position (id made here, into g->id), from
- * the challenge accepted (or NULL). */
+/* Creates a game from its first position, from the challenge accepted (or
+ * NULL); its id is g->id, or one made here when g->id is "". */
 enum db_status db_game_insert(struct db_tx *tx, struct db_game *g, const char *challenge_id);
 
 /* Locks a game row for a state change, with its repetition keys when

@@ -96,6 +96,11 @@ void games_challenge_accept(struct db_pool *pool, const char *player_id,
 void games_challenge_close(struct db_pool *pool, const char *player_id,
                            const char *challenge_id, bool decline, struct db_challenge *c,
                            struct games_result *out);
+/* Declines a challenge as games_challenge_close does, keeping why (one of
+ * the words lichess's clients send). */
+void games_challenge_decline(struct db_pool *pool, const char *player_id,
+                             const char *challenge_id, const char *reason,
+                             struct db_challenge *c, struct games_result *out);
 
 /*
  * A request that may come twice: its Idempotency-Key and what names the

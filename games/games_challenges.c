@@ -153,6 +153,9 @@ static enum db_status accept_tx(struct db_tx *tx, struct games_result *r, void *
     } else {
         challenger_white = c.color == DB_COLOR_WHITE;
     }
+    /* The game takes the challenge's id: clients written for lichess
+     * wait for the game of the challenge they made by its id. */
+    snprintf(r->game.id, sizeof r->game.id, "%s", c.id);
     if ((rc = game_of(tx, &c, challenger_white, &r->game)) != DB_OK ||
         (rc = db_game_insert(tx, &r->game, c.id)) != DB_OK ||
         (rc = db_challenge_set_status(tx, c.id, DB_CHALLENGE_ACCEPTED, r->game.id)) != DB_OK)
@@ -171,6 +174,7 @@ struct close_args {
     const char *player_id, *challenge_id;
     bool decline;
     struct db_challenge *c;
+    const char *reason;     /* why it is declined, kept; NULL: none */
 };
 
 static enum db_status close_tx(struct db_tx *tx, struct games_result *r, void *arg)
@@ -193,7 +197,9 @@ static enum db_status close_tx(struct db_tx *tx, struct games_result *r, void *a
     if (a->c->status != DB_CHALLENGE_OPEN)
         return games_refuse(r, GAMES_CONFLICT, "the challenge is %s, not open",
                             db_challenge_status_text(a->c->status));
-    if ((rc = db_challenge_set_status(tx, a->c->id, status, NULL)) != DB_OK)
+    if ((rc = db_challenge_set_status(tx, a->c->id, status, NULL)) != DB_OK ||
+        (a->reason != NULL &&
+         (rc = db_challenge_set_decline_reason(tx, a->c->id, a->reason)) != DB_OK))
         return rc;
     a->c->status = status;
     return db_challenge_event(tx, a->c->id, a->decline ? DB_EVENT_CHALLENGE_DECLINED
@@ -204,6 +210,14 @@ void games_challenge_close(struct db_pool *pool, const char *player_id,
                            const char *challenge_id, bool decline, struct db_challenge *c,
                            struct games_result *out)
 {
-    struct close_args a = { player_id, challenge_id, decline, c };
+    struct close_args a = { player_id, challenge_id, decline, c, NULL };
+    games_run(pool, close_tx, &a, out);
+}
+
+void games_challenge_decline(struct db_pool *pool, const char *player_id,
+                             const char *challenge_id, const char *reason,
+                             struct db_challenge *c, struct games_result *out)
+{
+    struct close_args a = { player_id, challenge_id, true, c, reason };
     games_run(pool, close_tx, &a, out);
 }
