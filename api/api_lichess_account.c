@@ -255,7 +255,8 @@ cJSON *api_lichess_game_item(struct db_pool *pool, const char *player_id,
 enum MHD_Result api_lichess_playing(struct api_request *req)
 {
     static const enum db_game_status active = DB_GAME_ACTIVE;
-    struct db_game_filter f = { req->caller.player_id, &active, NULL, NULL, NULL, PLAYING_MAX };
+    struct db_game_filter f = { .player_id = req->caller.player_id, .status = &active,
+                                .limit = PLAYING_MAX };
     struct db_game *games = NULL;
     cJSON *json, *list;
     bool more = false;
