@@ -314,7 +314,7 @@ static char *event_opening(struct db_pool *pool, const char *player_id, enum db_
                            struct base_err *err)
 {
     static const enum db_game_status active = DB_GAME_ACTIVE;
-    struct db_game_filter f = { player_id, &active, NULL, NULL, NULL, STREAM_GAMES };
+    struct db_game_filter f = { .player_id = player_id, .status = &active, .limit = STREAM_GAMES };
     struct db_challenge *c = calloc(2 * STREAM_CHALLENGES, sizeof *c);
     struct db_game *games = calloc(STREAM_GAMES, sizeof *games);
     struct base_text text = { 0 };
