@@ -120,17 +120,23 @@ export function createPlan({ id, myColor, board = null, redraw = () => {} }) {
     tree.replaceChildren(lines.length ? treeList(linesTree(lines)) : h('p', { class: 'hint' }, t('No lines set.')));
   }
 
+  // Each save or clear counts: a load answered after one of them is older
+  // than what the page shows and is dropped.
+  let changes = 0;
   async function load() {
+    const seen = changes;
     try {
       const r = await api('GET', `/v1/games/${q(id)}/conditional-moves`);
+      if (seen !== changes) return;
       input.value = r.lines.map(l => l.join(' ')).join('\n');
       showTree(r.lines);
-    } catch (e) { msg.show(e.message, 'error'); }
+    } catch (e) { if (seen === changes) msg.show(e.message, 'error'); }
   }
 
   form.addEventListener('submit', async e => {
     e.preventDefault();
     msg.clear();
+    changes++;
     try {
       const r = await api('PUT', `/v1/games/${q(id)}/conditional-moves`, { lines: parseLines(input.value), ply });
       input.value = r.lines.map(l => l.join(' ')).join('\n');
@@ -144,6 +150,7 @@ export function createPlan({ id, myColor, board = null, redraw = () => {} }) {
   });
   clear.addEventListener('click', async () => {
     msg.clear();
+    changes++;
     try {
       await api('DELETE', `/v1/games/${q(id)}/conditional-moves`);
       input.value = '';
