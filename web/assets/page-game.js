@@ -1,6 +1,8 @@
 // A game (/games/{id}): the board, the players and their time, the move
 // list, the actions, a text box for moves; live through the game's event
-// stream. Anyone may watch; the two players, signed in, also play.
+// stream. Anyone may watch; the two players, signed in, also play, and go on
+// to the next game where it is their move ("next game", the key n, or at once
+// after each move when play-prefs.js says so).
 
 import { api, me, q } from './api.js';
 import { createBoard } from './board.js';
@@ -12,15 +14,17 @@ import { createTalk } from './game-talk.js';
 import { createGameClock, clockText } from './game-clock.js';
 import { t } from './i18n.js';
 import { createPerpetual } from './game-perpetual.js';
+import { moveQueue, nextAfterMove } from './play-prefs.js';
 
 const RETRY_MAX_MS = 30000;
 
-export async function render(main, { params }) {
+export async function render(main, { params, navigate }) {
   const id = params[0];
   let game, moves = [], legal = [], analysis = null;
   let closed = false;
   let es = null, retryTimer = null, retryMs = 1000;
   let loading = null, again = false;
+  let nextGame = null;
 
   try {
     game = await api('GET', `/v1/games/${q(id)}`);
@@ -69,6 +73,7 @@ export async function render(main, { params }) {
   const plan = createPlan({ id, myColor, board: { update: (fen, o) => board.update(fen, o) },
     redraw: () => draw() });
   const talk = createTalk({ id, myColor });
+  const nextLink = h('a', { id: 'next-game', class: 'button', hidden: true, 'aria-keyshortcuts': 'n' }, t('Next game'));
   const pgn = h('a', { href: `/v1/games/${q(id)}/pgn`, download: `korp-${id}.pgn`, id: 'pgn', class: 'button' }, t('Download PGN'));
 
   const clocks = createGameClock({ myColor, giveTime: days => act('POST', 'give-time', { days }) });
@@ -78,7 +83,7 @@ export async function render(main, { params }) {
       h('h1', { class: 'game-title' }, `${variantName(game.variant)}: `, playerLink(game.white), ' – ', playerLink(game.black)),
       h('p', { class: 'game-meta' }, clockText(game),
         game.fifty_move_rule ? '' : ' · ' + t('no fifty-move rule'), ' · ', live),
-      status, clocks.el, msg,
+      status, player ? h('p', { class: 'next' }, nextLink) : null, clocks.el, msg,
       myColor ? moveForm : (player ? null : h('p', { class: 'hint' }, h('a', { href: `/login?next=${q(location.pathname)}` }, t('Sign in')), ' ', t('to play your games.'))),
       actions,
       h('div', { class: 'toolbar' }, flipBtn, notationSel, pgn,
@@ -209,7 +214,9 @@ export async function render(main, { params }) {
       do {
         again = false;
         try {
-          const [g, mv] = await Promise.all([api('GET', `/v1/games/${q(id)}`), api('GET', `/v1/games/${q(id)}/moves`)]);
+          const [g, mv, queue] = await Promise.all([api('GET', `/v1/games/${q(id)}`), api('GET', `/v1/games/${q(id)}/moves`),
+            player ? moveQueue(api, q, player.id) : Promise.resolve([])]);
+          showNext(queue.find(other => other.id !== id) || null);
           let lg = [], an = null;
           if (g.status === 'active') {
             [lg, an] = await Promise.all([
@@ -231,11 +238,35 @@ export async function render(main, { params }) {
     try { await loading; } finally { loading = null; }
   }
 
+  function showNext(g) {
+    nextGame = g;
+    nextLink.hidden = !g;
+    if (g) {
+      nextLink.href = '/games/' + q(g.id);
+      const opp = g.white.id === player.id ? g.black : g.white;
+      nextLink.title = t('Your move against {name}', { name: opp.name });
+    }
+  }
+
+  function goNext() {
+    if (nextGame) navigate('/games/' + q(nextGame.id));
+  }
+
+  // The key n, anywhere but in a field being typed in.
+  function onKey(e) {
+    if (e.key !== 'n' || e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
+    if (e.target.closest?.('input, textarea, select, [contenteditable]')) return;
+    e.preventDefault();
+    goNext();
+  }
+  document.addEventListener('keydown', onKey);
+
   async function play(text) {
     msg.clear();
     try {
       game = await api('POST', `/v1/games/${q(id)}/moves`, { move: text, ply: game.ply });
       await reload();
+      if (nextAfterMove()) goNext();
       return true;
     } catch (e) {
       msg.show(e.message, 'error');
@@ -311,6 +342,7 @@ export async function render(main, { params }) {
 
   return () => {
     closed = true;
+    document.removeEventListener('keydown', onKey);
     es?.close();
     clearTimeout(retryTimer);
     clearInterval(ticker);
