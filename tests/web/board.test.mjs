@@ -62,7 +62,8 @@ async function legalUci(gameId, san) {
 
 /*
  * Plays a move in UCI style on `p`'s board with the mouse: by clicking
- * (style 'click') or dragging (style 'drag'); drops come from the reserve.
+ * (style 'click') or dragging (style 'drag'); drops come from the reserve;
+ * then confirms it (the page shows a move first and sends it on confirm).
  * Returns the promotion options offered, if any.
  */
 async function playOnBoard(p, color, uci, style) {
@@ -86,8 +87,10 @@ async function playOnBoard(p, color, uci, style) {
     const prison = await page.locator(`[data-prison^="${color}-"]`).evaluateAll(
       els => els.map(e => e.dataset.prison.split('-')[1]).filter(t => t !== 'p'));
     await chooser.locator(`[data-promo="${mv[3]}"]`).click();
+    await page.locator('#move-confirm-ok').click({ timeout: TIMEOUT });
     return { offered, prison };
   }
+  await page.locator('#move-confirm-ok').click({ timeout: TIMEOUT });
   return null;
 }
 

@@ -96,9 +96,12 @@ async function waitPly(p, ply) {
   await p.page.locator(`#board[data-ply="${ply}"]`).waitFor({ timeout: TIMEOUT });
 }
 
+// A typed move is shown first; Enter again (on the focused confirm button) sends it.
 async function typeMove(p, text, ply) {
   await p.page.fill('#move-input', text);
   await p.page.press('#move-input', 'Enter');
+  await p.page.locator('#move-confirm-ok:focus').waitFor({ timeout: TIMEOUT });
+  await p.page.keyboard.press('Enter');
   await waitPly(p, ply);
 }
 

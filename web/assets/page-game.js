@@ -2,7 +2,8 @@
 // list, the actions, a text box for moves; live through the game's event
 // stream. Anyone may watch; the two players, signed in, also play, and go on
 // to the next game where it is their move ("next game", the key n, or at once
-// after each move when play-prefs.js says so).
+// after each move when play-prefs.js says so). A move, made on the board or
+// typed, is first shown and sent only on confirm (unless that is turned off).
 
 import { api, me, q } from './api.js';
 import { createBoard } from './board.js';
@@ -14,7 +15,7 @@ import { createTalk } from './game-talk.js';
 import { createGameClock, clockText } from './game-clock.js';
 import { t } from './i18n.js';
 import { createPerpetual } from './game-perpetual.js';
-import { moveQueue, nextAfterMove } from './play-prefs.js';
+import { confirmMoves, moveQueue, nextAfterMove } from './play-prefs.js';
 
 const RETRY_MAX_MS = 30000;
 
@@ -25,6 +26,7 @@ export async function render(main, { params, navigate }) {
   let es = null, retryTimer = null, retryMs = 1000;
   let loading = null, again = false;
   let nextGame = null;
+  let pending = null;   // a move shown, waiting for confirm: { text, uci, san, ply }
 
   try {
     game = await api('GET', `/v1/games/${q(id)}`);
@@ -55,6 +57,11 @@ export async function render(main, { params, navigate }) {
     h('p', { id: 'move-help', class: 'hint' }, korpalski
       ? t('SAN (N@e5, Qf5+, e8=Q), UCI-style (g1f3, e7e8q) or Polish (S/e5, W:f3+, pe1=H)')
       : t('SAN (Nf4, Qxf9#), coordinates (h3h5, e9d9q) or Hungarian letters (Hdf8)')));
+  const confirmText = h('span', { id: 'move-confirm-text' });
+  const confirmOk = h('button', { type: 'button', id: 'move-confirm-ok', class: 'primary', onclick: () => sendPending() }, t('Confirm'));
+  const confirmBar = h('div', { id: 'move-confirm', class: 'move-confirm', role: 'group', 'aria-label': t('Confirm the move'), hidden: true },
+    confirmText, ' ', confirmOk, ' ',
+    h('button', { type: 'button', id: 'move-confirm-cancel', onclick: () => cancelPending() }, t('Cancel')));
   const actions = h('div', { class: 'actions', id: 'actions' });
   const flipBtn = h('button', { type: 'button', id: 'flip', onclick: () => { board.flip(); drawStrips(); } }, t('Flip board'));
   const notationSel = h('select', { id: 'notation', 'aria-label': t('Notation') },
@@ -83,7 +90,7 @@ export async function render(main, { params, navigate }) {
       h('h1', { class: 'game-title' }, `${variantName(game.variant)}: `, playerLink(game.white), ' – ', playerLink(game.black)),
       h('p', { class: 'game-meta' }, clockText(game),
         game.fifty_move_rule ? '' : ' · ' + t('no fifty-move rule'), ' · ', live),
-      status, player ? h('p', { class: 'next' }, nextLink) : null, clocks.el, msg,
+      status, player ? h('p', { class: 'next' }, nextLink) : null, clocks.el, msg, confirmBar,
       myColor ? moveForm : (player ? null : h('p', { class: 'hint' }, h('a', { href: `/login?next=${q(location.pathname)}` }, t('Sign in')), ' ', t('to play your games.'))),
       actions,
       h('div', { class: 'toolbar' }, flipBtn, notationSel, pgn,
@@ -97,7 +104,7 @@ export async function render(main, { params, navigate }) {
 
   const board = createBoard(boardRoot, geometryFor(game.variant), {
     label: t('{variant} board', { variant: variantName(game.variant) }),
-    onMove: (uci, m) => (plan.planning() ? plan.move(uci, m) : play(uci)),
+    onMove: (uci, m) => (plan.planning() ? plan.move(uci, m) : propose(uci)),
   });
   board.setOrientation(myColor || 'white');
 
@@ -193,7 +200,9 @@ export async function render(main, { params, navigate }) {
 
   function draw() {
     const movable = myColor && game.status === 'active' && game.to_move === myColor ? myColor : null;
-    if (!plan.planning()) board.update(game.fen, { legal, movable, lastMove: lastMove(), check: inCheck() });
+    if (pending && (pending.ply !== game.ply || !movable)) pending = null;
+    confirmBar.hidden = !pending;
+    if (!plan.planning() && !pending) board.update(game.fen, { legal, movable, lastMove: lastMove(), check: inCheck() });
     drawStrips();
     drawStatus();
     drawMoves();
@@ -238,6 +247,48 @@ export async function render(main, { params, navigate }) {
     try { await loading; } finally { loading = null; }
   }
 
+  // ---- confirm: the move is shown on the board, sent on confirm ---------------
+
+  // The legal move a typed text names (UCI, SAN or the page's letters), if any.
+  function legalNamed(text) {
+    const bare = s => s.replace(/[+#X!?]+$/, '');
+    const want = bare(text);
+    return legal.find(m => m.uci === text || bare(m.san) === want
+      || ['polish', 'hungarian'].some(n => bare(moveText(m.san, game.variant, n)) === want)) || null;
+  }
+
+  async function propose(text) {
+    if (!confirmMoves()) return play(text);
+    const m = legalNamed(text);
+    if (!m) return play(text);   // korpd says why it is not a move
+    msg.clear();
+    try {
+      const r = await api('GET', `/v1/games/${q(id)}/legal-moves?after=${q(m.uci)}`);
+      const u = parseUci(m.uci);
+      pending = { text, uci: m.uci, san: m.san, ply: game.ply };
+      board.update(r.fen, { legal: [], movable: null, lastMove: u ? { from: u.from, to: u.to } : null, check: /[+#]$/.test(m.san) });
+      confirmText.textContent = t('Play {move}?', { move: moveText(m.san, game.variant, notation) });
+      confirmBar.hidden = false;
+      confirmOk.focus();
+      return true;
+    } catch (e) { msg.show(e.message, 'error'); return false; }
+  }
+
+  async function sendPending() {
+    if (!pending) return;
+    const { text } = pending;
+    pending = null;
+    confirmBar.hidden = true;
+    if (await play(text)) moveInput.value = '';
+    else draw();
+  }
+
+  function cancelPending() {
+    pending = null;
+    draw();
+    moveInput.focus();
+  }
+
   function showNext(g) {
     nextGame = g;
     nextLink.hidden = !g;
@@ -254,6 +305,7 @@ export async function render(main, { params, navigate }) {
 
   // The key n, anywhere but in a field being typed in.
   function onKey(e) {
+    if (pending && e.key === 'Escape') { e.preventDefault(); cancelPending(); return; }
     if (e.key !== 'n' || e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
     if (e.target.closest?.('input, textarea, select, [contenteditable]')) return;
     e.preventDefault();
@@ -299,6 +351,7 @@ export async function render(main, { params, navigate }) {
     e.preventDefault();
     const text = moveInput.value.trim();
     if (!text) return;
+    if (confirmMoves() && legalNamed(text)) { await propose(text); return; }
     if (await play(text)) moveInput.value = '';
   });
 

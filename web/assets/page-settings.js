@@ -5,7 +5,7 @@ import { api, me, q } from './api.js';
 import { h, messageBox } from './ui.js';
 import { leaveSection } from './page-leave.js';
 import { t } from './i18n.js';
-import { nextAfterMove, setNextAfterMove } from './play-prefs.js';
+import { confirmMoves, setConfirmMoves, nextAfterMove, setNextAfterMove } from './play-prefs.js';
 
 const KINDS = ['challenge', 'challenge_declined', 'challenge_cancelled', 'game_start', 'move', 'draw_offer', 'claim', 'game_end', 'deadline_near'];
 const KIND_NAMES = {
@@ -32,6 +32,7 @@ function playSection() {
     return h('label', { class: 'check' }, input, ' ', label);
   };
   return h('section', { class: 'card', id: 'playing' }, h('h2', {}, t('Playing in this browser')),
+    h('p', {}, box('confirm-moves', t('Show my move and send it only when I confirm it'), confirmMoves(), setConfirmMoves)),
     h('p', {}, box('next-after-move', t('After each move, go to the next game where it is my move'), nextAfterMove(), setNextAfterMove)));
 }
 

@@ -4,6 +4,7 @@
 // confirm a move before it is sent.
 
 const NEXT = 'korp-next-after-move';
+const CONFIRM = 'korp-confirm-moves';
 
 function read(key, fallback) {
   try {
@@ -18,6 +19,8 @@ function write(key, on) {
 
 export const nextAfterMove = () => read(NEXT, false);
 export const setNextAfterMove = on => write(NEXT, on);
+export const confirmMoves = () => read(CONFIRM, true);
+export const setConfirmMoves = on => write(CONFIRM, on);
 
 // The games where `playerId` is to move, soonest deadline first (the server's order).
 export async function moveQueue(api, q, playerId) {
