@@ -252,6 +252,8 @@ test('Glinski: an open challenge, the opening moves by mouse, a typed move to ma
   // The last move typed, in the long form of the old game records.
   await anna.page.fill('#move-input', 'Qc3xBf9#');
   await anna.page.press('#move-input', 'Enter');
+  await anna.page.locator('#move-confirm-text').filter({ hasText: 'Qxf9#' }).waitFor({ timeout: TIMEOUT });
+  await anna.page.press('#move-confirm-ok', 'Enter');
   await waitPly([anna, bolek, watcher], 7);
   for (const p of [anna, bolek, watcher]) {
     await p.page.locator('#game-status').filter({ hasText: '1-0 (checkmate)' }).waitFor({ timeout: TIMEOUT });

@@ -180,6 +180,9 @@ test('Korpalski in Polish: the inventor\'s notation typed, moves by keyboard, sa
   }
   assert.equal(at, 'f2');
   await page.keyboard.press('Enter');
+  // The move is shown; the focus is on its confirm button: Enter sends it.
+  await page.locator('#move-confirm-ok:focus').waitFor({ timeout: TIMEOUT });
+  await page.keyboard.press('Enter');
   await waitPly(b, 2);
   await w.page.locator('.board-announce:text("Czarne stawiają króla na f2")').waitFor({ timeout: TIMEOUT });
 

@@ -249,12 +249,17 @@ export async function render(main, { params, navigate }) {
 
   // ---- confirm: the move is shown on the board, sent on confirm ---------------
 
-  // The legal move a typed text names (UCI, SAN or the page's letters), if any.
+  // The legal move a typed text names, if any: UCI, SAN or the long form
+  // (Qc3xBf9), in SAN letters or the page's other notations.
   function legalNamed(text) {
     const bare = s => s.replace(/[+#X!?]+$/, '');
+    const long = s => bare(s).replace(/[x:-][A-Z]?/g, '');
     const want = bare(text);
-    return legal.find(m => m.uci === text || bare(m.san) === want
-      || ['polish', 'hungarian'].some(n => bare(moveText(m.san, game.variant, n)) === want)) || null;
+    const forms = m => [m.san, /^[A-Z]/.test(m.san) && !m.san.includes('@') ? m.san[0] + m.uci : m.uci];
+    return legal.find(m => m.uci === text || forms(m).some(f => ['san', 'polish', 'hungarian'].some(n => {
+      const shown = moveText(f, game.variant, n);
+      return bare(shown) === want || long(shown) === long(text);
+    }))) || null;
   }
 
   async function propose(text) {
@@ -276,10 +281,10 @@ export async function render(main, { params, navigate }) {
 
   async function sendPending() {
     if (!pending) return;
-    const { text } = pending;
+    const { uci } = pending;   // what was shown is what is played
     pending = null;
     confirmBar.hidden = true;
-    if (await play(text)) moveInput.value = '';
+    if (await play(uci)) moveInput.value = '';
     else draw();
   }
 
