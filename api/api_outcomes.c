@@ -1,7 +1,9 @@
 /*
  * api_outcomes.c — what games/ answers, as HTTP: one row per
  * games_outcome, naming the problem (and so the status, type and title of
- * api_reply.c's table) a refusal becomes.  tests/contract/test_outcomes.py
+ * api_reply.c's table) a refusal becomes, and its `reason` code when the
+ * problem's type is wider than the refusal (a page says the reason in its
+ * language); games/ may name a finer one (games_result.code).  tests/contract/test_outcomes.py
  * fails when an outcome has no row.
  */
 #include "api_int.h"
@@ -21,6 +23,7 @@ enum answer {
 static const struct {
     enum answer answer;
     enum api_problem problem;
+    const char *reason;   /* NULL: the problem's type */
 } outcomes[GAMES_OUTCOME_COUNT] = {
     [GAMES_OK] = { ANSWER_SUCCESS, API_PROBLEM_INTERNAL },
     [GAMES_NOT_FOUND] = { ANSWER_PROBLEM, API_PROBLEM_NOT_FOUND },
@@ -33,10 +36,10 @@ static const struct {
     [GAMES_ILLEGAL] = { ANSWER_PROBLEM, API_PROBLEM_ILLEGAL_MOVE },
     [GAMES_DRAW_NOT_ALLOWED] = { ANSWER_PROBLEM, API_PROBLEM_DRAW_NOT_ALLOWED },
     [GAMES_LINES_DISAGREE] = { ANSWER_PROBLEM, API_PROBLEM_CONDITIONAL_CONFLICT },
-    [GAMES_CLAIM_LINE_REFUSED] = { ANSWER_PROBLEM, API_PROBLEM_INVALID_VALUE },
-    [GAMES_ENTRY_REFUSED] = { ANSWER_PROBLEM, API_PROBLEM_INVALID_VALUE },
-    [GAMES_DAILY_LIMIT] = { ANSWER_PROBLEM, API_PROBLEM_TOO_MANY_REQUESTS },
-    [GAMES_DAY_OUT_OF_RANGE] = { ANSWER_PROBLEM, API_PROBLEM_BAD_REQUEST },
+    [GAMES_CLAIM_LINE_REFUSED] = { ANSWER_PROBLEM, API_PROBLEM_INVALID_VALUE, "line-refused" },
+    [GAMES_ENTRY_REFUSED] = { ANSWER_PROBLEM, API_PROBLEM_INVALID_VALUE, "entry-refused" },
+    [GAMES_DAILY_LIMIT] = { ANSWER_PROBLEM, API_PROBLEM_TOO_MANY_REQUESTS, "daily-limit" },
+    [GAMES_DAY_OUT_OF_RANGE] = { ANSWER_PROBLEM, API_PROBLEM_BAD_REQUEST, "day-out-of-range" },
     [GAMES_LEAVE_EXCEEDED] = { ANSWER_PROBLEM, API_PROBLEM_LEAVE_EXCEEDED },
     [GAMES_OWN_GAME_IN_PLAY] = { ANSWER_PROBLEM, API_PROBLEM_ANALYSIS_OWN_GAME },
     [GAMES_KEY_REUSED] = { ANSWER_PROBLEM, API_PROBLEM_BAD_REQUEST },
@@ -81,6 +84,8 @@ cJSON *api_outcome_json(const struct games_result *r, unsigned ok_status, const 
     }
     if (r->outcome == GAMES_ILLEGAL)
         api_problem_reason(json, rules_reason_slug(r->reason));
+    else if (r->code != NULL || outcomes[r->outcome].reason != NULL)
+        api_problem_reason(json, r->code != NULL ? r->code : outcomes[r->outcome].reason);
     return json;
 }
 
@@ -105,7 +110,15 @@ enum MHD_Result api_reply_outcome(struct api_request *req, struct games_result *
 enum MHD_Result api_reply_refusal(struct api_request *req, enum games_outcome outcome,
                                   const char *detail, enum db_status db, const char *err)
 {
+    enum api_problem p = api_outcome_problem(outcome);
+    cJSON *json;
+
     if (outcome == GAMES_DB_ERROR)
         return api_fail_db(req, db, err);
-    return api_fail(req, api_outcome_problem(outcome), "%s", detail);
+    if ((unsigned)outcome >= GAMES_OUTCOME_COUNT || outcomes[outcome].reason == NULL)
+        return api_fail(req, p, "%s", detail);
+    json = api_problem_new(p, detail);
+    if (json != NULL)
+        api_problem_reason(json, outcomes[outcome].reason);
+    return api_reply_problem(req, p, json);
 }
