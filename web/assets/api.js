@@ -61,6 +61,9 @@ const REASONS = {
   'entry-refused': () => t('You may not enter this tournament: your rating or your record does not meet its conditions.'),
   'daily-limit': () => t('That is as many as a day allows: try again tomorrow.'),
   'day-out-of-range': () => t('That day is out of range.'),
+  'give-time-on-your-turn': () => t('You may give time only while your opponent is to move.'),
+  'no-time-limit': () => t('This game has no time limit: there is no time to give.'),
+  'conditional-on-your-turn': () => t('Conditional moves are set while your opponent is to move: play your move first.'),
 };
 
 function problemText(status, problem) {
