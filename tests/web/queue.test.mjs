@@ -6,7 +6,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useStage, signedIn, axeViolations } from './harness.mjs';
+import { useStage, signedIn, axeViolations, newGame } from './harness.mjs';
 
 const PASSWORD = 'correct horse battery';
 const TIMEOUT = 15000;
@@ -14,11 +14,7 @@ const TIMEOUT = 15000;
 let korpd, browser, call;
 const world = {};
 
-async function game(white, black, days) {
-  const c = await call('POST', '/v1/challenges', white.token, {
-    variant: 'korpalski', opponent: black.id, color: 'white', days_per_move: days });
-  return (await call('POST', `/v1/challenges/${c.id}/accept`, black.token)).game_id;
-}
+const game = (white, black, days) => newGame(call, white, black, { days_per_move: days });
 
 useStage(async stage => {
   ({ korpd, browser, call } = stage);

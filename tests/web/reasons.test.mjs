@@ -5,22 +5,19 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useStage, person, signIn, axeViolations } from './harness.mjs';
+import { useStage, person, signIn, axeViolations, newGame } from './harness.mjs';
 
 const PASSWORD = 'correct horse battery';
 const TIMEOUT = 15000;
-
-let korpd, browser, call;
 const world = {};
+let korpd, browser, call;
 
 useStage(async stage => {
   ({ korpd, browser, call } = stage);
-  world.ola = await call('POST', '/v1/players', null, { name: 'ola', password: PASSWORD });
-  world.jan = await call('POST', '/v1/players', null, { name: 'jan', password: PASSWORD });
+  for (const name of ['ola', 'jan'])
+    world[name] = await call('POST', '/v1/players', null, { name, password: PASSWORD });
   await call('PUT', '/v1/players/me/notifications', world.ola.token, { language: 'pl' });
-  const c = await call('POST', '/v1/challenges', world.ola.token, {
-    variant: 'korpalski', opponent: world.jan.id, color: 'white' });
-  world.game = (await call('POST', `/v1/challenges/${c.id}/accept`, world.jan.token)).game_id;
+  world.game = await newGame(call, world.ola, world.jan);
 });
 
 test('a refused draw offer and a refused perpetual claim, said in Polish with their reason', async () => {
