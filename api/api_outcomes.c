@@ -23,7 +23,6 @@ enum answer {
 static const struct {
     enum answer answer;
     enum api_problem problem;
-    const char *reason;   /* NULL: the problem's type */
 } outcomes[GAMES_OUTCOME_COUNT] = {
     [GAMES_OK] = { ANSWER_SUCCESS, API_PROBLEM_INTERNAL },
     [GAMES_NOT_FOUND] = { ANSWER_PROBLEM, API_PROBLEM_NOT_FOUND },
@@ -36,15 +35,23 @@ static const struct {
     [GAMES_ILLEGAL] = { ANSWER_PROBLEM, API_PROBLEM_ILLEGAL_MOVE },
     [GAMES_DRAW_NOT_ALLOWED] = { ANSWER_PROBLEM, API_PROBLEM_DRAW_NOT_ALLOWED },
     [GAMES_LINES_DISAGREE] = { ANSWER_PROBLEM, API_PROBLEM_CONDITIONAL_CONFLICT },
-    [GAMES_CLAIM_LINE_REFUSED] = { ANSWER_PROBLEM, API_PROBLEM_INVALID_VALUE, "line-refused" },
-    [GAMES_ENTRY_REFUSED] = { ANSWER_PROBLEM, API_PROBLEM_INVALID_VALUE, "entry-refused" },
-    [GAMES_DAILY_LIMIT] = { ANSWER_PROBLEM, API_PROBLEM_TOO_MANY_REQUESTS, "daily-limit" },
-    [GAMES_DAY_OUT_OF_RANGE] = { ANSWER_PROBLEM, API_PROBLEM_BAD_REQUEST, "day-out-of-range" },
+    [GAMES_CLAIM_LINE_REFUSED] = { ANSWER_PROBLEM, API_PROBLEM_INVALID_VALUE },
+    [GAMES_ENTRY_REFUSED] = { ANSWER_PROBLEM, API_PROBLEM_INVALID_VALUE },
+    [GAMES_DAILY_LIMIT] = { ANSWER_PROBLEM, API_PROBLEM_TOO_MANY_REQUESTS },
+    [GAMES_DAY_OUT_OF_RANGE] = { ANSWER_PROBLEM, API_PROBLEM_BAD_REQUEST },
     [GAMES_LEAVE_EXCEEDED] = { ANSWER_PROBLEM, API_PROBLEM_LEAVE_EXCEEDED },
     [GAMES_OWN_GAME_IN_PLAY] = { ANSWER_PROBLEM, API_PROBLEM_ANALYSIS_OWN_GAME },
     [GAMES_KEY_REUSED] = { ANSWER_PROBLEM, API_PROBLEM_BAD_REQUEST },
     [GAMES_ANSWERED_BEFORE] = { ANSWER_STORED, API_PROBLEM_INTERNAL },
     [GAMES_DB_ERROR] = { ANSWER_DATABASE, API_PROBLEM_INTERNAL },
+};
+
+/* The reason code of the outcomes whose problem type is wider (NULL: the type). */
+static const char *const reasons[GAMES_OUTCOME_COUNT] = {
+    [GAMES_CLAIM_LINE_REFUSED] = "line-refused",
+    [GAMES_ENTRY_REFUSED] = "entry-refused",
+    [GAMES_DAILY_LIMIT] = "daily-limit",
+    [GAMES_DAY_OUT_OF_RANGE] = "day-out-of-range",
 };
 
 enum api_problem api_outcome_problem(enum games_outcome o)
@@ -84,8 +91,8 @@ cJSON *api_outcome_json(const struct games_result *r, unsigned ok_status, const 
     }
     if (r->outcome == GAMES_ILLEGAL)
         api_problem_reason(json, rules_reason_slug(r->reason));
-    else if (r->code != NULL || outcomes[r->outcome].reason != NULL)
-        api_problem_reason(json, r->code != NULL ? r->code : outcomes[r->outcome].reason);
+    else if (r->code != NULL || reasons[r->outcome] != NULL)
+        api_problem_reason(json, r->code != NULL ? r->code : reasons[r->outcome]);
     return json;
 }
 
@@ -115,10 +122,10 @@ enum MHD_Result api_reply_refusal(struct api_request *req, enum games_outcome ou
 
     if (outcome == GAMES_DB_ERROR)
         return api_fail_db(req, db, err);
-    if ((unsigned)outcome >= GAMES_OUTCOME_COUNT || outcomes[outcome].reason == NULL)
+    if ((unsigned)outcome >= GAMES_OUTCOME_COUNT || reasons[outcome] == NULL)
         return api_fail(req, p, "%s", detail);
     json = api_problem_new(p, detail);
     if (json != NULL)
-        api_problem_reason(json, outcomes[outcome].reason);
+        api_problem_reason(json, reasons[outcome]);
     return api_reply_problem(req, p, json);
 }
