@@ -1,7 +1,9 @@
 /*
  * api_outcomes.c — what games/ answers, as HTTP: one row per
  * games_outcome, naming the problem (and so the status, type and title of
- * api_reply.c's table) a refusal becomes.  tests/contract/test_outcomes.py
+ * api_reply.c's table) a refusal becomes, and its `reason` code when the
+ * problem's type is wider than the refusal (a page says the reason in its
+ * language); games/ may name a finer one (games_result.code).  tests/contract/test_outcomes.py
  * fails when an outcome has no row.
  */
 #include "api_int.h"
@@ -44,6 +46,14 @@ static const struct {
     [GAMES_DB_ERROR] = { ANSWER_DATABASE, API_PROBLEM_INTERNAL },
 };
 
+/* The reason code of the outcomes whose problem type is wider (NULL: the type). */
+static const char *const reasons[GAMES_OUTCOME_COUNT] = {
+    [GAMES_CLAIM_LINE_REFUSED] = "line-refused",
+    [GAMES_ENTRY_REFUSED] = "entry-refused",
+    [GAMES_DAILY_LIMIT] = "daily-limit",
+    [GAMES_DAY_OUT_OF_RANGE] = "day-out-of-range",
+};
+
 enum api_problem api_outcome_problem(enum games_outcome o)
 {
     if ((unsigned)o >= GAMES_OUTCOME_COUNT || outcomes[o].answer != ANSWER_PROBLEM)
@@ -81,6 +91,8 @@ cJSON *api_outcome_json(const struct games_result *r, unsigned ok_status, const 
     }
     if (r->outcome == GAMES_ILLEGAL)
         api_problem_reason(json, rules_reason_slug(r->reason));
+    else if (r->code != NULL || reasons[r->outcome] != NULL)
+        api_problem_reason(json, r->code != NULL ? r->code : reasons[r->outcome]);
     return json;
 }
 
@@ -105,7 +117,15 @@ enum MHD_Result api_reply_outcome(struct api_request *req, struct games_result *
 enum MHD_Result api_reply_refusal(struct api_request *req, enum games_outcome outcome,
                                   const char *detail, enum db_status db, const char *err)
 {
+    enum api_problem p = api_outcome_problem(outcome);
+    cJSON *json;
+
     if (outcome == GAMES_DB_ERROR)
         return api_fail_db(req, db, err);
-    return api_fail(req, api_outcome_problem(outcome), "%s", detail);
+    if ((unsigned)outcome >= GAMES_OUTCOME_COUNT || reasons[outcome] == NULL)
+        return api_fail(req, p, "%s", detail);
+    json = api_problem_new(p, detail);
+    if (json != NULL)
+        api_problem_reason(json, reasons[outcome]);
+    return api_reply_problem(req, p, json);
 }

@@ -60,6 +60,8 @@ struct games_result {
     enum games_outcome outcome;
     char detail[256];
     enum rules_reason reason;   /* GAMES_ILLEGAL: the rule broken */
+    const char *code;           /* a refusal's reason code, finer than the outcome's
+                                   (a static string; NULL: the outcome's own) */
     int ply;                    /* plies played when the request came */
     int retry_after;            /* GAMES_DAILY_LIMIT: seconds until one more is allowed
                                    (0: not known) */

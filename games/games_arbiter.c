@@ -34,9 +34,9 @@ struct perpetual_args {
     char *claim_id;
 };
 
-/* Refuses a move of the line: says which one and why. */
+/* Refuses a move of the line: says which one and why (code: the reason code). */
 static enum db_status line_refused(struct games_result *r, int number, const char *text,
-                                   const char *why)
+                                   const char *code, const char *why)
 {
     char copy[sizeof r->detail];
     memcpy(copy, why, strnlen(why, sizeof copy - 1));
@@ -44,6 +44,7 @@ static enum db_status line_refused(struct games_result *r, int number, const cha
     snprintf(r->detail, sizeof r->detail, "move %d of the line, '%.32s': %.180s", number, text,
              copy);
     r->outcome = GAMES_CLAIM_LINE_REFUSED;
+    r->code = code;
     return DB_OK;
 }
 
@@ -71,14 +72,16 @@ static enum db_status perpetual_tx(struct db_tx *tx, struct games_result *r, voi
         char san[RULES_MOVE_TEXT_MAX];
         if (text[0] == '\0')
             continue;
-        if (++count > LINE_MAX_MOVES)
+        if (++count > LINE_MAX_MOVES) {
+            r->code = "line-too-long";
             return games_refuse(r, GAMES_CLAIM_LINE_REFUSED, "the line is longer than %d moves",
                                 LINE_MAX_MOVES);
+        }
         v->position_report(&pos, &report);
         if (report.status != RULES_ONGOING)
-            return line_refused(r, count, text, "the game is over before it");
+            return line_refused(r, count, text, "line-past-the-end", "the game is over before it");
         if (!games_read_move(v, &pos, text, &m, r))
-            return line_refused(r, count, text, r->detail);
+            return line_refused(r, count, text, "line-move-refused", r->detail);
         v->move_format(&pos, m, RULES_NOTATION_SAN, san, sizeof san);
         if (v->position_apply(&pos, m) != RULES_OK)
             return db_tx_fail(tx, "game %s: a parsed move did not apply", r->game.id);
@@ -86,7 +89,7 @@ static enum db_status perpetual_tx(struct db_tx *tx, struct games_result *r, voi
         /* The claimant's moves are the odd ones: each must give check. */
         if (count % 2 == 1 && !report.in_check) {
             *a->not_check = true;
-            return line_refused(r, count, text,
+            return line_refused(r, count, text, "line-not-check",
                                 "it does not give check; in a perpetual-check claim every "
                                 "move of the claimant gives check");
         }
@@ -95,9 +98,11 @@ static enum db_status perpetual_tx(struct db_tx *tx, struct games_result *r, voi
                                count > 1 ? " " : "", san)) != DB_OK)
             return rc;
     }
-    if (count == 0)
+    if (count == 0) {
+        r->code = "line-empty";
         return games_refuse(r, GAMES_CLAIM_LINE_REFUSED, "the line has no move: write the "
                             "moves to come, yours first, like \"Qh5+ Kg8 Qe8+ Kh7 Qh5+\"");
+    }
     /* The line is rebuilt from korpd's own SAN: no quote or backslash. */
     rc = games_format(tx, details, sizeof details,
                       "{\"claimant\":\"%s\",\"color\":\"%s\",\"ply\":%d,\"line\":\"%s\"}",

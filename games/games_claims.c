@@ -106,7 +106,10 @@ static enum db_status draw_step(struct db_tx *tx, struct games_result *r,
     enum db_color mine = db_color_of(color);
     enum db_color theirs = db_color_of(color == RULES_WHITE ? RULES_BLACK : RULES_WHITE);
     if (action != GAMES_DRAW_DECLINE && !r->game.variant->draw_agreement_allowed(pos, &why))
+    {
+        r->code = rules_reason_slug(why.reason);
         return games_refuse(r, GAMES_DRAW_NOT_ALLOWED, "%s", why.text);
+    }
     if (action == GAMES_DRAW_OFFER && r->game.draw_offer != theirs) {
         if (r->game.draw_offer == mine)
             return DB_OK;   /* offered already: nothing changes */

@@ -46,12 +46,16 @@ static enum db_status give_time(struct db_tx *tx, struct games_result *r,
     enum db_status rc;
     char id[BASE_ID_SIZE];
 
-    if (r->game.variant->side_to_move(pos) == color)
+    if (r->game.variant->side_to_move(pos) == color) {
+        r->code = "give-time-on-your-turn";
         return games_refuse(r, GAMES_CONFLICT, "it is your turn: you may give time only "
                             "while your opponent is to move");
-    if (r->game.clock.type == DB_CLOCK_NONE)
+    }
+    if (r->game.clock.type == DB_CLOCK_NONE) {
+        r->code = "no-time-limit";
         return games_refuse(r, GAMES_CONFLICT, "this game has no time limit: there is no "
                             "time to give");
+    }
     snprintf(id, sizeof id, "%s", r->game.id);
     if ((rc = db_game_give_time(tx, id, (long long)*days * 86400)) != DB_OK)
         return rc;

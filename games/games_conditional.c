@@ -157,10 +157,12 @@ static enum db_status put_step(struct db_tx *tx, struct games_result *r,
         return games_refuse(r, GAMES_PLY_MISMATCH,
                             "you sent ply %d, but %d plies have been played; read the game "
                             "again", lines->expect_ply, r->game.ply);
-    if (v->side_to_move(pos) == color)
+    if (v->side_to_move(pos) == color) {
+        r->code = "conditional-on-your-turn";
         return games_refuse(r, GAMES_CONFLICT,
                             "it is your turn: conditional moves are set while your opponent is "
                             "to move; play your move first");
+    }
     lines->ply = r->game.ply;
     if (lines->count == 0)
         return db_conditional_delete(tx, r->game.id, me);

@@ -62,7 +62,8 @@ async function legalUci(gameId, san) {
 
 /*
  * Plays a move in UCI style on `p`'s board with the mouse: by clicking
- * (style 'click') or dragging (style 'drag'); drops come from the reserve.
+ * (style 'click') or dragging (style 'drag'); drops come from the reserve;
+ * then confirms it (the page shows a move first and sends it on confirm).
  * Returns the promotion options offered, if any.
  */
 async function playOnBoard(p, color, uci, style) {
@@ -86,8 +87,10 @@ async function playOnBoard(p, color, uci, style) {
     const prison = await page.locator(`[data-prison^="${color}-"]`).evaluateAll(
       els => els.map(e => e.dataset.prison.split('-')[1]).filter(t => t !== 'p'));
     await chooser.locator(`[data-promo="${mv[3]}"]`).click();
+    await page.locator('#move-confirm-ok').click({ timeout: TIMEOUT });
     return { offered, prison };
   }
+  await page.locator('#move-confirm-ok').click({ timeout: TIMEOUT });
   return null;
 }
 
@@ -249,6 +252,8 @@ test('Glinski: an open challenge, the opening moves by mouse, a typed move to ma
   // The last move typed, in the long form of the old game records.
   await anna.page.fill('#move-input', 'Qc3xBf9#');
   await anna.page.press('#move-input', 'Enter');
+  await anna.page.locator('#move-confirm-text').filter({ hasText: 'Qxf9#' }).waitFor({ timeout: TIMEOUT });
+  await anna.page.press('#move-confirm-ok', 'Enter');
   await waitPly([anna, bolek, watcher], 7);
   for (const p of [anna, bolek, watcher]) {
     await p.page.locator('#game-status').filter({ hasText: '1-0 (checkmate)' }).waitFor({ timeout: TIMEOUT });

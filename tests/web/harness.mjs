@@ -221,6 +221,15 @@ export function useStage(setUp = async () => {}, extraEnv = {}) {
   return stage;
 }
 
+/* A game WHITE (a player made by the API, with its token) plays against
+ * BLACK, started by a challenge and its acceptance: Korpalski unless `terms`
+ * say otherwise. Resolves to the game's id. */
+export async function newGame(call, white, black, terms = {}) {
+  const c = await call('POST', '/v1/challenges', white.token,
+    { variant: 'korpalski', opponent: black.id, color: 'white', ...terms });
+  return (await call('POST', `/v1/challenges/${c.id}/accept`, black.token)).game_id;
+}
+
 /* Resolves once predicate() is true; fails after `timeout` ms naming `what`. */
 export async function until(what, predicate, timeout = 15000) {
   const deadline = Date.now() + timeout;

@@ -96,9 +96,12 @@ async function waitPly(p, ply) {
   await p.page.locator(`#board[data-ply="${ply}"]`).waitFor({ timeout: TIMEOUT });
 }
 
+// A typed move is shown first; Enter again (on the focused confirm button) sends it.
 async function typeMove(p, text, ply) {
   await p.page.fill('#move-input', text);
   await p.page.press('#move-input', 'Enter');
+  await p.page.locator('#move-confirm-ok:focus').waitFor({ timeout: TIMEOUT });
+  await p.page.keyboard.press('Enter');
   await waitPly(p, ply);
 }
 
@@ -176,6 +179,9 @@ test('Korpalski in Polish: the inventor\'s notation typed, moves by keyboard, sa
     at = await focused();
   }
   assert.equal(at, 'f2');
+  await page.keyboard.press('Enter');
+  // The move is shown; the focus is on its confirm button: Enter sends it.
+  await page.locator('#move-confirm-ok:focus').waitFor({ timeout: TIMEOUT });
   await page.keyboard.press('Enter');
   await waitPly(b, 2);
   await w.page.locator('.board-announce:text("Czarne stawiają króla na f2")').waitFor({ timeout: TIMEOUT });

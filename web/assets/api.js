@@ -51,6 +51,19 @@ const REASONS = {
   'drop-gives-check': () => t('A drop may never give check.'),
   'no-drops': () => t('This variant has no drops.'),
   'agreement-not-allowed': () => t('Korpalski allows a draw by agreement only when both reserves are empty'),
+  // Refusals finer than their problem's type (api_outcomes.c, games_result.code).
+  'line-refused': () => t('The arbiter cannot take that line.'),
+  'line-not-check': () => t('In a perpetual-check line every move of yours must give check.'),
+  'line-move-refused': () => t('A move of the line cannot be read or is not legal.'),
+  'line-past-the-end': () => t('The game would be over before the end of the line.'),
+  'line-too-long': () => t('The line is too long.'),
+  'line-empty': () => t('Write the moves of the line, yours first.'),
+  'entry-refused': () => t('You may not enter this tournament: your rating or your record does not meet its conditions.'),
+  'daily-limit': () => t('That is as many as a day allows: try again tomorrow.'),
+  'day-out-of-range': () => t('That day is out of range.'),
+  'give-time-on-your-turn': () => t('You may give time only while your opponent is to move.'),
+  'no-time-limit': () => t('This game has no time limit: there is no time to give.'),
+  'conditional-on-your-turn': () => t('Conditional moves are set while your opponent is to move: play your move first.'),
 };
 
 function problemText(status, problem) {

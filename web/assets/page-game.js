@@ -1,6 +1,9 @@
 // A game (/games/{id}): the board, the players and their time, the move
 // list, the actions, a text box for moves; live through the game's event
-// stream. Anyone may watch; the two players, signed in, also play.
+// stream. Anyone may watch; the two players, signed in, also play, and go on
+// to the next game where it is their move ("next game", the key n, or at once
+// after each move when play-prefs.js says so). A move, made on the board or
+// typed, is first shown and sent only on confirm (unless that is turned off).
 
 import { api, me, q } from './api.js';
 import { createBoard } from './board.js';
@@ -12,15 +15,18 @@ import { createTalk } from './game-talk.js';
 import { createGameClock, clockText } from './game-clock.js';
 import { t } from './i18n.js';
 import { createPerpetual } from './game-perpetual.js';
+import { confirmMoves, moveQueue, nextAfterMove } from './play-prefs.js';
 
 const RETRY_MAX_MS = 30000;
 
-export async function render(main, { params }) {
+export async function render(main, { params, navigate }) {
   const id = params[0];
   let game, moves = [], legal = [], analysis = null;
   let closed = false;
   let es = null, retryTimer = null, retryMs = 1000;
   let loading = null, again = false;
+  let nextGame = null;
+  let pending = null;   // a move shown, waiting for confirm: { text, uci, san, ply }
 
   try {
     game = await api('GET', `/v1/games/${q(id)}`);
@@ -51,6 +57,11 @@ export async function render(main, { params }) {
     h('p', { id: 'move-help', class: 'hint' }, korpalski
       ? t('SAN (N@e5, Qf5+, e8=Q), UCI-style (g1f3, e7e8q) or Polish (S/e5, W:f3+, pe1=H)')
       : t('SAN (Nf4, Qxf9#), coordinates (h3h5, e9d9q) or Hungarian letters (Hdf8)')));
+  const confirmText = h('span', { id: 'move-confirm-text' });
+  const confirmOk = h('button', { type: 'button', id: 'move-confirm-ok', class: 'primary', onclick: () => sendPending() }, t('Confirm'));
+  const confirmBar = h('div', { id: 'move-confirm', class: 'move-confirm', role: 'group', 'aria-label': t('Confirm the move'), hidden: true },
+    confirmText, ' ', confirmOk, ' ',
+    h('button', { type: 'button', id: 'move-confirm-cancel', onclick: () => cancelPending() }, t('Cancel')));
   const actions = h('div', { class: 'actions', id: 'actions' });
   const flipBtn = h('button', { type: 'button', id: 'flip', onclick: () => { board.flip(); drawStrips(); } }, t('Flip board'));
   const notationSel = h('select', { id: 'notation', 'aria-label': t('Notation') },
@@ -69,6 +80,7 @@ export async function render(main, { params }) {
   const plan = createPlan({ id, myColor, board: { update: (fen, o) => board.update(fen, o) },
     redraw: () => draw() });
   const talk = createTalk({ id, myColor });
+  const nextLink = h('a', { id: 'next-game', class: 'button', hidden: true, 'aria-keyshortcuts': 'n' }, t('Next game'));
   const pgn = h('a', { href: `/v1/games/${q(id)}/pgn`, download: `korp-${id}.pgn`, id: 'pgn', class: 'button' }, t('Download PGN'));
 
   const clocks = createGameClock({ myColor, giveTime: days => act('POST', 'give-time', { days }) });
@@ -78,7 +90,7 @@ export async function render(main, { params }) {
       h('h1', { class: 'game-title' }, `${variantName(game.variant)}: `, playerLink(game.white), ' – ', playerLink(game.black)),
       h('p', { class: 'game-meta' }, clockText(game),
         game.fifty_move_rule ? '' : ' · ' + t('no fifty-move rule'), ' · ', live),
-      status, clocks.el, msg,
+      status, player ? h('p', { class: 'next' }, nextLink) : null, clocks.el, msg, confirmBar,
       myColor ? moveForm : (player ? null : h('p', { class: 'hint' }, h('a', { href: `/login?next=${q(location.pathname)}` }, t('Sign in')), ' ', t('to play your games.'))),
       actions,
       h('div', { class: 'toolbar' }, flipBtn, notationSel, pgn,
@@ -92,7 +104,7 @@ export async function render(main, { params }) {
 
   const board = createBoard(boardRoot, geometryFor(game.variant), {
     label: t('{variant} board', { variant: variantName(game.variant) }),
-    onMove: (uci, m) => (plan.planning() ? plan.move(uci, m) : play(uci)),
+    onMove: (uci, m) => (plan.planning() ? plan.move(uci, m) : propose(uci)),
   });
   board.setOrientation(myColor || 'white');
 
@@ -188,7 +200,9 @@ export async function render(main, { params }) {
 
   function draw() {
     const movable = myColor && game.status === 'active' && game.to_move === myColor ? myColor : null;
-    if (!plan.planning()) board.update(game.fen, { legal, movable, lastMove: lastMove(), check: inCheck() });
+    if (pending && (pending.ply !== game.ply || !movable)) pending = null;
+    confirmBar.hidden = !pending;
+    if (!plan.planning() && !pending) board.update(game.fen, { legal, movable, lastMove: lastMove(), check: inCheck() });
     drawStrips();
     drawStatus();
     drawMoves();
@@ -209,7 +223,9 @@ export async function render(main, { params }) {
       do {
         again = false;
         try {
-          const [g, mv] = await Promise.all([api('GET', `/v1/games/${q(id)}`), api('GET', `/v1/games/${q(id)}/moves`)]);
+          const [g, mv, queue] = await Promise.all([api('GET', `/v1/games/${q(id)}`), api('GET', `/v1/games/${q(id)}/moves`),
+            player ? moveQueue(api, q, player.id) : Promise.resolve([])]);
+          showNext(queue.find(other => other.id !== id) || null);
           let lg = [], an = null;
           if (g.status === 'active') {
             [lg, an] = await Promise.all([
@@ -231,11 +247,83 @@ export async function render(main, { params }) {
     try { await loading; } finally { loading = null; }
   }
 
+  // ---- confirm: the move is shown on the board, sent on confirm ---------------
+
+  // The legal move a typed text names, if any: UCI, SAN or the long form
+  // (Qc3xBf9), in SAN letters or the page's other notations.
+  function legalNamed(text) {
+    const bare = s => s.replace(/[+#X!?]+$/, '');
+    const long = s => bare(s).replace(/[x:-][A-Z]?/g, '');
+    const want = bare(text);
+    const forms = m => [m.san, /^[A-Z]/.test(m.san) && !m.san.includes('@') ? m.san[0] + m.uci : m.uci];
+    return legal.find(m => m.uci === text || forms(m).some(f => ['san', 'polish', 'hungarian'].some(n => {
+      const shown = moveText(f, game.variant, n);
+      return bare(shown) === want || long(shown) === long(text);
+    }))) || null;
+  }
+
+  async function propose(text) {
+    if (!confirmMoves()) return play(text);
+    const m = legalNamed(text);
+    if (!m) return play(text);   // korpd says why it is not a move
+    msg.clear();
+    try {
+      const r = await api('GET', `/v1/games/${q(id)}/legal-moves?after=${q(m.uci)}`);
+      const u = parseUci(m.uci);
+      pending = { text, uci: m.uci, san: m.san, ply: game.ply };
+      board.update(r.fen, { legal: [], movable: null, lastMove: u ? { from: u.from, to: u.to } : null, check: /[+#]$/.test(m.san) });
+      confirmText.textContent = t('Play {move}?', { move: moveText(m.san, game.variant, notation) });
+      confirmBar.hidden = false;
+      confirmOk.focus();
+      return true;
+    } catch (e) { msg.show(e.message, 'error'); return false; }
+  }
+
+  async function sendPending() {
+    if (!pending) return;
+    const { uci } = pending;   // what was shown is what is played
+    pending = null;
+    confirmBar.hidden = true;
+    if (await play(uci)) moveInput.value = '';
+    else draw();
+  }
+
+  function cancelPending() {
+    pending = null;
+    draw();
+    moveInput.focus();
+  }
+
+  function showNext(g) {
+    nextGame = g;
+    nextLink.hidden = !g;
+    if (g) {
+      nextLink.href = '/games/' + q(g.id);
+      const opp = g.white.id === player.id ? g.black : g.white;
+      nextLink.title = t('Your move against {name}', { name: opp.name });
+    }
+  }
+
+  function goNext() {
+    if (nextGame) navigate('/games/' + q(nextGame.id));
+  }
+
+  // The key n, anywhere but in a field being typed in.
+  function onKey(e) {
+    if (pending && e.key === 'Escape') { e.preventDefault(); cancelPending(); return; }
+    if (e.key !== 'n' || e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
+    if (e.target.closest?.('input, textarea, select, [contenteditable]')) return;
+    e.preventDefault();
+    goNext();
+  }
+  document.addEventListener('keydown', onKey);
+
   async function play(text) {
     msg.clear();
     try {
       game = await api('POST', `/v1/games/${q(id)}/moves`, { move: text, ply: game.ply });
       await reload();
+      if (nextAfterMove()) goNext();
       return true;
     } catch (e) {
       msg.show(e.message, 'error');
@@ -268,6 +356,7 @@ export async function render(main, { params }) {
     e.preventDefault();
     const text = moveInput.value.trim();
     if (!text) return;
+    if (confirmMoves() && legalNamed(text)) { await propose(text); return; }
     if (await play(text)) moveInput.value = '';
   });
 
@@ -311,6 +400,7 @@ export async function render(main, { params }) {
 
   return () => {
     closed = true;
+    document.removeEventListener('keydown', onKey);
     es?.close();
     clearTimeout(retryTimer);
     clearInterval(ticker);

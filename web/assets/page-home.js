@@ -1,5 +1,5 @@
-// Home (/): signed in, "my games" (my turn first, with time left), the
-// challenges waiting for me and the ones I sent; signed out, a welcome. Then,
+// Home (/): signed in, "my games": first the queue of games where it is
+// your move (soonest deadline first), then the challenges waiting for me and the ones I sent; signed out, a welcome. Then,
 // for both, the front (home-front.js): the variants, play the computer, open
 // challenges, games being played now.
 
@@ -7,6 +7,7 @@ import { api, me, q } from './api.js';
 import { renderFront } from './home-front.js';
 import { h, messageBox, timeLeft, variantName, resultText, playerLink } from './ui.js';
 import { t } from './i18n.js';
+import { moveQueue } from './play-prefs.js';
 
 export function gameRow(g, myId) {
   const myColor = g.white.id === myId ? 'white' : g.black.id === myId ? 'black' : null;
@@ -55,9 +56,11 @@ export async function render(main, { navigate }) {
   const msg = messageBox();
   const incoming = h('ul', { id: 'incoming', class: 'list' });
   const outgoing = h('ul', { id: 'outgoing', class: 'list' });
+  const queue = h('ul', { id: 'your-move', class: 'list' });
   const active = h('ul', { id: 'my-games', class: 'list' });
   const finished = h('ul', { id: 'finished-games', class: 'list' });
   main.append(h('h1', {}, t('My games')), msg,
+    h('section', { class: 'card' }, h('h2', {}, t('Your move')), queue),
     h('section', { class: 'card' }, h('h2', {}, t('Challenges for you')), incoming),
     h('section', { class: 'card' }, h('h2', {}, t('Games in progress')), active),
     h('section', { class: 'card' }, h('h2', {}, t('Challenges you sent')), outgoing),
@@ -69,8 +72,9 @@ export async function render(main, { navigate }) {
 
   async function load() {
     try {
-      const [ch, act, fin] = await Promise.all([
+      const [ch, mine, act, fin] = await Promise.all([
         api('GET', '/v1/challenges'),
+        moveQueue(api, q, player.id),
         api('GET', `/v1/games?player=${q(player.id)}&status=active&limit=100`),
         api('GET', `/v1/games?player=${q(player.id)}&status=finished&limit=20`)]);
       const act2 = act.games.slice().sort((a, b) => {
@@ -79,6 +83,7 @@ export async function render(main, { navigate }) {
         if (ta !== tb) return ta - tb;
         return (a.deadline ? Date.parse(a.deadline) : Infinity) - (b.deadline ? Date.parse(b.deadline) : Infinity);
       });
+      queue.replaceChildren(...(mine.length ? mine.map(g => gameRow(g, player.id)) : [h('li', { class: 'none' }, t('No game waits for your move.'))]));
       active.replaceChildren(...(act2.length ? act2.map(g => gameRow(g, player.id)) : [h('li', { class: 'none' }, t('No games in progress.'))]));
       finished.replaceChildren(...(fin.games.length ? fin.games.map(g => gameRow(g, player.id)) : [h('li', { class: 'none' }, t('None yet.'))]));
       incoming.replaceChildren(...(ch.incoming.length ? ch.incoming.map(c => challengeRow(c, {

@@ -5,6 +5,7 @@ import { api, me, q } from './api.js';
 import { h, messageBox } from './ui.js';
 import { leaveSection } from './page-leave.js';
 import { t } from './i18n.js';
+import { confirmMoves, setConfirmMoves, nextAfterMove, setNextAfterMove } from './play-prefs.js';
 
 const KINDS = ['challenge', 'challenge_declined', 'challenge_cancelled', 'game_start', 'move', 'draw_offer', 'claim', 'game_end', 'deadline_near'];
 const KIND_NAMES = {
@@ -23,6 +24,18 @@ function kindBoxes(prefix, selected) {
 
 function checked(fieldset) { return [...fieldset.querySelectorAll('input:checked')].map(i => i.value); }
 
+// How this browser plays (play-prefs.js): saved at once, in this browser only.
+function playSection() {
+  const box = (idName, label, on, set) => {
+    const input = h('input', { type: 'checkbox', id: idName, checked: on });
+    input.addEventListener('change', () => set(input.checked));
+    return h('label', { class: 'check' }, input, ' ', label);
+  };
+  return h('section', { class: 'card', id: 'playing' }, h('h2', {}, t('Playing in this browser')),
+    h('p', {}, box('confirm-moves', t('Show my move and send it only when I confirm it'), confirmMoves(), setConfirmMoves)),
+    h('p', {}, box('next-after-move', t('After each move, go to the next game where it is my move'), nextAfterMove(), setNextAfterMove)));
+}
+
 export async function render(main, { navigate }) {
   if (!me()) { navigate('/login?next=/settings', { replace: true }); return null; }
   document.title = t('Settings') + ' · korp';
@@ -31,7 +44,7 @@ export async function render(main, { navigate }) {
   const hooks = h('section', { class: 'card', id: 'webhooks' }, h('h2', {}, t('Webhooks')), hookMsg);
   const toks = h('section', { class: 'card', id: 'tokens' }, h('h2', {}, t('Tokens for bots')), tokMsg);
   const account = accountSection();
-  main.append(h('h1', {}, t('Settings')), notif, hooks, toks, account.section, leaveSection());
+  main.append(h('h1', {}, t('Settings')), playSection(), notif, hooks, toks, account.section, leaveSection());
 
   // ---- notification preferences ---------------------------------------------
   try {

@@ -1,0 +1,46 @@
+// Refusals said in the page's language with their reason, not only their
+// problem type: on a Polish page, a draw offer refused in Korpalski (the
+// reserves are not empty) and a perpetual-check line whose move gives no
+// check. The expected texts are po/pl.po's.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { useStage, person, signIn, axeViolations, newGame } from './harness.mjs';
+
+const PASSWORD = 'correct horse battery';
+const TIMEOUT = 15000;
+const world = {};
+let korpd, browser, call;
+
+useStage(async stage => {
+  ({ korpd, browser, call } = stage);
+  for (const name of ['ola', 'jan'])
+    world[name] = await call('POST', '/v1/players', null, { name, password: PASSWORD });
+  await call('PUT', '/v1/players/me/notifications', world.ola.token, { language: 'pl' });
+  world.game = await newGame(call, world.ola, world.jan);
+});
+
+test('a refused draw offer and a refused perpetual claim, said in Polish with their reason', async () => {
+  const ola = await person(browser, korpd.base, 'ola', { locale: 'pl-PL' });
+  ola.allow(/status of 422 .*\/v1\/games\/\w+\/(draw|claims)\)$/);
+  await signIn(ola, 'ola', PASSWORD, TIMEOUT);
+  const { page } = ola;
+  await page.goto(`/games/${world.game}`);
+  await page.locator('#game-status:text("Twój ruch")').waitFor({ timeout: TIMEOUT });
+
+  await page.click('#draw-offer');
+  const said = page.locator('#game-message.message-error');
+  await said.waitFor({ timeout: TIMEOUT });
+  assert.equal((await said.innerText()).replace(/\s+/g, ' ').trim(),
+    'W szachach Korpalskiego remis za porozumieniem jest możliwy tylko wtedy, gdy obie rezerwy są puste');
+
+  // The king dropped on e1 gives no check: the line is refused for that.
+  await page.fill('#perpetual-line', 'K@e1');
+  await page.click('#perpetual-claim');
+  const claimSaid = page.locator('#perpetual-message.message-error');
+  await claimSaid.waitFor({ timeout: TIMEOUT });
+  assert.equal((await claimSaid.innerText()).trim(), 'W linii wiecznego szacha każdy Twój ruch musi dawać szacha.');
+  assert.deepEqual(await axeViolations(page), []);
+  assert.equal((await call('GET', `/v1/games/${world.game}`)).draw_offer, null);
+  assert.deepEqual(ola.errors, []);
+});
