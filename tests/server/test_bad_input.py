@@ -846,7 +846,11 @@ def test_good_email_and_null_email_are_fine(world):
 
 
 def token_operations():
+    # korp's own API; the lichess-shaped routes (/api/, /game/export/) answer
+    # lichess's {"error": ...} and are held to it in test_lichess.py.
     for template, item in spec()["paths"].items():
+        if not template.startswith("/v1/"):
+            continue
         for method, op in item.items():
             if method not in ("get", "post", "put", "patch", "delete"):
                 continue
@@ -870,7 +874,8 @@ CONVERSATION_BODIES = {
 }
 # The arbiter's: valid bodies of the other {id} routes that take one.
 ID_ROUTE_BODIES = {"/v1/games/{id}/arbiter-request": {"text": "a test"},
-                   "/v1/arbiter/queue/{id}/dismiss": {"reason": "a test"}}
+                   "/v1/arbiter/queue/{id}/dismiss": {"reason": "a test"},
+                   "/v1/arbiter/queue/{id}/warn": {"reason": "a test", "message": "a warning"}}
 
 
 def body_for(template, world):
@@ -970,7 +975,7 @@ def test_a_players_token_on_arbiter_routes_is_403(world):
 
 def id_operations():
     for template, item in spec()["paths"].items():
-        if "{id}" not in template:
+        if "{id}" not in template or not template.startswith("/v1/"):
             continue
         for method, op in item.items():
             if method in ("get", "post", "put", "patch", "delete"):
@@ -978,7 +983,8 @@ def id_operations():
 
 
 def caller_for(template, world):
-    if template.endswith("/adjudication") or template.startswith("/v1/arbiter/"):
+    if (template.endswith("/adjudication") or template.endswith("/fairplay")
+            or template.startswith("/v1/arbiter/")):
         return world.arbiter.token
     return world.a.token
 
@@ -1010,8 +1016,10 @@ def test_unknown_id_is_404(world, method, template):
 
 @pytest.mark.parametrize("method,template", list(id_operations()))
 def test_an_id_of_another_kind_is_404(world, method, template):
-    # ids are not interchangeable: a player's id is no game, a game's id no challenge
-    other = world.a_body["id"] if "/games/" in template or "/tokens/" in template \
+    # ids are not interchangeable: a player's id is no game, token or challenge, a
+    # game's id no player (a game made from a challenge shares the challenge's id,
+    # as lichess's games do, so a game's id is not used against the challenges)
+    other = world.a_body["id"] if any(k in template for k in ("/games/", "/tokens/", "/challenges/")) \
         else world.gid
     r = ask(world, method, template, other)
     assert_problem(r, method, template, 404, "not-found")
