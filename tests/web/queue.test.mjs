@@ -42,12 +42,13 @@ test('the queue of my moves, next game, and going on after a move', async () => 
 
   await page.goto(`/games/${world.sooner}`);
   const next = page.locator('#next-game');
-  await next.waitFor({ timeout: TIMEOUT });
+  await page.locator(`#next-game[href="/games/${world.later}"]`).waitFor({ timeout: TIMEOUT });
   assert.equal(await next.getAttribute('href'), `/games/${world.later}`);
   assert.deepEqual(await axeViolations(page), []);
   await page.keyboard.press('n');
   await page.waitForURL(`**/games/${world.later}`, { timeout: TIMEOUT });
-  await page.locator('#next-game').waitFor({ timeout: TIMEOUT });
+  // The page before may still be showing its own link: wait for this page's.
+  await page.locator(`#next-game[href="/games/${world.sooner}"]`).waitFor({ timeout: TIMEOUT });
   assert.equal(await page.locator('#next-game').getAttribute('href'), `/games/${world.sooner}`);
   // Typed in the move box, n is a letter, not a shortcut.
   await page.fill('#move-input', '');
