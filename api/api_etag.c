@@ -3,11 +3,14 @@
  * entity tag of each game resource, If-None-Match (RFC 9110 §13.1.2) and
  * the 304 that answers it.
  *
- * A game's tag is the SHA-256 of its API object without the running side's
- * remaining time (a countdown clients derive from `deadline`): it changes
- * exactly when something the object shows does, and every other game
- * resource (its PGN, legal moves, analysis) is a function of what that
- * object shows, so theirs derive from it without being built.
+ * A game's tag is the SHA-256 of its stored version (one more at each
+ * change of what its API object shows: db/migration 022), the time of its
+ * last change and the end of the leave stopping it, which starts and ends
+ * with time alone: the object is never built for it, and a 304 costs the
+ * row's read.  The running side's remaining time is a countdown clients
+ * derive from `deadline`, so the tag is weak.  Every other game resource
+ * (its PGN, legal moves, analysis) is a function of what that object
+ * shows, so theirs derive from it.
  */
 #include "api_int.h"
 
@@ -41,25 +44,15 @@ static void tag_of(const char *kind, const char *text, size_t len, bool weak,
     snprintf(out, API_ETAG_SIZE, "%s\"%.*s\"", weak ? "W/" : "", TAG_HEX, hex);
 }
 
-void api_etag_game(cJSON *game_json, const struct db_game *g, char out[API_ETAG_SIZE])
+void api_etag_game(const struct db_game *g, char out[API_ETAG_SIZE])
 {
-    cJSON *clock = cJSON_GetObjectItemCaseSensitive(game_json, "clock");
-    cJSON *remaining = cJSON_GetObjectItemCaseSensitive(clock, "remaining");
-    const char *running = g->ply % 2 == 0 ? "white" : "black";
-    cJSON *countdown = NULL;
-    char *text;
-
-    if (g->status == DB_GAME_ACTIVE && remaining != NULL)
-        countdown = cJSON_DetachItemFromObjectCaseSensitive(remaining, running);
-    text = cJSON_PrintUnformatted(game_json);
-    if (countdown != NULL)
-        cJSON_AddItemToObject(remaining, running, countdown);
-    /* Weak: two answers with the same tag may differ in that countdown. */
-    if (text != NULL)
-        tag_of("game", text, strlen(text), true, out);
-    else
+    char text[BASE_ID_SIZE + 3 * DB_TIME_SIZE + 64];
+    int n = snprintf(text, sizeof text, "%s\n%lld\n%s\n%s", g->id, g->version, g->updated_at,
+                     g->paused_until);
+    if (n < 0 || (size_t)n >= sizeof text)
         out[0] = '\0';
-    free(text);
+    else
+        tag_of("game", text, (size_t)n, true, out);
 }
 
 void api_etag_derived(const char *kind, const char *game_tag, const char *variant,

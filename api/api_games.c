@@ -31,13 +31,6 @@ static bool load_game(struct api_request *req, struct db_game *g, enum MHD_Resul
     return false;
 }
 
-/* The game's entity tag (api_etag.c), for the resources derived from it. */
-static void game_tag(const struct db_game *g, char tag[API_ETAG_SIZE])
-{
-    cJSON *json = api_game_json(g);
-    api_etag_game(json, g, tag);
-    cJSON_Delete(json);
-}
 
 enum MHD_Result api_game_get(struct api_request *req)
 {
@@ -47,13 +40,13 @@ enum MHD_Result api_game_get(struct api_request *req)
     cJSON *json;
     if (!load_game(req, &g, &rc))
         return rc;
-    json = api_game_json(&g);
-    api_etag_game(json, &g, tag);
-    db_game_clear(&g);
+    api_etag_game(&g, tag);
     if (api_etag_matches(req, tag)) {
-        cJSON_Delete(json);
+        db_game_clear(&g);
         return api_reply_not_modified(req, tag, NULL);
     }
+    json = api_game_json(&g);
+    db_game_clear(&g);
     return api_reply_json_tagged(req, json, tag);
 }
 
@@ -259,7 +252,7 @@ enum MHD_Result api_game_legal_moves(struct api_request *req)
         return rc;
     }
     /* The moves follow from the game's position and status (and ?after=). */
-    game_tag(&g, tag);
+    api_etag_game(&g, tag);
     api_etag_derived("legal-moves", tag, api_query(req, "after"), tag);
     if (api_etag_matches(req, tag)) {
         db_game_clear(&g);
@@ -309,7 +302,7 @@ enum MHD_Result api_game_pgn(struct api_request *req)
     if (!own) {
         /* The record follows from what the game object shows: its moves,
          * names, result and termination. */
-        game_tag(&g, tag);
+        api_etag_game(&g, tag);
         api_etag_derived("pgn", tag, NULL, tag);
         if (api_etag_matches(req, tag)) {
             db_game_clear(&g);
@@ -354,7 +347,7 @@ enum MHD_Result api_game_analysis(struct api_request *req)
     if (!load_game(req, &g, &rc))
         return rc;
     /* The analysis follows from the game's moves and status. */
-    game_tag(&g, tag);
+    api_etag_game(&g, tag);
     api_etag_derived("analysis", tag, NULL, tag);
     if (api_etag_matches(req, tag)) {
         db_game_clear(&g);

@@ -630,9 +630,9 @@ void api_problem_reason(cJSON *problem, const char *reason);
 /* Room for an entity tag: W/, quotes, 32 hex digits. */
 #define API_ETAG_SIZE 40
 
-/* A game's tag (weak), from its API object: the object without the running
- * side's remaining time, which changes with every second. */
-void api_etag_game(cJSON *game_json, const struct db_game *g, char out[API_ETAG_SIZE]);
+/* A game's tag (weak), from its stored version and the end of the leave
+ * stopping it, without building its object (api_etag.c). */
+void api_etag_game(const struct db_game *g, char out[API_ETAG_SIZE]);
 /* The tag of a resource derived from the game alone (its kind, e.g. "pgn",
  * and the query variant that shapes it, or NULL). */
 void api_etag_derived(const char *kind, const char *game_tag, const char *variant,

@@ -1,6 +1,7 @@
 /*
- * db_clock.h — clocks: their kinds, the game time given, and korp's own clock;
- * in db_names.c, db_games.c, db_challenges.c and db_settings.c.  db.h
+ * db_clock.h — clocks: their kinds, the game time given, a game's time
+ * worked out from its row, and korp's own clock; in db_clock.c,
+ * db_names.c, db_games.c, db_challenges.c and db_settings.c.  db.h
  * includes it.
  */
 #ifndef KORP_DB_CLOCK_H
@@ -24,9 +25,25 @@ struct db_clock {
     bool leave_allowed;                          /* leave stops it (the default) */
 };
 
-/* Adds seconds to the time of the side to move of a locked game with a
- * clock (its deadline later to match); a game without one is unchanged. */
-enum db_status db_game_give_time(struct db_tx *tx, const char *game_id, long long seconds);
+/* A stretch of leave that stops a game's clocks: [start, end), in whole
+ * seconds since 1970. */
+struct db_pause {
+    long long start, end;
+};
+
+/* Seconds of running time in [t0, t1): the time no pause covers.  The
+ * pauses are in order of start, and may overlap. */
+long long db_clock_run_seconds(const struct db_pause *p, int n, long long t0, long long t1);
+
+/* When `budget` seconds of running time from t0 are used up. */
+long long db_clock_run_out(const struct db_pause *p, int n, long long t0, long long budget);
+
+/* The end of the pause in force at `now` (overlapping and adjacent ones
+ * joined), or 0 when the clocks run. */
+long long db_clock_paused_until(const struct db_pause *p, int n, long long now);
+
+/* "2026-11-29T05:49:49Z" */
+void db_time_text(long long unix_seconds, char out[DB_TIME_SIZE]);
 
 /* korp's clock (the test clock included), in Unix seconds. */
 enum db_status db_clock_now(struct db_pool *pool, long long *now, struct base_err *err);

@@ -13,9 +13,12 @@ void db_game_clear(struct db_game *g)
 {
     free(g->keys);
     free(g->sans);
+    free(g->pauses);
     g->keys = NULL;
     g->sans = NULL;
+    g->pauses = NULL;
     g->key_count = 0;
+    g->pause_count = 0;
 }
 
 /* "{1,-2,3}" (bigint[] as text) into a malloc'd array of keys. */
@@ -77,12 +80,21 @@ void db_clock_read(const struct db_row *r, int days_per_move, struct db_clock *c
     }
 }
 
-/* Each side's time now and the end of a pause (GAME_CLOCK's columns). */
-static void clock_now_read(const struct db_row *r, struct db_game *g)
+/* The clock as stored and the time of the read (GAME_CLOCK_STORED's
+ * columns), then each side's time now.  False when out of memory. */
+static bool clock_stored_read(const struct db_row *r, struct db_game *g)
 {
-    g->remaining_white = db_row_long(r, "clock_white");
-    g->remaining_black = db_row_long(r, "clock_black");
-    db_row_text(r, "paused_until", g->paused_until, sizeof g->paused_until);
+    g->clocked = !db_row_is_null(r, "white_seconds");
+    g->white_seconds = db_row_long(r, "white_seconds");
+    g->black_seconds = db_row_long(r, "black_seconds");
+    g->turn_started = db_row_long(r, "turn_started");
+    g->now = db_row_long(r, "now");
+    g->version = db_row_long(r, "version");
+    free(g->pauses);
+    if (!db_pauses_parse(db_row_value(r, "pauses"), &g->pauses, &g->pause_count))
+        return false;
+    db_game_clock_now(g);
+    return true;
 }
 
 #define G(kind, member) DB_##kind(struct db_game, member, #member)
@@ -113,7 +125,9 @@ void db_game_read(void *out, const struct db_row *row)
         g->key_count = 0;
     g->sans = strdup(sans != NULL ? sans : "");
     db_clock_read(&r, g->days_per_move, &g->clock);
-    clock_now_read(&r, g);
+    g->pauses = NULL;
+    g->was_active = g->status == DB_GAME_ACTIVE;
+    clock_stored_read(&r, g);
     g->has_rating_diff = !db_row_is_null(&r, "rating_diff_white");
     g->rating_diff[0] = db_row_double(&r, "rating_diff_white");
     g->rating_diff[1] = db_row_double(&r, "rating_diff_black");
@@ -155,7 +169,11 @@ enum db_status db_game_insert(struct db_tx *tx, struct db_game *g, const char *c
         db_row_text(&r, "created_at", g->created_at, sizeof g->created_at);
         db_row_text(&r, "updated_at", g->updated_at, sizeof g->updated_at);
         db_row_text(&r, "deadline", g->deadline, sizeof g->deadline);
-        clock_now_read(&r, g);
+        g->was_active = true;
+        if (!clock_stored_read(&r, g)) {
+            base_err_set(tx->err, "out of memory");
+            rc = DB_HARD_ERROR;
+        }
     }
     PQclear(res);
     free(keys);
@@ -172,27 +190,36 @@ enum db_status db_game_lock(struct db_tx *tx, const char *id, bool with_keys,
 
 enum db_status db_game_save(struct db_tx *tx, struct db_game *g)
 {
-    char ply[16], key[24], version[16];
+    char ply[16], key[24], version[16], white[24], black[24], started[24], deadline[24];
     bool moved = g->move_san[0] != '\0';
-    const char *params[12] = { g->id, g->fen, ply, db_game_status_text(g->status),
+    long long deadline_unix = 0;
+    bool charged = db_game_clock_charge(g, moved, &deadline_unix);
+    const char *params[17] = { g->id, g->fen, ply, db_game_status_text(g->status),
                                rules_result_text(g->result), db_termination_text(g->termination),
                                g->adjudication_reason, db_color_text(g->draw_offer),
                                moved ? key : NULL,
                                g->reset_keys ? "true" : "false", version,
-                               moved ? g->move_san : NULL };
+                               moved ? g->move_san : NULL, charged ? "true" : "false",
+                               white, black, started, deadline_unix > 0 ? deadline : NULL };
     PGresult *res = NULL;
     enum db_status rc;
 
     snprintf(ply, sizeof ply, "%d", g->ply);
     snprintf(key, sizeof key, "%" PRId64, (int64_t)g->move_key);
     snprintf(version, sizeof version, "%d", g->key_version);
+    snprintf(white, sizeof white, "%lld", g->white_seconds);
+    snprintf(black, sizeof black, "%lld", g->black_seconds);
+    snprintf(started, sizeof started, "%lld", g->turn_started);
+    snprintf(deadline, sizeof deadline, "%lld", deadline_unix);
     rc = db_exec(tx, DB_STMT_GAME_SAVE, params, &res);
     if (rc == DB_OK) {
         const struct db_row r = { res, 0 };
         char *sans = strdup(db_row_value(&r, "sans") ? db_row_value(&r, "sans") : "");
         db_row_text(&r, "updated_at", g->updated_at, sizeof g->updated_at);
         db_row_text(&r, "deadline", g->deadline, sizeof g->deadline);
-        clock_now_read(&r, g);
+        g->version = db_row_long(&r, "version");
+        g->was_active = g->status == DB_GAME_ACTIVE;
+        db_game_clock_now(g);
         if (sans == NULL)
             rc = DB_HARD_ERROR;
         else {
@@ -376,10 +403,29 @@ enum db_status db_game_clear_deadline(struct db_tx *tx, const char *game_id)
     return db_exec(tx, DB_STMT_GAME_CLEAR_DEADLINE, params, NULL);
 }
 
-enum db_status db_game_give_time(struct db_tx *tx, const char *game_id, long long seconds)
+enum db_status db_game_give_time(struct db_tx *tx, struct db_game *g, long long seconds)
 {
-    char n[24];
-    const char *params[2] = { game_id, n };
-    snprintf(n, sizeof n, "%lld", seconds);
-    return db_exec(tx, DB_STMT_GAME_GIVE_TIME, params, NULL);
+    char white[24], black[24], deadline[24];
+    const char *params[4] = { g->id, white, black, deadline };
+    long long *side = g->ply % 2 == 0 ? &g->white_seconds : &g->black_seconds;
+    PGresult *res = NULL;
+    enum db_status rc;
+
+    if (!g->clocked || g->status != DB_GAME_ACTIVE)
+        return DB_OK;
+    *side += seconds;
+    snprintf(white, sizeof white, "%lld", g->white_seconds);
+    snprintf(black, sizeof black, "%lld", g->black_seconds);
+    snprintf(deadline, sizeof deadline, "%lld",
+             db_clock_run_out(g->pauses, g->pause_count, g->turn_started, *side));
+    rc = db_exec(tx, DB_STMT_GAME_GIVE_TIME, params, &res);
+    if (rc == DB_OK && PQntuples(res) == 1) {
+        const struct db_row r = { res, 0 };
+        db_row_text(&r, "updated_at", g->updated_at, sizeof g->updated_at);
+        db_row_text(&r, "deadline", g->deadline, sizeof g->deadline);
+        g->version = db_row_long(&r, "version");
+        db_game_clock_now(g);
+    }
+    PQclear(res);
+    return rc;
 }

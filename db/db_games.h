@@ -50,6 +50,18 @@ struct db_game {
     struct db_clock clock;
     long long remaining_white, remaining_black;
     char paused_until[DB_TIME_SIZE];
+    /* The clock as stored (clocked: it has one): each side's seconds at
+     * the start of the turn, when the turn began, and the time of the read
+     * (korp's clock), all in seconds since 1970; the leave that stops it
+     * from the turn's start on (owned); whether it was active when read.
+     * db_game_save charges the turn from these (db_clock.c). */
+    bool clocked, was_active;
+    long long white_seconds, black_seconds, turn_started, now;
+    struct db_pause *pauses;
+    int pause_count;
+    /* Its version: one more at each change of what the API shows of it,
+     * the game's entity tag with paused_until (api_etag.c). */
+    long long version;
     /* db_game_list only: created_at in microseconds since 1970, with id
      * the keyset position of the game for the next page. */
     char created_us[24];
@@ -87,6 +99,11 @@ enum db_status db_game_lock(struct db_tx *tx, const char *id, bool with_keys,
  * Fills updated_at, deadline and sans back; clears move_san.
  */
 enum db_status db_game_save(struct db_tx *tx, struct db_game *g);
+
+/* Adds seconds to the time of the side to move of a locked game with a
+ * clock (its deadline later to match), in the database and in g; a game
+ * without one is unchanged. */
+enum db_status db_game_give_time(struct db_tx *tx, struct db_game *g, long long seconds);
 
 /* Takes a game's deadline away (a game the sweeper cannot end waits for an
  * arbiter instead of stopping the sweep). */

@@ -215,6 +215,21 @@ void db_game_read(void *out, const struct db_row *row);
  * clock_initial_days is set, else per move when days_per_move > 0. */
 void db_clock_read(const struct db_row *r, int days_per_move, struct db_clock *c);
 
+/* "start end start end …" (a game's `pauses` column) into a malloc'd
+ * array; false when out of memory. */
+bool db_pauses_parse(const char *text, struct db_pause **out, int *count);
+
+/* Each side's time now and the end of the pause in force, from the
+ * stored clock and the time of the read (db_clock.c). */
+void db_game_clock_now(struct db_game *g);
+
+/* Charges the turn that a save ends (a move, or the end of an active
+ * game): the mover's running time, then the increment (Fischer, capped) or
+ * the per-move days again; the next turn starts now, with its deadline
+ * (deadline_unix, 0 when none).  False when the save charges nothing (no
+ * clock, a game not active when read, or no move and no end). */
+bool db_game_clock_charge(struct db_game *g, bool moved, long long *deadline_unix);
+
 /* Opens a new connection with the pool's settings (for LISTEN), or NULL
  * with a message. */
 PGconn *db_pool_connect(struct db_pool *pool, struct base_err *err);

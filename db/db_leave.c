@@ -5,6 +5,7 @@
 #include "db_int.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define L(kind, member, name) DB_##kind(struct db_leave, member, name)
@@ -156,9 +157,18 @@ enum db_status db_leave_list(struct db_pool *pool, const char *player_id, struct
     return db_run_once(pool, leave_list, &l, err);
 }
 
+/* The end of the leave in force, from the bookings not over (db_clock.c). */
 static void until_read(void *out, const struct db_row *r)
 {
-    db_row_text(r, "until", out, DB_TIME_SIZE);
+    struct db_pause *pauses = NULL;
+    int n = 0;
+    long long until = 0;
+    char *text = out;
+    if (db_pauses_parse(db_row_value(r, "pauses"), &pauses, &n))
+        until = db_clock_paused_until(pauses, n, db_row_long(r, "now"));
+    free(pauses);
+    if (until > 0)
+        db_time_text(until, text);
 }
 
 enum db_status db_leave_until(struct db_pool *pool, const char *player_id,

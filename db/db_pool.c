@@ -34,6 +34,7 @@ struct db_pool {
     pthread_cond_t released;
     int size;
     int timeout_ms;
+    bool test_clock;
     bool ready;          /* lock and condition initialised */
     struct slot *slots;
     atomic_ulong waits, wait_timeouts, connects, connect_failures;
@@ -74,13 +75,18 @@ static bool add_param(struct db_pool *pool, int *n, const char *key, const char 
 /*
  * Our server-side timeouts go first in `options`: PostgreSQL applies the
  * -c settings in order, so a -c of the user's for the same name wins.
+ * korp.clocks says the session's korpd works out the clocks itself (the
+ * trigger a korpd of before needs leaves its saves alone: migration 022);
+ * korp.test_clock makes korp_now() read the test clock's offset.
  */
-static void server_options(char *buf, size_t size, int timeout_ms, const char *user)
+static void server_options(char *buf, size_t size, int timeout_ms, bool test_clock,
+                           const char *user)
 {
     snprintf(buf, size,
              "-c statement_timeout=%d -c lock_timeout=%d"
-             " -c idle_in_transaction_session_timeout=%d%s%s",
-             timeout_ms, timeout_ms / 2, timeout_ms * 6, user ? " " : "", user ? user : "");
+             " -c idle_in_transaction_session_timeout=%d -c korp.clocks=korpd%s%s%s",
+             timeout_ms, timeout_ms / 2, timeout_ms * 6,
+             test_clock ? " -c korp.test_clock=on" : "", user ? " " : "", user ? user : "");
 }
 
 static const char *user_value(const PQconninfoOption *user, const char *key)
@@ -113,7 +119,8 @@ static bool build_params(struct db_pool *pool, const char *url, struct base_err 
             snprintf(text, sizeof text, "%d", s < 2 ? 2 : s);
             value = text;
         } else if (strcmp(key, "options") == 0) {
-            server_options(text, sizeof text, pool->timeout_ms, user_value(user, "options"));
+            server_options(text, sizeof text, pool->timeout_ms, pool->test_clock,
+                           user_value(user, "options"));
             value = text;
         }
         if (strcmp(key, "options") == 0 || user_value(user, key) == NULL)
@@ -153,6 +160,7 @@ struct db_pool *db_pool_new(const struct db_pool_config *config, struct base_err
         }
     pool->size = config->size;
     pool->timeout_ms = config->timeout_ms > 0 ? config->timeout_ms : DEFAULT_TIMEOUT_MS;
+    pool->test_clock = config->test_clock;
     if (!build_params(pool, config->url, err)) {
         db_pool_free(pool);
         return NULL;

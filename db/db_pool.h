@@ -33,6 +33,7 @@ struct db_pool_config {
     int size;                /* connections, 1 or more */
     int timeout_ms;          /* longest wait for a free connection, and the
                                 default statement_timeout; 0: 5000 */
+    bool test_clock;         /* the sessions read the test clock's offset */
 };
 
 struct db_pool;

@@ -7,19 +7,28 @@
  */
 #include "db_int.h"
 
-/* A game's clock (migration 007): its settings, each side's time
- * now, and the end of the leave stopping it. */
+/* The leave that stops a game's clocks from its turn's start on (row
+ * prefix r: "g." or "games."): both players' bookings ending after it, as
+ * "start end start end …" in whole seconds since 1970, in order of start. */
+#define GAME_PAUSES(r)                                                               \
+    "CASE WHEN " r "status = 'active' AND " r "white_seconds IS NOT NULL AND "       \
+    r "leave_allowed THEN (SELECT string_agg(korp_epoch(l.start_at) || ' ' ||"      \
+    " korp_epoch(l.end_at), ' ' ORDER BY l.start_at) FROM leaves l"                 \
+    " WHERE l.player_id IN (" r "white_id, " r "black_id)"                          \
+    " AND l.end_at > " r "turn_started_at) END AS pauses"
+/* A game's clock as stored (row prefix r), with the time of the read:
+ * each side's seconds at the start of the turn, the turn's start, and its
+ * pauses; korpd works out the time left from these (db_clock.c).  With
+ * the game's version. */
+#define GAME_CLOCK_STORED(r)                                                         \
+    r "white_seconds, " r "black_seconds, korp_epoch(" r "turn_started_at)"          \
+    " AS turn_started, korp_epoch(korp_now()) AS now, " GAME_PAUSES(r) ", "          \
+    r "version"
 #define GAME_CLOCK                                                                   \
-    " g.clock_initial_days, g.clock_increment_days, g.clock_max_days, g.leave_allowed,"  \
-    " korp_clock_left(g, true) AS clock_white, korp_clock_left(g, false) AS clock_black," \
-    " CASE WHEN g.status = 'active' AND g.white_seconds IS NOT NULL THEN korp_time("    \
-    " korp_paused_until(g.white_id, g.black_id, g.leave_allowed)) END AS paused_until, "
-/* The same after an INSERT or UPDATE of games (RETURNING, the row as `games`). */
-#define GAME_CLOCK_RETURNING                                                         \
-    ", korp_clock_left(games, true) AS clock_white,"                                 \
-    " korp_clock_left(games, false) AS clock_black,"                                 \
-    " CASE WHEN status = 'active' AND white_seconds IS NOT NULL THEN korp_time("     \
-    " korp_paused_until(white_id, black_id, leave_allowed)) END AS paused_until"
+    " g.clock_initial_days, g.clock_increment_days, g.clock_max_days, g.leave_allowed, " \
+    GAME_CLOCK_STORED("g.") ", "
+/* The same after an INSERT of games (RETURNING). */
+#define GAME_CLOCK_RETURNING ", " GAME_CLOCK_STORED("games.")
 /* The columns db_game_read reads, by these names. */
 #define GAME_HEAD                                                                    \
     "g.id, g.variant, g.white_id, w.name AS white_name, g.black_id,"                  \

@@ -7,6 +7,20 @@
 -- version defines it itself, as 014 does for korp_notification_types.
 -- The lists of kinds follow db/db_kinds.def (tests/contract/test_kinds.py).
 
+-- The one clock: the database's.  A test server (KORP_TEST_CLOCK=1) sets
+-- korp.test_clock for its sessions at connect, and only then is the clock
+-- moved forward by the stored offset (the table read only then): written
+-- so that PostgreSQL inlines it, and a statement calling it sixteen times
+-- costs no more than one calling now().
+CREATE OR REPLACE FUNCTION korp_clock_offset() RETURNS interval
+    LANGUAGE sql STABLE
+    AS $$ SELECT make_interval(secs => offset_seconds) FROM clock $$;
+
+CREATE OR REPLACE FUNCTION korp_now() RETURNS timestamptz
+    LANGUAGE sql STABLE
+    AS $$ SELECT CASE WHEN current_setting('korp.test_clock', true) = 'on'
+                      THEN now() + korp_clock_offset() ELSE now() END $$;
+
 -- The kinds of notification a player may choose: the event stream's types
 -- and the deadline reminder.  The CHECKs of notification_settings and
 -- webhooks hold their lists to it.

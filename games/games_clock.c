@@ -43,8 +43,6 @@ static enum db_status give_time(struct db_tx *tx, struct games_result *r,
                                 const void *arg)
 {
     const int *days = arg;
-    enum db_status rc;
-    char id[BASE_ID_SIZE];
 
     if (r->game.variant->side_to_move(pos) == color) {
         r->code = "give-time-on-your-turn";
@@ -56,11 +54,7 @@ static enum db_status give_time(struct db_tx *tx, struct games_result *r,
         return games_refuse(r, GAMES_CONFLICT, "this game has no time limit: there is no "
                             "time to give");
     }
-    snprintf(id, sizeof id, "%s", r->game.id);
-    if ((rc = db_game_give_time(tx, id, (long long)*days * 86400)) != DB_OK)
-        return rc;
-    db_game_clear(&r->game);
-    return db_game_lock(tx, id, false, &r->game);
+    return db_game_give_time(tx, &r->game, (long long)*days * 86400);
 }
 
 void games_give_time(struct db_pool *pool, const char *player_id, const char *game_id,

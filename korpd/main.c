@@ -164,7 +164,7 @@ static int admin(struct korpd *k, int argc, char **argv)
     struct base_err err = { "the random generator failed" };
     struct db_player p;
     enum db_status st;
-    struct db_pool_config db = { k->config.database_url, 1, k->config.db_timeout_ms };
+    struct db_pool_config db = { k->config.database_url, 1, k->config.db_timeout_ms, false };
     bool with_password = argc == 5 && strcmp(argv[4], "--password-stdin") == 0;
 
     if ((argc != 4 && !with_password) || strcmp(argv[2], "create-arbiter") != 0) {
@@ -390,7 +390,7 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
 
     struct db_pool_config db = { config.database_url, config.db_pool_size,
-                                 config.db_timeout_ms };
+                                 config.db_timeout_ms, config.test_clock };
     pool = db_pool_new(&db, &err);
     if (pool == NULL)
         goto fail;

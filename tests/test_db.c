@@ -48,7 +48,7 @@ static long long scalar(const char *text)
 static struct db_pool *pool_of(const char *with_url, int size, int timeout_ms)
 {
     struct base_err err = { "" };
-    struct db_pool_config config = { with_url, size, timeout_ms };
+    struct db_pool_config config = { with_url, size, timeout_ms, false };
     struct db_pool *pool = db_pool_new(&config, &err);
     if (pool == NULL)
         fail_msg("db_pool_new: %s", err.text);
@@ -272,8 +272,8 @@ static void test_db_unreachable_is_reported(void **state)
     struct base_err err = { "" };
     double latency;
     int version;
-    struct db_pool_config bad = { "postgresql://korp@127.0.0.1:1/korp", 1, 0 };
-    struct db_pool_config unreadable = { "postgresql://[nonsense", 1, 0 };
+    struct db_pool_config bad = { "postgresql://korp@127.0.0.1:1/korp", 1, 0, false };
+    struct db_pool_config unreadable = { "postgresql://[nonsense", 1, 0, false };
     /* Port 1 on loopback: nothing listens there. */
     struct db_pool *pool = db_pool_new(&bad, &err);
     (void)state;

@@ -1416,7 +1416,7 @@ static void test_games_analyse_bad_position(void **state)
 static int setup(void **state)
 {
     struct base_err err = { "" };
-    struct db_pool_config config = { url, 2, 0 };
+    struct db_pool_config config = { url, 2, 0, false };
     (void)state;
     rules_init();
     games_ratings_set_period(7);   /* the default, set as korpd sets it */
