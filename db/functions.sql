@@ -34,10 +34,12 @@ CREATE OR REPLACE FUNCTION korp_notification_types() RETURNS text[]
 -- merely about them: a move to the player whose turn it now is (and a
 -- conditional reply to both: the one to move, and the one whose
 -- conditional move was played), a challenge to the one challenged, a
--- message to the player who did not send it, and so on.
-CREATE OR REPLACE FUNCTION korp_event_addressed(player text, type text, payload jsonb)
+-- message to the player who did not send it, and so on.  `side`: the
+-- player's colour in the event's game ('white' or 'black'; NULL when it has
+-- none).  One expression, which PostgreSQL inlines into its caller.
+CREATE OR REPLACE FUNCTION korp_event_addressed(player text, side text, type text, payload jsonb)
     RETURNS boolean
-    LANGUAGE sql STABLE
+    LANGUAGE sql IMMUTABLE
     AS $$
     SELECT coalesce(CASE type
         WHEN 'move' THEN payload->>'status' = 'active'
@@ -48,46 +50,52 @@ CREATE OR REPLACE FUNCTION korp_event_addressed(player text, type text, payload 
         WHEN 'draw_offer' THEN payload->>'draw_offer' IS NULL OR payload->>'draw_offer' <> side
         WHEN 'message' THEN payload->'message'->>'from' <> side
         ELSE true
-    END, false)
-      FROM (SELECT CASE WHEN type IN ('move', 'draw_offer', 'message') THEN
-                (SELECT CASE WHEN g.white_id = player THEN 'white' ELSE 'black' END
-                   FROM games g WHERE g.id = payload->>'game_id') END AS side) AS player_side $$;
+    END, false) $$;
 
--- The trigger of events: owes an event's deliveries (its player's webhooks
--- that take its kind, a push to each of their browsers' subscriptions when
--- they take it by push, and an email when they take it by email at a
--- confirmed address) in the transaction that writes it, so nothing a
--- commit promised can be lost.  No NOTIFY here: PostgreSQL holds one
--- cluster-wide lock for a NOTIFYing transaction until its commit is
--- flushed; korpd's waker wakes the notify workers after the commit
--- (db_wake.c), and a lost wake-up costs at most the workers' periodic look.
+-- The trigger of events, once for each statement that writes some: owes
+-- each event's deliveries (its player's webhooks that take its kind, a
+-- push to each of their browsers' subscriptions when they take it by push,
+-- and an email when they take it by email at a confirmed address, unless
+-- the daily digest tells "your move" once a day instead) in the
+-- transaction that writes it, so nothing a commit promised can be lost.
+-- No NOTIFY here: PostgreSQL holds one cluster-wide lock for a NOTIFYing
+-- transaction until its commit is flushed; korpd's waker wakes the notify
+-- workers after the commit (db_wake.c), and a lost wake-up costs at most
+-- the workers' periodic look.
 CREATE OR REPLACE FUNCTION korp_event_enqueue() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
 BEGIN
-    -- For a player the event is addressed to: their webhooks that take its
-    -- kind, and an email unless the daily digest tells "your move" once a
-    -- day instead.
-    WITH s AS (SELECT * FROM notification_settings
-                WHERE player_id = NEW.player_id
-                  AND korp_event_addressed(NEW.player_id, NEW.type, NEW.payload)),
-    owed (channel, webhook_id, push_subscription_id) AS (
-        SELECT 'webhook', w.id, NULL FROM s JOIN webhooks w ON w.player_id = s.player_id
-         WHERE w.enabled AND NEW.type = ANY (w.events) AND NEW.type = ANY (s.webhook_events)
+    WITH s AS (
+        SELECT e.id AS event_id, e.player_id, e.type, e.payload, e.created_at,
+               n.webhook_events, n.push_events, n.email_enabled, n.email_events, n.digest
+          FROM new_events e
+          JOIN notification_settings n ON n.player_id = e.player_id
+          LEFT JOIN games g ON e.type IN ('move', 'draw_offer', 'message')
+                           AND g.id = e.payload->>'game_id'
+         WHERE korp_event_addressed(e.player_id,
+                                    CASE WHEN g.white_id = e.player_id THEN 'white'
+                                         WHEN g.id IS NOT NULL THEN 'black' END,
+                                    e.type, e.payload)),
+    owed (event_id, channel, webhook_id, push_subscription_id) AS (
+        SELECT s.event_id, 'webhook', w.id, NULL FROM s JOIN webhooks w ON w.player_id = s.player_id
+         WHERE w.enabled AND s.type = ANY (w.events) AND s.type = ANY (s.webhook_events)
         UNION ALL
-        SELECT 'push', NULL, ps.id FROM s JOIN push_subscriptions ps ON ps.player_id = s.player_id
-         WHERE NEW.type = ANY (s.push_events)
+        SELECT s.event_id, 'push', NULL, ps.id FROM s
+          JOIN push_subscriptions ps ON ps.player_id = s.player_id
+         WHERE s.type = ANY (s.push_events)
         UNION ALL
-        SELECT 'email', NULL, NULL FROM s
-         WHERE s.email_enabled AND NEW.type = ANY (s.email_events)
-           AND NOT (s.digest AND NEW.type = 'move')
-           AND EXISTS (SELECT FROM players p WHERE p.id = NEW.player_id AND p.email <> ''
+        SELECT s.event_id, 'email', NULL, NULL FROM s
+         WHERE s.email_enabled AND s.type = ANY (s.email_events)
+           AND NOT (s.digest AND s.type = 'move')
+           AND EXISTS (SELECT FROM players p WHERE p.id = s.player_id AND p.email <> ''
                                                AND p.email_confirmed_at IS NOT NULL))
     INSERT INTO deliveries (player_id, channel, webhook_id, push_subscription_id, event_id, type,
                             payload, next_attempt_at, created_at)
-    SELECT NEW.player_id, channel, webhook_id, push_subscription_id, NEW.id, NEW.type,
-           NEW.payload || jsonb_build_object('event_id', NEW.id), NEW.created_at, NEW.created_at
-      FROM owed;
+    SELECT s.player_id, o.channel, o.webhook_id, o.push_subscription_id, s.event_id, s.type,
+           s.payload || jsonb_build_object('event_id', s.event_id), s.created_at, s.created_at
+      FROM owed o JOIN s ON s.event_id = o.event_id
+     ORDER BY s.event_id;
     RETURN NULL;
 END $$;
 

@@ -13,3 +13,11 @@ CREATE TRIGGER games_clock BEFORE UPDATE OF ply, status ON games
 -- One more at each change of what the API shows of a game: its entity tag
 -- without building it (api/api_etag.c).
 ALTER TABLE games ADD COLUMN version bigint NOT NULL DEFAULT 0;
+
+-- The deliveries an event owes, owed once for each statement that writes
+-- events, from the rows it wrote (korp_event_enqueue, db/functions.sql),
+-- rather than once for each event.
+DROP TRIGGER events_enqueue ON events;
+CREATE TRIGGER events_enqueue AFTER INSERT ON events
+    REFERENCING NEW TABLE AS new_events
+    FOR EACH STATEMENT EXECUTE FUNCTION korp_event_enqueue();
