@@ -82,12 +82,64 @@ enum db_status db_player_by_name(struct db_pool *pool, const char *name, char id
     return st;
 }
 
-enum db_status db_bot_list(struct db_pool *pool, struct db_bot *out, int max, int *count,
-                           struct base_err *err)
+enum db_status db_bot_list(struct db_pool *pool, int within_ms, struct db_bot *out, int max,
+                           int *count, struct base_err *err)
 {
-    char limit[16];
-    const char *params[1] = { limit };
+    char limit[16], within[16];
+    const char *params[2] = { limit, within };
     snprintf(limit, sizeof limit, "%d", max);
+    snprintf(within, sizeof within, "%d", within_ms);
     return db_get_rows(pool, DB_STMT_BOT_LIST, params, named_read, out, sizeof *out, max, count,
                        err);
+}
+
+struct online_row {
+    bool online;
+};
+
+static const struct db_col online_cols[] = {
+    DB_BOOL(struct online_row, online, "online"), DB_COLS_END
+};
+
+DB_READER(online_read, struct online_row, online_cols)
+
+enum db_status db_bot_online(struct db_pool *pool, const char *player_id, int within_ms,
+                             bool *online, struct base_err *err)
+{
+    char within[16];
+    const char *params[2] = { player_id, within };
+    struct online_row row = { false };
+    enum db_status st;
+    snprintf(within, sizeof within, "%d", within_ms);
+    st = db_get_row(pool, DB_STMT_BOT_ONLINE, params, online_read, &row, err);
+    *online = row.online;
+    return st;
+}
+
+struct seen_row {
+    char seen[DB_STAMP_SIZE];
+};
+
+static const struct db_col seen_cols[] = {
+    DB_TEXT(struct seen_row, seen, "seen"), DB_COLS_END
+};
+
+DB_READER(seen_read, struct seen_row, seen_cols)
+
+enum db_status db_bot_seen(struct db_pool *pool, const char *player_id,
+                           char stamp[DB_STAMP_SIZE], struct base_err *err)
+{
+    const char *params[1] = { player_id };
+    struct seen_row row = { "" };
+    enum db_status st = db_get_row(pool, DB_STMT_BOT_SEEN, params, seen_read, &row, err);
+    memcpy(stamp, row.seen, DB_STAMP_SIZE);
+    return st;
+}
+
+enum db_status db_bot_gone(struct db_pool *pool, const char *player_id, const char *stamp,
+                           struct base_err *err)
+{
+    const char *params[2] = { player_id, stamp };
+    long long cleared = 0;
+    return db_get_number(pool, DB_STMT_BOT_GONE, params, "cleared", false, &cleared, err);
 }
