@@ -224,13 +224,17 @@ def test_lichess_bots_sequence_of_requests(korpd, variant):
     move = api.call("GET", "/v1/games/{id}/legal-moves", [gid], expect=200)[1]["moves"][0]
     assert li.post_json(f"/api/bot/game/{gid}/move/{move['uci']}",
                         params={"offeringDraw": "true"}) == {"ok": True}
-    st = game.until(of_type("gameState"))
+    played.append(move["uci"])
     if variant == "glinski":
-        assert st["wdraw"] is True and st["bdraw"] is False
+        # The move and then the offer: a gameState with White's offer (wdraw) follows.
+        st = game.until(lambda o: o.get("type") == "gameState" and o["wdraw"])
+        assert st["bdraw"] is False and st["moves"].split(" ") == played
     else:
         # Korpalski agrees draws only once both reserves are empty (docs/rules/
         # korpalski.md): the offer is dropped, the move stands.
-        assert st["wdraw"] is False
+        st = game.until(of_type("gameState"))
+        assert st["wdraw"] is False and st["moves"].split(" ") == played
+        assert human.game(gid)["draw_offer"] is None
     # An illegal move: lichess's 400 with {"error"}; lichess-bot's api_post raises on it.
     r = li.post(f"/api/bot/game/{gid}/move/a1a1", params={"offeringDraw": "false"})
     assert r.status_code == 400 and set(r.json()) == {"error"}
