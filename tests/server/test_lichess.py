@@ -45,8 +45,18 @@ class NdStream:
     """One ndjson stream read line by line by a thread of its own."""
 
     def __init__(self, base, path, token):
-        self.response = requests.get(base + path, headers={"Authorization": f"Bearer {token}"},
-                                     stream=True, timeout=30)
+        self._follow(requests.get(base + path, headers={"Authorization": f"Bearer {token}"},
+                                  stream=True, timeout=30))
+
+    @classmethod
+    def of(cls, response):
+        """The stream of a response already asked for (stream=True)."""
+        s = cls.__new__(cls)
+        s._follow(response)
+        return s
+
+    def _follow(self, response):
+        self.response = response
         self.lines = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
 

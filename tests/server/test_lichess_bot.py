@@ -9,11 +9,9 @@ copied from korpd's own output."""
 
 import json
 import os
-import queue
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 from urllib.parse import urljoin
 
@@ -22,6 +20,7 @@ import requests
 
 from korp_client import Api
 from korp_fixtures import wait_until
+from test_lichess import NdStream
 
 VARIANTS = ["korpalski", "glinski"]
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "lichess-bot"
@@ -95,39 +94,7 @@ class LichessBotClient:
         return r.json()
 
     def stream(self, path):
-        return NdLines(self.get(path, stream=True, timeout=15))
-
-
-class NdLines:
-    """An ndjson response read line by line (lichess-bot's iter_lines) on a thread."""
-
-    def __init__(self, response):
-        self.response = response
-        self.lines = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        try:
-            for line in self.response.iter_lines(chunk_size=1):
-                self.lines.put(line)
-        except Exception:  # closed
-            pass
-
-    def next(self, timeout=10):
-        raw = self.lines.get(timeout=timeout)
-        return json.loads(raw) if raw else None
-
-    def until(self, pred, timeout=10):
-        deadline = time.monotonic() + timeout
-        while True:
-            left = deadline - time.monotonic()
-            assert left > 0, "no such line came"
-            obj = self.next(timeout=left)
-            if obj is not None and pred(obj):
-                return obj
-
-    def close(self):
-        self.response.close()
+        return NdStream.of(self.get(path, stream=True, timeout=15))
 
 
 def of_type(kind):
@@ -163,7 +130,7 @@ def test_lichess_bots_sequence_of_requests(korpd, variant):
     events = li.stream("/api/stream/event")
     assert events.response.status_code == 200
     assert events.response.headers["Content-Type"] == "application/x-ndjson"
-    assert events.next() is None
+    assert events.line() is None
 
     # 6. A person challenges the bot (berserk's JSON, unlimited time); the event stream
     #    brings it; lichess-bot accepts it.
@@ -190,7 +157,7 @@ def test_lichess_bots_sequence_of_requests(korpd, variant):
     game = li.stream(f"/api/bot/game/stream/{gid}")
     assert game.response.status_code == 200
     assert game.response.headers["Content-Type"] == "application/x-ndjson"
-    full = shaped(game.next(), GAME_FULL, "gameFull")
+    full = shaped(game.line(), GAME_FULL, "gameFull")
     assert full["type"] == "gameFull" and full["id"] == gid
     assert full["white"]["id"] == b["id"] and full["white"]["title"] == "BOT"
     assert full["black"]["id"] == h["id"] and full["variant"]["key"] == variant
@@ -240,7 +207,7 @@ def test_lichess_bots_sequence_of_requests(korpd, variant):
     assert r.status_code == 400 and set(r.json()) == {"error"}
 
     # 12. Idle: an empty line within lichess-bot's 15 s read timeout.
-    assert game.next(timeout=10) is None
+    assert game.line(timeout=10) is None
 
     # 13. resign: the last gameState (status resign, Black wins) and gameFinish.
     assert li.post_json(f"/api/bot/game/{gid}/resign") == {"ok": True}
@@ -278,7 +245,7 @@ def test_lichess_bots_sequence_of_requests(korpd, variant):
     li.post_json(f"/api/challenge/{ch['id']}/accept")
     assert events.until(of_type("gameStart"))["game"]["id"] == ch["id"]
     game = li.stream(f"/api/bot/game/stream/{ch['id']}")
-    assert game.next()["type"] == "gameFull"
+    assert game.line()["type"] == "gameFull"
     assert li.post_json(f"/api/bot/game/{ch['id']}/abort") == {"ok": True}
     assert game.until(of_type("gameState"))["status"] == "aborted"
     assert events.until(of_type("gameFinish"))["game"]["id"] == ch["id"]
