@@ -343,12 +343,15 @@ static bool fetch(struct stream *s, bool *more)
     struct db_event_row *rows = NULL;
     int count = 0;
     struct base_err err = { "" };
-    enum db_status st = db_events_since(s->hub->pool, s->player_id[0] ? s->player_id : NULL,
-                                        s->game_id[0] ? s->game_id : NULL, s->last_id,
-                                        EVENTS_PER_READ, &rows, &count, &err);
+    enum db_status st;
     size_t need = 0;
     char *text;
 
+    if (s->format != NULL && s->format->reading != NULL)
+        s->format->reading(s->ctx, s->hub->pool);
+    st = db_events_since(s->hub->pool, s->player_id[0] ? s->player_id : NULL,
+                         s->game_id[0] ? s->game_id : NULL, s->last_id, EVENTS_PER_READ, &rows,
+                         &count, &err);
     *more = false;
     if (st != DB_OK) {
         base_log(BASE_LOG_WARN, "event stream: %s", err.text);
@@ -487,17 +490,6 @@ static bool within_caps(struct api_hub *hub, const struct stream *s,
                 return false;
             }
     return true;
-}
-
-bool api_hub_has_stream(struct api_hub *hub, const char *player_id)
-{
-    bool found = false;
-    pthread_mutex_lock(&hub->lock);
-    for (const struct stream *s = hub->index[bucket_of('p', player_id)]; s != NULL && !found;
-         s = s->bnext)
-        found = strcmp(s->player_id, player_id) == 0;
-    pthread_mutex_unlock(&hub->lock);
-    return found;
 }
 
 int api_hub_streams(struct api_hub *hub)

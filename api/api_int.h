@@ -461,8 +461,6 @@ void api_hub_close(struct api_hub *hub);
 void api_hub_free(struct api_hub *hub);
 /* Open streams. */
 int api_hub_streams(struct api_hub *hub);
-/* Whether the player has a stream open on this korpd. */
-bool api_hub_has_stream(struct api_hub *hub, const char *player_id);
 
 /* How a stream that is not Server-Sent Events writes (api_events_open). */
 struct api_stream_format {
@@ -472,6 +470,10 @@ struct api_stream_format {
      * the hub's lock: it may read the database. */
     char *(*event)(void *ctx, struct db_pool *pool, const struct db_event_row *row);
     void (*ctx_free)(void *ctx);
+    /* Optional: called before each read of the events table (at an event,
+     * and at least every KORP_EVENTS_BACKSTOP_MS while the stream is
+     * open), without the hub's lock. */
+    void (*reading)(void *ctx, struct db_pool *pool);
 };
 #define API_FAST_KEEPALIVE_MS 7000
 

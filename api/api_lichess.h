@@ -82,5 +82,8 @@ enum MHD_Result api_lichess_challenge_cancel(struct api_request *req);
 enum MHD_Result api_lichess_event_stream(struct api_request *req);
 enum MHD_Result api_lichess_game_stream(struct api_request *req);
 enum MHD_Result api_lichess_bots_online(struct api_request *req);
+/* How recently a bot's stream must have written its stamp for it to be
+ * online (for /api/bot/online and /api/users/status). */
+int api_lichess_online_ms(const struct api_config *config);
 
 #endif

@@ -160,7 +160,7 @@ enum MHD_Result api_lichess_users_status(struct api_request *req)
         char one[API_PARAM_MAX + 1], id[BASE_ID_SIZE], name[DB_NAME_SIZE];
         size_t len = strcspn(at, ",");
         enum db_status st = DB_NOT_FOUND;
-        bool bot = false;
+        bool bot = false, online = false;
 
         if (len > 0 && len <= API_PARAM_MAX) {
             memcpy(one, at, len);
@@ -176,6 +176,11 @@ enum MHD_Result api_lichess_users_status(struct api_request *req)
             cJSON_AddStringToObject(user, "name", name);
             if (bot)
                 cJSON_AddStringToObject(user, "title", "BOT");
+            /* lichess names "online" only when it is true. */
+            if (bot && db_bot_online(req->config->pool, id,
+                                     api_lichess_online_ms(req->config), &online,
+                                     &err) == DB_OK && online)
+                cJSON_AddBoolToObject(user, "online", true);
             cJSON_AddItemToArray(list, user);
         } else if (st != DB_NOT_FOUND) {
             cJSON_Delete(list);

@@ -72,6 +72,7 @@ cJSON *api_lichess_challenge_json(const struct db_challenge *c)
     }
     cJSON_AddStringToObject(json, "color", db_color_text(c->color));
     perf = cJSON_AddObjectToObject(json, "perf");
+    cJSON_AddStringToObject(perf, "icon", "");   /* lichess's is a glyph of its font */
     cJSON_AddStringToObject(perf, "name", c->variant->pgn_name);
     return json;
 }

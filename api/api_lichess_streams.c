@@ -9,11 +9,13 @@
  *   GET /api/bot/game/stream/{id}, /api/board/game/stream/{id}
  *                           one game of the player's: gameFull, then its
  *                           state after each move or offer, and its chat
- *   GET /api/bot/online     the bot accounts with a stream open on this korpd
+ *   GET /api/bot/online     the bot accounts with one of these streams open,
+ *                           on any korpd of the database
  *
  * Each line is made from the events table when the event is read, so what
  * korpd process made the change does not matter; an empty line is the
- * keep-alive.
+ * keep-alive.  A bot's open stream is known to every korpd by a stamp in
+ * the database (players.bot_seen_at), not by any process's memory.
  */
 #include "api_lichess.h"
 
@@ -28,7 +30,11 @@
  * how many bot accounts it looks through. */
 #define ONLINE_DEFAULT 50
 #define ONLINE_MAX 300
-#define BOTS_READ 2000
+/* A stream rewrites its bot's stamp at most this often (it reads the
+ * events table at every event and at least every KORP_EVENTS_BACKSTOP_MS). */
+#define SEEN_EVERY_MS 10000
+/* How late past those two a stamp may still be, for a slow write. */
+#define SEEN_SLACK_MS 5000
 /* What lichess's API reports as the time of a side without a clock. */
 #define NO_CLOCK_MS 2147483647.0
 #define DAY_MS 86400000.0
@@ -211,6 +217,61 @@ static cJSON *game_full(struct db_pool *pool, const struct db_game *g, enum db_s
     return json;
 }
 
+/* ---- A bot's presence, kept by each of its streams. */
+
+/* The stamp a stream last wrote, rewritten at most every SEEN_EVERY_MS
+ * while the stream reads the events table, and cleared when it closes
+ * (unless a stream of the same bot wrote after it): the first member of
+ * each stream's context. */
+struct presence {
+    struct db_pool *pool;
+    char player_id[BASE_ID_SIZE];
+    char stamp[DB_STAMP_SIZE];   /* "" before the first write, and for a person */
+    bool bot;
+    int64_t written_ms;
+};
+
+int api_lichess_online_ms(const struct api_config *config)
+{
+    return config->events_backstop_ms + SEEN_EVERY_MS + SEEN_SLACK_MS;
+}
+
+/* Writes the stamp if the player is a bot and it is due. */
+static void presence_reading(void *ctx, struct db_pool *pool)
+{
+    struct presence *p = ctx;
+    struct base_err err = { "" };
+    int64_t now = base_monotonic_ms();
+    char stamp[DB_STAMP_SIZE];
+
+    if (!p->bot || (p->stamp[0] != '\0' && now - p->written_ms < SEEN_EVERY_MS))
+        return;
+    if (db_bot_seen(pool, p->player_id, stamp, &err) == DB_OK) {
+        memcpy(p->stamp, stamp, sizeof stamp);
+        p->written_ms = now;
+    }
+}
+
+/* The presence of the caller (zeroed), its stamp written if a bot. */
+static void presence_open(struct presence *p, struct api_request *req)
+{
+    struct base_err err = { "" };
+    p->pool = req->config->pool;
+    snprintf(p->player_id, sizeof p->player_id, "%s", req->caller.player_id);
+    if (db_bot_get(p->pool, p->player_id, &p->bot, &err) != DB_OK)
+        p->bot = false;
+    presence_reading(p, p->pool);
+}
+
+static void presence_free(void *ctx)
+{
+    struct presence *p = ctx;
+    struct base_err err = { "" };
+    if (p != NULL && p->stamp[0] != '\0')
+        db_bot_gone(p->pool, p->player_id, p->stamp, &err);
+    free(p);
+}
+
 /* ---- The player's stream. */
 
 /* Each reason to decline, as its key and as a sentence (ours). */
@@ -304,7 +365,8 @@ static char *event_line(void *ctx, struct db_pool *pool, const struct db_event_r
     else if (strcmp(row->type, "challenge_cancelled") == 0)
         json = challenge_line(pool, "challengeCanceled", payload);
     else if (strcmp(row->type, "game_start") == 0 || strcmp(row->type, "game_end") == 0)
-        json = game_line(pool, ctx, strcmp(row->type, "game_end") == 0, payload);
+        json = game_line(pool, ((struct presence *)ctx)->player_id,
+                         strcmp(row->type, "game_end") == 0, payload);
     cJSON_Delete(payload);
     return ndjson_line(json);
 }
@@ -366,7 +428,8 @@ enum MHD_Result api_lichess_event_stream(struct api_request *req)
     enum MHD_Result replied;
     enum db_status st;
     long long last_id = 0;
-    char *opening, *who;
+    struct presence *who;
+    char *opening;
 
     if (!api_lichess_caller(req, &replied))
         return replied;
@@ -376,10 +439,11 @@ enum MHD_Result api_lichess_event_stream(struct api_request *req)
                           : NULL;
     if (st != DB_OK)
         return api_fail_db(req, st, err.text);
-    if (opening == NULL || (who = strdup(req->caller.player_id)) == NULL) {
+    if (opening == NULL || (who = calloc(1, sizeof *who)) == NULL) {
         free(opening);
         return api_fail_oom(req);
     }
+    presence_open(who, req);
     struct api_stream_spec spec = { req->caller.player_id, "", last_id, &event_format, who,
                                     opening };
     return api_events_open(req, &spec);
@@ -388,6 +452,7 @@ enum MHD_Result api_lichess_event_stream(struct api_request *req)
 /* ---- One game's stream. */
 
 struct game_ctx {
+    struct presence presence;    /* first: presence_reading and presence_free take it */
     char game_id[API_PARAM_MAX + 1];
 };
 
@@ -466,6 +531,7 @@ enum MHD_Result api_lichess_game_stream(struct api_request *req)
         return api_fail_oom(req);
     }
     snprintf(gc->game_id, sizeof gc->game_id, "%s", req->params[0]);
+    presence_open(&gc->presence, req);
     struct api_stream_spec spec = { req->caller.player_id, req->params[0], last_id,
                                     &game_format, gc, opening };
     return api_events_open(req, &spec);
@@ -481,7 +547,7 @@ enum MHD_Result api_lichess_bots_online(struct api_request *req)
     struct db_bot *bots;
     enum db_status st;
     long want = ONLINE_DEFAULT;
-    int count = 0, listed = 0;
+    int count = 0;
     char *end = NULL, *body;
 
     if (nb != NULL) {
@@ -490,22 +556,19 @@ enum MHD_Result api_lichess_bots_online(struct api_request *req)
             return api_lichess_error(req, MHD_HTTP_BAD_REQUEST, "nb is a number from 1 to %d",
                                      ONLINE_MAX);
     }
-    if ((bots = calloc(BOTS_READ, sizeof *bots)) == NULL)
+    if ((bots = calloc((size_t)want, sizeof *bots)) == NULL)
         return api_fail_oom(req);
-    st = db_bot_list(req->config->pool, bots, BOTS_READ, &count, &err);
-    for (int i = 0; st == DB_OK && i < count && listed < want; i++) {
-        cJSON *user;
+    st = db_bot_list(req->config->pool, api_lichess_online_ms(req->config), bots, (int)want,
+                     &count, &err);
+    for (int i = 0; st == DB_OK && i < count; i++) {
+        cJSON *user = cJSON_CreateObject();
         char *line;
-        if (!api_hub_has_stream(req->hub, bots[i].id))
-            continue;
-        user = cJSON_CreateObject();
         cJSON_AddStringToObject(user, "id", bots[i].id);
         cJSON_AddStringToObject(user, "username", bots[i].name);
         cJSON_AddStringToObject(user, "title", "BOT");
         line = ndjson_line(user);
         base_text_put(&text, "%s", line != NULL ? line : "");
         free(line);
-        listed++;
     }
     free(bots);
     if (st != DB_OK) {
@@ -519,9 +582,9 @@ enum MHD_Result api_lichess_bots_online(struct api_request *req)
 }
 
 static const struct api_stream_format event_format = {
-    "application/x-ndjson", "\n", event_line, free,
+    "application/x-ndjson", "\n", event_line, presence_free, presence_reading,
 };
 
 static const struct api_stream_format game_format = {
-    "application/x-ndjson", "\n", game_line_of, free,
+    "application/x-ndjson", "\n", game_line_of, presence_free, presence_reading,
 };

@@ -27,8 +27,24 @@ struct db_bot {
     char id[BASE_ID_SIZE], name[DB_NAME_SIZE];
 };
 
-/* The bot accounts, by name, at most max into out. */
-enum db_status db_bot_list(struct db_pool *pool, struct db_bot *out, int max, int *count,
+/* The bot accounts seen within the last within_ms (db_bot_seen), by name,
+ * at most max into out. */
+enum db_status db_bot_list(struct db_pool *pool, int within_ms, struct db_bot *out, int max,
+                           int *count, struct base_err *err);
+
+/* Whether player_id is a bot account seen within the last within_ms. */
+enum db_status db_bot_online(struct db_pool *pool, const char *player_id, int within_ms,
+                             bool *online, struct base_err *err);
+
+/* Enough for a stamp of db_bot_seen's, with its NUL. */
+#define DB_STAMP_SIZE 48
+
+/* The bot account player_id has a stream open now: its stamp (the time,
+ * as text) into stamp.  DB_NOT_FOUND when it is not a bot account.
+ * db_bot_gone clears the stamp if it is still the one written. */
+enum db_status db_bot_seen(struct db_pool *pool, const char *player_id,
+                           char stamp[DB_STAMP_SIZE], struct base_err *err);
+enum db_status db_bot_gone(struct db_pool *pool, const char *player_id, const char *stamp,
                            struct base_err *err);
 
 /* The player named `name` (any case), or else whose id it is: lichess's

@@ -14,6 +14,7 @@ import pytest
 import requests
 
 from korp_client import Api
+from korp_fixtures import wait_until
 from openapi_check import check
 
 VARIANTS = ["korpalski", "glinski"]
@@ -44,8 +45,18 @@ class NdStream:
     """One ndjson stream read line by line by a thread of its own."""
 
     def __init__(self, base, path, token):
-        self.response = requests.get(base + path, headers={"Authorization": f"Bearer {token}"},
-                                     stream=True, timeout=30)
+        self._follow(requests.get(base + path, headers={"Authorization": f"Bearer {token}"},
+                                  stream=True, timeout=30))
+
+    @classmethod
+    def of(cls, response):
+        """The stream of a response already asked for (stream=True)."""
+        s = cls.__new__(cls)
+        s._follow(response)
+        return s
+
+    def _follow(self, response):
+        self.response = response
         self.lines = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -511,3 +522,30 @@ def test_the_bots_online_are_those_with_a_stream_open(api):
     for nb in ("0", "301", "x"):
         assert set(lichess(Api(api.base), "GET", "/api/bot/online", query={"nb": nb},
                            expect=400)) == {"error"}
+
+
+def test_a_bot_online_is_seen_by_every_korpd_of_the_database(start_korpd, shared_db_url):
+    # Two korpd processes on one database: a bot's stream on one is seen by the other.
+    here, there = start_korpd(shared_db_url), start_korpd(shared_db_url)
+    bot, b = Api(here.base).new_player("bot")
+    lichess(bot, "POST", "/api/bot/account/upgrade")
+
+    def listed():
+        r = requests.get(there.base + "/api/bot/online", params={"nb": "300"}, timeout=30)
+        check(r, "GET", "/api/bot/online")
+        return b["id"] in [json.loads(line)["id"] for line in r.text.splitlines()]
+
+    def status():
+        return lichess(Api(there.base), "GET", "/api/users/status", query={"ids": b["id"]})
+
+    assert not listed() and status() == [{"id": b["id"], "name": b["name"], "title": "BOT"}]
+    s = NdStream(here.base, "/api/stream/event", bot.token)
+    assert s.line() is None
+    assert listed()
+    # lichess names "online" only when true.
+    assert status() == [{"id": b["id"], "name": b["name"], "title": "BOT", "online": True}]
+    s.close()
+    # The closed stream clears its stamp (korpd sees the close at its next write at the
+    # latest, the keep-alive within 7 s).
+    wait_until(lambda: not listed(), 20, step=0.2, what="the bot to go offline")
+    assert "online" not in status()[0]
