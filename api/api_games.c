@@ -15,13 +15,16 @@
 #define LIST_MAX 100
 #define LIST_DEFAULT 20
 
-/* Reads the game of the path, or replies 404/503 and returns false. */
-static bool load_game(struct api_request *req, struct db_game *g, enum MHD_Result *replied)
+/* Reads the game of the path (with its repetition keys when asked), or
+ * replies 404/503 and returns false. */
+static bool load_game(struct api_request *req, struct db_game *g, bool with_keys,
+                      enum MHD_Result *replied)
 {
     struct base_err err = { "" };
     enum db_status st;
     memset(g, 0, sizeof *g);
-    st = db_game_get(req->config->pool, req->params[0], g, &err);
+    st = with_keys ? db_game_get_keys(req->config->pool, req->params[0], g, &err)
+                   : db_game_get(req->config->pool, req->params[0], g, &err);
     if (st == DB_OK)
         return true;
     *replied = st == DB_NOT_FOUND
@@ -38,7 +41,7 @@ enum MHD_Result api_game_get(struct api_request *req)
     enum MHD_Result rc;
     char tag[API_ETAG_SIZE];
     cJSON *json;
-    if (!load_game(req, &g, &rc))
+    if (!load_game(req, &g, false, &rc))
         return rc;
     api_etag_game(&g, tag);
     if (api_etag_matches(req, tag)) {
@@ -239,7 +242,7 @@ enum MHD_Result api_game_legal_moves(struct api_request *req)
     char tag[API_ETAG_SIZE];
     int n = 0;
 
-    if (!load_game(req, &g, &rc))
+    if (!load_game(req, &g, false, &rc))
         return rc;
     v = g.variant;
     if (v == NULL || v->position_parse(&pos, g.fen, NULL) != RULES_OK) {
@@ -297,7 +300,7 @@ enum MHD_Result api_game_pgn(struct api_request *req)
     const char *cache = own ? "private, no-cache" : NULL;
     char tag[API_ETAG_SIZE], *pgn;
 
-    if (!load_game(req, &g, &rc))
+    if (!load_game(req, &g, false, &rc))
         return rc;
     if (!own) {
         /* The record follows from what the game object shows: its moves,
@@ -344,7 +347,7 @@ enum MHD_Result api_game_analysis(struct api_request *req)
     cJSON *json, *earlier;
     char tag[API_ETAG_SIZE];
 
-    if (!load_game(req, &g, &rc))
+    if (!load_game(req, &g, true, &rc))
         return rc;
     /* The analysis follows from the game's moves and status. */
     api_etag_game(&g, tag);

@@ -194,13 +194,14 @@ enum db_status db_game_save(struct db_tx *tx, struct db_game *g)
     bool moved = g->move_san[0] != '\0';
     long long deadline_unix = 0;
     bool charged = db_game_clock_charge(g, moved, &deadline_unix);
-    const char *params[17] = { g->id, g->fen, ply, db_game_status_text(g->status),
+    const char *params[18] = { g->id, g->fen, ply, db_game_status_text(g->status),
                                rules_result_text(g->result), db_termination_text(g->termination),
                                g->adjudication_reason, db_color_text(g->draw_offer),
                                moved ? key : NULL,
                                g->reset_keys ? "true" : "false", version,
                                moved ? g->move_san : NULL, charged ? "true" : "false",
-                               white, black, started, deadline_unix > 0 ? deadline : NULL };
+                               white, black, started, deadline_unix > 0 ? deadline : NULL,
+                               moved ? g->move_uci : NULL };
     PGresult *res = NULL;
     enum db_status rc;
 
@@ -232,22 +233,10 @@ enum db_status db_game_save(struct db_tx *tx, struct db_game *g)
     return rc;
 }
 
-enum db_status db_move_insert(struct db_tx *tx, const char *game_id, int ply, const char *san,
-                              const char *uci, const char *fen)
-{
-    char n[16];
-    const char *params[5] = { game_id, n, san, uci, fen };
-    snprintf(n, sizeof n, "%d", ply);
-    return db_exec(tx, DB_STMT_MOVE_INSERT, params, NULL);
-}
-
 enum db_status db_game_event(struct db_tx *tx, const char *game_id, enum db_event event,
                              const char *detail)
 {
     const char *params[3] = { game_id, db_event_name(event), detail };
-    enum db_status rc = db_exec(tx, DB_STMT_EVENT_LOCK_GAME, params, NULL);
-    if (rc != DB_OK)
-        return rc;
     return db_exec_events(tx, DB_STMT_GAME_EVENT, params);
 }
 
@@ -256,6 +245,13 @@ enum db_status db_game_get(struct db_pool *pool, const char *id, struct db_game 
 {
     const char *params[1] = { id };
     return db_get_row(pool, DB_STMT_GAME_GET, params, db_game_read, out, err);
+}
+
+enum db_status db_game_get_keys(struct db_pool *pool, const char *id, struct db_game *out,
+                                struct base_err *err)
+{
+    const char *params[1] = { id };
+    return db_get_row(pool, DB_STMT_GAME_GET_KEYS, params, db_game_read, out, err);
 }
 
 struct game_list {

@@ -34,10 +34,10 @@ struct db_game {
     char updated_at[DB_TIME_SIZE];
     /* SAN of every move, space-separated; owned. */
     char *sans;
-    /* A move to record with db_game_save: its SAN ("" for none) and the
-     * repetition key of the position after it, appended to the stored
-     * keys, or starting them again when reset_keys. */
-    char move_san[32];
+    /* A move to record with db_game_save: its SAN ("" for none) and UCI,
+     * and the repetition key of the position after it, appended to the
+     * stored keys, or starting them again when reset_keys. */
+    char move_san[32], move_uci[32];
     uint64_t move_key;
     bool reset_keys;
     /* The move to record is a reply from conditional moves: its event says
@@ -93,10 +93,13 @@ enum db_status db_game_lock(struct db_tx *tx, const char *id, bool with_keys,
 
 /*
  * Saves a game's state: position, ply, status, result, termination,
- * adjudication reason, draw offer; with a move (move_san set), appends its
- * SAN and repetition key (or restarts the keys) and restarts the deadline
- * from days_per_move.  The deadline is cleared when the game is over.
- * Fills updated_at, deadline and sans back; clears move_san.
+ * adjudication reason, draw offer; with a move (move_san set), writes its
+ * row (at ply, with the new position) and appends its SAN and repetition
+ * key (or restarts the keys).  A game with a clock is charged for the turn
+ * a move or an end closes (db_clock.c: the next turn and its deadline start
+ * now); one without has days_per_move from the move on.  The deadline is
+ * cleared when the game is over.  Fills updated_at, deadline, sans, version
+ * and the clock back; clears move_san.
  */
 enum db_status db_game_save(struct db_tx *tx, struct db_game *g);
 
@@ -109,19 +112,18 @@ enum db_status db_game_give_time(struct db_tx *tx, struct db_game *g, long long 
  * arbiter instead of stopping the sweep). */
 enum db_status db_game_clear_deadline(struct db_tx *tx, const char *game_id);
 
-/* Appends a move (the game row must be locked). */
-enum db_status db_move_insert(struct db_tx *tx, const char *game_id, int ply, const char *san,
-                              const char *uci, const char *fen);
-
 /* Records an event for both players of a game, with a snapshot of its
  * state (id, ply, fen, to_move, status, result, termination, draw offer);
  * `detail` is a JSON object text merged in (or NULL). */
 enum db_status db_game_event(struct db_tx *tx, const char *game_id, enum db_event event,
                              const char *detail);
 
-/* A game with its moves' SAN.  DB_NOT_FOUND if none. */
+/* A game with its moves' SAN, without its repetition keys (key_count 0),
+ * or with them.  DB_NOT_FOUND if none. */
 enum db_status db_game_get(struct db_pool *pool, const char *id, struct db_game *out,
                            struct base_err *err);
+enum db_status db_game_get_keys(struct db_pool *pool, const char *id, struct db_game *out,
+                                struct base_err *err);
 
 struct db_game_filter {
     const char *player_id;    /* NULL: any */

@@ -79,6 +79,12 @@
     TOURNAMENT_FISCHER("increment_days") "," TOURNAMENT_FISCHER("max_days")
 #define TOURNAMENT_FROM " FROM tournaments t JOIN players d ON d.id = t.director_id"
 
+/* The rows of a game's players (the game's id: id), locked in id order
+ * (no deadlock): a player's events are written one transaction at a time. */
+#define GAME_PLAYERS_LOCK(id)                                                          \
+    "SELECT 1 FROM players p JOIN games g ON p.id IN (g.white_id, g.black_id)"          \
+    " WHERE g.id = " id " ORDER BY p.id FOR NO KEY UPDATE OF p"
+
 /* A snapshot of the game that every game event carries. */
 #define GAME_SNAPSHOT                                                                  \
     "jsonb_build_object('game_id', g.id, 'variant', g.variant, 'ply', g.ply, 'fen', g.fen," \

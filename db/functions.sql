@@ -21,6 +21,17 @@ CREATE OR REPLACE FUNCTION korp_now() RETURNS timestamptz
     AS $$ SELECT CASE WHEN current_setting('korp.test_clock', true) = 'on'
                       THEN now() + korp_clock_offset() ELSE now() END $$;
 
+-- Times as the API writes them (RFC 3339, UTC, whole seconds), and as
+-- whole seconds since 1970.  STABLE, as what they call is (to_char and
+-- extract read session settings): so PostgreSQL inlines them.
+CREATE OR REPLACE FUNCTION korp_time(t timestamptz) RETURNS text
+    LANGUAGE sql STABLE
+    AS $$ SELECT to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') $$;
+
+CREATE OR REPLACE FUNCTION korp_epoch(t timestamptz) RETURNS bigint
+    LANGUAGE sql STABLE
+    AS $$ SELECT floor(extract(epoch FROM t))::bigint $$;
+
 -- The kinds of notification a player may choose: the event stream's types
 -- and the deadline reminder.  The CHECKs of notification_settings and
 -- webhooks hold their lists to it.

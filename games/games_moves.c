@@ -121,6 +121,7 @@ static enum db_status play(struct db_tx *tx, struct rules_position *pos, struct 
     g->reset_keys = irreversible || g->key_version != RULES_KEY_VERSION;
     g->key_version = RULES_KEY_VERSION;
     snprintf(g->move_san, sizeof g->move_san, "%s", san);
+    snprintf(g->move_uci, sizeof g->move_uci, "%s", uci);
     /* An offer lapses when the offering side's opponent moves. */
     if (g->draw_offer != DB_COLOR_NONE && db_color_rules(g->draw_offer) != mover)
         g->draw_offer = DB_COLOR_NONE;
@@ -128,8 +129,7 @@ static enum db_status play(struct db_tx *tx, struct rules_position *pos, struct 
     if (report.status != RULES_ONGOING)
         games_finish(g, report.result, db_termination_of(report.status));
 
-    if ((rc = db_move_insert(tx, g->id, g->ply, san, uci, g->fen)) != DB_OK ||
-        (rc = db_game_save(tx, g)) != DB_OK)
+    if ((rc = db_game_save(tx, g)) != DB_OK)
         return rc;
     /* After the save: the clocks have charged the move. */
     if ((rc = move_detail(tx, g, san, uci, v->polish_notation ? polish : NULL, detail,

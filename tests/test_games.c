@@ -236,7 +236,7 @@ static struct db_game read_game(const char *game_id)
     struct db_game game;
     struct base_err err = { "" };
     memset(&game, 0, sizeof game);
-    if (db_game_get(pool, game_id, &game, &err) != DB_OK)
+    if (db_game_get_keys(pool, game_id, &game, &err) != DB_OK)
         fail_msg("game %s: %s", game_id, err.text);
     return game;
 }
