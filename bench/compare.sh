@@ -3,6 +3,8 @@
 # that a regression cannot hide behind a baseline that slowed down with it.
 #
 # usage: bench/compare.sh OLD NEW        (e.g. bench/compare.sh 6361a79 HEAD)
+#        bench/compare.sh HEAD .         (".": the working tree, uncommitted
+#                                         changes included, as NEW or OLD)
 #
 # What it does, all on loopback (ports below 32768, free-probed),
 # everything stopped by PID on exit:
@@ -34,9 +36,10 @@
 #
 # Settings (environment): SHORT_GAMES=768 LONG_GAMES=96 LONG_PLY=100
 #   PAIRS=32 MOVES_1=1536 MOVES_32=6144 READ_GAMES=64 READ_PLY=40
-#   OPS_1=2000 OPS_8=8000 POOL=32 THREADS=POOL WAKE_MS=5 SEED=31
+#   OPS_1=4000 OPS_8=16000 POOL=32 THREADS=POOL WAKE_MS=5 SEED=31
 #   BUILDS=build-compare (where the commits are built)
 #   MOVE_CLIENTS="1 32" READ_CLIENTS="1 8" READS="game legal pgn" RUNS=ABBA
+#   MARKDOWN=1 prints the table a second time as Markdown
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -44,14 +47,19 @@ cd "$(dirname "$0")/.."
 
 [ $# = 2 ] || die "usage: bench/compare.sh OLD NEW (two commits)"
 bench_defaults SHORT_GAMES=768 LONG_GAMES=96 LONG_PLY=100 PAIRS=32 MOVES_1=1536 MOVES_32=6144 \
-    READ_GAMES=64 READ_PLY=40 OPS_1=2000 OPS_8=8000 POOL=32 WAKE_MS=5 SEED=31 BUILDS=build-compare \
+    READ_GAMES=64 READ_PLY=40 OPS_1=4000 OPS_8=16000 POOL=32 WAKE_MS=5 SEED=31 BUILDS=build-compare \
     "MOVE_CLIENTS=1 32" "READ_CLIENTS=1 8" "READS=game legal pgn" RUNS=ABBA
 THREADS=${THREADS:-$POOL}
-OLD=$(git rev-parse --verify "$1^{commit}") || die "no commit $1"
-NEW=$(git rev-parse --verify "$2^{commit}") || die "no commit $2"
+rev_of() {   # ARG: the commit, or "." for the working tree
+    if [ "$1" = . ]; then echo .; else git rev-parse --verify "$1^{commit}" || die "no commit $1"; fi
+}
+name_of() {  # REV: a short name
+    if [ "$1" = . ]; then echo "$(git rev-parse --short HEAD)+"; else git rev-parse --short "$1"; fi
+}
+OLD=$(rev_of "$1"); NEW=$(rev_of "$2")
 declare -A REV=([A]=$OLD [B]=$NEW)
-declare -A NAME=([A]=$(git rev-parse --short "$OLD") [B]=$(git rev-parse --short "$NEW"))
-[ "$OLD" != "$NEW" ] || say "OLD and NEW are the same commit: the table shows the noise"
+declare -A NAME=([A]=$(name_of "$OLD") [B]=$(name_of "$NEW"))
+[ "$OLD" != "$NEW" ] || say "OLD and NEW are the same: the table shows the noise"
 
 # ---- the settings checked before anything is built
 games_all=$((SHORT_GAMES + LONG_GAMES + READ_GAMES))
@@ -85,7 +93,11 @@ bench_on_exit '[ -z "$KPID" ] || korp_stop_pid "$KPID"'
 # ---- korpd of each commit; the load clients once, from this tree
 declare -A KORPD
 for x in A B; do
-    BENCH_REV=${REV[$x]} BENCH_OVERLAY= BENCH_SRC= bench_build_korpd unused "$BUILDS/${REV[$x]}" "$TMP"
+    if [ "${REV[$x]}" = . ]; then
+        BENCH_REV= BENCH_OVERLAY= BENCH_SRC= BENCH_REVDIR= bench_build_korpd "$BUILDS/worktree" unused "$TMP"
+    else
+        BENCH_REV=${REV[$x]} BENCH_OVERLAY= BENCH_SRC= BENCH_REVDIR= bench_build_korpd unused "$BUILDS/${REV[$x]}" "$TMP"
+    fi
     KORPD[$x]=$KORPD
 done
 bench_build_client moveload
@@ -219,10 +231,14 @@ echo "rate: operations/s (higher is better, new/old >= 1.00 is as fast); p50/p99
 printf '%-16s | %9s %9s %7s | %7s %7s %7s | %7s %7s %7s | %7s %7s %7s | %7s %7s %7s | %s\n' \
     what "rate ${NAME[A]:0:4}" "rate ${NAME[B]:0:4}" new/old p50_old p50_new new/old \
     p99_old p99_new new/old pg_old pg_new new/old korpd_o korpd_n new/old "load old | new"
+MD="| what | rate ${NAME[A]} | rate ${NAME[B]} | new/old | p50 ms | | new/old | p99 ms | | new/old | PostgreSQL CPU us/op | | new/old | korpd CPU us/op | | new/old | load before |"$'\n'
+MD+="|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"$'\n'
 for what in "${WHATS[@]}"; do
     line=$(printf '%-16s |' "$what")
+    md="| $what |"
     for fig in rate p50 p99 pg_us korpd_us; do
         o=$(best A "$what" "$fig"); n=$(best B "$what" "$fig")
+        md+=" $(fmt "$o" "$fig") | $(fmt "$n" "$fig") | $(div "$n" "$o") |"
         if [ "$fig" = rate ]; then
             line+=$(printf ' %9s %9s %7s |' "$(fmt "$o" "$fig")" "$(fmt "$n" "$fig")" "$(div "$n" "$o")")
         else
@@ -230,6 +246,7 @@ for what in "${WHATS[@]}"; do
         fi
     done
     echo "$line $(loads A "$what") | $(loads B "$what")"
+    MD+="$md $(loads A "$what"); $(loads B "$what") |"$'\n'
 done
 # A move at ply 100+ against one near ply 3: long/short moves/s per commit (1.00: no cost
 # growing with the game's history).
@@ -238,3 +255,5 @@ for c in $MOVE_CLIENTS; do
         "${NAME[A]}" "$(div "$(best A "moves-long-$c" rate)" "$(best A "moves-short-$c" rate)")" \
         "${NAME[B]}" "$(div "$(best B "moves-long-$c" rate)" "$(best B "moves-short-$c" rate)")"
 done
+# MARKDOWN=1: the table again, for docs/benchmarks.md.
+[ "${MARKDOWN:-0}" = 0 ] || printf '\n%s' "$MD"
