@@ -91,14 +91,14 @@ KPID=
 bench_on_exit '[ -z "$KPID" ] || korp_stop_pid "$KPID"'
 
 # ---- korpd of each commit; the load clients once, from this tree
-declare -A KORPD
+declare -A KORPD_OF
 for x in A B; do
     if [ "${REV[$x]}" = . ]; then
-        BENCH_REV= BENCH_OVERLAY= BENCH_SRC= BENCH_REVDIR= bench_build_korpd "$BUILDS/worktree" unused "$TMP"
+        BENCH_REV='' BENCH_OVERLAY='' BENCH_SRC='' BENCH_REVDIR='' bench_build_korpd "$BUILDS/worktree" unused "$TMP"
     else
-        BENCH_REV=${REV[$x]} BENCH_OVERLAY= BENCH_SRC= BENCH_REVDIR= bench_build_korpd unused "$BUILDS/${REV[$x]}" "$TMP"
+        BENCH_REV=${REV[$x]} BENCH_OVERLAY='' BENCH_SRC='' BENCH_REVDIR='' bench_build_korpd unused "$BUILDS/${REV[$x]}" "$TMP"
     fi
-    KORPD[$x]=$KORPD
+    KORPD_OF[$x]=$KORPD
 done
 bench_build_client moveload
 bench_build_client readload
@@ -126,7 +126,7 @@ start_korpd() {   # X DATABASE
     KORP_WAKE_INTERVAL_MS=$WAKE_MS KORP_RATE_LIMIT=0 KORP_SIGNUP_LIMIT=0 KORP_EMAIL_CONFIRMATION=off \
     KORP_CHALLENGES_PER_DAY=0 KORP_CONNECTIONS_PER_ADDRESS=0 KORP_TOURNAMENTS_PER_DAY=0 \
     KORP_DB_POOL_SIZE=$POOL KORP_HTTP_THREADS=$THREADS \
-        "${KORPD[$1]}" </dev/null >"$TMP/korpd.$1.log" 2>&1 &
+        "${KORPD_OF[$1]}" </dev/null >"$TMP/korpd.$1.log" 2>&1 &
     KPID=$!
     bench_wait_korpd "korpd ${NAME[$1]}" "$KPID" "$KPORT" "$TMP/korpd.$1.log"
 }

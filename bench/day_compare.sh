@@ -34,7 +34,7 @@ for ((i = 0; i < ${#ORDER}; i++)); do
     x=${ORDER:i:1}
     log=$LOGS/day-$((i + 1))-${NAME[$x]}.log
     say "day $((i + 1)) of ${#ORDER}: ${NAME[$x]} ($([ "$x" = A ] && echo OLD || echo NEW)), load $(cut -d' ' -f1-3 /proc/loadavg); output in $log"
-    BENCH_REV=${REV[$x]} BENCH_REVDIR=$BUILDS/${REV[$x]} BENCH_OVERLAY= BENCH_SRC= \
+    BENCH_REV=${REV[$x]} BENCH_REVDIR=$BUILDS/${REV[$x]} BENCH_OVERLAY='' BENCH_SRC='' \
         bash bench/day.sh >"$log" 2>&1 || { tail -n 20 "$log" >&2; die "bench/day.sh failed on ${NAME[$x]} (the whole output: $log)"; }
     line=$(grep '^day: ' "$log" | tail -n 1) || die "no summary line in $log"
     echo "$line"
