@@ -9,8 +9,9 @@
 # What it does, all on loopback (ports below 32768, free-probed),
 # everything stopped by PID on exit:
 #   - builds korpd (Release) of OLD and of NEW, each from a snapshot of that
-#     commit (bench/lib.sh's bench_build_korpd with BENCH_REV) in
-#     BUILDS/<commit> (kept between invocations: incremental);
+#     commit (bench/lib.sh's bench_build_korpd with BENCH_REV) in BUILDS/old
+#     and BUILDS/new (kept between invocations; only the files that changed
+#     since the last snapshot are rewritten, so a rebuild is incremental);
 #   - builds the load clients once, from this tree (bench/moveload.c,
 #     bench/readload.c, bench/loadclient.c): one binary for both commits,
 #     so the client is not what differs;
@@ -59,6 +60,7 @@ name_of() {  # REV: a short name
 OLD=$(rev_of "$1"); NEW=$(rev_of "$2")
 declare -A REV=([A]=$OLD [B]=$NEW)
 declare -A NAME=([A]=$(name_of "$OLD") [B]=$(name_of "$NEW"))
+declare -A SLOT=([A]=old [B]=new)     # where each is built, under BUILDS
 [ "$OLD" != "$NEW" ] || say "OLD and NEW are the same: the table shows the noise"
 
 # ---- the settings checked before anything is built
@@ -96,7 +98,7 @@ for x in A B; do
     if [ "${REV[$x]}" = . ]; then
         BENCH_REV='' BENCH_OVERLAY='' BENCH_SRC='' BENCH_REVDIR='' bench_build_korpd "$BUILDS/worktree" unused "$TMP"
     else
-        BENCH_REV=${REV[$x]} BENCH_OVERLAY='' BENCH_SRC='' BENCH_REVDIR='' bench_build_korpd unused "$BUILDS/${REV[$x]}" "$TMP"
+        BENCH_REV=${REV[$x]} BENCH_OVERLAY='' BENCH_SRC='' BENCH_REVDIR='' bench_build_korpd unused "$BUILDS/${SLOT[$x]}" "$TMP"
     fi
     KORPD_OF[$x]=$KORPD
 done
@@ -231,7 +233,7 @@ echo "rate: operations/s (higher is better, new/old >= 1.00 is as fast); p50/p99
 printf '%-16s | %9s %9s %7s | %7s %7s %7s | %7s %7s %7s | %7s %7s %7s | %7s %7s %7s | %s\n' \
     what "rate ${NAME[A]:0:4}" "rate ${NAME[B]:0:4}" new/old p50_old p50_new new/old \
     p99_old p99_new new/old pg_old pg_new new/old korpd_o korpd_n new/old "load old | new"
-MD="| what | rate ${NAME[A]} | rate ${NAME[B]} | new/old | p50 ms | | new/old | p99 ms | | new/old | PostgreSQL CPU us/op | | new/old | korpd CPU us/op | | new/old | load before |"$'\n'
+MD="| what | rate/s ${NAME[A]} | ${NAME[B]} | new/old | p50 ms ${NAME[A]} | ${NAME[B]} | new/old | p99 ms ${NAME[A]} | ${NAME[B]} | new/old | PostgreSQL CPU us/op ${NAME[A]} | ${NAME[B]} | new/old | korpd CPU us/op ${NAME[A]} | ${NAME[B]} | new/old | load before (old; new) |"$'\n'
 MD+="|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"$'\n'
 for what in "${WHATS[@]}"; do
     line=$(printf '%-16s |' "$what")

@@ -6,8 +6,8 @@
 #
 # Runs bench/day.sh once per letter of ORDER (A: OLD, B: NEW; default AB,
 # ABBA for a fairer sitting at twice the time), each with BENCH_REV=<that
-# commit>: korpd built from a snapshot of the commit (in BUILDS/<commit>,
-# shared with bench/compare.sh), everything else (the population, the load
+# commit>: korpd built from a snapshot of the commit (in BUILDS/old and
+# BUILDS/new, as bench/compare.sh builds them: incremental), everything else (the population, the load
 # client, the receivers) from this tree, a fresh PostgreSQL each time.  Every
 # other setting of day.sh (PLAYERS, GAMES, STREAMS, RATES, STEP_SECONDS, ...)
 # passes through unchanged, so both commits get the same day.  Each run's
@@ -34,7 +34,7 @@ for ((i = 0; i < ${#ORDER}; i++)); do
     x=${ORDER:i:1}
     log=$LOGS/day-$((i + 1))-${NAME[$x]}.log
     say "day $((i + 1)) of ${#ORDER}: ${NAME[$x]} ($([ "$x" = A ] && echo OLD || echo NEW)), load $(cut -d' ' -f1-3 /proc/loadavg); output in $log"
-    BENCH_REV=${REV[$x]} BENCH_REVDIR=$BUILDS/${REV[$x]} BENCH_OVERLAY='' BENCH_SRC='' \
+    BENCH_REV=${REV[$x]} BENCH_REVDIR=$BUILDS/$([ "$x" = A ] && echo old || echo new) BENCH_OVERLAY='' BENCH_SRC='' \
         bash bench/day.sh >"$log" 2>&1 || { tail -n 20 "$log" >&2; die "bench/day.sh failed on ${NAME[$x]} (the whole output: $log)"; }
     line=$(grep '^day: ' "$log" | tail -n 1) || die "no summary line in $log"
     echo "$line"
