@@ -250,6 +250,12 @@ for what in "${WHATS[@]}"; do
     echo "$line $(loads A "$what") | $(loads B "$what")"
     MD+="$md $(loads A "$what"); $(loads B "$what") |"$'\n'
 done
+# The load the runs began under: the benchmark itself leaves about 2 behind;
+# far above that, something else was running and the figures say less.
+max_load=$(for k in "${!V[@]}"; do if [[ $k == *,load,* ]]; then echo "${V[$k]}"; fi; done | sort -g | tail -n 1)
+if awk -v l="${max_load:-0}" -v n="$(nproc)" 'BEGIN { exit !(l > n + 2) }'; then
+    echo "warning: the load before a run reached $max_load on $(nproc) cores: other work was running; run again on a quiet machine"
+fi
 # A move at ply 100+ against one near ply 3: long/short moves/s per commit (1.00: no cost
 # growing with the game's history).
 for c in $MOVE_CLIENTS; do
