@@ -27,11 +27,17 @@
 #     answer) and of webhooks, of emails (delivered_at minus created_at in
 #     the outbox), CPU per move of korpd and of PostgreSQL (reads included:
 #     the cost of a move with its share of reads), WAL and database growth
-#     per million moves; the highest rate whose moves' p99 stays under
-#     100 ms.
-# The last lines are the summary table.
+#     per million moves; the highest rate whose moves' and reads' p99 both
+#     stay under 100 ms.
+# The last lines are the summary: a table per step (moves and all reads
+# p50/p99; event, webhook and mail lag p50/p99; CPU per move of korpd and
+# PostgreSQL; WAL per move), growth per million moves, the highest rate held
+# with the lags and CPU at it, and one line "day: key=value ..." (what
+# bench/day_compare.sh reads).
 #
-# usage: bench/day.sh
+# usage: bench/day.sh                     (korpd from the working tree)
+#        BENCH_REV=8ab03ef bench/day.sh   (korpd of that commit, bench/lib.sh)
+#        bench/day_compare.sh OLD NEW     (both in one sitting, side by side)
 #   (PLAYERS=10000 GAMES=50000 STREAMS=2000 RATES="25 50 100 200 400"
 #    READS_PER_MOVE=4 STEP_SECONDS=60 WORKERS=64 SEED=1 POOL=16
 #    THREADS=32 NOTIFY_WORKERS=4)
@@ -54,6 +60,11 @@ bench_tmp korp-day
 bench_pids_trap
 
 bench_build_korpd "$BUILD" build-day-rev "$TMP"
+# what korpd is, for the summary: the commit, "+" when the working tree differs
+if [ -n "${BENCH_REV:-}" ]; then KORPD_REV=$(git rev-parse --short "$BENCH_REV")
+elif [ -n "${BENCH_SRC:-}" ]; then KORPD_REV=$BENCH_SRC
+else KORPD_REV=$(git rev-parse --short HEAD)$([ -z "$(git status --porcelain -uno)" ] || echo +)
+fi
 cc -O2 -Wall -Wextra -pthread -o "$TMP/dayload" bench/dayload.c bench/loadclient.c -lm
 bench_pg korp_day
 PG_MAIN=$(head -n 1 "$TMP/pg/postmaster.pid")
@@ -153,7 +164,8 @@ for rate in $RATES; do
         "$TMP/moves-$i.txt" "$TMP/games.txt" >"$TMP/games.next" && mv "$TMP/games.next" "$TMP/games.txt"
     moves=$(awk '$5 == 201' "$TMP/moves-$i.txt" | wc -l)
     TOTAL_MOVES=$((TOTAL_MOVES + moves))
-    mline=$(grep '^kind=move ' <<<"$out"); rline=$(grep '^kind=game ' <<<"$out")
+    # the reads: all five kinds together (dayload's kind=reads)
+    mline=$(grep '^kind=move ' <<<"$out"); rline=$(grep '^kind=reads ' <<<"$out")
     R[$i,rate]=$rate
     R[$i,moves_s]=$(awk -v n="$moves" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", n / (b - a) }')
     R[$i,m50]=$(field p50_ms "$mline"); R[$i,m99]=$(field p99_ms "$mline")
@@ -161,10 +173,9 @@ for rate in $RATES; do
     R[$i,errors]=$(grep '^totals' <<<"$out" | sed 's/.*errors=\([0-9]*\).*/\1/')
     R[$i,cpu_k]=$(us_per $((k1 - k0)) "$moves"); R[$i,cpu_p]=$(us_per $((p1 - p0)) "$moves")
     R[$i,wal]=$(sql "SELECT round(pg_wal_lsn_diff('$w1', '$w0') / greatest($moves, 1))")
-    R[$i,mail]=$(sql "SELECT coalesce(round(1000 * extract(epoch FROM percentile_cont(0.99) WITHIN GROUP
-                        (ORDER BY delivered_at - created_at))), -1) || ' ms / ' || count(*)
-                      FROM deliveries WHERE channel = 'email' AND status = 'delivered'
-                       AND created_at >= to_timestamp($t0) AND created_at < to_timestamp($t1)")
+    # mails owed during the step: written to the outbox (created_at) until
+    # smtp-sink took them (delivered_at); read after the run (step_mail)
+    R[$i,t0]=$t0; R[$i,t1]=$t1
     say "step $i: $rate moves/s asked; $(tr '\n' ' ' <<<"$out")"
 done
 W1=$(sql "SELECT pg_current_wal_insert_lsn()"); D1=$(sql "SELECT pg_database_size('korp_day')")
@@ -178,28 +189,65 @@ done
 kill -TERM "$SPID"
 deadline=$((SECONDS + 60))
 until grep -q '^streams:' "$TMP/streams.log"; do
-    [ $SECONDS -lt $deadline ] || die "the streams' client did not finish"
+    # the summary is printed all the same, without the events' lag
+    [ $SECONDS -lt $deadline ] || { say "the streams' client did not finish: no event lags"; break; }
     sleep 0.2
 done
-curl -sf "$SINK/dump" >"$TMP/webhooks.txt"
+[ -f "$TMP/events.txt" ] || : >"$TMP/events.txt"
+curl -sf "$SINK/dump" >"$TMP/webhooks.txt" || : >"$TMP/webhooks.txt"
 LAGS=$(python3 bench/day_report.py "$TMP/events.txt" "$TMP/webhooks.txt" "${MOVES_FILES[@]}")
 ENDED=$(sql "SELECT count(*) FILTER (WHERE termination = 'timeout') || ' games ended on time, '
                || (SELECT count(*) FROM deliveries WHERE type = 'deadline_near') || ' reminders owed'
              FROM games")
 
 # ---- summary
-say "load average before: $LOAD_BEFORE, after: $(cut -d' ' -f1-3 /proc/loadavg); $(grep '^streams' "$TMP/streams.log"); $ENDED"
-say "database: $(( (D1 - D0) * 1000000 / (TOTAL_MOVES > 0 ? TOTAL_MOVES : 1) / 1048576 )) MB and WAL $(sql "SELECT round(pg_wal_lsn_diff('$W1', '$W0') * 1000000 / greatest($TOTAL_MOVES, 1) / 1048576)") MB per million moves (with their reads, events and notifications; $TOTAL_MOVES moves)"
-printf '%-6s %8s %9s %9s %9s %9s %9s %9s %9s %8s %8s %7s %14s %6s\n' \
-    asked moves/s move_p50 move_p99 read_p50 read_p99 event_p50 event_p99 hook_p99 \
-    korpd_us pg_us wal_B "mail_p99/n" errors
-best=-
+# step_mail STEP: p50 and p99 (ms) and number of the mails owed during the step
+step_mail() {
+    sql "SELECT coalesce(round(1000 * extract(epoch FROM percentile_cont(0.5) WITHIN GROUP
+                (ORDER BY delivered_at - created_at))), -1) || ' ' ||
+                coalesce(round(1000 * extract(epoch FROM percentile_cont(0.99) WITHIN GROUP
+                (ORDER BY delivered_at - created_at))), -1) || ' ' || count(*)
+           FROM deliveries WHERE channel = 'email' AND status = 'delivered'
+            AND created_at >= to_timestamp(${R[$1,t0]}) AND created_at < to_timestamp(${R[$1,t1]})"
+}
+under() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && b != "" && a < 100 && b < 100) }'; }
+MOVES_M=$(( TOTAL_MOVES > 0 ? TOTAL_MOVES : 1 ))
+DB_MB=$(( (D1 - D0) * 1000000 / MOVES_M / 1048576 ))
+WAL_MB=$(sql "SELECT round(pg_wal_lsn_diff('$W1', '$W0') * 1000000 / $MOVES_M / 1048576)")
+say "load average before: $LOAD_BEFORE, after: $(cut -d' ' -f1-3 /proc/loadavg); $(grep '^streams' "$TMP/streams.log" || echo 'streams: no report'); $ENDED"
+echo
+echo "the day: korpd $KORPD_REV; $PLAYERS players, $GAMES games, $STREAMS streams, $READS_PER_MOVE reads per move, $STEP_SECONDS s a step; $(nproc) cores; $(( $(date +%s) - T_START )) s"
+echo "latencies and lags in ms (from the moment each request was due: open loop; a lag is the receipt minus the move's answer); CPU in us per move, its reads and notifications included; wal_B per move"
+printf '%-6s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %7s %6s %6s\n' \
+    asked moves/s move_p50 move_p99 read_p50 read_p99 event_p50 event_p99 hook_p50 hook_p99 \
+    mail_p50 mail_p99 korpd_us pg_us wal_B mails errors
+best=0 best_j=0
 for j in $(seq 1 "$i"); do
     lag=$(sed -n "${j}p" <<<"$LAGS")
-    printf '%-6s %8s %9s %9s %9s %9s %9s %9s %9s %8s %8s %7s %14s %6s\n' \
+    read -r mail50 mail99 mails < <(step_mail "$j")
+    R[$j,e50]=$(field event_p50_ms "$lag"); R[$j,e99]=$(field event_p99_ms "$lag")
+    R[$j,h50]=$(field webhook_p50_ms "$lag"); R[$j,h99]=$(field webhook_p99_ms "$lag")
+    R[$j,mail50]=$mail50; R[$j,mail99]=$mail99
+    printf '%-6s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %7s %6s %6s\n' \
         "${R[$j,rate]}" "${R[$j,moves_s]}" "${R[$j,m50]}" "${R[$j,m99]}" "${R[$j,r50]}" "${R[$j,r99]}" \
-        "$(field event_p50_ms "$lag")" "$(field event_p99_ms "$lag")" "$(field webhook_p99_ms "$lag")" \
-        "${R[$j,cpu_k]}" "${R[$j,cpu_p]}" "${R[$j,wal]}" "${R[$j,mail]}" "${R[$j,errors]}"
-    awk -v p="${R[$j,m99]}" 'BEGIN { exit !(p < 100) }' && best=${R[$j,moves_s]}
+        "${R[$j,e50]:--}" "${R[$j,e99]:--}" "${R[$j,h50]:--}" "${R[$j,h99]:--}" "$mail50" "$mail99" \
+        "${R[$j,cpu_k]}" "${R[$j,cpu_p]}" "${R[$j,wal]}" "$mails" "${R[$j,errors]}"
+    if under "${R[$j,m99]}" "${R[$j,r99]}" &&
+        awk -v a="${R[$j,moves_s]}" -v b="$best" 'BEGIN { exit !(a > b) }'; then
+        best=${R[$j,moves_s]} best_j=$j
+    fi
 done
-say "highest move rate held with the moves' p99 under 100 ms: $best moves/s (latencies in ms; CPU in us per move, its reads included)"
+echo "growth per million moves (the whole run, $TOTAL_MOVES moves with their reads, events and notifications): database $DB_MB MB, WAL $WAL_MB MB"
+if [ "$best_j" -gt 0 ]; then
+    j=$best_j
+    echo "highest rate with move and read p99 under 100 ms: $best moves/s (asked ${R[$j,rate]}; move p99 ${R[$j,m99]}, read p99 ${R[$j,r99]} ms)"
+    echo "  at that rate: event lag p50/p99 ${R[$j,e50]:--}/${R[$j,e99]:--} ms, webhook ${R[$j,h50]:--}/${R[$j,h99]:--} ms, mail ${R[$j,mail50]}/${R[$j,mail99]} ms; CPU per move (its reads included): PostgreSQL ${R[$j,cpu_p]} us, korpd ${R[$j,cpu_k]} us"
+else
+    echo "highest rate with move and read p99 under 100 ms: none of the steps (RATES=\"$RATES\": try lower rates)"
+fi
+# One line for bench/day_compare.sh (key=value; "-" when no step held).
+k() { [ "$best_j" -gt 0 ] && printf '%s' "${R[$best_j,$1]:--}" || printf -- -; }
+echo "day: rev=$KORPD_REV best_rate=$best best_asked=$(k rate) move_p99=$(k m99) read_p99=$(k r99)" \
+    "event_p50=$(k e50) event_p99=$(k e99) hook_p50=$(k h50) hook_p99=$(k h99) mail_p50=$(k mail50)" \
+    "mail_p99=$(k mail99) pg_us=$(k cpu_p) korpd_us=$(k cpu_k) wal_B=$(k wal) wal_MB_per_M=$WAL_MB db_MB_per_M=$DB_MB" \
+    "moves=$TOTAL_MOVES load_before=${LOAD_BEFORE%% *}"

@@ -20,7 +20,8 @@
  * Latency counts from the moment a request was due, not when a worker got
  * to it (so that a server falling behind shows in it).  Prints one line per
  * kind: "kind=K n=.. rate=.. p50_ms=.. p90_ms=.. p99_ms=.. max_ms=..
- * errors=..", then "totals: ...".  MOVES-OUT gets "game_id ply due_us
+ * errors=..", one such line "kind=reads" for all the reads together, then
+ * "totals: ...".  MOVES-OUT gets "game_id ply due_us
  * answer_us status" for every move (CLOCK_REALTIME microseconds), from which
  * day.sh computes the lag of events, webhooks and emails.
  */
@@ -313,7 +314,8 @@ int main(int argc, char **argv)
     double elapsed = load_now() - start;
     fclose(moves_out);
 
-    long total = 0, errors = 0;
+    long total = 0, errors = 0, read_errors = 0;
+    struct load_latencies reads_all = { 0 };   /* every read, whatever its kind */
     for (int k = 0; k < K_COUNT; k++) {
         struct load_latencies all = { 0 };
         long kind_errors = 0;
@@ -323,6 +325,11 @@ int main(int argc, char **argv)
             kind_errors += w[i].stats[k].errors;
             free(w[i].stats[k].lat);
         }
+        if (k != K_MOVE) {
+            if (load_latencies_add(&reads_all, all.v, all.n) != 0)
+                abort();
+            read_errors += kind_errors;
+        }
         printf("kind=%s n=%ld rate=%.1f ", kind_names[k], all.n, (double)all.n / elapsed);
         load_latencies_print(stdout, &all, 1);
         printf(" errors=%ld\n", kind_errors);
@@ -330,6 +337,10 @@ int main(int argc, char **argv)
         errors += kind_errors;
         free(all.v);
     }
+    printf("kind=reads n=%ld rate=%.1f ", reads_all.n, (double)reads_all.n / elapsed);
+    load_latencies_print(stdout, &reads_all, 1);
+    printf(" errors=%ld\n", read_errors);
+    free(reads_all.v);
     printf("totals: requests=%ld seconds=%.1f errors=%ld skipped_busy=%ld queue_full=%ld\n",
            total, elapsed, errors, skipped_busy, queue_full);
     free(w);

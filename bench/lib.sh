@@ -11,10 +11,11 @@
 #   rewritten, so the build stays incremental) into REVDIR/build: others may
 #   be editing the working tree.  BENCH_OVERLAY="path ..." copies those
 #   files of the working tree over the snapshot (a change under test on a
-#   committed base).  BENCH_SRC=<dir> builds another source tree (a
+#   committed base).  BENCH_REVDIR=<dir> instead of REVDIR (bench/
+#   day_compare.sh: day.sh reuses bench/compare.sh's builds).  BENCH_SRC=<dir> builds another source tree (a
 #   scratch copy, for experiments) in <dir>/build-bench.
 bench_build_korpd() {
-    local build=$1 revdir=$2 tmp=$3 rev snap f
+    local build=$1 revdir=${BENCH_REVDIR:-$2} tmp=$3 rev snap f
     SRC=.
     if [ -n "${BENCH_SRC:-}" ]; then
         # An experiment: another source tree (a scratch copy), built in it.
