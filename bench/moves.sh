@@ -128,7 +128,7 @@ bench_build_statements
 "$TMP/statements" | awk -F '\t' '
     { sql[$1] = $2 }
     END {
-        n = split("token_find BEGIN game_lock move_insert game_save event_lock_game game_event conditional_get COMMIT", order, " ")
+        n = split("token_find BEGIN game_lock game_save game_event conditional_get COMMIT", order, " ")
         for (i = 1; i <= n; i++) {
             s = order[i] ~ /^[A-Z]+$/ ? order[i] : sql[order[i]]
             if (s == "") { print "no statement " order[i] > "/dev/stderr"; exit 1 }
