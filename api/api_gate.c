@@ -305,8 +305,8 @@ static void answer(struct api_gate *g, struct waiting *w, size_t peeked,
     w->deadline_us = base_monotonic_us() + (int64_t)LINGER_MS * 1000;
 }
 
-/* The first head has grown (or the connection ended). */
-static void head_read(struct api_gate *g, struct waiting *w)
+/* The first head has grown, or the client has stopped sending (ended). */
+static void head_read(struct api_gate *g, struct waiting *w, bool ended)
 {
     ssize_t n = recv(w->fd, g->buf, sizeof g->buf, MSG_PEEK | MSG_DONTWAIT);
     enum api_head_verdict verdict;
@@ -323,6 +323,8 @@ static void head_read(struct api_gate *g, struct waiting *w)
     else if (verdict == API_HEAD_PASS || (size_t)n == sizeof g->buf)
         hand_over(g, w);   /* a head too large for the gate is too large for
                             * libmicrohttpd too: it answers 431, once */
+    else if (ended)
+        drop(g, w);        /* the head will never be whole */
 }
 
 /* Lingering after the gate's answer: what comes is dropped. */
@@ -393,6 +395,7 @@ static void *gate_run(void *arg)
 {
     struct api_gate *g = arg;
     struct epoll_event events[64];
+    int64_t next_sweep = 0;
 
     while (!atomic_load(&g->stopping)) {
         int64_t now;
@@ -404,11 +407,14 @@ static void *gate_run(void *arg)
             else if (w == (struct waiting *)g)
                 ;   /* woken to stop */
             else if (w->state == HEAD)
-                head_read(g, w);
+                head_read(g, w, (events[i].events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0);
             else
                 linger_read(g, w);
         }
         now = base_monotonic_us();
+        if (now < next_sweep)
+            continue;
+        next_sweep = now + (int64_t)API_SWEEP_MS * 1000;
         for (struct waiting *w = g->list, *next; w != NULL; w = next) {
             next = w->next;
             if (now > w->deadline_us)
