@@ -32,6 +32,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/epoll.h>
+#include <sys/queue.h>
 #include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -176,7 +177,7 @@ enum waiting_state {
 };
 
 struct waiting {
-    struct waiting *prev, *next;
+    LIST_ENTRY(waiting) link;    /* the gate's list */
     int fd;
     struct sockaddr_storage addr;
     socklen_t addr_len;
@@ -194,7 +195,7 @@ struct api_gate {
     struct MHD_Daemon *daemon;
     int64_t head_us;
     struct api_gate_hooks hooks;
-    struct waiting *list;
+    LIST_HEAD(, waiting) list;
     size_t count;
     pthread_t thread;
     bool running;
@@ -205,12 +206,7 @@ struct api_gate {
 static void forget(struct api_gate *g, struct waiting *w)
 {
     epoll_ctl(g->epoll_fd, EPOLL_CTL_DEL, w->fd, NULL);
-    if (w->prev != NULL)
-        w->prev->next = w->next;
-    else
-        g->list = w->next;
-    if (w->next != NULL)
-        w->next->prev = w->prev;
+    LIST_REMOVE(w, link);
     g->count--;
     if (w->counted)
         g->hooks.release(g->hooks.cls, (const struct sockaddr *)&w->addr);
@@ -379,10 +375,7 @@ static void accept_some(struct api_gate *g)
         w->state = HEAD;
         w->since_us = base_monotonic_us();
         w->deadline_us = w->since_us + g->head_us;
-        w->next = g->list;
-        if (w->next != NULL)
-            w->next->prev = w;
-        g->list = w;
+        LIST_INSERT_HEAD(&g->list, w, link);
         g->count++;
         ev.data.ptr = w;
         /* Registered with its bytes already there, it is reported at once. */
@@ -415,8 +408,8 @@ static void *gate_run(void *arg)
         if (now < next_sweep)
             continue;
         next_sweep = now + (int64_t)API_SWEEP_MS * 1000;
-        for (struct waiting *w = g->list, *next; w != NULL; w = next) {
-            next = w->next;
+        for (struct waiting *w = LIST_FIRST(&g->list), *next; w != NULL; w = next) {
+            next = LIST_NEXT(w, link);
             if (now > w->deadline_us)
                 drop(g, w);   /* a head too slow, or lingering done */
         }
@@ -437,6 +430,7 @@ struct api_gate *api_gate_start(int listen_fd, struct MHD_Daemon *daemon, int he
         return NULL;
     }
     g->listen_fd = listen_fd;
+    LIST_INIT(&g->list);
     g->daemon = daemon;
     g->hooks = *hooks;
     /* Without a head deadline, libmicrohttpd's idle timeout is the bound. */
@@ -470,8 +464,8 @@ void api_gate_stop(struct api_gate *g)
         pthread_join(g->thread, NULL);
         g->running = false;
     }
-    while (g->list != NULL)
-        drop(g, g->list);
+    while (!LIST_EMPTY(&g->list))
+        drop(g, LIST_FIRST(&g->list));
     if (g->listen_fd >= 0)
         close(g->listen_fd);
     g->listen_fd = -1;
