@@ -3,8 +3,9 @@
  * bookkeeping: the client's address behind trusted proxies
  * (X-Forwarded-For), and the request heads libmicrohttpd 0.9.75 would
  * misread (a NUL in the target, an unknown Transfer-Encoding, two
- * Content-Lengths, a forwarded chain too long to read).  Connection
- * counts and the head and body deadlines are api_server.c's.
+ * Content-Lengths, both framings at once, a forwarded chain too long to
+ * read).  Connection counts and the head and body deadlines are
+ * api_server.c's; an invalid Content-Length is api_gate.c's.
  */
 #include "api_int.h"
 
@@ -183,6 +184,15 @@ bool api_head_refused(struct api_request *req, bool target_cut, enum MHD_Result 
         *replied = api_fail(req, API_PROBLEM_NOT_IMPLEMENTED,
                             "korpd reads only the chunked transfer coding (Transfer-Encoding: "
                             "chunked, once), or a Content-Length");
+        return true;
+    }
+    /* Both framings at once is how requests are smuggled past a proxy that
+     * reads the other one (RFC 9112 6.1 lets a server refuse it, and has it
+     * close the connection either way). */
+    if (te != NULL && header_count(req->conn, MHD_HTTP_HEADER_CONTENT_LENGTH) > 0) {
+        *replied = api_fail(req, API_PROBLEM_BAD_REQUEST,
+                            "the request has both Transfer-Encoding and Content-Length; "
+                            "send one of them");
         return true;
     }
     if (forwarded_unreadable(req)) {

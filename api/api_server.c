@@ -4,7 +4,8 @@
  * flight that a graceful stop waits for.  And the edge (docs/security.md)
  * that needs the connections: open connections per address, and a
  * deadline for the whole request head and another for the whole body
- * (api_edge.c has the rest).
+ * (api_edge.c has the rest).  Connections are accepted by the gate
+ * (api_gate.c), which reads the first head before libmicrohttpd does.
  *
  * The access handler only sets up its context on the first call and
  * replies on a later one: replying on the first call makes libmicrohttpd
@@ -14,6 +15,7 @@
  */
 #include "api_int.h"
 
+#include "api_gate.h"
 #include "base.h"
 
 #include <arpa/inet.h>
@@ -72,6 +74,7 @@ struct api_server {
     struct api_conn_counts *counts;
     struct api_analysis *analysis;     /* engine searches */
     struct api_jobs *jobs;             /* the request workers (api_jobs.c) */
+    struct api_gate *gate;             /* accepts connections (api_gate.c) */
     atomic_int in_flight;
     bool quiesced;
     /* The connections, and the thread that cuts slow heads. */
@@ -121,21 +124,40 @@ static struct conn *conn_of(struct MHD_Connection *c)
     return info ? info->socket_context : NULL;
 }
 
-/* Whether a new connection from addr may open (libmicrohttpd's accept
+/* Whether a new connection from addr may open (the gate's accept
  * policy): trusted proxies always may; others while they hold fewer than
- * KORP_CONNECTIONS_PER_ADDRESS. */
-static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen_t len)
+ * KORP_CONNECTIONS_PER_ADDRESS, counting those still in the gate. */
+static bool gate_admit(void *cls, const struct sockaddr *addr, bool *counted)
 {
     struct api_server *server = cls;
     struct api_addr a;
-    (void)len;
+    *counted = false;
     if (!api_addr_from_socket(addr, &a) || api_addr_list_has(server->trusted, &a))
-        return MHD_YES;
-    if (api_conn_admit(server->counts, &a))
-        return MHD_YES;
+        return true;
+    if (api_conn_admit(server->counts, &a)) {
+        api_conn_count(server->counts, &a, 1);
+        *counted = true;
+        return true;
+    }
     base_log(BASE_LOG_INFO, "refused a connection: %d already open from this address",
              server->config.connections_per_address);
-    return MHD_NO;
+    return false;
+}
+
+/* A connection leaves the gate: handed over (on_connection counts it
+ * again), answered, or closed. */
+static void gate_release(void *cls, const struct sockaddr *addr)
+{
+    struct api_server *server = cls;
+    struct api_addr a;
+    if (api_addr_from_socket(addr, &a))
+        api_conn_count(server->counts, &a, -1);
+}
+
+static void gate_answered(void *cls, unsigned status, long duration_us)
+{
+    struct api_server *server = cls;
+    api_metrics_request(server->metrics, -1, status, duration_us);
 }
 
 static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
@@ -529,13 +551,12 @@ struct api_server *api_server_start(const struct api_config *config, struct base
     }
     server->daemon = MHD_start_daemon(
         MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC |
-            MHD_ALLOW_SUSPEND_RESUME, 0,
+            MHD_ALLOW_SUSPEND_RESUME | MHD_USE_NO_LISTEN_SOCKET, 0,
         /* Not MHD_OPTION_PER_IP_CONNECTION_LIMIT: it sees only the socket's
          * address and exempts nobody, so behind a proxy it would cap the
-         * whole site.  on_accept counts per address and exempts proxies. */
-        on_accept, server,
+         * whole site.  gate_admit counts per address and exempts proxies. */
+        NULL, NULL,
         on_request, server,
-        MHD_OPTION_LISTEN_SOCKET, fd,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(threads < API_IO_THREADS ? threads : API_IO_THREADS),
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, server,
         MHD_OPTION_NOTIFY_CONNECTION, on_connection, server,
@@ -557,17 +578,25 @@ struct api_server *api_server_start(const struct api_config *config, struct base
         server_free(server);
         return NULL;
     }
+    {
+        const struct api_gate_hooks hooks = { gate_admit, gate_release, gate_answered, server };
+        server->gate = api_gate_start(fd, server->daemon, config->request_head_seconds,
+                                      &hooks, err);
+    }
+    if (server->gate == NULL) {
+        MHD_stop_daemon(server->daemon);
+        server_free(server);
+        return NULL;
+    }
     return server;
 }
 
 void api_server_quiesce(struct api_server *server)
 {
-    MHD_socket fd;
     if (server == NULL || server->quiesced)
         return;
-    fd = MHD_quiesce_daemon(server->daemon);
-    if (fd != MHD_INVALID_SOCKET)
-        close(fd);
+    /* No new connections: the gate closes the listening socket. */
+    api_gate_stop(server->gate);
     server->quiesced = true;
     /* Streams would hold the drain until its deadline: end them now. */
     api_hub_close(server->hub);
@@ -586,6 +615,8 @@ void api_server_stop(struct api_server *server)
      * workers answer what they hold, the streams end. */
     api_jobs_stop(server->jobs);
     api_hub_close(server->hub);
+    api_gate_free(server->gate);     /* hands nothing over to a stopped daemon */
+    server->gate = NULL;
     MHD_stop_daemon(server->daemon);
     server_free(server);
 }
