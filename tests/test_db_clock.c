@@ -18,60 +18,85 @@
 
 #define DAY 86400LL
 
+/* A case: the pauses, two times (t0 and t1, or t0 and a budget, or now)
+ * and what the function must answer, worked out by hand. */
+struct pause_case {
+    const char *what;
+    struct db_pause p[3];
+    int n;
+    long long a, b, want;
+};
+
+static const struct pause_case run_seconds_cases[] = {
+    { "no leave", { { 0, 0 } }, 0, 100, 200, 100 },
+    { "a day's leave within the turn", { { 120, 150 } }, 1, 100, 200, 70 },
+    { "two players' bookings overlapping: 120-170 stopped once",
+      { { 120, 150 }, { 140, 170 } }, 2, 100, 200, 50 },
+    { "leave in force when the turn began: the clock starts at its end",
+      { { 90, 130 } }, 1, 100, 200, 70 },
+    { "leave before and after", { { 50, 90 }, { 250, 300 } }, 2, 100, 200, 100 },
+    { "leave in force now: the turn ran until it began", { { 120, 150 } }, 1, 100, 140, 20 },
+    { "an empty stretch", { { 120, 150 } }, 1, 200, 200, 0 },
+    { "a stretch backwards", { { 120, 150 } }, 1, 200, 100, 0 },
+};
+
+static const struct pause_case run_out_cases[] = {
+    { "no leave", { { 0, 0 } }, 0, 100, 100, 200 },
+    { "leave within the time", { { 150, 170 } }, 1, 100, 100, 220 },
+    { "leave that starts as the time runs out changes nothing", { { 250, 300 } }, 1, 100, 100,
+      200 },
+    { "leave that starts before", { { 250, 300 } }, 1, 100, 150, 250 },
+    { "leave in force at the start", { { 90, 130 } }, 1, 100, 100, 230 },
+    { "110-140 and 160-165 stopped", { { 110, 120 }, { 115, 140 }, { 160, 165 } }, 3, 100, 100,
+      235 },
+    { "no time", { { 0, 0 } }, 0, 100, 0, 100 },
+    { "less than none", { { 0, 0 } }, 0, 100, -5, 100 },
+};
+
+static const struct pause_case paused_until_cases[] = {
+    { "in force", { { 90, 130 } }, 1, 100, 0, 130 },
+    { "bookings that meet are one stretch", { { 90, 130 }, { 130, 160 } }, 2, 100, 0, 160 },
+    { "a second apart", { { 90, 130 }, { 131, 160 } }, 2, 100, 0, 130 },
+    { "to come", { { 110, 130 } }, 1, 100, 0, 0 },
+    { "over", { { 50, 90 }, { 95, 100 } }, 2, 100, 0, 0 },
+    { "none", { { 0, 0 } }, 0, 100, 0, 0 },
+};
+
+static long long paused_until_at(const struct db_pause *p, int n, long long now, long long unused)
+{
+    (void)unused;
+    return db_clock_paused_until(p, n, now);
+}
+
+/* Each case of a table against the function it is for. */
+static void check_cases(const char *name, const struct pause_case *cases, size_t count,
+                        long long (*fn)(const struct db_pause *, int, long long, long long))
+{
+    for (size_t i = 0; i < count; i++) {
+        long long got = fn(cases[i].p, cases[i].n, cases[i].a, cases[i].b);
+        if (got != cases[i].want)
+            fail_msg("%s, %s: %lld, not %lld", name, cases[i].what, got, cases[i].want);
+    }
+}
+
+#define CASES(table) table, sizeof table / sizeof *table
+
 static void run_seconds(void **state)
 {
     (void)state;
-    const struct db_pause one[] = { { 120, 150 } };
-    const struct db_pause overlapping[] = { { 120, 150 }, { 140, 170 } };
-    const struct db_pause straddling[] = { { 90, 130 } };
-    const struct db_pause before_after[] = { { 50, 90 }, { 250, 300 } };
-    assert_int_equal(db_clock_run_seconds(NULL, 0, 100, 200), 100);
-    assert_int_equal(db_clock_run_seconds(one, 1, 100, 200), 70);
-    /* Two players' bookings overlapping: 120-170 stopped once. */
-    assert_int_equal(db_clock_run_seconds(overlapping, 2, 100, 200), 50);
-    /* Leave in force when the turn began: the clock starts at its end. */
-    assert_int_equal(db_clock_run_seconds(straddling, 1, 100, 200), 70);
-    assert_int_equal(db_clock_run_seconds(before_after, 2, 100, 200), 100);
-    /* Leave in force now: the turn ran until it began. */
-    assert_int_equal(db_clock_run_seconds(one, 1, 100, 140), 20);
-    assert_int_equal(db_clock_run_seconds(one, 1, 200, 200), 0);
-    assert_int_equal(db_clock_run_seconds(one, 1, 200, 100), 0);
+    check_cases("run seconds", CASES(run_seconds_cases), db_clock_run_seconds);
 }
 
 static void run_out(void **state)
 {
     (void)state;
-    const struct db_pause one[] = { { 150, 170 } };
-    const struct db_pause later[] = { { 250, 300 } };
-    const struct db_pause straddling[] = { { 90, 130 } };
-    const struct db_pause two[] = { { 110, 120 }, { 115, 140 }, { 160, 165 } };
-    assert_int_equal(db_clock_run_out(NULL, 0, 100, 100), 200);
-    assert_int_equal(db_clock_run_out(one, 1, 100, 100), 220);
-    /* Leave that starts when the time has run out changes nothing. */
-    assert_int_equal(db_clock_run_out(later, 1, 100, 100), 200);
-    assert_int_equal(db_clock_run_out(later, 1, 100, 150), 250);
-    assert_int_equal(db_clock_run_out(straddling, 1, 100, 100), 230);
-    /* 110-140 and 160-165 stopped: 100 s of running time end at 235. */
-    assert_int_equal(db_clock_run_out(two, 3, 100, 100), 235);
-    assert_int_equal(db_clock_run_out(NULL, 0, 100, 0), 100);
-    assert_int_equal(db_clock_run_out(NULL, 0, 100, -5), 100);
+    check_cases("run out", CASES(run_out_cases), db_clock_run_out);
 }
 
 static void paused_until(void **state)
 {
     (void)state;
-    const struct db_pause in_force[] = { { 90, 130 } };
-    const struct db_pause adjacent[] = { { 90, 130 }, { 130, 160 } };
-    const struct db_pause gap[] = { { 90, 130 }, { 131, 160 } };
-    const struct db_pause future[] = { { 110, 130 } };
-    const struct db_pause past[] = { { 50, 90 }, { 95, 100 } };
-    assert_int_equal(db_clock_paused_until(in_force, 1, 100), 130);
-    /* Bookings that meet are one stretch of leave. */
-    assert_int_equal(db_clock_paused_until(adjacent, 2, 100), 160);
-    assert_int_equal(db_clock_paused_until(gap, 2, 100), 130);
-    assert_int_equal(db_clock_paused_until(future, 1, 100), 0);
-    assert_int_equal(db_clock_paused_until(past, 2, 100), 0);
-    assert_int_equal(db_clock_paused_until(NULL, 0, 100), 0);
+    check_cases("paused until", CASES(paused_until_cases), paused_until_at);
 }
 
 static void time_text_and_pauses(void **state)
