@@ -91,7 +91,7 @@ static enum db_status await(struct db_tx *tx, PGresult **out)
         if (r == NULL)
             break;
         if (rc == DB_OK && PQresultStatus(r) != PGRES_COMMAND_OK &&
-            PQresultStatus(r) != PGRES_TUPLES_OK) {
+            PQresultStatus(r) != PGRES_TUPLES_OK && PQresultStatus(r) != PGRES_PIPELINE_SYNC) {
             db_error_copy(tx->pg, r, tx->err);
             rc = classify(tx, r);
         }
@@ -126,14 +126,87 @@ static enum db_status sent(struct db_tx *tx, int ok, PGresult **res)
     return await(tx, res);
 }
 
+/* Sends the BEGIN a transaction deferred (db_tx.c) on its own. */
+static enum db_status begin_now(struct db_tx *tx)
+{
+    tx->begin_pending = false;
+    return sent(tx, PQsendQuery(tx->pg, "BEGIN"), NULL);
+}
+
 enum db_status db_exec_sql(struct db_tx *tx, const char *sql, int nparams,
                            const char *const *params, PGresult **res)
 {
+    enum db_status rc;
     if (res != NULL)
         *res = NULL;
+    if (tx->begin_pending && (rc = begin_now(tx)) != DB_OK)
+        return rc;
     if (nparams == 0 && params == NULL)
         return sent(tx, PQsendQuery(tx->pg, sql), res);
     return sent(tx, PQsendQueryParams(tx->pg, sql, nparams, NULL, params, NULL, NULL, 0), res);
+}
+
+/*
+ * A transaction's first statement with its BEGIN (and its PREPARE when
+ * this connection has not prepared it yet) in one round trip: libpq's
+ * pipeline mode, each command's answer read in turn, then the pipeline's
+ * end.  The first failure is the answer; after it the server skips to
+ * the end, and the transaction, failed, is rolled back on release.
+ */
+/* Reads the next command's answer of a pipeline; after a failure (rc),
+ * its message goes to `later`, not to the caller. */
+static enum db_status pipeline_step(struct db_tx *tx, enum db_status rc, struct base_err *later,
+                                    PGresult **res)
+{
+    struct base_err *caller = tx->err;
+    enum db_status step;
+    if (rc != DB_OK)
+        tx->err = later;
+    step = await(tx, rc == DB_OK ? res : NULL);
+    tx->err = caller;
+    return step;
+}
+
+static enum db_status exec_with_begin(struct db_tx *tx, enum db_stmt id, int nparams,
+                                      const char *const *params, PGresult **res)
+{
+    const struct db_statement *st = &db_statements[id];
+    bool prepare = !tx->prepared[id];
+    struct base_err later = { "" };
+    PGresult *answer = NULL;
+    enum db_status rc, step;
+
+    tx->begin_pending = false;
+    if (!PQenterPipelineMode(tx->pg) ||
+        !PQsendQueryParams(tx->pg, "BEGIN", 0, NULL, NULL, NULL, NULL, 0) ||
+        (prepare && !PQsendPrepare(tx->pg, st->name, st->sql, nparams, NULL)) ||
+        !PQsendQueryPrepared(tx->pg, st->name, nparams, params, NULL, NULL, 0) ||
+        !PQpipelineSync(tx->pg))
+        return sent(tx, 0, NULL);
+    /* BEGIN, PREPARE, the statement, the pipeline's end, each answer read
+     * in turn: the first failure is told; what follows it (skipped by the
+     * server) is read but not told. */
+    rc = await(tx, NULL);
+    if (prepare) {
+        step = pipeline_step(tx, rc, &later, NULL);
+        if (step == DB_OK)
+            tx->prepared[id] = 1;
+        rc = rc == DB_OK ? step : rc;
+    }
+    step = pipeline_step(tx, rc, &later, res != NULL ? &answer : NULL);
+    rc = rc == DB_OK ? step : rc;
+    step = pipeline_step(tx, rc, &later, NULL);
+    rc = rc == DB_OK ? step : rc;
+    if (!tx->broken && !PQexitPipelineMode(tx->pg)) {
+        base_err_set(tx->err, "the database connection did not leave pipeline mode");
+        tx->broken = true;
+        rc = rc == DB_OK ? DB_UNREACHABLE : rc;
+    }
+    if (rc == DB_OK && res != NULL)
+        *res = answer;
+    else
+        PQclear(answer);
+    return rc;
 }
 
 enum db_status db_exec_on(struct db_pool *pool, PGconn *pg, const char *sql, int nparams,
@@ -154,6 +227,8 @@ enum db_status db_exec(struct db_tx *tx, enum db_stmt id, const char *const *par
 
     if (res != NULL)
         *res = NULL;
+    if (tx->begin_pending)
+        return exec_with_begin(tx, id, nparams, params, res);
     if (!tx->prepared[id]) {
         rc = sent(tx, PQsendPrepare(tx->pg, st->name, st->sql, nparams, NULL), NULL);
         if (rc != DB_OK)

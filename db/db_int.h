@@ -60,6 +60,9 @@ struct db_tx {
     int statement_ms;          /* client-side deadline for each statement */
     bool broken;               /* the connection failed: drop it on release */
     bool timed_out;            /* ... by missing a statement's deadline */
+    /* A transaction's BEGIN not sent yet: it goes with its first statement,
+     * in one round trip (db_exec.c). */
+    bool begin_pending;
     struct base_err *err;      /* the caller's: what went wrong */
     /* Ids of the events it wrote, comma-separated (db_wake.c): NOTIFYed
      * once it has committed. */

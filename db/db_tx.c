@@ -39,11 +39,11 @@ static enum db_status run(struct db_pool *pool, db_tx_fn fn, void *arg, bool tra
 
         if (rc != DB_OK)
             return rc;
-        if (transaction)
-            rc = db_exec_sql(&tx, "BEGIN", 0, NULL, NULL);
-        if (rc == DB_OK)
-            rc = fn(&tx, arg);
-        if (rc == DB_OK && transaction) {
+        /* The BEGIN goes with the first statement (db_exec.c); a body
+         * that ran none has nothing to commit. */
+        tx.begin_pending = transaction;
+        rc = fn(&tx, arg);
+        if (rc == DB_OK && transaction && !tx.begin_pending) {
             committing = true;
             rc = db_exec_sql(&tx, "COMMIT", 0, NULL, NULL);
         }
