@@ -51,6 +51,9 @@ test('clocks count down, time is given, leave pauses them', async () => {
   const before = await call('GET', `/v1/games/${world.game}`);
   await page.selectOption('#give-time-days', '2');
   await page.click('#give-time button[type=submit]');
+  // Asked again, then said what was done.
+  await page.click('#give-time-confirm');
+  await until('the page to say what it did', async () => /Piotr got 2 d more/i.test(await page.locator('.message').first().innerText()));
   await until('Piotr to have two days more', async () => {
     const g = await call('GET', `/v1/games/${world.game}`);
     return Date.parse(g.deadline) - Date.parse(before.deadline) === 2 * DAY * 1000;
