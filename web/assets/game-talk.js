@@ -22,7 +22,7 @@ export function createTalk({ id, myColor }) {
     h('div', { class: 'row' }, h('button', { type: 'submit' }, t('Save notes')), notesSaved));
   const el = h('section', { class: 'talk', id: 'talk', 'aria-label': t('Messages and notes') },
     h('h2', {}, t('Messages')), list, myColor ? send : null, msg, myColor ? notesForm : null);
-  let status = null, timer = null, names = {};
+  let status = null, timer = null, names = {}, asked = 0;
 
   /* A message's time in the reader's zone and the page's language. */
   const when = at => new Date(at).toLocaleString(document.documentElement.lang || undefined,
@@ -36,8 +36,11 @@ export function createTalk({ id, myColor }) {
       list.replaceChildren(h('li', { class: 'hint' }, t('The players\u2019 messages are shown when the game is over.')));
       return;
     }
+    // Two reads at once (an event and the game's reload): the later asked wins.
+    const mine = ++asked;
     try {
       const r = await api('GET', `/v1/games/${q(id)}/messages`);
+      if (mine !== asked) return;
       list.replaceChildren(...r.messages.map(m =>
         h('li', { class: 'msg msg-' + m.from, 'data-ply': m.ply },
           h('span', { class: 'msg-meta muted' }, h('time', { datetime: m.created_at }, when(m.created_at)), ' · ', t('ply {ply}', { ply: m.ply })), ' ',
