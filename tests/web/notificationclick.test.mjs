@@ -14,12 +14,8 @@ import { useStage, signedIn } from './harness.mjs';
 const PASSWORD = 'correct horse battery';
 const TIMEOUT = 15000;
 
-let korpd, browser;
-
-useStage(async stage => {
-  ({ korpd, browser } = stage);
-  await stage.call('POST', '/v1/players', null, { name: 'ola', password: PASSWORD });
-}, { KORP_PUSH_CONTACT: 'mailto:ops@example.org' });
+// (no push service is needed: the worker shows its own notification)
+const stage = useStage(s => s.call('POST', '/v1/players', null, { name: 'tapper', password: PASSWORD }));
 
 /* In the worker: shows a notification for `url`, taps it, and says what the
  * handler did (the windows focused, the windows opened, the notifications
@@ -56,8 +52,9 @@ async function tap({ url, noWindows }) {
 }
 
 test('a tapped notification opens or focuses its page', async () => {
-  const ola = await signedIn(browser, korpd.base, 'ola', PASSWORD, { timeout: TIMEOUT });
-  const { page, context } = ola;
+  const { korpd } = stage;
+  const tapper = await signedIn(stage.browser, korpd.base, 'tapper', PASSWORD, { timeout: TIMEOUT });
+  const { page, context } = tapper;
   try {
     await context.grantPermissions(['notifications'], { origin: korpd.base });
     await page.goto('/settings');
@@ -93,6 +90,6 @@ test('a tapped notification opens or focuses its page', async () => {
     // A page of another origin is never opened: korp's root is.
     did = await tapIn('https://example.org/phish', true);
     assert.deepEqual(did, { focused: [], opened: [`${korpd.base}/`], left: 0 });
-    assert.deepEqual(ola.errors, []);
+    assert.deepEqual(tapper.errors, []);
   } finally { await context.close(); }
 });

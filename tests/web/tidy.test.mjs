@@ -12,11 +12,8 @@ import { useStage, person, signedIn, axeViolations, newGame } from './harness.mj
 const PASSWORD = 'correct horse battery';
 const TIMEOUT = 15000;
 
-let korpd, browser, call;
 const world = {};
-
-useStage(async stage => {
-  ({ korpd, browser, call } = stage);
+const stage = useStage(async ({ call }) => {
   world.dir = await call('POST', '/v1/players', null, { name: 'dyrektor' });
   world.players = [];
   for (const name of ['ala', 'bea', 'cyd', 'dan'])
@@ -38,8 +35,16 @@ useStage(async stage => {
   world.engine = await call('POST', '/v1/players', null, { name: 'korp-engine' });
 });
 
+/* NAME signed in (on a screen of `size` when given), at `url`. */
+async function signedInAt(name, url, size = null) {
+  const p = await signedIn(stage.browser, stage.korpd.base, name, PASSWORD, { timeout: TIMEOUT });
+  if (size) await p.page.setViewportSize(size);
+  await p.page.goto(url);
+  return p;
+}
+
 test('the crosstable lists the players by place, then start number', async () => {
-  const { page, errors, context } = await person(browser, korpd.base, 'visitor');
+  const { page, errors, context } = await person(stage.browser, stage.korpd.base, 'visitor');
   try {
     await page.goto(`/tournaments/${world.t.id}`);
     await page.locator('#crosstable tbody tr').first().waitFor({ timeout: TIMEOUT });
@@ -59,7 +64,7 @@ test('the crosstable lists the players by place, then start number', async () =>
 });
 
 test('the leaderboard marks provisional players; the chart is named', async () => {
-  const { page, errors, context } = await person(browser, korpd.base, 'visitor2');
+  const { page, errors, context } = await person(stage.browser, stage.korpd.base, 'visitor2');
   try {
     // Tournaments are rated by default: round 1's players have one rated game, provisional.
     await page.goto('/leaderboard/korpalski');
@@ -78,16 +83,15 @@ test('the leaderboard marks provisional players; the chart is named', async () =
 });
 
 test('messages show who, when and at which ply, and arrive live', async () => {
-  const eva = await signedIn(browser, korpd.base, 'eva', PASSWORD, { timeout: TIMEOUT });
+  const eva = await signedInAt('eva', `/games/${world.game}`);
+  const { page } = eva;
   try {
-    const { page } = eva;
-    await page.goto(`/games/${world.game}`);
     await page.locator('#board[data-ply="0"]').waitFor({ timeout: TIMEOUT });
     await page.locator('#clocks').waitFor({ state: 'attached', timeout: TIMEOUT });
     // Eva moves; Fil answers with a message: it shows without a reload.
-    await call('POST', `/v1/games/${world.game}/moves`, world.eva.token, { move: 'K@e1', ply: 0 });
-    await call('POST', `/v1/games/${world.game}/messages`, world.fil.token, { text: 'Hello from Fil' });
-    const sent = (await call('GET', `/v1/games/${world.game}/messages`, world.eva.token)).messages[0];
+    await stage.call('POST', `/v1/games/${world.game}/moves`, world.eva.token, { move: 'K@e1', ply: 0 });
+    await stage.call('POST', `/v1/games/${world.game}/messages`, world.fil.token, { text: 'Hello from Fil' });
+    const sent = (await stage.call('GET', `/v1/games/${world.game}/messages`, world.eva.token)).messages[0];
     const item = page.locator('#messages .msg-black');
     await item.waitFor({ timeout: 10000 });   // the poll is a minute: this is the event
     assert.equal(await item.locator('.msg-author').innerText(), 'fil');
@@ -110,10 +114,9 @@ test('messages show who, when and at which ply, and arrive live', async () => {
 });
 
 test('play the computer: one click, or level, colour and clock', async () => {
-  const ala = await signedIn(browser, korpd.base, 'ala', PASSWORD, { timeout: TIMEOUT });
+  const ala = await signedInAt('ala', '/');
+  const { page } = ala;
   try {
-    const { page } = ala;
-    await page.goto('/');
     await page.locator('#play-computer-glinski').waitFor({ timeout: TIMEOUT });
     await page.click('#computer-choices-glinski summary');
     await page.selectOption('#computer-level-glinski', '3');
@@ -122,24 +125,22 @@ test('play the computer: one click, or level, colour and clock', async () => {
     assert.deepEqual(await axeViolations(page), []);
     await page.click('#play-computer-glinski');
     await page.locator('#front-message:text("Waiting for the computer")').waitFor({ timeout: TIMEOUT });
-    const mine = await call('GET', '/v1/challenges', world.engine3.token);
+    const mine = await stage.call('GET', '/v1/challenges', world.engine3.token);
     const c = mine.incoming.find(x => x.challenger.id === world.players[0].id);
     assert.ok(c, 'the challenge went to korp-engine-3');
     assert.equal(c.variant, 'glinski');
     assert.equal(c.color, 'black');
     assert.equal(c.days_per_move, 2);
-    const game = (await call('POST', `/v1/challenges/${c.id}/accept`, world.engine3.token)).game_id;
+    const game = (await stage.call('POST', `/v1/challenges/${c.id}/accept`, world.engine3.token)).game_id;
     await page.waitForURL(`**/games/${game}`, { timeout: TIMEOUT });
     assert.deepEqual(ala.errors, []);
   } finally { await ala.context.close(); }
 });
 
 test('on a phone the navigation folds under Menu', async () => {
-  const p = await signedIn(browser, korpd.base, 'bea', PASSWORD, { timeout: TIMEOUT });
+  const p = await signedInAt('bea', '/', { width: 375, height: 740 });
+  const { page } = p;
   try {
-    const { page } = p;
-    await page.setViewportSize({ width: 375, height: 740 });
-    await page.goto('/');
     const toggle = page.locator('#nav-toggle');
     await toggle.waitFor({ timeout: TIMEOUT });
     assert.equal(await page.locator('#nav').isVisible(), false);
