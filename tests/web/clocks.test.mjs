@@ -72,6 +72,9 @@ test('clocks count down, time is given, leave pauses them', async () => {
   await page.reload();
   await page.locator('#clock-paused').waitFor({ state: 'visible', timeout: TIMEOUT });
   assert.match(await page.locator('#clock-paused').innerText(), /Paused: a player is on leave until/);
+  // The pause mark is a drawn icon beside the clocks, not a font's glyph.
+  assert.equal(await page.locator('.clock-row #clock-paused svg.pause-icon rect').count(), 2);
+  assert.doesNotMatch(await page.locator('#clocks').innerText(), /\u23f8/);
   // A paused clock is not counted down: the page shows exactly the time korpd gives.
   assert.equal(await black.evaluate(e => e.classList.contains('running')), false);
   const left = (await call('GET', `/v1/games/${world.game}`)).clock.remaining.black;
