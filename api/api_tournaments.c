@@ -481,18 +481,20 @@ enum MHD_Result api_tournament_list(struct api_request *req)
 enum MHD_Result api_tournament_pgn(struct api_request *req)
 {
     const struct notify_config *n = req->config->notify;
+    const char *site = n != NULL && n->public_url != NULL ? n->public_url : "";
     struct base_err err = { "" };
-    char version[64], tag[API_ETAG_SIZE], *text = NULL;
+    char version[64], key[64 + 512], tag[API_ETAG_SIZE], *text = NULL;
     enum db_status st;
 
     st = db_tournament_pgn_version(req->config->pool, req->params[0], version, sizeof version,
                                    &err);
     if (st == DB_OK) {
-        api_etag_text("tournament-pgn", version, tag);
+        /* The site is written in every game's head too. */
+        snprintf(key, sizeof key, "%s %s", version, site);
+        api_etag_text("tournament-pgn", key, tag);
         if (api_etag_matches(req, tag))
             return api_reply_not_modified(req, tag, NULL);
-        st = games_tournament_pgn(req->config->pool, req->params[0],
-                                  n != NULL ? n->public_url : NULL, &text, &err);
+        st = games_tournament_pgn(req->config->pool, req->params[0], site, &text, &err);
     }
     if (st == DB_NOT_FOUND)
         return api_fail(req, API_PROBLEM_NOT_FOUND, "no tournament has the id '%s'",
