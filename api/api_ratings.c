@@ -1,7 +1,8 @@
 /*
  * api_ratings.c — ratings in the API: a game's `rated` and
  * `rating_diff`, a player's `ratings` and `stats`, their rating history,
- * and the leaderboard of a variant.
+ * and the leaderboard of a variant (the provisional players too when
+ * asked, marked).
  */
 #include "api_int.h"
 
@@ -135,12 +136,20 @@ enum MHD_Result api_leaderboard(struct api_request *req)
     if (v == NULL)
         return api_fail(req, API_PROBLEM_NOT_FOUND,
                         "no variant is called '%s': korpalski or glinski", req->params[0]);
+    const char *provisional = api_query(req, "provisional");
     if (!api_query_limit(req, LEADERBOARD_DEFAULT, LEADERBOARD_MAX, &want, &replied))
         return replied;
+    if (provisional != NULL && strcmp(provisional, "true") != 0 &&
+        strcmp(provisional, "false") != 0)
+        return api_fail(req, API_PROBLEM_BAD_REQUEST, "'provisional' must be true or false");
     rows = calloc((size_t)want, sizeof *rows);
     if (rows == NULL)
         return api_fail_oom(req);
-    st = db_leaderboard(req->config->pool, v, RATINGS_PROVISIONAL_RD, rows, want, &count, &err);
+    /* With provisional=true every rated player (no RD is above the start's). */
+    st = db_leaderboard(req->config->pool, v,
+                        provisional != NULL && strcmp(provisional, "true") == 0
+                            ? RATINGS_START_RD : RATINGS_PROVISIONAL_RD,
+                        rows, want, &count, &err);
     if (st != DB_OK) {
         free(rows);
         return api_fail_db(req, st, err.text);
@@ -154,6 +163,7 @@ enum MHD_Result api_leaderboard(struct api_request *req)
         cJSON_AddNumberToObject(item, "rating", two_decimals(rows[i].rating));
         cJSON_AddNumberToObject(item, "rd", two_decimals(rows[i].rd));
         cJSON_AddNumberToObject(item, "games", rows[i].games);
+        cJSON_AddBoolToObject(item, "provisional", rows[i].rd > RATINGS_PROVISIONAL_RD);
         cJSON_AddItemToArray(list, item);
     }
     free(rows);

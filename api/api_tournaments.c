@@ -1,11 +1,13 @@
 /*
  * api_tournaments.c — round-robin tournaments over HTTP: create,
  * join, withdraw, start, one tournament with its games and standings
- * (score, then Sonneborn-Berger, then wins), and the list.
+ * (score, then Sonneborn-Berger, then wins; equal ranks by start number),
+ * the list, and the record of its games.
  */
 #include "api_int.h"
 
 #include "games.h"
+#include "notify.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,11 +108,18 @@ static int compare(const struct standing *a, const struct standing *b)
     return 0;
 }
 
+/* The rows' order: by rank, equal ranks by start number (numbered players
+ * first: before the start no one is), then by id. */
 static int compare_qsort(const void *a, const void *b)
 {
+    const struct db_tournament_player *pa = ((const struct standing *)a)->p,
+                                      *pb = ((const struct standing *)b)->p;
     int c = compare(a, b);
-    return c != 0 ? c : strcmp(((const struct standing *)a)->p->id,
-                               ((const struct standing *)b)->p->id);
+    if (c != 0)
+        return c;
+    if (pa->number != pb->number)
+        return pa->number <= 0 ? 1 : pb->number <= 0 ? -1 : pa->number < pb->number ? -1 : 1;
+    return strcmp(pa->id, pb->id);
 }
 
 static cJSON *standings_json(const struct db_tournament_player *players, int count,
@@ -464,57 +473,35 @@ enum MHD_Result api_tournament_list(struct api_request *req)
 }
 
 /*
- * Every game's record, one after another, by round: written from the
- * moves' SAN each game row keeps, in one read, and tagged by its text.
+ * Every game's record, one after another, by round, written from the
+ * moves' SAN each game row keeps.  Tagged by a digest of what it is written
+ * from, read first: an unchanged record is answered 304 without being
+ * written.
  */
 enum MHD_Result api_tournament_pgn(struct api_request *req)
 {
-    struct db_tournament t;
-    struct db_game *games = NULL;
-    struct base_text all = { 0 };
+    const struct notify_config *n = req->config->notify;
+    const char *site = n != NULL && n->public_url != NULL ? n->public_url : "";
     struct base_err err = { "" };
-    enum MHD_Result rc = MHD_NO;
-    int count = 0;
+    char version[64], key[64 + 512], tag[API_ETAG_SIZE], *text = NULL;
     enum db_status st;
-    char tag[API_ETAG_SIZE], *text = NULL;
 
-    st = db_tournament_get(req->config->pool, req->params[0], &t, &err);
+    st = db_tournament_pgn_version(req->config->pool, req->params[0], version, sizeof version,
+                                   &err);
+    if (st == DB_OK) {
+        /* The site is written in every game's head too. */
+        snprintf(key, sizeof key, "%s %s", version, site);
+        api_etag_text("tournament-pgn", key, tag);
+        if (api_etag_matches(req, tag))
+            return api_reply_not_modified(req, tag, NULL);
+        st = games_tournament_pgn(req->config->pool, req->params[0], site, &text, &err);
+    }
     if (st == DB_NOT_FOUND)
         return api_fail(req, API_PROBLEM_NOT_FOUND, "no tournament has the id '%s'",
                         req->params[0]);
-    if (st == DB_OK && (games = calloc(GAMES_MAX, sizeof *games)) == NULL)
+    if (st != DB_OK)
+        return api_fail_db(req, st, err.text);
+    if (text == NULL)
         return api_fail_oom(req);
-    if (st == DB_OK)
-        st = db_tournament_records(req->config->pool, t.id, games, GAMES_MAX, &count, &err);
-    if (st != DB_OK) {
-        rc = api_fail_db(req, st, err.text);
-        goto done;
-    }
-    for (int i = 0; i < count; i++) {
-        char *pgn = api_game_pgn_text(req, &games[i], &rc);
-        if (pgn == NULL)
-            goto done;
-        base_text_put(&all, "%s%s", i > 0 ? "\n" : "", pgn);
-        free(pgn);
-    }
-    text = base_text_take(&all);
-    if (text == NULL && count == 0)
-        text = strdup("");   /* not started yet: no game */
-    if (text == NULL) {
-        rc = api_fail_oom(req);
-        goto done;
-    }
-    api_etag_text("tournament-pgn", text, tag);
-    if (api_etag_matches(req, tag)) {
-        free(text);
-        rc = api_reply_not_modified(req, tag, NULL);
-    } else {
-        rc = api_reply_tagged(req, text, "application/x-chess-pgn", tag, NULL);
-    }
-done:
-    for (int i = 0; i < count; i++)
-        db_game_clear(&games[i]);
-    free(games);
-    free(base_text_take(&all));
-    return rc;
+    return api_reply_tagged(req, text, "application/x-chess-pgn", tag, NULL);
 }

@@ -170,23 +170,63 @@ static const struct db_col record_cols[] = {
 /* What a game's PGN needs of its row; the rest stays zero. */
 static void record_read(void *out, const struct db_row *row)
 {
-    struct db_game *g = out;
+    struct db_tournament_record *r = out;
+    struct db_game *g = &r->game;
     const char *sans = db_row_value(row, "sans");
-    memset(g, 0, sizeof *g);
+    static const char *const rating_cols[2] = { "white_rating_start", "black_rating_start" };
+
+    memset(r, 0, sizeof *r);
     db_row_read(row, record_cols, g, sizeof *g);
     g->variant = db_variant_parse(db_row_value(row, "variant"));
     db_game_status_parse(db_row_value(row, "status"), &g->status);
     rules_result_parse(db_row_value(row, "result"), &g->result);
     db_termination_parse(db_row_value(row, "termination"), &g->termination);
     g->sans = strdup(sans != NULL ? sans : "");
+    r->round = db_row_int(row, "tournament_round");
+    r->board = db_row_int(row, "board");
+    for (int side = 0; side < 2; side++) {
+        r->has_rating[side] = !db_row_is_null(row, rating_cols[side]);
+        r->rating[side] = db_row_double(row, rating_cols[side]);
+    }
 }
 
-enum db_status db_tournament_records(struct db_pool *pool, const char *id, struct db_game *out,
-                                     int max, int *count, struct base_err *err)
+enum db_status db_tournament_records(struct db_pool *pool, const char *id,
+                                     struct db_tournament_record *out, int max, int *count,
+                                     struct base_err *err)
 {
     const char *params[1] = { id };
     return db_get_rows(pool, DB_STMT_TOURNAMENT_PGN_GAMES, params, record_read, out,
                        sizeof *out, max, count, err);
+}
+
+/* The version's text, cut to fit (an md5 in hex: 32 characters). */
+struct version_out {
+    char *text;
+    size_t size;
+};
+
+static void version_read(void *out, const struct db_row *row)
+{
+    struct version_out *v = out;
+    db_row_text(row, "version", v->text, v->size);
+}
+
+enum db_status db_tournament_pgn_version(struct db_pool *pool, const char *id,
+                                         char *version, size_t size, struct base_err *err)
+{
+    const char *params[1] = { id };
+    struct version_out out = { version, size };
+    return db_get_row(pool, DB_STMT_TOURNAMENT_PGN_VERSION, params, version_read, &out, err);
+}
+
+enum db_status db_tournament_game_start(struct db_tx *tx, const char *game_id, int board,
+                                        double start)
+{
+    char rating[32], number[16];
+    const char *params[3] = { game_id, rating, number };
+    snprintf(rating, sizeof rating, "%.17g", start);
+    snprintf(number, sizeof number, "%d", board);
+    return db_exec(tx, DB_STMT_TOURNAMENT_GAME_START, params, NULL);
 }
 
 /* Runs a statement that answers a row when it changed (or locked) one; DB_NOT_FOUND

@@ -89,13 +89,32 @@ enum db_status db_tournament_games(struct db_pool *pool, const char *id,
                                    struct db_tournament_game *out, int max, int *count,
                                    struct base_err *err);
 
-struct db_game;
-
-/* Its games by round, each with what its PGN needs (names, status,
+/* A tournament game as its PGN needs it: the game (names, status,
  * result, termination, days per move, created_at, the moves' SAN; the
- * rest zero): db_game_clear each. */
-enum db_status db_tournament_records(struct db_pool *pool, const char *id, struct db_game *out,
-                                     int max, int *count, struct base_err *err);
+ * rest zero), its round and board, and each side's rating when it began
+ * (by colour: [0] White; has_rating false when not known). */
+struct db_tournament_record {
+    struct db_game game;
+    int round, board;
+    bool has_rating[2];
+    double rating[2];
+};
+
+/* Its games by round: db_game_clear each one's game. */
+enum db_status db_tournament_records(struct db_pool *pool, const char *id,
+                                     struct db_tournament_record *out, int max, int *count,
+                                     struct base_err *err);
+
+/* A digest of what its PGN is written from (name, games, moves, results),
+ * which changes when the PGN does: DB_NOT_FOUND for no such tournament. */
+enum db_status db_tournament_pgn_version(struct db_pool *pool, const char *id,
+                                         char *version, size_t size, struct base_err *err);
+
+/* Keeps a new tournament game's board in its round, and its players'
+ * ratings in its variant as the ratings it began with (`start` for a
+ * player without one yet). */
+enum db_status db_tournament_game_start(struct db_tx *tx, const char *game_id, int board,
+                                        double start);
 
 /* Adds a player; DB_CONFLICT when they are in it already. */
 enum db_status db_tournament_join(struct db_tx *tx, const char *id, const char *player_id);

@@ -194,6 +194,14 @@ void games_analysis_clear(struct games_analysis *a);
 enum db_status games_pgn(struct db_pool *pool, const struct db_game *g, char **pgn,
                          struct base_err *err);
 
+/* The PGN of tournament `id`: its games by round, each headed by the
+ * tournament's name (Event), `site` (Site; "korp" when NULL or ""), its
+ * round and board ("3.2"), and each side's rating when it began (WhiteElo,
+ * BlackElo, where known).  *pgn malloc'd ("" before the start); DB_OK with
+ * *pgn NULL: out of memory; DB_NOT_FOUND: no such tournament. */
+enum db_status games_tournament_pgn(struct db_pool *pool, const char *id, const char *site,
+                                    char **pgn, struct base_err *err);
+
 /*
  * Whether a player may have an engine analyse pos (of variant v): not when
  * game_id (or NULL) names a game they play that is still going

@@ -1,8 +1,8 @@
 /*
  * games_record.c — what is read from a stored game rather than changed in
  * it: its PGN (written from the moves' stored SAN, without playing them
- * again), and
- * whether a player may have an engine analyse a position (never one of a
+ * again), a tournament's PGN (every game headed by the tournament, its
+ * round and board and the players' ratings when it began), and whether a player may have an engine analyse a position (never one of a
  * game they are playing, unless that game allows engines).
  */
 #include "games_int.h"
@@ -33,13 +33,27 @@ static const char *pgn_termination(const struct db_game *g)
     }
 }
 
-/* The PGN text rules_pgn_write gives for g over moves (malloc'd; NULL: out
- * of memory). */
-static char *pgn_write(const struct db_game *g, const struct rules_position *start,
-                       const struct rules_move *moves, int count)
+/* What a record says of a game beyond its row: the event, the site, the
+ * round, each side's rating when it began ("" when not known). */
+struct record_head {
+    const char *event, *site, *round;
+    const char *elo[2];
+};
+
+/* A game played outside any event. */
+static const struct record_head lone_game = { "korp correspondence game", "korp", "-",
+                                              { "", "" } };
+
+/* The PGN text rules_pgn_write gives for g over moves, headed as `head`
+ * says (malloc'd; NULL: out of memory). */
+static char *pgn_write(const struct db_game *g, const struct record_head *head,
+                       const struct rules_position *start, const struct rules_move *moves,
+                       int count)
 {
     char date[16], time_control[32], *pgn;
+    const char *tags[32];
     size_t size;
+    int n = 0;
 
     snprintf(date, sizeof date, "%.4s.%.2s.%.2s", g->created_at, g->created_at + 5,
              g->created_at + 8);
@@ -47,11 +61,22 @@ static char *pgn_write(const struct db_game *g, const struct rules_position *sta
         snprintf(time_control, sizeof time_control, "1/%d", g->days_per_move * 86400);
     else
         snprintf(time_control, sizeof time_control, "-");
-    const char *tags[] = { "Event", "korp correspondence game", "Site", "korp",
-                           "Date", date, "Round", "-", "White", g->white_name,
-                           "Black", g->black_name, "Termination", pgn_termination(g),
-                           "TimeControl", time_control,
-                           "Engines", g->engines_allowed ? "allowed" : "forbidden", NULL };
+#define TAG(name, value) (tags[n++] = (name), tags[n++] = (value))
+    TAG("Event", head->event);
+    TAG("Site", head->site);
+    TAG("Date", date);
+    TAG("Round", head->round);
+    TAG("White", g->white_name);
+    TAG("Black", g->black_name);
+    if (head->elo[0][0] != '\0')
+        TAG("WhiteElo", head->elo[0]);
+    if (head->elo[1][0] != '\0')
+        TAG("BlackElo", head->elo[1]);
+    TAG("Termination", pgn_termination(g));
+    TAG("TimeControl", time_control);
+    TAG("Engines", g->engines_allowed ? "allowed" : "forbidden");
+#undef TAG
+    tags[n] = NULL;
     size = rules_pgn_write(g->variant, tags, start, moves, count, g->result, NULL, 0) + 1;
     pgn = malloc(size);
     if (pgn != NULL)
@@ -86,18 +111,18 @@ static void token_put(struct movetext *m, const char *token, size_t len)
  * as the rules wrote it when the move was played).  malloc'd; NULL: out of
  * memory.
  */
-static char *pgn_write_sans(const struct db_game *g, const struct rules_position *start,
-                            const char *sans, int count)
+static char *pgn_write_sans(const struct db_game *g, const struct record_head *head,
+                            const struct rules_position *start, const char *sans, int count)
 {
     const char *result = rules_result_text(g->result), *p = sans;
     struct movetext m = { { 0 }, 0 };
     /* With no move: the tags, a blank line, and the result's own line. */
-    char *head = pgn_write(g, start, NULL, 0);
+    char *tags = pgn_write(g, head, start, NULL, 0);
 
-    if (head == NULL)
+    if (tags == NULL)
         return NULL;
-    base_text_add(&m.text, head, strlen(head) - strlen(result) - 1);
-    free(head);
+    base_text_add(&m.text, tags, strlen(tags) - strlen(result) - 1);
+    free(tags);
     /* From the start position: White first, from move 1. */
     for (int i = 0; i < count; i++) {
         char number[16];
@@ -124,8 +149,10 @@ static int words(const char *text)
     return n;
 }
 
-enum db_status games_pgn(struct db_pool *pool, const struct db_game *g, char **pgn,
-                         struct base_err *err)
+/* The PGN of g headed by `head` (see games_pgn). */
+static enum db_status pgn_headed(struct db_pool *pool, const struct db_game *g,
+                                 const struct record_head *head, char **pgn,
+                                 struct base_err *err)
 {
     struct db_move *stored = NULL;
     struct base_text sans = { 0 };
@@ -142,7 +169,7 @@ enum db_status games_pgn(struct db_pool *pool, const struct db_game *g, char **p
     }
     /* The row's own SAN list, read with it; else the stored moves' SAN. */
     if (g->sans != NULL && words(g->sans) == g->ply) {
-        *pgn = pgn_write_sans(g, &start, g->sans, g->ply);
+        *pgn = pgn_write_sans(g, head, &start, g->sans, g->ply);
         return DB_OK;
     }
     if ((st = db_move_list(pool, g->id, &stored, &count, err)) != DB_OK)
@@ -154,10 +181,60 @@ enum db_status games_pgn(struct db_pool *pool, const struct db_game *g, char **p
         base_text_put(&sans, "%s%s", i > 0 ? " " : "", stored[i].san);
     joined = base_text_take(&sans);
     if (joined != NULL || count == 0)
-        *pgn = pgn_write_sans(g, &start, joined ? joined : "", count);
+        *pgn = pgn_write_sans(g, head, &start, joined ? joined : "", count);
 done:
     free(joined);
     free(stored);
+    return st;
+}
+
+enum db_status games_pgn(struct db_pool *pool, const struct db_game *g, char **pgn,
+                         struct base_err *err)
+{
+    return pgn_headed(pool, g, &lone_game, pgn, err);
+}
+
+/* At most this many games in a tournament (30 players, both cycles). */
+#define TOURNAMENT_GAMES_MAX (30 * 29)
+
+enum db_status games_tournament_pgn(struct db_pool *pool, const char *id, const char *site,
+                                    char **pgn, struct base_err *err)
+{
+    struct db_tournament t;
+    struct db_tournament_record *games = NULL;
+    struct base_text all = { 0 };
+    int count = 0;
+    bool whole = true;
+    enum db_status st;
+
+    *pgn = NULL;
+    if ((st = db_tournament_get(pool, id, &t, err)) != DB_OK)
+        return st;
+    if ((games = calloc(TOURNAMENT_GAMES_MAX, sizeof *games)) == NULL)
+        return DB_OK;
+    st = db_tournament_records(pool, t.id, games, TOURNAMENT_GAMES_MAX, &count, err);
+    for (int i = 0; st == DB_OK && whole && i < count; i++) {
+        char round[32], elo[2][16], *one = NULL;
+        struct record_head head = { t.name, site != NULL && site[0] ? site : "korp", round,
+                                    { elo[0], elo[1] } };
+        snprintf(round, sizeof round, "%d.%d", games[i].round, games[i].board);
+        for (int side = 0; side < 2; side++) {
+            elo[side][0] = '\0';
+            if (games[i].has_rating[side])
+                snprintf(elo[side], sizeof elo[side], "%.0f", games[i].rating[side]);
+        }
+        st = pgn_headed(pool, &games[i].game, &head, &one, err);
+        whole = one != NULL;   /* else out of memory: *pgn stays NULL */
+        if (st == DB_OK && whole)
+            base_text_put(&all, "%s%s", i > 0 ? "\n" : "", one);
+        free(one);
+    }
+    if (st == DB_OK && whole)
+        *pgn = count == 0 ? strdup("") : base_text_take(&all);
+    for (int i = 0; i < count; i++)
+        db_game_clear(&games[i].game);
+    free(games);
+    free(base_text_take(&all));
     return st;
 }
 

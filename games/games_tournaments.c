@@ -45,6 +45,20 @@ static int berger_round(int n, int round, int *white, int *black)
     return count;
 }
 
+/*
+ * The board of the game of white and black (numbers) in a round of n
+ * (even) whose player n meets `facing`: in the FIDE tables player n plays
+ * on board 1, and board k + 1 pairs facing + k with facing - k (mod n - 1).
+ */
+static int berger_board(int n, int facing, int white, int black)
+{
+    int m = n - 1;
+    if (white == n || black == n)
+        return 1;
+    int k = ((white - facing) % m + m) % m, other = ((black - facing) % m + m) % m;
+    return 1 + (k < other ? k : other);
+}
+
 /* ---- helpers ------------------------------------------------------------ */
 
 /* A random whole number from 0 to bound - 1, without bias. */
@@ -68,7 +82,7 @@ static bool random_below(int bound, int *out)
 /* A tournament game at its variant's start position. */
 static enum db_status new_game(struct db_tx *tx, const struct db_tournament *t,
                                const struct db_tournament_player *white,
-                               const struct db_tournament_player *black, int round)
+                               const struct db_tournament_player *black, int round, int board)
 {
     const struct rules_variant *v = t->variant;
     struct db_game g;
@@ -99,6 +113,9 @@ static enum db_status new_game(struct db_tx *tx, const struct db_tournament *t,
     snprintf(g.tournament_id, sizeof g.tournament_id, "%s", t->id);
     g.tournament_round = round;
     rc = db_game_insert(tx, &g, NULL);
+    /* Its board, and the ratings it begins with, for its record. */
+    if (rc == DB_OK)
+        rc = db_tournament_game_start(tx, g.id, board, RATINGS_START_RATING);
     if (rc == DB_OK)
         rc = db_game_event(tx, g.id, DB_EVENT_GAME_START, NULL);
     return rc;
@@ -145,19 +162,24 @@ static enum db_status start_locked(struct db_tx *tx, struct db_tournament *t,
         if ((rc = db_tournament_number(tx, t->id, players[order[k]].id, k + 1)) != DB_OK)
             return rc;
     }
-    /* An odd field plays with a bye: number n + 1, whose games are not made. */
+    /* An odd field plays with a bye: number n + 1, whose games are not made
+     * (and whose board, the first, is left out of the numbering). */
     int n = count % 2 == 0 ? count : count + 1;
     for (int cycle = 0; cycle < (t->double_round ? 2 : 1); cycle++)
         for (int round = 1; round < n; round++) {
-            int white[PLAYERS_MAX], black[PLAYERS_MAX];
+            int white[PLAYERS_MAX], black[PLAYERS_MAX], facing = 0;
             int games = berger_round(n, round, white, black);
+            for (int k = 0; k < games; k++)
+                if (white[k] == n || black[k] == n)
+                    facing = white[k] == n ? black[k] : white[k];
             for (int k = 0; k < games; k++) {
                 if (white[k] > count || black[k] > count)
                     continue;
                 /* The second cycle swaps the colours. */
                 const struct db_tournament_player *w = by_number[cycle ? black[k] : white[k]];
                 const struct db_tournament_player *b = by_number[cycle ? white[k] : black[k]];
-                if ((rc = new_game(tx, t, w, b, cycle * (n - 1) + round)) != DB_OK)
+                int board = berger_board(n, facing, white[k], black[k]) - (n > count);
+                if ((rc = new_game(tx, t, w, b, cycle * (n - 1) + round, board)) != DB_OK)
                     return rc;
             }
         }

@@ -2057,6 +2057,44 @@ static void test_games_pgn(void **state)
     db_game_clear(&game);
 }
 
+/* Three players: a bye every round (the Berger table of 4 without player 4),
+ * so each round's one game is on board 1; new players begin at 1500. */
+static void test_games_tournament_pgn(void **state)
+{
+    struct db_player director, p[3];
+    struct db_tournament t, got;
+    struct games_result r;
+    struct base_err err = { "" };
+    char *pgn = NULL, tag[160];
+    (void)state;
+    new_player(&director, NULL, 0);
+    for (int i = 0; i < 3; i++)
+        new_player(&p[i], NULL, 0);
+    new_tournament(&director, 3, false, NULL, &t);
+    assert_int_equal(games_tournament_pgn(pool, t.id, NULL, &pgn, &err), DB_OK);
+    assert_string_equal(pgn, "");   /* not started: no game */
+    free(pgn);
+    for (int i = 0; i < 3; i++)
+        join(&p[i], t.id, GAMES_OK);
+    games_tournament_start(pool, director.id, false, t.id, &got, &r);
+    assert_ok_clear(&r);
+    assert_int_equal(games_tournament_pgn(pool, t.id, "https://korp.example", &pgn, &err), DB_OK);
+    assert_non_null(pgn);
+    snprintf(tag, sizeof tag, "[Event \"test %s\"]", director.name);
+    assert_non_null(strstr(pgn, tag));
+    assert_non_null(strstr(pgn, "[Site \"https://korp.example\"]"));
+    for (int round = 1; round <= 3; round++) {
+        snprintf(tag, sizeof tag, "[Round \"%d.1\"]", round);
+        assert_non_null(strstr(pgn, tag));
+    }
+    assert_null(strstr(pgn, ".2\"]"));
+    assert_non_null(strstr(pgn, "[WhiteElo \"1500\"]\n[BlackElo \"1500\"]"));
+    free(pgn);
+    assert_int_equal(games_tournament_pgn(pool, "nosuchtournament", NULL, &pgn, &err),
+                     DB_NOT_FOUND);
+    assert_null(pgn);
+}
+
 static void test_games_analysis_allowed(void **state)
 {
     struct pair g;
@@ -2120,6 +2158,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_games_tournament),
         cmocka_unit_test(test_games_tournaments_sweep),
         cmocka_unit_test(test_games_pgn),
+        cmocka_unit_test(test_games_tournament_pgn),
         cmocka_unit_test(test_games_analysis_allowed),
     };
     if (argc != 2) {

@@ -25,8 +25,12 @@ self.addEventListener('notificationclick', event => {
     for (const c of open) {
       if (c.url === url && 'focus' in c) return c.focus();
     }
+    // A window this worker does not control (opened before it) cannot be
+    // sent elsewhere: then the next, or a new window.
     for (const c of open) {
-      if ('navigate' in c && 'focus' in c) { await c.navigate(url); return c.focus(); }
+      if (!('navigate' in c && 'focus' in c)) continue;
+      // (navigate answers the window as it is after, null when it left korp)
+      try { const moved = await c.navigate(url); return (moved || c).focus(); } catch (e) { /* not ours to move */ }
     }
     return self.clients.openWindow(url);
   })());

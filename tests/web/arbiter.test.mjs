@@ -137,10 +137,13 @@ test('the arbiter page: the queue oldest first with the facts; dismiss removes a
     await requestCard.waitFor({ state: 'detached', timeout: TIMEOUT });
     assert.ok(!(await queue()).some(i => i.id === request));
 
-    // Adjudicate the claimed game: a draw, the claim resolved.
+    // Adjudicate the claimed game: a draw, the claim resolved.  No result is
+    // chosen before the arbiter picks one; the ruling is asked again.
+    assert.equal(await page.locator(`#adjudicate-result-${claim}`).inputValue(), '');
     await page.selectOption(`#adjudicate-result-${claim}`, '1/2-1/2');
     await page.fill(`#adjudicate-reason-${claim}`, 'perpetual check upheld');
     await claimCard.locator('button.adjudicate').click();
+    await claimCard.locator('button.adjudicate-yes').click();
     await claimCard.waitFor({ state: 'detached', timeout: TIMEOUT });
     assert.ok(!(await queue()).some(i => i.id === claim));
     const g = await stage.call('GET', `/v1/games/${game}`);

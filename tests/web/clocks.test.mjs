@@ -51,6 +51,9 @@ test('clocks count down, time is given, leave pauses them', async () => {
   const before = await call('GET', `/v1/games/${world.game}`);
   await page.selectOption('#give-time-days', '2');
   await page.click('#give-time button[type=submit]');
+  // Asked again, then said what was done.
+  await page.click('#give-time-confirm');
+  await until('the page to say what it did', async () => /Piotr got 2 d more/i.test(await page.locator('.message').first().innerText()));
   await until('Piotr to have two days more', async () => {
     const g = await call('GET', `/v1/games/${world.game}`);
     return Date.parse(g.deadline) - Date.parse(before.deadline) === 2 * DAY * 1000;
@@ -69,6 +72,9 @@ test('clocks count down, time is given, leave pauses them', async () => {
   await page.reload();
   await page.locator('#clock-paused').waitFor({ state: 'visible', timeout: TIMEOUT });
   assert.match(await page.locator('#clock-paused').innerText(), /Paused: a player is on leave until/);
+  // The pause mark is a drawn icon beside the clocks, not a font's glyph.
+  assert.equal(await page.locator('.clock-row #clock-paused svg.pause-icon rect').count(), 2);
+  assert.doesNotMatch(await page.locator('#clocks').innerText(), /\u23f8/);
   // A paused clock is not counted down: the page shows exactly the time korpd gives.
   assert.equal(await black.evaluate(e => e.classList.contains('running')), false);
   const left = (await call('GET', `/v1/games/${world.game}`)).clock.remaining.black;

@@ -62,8 +62,31 @@ async function settleLanguage() {
   await loadLanguage(chooseLanguage(stored ? { language: stored } : null));
 }
 
+/* On a narrow screen the navigation folds under a "Menu" button (app.css
+ * shows the button and hides the links until it is pressed); choosing a
+ * page folds it again. */
+function drawNavToggle() {
+  const nav = document.getElementById('nav');
+  if (!nav) return;
+  let toggle = document.getElementById('nav-toggle');
+  if (!toggle) {
+    toggle = h('button', { type: 'button', id: 'nav-toggle', class: 'nav-toggle linklike', 'aria-controls': 'nav', 'aria-expanded': 'false' });
+    toggle.addEventListener('click', () => {
+      const open = toggle.getAttribute('aria-expanded') !== 'true';
+      toggle.setAttribute('aria-expanded', String(open));
+      nav.classList.toggle('open', open);
+    });
+    nav.addEventListener('click', e => {
+      if (e.target.closest('a, button')) { toggle.setAttribute('aria-expanded', 'false'); nav.classList.remove('open'); }
+    });
+    nav.before(toggle);
+  }
+  toggle.textContent = t('Menu');
+}
+
 /* The words of index.html itself, and the language switch in the footer. */
 function drawChrome() {
+  drawNavToggle();
   const skip = document.querySelector('a.skip');
   if (skip) skip.textContent = t('Skip to content');
   const footer = document.querySelector('footer.bottom');

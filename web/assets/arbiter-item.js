@@ -32,10 +32,13 @@ export function createQueueItem(item, { onRuled }) {
   const details = h('div', { class: 'queue-item-details' }, detailsList(item, {}));
   const result = h('select', { id: `adjudicate-result-${key}`, name: 'result' });
   const why = h('input', { id: `adjudicate-reason-${key}`, name: 'reason', maxlength: 500, required: true });
+  result.required = true;
+  // Asked again before it is sent: the ruling ends the game.
+  const sure = h('p', { class: 'confirm adjudicate-confirm', hidden: true });
   const adjudicate = h('form', { class: 'adjudicate-form' },
     h('label', { for: result.id }, t('Result')), result,
     h('label', { for: why.id }, t('Reason')), why,
-    h('button', { type: 'submit', class: 'primary adjudicate' }, t('Adjudicate the game')));
+    h('button', { type: 'submit', class: 'primary adjudicate' }, t('Adjudicate the game')), sure);
   const dismissWhy = h('input', { id: `dismiss-reason-${key}`, name: 'reason', maxlength: 500, required: true });
   const dismiss = h('form', { class: 'dismiss-form' },
     h('label', { for: dismissWhy.id }, t('Reason')), dismissWhy,
@@ -56,7 +59,11 @@ export function createQueueItem(item, { onRuled }) {
   }
   adjudicate.addEventListener('submit', e => {
     e.preventDefault();
-    rule(`/v1/games/${q(item.game_id)}/adjudication`, { result: result.value, reason: why.value.trim() });
+    const chosen = result.value, reason = why.value.trim();
+    sure.replaceChildren(t('End game {id} as {result}?', { id: item.game_id, result: chosen }), ' ',
+      h('button', { type: 'button', class: 'danger adjudicate-yes', onclick: () => { sure.hidden = true; rule(`/v1/games/${q(item.game_id)}/adjudication`, { result: chosen, reason }); } }, t('Yes, adjudicate')),
+      ' ', h('button', { type: 'button', class: 'adjudicate-no', onclick: () => { sure.hidden = true; } }, t('No')));
+    sure.hidden = false;
   });
   dismiss.addEventListener('submit', e => {
     e.preventDefault();
@@ -70,7 +77,9 @@ export function createQueueItem(item, { onRuled }) {
         game = await api('GET', `/v1/games/${q(item.game_id)}`);
         gameLine.append(` \u00b7 ${variantName(game.variant)}: ${game.white.name} \u2013 ${game.black.name}`);
         details.replaceChildren(detailsList(item, { [game.white.id]: game.white.name, [game.black.id]: game.black.name }));
-        result.replaceChildren(...RESULTS[game.variant].map(r => h('option', { value: r }, r)));
+        // No result chosen in advance: the arbiter picks one.
+        result.replaceChildren(h('option', { value: '', selected: true, disabled: true }, t('Choose a result')),
+          ...RESULTS[game.variant].map(r => h('option', { value: r }, r)));
         board = createBoard(boardRoot, geometryFor(game.variant), { label: t('The position of game {id}', { id: item.game_id }) });
         board.update(game.fen, {});
         facts.replaceChildren(factsList(await api('GET', `/v1/games/${q(item.game_id)}/analysis`)));

@@ -1,6 +1,7 @@
 // Notes and messages on the game page: a player's private notes,
 // and the messages between the players (which others read once the game is
-// over).
+// over), each with its author's name, its time in the reader's zone and the
+// ply it was sent at; refresh() when a message event comes.
 
 import { api, q } from './api.js';
 import { h, messageBox, sideName } from './ui.js';
@@ -21,7 +22,11 @@ export function createTalk({ id, myColor }) {
     h('div', { class: 'row' }, h('button', { type: 'submit' }, t('Save notes')), notesSaved));
   const el = h('section', { class: 'talk', id: 'talk', 'aria-label': t('Messages and notes') },
     h('h2', {}, t('Messages')), list, myColor ? send : null, msg, myColor ? notesForm : null);
-  let status = null, timer = null;
+  let status = null, timer = null, names = {}, asked = 0;
+
+  /* A message's time in the reader's zone and the page's language. */
+  const when = at => new Date(at).toLocaleString(document.documentElement.lang || undefined,
+    { dateStyle: 'medium', timeStyle: 'short' });
 
   // Others read the players' messages once the game is over: no request before.
   const readable = () => !!myColor || (status !== null && status !== 'active');
@@ -31,11 +36,16 @@ export function createTalk({ id, myColor }) {
       list.replaceChildren(h('li', { class: 'hint' }, t('The players\u2019 messages are shown when the game is over.')));
       return;
     }
+    // Two reads at once (an event and the game's reload): the later asked wins.
+    const mine = ++asked;
     try {
       const r = await api('GET', `/v1/games/${q(id)}/messages`);
+      if (mine !== asked) return;
       list.replaceChildren(...r.messages.map(m =>
         h('li', { class: 'msg msg-' + m.from, 'data-ply': m.ply },
-          h('span', { class: 'msg-from' }, sideName(m.from) + (m.from === myColor ? ' (you)' : '')), ': ',
+          h('span', { class: 'msg-meta muted' }, h('time', { datetime: m.created_at }, when(m.created_at)), ' · ', t('ply {ply}', { ply: m.ply })), ' ',
+          h('span', { class: 'msg-author' }, names[m.from] || '', m.from === myColor ? ` (${t('you')})` : ''), ' · ',
+          h('span', { class: 'msg-from' }, sideName(m.from)), ': ',
           h('span', { class: 'msg-text' }, m.text))));
       if (!r.messages.length) list.replaceChildren(h('li', { class: 'hint' }, t('No messages.')));
     } catch (e) {
@@ -77,9 +87,11 @@ export function createTalk({ id, myColor }) {
     update(game) {
       const changed = game.status !== status;
       status = game.status;
+      names = { white: game.white.name, black: game.black.name };
       if (changed || game.status === 'active') loadMessages();
       send.hidden = !myColor;
     },
+    refresh() { loadMessages(); },
     destroy() { clearInterval(timer); },
   };
 }

@@ -83,7 +83,11 @@ export async function render(main, { params, navigate }) {
   const nextLink = h('a', { id: 'next-game', class: 'button', hidden: true, 'aria-keyshortcuts': 'n' }, t('Next game'));
   const pgn = h('a', { href: `/v1/games/${q(id)}/pgn`, download: `korp-${id}.pgn`, id: 'pgn', class: 'button' }, t('Download PGN'));
 
-  const clocks = createGameClock({ myColor, giveTime: days => act('POST', 'give-time', { days }) });
+  const clocks = createGameClock({ myColor, giveTime: async days => {
+    const name = game[game.to_move].name;
+    if (await act('POST', 'give-time', { days }))
+      msg.show(t('{name} got {days} d more: the move is due by {when}', { name, days, when: game.deadline ? new Date(game.deadline).toLocaleString(document.documentElement.lang || undefined) : '' }), 'ok');
+  } });
   main.append(h('section', { class: 'game-page' },
     h('div', { class: 'game-board-col' }, stripTop, boardRoot, stripBottom),
     h('aside', { class: 'game-side' },
@@ -130,7 +134,8 @@ export async function render(main, { params, navigate }) {
       strip.replaceChildren(...[
         h('span', { class: 'swatch swatch-' + color, 'aria-hidden': 'true' }),
         h('span', { class: 'who' }, playerLink(p), ` (${color === 'white' ? t('white') : t('black')})`, myColor === color ? ' · ' + t('you') : ''),
-        toMove ? h('span', { class: 'clock', 'data-clock': color }, game.deadline ? t('{time} left', { time: timeLeft(game.deadline) }) : t('to move')) : null,
+        // The time left is the clock's (one figure); without a clock, the deadline's.
+        toMove ? h('span', { class: 'clock', 'data-clock': color }, game.deadline && !game.clock ? t('{time} left', { time: timeLeft(game.deadline) }) : t('to move')) : null,
       ].filter(Boolean));
     }
   }
@@ -141,7 +146,6 @@ export async function render(main, { params, navigate }) {
       text = myColor ? (game.to_move === myColor ? t('Your move') : t('Waiting for {name}', { name: game[game.to_move].name }))
         : t('{side} to move', { side: sideName(game.to_move) });
       if (inCheck()) text += ' ' + t('(check)');
-      if (game.deadline) text += ' · ' + t('{time} left', { time: timeLeft(game.deadline) });
       if (game.draw_offer) text += ' · ' + t('{side} offers a draw', { side: sideName(game.draw_offer) });
     } else {
       text = t('Game over: {result}', { result: resultText(game) });
@@ -332,14 +336,17 @@ export async function render(main, { params, navigate }) {
     }
   }
 
+  /* True when korpd did it (the game read again). */
   async function act(method, what, body) {
     msg.clear();
     try {
       await api(method, `/v1/games/${q(id)}/${what}`, body);
       await reload();
+      return true;
     } catch (e) {
       msg.show(e.message, 'error');
       drawActions();
+      return false;
     }
   }
 
@@ -374,6 +381,8 @@ export async function render(main, { params, navigate }) {
     for (const kind of ['move', 'draw_offer', 'claim', 'game_end', 'game_start']) {
       es.addEventListener(kind, () => reload());
     }
+    // A message reaches the players at once.
+    es.addEventListener('message', () => talk.refresh());
     es.addEventListener('error', () => {
       live.textContent = t('reconnecting…');
       live.className = 'live off';

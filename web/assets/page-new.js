@@ -7,6 +7,7 @@ import { h, messageBox } from './ui.js';
 import { challengeRow } from './page-home.js';
 import { t } from './i18n.js';
 import { gameTerms } from './game-terms.js';
+import { followChallenge } from './home-front.js';
 
 async function renderChallenge(main, id, navigate) {
   document.title = t('Challenge') + ' · korp';
@@ -117,6 +118,8 @@ export async function render(main, { mode, params, navigate }) {
       msg.show(openBox.checked ? t('Open challenge posted: it waits for anyone to accept.') : t('Challenge sent to {name}.', { name: chosen.name }), 'ok');
       form.dataset.challenge = c.id;
       await loadOpen();
+      // A bot may accept at once: then its game opens.
+      if (!openBox.checked) await followChallenge(c, navigate, 5000);
     } catch (err) { msg.show(err.message, 'error'); }
   });
 

@@ -63,11 +63,14 @@ async function renderList(main, navigate) {
   return null;
 }
 
-/* The crosstable: a row per player (by number), a cell per opponent with the
- * player's score in each of their games, then score, Sonneborn-Berger, rank. */
+/* The crosstable: a row per player in the standings' order (rank, then start
+ * number), a column per opponent by number with the player's score in each of
+ * their games, then score, Sonneborn-Berger and the place. */
 function crosstable(tour) {
   const players = [...tour.players].sort((a, b) => (a.number || 99) - (b.number || 99));
   const standing = Object.fromEntries(tour.standings.map(s => [s.player, s]));
+  const order = Object.fromEntries(tour.standings.map((s, i) => [s.player, i]));
+  const ranked = [...players].sort((a, b) => (order[a.id] ?? 99) - (order[b.id] ?? 99));
   const value = { '1-0': [1, 0], '0-1': [0, 1], '1/2-1/2': [0.5, 0.5], '3/4-1/4': [0.75, 0.25], '1/4-3/4': [0.25, 0.75] };
   const words = { 1: '1', 0: '0', 0.5: '½', 0.75: '¾', 0.25: '¼' };
   const cell = (p, o) => {
@@ -78,9 +81,9 @@ function crosstable(tour) {
   };
   const head = h('tr', {}, h('th', {}, '#'), h('th', {}, t('Player')),
     ...players.map(p => h('th', {}, String(p.number || ''))), h('th', {}, t('Score')), h('th', {}, t('SB')), h('th', {}, t('Rank')));
-  const rows = players.map(p => {
+  const rows = ranked.map(p => {
     const s = standing[p.id] || { score: 0, sonneborn_berger: 0, rank: '' };
-    return h('tr', { 'data-player': p.id }, h('td', {}, String(p.number || '')),
+    return h('tr', { 'data-player': p.id, 'data-place': s.rank }, h('td', {}, String(p.number || '')),
       h('td', {}, link('/players/' + q(p.id), p.name), p.withdrawn ? ' ' + t('(withdrew)') : ''),
       ...players.map(o => h('td', { class: o.id === p.id ? 'self' : '' }, o.id === p.id ? '×' : cell(p, o))),
       h('td', { class: 'score' }, String(s.score)), h('td', {}, String(s.sonneborn_berger)), h('td', {}, String(s.rank)));
