@@ -40,7 +40,8 @@
 #        bench/day_compare.sh OLD NEW     (both in one sitting, side by side)
 #   (PLAYERS=10000 GAMES=50000 STREAMS=2000 RATES="25 50 100 200 400"
 #    READS_PER_MOVE=4 STEP_SECONDS=60 WORKERS=64 SEED=1 POOL=16
-#    THREADS=32 NOTIFY_WORKERS=4)
+#    THREADS=32 NOTIFY_WORKERS=4; STATEMENTS=1: what the database ran during
+#    the steps, per move, the costliest first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -67,6 +68,7 @@ else KORPD_REV=$(git rev-parse --short HEAD)$([ -z "$(git status --porcelain -un
 fi
 cc -O2 -Wall -Wextra -pthread -o "$TMP/dayload" bench/dayload.c bench/loadclient.c -lm
 bench_pg korp_day
+[ "${STATEMENTS:-0}" = 1 ] && bench_pg_statements korp_day   # tracking only during the steps
 PG_MAIN=$(head -n 1 "$TMP/pg/postmaster.pid")
 PSQL=("$(korp_pg_bin)/psql" -X -q -w -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PORT" -U "$KORP_PG_USER" -d korp_day)
 sql() { PGPASSFILE=$TMP/korp.pgpass "${PSQL[@]}" -tAc "$1"; }
@@ -147,6 +149,12 @@ i=0
 MOVES_FILES=()
 W0=$(sql "SELECT pg_current_wal_insert_lsn()"); D0=$(sql "SELECT pg_database_size('korp_day')")
 TOTAL_MOVES=0
+# STATEMENTS=1: what the database ran during the steps (pg_stat_statements,
+# nested statements included), per move, the costliest first.
+if [ "${STATEMENTS:-0}" = 1 ]; then
+    korp_pg_admin "$TMP/pg" "$PORT" -d korp_day -c "ALTER SYSTEM SET pg_stat_statements.track = 'all'" \
+        -c "SELECT pg_reload_conf()" -c "SELECT pg_stat_statements_reset()" >/dev/null
+fi
 for rate in $RATES; do
     i=$((i + 1))
     k0=$(proc_ticks "$KPID"); p0=$(pg_ticks); w0=$(sql "SELECT pg_current_wal_insert_lsn()")
@@ -179,6 +187,18 @@ for rate in $RATES; do
     say "step $i: $rate moves/s asked; $(tr '\n' ' ' <<<"$out")"
 done
 W1=$(sql "SELECT pg_current_wal_insert_lsn()"); D1=$(sql "SELECT pg_database_size('korp_day')")
+if [ "${STATEMENTS:-0}" = 1 ]; then
+    korp_pg_admin "$TMP/pg" "$PORT" -d korp_day -c "ALTER SYSTEM SET pg_stat_statements.track = 'none'" \
+        -c "SELECT pg_reload_conf()" >/dev/null
+    korp_pg_admin "$TMP/pg" "$PORT" -d korp_day -tA -F $'\t' -c "SELECT
+            round(sum(s.calls)::numeric / $TOTAL_MOVES, 2),
+            round((sum(s.total_exec_time) * 1000 / $TOTAL_MOVES)::numeric),
+            left(regexp_replace(s.query, '\s+', ' ', 'g'), 100)
+        FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+        WHERE d.datname = 'korp_day' GROUP BY s.query ORDER BY sum(s.total_exec_time) DESC LIMIT 30" |
+        awk -F '\t' 'BEGIN { print "statements during the steps: calls/move exec_us/move query" }
+            { printf "  %7s %7s  %s\n", $1, $2, $3 }'
+fi
 
 # ---- what the steps owed, delivered; then the streams' receipts
 deadline=$((SECONDS + 600))

@@ -91,7 +91,18 @@ struct db_listener {
     void *arg;
     struct base_worker *worker;
     db_revoked_fn on_revoked;    /* a revocations listener (korp_revocations) */
+    db_wake_fn on_wake;          /* a wake-up listener: told each payload */
 };
+
+/* Everything may have been missed (at start, after a reconnect, or a
+ * waker that could not keep every id). */
+static void missed(struct db_listener *l)
+{
+    if (l->on_wake != NULL)
+        l->on_wake(l->arg, "");
+    else
+        l->on_reconnect(l->arg);
+}
 
 /* Reads "<player id> <credential>" (migration 005) for on_revoked. */
 static void revoked(struct db_listener *l, const char *payload)
@@ -169,7 +180,7 @@ static void run(struct base_worker *w, void *arg)
                 base_log(BASE_LOG_INFO, "listener on %s: reconnected", l->channel);
             /* Events committed while nobody listened (at start, or while
              * reconnecting) were not heard: every stream reads again. */
-            l->on_reconnect(l->arg);
+            missed(l);
         }
         /* Wakes twice a second to see whether it should stop. */
         p = (struct pollfd){ .fd = PQsocket(pg), .events = POLLIN };
@@ -188,14 +199,16 @@ static void run(struct base_worker *w, void *arg)
                                 n->extra[0] == '\0' || everyone
                                     ? DB_OK : dispatch(l, pg, n->extra);
             if (everyone)
-                l->on_reconnect(l->arg);
+                missed(l);
             else if (l->on_revoked != NULL)
                 revoked(l, n->extra != NULL ? n->extra : "");
+            else if (l->on_wake != NULL)
+                l->on_wake(l->arg, n->extra != NULL ? n->extra : "");
             else if (l->on_event == NULL)
-                l->on_reconnect(l->arg);
+                missed(l);
             PQfreemem(n);
             if (rc != DB_OK) {
-                l->on_reconnect(l->arg);   /* who it concerned is unknown: all read */
+                missed(l);   /* who it concerned is unknown: all read */
                 if (rc == DB_UNREACHABLE) {
                     /* Failed or missed its deadline (a frozen server): an
                      * answer may still come on it, so it is made again. */
@@ -214,7 +227,7 @@ static void run(struct base_worker *w, void *arg)
  * wake-up listener has neither). */
 static struct db_listener *listener_start(struct db_pool *pool, const char *channel,
                                           const char *what, db_event_fn on_event,
-                                          db_revoked_fn on_revoked,
+                                          db_revoked_fn on_revoked, db_wake_fn on_wake,
                                           void (*on_reconnect)(void *arg), void *arg,
                                           struct base_err *err)
 {
@@ -223,7 +236,8 @@ static struct db_listener *listener_start(struct db_pool *pool, const char *chan
         base_err_set(err, "out of memory");
         return NULL;
     }
-    *l = (struct db_listener){ pool, channel, on_event, on_reconnect, arg, NULL, on_revoked };
+    *l = (struct db_listener){ pool, channel, on_event, on_reconnect, arg, NULL, on_revoked,
+                               on_wake };
     l->worker = base_worker_start(what, run, l, err);
     if (l->worker == NULL) {
         free(l);
@@ -236,14 +250,14 @@ struct db_listener *db_listener_start(struct db_pool *pool, db_event_fn on_event
                                       void (*on_reconnect)(void *arg), void *arg,
                                       struct base_err *err)
 {
-    return listener_start(pool, DB_EVENTS_CHANNEL, "event listener", on_event, NULL,
+    return listener_start(pool, DB_EVENTS_CHANNEL, "event listener", on_event, NULL, NULL,
                           on_reconnect, arg, err);
 }
 
-struct db_listener *db_wakeup_start(struct db_pool *pool, const char *channel,
-                                    void (*wake)(void *arg), void *arg, struct base_err *err)
+struct db_listener *db_wakeup_start(struct db_pool *pool, const char *channel, db_wake_fn wake,
+                                    void *arg, struct base_err *err)
 {
-    return listener_start(pool, channel, "wake-up listener", NULL, NULL, wake, arg, err);
+    return listener_start(pool, channel, "wake-up listener", NULL, NULL, wake, NULL, arg, err);
 }
 
 struct db_listener *db_revocations_start(struct db_pool *pool, db_revoked_fn on_revoked,
@@ -251,7 +265,7 @@ struct db_listener *db_revocations_start(struct db_pool *pool, db_revoked_fn on_
                                          struct base_err *err)
 {
     return listener_start(pool, DB_REVOCATIONS_CHANNEL, "revocations listener", NULL,
-                          on_revoked, on_reconnect, arg, err);
+                          on_revoked, NULL, on_reconnect, arg, err);
 }
 
 void db_listener_stop(struct db_listener *l)

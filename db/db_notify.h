@@ -179,12 +179,17 @@ enum db_status db_records_prune(struct db_pool *pool, int *deleted, struct base_
  * listing the games where it is their move; *owed says how many. */
 enum db_status db_digests_owe(struct db_pool *pool, int *owed, struct base_err *err);
 
+/* Told a wake-up's payload; "" after (re)connecting, when what was NOTIFYed
+ * meanwhile was not heard. */
+typedef void (*db_wake_fn)(void *arg, const char *payload);
+
 /*
  * A thread that LISTENs on `channel` on its own connection and calls
- * wake(arg) for each notification, and after (re)connecting (what was
- * NOTIFYed meanwhile was not heard).
+ * wake(arg, payload) for each notification, and wake(arg, "") after
+ * (re)connecting.  On korp_deliveries the payload names the channel that
+ * has deliveries due (db_channel_text), or is "" for any.
  */
-struct db_listener *db_wakeup_start(struct db_pool *pool, const char *channel,
-                                    void (*wake)(void *arg), void *arg, struct base_err *err);
+struct db_listener *db_wakeup_start(struct db_pool *pool, const char *channel, db_wake_fn wake,
+                                    void *arg, struct base_err *err);
 
 #endif

@@ -15,8 +15,9 @@
  *     on korp_events (ids, comma-separated; split below the payload limit)
  *     at most once per interval (KORP_WAKE_INTERVAL_MS): many moves, one
  *     NOTIFY, and only this one session ever waits for the NOTIFY lock;
- *     with it a NOTIFY on korp_deliveries when a delivery is due (the
- *     events' trigger owes them; migration 011 took its NOTIFY out);
+ *     with it a NOTIFY on korp_deliveries for each channel with a delivery
+ *     due (the events' trigger owes them; migration 011 took its NOTIFY
+ *     out), which wakes that channel's workers only;
  *   - every korpd LISTENs as before (db_events.c), so a move committed by
  *     process A wakes the streams held by process B.
  *
@@ -48,12 +49,14 @@
 /* More ids than this waiting (the database unreachable): "*" instead. */
 #define GATHER_MAX (256 * 1024)
 
-/* One statement: the ids' NOTIFYs, and the workers' when a delivery is due. */
+/* One statement: the ids' NOTIFYs, and the workers', one for each channel
+ * with a delivery due (looking at the first thousand due at most), so that
+ * only the workers of that channel look. */
 static const char wake_sql[] =
     "SELECT pg_notify('" DB_EVENTS_CHANNEL "', c) FROM unnest($1::text[]) c"
-    " UNION ALL SELECT pg_notify('" DB_DELIVERIES_CHANNEL "', '')"
-    " WHERE EXISTS (SELECT 1 FROM deliveries WHERE status = 'pending'"
-    " AND next_attempt_at <= korp_now())";
+    " UNION ALL SELECT pg_notify('" DB_DELIVERIES_CHANNEL "', due.channel)"
+    " FROM (SELECT DISTINCT channel FROM (SELECT channel FROM deliveries"
+    " WHERE status = 'pending' AND next_attempt_at <= korp_now() LIMIT 1000) d) due";
 
 struct db_waker {
     struct db_pool *pool;

@@ -16,6 +16,7 @@
 #include "base.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,7 @@ struct notify {
     struct db_listener *listener;
     struct notify_hooks *hooks;
     struct notify_pushes *pushes;    /* NULL when push is off */
+    atomic_uint next_worker;         /* the email worker a wake-up goes to next */
 };
 
 /* ---- Counters ------------------------------------------------------------ */
@@ -94,6 +96,17 @@ static void deliver(struct notify *n, struct notify_sender *s, const struct db_d
     notify_record(n->pool, d, &a, &error);
 }
 
+/* Wakes one email worker, the next in turn: one claims what is due, and
+ * wakes another when it found a full batch (work). */
+static void wake_email(struct notify *n)
+{
+    if (n->worker_count > 0) {
+        unsigned i = atomic_fetch_add(&n->next_worker, 1) % (unsigned)n->worker_count;
+        if (n->workers[i] != NULL)
+            base_worker_wake(n->workers[i]);
+    }
+}
+
 /* The longest one email attempt may take: its timeout, and a margin for
  * recording it. */
 #define LONGEST_EMAIL_SECONDS (NOTIFY_SMTP_TIMEOUT_SECONDS + 10.0)
@@ -152,6 +165,9 @@ static void work(struct base_worker *w, void *arg)
             deliver(n, &sender, &due[i]);
         }
         db_deliveries_free(due, count);
+        /* A full batch: more are due, and another worker helps. */
+        if (count == CLAIM_BATCH)
+            wake_email(n);
         /* After any work, look again at once: more may have come due. */
         wait_ms = count > 0 ? 0 : idle_ms(n);
     }
@@ -160,14 +176,21 @@ static void work(struct base_worker *w, void *arg)
 
 /* ---- Waking and scheduling ----------------------------------------------- */
 
-static void wake_all(void *arg)
+/* A wake-up on korp_deliveries: the payload names the channel with
+ * deliveries due, or is "" (after a reconnect, or from a sender that does
+ * not say): every channel looks. */
+static void wake(void *arg, const char *payload)
 {
     struct notify *n = arg;
-    for (int i = 0; i < n->worker_count; i++)
-        if (n->workers[i] != NULL)
-            base_worker_wake(n->workers[i]);
-    notify_hooks_wake(n->hooks);
-    notify_pushes_wake(n->pushes);
+    enum db_channel channel;
+    bool any = !db_channel_parse(payload, &channel);
+
+    if (any || channel == DB_CHANNEL_EMAIL)
+        wake_email(n);
+    if (any || channel == DB_CHANNEL_WEBHOOK)
+        notify_hooks_wake(n->hooks);
+    if (any || channel == DB_CHANNEL_PUSH)
+        notify_pushes_wake(n->pushes);
 }
 
 static void schedule(struct base_worker *w, void *arg)
@@ -237,7 +260,7 @@ struct notify *notify_start(struct db_pool *pool, const struct notify_config *co
     }
     if ((n->scheduler = base_worker_start("notify scheduler", schedule, n, err)) ==
             NULL ||
-        (n->listener = db_wakeup_start(pool, DB_DELIVERIES_CHANNEL, wake_all, n, err)) == NULL) {
+        (n->listener = db_wakeup_start(pool, DB_DELIVERIES_CHANNEL, wake, n, err)) == NULL) {
         notify_stop(n);
         return NULL;
     }
