@@ -16,6 +16,12 @@ import uuid
 import requests
 
 
+# The tests' own database sessions (psql) read korpd's test clock, as a test server's
+# sessions do: korp_now() adds the moved offset only where korp.test_clock is on
+# (db/functions.sql).
+if "korp.test_clock" not in os.environ.get("PGOPTIONS", ""):
+    os.environ["PGOPTIONS"] = (os.environ.get("PGOPTIONS", "") + " -c korp.test_clock=on").strip()
+
 # Listening ports come from here, below the kernel's range for outgoing connections
 # (32768-60999 on Linux), where a client's socket may take a port between the probe and
 # the server's bind (see /work/shared/NOTES.md).
