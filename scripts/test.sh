@@ -46,6 +46,9 @@ run_suite() {
     cmake -S . -B "$dir" "$@" >/dev/null
     cmake --build "$dir" -j "$(nproc)" >/dev/null
     korp_pg_createdb "$TMP/pg" "$PORT" "$db"
+    # A test database: every session on it, each korpd's and the tests' own,
+    # reads the test clock (korp_now(), db/functions.sql).
+    korp_pg_admin "$TMP/pg" "$PORT" -d "$db" -c "ALTER DATABASE \"$db\" SET korp.test_clock = on" >/dev/null
     say "testing $dir"
     KORP_TEST_DATABASE_URL="postgresql://$KORP_PG_USER@127.0.0.1:$PORT/$db" \
         ctest --test-dir "$dir" --output-on-failure -j "$(nproc)" ${exclude:+-LE "$exclude"} ${KORP_TEST_ONLY:+-R "$KORP_TEST_ONLY"} \

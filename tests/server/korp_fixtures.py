@@ -16,12 +16,6 @@ import uuid
 import requests
 
 
-# The tests' own database sessions (psql) read korpd's test clock, as a test server's
-# sessions do: korp_now() adds the moved offset only where korp.test_clock is on
-# (db/functions.sql).
-if "korp.test_clock" not in os.environ.get("PGOPTIONS", ""):
-    os.environ["PGOPTIONS"] = (os.environ.get("PGOPTIONS", "") + " -c korp.test_clock=on").strip()
-
 # Listening ports come from here, below the kernel's range for outgoing connections
 # (32768-60999 on Linux), where a client's socket may take a port between the probe and
 # the server's bind (see /work/shared/NOTES.md).
@@ -164,8 +158,12 @@ class Postgres:
         self.frozen = False
 
     def create_database(self, name):
-        """Creates the database NAME (owned by korp); its URL."""
+        """Creates the database NAME (owned by korp), a test database: every session on it
+        reads the test clock (korp_now(), db/functions.sql); its URL."""
         subprocess.run(["createdb", "-h", "127.0.0.1", "-p", str(self.port), "-U", "korp", name],
+                       check=True, timeout=60)
+        subprocess.run(["psql", "-X", "-q", "-h", "127.0.0.1", "-p", str(self.port), "-U", "korp",
+                        "-d", name, "-c", f'ALTER DATABASE "{name}" SET korp.test_clock = on'],
                        check=True, timeout=60)
         return f"postgresql://korp@127.0.0.1:{self.port}/{name}"
 
