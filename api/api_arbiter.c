@@ -143,6 +143,5 @@ enum MHD_Result api_arbiter_dismiss(struct api_request *req)
     json = cJSON_CreateObject();
     cJSON_AddStringToObject(json, "id", req->params[0]);
     cJSON_AddStringToObject(json, "status", "dismissed");
-    cJSON_AddStringToObject(json, "log_id", log_id);
     return api_reply_json(req, MHD_HTTP_OK, json);
 }

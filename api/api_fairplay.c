@@ -4,7 +4,7 @@
  * arbiter's view of a game's fair-play analysis), GET /v1/arbiter/fairplay
  * (the players whose figures stand out most), an arbiter's warning in
  * answer to a fair-play review, an account closed for rated play (POST
- * /v1/arbiter/players/{id}/close), the arbiters' log (GET /v1/arbiter/log) and
+ * /v1/arbiter/closures), the arbiters' log (GET /v1/arbiter/log) and
  * a player's warnings (GET /v1/players/me/warnings), and the workers that
  * make that analysis: each takes a queued game (db_fairplay_analyse_next),
  * searches every position counted with korp's engine at a fixed node
@@ -218,6 +218,7 @@ enum MHD_Result api_arbiter_warn(struct api_request *req)
 }
 
 static const struct api_field close_fields[] = {
+    { "player_id", API_STRING, true, false, 1, BASE_ID_SIZE - 1 },
     { "reason", API_LINES, true, false, 1, 500 },
     { "message", API_LINES, true, false, 1, 2000 },
     { "games", API_STRING, false, false, 1, 16 },
@@ -229,7 +230,7 @@ enum MHD_Result api_arbiter_close(struct api_request *req)
 {
     const char *games = api_body_string(req, "games");
     struct games_closure c = {
-        .arbiter_id = req->caller.player_id, .player_id = req->params[0],
+        .arbiter_id = req->caller.player_id, .player_id = api_body_string(req, "player_id"),
         .item_id = api_body_string(req, "item_id"), .reason = api_body_string(req, "reason"),
         .message = api_body_string(req, "message"), .games = GAMES_CLOSURE_FORFEIT,
     };
@@ -247,15 +248,15 @@ enum MHD_Result api_arbiter_close(struct api_request *req)
                         "'games' must be \"forfeit\" or \"adjudicate\", not \"%.16s\"", games);
     games_rated_close(req->config->pool, &c, log_id, &details, &r);
     if (r.outcome != GAMES_OK)
-        return api_reply_outcome(req, &r, MHD_HTTP_OK, NULL);
+        return api_reply_outcome(req, &r, MHD_HTTP_CREATED, NULL);
     games_result_clear(&r);
     json = cJSON_CreateObject();
-    cJSON_AddStringToObject(json, "player_id", req->params[0]);
+    cJSON_AddStringToObject(json, "player_id", c.player_id);
     cJSON_AddStringToObject(json, "status", "closed");
     cJSON_AddStringToObject(json, "log_id", log_id);
     merge_object(json, details);
     free(details);
-    return api_reply_json(req, MHD_HTTP_OK, json);
+    return api_reply_json(req, MHD_HTTP_CREATED, json);
 }
 
 /* Replies {name: the JSON array of db_arbiter_log}. */

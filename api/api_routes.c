@@ -118,7 +118,7 @@ static const struct route routes[] = {
       api_arbiter_dismiss },
     { "POST", "/v1/arbiter/queue/{id}/warn", API_TOKEN | API_ARBITER | API_JSON_BODY,
       api_arbiter_warn },
-    { "POST", "/v1/arbiter/players/{id}/close", API_TOKEN | API_ARBITER | API_JSON_BODY,
+    { "POST", "/v1/arbiter/closures", API_TOKEN | API_ARBITER | API_JSON_BODY,
       api_arbiter_close },
     { "GET", "/v1/arbiter/log", API_TOKEN | API_ARBITER, api_arbiter_log },
     { "POST", "/v1/tournaments", API_TOKEN | API_JSON_BODY, api_tournament_create },

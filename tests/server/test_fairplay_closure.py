@@ -13,7 +13,12 @@ import pytest
 
 from korp_client import Api
 
-CLOSE = "/v1/arbiter/players/{id}/close"
+
+def close(api, player, body, expect=201):
+    """POST /v1/arbiter/closures for player (an Api or an id) with body."""
+    pid = getattr(player, "player_id", player)
+    return api.call("POST", "/v1/arbiter/closures", json={"player_id": pid, **body},
+                    expect=expect)[1]
 
 
 def arbiter_api(korpd_binary, url, base):
@@ -45,10 +50,10 @@ def world(korpd_binary, own_postgres, start_korpd):
 def challenge(world, challenger, opponent, accept=True, **extra):
     _, ch = challenger.call("POST", "/v1/challenges",
                             json={"variant": "korpalski", "opponent": opponent.player_id,
-                                  "color": "white", **extra}, expect=201)
+                                  "color": "white", **extra})
     if not accept:
         return ch
-    _, accepted = opponent.call("POST", "/v1/challenges/{id}/accept", [ch["id"]], expect=201)
+    _, accepted = opponent.call("POST", "/v1/challenges/{id}/accept", [ch["id"]])
     return accepted["game"]
 
 
@@ -98,7 +103,7 @@ def test_closing_an_account_for_rated_play(world):
     def tournament(rated, start):
         _, t = first.call("POST", "/v1/tournaments",
                           json={"name": "closure", "variant": "korpalski", "max_players": 4,
-                                "rated": rated}, expect=201)
+                                "rated": rated})
         for who in (cheat, first, second):
             who.call("POST", "/v1/tournaments/{id}/join", [t["id"]], expect=200)
         if start:
@@ -116,16 +121,14 @@ def test_closing_an_account_for_rated_play(world):
             "item_id": item}
 
     # Checked before anything is done.
-    cheat.call("POST", CLOSE, [first.player_id], json=body, expect=403)
-    arbiter.call("POST", CLOSE, [cheat.player_id], json={"reason": "no message"}, expect=400)
-    arbiter.call("POST", CLOSE, [cheat.player_id], json={**body, "games": "resign"},
-                 expect=400)
-    arbiter.call("POST", CLOSE, ["nosuchplayer"], json=body, expect=404)
-    arbiter.call("POST", CLOSE, [cheat.player_id], json={**body, "item_id": "nosuchitem"},
-                 expect=404)
+    close(cheat, first, body, expect=403)
+    close(arbiter, cheat, {"reason": "no message"}, expect=400)
+    close(arbiter, cheat, {**body, "games": "resign"}, expect=400)
+    close(arbiter, "nosuchplayer", body, expect=404)
+    close(arbiter, cheat, {**body, "item_id": "nosuchitem"}, expect=404)
     assert api.game(rated_white["id"])["status"] == "active"
 
-    _, closed = arbiter.call("POST", CLOSE, [cheat.player_id], json=body, expect=200)
+    closed = close(arbiter, cheat, body)
     assert closed["player_id"] == cheat.player_id and closed["status"] == "closed", closed
     assert closed["ended_by"] == "forfeit" and closed["log_id"], closed
     ended = {rated_white["id"], rated_black["id"]} | {g["id"] for g in t_games}
@@ -175,8 +178,7 @@ def test_closing_an_account_for_rated_play(world):
         [("close", body["message"])], mine
 
     # Once is enough.
-    _, again = arbiter.call("POST", CLOSE, [cheat.player_id],
-                            json={"reason": "again", "message": "again"}, expect=409)
+    again = close(arbiter, cheat, {"reason": "again", "message": "again"}, expect=409)
     assert again["type"] == "/problems/conflict", again
     assert psql(world["url"], "SELECT rated_closed_at IS NOT NULL FROM players"
                 f" WHERE id = '{cheat.player_id}'").strip() == "t"
@@ -191,7 +193,7 @@ def test_a_closure_may_adjudicate_the_games_instead(world):
     some_moves(world, game, 2)
     before = ratings(world, first)
     body = {"reason": "engine use proven", "message": "Closed.", "games": "adjudicate"}
-    _, closed = arbiter.call("POST", CLOSE, [cheat.player_id], json=body, expect=200)
+    closed = close(arbiter, cheat, body)
     assert closed["ended_by"] == "adjudication" and closed["games"] == [game["id"]], closed
     assert closed["challenges"] == [] and closed["tournaments"] == [], closed
     g = api.game(game["id"])
@@ -211,12 +213,10 @@ def test_a_dismissal_is_logged_with_who_and_why(world):
     review = review_item(world, cheat, game["id"])
     reasons = {req["request_id"]: "nothing to rule on", review: "a known strong player"}
     _, me = arbiter.call("GET", "/v1/players/me", expect=200)
-    logged = {}
     for item, reason in reasons.items():
         _, done = arbiter.call("POST", "/v1/arbiter/queue/{id}/dismiss", [item],
                                json={"reason": reason}, expect=200)
-        assert done["id"] == item and done["status"] == "dismissed" and done["log_id"], done
-        logged[item] = done["log_id"]
+        assert done == {"id": item, "status": "dismissed"}, done
     arbiter.call("POST", "/v1/arbiter/queue/{id}/dismiss", [review],
                  json={"reason": "again"}, expect=409)
 
@@ -226,7 +226,7 @@ def test_a_dismissal_is_logged_with_who_and_why(world):
     about = {req["request_id"]: (first.player_id, "request"),
              review: (cheat.player_id, "fairplay-review")}
     for item, e in entries.items():
-        assert e["id"] == logged[item] and e["reason"] == reasons[item], e
+        assert e["id"] and e["reason"] == reasons[item], e
         assert e["arbiter"]["id"] == me["id"] and e["message"] is None, e
         assert (e["player"]["id"], e["details"]["kind"]) == about[item], e
         assert e["details"]["game_id"] == game["id"], e
