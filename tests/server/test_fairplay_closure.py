@@ -7,11 +7,11 @@ answers: a forfeit is the closed player's loss, unrated; an adjudication their l
 
 import os
 import random
-import subprocess
 
 import pytest
 
 from korp_client import Api
+from test_fairplay import arbiter_api, psql
 
 
 def close(api, player, body, expect=201):
@@ -19,19 +19,6 @@ def close(api, player, body, expect=201):
     pid = getattr(player, "player_id", player)
     return api.call("POST", "/v1/arbiter/closures", json={"player_id": pid, **body},
                     expect=expect)[1]
-
-
-def arbiter_api(korpd_binary, url, base):
-    name = f"arb_{os.urandom(6).hex()}"
-    out = subprocess.run([korpd_binary, "admin", "create-arbiter", name],
-                         env=dict(os.environ, KORP_DATABASE_URL=url), capture_output=True,
-                         text=True, timeout=60, check=True)
-    return Api(base, out.stdout.strip())
-
-
-def psql(url, query):
-    return subprocess.run(["psql", url, "-Atqc", query], capture_output=True, text=True,
-                          timeout=60, check=True).stdout
 
 
 @pytest.fixture
