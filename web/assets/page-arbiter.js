@@ -1,6 +1,8 @@
 // The arbiter's page (/arbiter): the queue of GET
-// /v1/arbiter/queue, oldest first, one card per item (arbiter-item.js),
-// its pages followed by their cursor up to QUEUE_SHOWN items.
+// /v1/arbiter/queue, oldest first, one card per item (arbiter-item.js; a
+// fair-play review, about a player rather than a position,
+// arbiter-review.js), its pages followed by their cursor up to
+// QUEUE_SHOWN items.
 // Anyone else is told that the page is for arbiters only.
 
 import { api, me, q } from './api.js';
@@ -8,6 +10,7 @@ import { t } from './i18n.js';
 import { h, messageBox } from './ui.js';
 import { isArbiter } from './arbiter-role.js';
 import { createQueueItem } from './arbiter-item.js';
+import { createReviewItem } from './arbiter-review.js';
 
 // Items shown at most: four of korpd's pages.
 const QUEUE_SHOWN = 2000;
@@ -53,7 +56,7 @@ export async function render(main) {
     }
     if (closed || mine !== generation) return;
     cards.forEach(c => c.destroy());
-    cards = items.map(item => createQueueItem(item, { onRuled: load }));
+    cards = items.map(item => (item.kind === 'fairplay-review' ? createReviewItem : createQueueItem)(item, { onRuled: load }));
     list.replaceChildren(...(cards.length ? cards.map(c => c.el)
       : [h('li', { class: 'none', id: 'arbiter-queue-empty' }, t('Nothing waits for an arbiter.'))]));
     await Promise.all(cards.map(c => c.load()));
