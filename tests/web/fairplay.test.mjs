@@ -1,8 +1,9 @@
 // Fair-play reviews on the arbiter's page in a real browser: each review
 // shows the player, the figures that put them on the queue and, per game
-// judged, the player's own figures of that game's analysis; the arbiter
-// warns, closes the account for rated play or dismisses, from the page; the
-// page has no axe-core violation.
+// judged, the player's own figures of that game's analysis; the fair-play
+// list puts the players of a variant in order with their figures; the
+// arbiter warns, closes the account for rated play or dismisses, from the
+// page; the page has no axe-core violation.
 //
 // The figures are written straight into the store as the analysis writes
 // them (the analysis itself is tested in tests/server/test_fairplay.py), so
@@ -86,7 +87,20 @@ test('the arbiter page shows a fair-play review with its figures, and warns, clo
     assert.deepEqual(await cells(second), ['16', '88%', '94%', '6.0', '75 s']);
     assert.deepEqual(await c.locator('tbody tr').evaluateAll(rows => rows.map(r => r.dataset.game)), [second, first]);
     assert.equal(await c.locator(`a[href="/games/${second}"]`).count(), 1);
+    // The fair-play list: cheat above honest, over their two Korpalski games.
+    await page.locator('.fairplay-list[data-ready="true"]').waitFor({ timeout: TIMEOUT });
+    const listed = await page.locator('#fairplay-players tbody tr').evaluateAll(rows => rows.map(r => r.dataset.player));
+    assert.deepEqual(listed, [world.cheat.id, world.honest.id]);
+    const row = async who => page.locator(`#fairplay-players tr[data-player="${who}"] > *`).allInnerTexts();
+    // cheat: (20 x 0.95 + 16 x 0.875) / 36 = 0.917 first choices, (20 x 1 + 16 x 0.9375) / 36
+    // = 0.972 in the first three, (20 x 3.5 + 16 x 6) / 36 = 4.6 centipawns; above the other.
+    assert.deepEqual(await row(world.cheat.id), ['cheat', '2', '92%', '92%', '92%', '97%', '4.6', '100%']);
+    assert.deepEqual(await row(world.honest.id), ['honest', '2', '40%', '40%', '40%', '70%', '55.5', '0%']);
+    await page.selectOption('#fairplay-variant', 'glinski');
+    await page.locator('#fairplay-players td[colspan]').waitFor({ timeout: TIMEOUT });
     assert.deepEqual(await axeViolations(page), []);
+    await page.selectOption('#fairplay-variant', 'korpalski');
+    await page.locator(`#fairplay-players tr[data-player="${world.cheat.id}"]`).waitFor({ timeout: TIMEOUT });
 
     // Warn: the item leaves the queue, the player reads the message.
     await page.fill(`#warn-reason-${warned}`, 'top1 0.95 over 1 game');
