@@ -41,6 +41,7 @@ import requests
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "server"))
 from korp_fixtures import Korpd, Postgres, wait_until  # noqa: E402
+from test_fairplay import EngineBot  # noqa: E402
 
 NODES = int(os.environ.get("NODES", "2000"))
 CAP = int(os.environ.get("CAP", "60"))
@@ -60,38 +61,6 @@ SCHEDULE = [
 ]
 
 
-class Uci:
-    """One `korp uci` for a variant: each position searched alone at `nodes`."""
-
-    def __init__(self, korp, variant, nodes):
-        self.nodes = nodes
-        self.proc = subprocess.Popen(["nice", "-n", "19", korp, "uci"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True, bufsize=1)
-        self.say(f"setoption name UCI_Variant value {variant}")
-        self.say("setoption name Hash value 4")
-
-    def say(self, line):
-        self.proc.stdin.write(line + "\n")
-        self.proc.stdin.flush()
-
-    def best(self, fen):
-        self.say("ucinewgame")
-        self.say(f"position fen {fen}")
-        self.say(f"go nodes {self.nodes}")
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            line = self.proc.stdout.readline()
-            if not line:
-                break
-            if line.startswith("bestmove"):
-                return line.split()[1]
-        raise RuntimeError("korp uci gave no bestmove")
-
-    def close(self):
-        self.say("quit")
-        self.proc.wait(timeout=10)
-
-
 class Bot:
     def __init__(self, kind, korp, rng):
         self.kind, self.rng, self.engines = kind, rng, {}
@@ -104,7 +73,7 @@ class Bot:
         if self.kind == "random" or (self.kind == "mixed" and self.rng.random() < 0.2):
             return self.rng.choice(legal())
         if variant not in self.engines:
-            self.engines[variant] = Uci(self.korp, variant, self.nodes)
+            self.engines[variant] = EngineBot(self.korp, variant, self.nodes)
         return self.engines[variant].best(fen)
 
     def close(self):

@@ -23,10 +23,11 @@ GAMES_MAX = 16
 
 
 class EngineBot:
-    """`korp uci` answering each position alone at NODES nodes, with the hash size of
-    the analysis's searches."""
+    """`korp uci` answering each position alone at `nodes` nodes (NODES unless told),
+    with the hash size of the analysis's searches."""
 
-    def __init__(self, korp, variant):
+    def __init__(self, korp, variant, nodes=NODES):
+        self.nodes = nodes
         self.proc = subprocess.Popen([korp, "uci"], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, text=True, bufsize=1)
         self._say(f"setoption name UCI_Variant value {variant}")
@@ -39,7 +40,7 @@ class EngineBot:
     def best(self, fen):
         self._say("ucinewgame")
         self._say(f"position fen {fen}")
-        self._say(f"go nodes {NODES}")
+        self._say(f"go nodes {self.nodes}")
         while True:
             line = self.proc.stdout.readline()
             assert line, "korp uci ended"

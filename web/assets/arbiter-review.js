@@ -11,6 +11,7 @@ import { api, q } from './api.js';
 import { t } from './i18n.js';
 import { h, link, messageBox, variantName } from './ui.js';
 import { kindText } from './arbiter-facts.js';
+import { ruling } from './arbiter-item.js';
 
 const share = x => (typeof x === 'number' ? `${Math.round(x * 100)}%` : '\u2013');
 const loss = x => (typeof x === 'number' ? x.toFixed(1) : '\u2013');
@@ -69,13 +70,7 @@ export function createReviewItem(item, { onRuled }) {
     h('h2', {}, kindText(item.kind), ' ', h('time', { datetime: item.created_at }, item.created_at.replace('T', ' ').replace('Z', ' UTC'))),
     figures, table, warn.form, close.form, dismiss.form, msg);
 
-  async function act(path, body) {
-    msg.clear();
-    try {
-      await api('POST', path, body);
-      onRuled();
-    } catch (e) { msg.show(e.message, 'error'); }
-  }
+  const act = ruling(msg, onRuled);
   const value = (f, name) => f.inputs[name].value.trim();
   warn.form.addEventListener('submit', e => {
     e.preventDefault();
