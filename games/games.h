@@ -357,7 +357,7 @@ void games_rated_close(struct db_pool *pool, const struct games_closure *c,
                        char log_id[BASE_ID_SIZE], char **details, struct games_result *out);
 
 /* In a transaction that makes rated play for the count players (ids): refuses
- * it (GAMES_FORBIDDEN, code "rated-play-closed") when one of them is closed
+ * it (GAMES_CONFLICT, code "rated-play-closed") when one of them is closed
  * for rated play.  Their rows stay locked, so that a closure cannot pass
  * between the check and the commit. */
 enum db_status games_rated_play_check(struct db_tx *tx, const char *const *ids, int count,

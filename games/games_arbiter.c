@@ -401,6 +401,6 @@ enum db_status games_rated_play_check(struct db_tx *tx, const char *const *ids, 
     if (rc != DB_OK || names[0] == '\0')
         return rc;
     r->code = "rated-play-closed";
-    return games_refuse(r, GAMES_FORBIDDEN, "the account of %s is closed for rated play by "
+    return games_refuse(r, GAMES_CONFLICT, "the account of %s is closed for rated play by "
                         "an arbiter: unrated games only", names);
 }
