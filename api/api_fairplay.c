@@ -81,23 +81,29 @@ enum MHD_Result api_game_fairplay(struct api_request *req)
     struct base_err err = { "" };
     struct db_fairplay f;
     enum db_status st = db_fairplay_get(req->config->pool, req->params[0], &f, &err);
-    cJSON *json;
+    cJSON *json, *judged;
 
-    if (st == DB_NOT_FOUND)
-        return api_fail(req, API_PROBLEM_NOT_FOUND, "no game has the id '%s'", req->params[0]);
-    if (st != DB_OK)
-        return api_fail_db(req, st, err.text);
-    if (!f.done && !f.queued && !f.failed)
+    if (st != DB_OK || (!f.done && !f.queued && !f.failed)) {
+        db_fairplay_clear(&f);
+        if (st == DB_NOT_FOUND)
+            return api_fail(req, API_PROBLEM_NOT_FOUND, "no game has the id '%s'",
+                            req->params[0]);
+        if (st != DB_OK)
+            return api_fail_db(req, st, err.text);
         return api_fail(req, API_PROBLEM_NOT_FOUND,
                         "game %s has no fair-play analysis: only rated games played with "
                         "engines forbidden are analysed, once they are over", req->params[0]);
+    }
     json = cJSON_CreateObject();
     cJSON_AddStringToObject(json, "status", f.done ? "done" : f.failed ? "failed" : "pending");
     if (f.done) {
         cJSON_AddNumberToObject(json, "nodes", (double)f.nodes);
         cJSON_AddItemToObject(json, "white", side_json(&f.side[0]));
         cJSON_AddItemToObject(json, "black", side_json(&f.side[1]));
+        judged = cJSON_Parse(f.judged_json ? f.judged_json : "[]");
+        cJSON_AddItemToObject(json, "moves", judged ? judged : cJSON_CreateArray());
     }
+    db_fairplay_clear(&f);
     return api_reply_json(req, MHD_HTTP_OK, json);
 }
 
@@ -362,9 +368,11 @@ static int search(struct fairplay_worker *w, const struct rules_variant *v,
                          out);
 }
 
-/* Scores the move played in `before` (the legal move `played`) into t. */
+/* Scores the move played in `before` (the legal move `played`) into t, and
+ * what the engine chose and the move lost into m. */
 static int judge(struct fairplay_worker *w, const struct rules_variant *v,
-                 const struct rules_position *before, struct rules_move played, struct tally *t)
+                 const struct rules_position *before, struct rules_move played, struct tally *t,
+                 struct db_fairplay_judged *m)
 {
     struct engine_result best, reply;
     struct lines three = { 0 };
@@ -374,6 +382,9 @@ static int judge(struct fairplay_worker *w, const struct rules_variant *v,
         search(w, v, before, FAIRPLAY_LINES, &three, &reply) != 0 || !best.has_move)
         return -1;
     t->moves++;
+    v->move_format(before, best.best, RULES_NOTATION_UCI, m->engine, sizeof m->engine);
+    m->top3 = true;
+    m->loss = 0;
     played_score = best.score;
     if (!rules_move_equal(best.best, played)) {
         struct rules_position after = *before;
@@ -389,8 +400,10 @@ static int judge(struct fairplay_worker *w, const struct rules_variant *v,
                 return -1;
             played_score = reply.has_move ? -reply.score : best.score;
         }
-        t->loss += capped(best.score) - capped(played_score) > 0
-                       ? capped(best.score) - capped(played_score) : 0;
+        m->loss = capped(best.score) - capped(played_score) > 0
+                      ? capped(best.score) - capped(played_score) : 0;
+        m->top3 = listed;
+        t->loss += m->loss;
         t->top3 += listed;
     } else {
         t->top1++;
@@ -452,7 +465,8 @@ static enum db_status analyse(struct db_tx *tx, const char *game_id,
     base_log(BASE_LOG_INFO, "fair play: analysing game %s (%d moves)", game_id, count);
     t[0].seconds = calloc((size_t)count + 1, sizeof(double));
     t[1].seconds = calloc((size_t)count + 1, sizeof(double));
-    if (t[0].seconds == NULL || t[1].seconds == NULL) {
+    out->judged = calloc((size_t)count + 1, sizeof *out->judged);
+    if (t[0].seconds == NULL || t[1].seconds == NULL || out->judged == NULL) {
         rc = db_tx_fail(tx, "out of memory");
         goto done;
     }
@@ -478,10 +492,16 @@ static enum db_status analyse(struct db_tx *tx, const char *game_id,
         t[side].seconds[t[side].timed++] = moves[i].seconds;
         /* A side's first moves, and a move that was the only one, say
          * nothing of who chose them. */
-        if (i / 2 >= FAIRPLAY_OPENING_MOVES && v->moves_legal(&pos, legal) > 1 &&
-            judge(w, v, &pos, played, &t[side]) != 0) {
-            rc = db_tx_fail(tx, "the engine failed at move %d", moves[i].ply);
-            goto done;
+        if (i / 2 >= FAIRPLAY_OPENING_MOVES && v->moves_legal(&pos, legal) > 1) {
+            struct db_fairplay_judged *m = &out->judged[out->judged_count];
+            if (judge(w, v, &pos, played, &t[side], m) != 0) {
+                rc = db_tx_fail(tx, "the engine failed at move %d", moves[i].ply);
+                goto done;
+            }
+            m->ply = moves[i].ply;
+            m->black = side == 1;
+            snprintf(m->played, sizeof m->played, "%s", moves[i].uci);
+            out->judged_count++;
         }
         (void)v->position_apply(&pos, played);
     }

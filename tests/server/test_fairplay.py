@@ -215,6 +215,17 @@ def test_analysis_pending_then_done_across_a_killed_korpd(world):
             for k in ("top1", "top3", "acpl"):
                 totals[who][k] += s[k] * s["moves"]
             totals[who]["moves"] += s["moves"]
+            # The moves behind the side's figures, one by one.
+            judged = [m for m in f["moves"] if m["side"] == side]
+            assert len(judged) == s["moves"], f
+            same = sum(m["played"] == m["engine"] for m in judged)
+            assert same == round(s["top1"] * s["moves"]), f
+            assert sum(m["top3"] for m in judged) == round(s["top3"] * s["moves"]), f
+            assert sum(m["loss"] for m in judged) == pytest.approx(s["acpl"] * s["moves"]), f
+            if who == "eng":
+                # The bot played the engine's first choice, which loses nothing.
+                assert all(m["played"] == m["engine"] and m["loss"] == 0 for m in judged), f
+        assert [m["ply"] for m in f["moves"]] == sorted({m["ply"] for m in f["moves"]}), f
     eng, rnd = totals["eng"], totals["rnd"]
     assert eng["moves"] >= 10 and rnd["moves"] >= 10, totals
     assert eng["top1"] / eng["moves"] >= 0.9, totals

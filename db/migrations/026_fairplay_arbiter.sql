@@ -10,3 +10,18 @@ ALTER TABLE arbiter_log ADD CONSTRAINT arbiter_log_action_check
     CHECK (action IN ('warn', 'close', 'dismiss'));
 ALTER TABLE arbiter_log ALTER COLUMN player_id DROP NOT NULL;
 ALTER TABLE arbiter_log ADD COLUMN details jsonb;
+
+-- The fair-play analysis move by move, for the arbiter to read beside the
+-- figures: for each move judged, who made it, the move played and the
+-- engine's first choice (UCI), whether the move was within the engine's
+-- first three, and the centipawns it lost (capped as the figures are).
+CREATE TABLE fairplay_moves (
+    game_id text NOT NULL REFERENCES fairplay_results (game_id),
+    ply integer NOT NULL,
+    side text NOT NULL CHECK (side IN ('white', 'black')),
+    played text NOT NULL,
+    engine text NOT NULL,
+    top3 boolean NOT NULL,
+    loss integer NOT NULL,
+    PRIMARY KEY (game_id, ply)
+);
