@@ -61,6 +61,10 @@ const stage = useStage(async () => {
 
 test('the arbiter page shows a fair-play review with its figures, and warns, closes and dismisses from it', async () => {
   const first = await analysedGame(true, [20, 0.95, 1, 3.5, 42]);
+  // Two of cheat's moves (White's) judged beside the engine's, and one of the other side's.
+  psql('INSERT INTO fairplay_moves (game_id, ply, side, played, engine, top3, loss) VALUES'
+    + ` ('${first}', 9, 'white', 'K@e4', 'K@e4', true, 0), ('${first}', 10, 'black', 'K@e5', 'Q@d4', false, 80),`
+    + ` ('${first}', 11, 'white', 'Q@d5', 'Q@c6', true, 12)`);
   const second = await analysedGame(false, [16, 0.875, 0.9375, 6, 75]);
   const warned = review([first], 0.95, 3.5);
   const closed = review([second, first], 0.916, 4.6);
@@ -83,8 +87,15 @@ test('the arbiter page shows a fair-play review with its figures, and warns, clo
     assert.match(await c.locator('.review-figures').innerText(), /cheat · Korpalski/);
     assert.equal(await c.locator('.review-player a[href^="/players/"]').innerText(), 'cheat');
     const cells = async game => c.locator(`tr[data-game="${game}"] td`).allInnerTexts();
-    assert.deepEqual(await cells(first), ['20', '95%', '100%', '3.5', '42 s']);
-    assert.deepEqual(await cells(second), ['16', '88%', '94%', '6.0', '75 s']);
+    assert.deepEqual(await cells(first), ['20', '95%', '100%', '3.5', '42 s', '2 moves']);
+    assert.deepEqual(await cells(second), ['16', '88%', '94%', '6.0', '75 s', '0 moves']);
+    // The player's moves beside the engine's: the same one marked, the other's moves left out.
+    await c.locator(`tr[data-game="${first}"] details summary`).click();
+    const moves = c.locator(`tr[data-game="${first}"] details li`);
+    assert.deepEqual(await moves.allInnerTexts(),
+      ['played K@e4, the engine K@e4, 0 lost', 'played Q@d5, the engine Q@c6, 12 lost']);
+    assert.deepEqual(await moves.evaluateAll(lis => lis.map(li => [li.value, li.className])),
+      [[9, 'same'], [11, 'other']]);
     assert.deepEqual(await c.locator('tbody tr').evaluateAll(rows => rows.map(r => r.dataset.game)), [second, first]);
     assert.equal(await c.locator(`a[href="/games/${second}"]`).count(), 1);
     // The fair-play list: cheat above honest, over their two Korpalski games.

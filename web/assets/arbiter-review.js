@@ -53,7 +53,8 @@ export function createReviewItem(item, { onRuled }) {
     h('caption', {}, t('The games judged, the newest first')),
     h('thead', {}, h('tr', {},
       ...[t('Game judged'), t('Moves judged'), t('The engine\u2019s first choice'), t('Within its first three'),
-        t('Average loss (centipawns)'), t('Median thinking time')].map(x => h('th', { scope: 'col' }, x)))),
+        t('Average loss (centipawns)'), t('Median thinking time'), t('Moves beside the engine\u2019s')]
+        .map(x => h('th', { scope: 'col' }, x)))),
     rows);
 
   const warn = actionForm(key, 'warn', [['reason', t('Reason'), reasonInput],
@@ -86,6 +87,14 @@ export function createReviewItem(item, { onRuled }) {
     act(`/v1/arbiter/queue/${q(item.id)}/dismiss`, { reason: value(dismiss, 'reason') });
   });
 
+  /* The player's moves judged beside the engine's first choices, the
+   * moves that were the same marked. */
+  function movesList(moves) {
+    return h('details', { class: 'review-moves' }, h('summary', {}, t('{count} moves', { count: moves.length })),
+      h('ol', {}, ...moves.map(m => h('li', { class: m.played === m.engine ? 'same' : 'other', value: m.ply },
+        t('played {played}, the engine {engine}, {loss} lost', { played: m.played, engine: m.engine, loss: m.loss })))));
+  }
+
   /* One game's row: the reviewed player's side of its analysis. */
   async function gameRow(id) {
     const cells = [link('/games/' + q(id), id)];
@@ -94,7 +103,8 @@ export function createReviewItem(item, { onRuled }) {
       const side = game.white.id === d.player_id ? game.white : game.black;
       if (side.id === d.player_id) who.replaceChildren(link('/players/' + q(side.id), side.name));
       const s = f[game.white.id === d.player_id ? 'white' : 'black'] || {};
-      cells.push(String(s.moves ?? '\u2013'), share(s.top1), share(s.top3), loss(s.acpl), seconds(s.median_seconds));
+      cells.push(String(s.moves ?? '\u2013'), share(s.top1), share(s.top3), loss(s.acpl), seconds(s.median_seconds),
+        movesList((f.moves || []).filter(m => m.side === (side === game.white ? 'white' : 'black'))));
     } catch (e) {
       cells.push(h('span', { class: 'hint' }, e.message));
     }
