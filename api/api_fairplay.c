@@ -145,12 +145,21 @@ static cJSON *players_json(struct db_fairplay_player *players, int count)
         const struct { const char *name; double value; } figures[] = {
             { "games", p->games }, { "moves", (double)p->moves }, { "top1", p->top1 },
             { "top3", p->top3 }, { "acpl", p->acpl }, { "top1_percentile", p->top1_percentile },
-            { "acpl_percentile", p->acpl_percentile },
+            { "acpl_percentile", p->acpl_percentile }, { "rating", p->rating },
+            { "similar_players", p->similar_players },
         };
         cJSON_AddStringToObject(who, "id", p->id);
         cJSON_AddStringToObject(who, "name", p->name);
         for (size_t k = 0; k < sizeof figures / sizeof *figures; k++)
             cJSON_AddNumberToObject(item, figures[k].name, figures[k].value);
+        /* Among players of a similar rating: none to compare with is null. */
+        for (int k = 0; k < 2; k++) {
+            const char *name = k == 0 ? "top1_percentile_similar" : "acpl_percentile_similar";
+            if (p->similar_players > 0)
+                cJSON_AddNumberToObject(item, name, k == 0 ? p->top1_similar : p->acpl_similar);
+            else
+                cJSON_AddNullToObject(item, name);
+        }
         merge_object(item, p->windows);
         cJSON_AddItemToObject(item, "recent", recent ? recent : cJSON_CreateArray());
         cJSON_AddItemToArray(list, item);

@@ -221,7 +221,8 @@ enum db_status db_fairplay_get(struct db_pool *pool, const char *game_id,
 static const struct db_col player_cols[] = {
     DB_TEXT(struct db_fairplay_player, id, "player_id"), P(TEXT, name), P(INT, games),
     P(LONG, moves), P(DOUBLE, top1), P(DOUBLE, top3), P(DOUBLE, acpl),
-    P(DOUBLE, top1_percentile), P(DOUBLE, acpl_percentile), DB_COLS_END,
+    P(DOUBLE, top1_percentile), P(DOUBLE, acpl_percentile), P(DOUBLE, rating),
+    P(INT, similar_players), P(DOUBLE, top1_similar), P(DOUBLE, acpl_similar), DB_COLS_END,
 };
 #undef P
 

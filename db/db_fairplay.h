@@ -110,6 +110,9 @@ struct db_fairplay_player {
     double top1, top3, acpl;      /* weighted by each game's moves */
     double top1_percentile;       /* share of the players listed below their top1 */
     double acpl_percentile;       /* ... above their acpl */
+    double rating;                /* their rating in the variant (1500 without one) */
+    int similar_players;          /* other players listed within 200 points of it */
+    double top1_similar, acpl_similar;   /* the percentiles among those (0 when none) */
     char *recent;                 /* the last 10 games' figures, a JSON array; owned */
     char *windows;                /* figures over the last 10, 25, 100: a JSON object
                                    * {"last10": {...}, ...}; owned */

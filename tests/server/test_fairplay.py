@@ -382,6 +382,26 @@ def test_the_players_list_over_the_last_10_25_and_100_games(world):
     low = listed["players"][1]
     assert low["last10"]["top1"] == pytest.approx(0.1) and low["last25"]["games"] == 12
 
+    # Among players of a similar rating (within 200 points in the variant): the two are
+    # compared while their ratings are 150 apart, not when 250 apart.
+    def rate(white, black):
+        psql(world["url"], f"UPDATE ratings SET rating = CASE player_id WHEN '{e['id']}' THEN"
+             f" {white} ELSE {black} END WHERE variant = 'glinski'"
+             f" AND player_id IN ('{e['id']}', '{r['id']}')")
+        return arbiter.call("GET", "/v1/arbiter/fairplay", query={"variant": "glinski"},
+                            expect=200)[1]["players"]
+    near = {p["player"]["id"]: p for p in rate(1600, 1750)}
+    assert (near[e["id"]]["rating"], near[r["id"]]["rating"]) == (1600, 1750), near
+    assert near[e["id"]]["similar_players"] == near[r["id"]]["similar_players"] == 1, near
+    # e: higher top1 and lower acpl than r (hand-written above): above r on both.
+    assert (near[e["id"]]["top1_percentile_similar"], near[e["id"]]["acpl_percentile_similar"],
+            near[r["id"]]["top1_percentile_similar"], near[r["id"]]["acpl_percentile_similar"]) \
+        == (1, 1, 0, 0), near
+    far = {p["player"]["id"]: p for p in rate(1600, 1850)}
+    for p in far.values():
+        assert p["similar_players"] == 0 and p["top1_percentile_similar"] is None, far
+        assert p["acpl_percentile_similar"] is None, far
+
 
 def test_an_arbiter_warns_a_reviewed_player_and_the_log_says_who_and_why(world):
     """A fair-play review (written straight into the queue, as the analysis writes one)
