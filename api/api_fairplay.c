@@ -4,7 +4,7 @@
  * arbiter's view of a game's fair-play analysis), GET /v1/arbiter/fairplay
  * (the players whose figures stand out most), an arbiter's warning in
  * answer to a fair-play review, an account closed for rated play (POST
- * /v1/arbiter/closures), the arbiters' log (GET /v1/arbiter/log) and
+ * /v1/arbiter/closures) and reopened (POST /v1/arbiter/reopenings), the arbiters' log (GET /v1/arbiter/log) and
  * a player's warnings (GET /v1/players/me/warnings), and the workers that
  * make that analysis: each takes a queued game (db_fairplay_analyse_next),
  * searches every position counted with korp's engine at a fixed node
@@ -271,6 +271,36 @@ enum MHD_Result api_arbiter_close(struct api_request *req)
     cJSON_AddStringToObject(json, "log_id", log_id);
     merge_object(json, details);
     free(details);
+    return api_reply_json(req, MHD_HTTP_CREATED, json);
+}
+
+static const struct api_field reopen_fields[] = {
+    { "player_id", API_STRING, true, false, 1, BASE_ID_SIZE - 1 },
+    { "reason", API_LINES, true, false, 1, 500 },
+    { "message", API_LINES, false, false, 1, 2000 },
+    { NULL, API_STRING, false, false, 0, 0 },
+};
+
+enum MHD_Result api_arbiter_reopen(struct api_request *req)
+{
+    const char *player = api_body_string(req, "player_id");
+    char log_id[BASE_ID_SIZE] = "";
+    enum MHD_Result replied;
+    struct games_result r;
+    cJSON *json;
+
+    if (!api_body_check(req, reopen_fields, &replied))
+        return replied;
+    games_rated_reopen(req->config->pool, req->caller.player_id, player,
+                       api_body_string(req, "reason"), api_body_string(req, "message"), log_id,
+                       &r);
+    if (r.outcome != GAMES_OK)
+        return api_reply_outcome(req, &r, MHD_HTTP_CREATED, NULL);
+    games_result_clear(&r);
+    json = cJSON_CreateObject();
+    cJSON_AddStringToObject(json, "player_id", player);
+    cJSON_AddStringToObject(json, "status", "open");
+    cJSON_AddStringToObject(json, "log_id", log_id);
     return api_reply_json(req, MHD_HTTP_CREATED, json);
 }
 

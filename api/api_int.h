@@ -576,6 +576,7 @@ enum MHD_Result api_game_fairplay(struct api_request *req);
 enum MHD_Result api_arbiter_fairplay(struct api_request *req);
 enum MHD_Result api_arbiter_warn(struct api_request *req);
 enum MHD_Result api_arbiter_close(struct api_request *req);
+enum MHD_Result api_arbiter_reopen(struct api_request *req);
 enum MHD_Result api_arbiter_log(struct api_request *req);
 enum MHD_Result api_player_warnings(struct api_request *req);
 

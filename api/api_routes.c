@@ -120,6 +120,8 @@ static const struct route routes[] = {
       api_arbiter_warn },
     { "POST", "/v1/arbiter/closures", API_TOKEN | API_ARBITER | API_JSON_BODY,
       api_arbiter_close },
+    { "POST", "/v1/arbiter/reopenings", API_TOKEN | API_ARBITER | API_JSON_BODY,
+      api_arbiter_reopen },
     { "GET", "/v1/arbiter/log", API_TOKEN | API_ARBITER, api_arbiter_log },
     { "POST", "/v1/tournaments", API_TOKEN | API_JSON_BODY, api_tournament_create },
     { "GET", "/v1/tournaments", 0, api_tournament_list },

@@ -153,9 +153,10 @@ static void closed_before_read(void *out, const struct db_row *row)
     *(bool *)out = db_row_bool(row, "closed_before");
 }
 
-enum db_status db_player_rated_close(struct db_tx *tx, const char *player_id, bool *before)
+enum db_status db_player_rated_close(struct db_tx *tx, const char *player_id, bool close,
+                                     bool *before)
 {
-    const char *params[1] = { player_id };
+    const char *params[2] = { player_id, close ? "true" : "false" };
     *before = false;
     return db_exec_row(tx, DB_STMT_PLAYER_RATED_CLOSE, params, closed_before_read, before);
 }

@@ -81,9 +81,11 @@ struct db_arbiter_entry {
 enum db_status db_arbiter_log_add(struct db_tx *tx, const struct db_arbiter_entry *e,
                                   char id[BASE_ID_SIZE]);
 
-/* Closes a player's account for rated play, their row locked; *before
- * says it was closed already.  DB_NOT_FOUND: no such player. */
-enum db_status db_player_rated_close(struct db_tx *tx, const char *player_id, bool *before);
+/* Closes (close) or reopens a player's account for rated play, their row
+ * locked, unless it is so already; *before says whether it was closed.
+ * DB_NOT_FOUND: no such player. */
+enum db_status db_player_rated_close(struct db_tx *tx, const char *player_id, bool close,
+                                     bool *before);
 
 /* What a closure ends for a player, at most max of each, oldest id first:
  * their active rated games, their open rated challenges (locked), the

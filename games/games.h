@@ -356,6 +356,14 @@ struct games_closure {
 void games_rated_close(struct db_pool *pool, const struct games_closure *c,
                        char log_id[BASE_ID_SIZE], char **details, struct games_result *out);
 
+/* Reopens a closed account for rated play, logged (log_id) with why and what
+ * the player is shown (message, or NULL).  What the closure ended stays
+ * ended.  Refused: no such player (GAMES_NOT_FOUND), not closed
+ * (GAMES_CONFLICT). */
+void games_rated_reopen(struct db_pool *pool, const char *arbiter_id, const char *player_id,
+                        const char *reason, const char *message, char log_id[BASE_ID_SIZE],
+                        struct games_result *out);
+
 /* In a transaction that makes rated play for the count players (ids): refuses
  * it (GAMES_CONFLICT, code "rated-play-closed") when one of them is closed
  * for rated play.  Their rows stay locked, so that a closure cannot pass

@@ -353,7 +353,7 @@ static enum db_status closure_tx(struct db_tx *tx, struct games_result *r, void 
                                 "dismissed or resolved", c->item_id);
     }
     if (rc == DB_OK)
-        rc = db_player_rated_close(tx, c->player_id, &before);
+        rc = db_player_rated_close(tx, c->player_id, true, &before);
     if (rc == DB_NOT_FOUND)
         return games_refuse(r, GAMES_NOT_FOUND, "no player has the id '%s'", c->player_id);
     if (rc == DB_OK && before)
@@ -390,6 +390,40 @@ void games_rated_close(struct db_pool *pool, const struct games_closure *c,
         *details = a.done;
     else
         free(a.done);
+}
+
+struct reopen_args {
+    const char *arbiter_id, *player_id, *reason, *message;
+    char *log_id;
+};
+
+static enum db_status reopen_tx(struct db_tx *tx, struct games_result *r, void *arg)
+{
+    struct reopen_args *a = arg;
+    bool before = false;
+    enum db_status rc = db_player_rated_close(tx, a->player_id, false, &before);
+
+    a->log_id[0] = '\0';
+    if (rc == DB_NOT_FOUND)
+        return games_refuse(r, GAMES_NOT_FOUND, "no player has the id '%s'", a->player_id);
+    if (rc == DB_OK && !before)
+        return games_refuse(r, GAMES_CONFLICT, "the account of %s is not closed for rated play",
+                            a->player_id);
+    if (rc == DB_OK) {
+        const struct db_arbiter_entry entry = {
+            a->arbiter_id, "reopen", a->player_id, NULL, a->reason, a->message, NULL,
+        };
+        rc = db_arbiter_log_add(tx, &entry, a->log_id);
+    }
+    return rc;
+}
+
+void games_rated_reopen(struct db_pool *pool, const char *arbiter_id, const char *player_id,
+                        const char *reason, const char *message, char log_id[BASE_ID_SIZE],
+                        struct games_result *out)
+{
+    struct reopen_args a = { arbiter_id, player_id, reason, message, log_id };
+    games_run(pool, reopen_tx, &a, out);
 }
 
 enum db_status games_rated_play_check(struct db_tx *tx, const char *const *ids, int count,

@@ -1,13 +1,14 @@
 -- An arbiter may close a player's account for rated play (the player
--- keeps playing unrated): rated_closed_at says since when.  The arbiters'
--- log records closures and dismissals too; a dismissal may concern no
+-- keeps playing unrated), and reopen it: rated_closed_at says since when it
+-- is closed.  The arbiters' log records closures, reopenings and
+-- dismissals too; a dismissal may concern no
 -- player (an item about a tournament's game), and an entry may carry what
 -- the action did (details: the games ended, the challenges cancelled, the
 -- tournaments left, or the item dismissed).
 ALTER TABLE players ADD COLUMN rated_closed_at timestamptz;
 ALTER TABLE arbiter_log DROP CONSTRAINT arbiter_log_action_check;
 ALTER TABLE arbiter_log ADD CONSTRAINT arbiter_log_action_check
-    CHECK (action IN ('warn', 'close', 'dismiss'));
+    CHECK (action IN ('warn', 'close', 'reopen', 'dismiss'));
 ALTER TABLE arbiter_log ALTER COLUMN player_id DROP NOT NULL;
 ALTER TABLE arbiter_log ADD COLUMN details jsonb;
 

@@ -170,6 +170,33 @@ def test_closing_an_account_for_rated_play(world):
     assert psql(world["url"], "SELECT rated_closed_at IS NOT NULL FROM players"
                 f" WHERE id = '{cheat.player_id}'").strip() == "t"
 
+    # Reopened (after an appeal): logged, shown to the player, what was ended stays ended.
+    reopen = "/v1/arbiter/reopenings"
+    appeal = {"player_id": cheat.player_id, "reason": "appeal upheld", "message": "Open again."}
+    cheat.call("POST", reopen, json=appeal, expect=403)
+    arbiter.call("POST", reopen, json={"player_id": cheat.player_id}, expect=400)
+    arbiter.call("POST", reopen, json={**appeal, "player_id": "nosuchplayer"}, expect=404)
+    arbiter.call("POST", reopen, json={**appeal, "player_id": first.player_id}, expect=409)
+    _, opened = arbiter.call("POST", reopen, json=appeal, expect=201)
+    assert (opened["player_id"], opened["status"]) == (cheat.player_id, "open"), opened
+    arbiter.call("POST", reopen, json=appeal, expect=409)
+    assert psql(world["url"], "SELECT rated_closed_at IS NULL FROM players"
+                f" WHERE id = '{cheat.player_id}'").strip() == "t"
+    _, log = arbiter.call("GET", "/v1/arbiter/log", query={"player": cheat.player_id},
+                          expect=200)
+    assert [(x["id"], x["action"], x["reason"]) for x in log["entries"][:2]] == \
+        [(opened["log_id"], "reopen", "appeal upheld"), (closed["log_id"], "close", body["reason"])]
+    _, mine = cheat.call("GET", "/v1/players/me/warnings", expect=200)
+    assert [(w["action"], w["message"]) for w in mine["warnings"]] == \
+        [("reopen", "Open again."), ("close", body["message"])], mine
+    assert api.game(rated_white["id"])["status"] == "finished"
+    # Without a message the player is shown nothing; closed again, reopened again.
+    close(arbiter, cheat, {"reason": "again", "message": "Closed again."})
+    arbiter.call("POST", reopen, json={"player_id": cheat.player_id, "reason": "quietly"},
+                 expect=201)
+    _, mine = cheat.call("GET", "/v1/players/me/warnings", expect=200)
+    assert [w["action"] for w in mine["warnings"]] == ["close", "reopen", "close"], mine
+
 
 def test_a_closure_may_adjudicate_the_games_instead(world):
     """Adjudicated, the games are the closed player's rated losses: the opponent's rating
