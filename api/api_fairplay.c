@@ -208,9 +208,25 @@ static const struct api_field warn_fields[] = {
     { NULL, API_STRING, false, false, 0, 0 },
 };
 
+enum MHD_Result api_arbiter_acted(struct api_request *req, struct games_result *r,
+                                  unsigned status, const char *const (*reply)[2], size_t count,
+                                  const char *details)
+{
+    cJSON *json;
+
+    if (r->outcome != GAMES_OK)
+        return api_reply_outcome(req, r, status, NULL);
+    games_result_clear(r);
+    json = cJSON_CreateObject();
+    for (size_t i = 0; i < count; i++)
+        cJSON_AddStringToObject(json, reply[i][0], reply[i][1]);
+    merge_object(json, details);
+    return api_reply_json(req, status, json);
+}
+
 enum MHD_Result api_arbiter_warn(struct api_request *req)
 {
-    char log_id[BASE_ID_SIZE];
+    char log_id[BASE_ID_SIZE] = "";
     enum MHD_Result replied;
     struct games_result r;
 
@@ -219,17 +235,10 @@ enum MHD_Result api_arbiter_warn(struct api_request *req)
     games_fairplay_warn(req->config->pool, req->caller.player_id, req->params[0],
                         api_body_string(req, "reason"), api_body_string(req, "message"), log_id,
                         &r);
-    if (r.outcome == GAMES_OK) {
-        const char *const reply[][2] = {
-            { "id", req->params[0] }, { "status", "resolved" }, { "log_id", log_id },
-        };
-        cJSON *json = cJSON_CreateObject();
-        games_result_clear(&r);
-        for (size_t i = 0; i < sizeof reply / sizeof *reply; i++)
-            cJSON_AddStringToObject(json, reply[i][0], reply[i][1]);
-        return api_reply_json(req, MHD_HTTP_OK, json);
-    }
-    return api_reply_outcome(req, &r, MHD_HTTP_OK, NULL);
+    const char *const reply[][2] = {
+        { "id", req->params[0] }, { "status", "resolved" }, { "log_id", log_id },
+    };
+    return api_arbiter_acted(req, &r, MHD_HTTP_OK, reply, 3, NULL);
 }
 
 static const struct api_field close_fields[] = {
@@ -252,7 +261,6 @@ enum MHD_Result api_arbiter_close(struct api_request *req)
     char log_id[BASE_ID_SIZE] = "", *details = NULL;
     enum MHD_Result replied;
     struct games_result r;
-    cJSON *json;
 
     if (!api_body_check(req, close_fields, &replied))
         return replied;
@@ -262,16 +270,12 @@ enum MHD_Result api_arbiter_close(struct api_request *req)
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
                         "'games' must be \"forfeit\" or \"adjudicate\", not \"%.16s\"", games);
     games_rated_close(req->config->pool, &c, log_id, &details, &r);
-    if (r.outcome != GAMES_OK)
-        return api_reply_outcome(req, &r, MHD_HTTP_CREATED, NULL);
-    games_result_clear(&r);
-    json = cJSON_CreateObject();
-    cJSON_AddStringToObject(json, "player_id", c.player_id);
-    cJSON_AddStringToObject(json, "status", "closed");
-    cJSON_AddStringToObject(json, "log_id", log_id);
-    merge_object(json, details);
+    const char *const reply[][2] = {
+        { "player_id", c.player_id }, { "status", "closed" }, { "log_id", log_id },
+    };
+    replied = api_arbiter_acted(req, &r, MHD_HTTP_CREATED, reply, 3, details);
     free(details);
-    return api_reply_json(req, MHD_HTTP_CREATED, json);
+    return replied;
 }
 
 static const struct api_field reopen_fields[] = {
@@ -287,21 +291,16 @@ enum MHD_Result api_arbiter_reopen(struct api_request *req)
     char log_id[BASE_ID_SIZE] = "";
     enum MHD_Result replied;
     struct games_result r;
-    cJSON *json;
 
     if (!api_body_check(req, reopen_fields, &replied))
         return replied;
     games_rated_reopen(req->config->pool, req->caller.player_id, player,
                        api_body_string(req, "reason"), api_body_string(req, "message"), log_id,
                        &r);
-    if (r.outcome != GAMES_OK)
-        return api_reply_outcome(req, &r, MHD_HTTP_CREATED, NULL);
-    games_result_clear(&r);
-    json = cJSON_CreateObject();
-    cJSON_AddStringToObject(json, "player_id", player);
-    cJSON_AddStringToObject(json, "status", "open");
-    cJSON_AddStringToObject(json, "log_id", log_id);
-    return api_reply_json(req, MHD_HTTP_CREATED, json);
+    const char *const reply[][2] = {
+        { "player_id", player }, { "status", "open" }, { "log_id", log_id },
+    };
+    return api_arbiter_acted(req, &r, MHD_HTTP_CREATED, reply, 3, NULL);
 }
 
 /* Replies {name: the JSON array of db_arbiter_log}. */
