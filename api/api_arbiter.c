@@ -128,19 +128,15 @@ static const struct api_field dismiss_fields[] = {
 
 enum MHD_Result api_arbiter_dismiss(struct api_request *req)
 {
+    char log_id[BASE_ID_SIZE] = "";
     enum MHD_Result replied;
     struct games_result r;
-    cJSON *json;
 
     if (!api_body_check(req, dismiss_fields, &replied))
         return replied;
-    games_arbiter_dismiss(req->config->pool, req->params[0], api_body_string(req, "reason"),
-                          &r);
-    if (r.outcome != GAMES_OK)
-        return api_reply_outcome(req, &r, MHD_HTTP_OK, NULL);
-    games_result_clear(&r);
-    json = cJSON_CreateObject();
-    cJSON_AddStringToObject(json, "id", req->params[0]);
-    cJSON_AddStringToObject(json, "status", "dismissed");
-    return api_reply_json(req, MHD_HTTP_OK, json);
+    games_arbiter_dismiss_logged(req->config->pool, req->caller.player_id, req->params[0],
+                                 api_body_string(req, "reason"), log_id, &r);
+    /* Its log entry is found by the item's id. */
+    const char *const reply[][2] = { { "id", req->params[0] }, { "status", "dismissed" } };
+    return api_arbiter_acted(req, &r, MHD_HTTP_OK, reply, 2, NULL);
 }

@@ -3,7 +3,8 @@
  * ("engines": "forbidden" or "allowed"), GET /v1/games/{id}/fairplay (an
  * arbiter's view of a game's fair-play analysis), GET /v1/arbiter/fairplay
  * (the players whose figures stand out most), an arbiter's warning in
- * answer to a fair-play review, the arbiters' log (GET /v1/arbiter/log) and
+ * answer to a fair-play review, an account closed for rated play (POST
+ * /v1/arbiter/closures) and reopened (POST /v1/arbiter/reopenings), the arbiters' log (GET /v1/arbiter/log) and
  * a player's warnings (GET /v1/players/me/warnings), and the workers that
  * make that analysis: each takes a queued game (db_fairplay_analyse_next),
  * searches every position counted with korp's engine at a fixed node
@@ -80,23 +81,29 @@ enum MHD_Result api_game_fairplay(struct api_request *req)
     struct base_err err = { "" };
     struct db_fairplay f;
     enum db_status st = db_fairplay_get(req->config->pool, req->params[0], &f, &err);
-    cJSON *json;
+    cJSON *json, *judged;
 
-    if (st == DB_NOT_FOUND)
-        return api_fail(req, API_PROBLEM_NOT_FOUND, "no game has the id '%s'", req->params[0]);
-    if (st != DB_OK)
-        return api_fail_db(req, st, err.text);
-    if (!f.done && !f.queued && !f.failed)
+    if (st != DB_OK || (!f.done && !f.queued && !f.failed)) {
+        db_fairplay_clear(&f);
+        if (st == DB_NOT_FOUND)
+            return api_fail(req, API_PROBLEM_NOT_FOUND, "no game has the id '%s'",
+                            req->params[0]);
+        if (st != DB_OK)
+            return api_fail_db(req, st, err.text);
         return api_fail(req, API_PROBLEM_NOT_FOUND,
                         "game %s has no fair-play analysis: only rated games played with "
                         "engines forbidden are analysed, once they are over", req->params[0]);
+    }
     json = cJSON_CreateObject();
     cJSON_AddStringToObject(json, "status", f.done ? "done" : f.failed ? "failed" : "pending");
     if (f.done) {
         cJSON_AddNumberToObject(json, "nodes", (double)f.nodes);
         cJSON_AddItemToObject(json, "white", side_json(&f.side[0]));
         cJSON_AddItemToObject(json, "black", side_json(&f.side[1]));
+        judged = cJSON_Parse(f.judged_json ? f.judged_json : "[]");
+        cJSON_AddItemToObject(json, "moves", judged ? judged : cJSON_CreateArray());
     }
+    db_fairplay_clear(&f);
     return api_reply_json(req, MHD_HTTP_OK, json);
 }
 
@@ -138,12 +145,21 @@ static cJSON *players_json(struct db_fairplay_player *players, int count)
         const struct { const char *name; double value; } figures[] = {
             { "games", p->games }, { "moves", (double)p->moves }, { "top1", p->top1 },
             { "top3", p->top3 }, { "acpl", p->acpl }, { "top1_percentile", p->top1_percentile },
-            { "acpl_percentile", p->acpl_percentile },
+            { "acpl_percentile", p->acpl_percentile }, { "rating", p->rating },
+            { "similar_players", p->similar_players },
         };
         cJSON_AddStringToObject(who, "id", p->id);
         cJSON_AddStringToObject(who, "name", p->name);
         for (size_t k = 0; k < sizeof figures / sizeof *figures; k++)
             cJSON_AddNumberToObject(item, figures[k].name, figures[k].value);
+        /* Among players of a similar rating: none to compare with is null. */
+        for (int k = 0; k < 2; k++) {
+            const char *name = k == 0 ? "top1_percentile_similar" : "acpl_percentile_similar";
+            if (p->similar_players > 0)
+                cJSON_AddNumberToObject(item, name, k == 0 ? p->top1_similar : p->acpl_similar);
+            else
+                cJSON_AddNullToObject(item, name);
+        }
         merge_object(item, p->windows);
         cJSON_AddItemToObject(item, "recent", recent ? recent : cJSON_CreateArray());
         cJSON_AddItemToArray(list, item);
@@ -192,9 +208,25 @@ static const struct api_field warn_fields[] = {
     { NULL, API_STRING, false, false, 0, 0 },
 };
 
+enum MHD_Result api_arbiter_acted(struct api_request *req, struct games_result *r,
+                                  unsigned status, const char *const (*reply)[2], size_t count,
+                                  const char *details)
+{
+    cJSON *json;
+
+    if (r->outcome != GAMES_OK)
+        return api_reply_outcome(req, r, status, NULL);
+    games_result_clear(r);
+    json = cJSON_CreateObject();
+    for (size_t i = 0; i < count; i++)
+        cJSON_AddStringToObject(json, reply[i][0], reply[i][1]);
+    merge_object(json, details);
+    return api_reply_json(req, status, json);
+}
+
 enum MHD_Result api_arbiter_warn(struct api_request *req)
 {
-    char log_id[BASE_ID_SIZE];
+    char log_id[BASE_ID_SIZE] = "";
     enum MHD_Result replied;
     struct games_result r;
 
@@ -203,17 +235,72 @@ enum MHD_Result api_arbiter_warn(struct api_request *req)
     games_fairplay_warn(req->config->pool, req->caller.player_id, req->params[0],
                         api_body_string(req, "reason"), api_body_string(req, "message"), log_id,
                         &r);
-    if (r.outcome == GAMES_OK) {
-        const char *const reply[][2] = {
-            { "id", req->params[0] }, { "status", "resolved" }, { "log_id", log_id },
-        };
-        cJSON *json = cJSON_CreateObject();
-        games_result_clear(&r);
-        for (size_t i = 0; i < sizeof reply / sizeof *reply; i++)
-            cJSON_AddStringToObject(json, reply[i][0], reply[i][1]);
-        return api_reply_json(req, MHD_HTTP_OK, json);
-    }
-    return api_reply_outcome(req, &r, MHD_HTTP_OK, NULL);
+    const char *const reply[][2] = {
+        { "id", req->params[0] }, { "status", "resolved" }, { "log_id", log_id },
+    };
+    return api_arbiter_acted(req, &r, MHD_HTTP_OK, reply, 3, NULL);
+}
+
+static const struct api_field close_fields[] = {
+    { "player_id", API_STRING, true, false, 1, BASE_ID_SIZE - 1 },
+    { "reason", API_LINES, true, false, 1, 500 },
+    { "message", API_LINES, true, false, 1, 2000 },
+    { "games", API_STRING, false, false, 1, 16 },
+    { "item_id", API_STRING, false, false, 1, BASE_ID_SIZE - 1 },
+    { NULL, API_STRING, false, false, 0, 0 },
+};
+
+enum MHD_Result api_arbiter_close(struct api_request *req)
+{
+    const char *games = api_body_string(req, "games");
+    struct games_closure c = {
+        .arbiter_id = req->caller.player_id, .player_id = api_body_string(req, "player_id"),
+        .item_id = api_body_string(req, "item_id"), .reason = api_body_string(req, "reason"),
+        .message = api_body_string(req, "message"), .games = GAMES_CLOSURE_FORFEIT,
+    };
+    char log_id[BASE_ID_SIZE] = "", *details = NULL;
+    enum MHD_Result replied;
+    struct games_result r;
+
+    if (!api_body_check(req, close_fields, &replied))
+        return replied;
+    if (games != NULL && strcmp(games, "adjudicate") == 0)
+        c.games = GAMES_CLOSURE_ADJUDICATE;
+    else if (games != NULL && strcmp(games, "forfeit") != 0)
+        return api_fail(req, API_PROBLEM_BAD_REQUEST,
+                        "'games' must be \"forfeit\" or \"adjudicate\", not \"%.16s\"", games);
+    games_rated_close(req->config->pool, &c, log_id, &details, &r);
+    const char *const reply[][2] = {
+        { "player_id", c.player_id }, { "status", "closed" }, { "log_id", log_id },
+    };
+    replied = api_arbiter_acted(req, &r, MHD_HTTP_CREATED, reply, 3, details);
+    free(details);
+    return replied;
+}
+
+static const struct api_field reopen_fields[] = {
+    { "player_id", API_STRING, true, false, 1, BASE_ID_SIZE - 1 },
+    { "reason", API_LINES, true, false, 1, 500 },
+    { "message", API_LINES, false, false, 1, 2000 },
+    { NULL, API_STRING, false, false, 0, 0 },
+};
+
+enum MHD_Result api_arbiter_reopen(struct api_request *req)
+{
+    const char *player = api_body_string(req, "player_id");
+    char log_id[BASE_ID_SIZE] = "";
+    enum MHD_Result replied;
+    struct games_result r;
+
+    if (!api_body_check(req, reopen_fields, &replied))
+        return replied;
+    games_rated_reopen(req->config->pool, req->caller.player_id, player,
+                       api_body_string(req, "reason"), api_body_string(req, "message"), log_id,
+                       &r);
+    const char *const reply[][2] = {
+        { "player_id", player }, { "status", "open" }, { "log_id", log_id },
+    };
+    return api_arbiter_acted(req, &r, MHD_HTTP_CREATED, reply, 3, NULL);
 }
 
 /* Replies {name: the JSON array of db_arbiter_log}. */
@@ -319,9 +406,11 @@ static int search(struct fairplay_worker *w, const struct rules_variant *v,
                          out);
 }
 
-/* Scores the move played in `before` (the legal move `played`) into t. */
+/* Scores the move played in `before` (the legal move `played`) into t, and
+ * what the engine chose and the move lost into m. */
 static int judge(struct fairplay_worker *w, const struct rules_variant *v,
-                 const struct rules_position *before, struct rules_move played, struct tally *t)
+                 const struct rules_position *before, struct rules_move played, struct tally *t,
+                 struct db_fairplay_judged *m)
 {
     struct engine_result best, reply;
     struct lines three = { 0 };
@@ -331,6 +420,9 @@ static int judge(struct fairplay_worker *w, const struct rules_variant *v,
         search(w, v, before, FAIRPLAY_LINES, &three, &reply) != 0 || !best.has_move)
         return -1;
     t->moves++;
+    v->move_format(before, best.best, RULES_NOTATION_UCI, m->engine, sizeof m->engine);
+    m->top3 = true;
+    m->loss = 0;
     played_score = best.score;
     if (!rules_move_equal(best.best, played)) {
         struct rules_position after = *before;
@@ -346,8 +438,10 @@ static int judge(struct fairplay_worker *w, const struct rules_variant *v,
                 return -1;
             played_score = reply.has_move ? -reply.score : best.score;
         }
-        t->loss += capped(best.score) - capped(played_score) > 0
-                       ? capped(best.score) - capped(played_score) : 0;
+        m->loss = capped(best.score) - capped(played_score) > 0
+                      ? capped(best.score) - capped(played_score) : 0;
+        m->top3 = listed;
+        t->loss += m->loss;
         t->top3 += listed;
     } else {
         t->top1++;
@@ -409,7 +503,8 @@ static enum db_status analyse(struct db_tx *tx, const char *game_id,
     base_log(BASE_LOG_INFO, "fair play: analysing game %s (%d moves)", game_id, count);
     t[0].seconds = calloc((size_t)count + 1, sizeof(double));
     t[1].seconds = calloc((size_t)count + 1, sizeof(double));
-    if (t[0].seconds == NULL || t[1].seconds == NULL) {
+    out->judged = calloc((size_t)count + 1, sizeof *out->judged);
+    if (t[0].seconds == NULL || t[1].seconds == NULL || out->judged == NULL) {
         rc = db_tx_fail(tx, "out of memory");
         goto done;
     }
@@ -435,10 +530,16 @@ static enum db_status analyse(struct db_tx *tx, const char *game_id,
         t[side].seconds[t[side].timed++] = moves[i].seconds;
         /* A side's first moves, and a move that was the only one, say
          * nothing of who chose them. */
-        if (i / 2 >= FAIRPLAY_OPENING_MOVES && v->moves_legal(&pos, legal) > 1 &&
-            judge(w, v, &pos, played, &t[side]) != 0) {
-            rc = db_tx_fail(tx, "the engine failed at move %d", moves[i].ply);
-            goto done;
+        if (i / 2 >= FAIRPLAY_OPENING_MOVES && v->moves_legal(&pos, legal) > 1) {
+            struct db_fairplay_judged *m = &out->judged[out->judged_count];
+            if (judge(w, v, &pos, played, &t[side], m) != 0) {
+                rc = db_tx_fail(tx, "the engine failed at move %d", moves[i].ply);
+                goto done;
+            }
+            m->ply = moves[i].ply;
+            m->black = side == 1;
+            snprintf(m->played, sizeof m->played, "%s", moves[i].uci);
+            out->judged_count++;
         }
         (void)v->position_apply(&pos, played);
     }

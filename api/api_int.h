@@ -577,6 +577,14 @@ enum MHD_Result api_arbiter_dismiss(struct api_request *req);
 enum MHD_Result api_game_fairplay(struct api_request *req);
 enum MHD_Result api_arbiter_fairplay(struct api_request *req);
 enum MHD_Result api_arbiter_warn(struct api_request *req);
+enum MHD_Result api_arbiter_close(struct api_request *req);
+/* Replies to an arbiter's action: the refusal, or (status) an object of the
+ * count name-value pairs of reply and the members of the JSON object
+ * details (NULL: none).  Clears r. */
+enum MHD_Result api_arbiter_acted(struct api_request *req, struct games_result *r,
+                                  unsigned status, const char *const (*reply)[2], size_t count,
+                                  const char *details);
+enum MHD_Result api_arbiter_reopen(struct api_request *req);
 enum MHD_Result api_arbiter_log(struct api_request *req);
 enum MHD_Result api_player_warnings(struct api_request *req);
 

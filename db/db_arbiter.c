@@ -38,6 +38,7 @@ static void item_read(void *out, const struct db_row *row)
     db_row_text(row, "game_id", q->game_id, sizeof q->game_id);
     db_row_text(row, "created_at", q->created_at, sizeof q->created_at);
     q->open = db_row_bool(row, "open");
+    db_row_text(row, "player_id", q->player_id, sizeof q->player_id);
     q->details = strdup(details ? details : "{}");
     db_row_text(row, "created_us", q->created_us, sizeof q->created_us);
 }
@@ -127,4 +128,90 @@ enum db_status db_queue_resolve_game(struct db_tx *tx, const char *game_id, cons
 {
     const char *params[2] = { game_id, reason };
     return closed(tx, DB_STMT_QUEUE_RESOLVE_GAME, params, count, detail, size);
+}
+
+enum db_status db_queue_resolve(struct db_tx *tx, const char *id, const char *reason)
+{
+    const char *params[2] = { id, reason };
+    return db_exec(tx, DB_STMT_QUEUE_RESOLVE, params, NULL);
+}
+
+enum db_status db_arbiter_log_add(struct db_tx *tx, const struct db_arbiter_entry *e,
+                                  char id[BASE_ID_SIZE])
+{
+    const char *params[8] = { id, e->arbiter_id, e->action, e->player_id, e->item_id,
+                              e->reason, e->message, e->details };
+    if (!db_new_id(id)) {
+        base_err_set(tx->err, "the random generator failed");
+        return DB_HARD_ERROR;
+    }
+    return db_exec(tx, DB_STMT_ARBITER_LOG_ADD, params, NULL);
+}
+
+static void closed_before_read(void *out, const struct db_row *row)
+{
+    *(bool *)out = db_row_bool(row, "closed_before");
+}
+
+enum db_status db_player_rated_close(struct db_tx *tx, const char *player_id, bool close,
+                                     bool *before)
+{
+    const char *params[2] = { player_id, close ? "true" : "false" };
+    *before = false;
+    return db_exec_row(tx, DB_STMT_PLAYER_RATED_CLOSE, params, closed_before_read, before);
+}
+
+enum db_status db_player_rated(struct db_tx *tx, enum db_rated_kind kind, const char *player_id,
+                               char (*ids)[BASE_ID_SIZE], bool *started, int max, int *count)
+{
+    static const enum db_stmt stmts[] = {
+        [DB_RATED_GAMES] = DB_STMT_PLAYER_RATED_GAMES,
+        [DB_RATED_CHALLENGES] = DB_STMT_PLAYER_RATED_CHALLENGES,
+        [DB_RATED_TOURNAMENTS] = DB_STMT_PLAYER_RATED_TOURNAMENTS,
+    };
+    char limit[DB_NUMBER_SIZE];
+    const char *params[2] = { player_id, db_number(limit, max) };
+    PGresult *res = NULL;
+    enum db_status rc = db_exec(tx, stmts[kind], params, &res);
+
+    *count = 0;
+    for (int i = 0; rc == DB_OK && i < PQntuples(res) && i < max; i++) {
+        const struct db_row row = { res, i };
+        db_row_text(&row, "id", ids[i], BASE_ID_SIZE);
+        started[i] = db_row_bool(&row, "started");
+        (*count)++;
+    }
+    PQclear(res);
+    return rc;
+}
+
+static void names_read(void *out, const struct db_row *row)
+{
+    struct { char *text; size_t size; } *n = out;
+    db_row_text(row, "closed", n->text, n->size);
+}
+
+enum db_status db_rated_play_closed(struct db_tx *tx, const char *const *ids, int count,
+                                    char *names, size_t size)
+{
+    struct base_text array = { 0 };
+    struct { char *text; size_t size; } n = { names, size };
+    const char *params[1];
+    char *text;
+    enum db_status rc;
+
+    /* A PostgreSQL array of ids: letters and digits, nothing to quote. */
+    base_text_str(&array, "{");
+    for (int i = 0; i < count; i++)
+        base_text_put(&array, "%s%s", i > 0 ? "," : "", ids[i]);
+    base_text_str(&array, "}");
+    if ((text = base_text_take(&array)) == NULL) {
+        base_err_set(tx->err, "out of memory");
+        return DB_HARD_ERROR;
+    }
+    params[0] = text;
+    names[0] = '\0';
+    rc = db_exec_row(tx, DB_STMT_RATED_PLAY_CLOSED, params, names_read, &n);
+    free(text);
+    return rc;
 }

@@ -25,6 +25,7 @@ struct db_queue_item {
     char game_id[BASE_ID_SIZE];
     char created_at[DB_TIME_SIZE];
     bool open;
+    char player_id[BASE_ID_SIZE]; /* db_queue_lock only: whom it is about ("" none) */
     char *details;
     char created_us[24];          /* db_queue_list only: the keyset, as for games */
 };
@@ -65,6 +66,39 @@ enum db_status db_queue_lock(struct db_tx *tx, const char *id, struct db_queue_i
  * the `arbiter` event owed to the game's players. */
 enum db_status db_queue_dismiss(struct db_tx *tx, const char *id, const char *reason,
                                 char *detail, size_t size);
+
+/* Resolves one open item by an arbiter's action (not a ruling on its game). */
+enum db_status db_queue_resolve(struct db_tx *tx, const char *id, const char *reason);
+
+/* An entry of the arbiters' log: who did what (action: "warn", "close",
+ * "dismiss"), about whom and which item (NULL: none), why, what the
+ * player is shown (NULL: nothing) and what it did (a JSON object, or NULL). */
+struct db_arbiter_entry {
+    const char *arbiter_id, *action, *player_id, *item_id, *reason, *message, *details;
+};
+
+/* Adds an entry to the arbiters' log (its id made here). */
+enum db_status db_arbiter_log_add(struct db_tx *tx, const struct db_arbiter_entry *e,
+                                  char id[BASE_ID_SIZE]);
+
+/* Closes (close) or reopens a player's account for rated play, their row
+ * locked, unless it is so already; *before says whether it was closed.
+ * DB_NOT_FOUND: no such player. */
+enum db_status db_player_rated_close(struct db_tx *tx, const char *player_id, bool close,
+                                     bool *before);
+
+/* What a closure ends for a player, at most max of each, oldest id first:
+ * their active rated games, their open rated challenges (locked), the
+ * rated tournaments they are entered in (locked; started: under way). */
+enum db_rated_kind { DB_RATED_GAMES = 0, DB_RATED_CHALLENGES, DB_RATED_TOURNAMENTS };
+enum db_status db_player_rated(struct db_tx *tx, enum db_rated_kind kind, const char *player_id,
+                               char (*ids)[BASE_ID_SIZE], bool *started, int max, int *count);
+
+/* The names of those of the count players (ids) closed for rated play,
+ * comma-separated into names ("" when none), their rows locked in one
+ * order for the rest of the transaction. */
+enum db_status db_rated_play_closed(struct db_tx *tx, const char *const *ids, int count,
+                                    char *names, size_t size);
 
 /* Resolves the game's open items (its adjudication, with that reason);
  * *count says how many, detail the `arbiter` event's JSON. */

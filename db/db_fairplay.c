@@ -55,6 +55,43 @@ enum db_status db_fairplay_reviews_due(struct db_tx *tx, const char *game_id,
     return DB_OK;
 }
 
+/* Stores the moves judged of game_id, as PostgreSQL arrays (the moves are
+ * UCI: letters, digits and '@', nothing to escape). */
+static enum db_status store_moves(struct db_tx *tx, const char *game_id,
+                                  const struct db_fairplay *f)
+{
+    struct base_text a[6] = { { 0 } };
+    char *text[6] = { NULL };
+    const char *params[7] = { game_id };
+    enum db_status rc = DB_OK;
+
+    for (int k = 0; k < 6; k++)
+        base_text_str(&a[k], "{");
+    for (int i = 0; i < f->judged_count; i++) {
+        const struct db_fairplay_judged *m = &f->judged[i];
+        const char *comma = i > 0 ? "," : "";
+        base_text_put(&a[0], "%s%d", comma, m->ply);
+        base_text_put(&a[1], "%s%s", comma, m->black ? "black" : "white");
+        base_text_put(&a[2], "%s\"%s\"", comma, m->played);
+        base_text_put(&a[3], "%s\"%s\"", comma, m->engine);
+        base_text_put(&a[4], "%s%s", comma, m->top3 ? "t" : "f");
+        base_text_put(&a[5], "%s%d", comma, m->loss);
+    }
+    for (int k = 0; k < 6; k++) {
+        base_text_str(&a[k], "}");
+        if ((text[k] = base_text_take(&a[k])) == NULL)
+            rc = DB_HARD_ERROR;
+        params[1 + k] = text[k];
+    }
+    if (rc != DB_OK)
+        base_err_set(tx->err, "out of memory");
+    else
+        rc = db_exec(tx, DB_STMT_FAIRPLAY_MOVES_STORE, params, NULL);
+    for (int k = 0; k < 6; k++)
+        free(text[k]);
+    return rc;
+}
+
 /* Stores the figures of game_id and takes it off the queue. */
 static enum db_status store(struct db_tx *tx, const char *game_id, const struct db_fairplay *f)
 {
@@ -71,7 +108,8 @@ static enum db_status store(struct db_tx *tx, const char *game_id, const struct 
             params[2 + s * FIGURES + i] = v[s * FIGURES + i];
         }
     }
-    return db_exec(tx, DB_STMT_FAIRPLAY_STORE, params, NULL);
+    enum db_status rc = db_exec(tx, DB_STMT_FAIRPLAY_STORE, params, NULL);
+    return rc == DB_OK ? store_moves(tx, game_id, f) : rc;
 }
 
 static enum db_status next_tx(struct db_tx *tx, void *arg)
@@ -111,6 +149,7 @@ static enum db_status next_tx(struct db_tx *tx, void *arg)
     if ((rc = x->fn(tx, x->game_id, v, moves, count, &f, x->arg)) == DB_OK &&
         (rc = store(tx, x->game_id, &f)) == DB_OK && x->stored != NULL)
         rc = x->stored(tx, x->game_id, x->arg);
+    free(f.judged);
 done:
     free(moves);
     PQclear(res);
@@ -145,6 +184,7 @@ static void fairplay_read(void *out, const struct db_row *row)
     f->done = db_row_bool(row, "done");
     f->failed = db_row_bool(row, "failed");
     f->nodes = db_row_long(row, "nodes");
+    f->judged_json = strdup(db_row_value(row, "judged") ? db_row_value(row, "judged") : "[]");
     for (int s = 0; s < 2; s++) {
         struct db_fairplay_side *d = &f->side[s];
         const struct { const char *name; double *into; } figures[] = {
@@ -161,10 +201,19 @@ static void fairplay_read(void *out, const struct db_row *row)
     }
 }
 
+void db_fairplay_clear(struct db_fairplay *f)
+{
+    if (f == NULL)
+        return;
+    free(f->judged_json);
+    f->judged_json = NULL;
+}
+
 enum db_status db_fairplay_get(struct db_pool *pool, const char *game_id,
                                struct db_fairplay *out, struct base_err *err)
 {
     const char *params[1] = { game_id };
+    memset(out, 0, sizeof *out);
     return db_get_row(pool, DB_STMT_FAIRPLAY_GET, params, fairplay_read, out, err);
 }
 
@@ -172,7 +221,8 @@ enum db_status db_fairplay_get(struct db_pool *pool, const char *game_id,
 static const struct db_col player_cols[] = {
     DB_TEXT(struct db_fairplay_player, id, "player_id"), P(TEXT, name), P(INT, games),
     P(LONG, moves), P(DOUBLE, top1), P(DOUBLE, top3), P(DOUBLE, acpl),
-    P(DOUBLE, top1_percentile), P(DOUBLE, acpl_percentile), DB_COLS_END,
+    P(DOUBLE, top1_percentile), P(DOUBLE, acpl_percentile), P(DOUBLE, rating),
+    P(INT, similar_players), P(DOUBLE, top1_similar), P(DOUBLE, acpl_similar), DB_COLS_END,
 };
 #undef P
 

@@ -16,6 +16,17 @@ struct db_fairplay_side {
     double under_minute;          /* share (0..1) of the moves made in under a minute */
 };
 
+/* One move judged: the side that made it, the move played and the
+ * engine's first choice (UCI), whether it was within the engine's first
+ * three, the centipawns it lost. */
+struct db_fairplay_judged {
+    int ply;
+    bool black;
+    char played[32], engine[32];
+    bool top3;
+    int loss;
+};
+
 /* A game's analysis ([0] White, [1] Black), or where it stands. */
 struct db_fairplay {
     bool queued;                  /* waiting for a worker */
@@ -23,7 +34,16 @@ struct db_fairplay {
     bool failed;                  /* set aside: its moves could not be replayed */
     long long nodes;              /* the node budget of each search */
     struct db_fairplay_side side[2];
+    /* Stored: the moves judged (judged_count of them, malloc'd by the
+     * analysis, freed by db_fairplay_analyse_next).  Read: the same as a
+     * JSON array (owned: db_fairplay_clear). */
+    struct db_fairplay_judged *judged;
+    int judged_count;
+    char *judged_json;
 };
+
+/* Frees what a db_fairplay read by db_fairplay_get owns. */
+void db_fairplay_clear(struct db_fairplay *f);
 
 /* One move of the game analysed: the position before it is the previous
  * move's fen (the variant's start for the first). */
@@ -90,6 +110,9 @@ struct db_fairplay_player {
     double top1, top3, acpl;      /* weighted by each game's moves */
     double top1_percentile;       /* share of the players listed below their top1 */
     double acpl_percentile;       /* ... above their acpl */
+    double rating;                /* their rating in the variant (1500 without one) */
+    int similar_players;          /* other players listed within 200 points of it */
+    double top1_similar, acpl_similar;   /* the percentiles among those (0 when none) */
     char *recent;                 /* the last 10 games' figures, a JSON array; owned */
     char *windows;                /* figures over the last 10, 25, 100: a JSON object
                                    * {"last10": {...}, ...}; owned */

@@ -331,6 +331,54 @@ void games_arbiter_request(struct db_pool *pool, const char *player_id, const ch
 void games_arbiter_dismiss(struct db_pool *pool, const char *item_id, const char *reason,
                            struct games_result *out);
 
+/* The same by a named arbiter: the dismissal is recorded in the arbiters'
+ * log (log_id) with who dismissed it and why. */
+void games_arbiter_dismiss_logged(struct db_pool *pool, const char *arbiter_id,
+                                  const char *item_id, const char *reason,
+                                  char log_id[BASE_ID_SIZE], struct games_result *out);
+
+/* What becomes of a closed player's active rated games: lost by forfeit,
+ * unrated (no rating changes, as a tournament withdrawal), or lost by the
+ * arbiter's adjudication, rated as any adjudication. */
+enum games_closure_games { GAMES_CLOSURE_FORFEIT = 0, GAMES_CLOSURE_ADJUDICATE };
+
+/* An arbiter's closure of a player's account for rated play: why (for the
+ * log, and as the adjudications' reason), what the player is shown, the
+ * open item it answers (NULL: none). */
+struct games_closure {
+    const char *arbiter_id, *player_id, *item_id, *reason, *message;
+    enum games_closure_games games;
+};
+
+/*
+ * Closes a player's account for rated play, in one transaction: their
+ * active rated games end as c->games says, their open rated challenges
+ * (made or received) are cancelled, they leave the rated tournaments they
+ * are entered in (withdrawn from one under way), the item (if any) is
+ * resolved and the closure logged (log_id).  Earlier games and the
+ * opponents' ratings stay as they are.  *details is what it did, a JSON
+ * object {"games": [...], "challenges": [...], "tournaments": [...]}
+ * (malloc'd).  Refused: no such player or item (GAMES_NOT_FOUND), closed
+ * already or the item not open (GAMES_CONFLICT).
+ */
+void games_rated_close(struct db_pool *pool, const struct games_closure *c,
+                       char log_id[BASE_ID_SIZE], char **details, struct games_result *out);
+
+/* Reopens a closed account for rated play, logged (log_id) with why and what
+ * the player is shown (message, or NULL).  What the closure ended stays
+ * ended.  Refused: no such player (GAMES_NOT_FOUND), not closed
+ * (GAMES_CONFLICT). */
+void games_rated_reopen(struct db_pool *pool, const char *arbiter_id, const char *player_id,
+                        const char *reason, const char *message, char log_id[BASE_ID_SIZE],
+                        struct games_result *out);
+
+/* In a transaction that makes rated play for the count players (ids): refuses
+ * it (GAMES_CONFLICT, code "rated-play-closed") when one of them is closed
+ * for rated play.  Their rows stay locked, so that a closure cannot pass
+ * between the check and the commit. */
+enum db_status games_rated_play_check(struct db_tx *tx, const char *const *ids, int count,
+                                      struct games_result *r);
+
 /* In the transaction that stored game_id's fair-play figures: each of its
  * players whose figures now pass review gets one `fairplay-review` item on
  * the arbiter's queue, with the games behind them (games_fairplay.c). */

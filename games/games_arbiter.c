@@ -4,12 +4,18 @@
  * repetition), checked here and queued while the game goes on; a player's
  * request for an arbiter; an arbiter's dismissal of an item; and an
  * adjudication resolving its game's items.  Both players are told of every
- * decision (event `arbiter`).
+ * decision (event `arbiter`).  And the arbiter's sanction: an account
+ * closed for rated play, its active rated games, challenges and
+ * tournaments ended with it, and the check that keeps a closed player out
+ * of rated play.  What a named arbiter does is written to the arbiters' log.
  */
 #include "games_int.h"
 
+#include "base.h"
+
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The longest line read, in moves. */
@@ -170,14 +176,15 @@ void games_arbiter_request(struct db_pool *pool, const char *player_id, const ch
 }
 
 struct dismiss_args {
-    const char *item_id, *reason;
+    const char *arbiter_id, *item_id, *reason;   /* arbiter_id NULL: not logged */
+    char *log_id;
 };
 
 static enum db_status dismiss_tx(struct db_tx *tx, struct games_result *r, void *arg)
 {
     struct dismiss_args *a = arg;
     struct db_queue_item item = { 0 };
-    char detail[2048];
+    char detail[2048], what[256];
     enum db_status rc;
 
     rc = db_queue_lock(tx, a->item_id, &item);
@@ -190,6 +197,15 @@ static enum db_status dismiss_tx(struct db_tx *tx, struct games_result *r, void 
     else if (rc == DB_OK && (rc = db_queue_dismiss(tx, item.id, a->reason, detail,
                                                    sizeof detail)) == DB_OK)
         rc = db_game_event(tx, item.game_id, DB_EVENT_ARBITER, detail);
+    if (rc == DB_OK && r->outcome == GAMES_OK && a->arbiter_id != NULL &&
+        (rc = games_format(tx, what, sizeof what, "{\"kind\":\"%s\",\"game_id\":\"%s\"}",
+                           db_queue_kind_text(item.kind), item.game_id)) == DB_OK) {
+        const struct db_arbiter_entry entry = {
+            a->arbiter_id, "dismiss", item.player_id[0] ? item.player_id : NULL, item.id,
+            a->reason, NULL, what,
+        };
+        rc = db_arbiter_log_add(tx, &entry, a->log_id);
+    }
     db_queue_item_clear(&item);
     return rc;
 }
@@ -197,7 +213,16 @@ static enum db_status dismiss_tx(struct db_tx *tx, struct games_result *r, void 
 void games_arbiter_dismiss(struct db_pool *pool, const char *item_id, const char *reason,
                            struct games_result *out)
 {
-    struct dismiss_args a = { item_id, reason };
+    struct dismiss_args a = { NULL, item_id, reason, NULL };
+    games_run(pool, dismiss_tx, &a, out);
+}
+
+void games_arbiter_dismiss_logged(struct db_pool *pool, const char *arbiter_id,
+                                  const char *item_id, const char *reason,
+                                  char log_id[BASE_ID_SIZE], struct games_result *out)
+{
+    struct dismiss_args a = { arbiter_id, item_id, reason, log_id };
+    log_id[0] = '\0';
     games_run(pool, dismiss_tx, &a, out);
 }
 
@@ -214,4 +239,202 @@ enum db_status games_arbiter_game_over(struct db_tx *tx, struct db_game *g)
     if (rc != DB_OK || count == 0)
         return rc;
     return db_game_event(tx, g->id, DB_EVENT_ARBITER, detail);
+}
+
+/* ---- Closed for rated play */
+
+/* What a closure ends in one pass, of each kind; it passes again until
+ * nothing is left, at most CLOSURE_PASSES times. */
+#define CLOSURE_BATCH 64
+#define CLOSURE_PASSES 64
+
+struct closure_args {
+    const struct games_closure *c;
+    char *log_id;
+    struct base_text details;     /* what it does, as JSON: a run starts it anew */
+    char *done;                   /* the same once written (malloc'd) */
+};
+
+/* Ends one active rated game of the closed player as their loss. */
+static enum db_status closure_game(struct db_tx *tx, const struct games_closure *c,
+                                   const char *game_id)
+{
+    struct db_game g;
+    enum db_status rc;
+
+    memset(&g, 0, sizeof g);
+    rc = db_game_lock(tx, game_id, false, &g);
+    if (rc == DB_OK && g.status == DB_GAME_ACTIVE) {
+        enum rules_result lost = strcmp(g.white_id, c->player_id) == 0
+                                     ? RULES_RESULT_BLACK_WINS : RULES_RESULT_WHITE_WINS;
+        if (c->games == GAMES_CLOSURE_FORFEIT) {
+            games_finish(&g, lost, DB_END_FORFEIT);
+            g.rated = false;
+            rc = db_game_unrate(tx, g.id);
+        } else {
+            games_finish(&g, lost, DB_END_ADJUDICATION);
+            snprintf(g.adjudication_reason, sizeof g.adjudication_reason, "%s", c->reason);
+        }
+        if (rc == DB_OK)
+            rc = games_save_end(tx, &g);
+    }
+    db_game_clear(&g);
+    return rc;
+}
+
+/* Ends one of what the closure ends: a game, a challenge, a tournament's entry. */
+static enum db_status closure_end(struct db_tx *tx, const struct games_closure *c,
+                                  enum db_rated_kind kind, const char *id, bool started)
+{
+    enum db_status rc;
+
+    switch (kind) {
+    case DB_RATED_GAMES:
+        return closure_game(tx, c, id);
+    case DB_RATED_CHALLENGES:
+        rc = db_challenge_set_status(tx, id, DB_CHALLENGE_CANCELLED, NULL);
+        return rc == DB_OK ? db_challenge_event(tx, id, DB_EVENT_CHALLENGE_CANCELED) : rc;
+    case DB_RATED_TOURNAMENTS:
+        /* Its games ended above, as a withdrawal forfeits them. */
+        rc = db_tournament_leave(tx, id, c->player_id, started);
+        return rc == DB_NOT_FOUND ? DB_OK : rc;
+    }
+    return DB_OK;
+}
+
+/* Ends every one of a kind, their ids appended to a->details as a JSON list. */
+static enum db_status closure_all(struct db_tx *tx, struct closure_args *a,
+                                  enum db_rated_kind kind)
+{
+    static const char *const kinds[] = { "games", "challenges", "tournaments" };
+    char ids[CLOSURE_BATCH][BASE_ID_SIZE];
+    bool started[CLOSURE_BATCH];
+    int count = CLOSURE_BATCH, listed = 0;
+
+    base_text_put(&a->details, ",\"%s\":[", kinds[kind]);
+    /* A full batch may leave more behind: another pass. */
+    for (int pass = 0; pass < CLOSURE_PASSES && count == CLOSURE_BATCH; pass++) {
+        enum db_status rc = db_player_rated(tx, kind, a->c->player_id, ids, started,
+                                            CLOSURE_BATCH, &count);
+        for (int i = 0; i < count && rc == DB_OK; i++) {
+            base_text_put(&a->details, "%s\"%s\"", listed++ > 0 ? "," : "", ids[i]);
+            rc = closure_end(tx, a->c, kind, ids[i], started[i]);
+        }
+        if (rc != DB_OK)
+            return rc;
+    }
+    if (count == CLOSURE_BATCH)
+        return db_tx_fail(tx, "player %s: more %s than a closure ends (%d)", a->c->player_id,
+                          kinds[kind], CLOSURE_BATCH * CLOSURE_PASSES);
+    base_text_str(&a->details, "]");
+    return DB_OK;
+}
+
+static enum db_status closure_tx(struct db_tx *tx, struct games_result *r, void *arg)
+{
+    struct closure_args *a = arg;
+    const struct games_closure *c = a->c;
+    struct db_queue_item item = { 0 };
+    bool before = false;
+    enum db_status rc = DB_OK;
+
+    free(base_text_take(&a->details));
+    free(a->done);
+    a->done = NULL;
+    a->log_id[0] = '\0';
+    if (c->item_id != NULL) {
+        rc = db_queue_lock(tx, c->item_id, &item);
+        db_queue_item_clear(&item);
+        if (rc == DB_NOT_FOUND)
+            return games_refuse(r, GAMES_NOT_FOUND,
+                                "no item of the arbiter's queue has the id '%s'", c->item_id);
+        if (rc == DB_OK && !item.open)
+            return games_refuse(r, GAMES_CONFLICT, "the item %s is no longer open: it was "
+                                "dismissed or resolved", c->item_id);
+    }
+    if (rc == DB_OK)
+        rc = db_player_rated_close(tx, c->player_id, true, &before);
+    if (rc == DB_NOT_FOUND)
+        return games_refuse(r, GAMES_NOT_FOUND, "no player has the id '%s'", c->player_id);
+    if (rc == DB_OK && before)
+        return games_refuse(r, GAMES_CONFLICT, "the account of %s is closed for rated play "
+                            "already", c->player_id);
+    base_text_put(&a->details, "{\"ended_by\":\"%s\"",
+                  c->games == GAMES_CLOSURE_FORFEIT ? "forfeit" : "adjudication");
+    /* The games first: a tournament is left once its games are over. */
+    if (rc == DB_OK && (rc = closure_all(tx, a, DB_RATED_GAMES)) == DB_OK &&
+        (rc = closure_all(tx, a, DB_RATED_CHALLENGES)) == DB_OK)
+        rc = closure_all(tx, a, DB_RATED_TOURNAMENTS);
+    base_text_str(&a->details, "}");
+    if (rc == DB_OK && c->item_id != NULL)
+        rc = db_queue_resolve(tx, c->item_id, c->reason);
+    if (rc == DB_OK && (a->done = base_text_take(&a->details)) == NULL)
+        rc = db_tx_fail(tx, "out of memory");
+    if (rc == DB_OK) {
+        const struct db_arbiter_entry entry = {
+            c->arbiter_id, "close", c->player_id, c->item_id, c->reason, c->message, a->done,
+        };
+        rc = db_arbiter_log_add(tx, &entry, a->log_id);
+    }
+    return rc;
+}
+
+void games_rated_close(struct db_pool *pool, const struct games_closure *c,
+                       char log_id[BASE_ID_SIZE], char **details, struct games_result *out)
+{
+    struct closure_args a = { c, log_id, { 0 }, NULL };
+    games_run(pool, closure_tx, &a, out);
+    free(base_text_take(&a.details));
+    *details = NULL;
+    if (out->outcome == GAMES_OK)
+        *details = a.done;
+    else
+        free(a.done);
+}
+
+struct reopen_args {
+    const char *arbiter_id, *player_id, *reason, *message;
+    char *log_id;
+};
+
+static enum db_status reopen_tx(struct db_tx *tx, struct games_result *r, void *arg)
+{
+    struct reopen_args *a = arg;
+    bool before = false;
+    enum db_status rc = db_player_rated_close(tx, a->player_id, false, &before);
+
+    a->log_id[0] = '\0';
+    if (rc == DB_NOT_FOUND)
+        return games_refuse(r, GAMES_NOT_FOUND, "no player has the id '%s'", a->player_id);
+    if (rc == DB_OK && !before)
+        return games_refuse(r, GAMES_CONFLICT, "the account of %s is not closed for rated play",
+                            a->player_id);
+    if (rc == DB_OK) {
+        const struct db_arbiter_entry entry = {
+            a->arbiter_id, "reopen", a->player_id, NULL, a->reason, a->message, NULL,
+        };
+        rc = db_arbiter_log_add(tx, &entry, a->log_id);
+    }
+    return rc;
+}
+
+void games_rated_reopen(struct db_pool *pool, const char *arbiter_id, const char *player_id,
+                        const char *reason, const char *message, char log_id[BASE_ID_SIZE],
+                        struct games_result *out)
+{
+    struct reopen_args a = { arbiter_id, player_id, reason, message, log_id };
+    games_run(pool, reopen_tx, &a, out);
+}
+
+enum db_status games_rated_play_check(struct db_tx *tx, const char *const *ids, int count,
+                                      struct games_result *r)
+{
+    char names[256];
+    enum db_status rc = db_rated_play_closed(tx, ids, count, names, sizeof names);
+
+    if (rc != DB_OK || names[0] == '\0')
+        return rc;
+    r->code = "rated-play-closed";
+    return games_refuse(r, GAMES_CONFLICT, "the account of %s is closed for rated play by "
+                        "an arbiter: unrated games only", names);
 }

@@ -23,10 +23,11 @@ GAMES_MAX = 16
 
 
 class EngineBot:
-    """`korp uci` answering each position alone at NODES nodes, with the hash size of
-    the analysis's searches."""
+    """`korp uci` answering each position alone at `nodes` nodes (NODES unless told),
+    with the hash size of the analysis's searches."""
 
-    def __init__(self, korp, variant):
+    def __init__(self, korp, variant, nodes=NODES):
+        self.nodes = nodes
         self.proc = subprocess.Popen([korp, "uci"], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, text=True, bufsize=1)
         self._say(f"setoption name UCI_Variant value {variant}")
@@ -39,7 +40,7 @@ class EngineBot:
     def best(self, fen):
         self._say("ucinewgame")
         self._say(f"position fen {fen}")
-        self._say(f"go nodes {NODES}")
+        self._say(f"go nodes {self.nodes}")
         while True:
             line = self.proc.stdout.readline()
             assert line, "korp uci ended"
@@ -214,6 +215,17 @@ def test_analysis_pending_then_done_across_a_killed_korpd(world):
             for k in ("top1", "top3", "acpl"):
                 totals[who][k] += s[k] * s["moves"]
             totals[who]["moves"] += s["moves"]
+            # The moves behind the side's figures, one by one.
+            judged = [m for m in f["moves"] if m["side"] == side]
+            assert len(judged) == s["moves"], f
+            same = sum(m["played"] == m["engine"] for m in judged)
+            assert same == round(s["top1"] * s["moves"]), f
+            assert sum(m["top3"] for m in judged) == round(s["top3"] * s["moves"]), f
+            assert sum(m["loss"] for m in judged) == pytest.approx(s["acpl"] * s["moves"]), f
+            if who == "eng":
+                # The bot played the engine's first choice, which loses nothing.
+                assert all(m["played"] == m["engine"] and m["loss"] == 0 for m in judged), f
+        assert [m["ply"] for m in f["moves"]] == sorted({m["ply"] for m in f["moves"]}), f
     eng, rnd = totals["eng"], totals["rnd"]
     assert eng["moves"] >= 10 and rnd["moves"] >= 10, totals
     assert eng["top1"] / eng["moves"] >= 0.9, totals
@@ -369,6 +381,26 @@ def test_the_players_list_over_the_last_10_25_and_100_games(world):
     assert len(top["recent"]) == 10 and top["recent"][0]["median_seconds"] == 30, top
     low = listed["players"][1]
     assert low["last10"]["top1"] == pytest.approx(0.1) and low["last25"]["games"] == 12
+
+    # Among players of a similar rating (within 200 points in the variant): the two are
+    # compared while their ratings are 150 apart, not when 250 apart.
+    def rate(white, black):
+        psql(world["url"], f"UPDATE ratings SET rating = CASE player_id WHEN '{e['id']}' THEN"
+             f" {white} ELSE {black} END WHERE variant = 'glinski'"
+             f" AND player_id IN ('{e['id']}', '{r['id']}')")
+        return arbiter.call("GET", "/v1/arbiter/fairplay", query={"variant": "glinski"},
+                            expect=200)[1]["players"]
+    near = {p["player"]["id"]: p for p in rate(1600, 1750)}
+    assert (near[e["id"]]["rating"], near[r["id"]]["rating"]) == (1600, 1750), near
+    assert near[e["id"]]["similar_players"] == near[r["id"]]["similar_players"] == 1, near
+    # e: higher top1 and lower acpl than r (hand-written above): above r on both.
+    assert (near[e["id"]]["top1_percentile_similar"], near[e["id"]]["acpl_percentile_similar"],
+            near[r["id"]]["top1_percentile_similar"], near[r["id"]]["acpl_percentile_similar"]) \
+        == (1, 1, 0, 0), near
+    far = {p["player"]["id"]: p for p in rate(1600, 1850)}
+    for p in far.values():
+        assert p["similar_players"] == 0 and p["top1_percentile_similar"] is None, far
+        assert p["acpl_percentile_similar"] is None, far
 
 
 def test_an_arbiter_warns_a_reviewed_player_and_the_log_says_who_and_why(world):

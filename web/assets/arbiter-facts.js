@@ -9,6 +9,7 @@ export function kindText(kind) {
   if (kind === 'perpetual') return t('Perpetual check claim');
   if (kind === 'request') return t('A player asks for an arbiter');
   if (kind === 'tournament-end') return t('Unfinished at the tournament\u2019s end');
+  if (kind === 'fairplay-review') return t('Fair-play review');
   return kind;
 }
 

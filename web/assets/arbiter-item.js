@@ -17,6 +17,18 @@ const RESULTS = {
   glinski: ['1-0', '0-1', '1/2-1/2', '3/4-1/4', '1/4-3/4'],
 };
 
+/* An arbiter's action from a card: POST path with body, then onRuled(), or
+ * the refusal shown in msg. */
+export function ruling(msg, onRuled) {
+  return async (path, body) => {
+    msg.clear();
+    try {
+      await api('POST', path, body);
+      onRuled();
+    } catch (e) { msg.show(e.message, 'error'); }
+  };
+}
+
 /*
  * createQueueItem(item, { onRuled }): { el, load(), engine(), destroy() }.
  * load() fetches the game and its facts; engine() asks for the evaluation
@@ -50,13 +62,7 @@ export function createQueueItem(item, { onRuled }) {
     adjudicate, dismiss, msg);
   let board = null, game = null;
 
-  async function rule(path, body) {
-    msg.clear();
-    try {
-      await api('POST', path, body);
-      onRuled();
-    } catch (e) { msg.show(e.message, 'error'); }
-  }
+  const rule = ruling(msg, onRuled);
   adjudicate.addEventListener('submit', e => {
     e.preventDefault();
     const chosen = result.value, reason = why.value.trim();

@@ -1,6 +1,8 @@
 // The arbiter's page (/arbiter): the queue of GET
-// /v1/arbiter/queue, oldest first, one card per item (arbiter-item.js),
-// its pages followed by their cursor up to QUEUE_SHOWN items.
+// /v1/arbiter/queue, oldest first, one card per item (arbiter-item.js; a
+// fair-play review, about a player rather than a position,
+// arbiter-review.js), its pages followed by their cursor up to
+// QUEUE_SHOWN items; then the fair-play list (arbiter-players.js).
 // Anyone else is told that the page is for arbiters only.
 
 import { api, me, q } from './api.js';
@@ -8,6 +10,8 @@ import { t } from './i18n.js';
 import { h, messageBox } from './ui.js';
 import { isArbiter } from './arbiter-role.js';
 import { createQueueItem } from './arbiter-item.js';
+import { createReviewItem } from './arbiter-review.js';
+import { createFairplayList } from './arbiter-players.js';
 
 // Items shown at most: four of korpd's pages.
 const QUEUE_SHOWN = 2000;
@@ -37,7 +41,8 @@ export async function render(main) {
   const msg = messageBox();
   msg.id = 'arbiter-message';
   const list = h('ol', { id: 'arbiter-queue', class: 'arbiter-queue', 'aria-label': t('Waiting for an arbiter, oldest first') });
-  main.append(msg, list);
+  const fairplay = createFairplayList();
+  main.append(msg, list, fairplay.el);
   let cards = [], closed = false, generation = 0;
 
   async function load() {
@@ -47,13 +52,13 @@ export async function render(main) {
     try {
       items = await queueItems();
     } catch (e) {
-      if (e.status === 403 || e.status === 401) { list.remove(); refusal(main); return; }
+      if (e.status === 403 || e.status === 401) { list.remove(); fairplay.el.remove(); refusal(main); return; }
       msg.show(e.message, 'error');
       return;
     }
     if (closed || mine !== generation) return;
     cards.forEach(c => c.destroy());
-    cards = items.map(item => createQueueItem(item, { onRuled: load }));
+    cards = items.map(item => (item.kind === 'fairplay-review' ? createReviewItem : createQueueItem)(item, { onRuled: load }));
     list.replaceChildren(...(cards.length ? cards.map(c => c.el)
       : [h('li', { class: 'none', id: 'arbiter-queue-empty' }, t('Nothing waits for an arbiter.'))]));
     await Promise.all(cards.map(c => c.load()));
@@ -64,6 +69,6 @@ export async function render(main) {
     }
   }
 
-  await load();
+  await Promise.all([load(), fairplay.load()]);
   return () => { closed = true; cards.forEach(c => c.destroy()); };
 }
