@@ -58,6 +58,12 @@ static enum db_status create_tx(struct db_tx *tx, struct games_result *r, void *
     if (a->c->opponent_id[0] == '\0' && guard.open_to_anyone >= GAMES_OPEN_CHALLENGES_MAX)
         return games_refuse(r, GAMES_CONFLICT, "you have %d open challenges waiting already: "
                             "cancel one first", GAMES_OPEN_CHALLENGES_MAX);
+    if (a->c->rated) {
+        const char *ids[2] = { a->c->challenger_id, a->c->opponent_id };
+        rc = games_rated_play_check(tx, ids, a->c->opponent_id[0] != '\0' ? 2 : 1, r);
+        if (rc != DB_OK || r->outcome != GAMES_OK)
+            return rc;
+    }
     rc = db_challenge_insert(tx, a->c);
     if (rc == DB_NOT_FOUND)
         return games_refuse(r, GAMES_NOT_FOUND, "no player has the id '%.64s'",
@@ -143,6 +149,11 @@ static enum db_status accept_tx(struct db_tx *tx, struct games_result *r, void *
     if (c.opponent_id[0] != '\0' && strcmp(c.opponent_id, a->player_id) != 0)
         return games_refuse(r, GAMES_FORBIDDEN,
                             "only the challenged player may accept a challenge");
+    if (c.rated) {
+        const char *ids[2] = { c.challenger_id, a->player_id };
+        if ((rc = games_rated_play_check(tx, ids, 2, r)) != DB_OK || r->outcome != GAMES_OK)
+            return rc;
+    }
     /* An open challenge: the first to accept it is the opponent. */
     if (c.opponent_id[0] == '\0' && (rc = db_challenge_take(tx, &c, a->player_id)) != DB_OK)
         return rc;

@@ -322,8 +322,13 @@ static bool may_enter(struct db_pool *pool, const struct db_tournament *t,
 static enum db_status join_tx(struct db_tx *tx, struct games_result *r, void *arg)
 {
     struct change_args *a = arg;
+    const char *ids[1] = { a->player_id };
     enum db_status rc;
 
+    /* The player's row before the tournament's, as a closure takes them. */
+    if (a->t->rated && ((rc = games_rated_play_check(tx, ids, 1, r)) != DB_OK ||
+                        r->outcome != GAMES_OK))
+        return rc;
     if (!lock_tournament(tx, a, r, &rc))
         return rc;
     if (a->t->status != DB_TOURNAMENT_OPEN)

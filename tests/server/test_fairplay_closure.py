@@ -256,3 +256,34 @@ def test_a_dismissal_is_logged_with_who_and_why(world):
     e = log["entries"][0]
     assert (e["action"], e["item_id"], e["player"]) == ("dismiss", item, None), e
     api.call("GET", "/v1/arbiter/log", expect=401)
+
+
+
+
+def test_a_closed_account_is_refused_rated_play(world):
+    """Once closed, rated play is refused whichever way it starts (a challenge made or
+    received, an open one accepted, a tournament joined); unrated play goes on."""
+    api, arbiter = world["api"], world["arbiter"]
+    cheat, first = world["cheat"], world["first"]
+    _, open_ch = first.call("POST", "/v1/challenges",
+                            json={"variant": "korpalski", "opponent": None}, expect=201)
+    _, t = first.call("POST", "/v1/tournaments",
+                      json={"name": "later", "variant": "korpalski", "max_players": 4},
+                      expect=201)
+    close(arbiter, cheat, {"reason": "r", "message": "m"})
+    for who, body in ((cheat, {"variant": "korpalski", "opponent": first.player_id}),
+                      (first, {"variant": "korpalski", "opponent": cheat.player_id}),
+                      (cheat, {"variant": "korpalski", "opponent": None})):
+        _, p = who.call("POST", "/v1/challenges", json=body, expect=409)
+        assert "closed for rated play" in p["detail"], p
+    _, p = cheat.call("POST", "/v1/challenges/{id}/accept", [open_ch["id"]], expect=409)
+    assert "closed for rated play" in p["detail"], p
+    assert api.call("GET", "/v1/challenges/{id}", [open_ch["id"]],
+                    expect=200)[1]["status"] == "open"
+    _, p = cheat.call("POST", "/v1/tournaments/{id}/join", [t["id"]], expect=409)
+    assert "closed for rated play" in p["detail"], p
+    # Unrated play goes on.
+    g = challenge(world, cheat, first, rated=False)
+    assert g["rated"] is False
+    cheat.call("POST", "/v1/challenges",
+               json={"variant": "korpalski", "opponent": None, "rated": False}, expect=201)
