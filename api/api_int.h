@@ -192,6 +192,10 @@ enum MHD_Result api_reply_json(struct api_request *req, unsigned status, cJSON *
  */
 enum MHD_Result api_fail(struct api_request *req, enum api_problem problem,
                          const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The same with a `reason` code finer than the problem's type (a page says it translated). */
+enum MHD_Result api_fail_reason(struct api_request *req, enum api_problem problem,
+                                const char *reason, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* The problem response itself, for callers that add headers first. */
 struct MHD_Response *api_problem_response(enum api_problem problem, const char *detail,
@@ -546,6 +550,8 @@ enum MHD_Result api_reply_outcome(struct api_request *req, struct games_result *
  * detail, or for GAMES_DB_ERROR the database's failure. */
 enum MHD_Result api_reply_refusal(struct api_request *req, enum games_outcome outcome,
                                   const char *detail, enum db_status db, const char *err);
+/* The same from games/'s result, with its finer reason code when it names one. */
+enum MHD_Result api_reply_refused(struct api_request *req, const struct games_result *r);
 
 /* A query parameter, or NULL. */
 const char *api_query(struct api_request *req, const char *name);

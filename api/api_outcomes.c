@@ -114,18 +114,26 @@ enum MHD_Result api_reply_outcome(struct api_request *req, struct games_result *
     return rc;
 }
 
-enum MHD_Result api_reply_refusal(struct api_request *req, enum games_outcome outcome,
-                                  const char *detail, enum db_status db, const char *err)
+static enum MHD_Result refuse(struct api_request *req, enum games_outcome outcome,
+                              const char *code, const char *detail, enum db_status db,
+                              const char *err)
 {
     enum api_problem p = api_outcome_problem(outcome);
-    cJSON *json;
 
     if (outcome == GAMES_DB_ERROR)
         return api_fail_db(req, db, err);
-    if ((unsigned)outcome >= GAMES_OUTCOME_COUNT || reasons[outcome] == NULL)
-        return api_fail(req, p, "%s", detail);
-    json = api_problem_new(p, detail);
-    if (json != NULL)
-        api_problem_reason(json, reasons[outcome]);
-    return api_reply_problem(req, p, json);
+    if (code == NULL && (unsigned)outcome < GAMES_OUTCOME_COUNT)
+        code = reasons[outcome];
+    return api_fail_reason(req, p, code, "%s", detail);
+}
+
+enum MHD_Result api_reply_refusal(struct api_request *req, enum games_outcome outcome,
+                                  const char *detail, enum db_status db, const char *err)
+{
+    return refuse(req, outcome, NULL, detail, db, err);
+}
+
+enum MHD_Result api_reply_refused(struct api_request *req, const struct games_result *r)
+{
+    return refuse(req, r->outcome, r->code, r->detail, r->db, r->err.text);
 }

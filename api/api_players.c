@@ -62,7 +62,9 @@ static bool common_password(const char *password)
     return false;
 }
 
-bool api_password_acceptable(const char *password, const char *name, char *why, size_t size)
+/* Why a password is refused, as a reason code (with words in why), or NULL. */
+static const char *password_refusal(const char *password, const char *name, char *why,
+                                    size_t size)
 {
     size_t points = 0;
     /* The body is valid UTF-8: every byte but a continuation starts a code point. */
@@ -71,18 +73,23 @@ bool api_password_acceptable(const char *password, const char *name, char *why, 
     if (points < PASSWORD_MIN || points > PASSWORD_MAX) {
         snprintf(why, size, "a password is %d to %d characters (this one has %zu); a few "
                  "words make a good one", PASSWORD_MIN, PASSWORD_MAX, points);
-        return false;
+        return "password-length";
     }
     if (name != NULL && strcasecmp(password, name) == 0) {
         snprintf(why, size, "a password must not be the player's name");
-        return false;
+        return "password-is-name";
     }
     if (common_password(password)) {
         snprintf(why, size, "this password is one of the most common ones, tried first by "
                  "anyone guessing; choose another (a few unrelated words make a good one)");
-        return false;
+        return "password-common";
     }
-    return true;
+    return NULL;
+}
+
+bool api_password_acceptable(const char *password, const char *name, char *why, size_t size)
+{
+    return password_refusal(password, name, why, size) == NULL;
 }
 
 /* The public record of a player: what GET /v1/players/{id} shows. */
@@ -118,7 +125,7 @@ static const struct api_field player_fields[] = {
 
 static enum MHD_Result name_taken(struct api_request *req, const char *name)
 {
-    return api_fail(req, API_PROBLEM_CONFLICT,
+    return api_fail_reason(req, API_PROBLEM_CONFLICT, "name-taken",
                     "the name '%s' is taken (names are unique regardless of case); "
                     "choose another", name);
 }
@@ -126,7 +133,7 @@ static enum MHD_Result name_taken(struct api_request *req, const char *name)
 enum MHD_Result api_player_create(struct api_request *req)
 {
     enum MHD_Result replied;
-    const char *name, *email, *password;
+    const char *name, *email, *password, *refusal;
     char token[BASE_TOKEN_LEN + 1], hash[BASE_PASSWORD_HASH_SIZE], why[256];
     struct base_err err = { "" };
     struct db_player p;
@@ -138,14 +145,14 @@ enum MHD_Result api_player_create(struct api_request *req)
     name = api_body_string(req, "name");
     email = api_body_string(req, "email");
     if (!db_player_name_valid(name))
-        return api_fail(req, API_PROBLEM_BAD_REQUEST,
+        return api_fail_reason(req, API_PROBLEM_BAD_REQUEST, "name-invalid",
                         "a name is 2 to 30 letters, digits, '_' or '-', like 'anna_k'");
     if (email != NULL && !base_email_valid(email))
-        return api_fail(req, API_PROBLEM_BAD_REQUEST,
+        return api_fail_reason(req, API_PROBLEM_BAD_REQUEST, "email-invalid",
                         "'email' must be one address like anna@example.org");
     password = api_body_string(req, "password");
-    if (password != NULL && !api_password_acceptable(password, name, why, sizeof why))
-        return api_fail(req, API_PROBLEM_BAD_REQUEST, "%s", why);
+    if (password != NULL && (refusal = password_refusal(password, name, why, sizeof why)))
+        return api_fail_reason(req, API_PROBLEM_BAD_REQUEST, refusal, "%s", why);
     /* Each attempt from an address counts, whatever becomes of it. */
     if (req->config->signup_limit > 0) {
         char address[64];
@@ -158,7 +165,7 @@ enum MHD_Result api_player_create(struct api_request *req)
             return api_fail_db(req, st, err.text);
         if (!allowed) {
             req->retry_after = wait > 0 ? wait : 1;
-            return api_fail(req, API_PROBLEM_TOO_MANY_REQUESTS,
+            return api_fail_reason(req, API_PROBLEM_TOO_MANY_REQUESTS, "signup-limit",
                             "%d players were signed up from this address in the last hour, "
                             "the most allowed; try again in %d s",
                             req->config->signup_limit, req->retry_after);
@@ -263,7 +270,7 @@ enum MHD_Result api_token_create(struct api_request *req)
     st = db_token_create(req->config->pool, req->caller.player_id, token, TOKENS_PER_PLAYER,
                          &t, &err);
     if (st == DB_CONFLICT)
-        return api_fail(req, API_PROBLEM_CONFLICT,
+        return api_fail_reason(req, API_PROBLEM_CONFLICT, "token-limit",
                         "you hold %d tokens, the most a player may; revoke one you no longer "
                         "use (GET /v1/players/me/tokens lists them, DELETE "
                         "/v1/players/me/tokens/{id} revokes one), then ask again",
@@ -352,7 +359,7 @@ static const struct api_field password_fields[] = {
 enum MHD_Result api_password_change(struct api_request *req)
 {
     enum MHD_Result replied;
-    const char *current, *fresh;
+    const char *current, *fresh, *refusal;
     char id[BASE_ID_SIZE], canonical[DB_NAME_SIZE], stored[BASE_PASSWORD_HASH_SIZE] = "";
     char hash[BASE_PASSWORD_HASH_SIZE], address[64], why[256];
     struct base_err err = { "" };
@@ -364,8 +371,8 @@ enum MHD_Result api_password_change(struct api_request *req)
         return replied;
     current = api_body_string(req, "current_password");
     fresh = api_body_string(req, "new_password");
-    if (!api_password_acceptable(fresh, req->caller.name, why, sizeof why))
-        return api_fail(req, API_PROBLEM_BAD_REQUEST, "'new_password': %s", why);
+    if ((refusal = password_refusal(fresh, req->caller.name, why, sizeof why)) != NULL)
+        return api_fail_reason(req, API_PROBLEM_BAD_REQUEST, refusal, "'new_password': %s", why);
     api_client_address(req, address, sizeof address);
     if (!api_login_allowed(req->caller.name, address, &retry)) {
         req->retry_after = retry;
@@ -385,12 +392,13 @@ enum MHD_Result api_password_change(struct api_request *req)
     hashed = verified && base_password_hash(fresh, hash, sizeof hash);
     api_hash_end();
     if (st == DB_OK && stored[0] == '\0')
-        return api_fail(req, API_PROBLEM_CONFLICT,
+        return api_fail_reason(req, API_PROBLEM_CONFLICT, "no-password",
                         "this player has no password to change (a bot's account signs in "
                         "with tokens only)");
     if (!verified) {
         api_login_failed(req->caller.name, address);
-        return api_fail(req, API_PROBLEM_FORBIDDEN, "'current_password' is wrong");
+        return api_fail_reason(req, API_PROBLEM_FORBIDDEN, "password-wrong",
+                               "'current_password' is wrong");
     }
     if (!hashed)
         return api_fail_db(req, DB_HARD_ERROR, "cannot hash the password");

@@ -21,6 +21,7 @@ static void copy_player(char *id, size_t id_size, char *name, size_t name_size,
 /* "your challenge ... is still open" */
 static enum db_status refuse_duplicate(struct games_result *r, const char *existing_id)
 {
+    r->code = "challenge-open-already";
     return games_refuse(r, GAMES_CONFLICT, "your challenge %s to this player is still open: one "
                         "at a time to each player; wait for their answer or cancel it first",
                         existing_id);
@@ -55,9 +56,11 @@ static enum db_status create_tx(struct db_tx *tx, struct games_result *r, void *
                             "hours, the most allowed; try again in %d s", a->per_day,
                             r->retry_after);
     }
-    if (a->c->opponent_id[0] == '\0' && guard.open_to_anyone >= GAMES_OPEN_CHALLENGES_MAX)
+    if (a->c->opponent_id[0] == '\0' && guard.open_to_anyone >= GAMES_OPEN_CHALLENGES_MAX) {
+        r->code = "open-challenges-limit";
         return games_refuse(r, GAMES_CONFLICT, "you have %d open challenges waiting already: "
                             "cancel one first", GAMES_OPEN_CHALLENGES_MAX);
+    }
     rc = db_challenge_insert(tx, a->c);
     if (rc == DB_NOT_FOUND)
         return games_refuse(r, GAMES_NOT_FOUND, "no player has the id '%.64s'",
