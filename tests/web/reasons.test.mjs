@@ -44,3 +44,25 @@ test('a refused draw offer and a refused perpetual claim, said in Polish with th
   assert.equal((await call('GET', `/v1/games/${world.game}`)).draw_offer, null);
   assert.deepEqual(ola.errors, []);
 });
+
+test('sign-up refusals said in Polish with their reason: a name taken, a common password', async () => {
+  const visitor = await person(browser, korpd.base, 'visitor', { locale: 'pl-PL' });
+  visitor.allow(/status of (409|400) .*\/v1\/players\)?$/);
+  const { page } = visitor;
+  await page.goto('/signup');
+  const said = page.locator('form.auth-form .message-error');
+  // Names are unique regardless of case: "OLA" is ola's name.
+  await page.fill('#name', 'OLA');
+  await page.fill('#password', PASSWORD);
+  await page.click('form.auth-form button[type=submit]');
+  await page.locator('form.auth-form .message-error:text("Ta nazwa jest zajęta")').waitFor({ timeout: TIMEOUT });
+  assert.equal((await said.innerText()).trim(), 'Ta nazwa jest zajęta: wybierz inną.');
+  // "qwertyuiop" is in web/data/common-passwords.txt.
+  await page.fill('#name', 'zosia');
+  await page.fill('#password', 'qwertyuiop');
+  await page.click('form.auth-form button[type=submit]');
+  await page.locator('form.auth-form .message-error:text("najczęstszych")').waitFor({ timeout: TIMEOUT });
+  assert.equal((await said.innerText()).trim(), 'To hasło jest jednym z najczęstszych: wybierz inne.');
+  assert.deepEqual(await axeViolations(page), []);
+  assert.deepEqual(visitor.errors, []);
+});

@@ -5,7 +5,7 @@
 // after each move when play-prefs.js says so). A move, made on the board or
 // typed, is first shown and sent only on confirm (unless that is turned off).
 
-import { api, me, q } from './api.js';
+import { api, me, q, reasonText } from './api.js';
 import { createBoard } from './board.js';
 import { geometryFor, parseUci } from './geometry.js';
 import { moveWords, moveText, notationChoice, setNotationChoice } from './notation.js';
@@ -347,7 +347,7 @@ export async function render(main, { params, navigate }) {
     msg.clear();
     try {
       const r = await api('POST', `/v1/games/${q(id)}/claims`, { kind });
-      msg.show((r.accepted ? t('Claim accepted:') : t('Claim refused:')) + ' ' + r.reason, r.accepted ? 'ok' : 'error');
+      msg.show((r.accepted ? t('Claim accepted:') : t('Claim refused:')) + ' ' + (reasonText(r.code) || r.reason), r.accepted ? 'ok' : 'error');
       await reload();
     } catch (e) { msg.show(e.message, 'error'); }
   }
