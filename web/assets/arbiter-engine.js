@@ -4,7 +4,7 @@
 // 429, 503) reads "engine evaluation unavailable" and breaks nothing.
 
 import { api } from './api.js';
-import { t } from './i18n.js';
+import { t, number } from './i18n.js';
 
 const MOVETIME_MS = 1000;
 
@@ -16,7 +16,7 @@ export function engineText(answer) {
   if (typeof line.mate === 'number') {
     score = line.mate >= 0 ? t('mate in {n}', { n: line.mate }) : t('mated in {n}', { n: -line.mate });
   } else if (typeof line.cp === 'number') {
-    score = (line.cp >= 0 ? '+' : '') + (line.cp / 100).toFixed(2);
+    score = number(line.cp / 100, { minimumFractionDigits: 2, maximumFractionDigits: 2, signDisplay: 'always' });
   } else {
     return t('engine evaluation unavailable');
   }

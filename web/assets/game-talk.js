@@ -4,7 +4,7 @@
 
 import { api, q } from './api.js';
 import { h, messageBox, sideName } from './ui.js';
-import { t } from './i18n.js';
+import { t, date } from './i18n.js';
 
 const POLL_MS = 60000;
 
@@ -35,7 +35,7 @@ export function createTalk({ id, myColor }) {
       const r = await api('GET', `/v1/games/${q(id)}/messages`);
       list.replaceChildren(...r.messages.map(m =>
         h('li', { class: 'msg msg-' + m.from, 'data-ply': m.ply },
-          h('span', { class: 'msg-from' }, sideName(m.from) + (m.from === myColor ? ' (you)' : '')), ': ',
+          h('span', { class: 'msg-from' }, m.from === myColor ? t('{side} (you)', { side: sideName(m.from) }) : sideName(m.from)), ': ',
           h('span', { class: 'msg-text' }, m.text))));
       if (!r.messages.length) list.replaceChildren(h('li', { class: 'hint' }, t('No messages.')));
     } catch (e) {
@@ -65,7 +65,7 @@ export function createTalk({ id, myColor }) {
     msg.clear();
     try {
       const r = await api('PUT', `/v1/games/${q(id)}/notes`, { text: notes.value });
-      notesSaved.textContent = `Saved ${r.updated_at.replace('T', ' ').replace('Z', ' UTC')}`;
+      notesSaved.textContent = t('Saved {time}', { time: date(r.updated_at, { dateStyle: 'medium', timeStyle: 'short' }) });
     } catch (err) { msg.show(err.message, 'error'); }
   });
 

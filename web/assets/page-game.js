@@ -44,7 +44,7 @@ export async function render(main, { params, navigate }) {
   const msg = messageBox();
   msg.id = 'game-message';
   const status = h('p', { id: 'game-status', class: 'game-status', 'aria-live': 'polite' });
-  const live = h('span', { id: 'live', class: 'live', title: t('Live updates') }, 'connecting…');
+  const live = h('span', { id: 'live', class: 'live', title: t('Live updates') }, t('connecting…'));
   const stripTop = h('div', { class: 'player-strip', id: 'strip-top' });
   const stripBottom = h('div', { class: 'player-strip', id: 'strip-bottom' });
   const boardRoot = h('div', { id: 'board' });
