@@ -46,7 +46,7 @@ bool api_legal_after(struct api_request *req, const struct rules_variant *v,
                                                                          : "the move is not legal");
             cJSON_AddNumberToObject(json, "index", index);
             cJSON_AddStringToObject(json, "move", text);
-            api_problem_reason(json, rules_reason_slug(why.reason));
+            api_problem_move_reason(json, why.reason, v);
             *replied = api_reply_problem(req, API_PROBLEM_ILLEGAL_MOVE, json);
             return false;
         }
@@ -159,7 +159,7 @@ static enum MHD_Result refused(struct api_request *req, struct games_result *r,
         return api_fail_oom(req);
     }
     if (illegal)
-        api_problem_reason(json, rules_reason_slug(r->reason));
+        api_problem_move_reason(json, r->reason, r->game.variant);
     games_result_clear(r);
     return api_reply_problem(req, p, json);
 }

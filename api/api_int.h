@@ -550,6 +550,12 @@ enum MHD_Result api_reply_outcome(struct api_request *req, struct games_result *
  * detail, or for GAMES_DB_ERROR the database's failure. */
 enum MHD_Result api_reply_refusal(struct api_request *req, enum games_outcome outcome,
                                   const char *detail, enum db_status db, const char *err);
+/* An illegal move's reason code; one that cannot be read ("syntax") also
+ * names the notations the variant reads ("notations": san, uci, polish,
+ * hungarian). v may be NULL (then no notations). */
+void api_problem_move_reason(cJSON *problem, enum rules_reason reason,
+                             const struct rules_variant *v);
+
 /* The same from games/'s result, with its finer reason code when it names one. */
 enum MHD_Result api_reply_refused(struct api_request *req, const struct games_result *r);
 

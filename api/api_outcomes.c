@@ -61,6 +61,23 @@ enum api_problem api_outcome_problem(enum games_outcome o)
     return outcomes[o].problem;
 }
 
+void api_problem_move_reason(cJSON *problem, enum rules_reason reason,
+                             const struct rules_variant *v)
+{
+    cJSON *names;
+
+    api_problem_reason(problem, rules_reason_slug(reason));
+    if (reason != RULES_REASON_SYNTAX || v == NULL ||
+        (names = cJSON_AddArrayToObject(problem, "notations")) == NULL)
+        return;
+    cJSON_AddItemToArray(names, cJSON_CreateString("san"));
+    cJSON_AddItemToArray(names, cJSON_CreateString("uci"));
+    if (v->polish_notation)
+        cJSON_AddItemToArray(names, cJSON_CreateString("polish"));
+    if (v->hungarian_letters)
+        cJSON_AddItemToArray(names, cJSON_CreateString("hungarian"));
+}
+
 /* Whether the problem of a move's refusal says which ply and move. */
 static bool names_the_move(enum games_outcome o)
 {
@@ -90,7 +107,7 @@ cJSON *api_outcome_json(const struct games_result *r, unsigned ok_status, const 
         return NULL;
     }
     if (r->outcome == GAMES_ILLEGAL)
-        api_problem_reason(json, rules_reason_slug(r->reason));
+        api_problem_move_reason(json, r->reason, r->game.variant);
     else if (r->code != NULL || reasons[r->outcome] != NULL)
         api_problem_reason(json, r->code != NULL ? r->code : reasons[r->outcome]);
     return json;

@@ -8,6 +8,8 @@ import assert from 'node:assert/strict';
 import { useStage, person, signIn, axeViolations, newGame } from './harness.mjs';
 
 const PASSWORD = 'correct horse battery';
+// po/hu.po's words for a man that cannot reach its square (cannot-reach).
+const VXF9_SAID = 'Egyik bábud sem juthat arra a mezőre.';
 const TIMEOUT = 15000;
 const world = {};
 let korpd, browser, call;
@@ -65,4 +67,36 @@ test('sign-up refusals said in Polish with their reason: a name taken, a common 
   assert.equal((await said.innerText()).trim(), 'To hasło jest jednym z najczęstszych: wybierz inne.');
   assert.deepEqual(await axeViolations(page), []);
   assert.deepEqual(visitor.errors, []);
+});
+
+test('a Glinski move in Hungarian letters, on a Hungarian page: unreadable names Glinski\'s notations; illegal says why', async () => {
+  const gyozo = await call('POST', '/v1/players', null, { name: 'gyozo', password: PASSWORD });
+  await call('PUT', '/v1/players/me/notifications', gyozo.token, { language: 'hu' });
+  const c = await call('POST', '/v1/challenges', world.jan.token, { variant: 'glinski', opponent: gyozo.id, color: 'black' });
+  const game = (await call('POST', `/v1/challenges/${c.id}/accept`, gyozo.token)).game_id;
+  const hu = await person(browser, korpd.base, 'gyozo', { locale: 'hu-HU' });
+  hu.allow(/status of 422 .*\/v1\/games\/\w+\/moves\)$/);
+  await signIn(hu, 'gyozo', PASSWORD, TIMEOUT);
+  const { page } = hu;
+  await page.goto(`/games/${game}`);
+  await page.locator('#move-input').waitFor({ timeout: TIMEOUT });
+  const said = page.locator('#game-message.message-error');
+
+  // Z is no piece letter of any notation: Glinski's notations are named, and only they
+  // (docs/rules/glinski.md: SAN, coordinates, Hungarian letters; no Polish notation).
+  await page.fill('#move-input', 'Zf9');
+  await page.press('#move-input', 'Enter');
+  await said.waitFor({ timeout: TIMEOUT });
+  assert.equal((await said.innerText()).trim(),
+    'A korp nem tudja kiolvasni ezt a lépést: írd SAN szerint, koordinátákkal (UCI) vagy magyar betűkkel (K V B F H).');
+
+  // The queen (vezér) on e1 cannot reach f9 at the start: the move is read, and
+  // refused for what it does.
+  await page.fill('#move-input', 'Vxf9');
+  await page.press('#move-input', 'Enter');
+  await page.locator('#game-message.message-error:not(:text("kiolvasni"))').waitFor({ timeout: TIMEOUT });
+  assert.equal((await said.innerText()).trim(), VXF9_SAID);
+  assert.equal((await call('GET', `/v1/games/${game}`)).ply, 0);
+  assert.deepEqual(await axeViolations(page), []);
+  assert.deepEqual(hu.errors, []);
 });

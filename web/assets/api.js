@@ -28,7 +28,7 @@ const REASONS = {
   'conditional-conflict': () => t('Conditional moves disagree'),
   'leave-exceeded': () => t('Over the leave allowance'),
   // Why a move was refused (rules_reason_slug in rules/variant.c).
-  'syntax': () => t('korp cannot read that move: write it in SAN, UCI or the inventor\'s notation.'),
+  'syntax': p => notationsText(p?.notations),
   'invalid-position': () => t('That position is not valid.'),
   'ambiguous': () => t('Several moves fit: say which man by its file or rank.'),
   'not-legal': () => t('That move is not legal here.'),
@@ -106,12 +106,30 @@ export function reasonText(code) {
   return language() !== 'en' && REASONS[code] ? REASONS[code]() : null;
 }
 
+// The notations a variant reads (an unreadable move's problem names them), as
+// the words that follow "write it" in the page's language.
+const NOTATIONS = {
+  san: () => t('in SAN'),
+  uci: () => t('in coordinates (UCI)'),
+  polish: () => t('in the inventor\'s Polish notation'),
+  hungarian: () => t('with Hungarian letters (K V B F H)'),
+};
+
+function notationsText(notations) {
+  const names = (Array.isArray(notations) ? notations : []).filter(n => NOTATIONS[n]).map(n => NOTATIONS[n]());
+  if (!names.length) return t('korp cannot read that move.');
+  const list = new Intl.ListFormat(language(), { type: 'disjunction' }).format(names);
+  return t('korp cannot read that move: write it {notations}.', { notations: list });
+}
+
 function problemText(status, problem) {
+  // The notations of the variant, in every language (the detail does not name them).
+  if (problem?.reason === 'syntax' && Array.isArray(problem.notations)) return notationsText(problem.notations);
   if (language() !== 'en') {
     // An illegal move's reason is finer (drop-gives-check): then the type says it.
     const slug = String(problem?.type || '').replace(/^.*\/problems\//, '');
     const said = REASONS[problem?.reason] || REASONS[slug];
-    if (said) return said();
+    if (said) return said(problem);
     if (status === 0) return t('korp cannot be reached.');
   }
   return problem?.detail || problem?.title || `HTTP ${status}`;
