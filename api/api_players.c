@@ -116,7 +116,8 @@ static cJSON *player_json(const struct db_player *p, bool private_view)
 }
 
 static const struct api_field player_fields[] = {
-    { "name", API_STRING, true, false, 0, 64 },
+    /* 30 letters, sent decomposed at worst: a base letter and a 2-byte mark each. */
+    { "name", API_STRING, true, false, 0, 96 },
     { "email", API_STRING, false, true, 3, 254 },
     /* Up to 128 code points of up to 4 bytes; api_password_acceptable counts. */
     { "password", API_STRING, false, false, 1, 4 * PASSWORD_MAX },
@@ -126,7 +127,7 @@ static const struct api_field player_fields[] = {
 static enum MHD_Result name_taken(struct api_request *req, const char *name)
 {
     return api_fail_reason(req, API_PROBLEM_CONFLICT, "name-taken",
-                    "the name '%s' is taken (names are unique regardless of case); "
+                    "the name '%s' is taken (names are unique regardless of case and accents); "
                     "choose another", name);
 }
 
@@ -135,18 +136,29 @@ enum MHD_Result api_player_create(struct api_request *req)
     enum MHD_Result replied;
     const char *name, *email, *password, *refusal;
     char token[BASE_TOKEN_LEN + 1], hash[BASE_PASSWORD_HASH_SIZE], why[256];
+    char name_nfc[DB_NAME_SIZE];
     struct base_err err = { "" };
     struct db_player p;
+    int letters;
     enum db_status st;
     cJSON *json;
 
     if (!api_body_check(req, player_fields, &replied))
         return replied;
-    name = api_body_string(req, "name");
     email = api_body_string(req, "email");
-    if (!db_player_name_valid(name))
+    switch (db_player_name_normalize(api_body_string(req, "name"), name_nfc, &letters)) {
+    case DB_NAME_OK:
+        break;
+    case DB_NAME_NOT_LATIN:
+        return api_fail_reason(req, API_PROBLEM_BAD_REQUEST, "name-not-latin",
+                               "a name is written in Latin letters (with their accents, like "
+                               "'Łucja' or 'Győző'), so that no two names look alike");
+    default:
         return api_fail_reason(req, API_PROBLEM_BAD_REQUEST, "name-invalid",
-                        "a name is 2 to 30 letters, digits, '_' or '-', like 'anna_k'");
+                               "a name is 2 to 30 letters, digits, '_' or '-', like 'anna_k' "
+                               "or 'Łucja'");
+    }
+    name = name_nfc;
     if (email != NULL && !base_email_valid(email))
         return api_fail_reason(req, API_PROBLEM_BAD_REQUEST, "email-invalid",
                         "'email' must be one address like anna@example.org");
@@ -329,18 +341,22 @@ enum MHD_Result api_token_revoke(struct api_request *req)
 enum MHD_Result api_player_search(struct api_request *req)
 {
     const char *prefix = api_query(req, "name");
-    char *json = NULL;
+    char *json = NULL, start[DB_NAME_SIZE];
     struct base_err err = { "" };
     enum db_status st;
+    enum db_name_check check = DB_NAME_LENGTH;
+    int letters = 0;
 
-    if (prefix == NULL || prefix[0] == '\0' || strlen(prefix) > 30)
+    if (prefix != NULL)
+        check = db_player_name_normalize(prefix, start, &letters);
+    /* One letter is a start too. */
+    if (prefix == NULL || (check == DB_NAME_LENGTH && letters != 1))
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
                         "give the start of a name: /v1/players?name=an (1 to 30 characters)");
-    if (strspn(prefix, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
-        strlen(prefix))
+    if (check != DB_NAME_OK && check != DB_NAME_LENGTH)
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
-                        "names hold only letters, digits, '_' and '-'");
-    st = db_player_search(req->config->pool, prefix, 20, &json, &err);
+                        "names hold only Latin letters, digits, '_' and '-'");
+    st = db_player_search(req->config->pool, start, 20, &json, &err);
     return api_reply_answer(req, st, json, err.text, 200, "no players");
 }
 

@@ -67,6 +67,7 @@ const REASONS = {
   // Sign-up, passwords and tokens (api_players.c).
   'name-invalid': () => t('A name is 2 to 30 letters, digits, _ or -.'),
   'name-taken': () => t('That name is taken: choose another.'),
+  'name-not-latin': () => t('A name is written in Latin letters (with their accents, like Łucja or Győző), so that no two names look alike.'),
   'email-invalid': () => t('Write one e-mail address, like anna@example.org.'),
   'password-length': () => t('A password is 8 to 128 characters; a few words make a good one.'),
   'password-is-name': () => t('A password must not be your name.'),
