@@ -190,9 +190,9 @@ enum MHD_Result api_reply_json(struct api_request *req, unsigned status, cJSON *
  * and says what was wrong and how to fix it.  Adds the headers the status
  * needs (Retry-After for 503).
  */
-enum MHD_Result api_fail(struct api_request *req, enum api_problem problem,
-                         const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* The same with a `reason` code finer than the problem's type (a page says it translated). */
+#define api_fail(req, problem, ...) api_fail_reason(req, problem, NULL, __VA_ARGS__)
+/* The same with a `reason` code finer than the problem's type (a page says it translated;
+ * NULL: the type's own). */
 enum MHD_Result api_fail_reason(struct api_request *req, enum api_problem problem,
                                 const char *reason, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

@@ -34,6 +34,9 @@ def test_latin_letters_of_the_players_languages(api):
     gyozo = sign_up(api, f"Gyo\u030bzo\u030b_{s}")
     assert gyozo["name"] == f"Gy\u0151z\u0151_{s}"
     assert sign_up(api, f"gyozo_{s}", 409)["reason"] == "name-taken"
+    # The names the generic input checks once refused: a Polish and a French word.
+    for word in ("\u017c\u00f3\u0142w", "caf\u00e9"):
+        assert sign_up(api, f"{word}_{s}")["name"] == f"{word}_{s}"
     odon = sign_up(api, f"Ödön_{s}")
     assert odon["name"] == f"\u00d6d\u00f6n_{s}"
     got = api.call("GET", "/v1/players/{id}", [odon["id"]], expect=200)[1]

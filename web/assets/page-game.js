@@ -77,7 +77,7 @@ export async function render(main, { params, navigate }) {
     });
   }
   // Plan mode borrows the board (created below) and gives it back through draw().
-  const plan = createPlan({ id, myColor, board: { update: (fen, o) => board.update(fen, o) },
+  const plan = createPlan({ id, myColor, variant: game.variant, board: { update: (fen, o) => board.update(fen, o) },
     redraw: () => draw() });
   const talk = createTalk({ id, myColor });
   const nextLink = h('a', { id: 'next-game', class: 'button', hidden: true, 'aria-keyshortcuts': 'n' }, t('Next game'));
@@ -99,7 +99,7 @@ export async function render(main, { params, navigate }) {
       moveList, plan.el, talk.el)));
 
   // Perpetual-check claims and requests for an arbiter, before the messages.
-  const perpetual = createPerpetual({ id, myColor });
+  const perpetual = createPerpetual({ id, myColor, variant: game.variant });
   talk.el.before(perpetual.el);
 
   const board = createBoard(boardRoot, geometryFor(game.variant), {
