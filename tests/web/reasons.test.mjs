@@ -41,6 +41,9 @@ test('a refused draw offer and a refused perpetual claim, said in Polish with th
   assert.equal((await said.innerText()).replace(/\s+/g, ' ').trim(),
     'W szachach Korpalskiego remis za porozumieniem jest możliwy tylko wtedy, gdy obie rezerwy są puste');
 
+  // The reserves counted in Polish plural forms (the start: K Q R R B B N N and 8 pawns).
+  for (const [kind, said] of [['k', '1 król'], ['n', '2 skoczki'], ['p', '8 pionów']])
+    assert.match(await page.locator(`[data-reserve="white-${kind}"]`).getAttribute('aria-label'), new RegExp(`: ${said}$`));
   // The example line is in the page's notation: the inventor's H for the queen (hetman).
   assert.equal(await page.locator('#perpetual-line').getAttribute('placeholder'), 'np. Hh5+ Kg8 He8+ Kh7 Hh5+');
   // The king dropped on e1 gives no check: the line is refused for that.
