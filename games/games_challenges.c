@@ -138,9 +138,11 @@ static enum db_status accept_tx(struct db_tx *tx, struct games_result *r, void *
     if (rc != DB_OK)
         return rc;
     /* Not open any more (another took an open challenge first) is 409. */
-    if (c.status != DB_CHALLENGE_OPEN)
+    if (c.status != DB_CHALLENGE_OPEN) {
+        r->code = "challenge-not-open";
         return games_refuse(r, GAMES_CONFLICT, "the challenge is %s, not open",
                             db_challenge_status_text(c.status));
+    }
     if (c.opponent_id[0] == '\0' && strcmp(c.challenger_id, a->player_id) == 0)
         return games_refuse(r, GAMES_FORBIDDEN, "you cannot accept your own open challenge");
     if (c.opponent_id[0] != '\0' && strcmp(c.opponent_id, a->player_id) != 0)
@@ -197,9 +199,11 @@ static enum db_status close_tx(struct db_tx *tx, struct games_result *r, void *a
         return games_refuse(r, GAMES_FORBIDDEN, "only the %s may %s a challenge",
                             a->decline ? "challenged player" : "challenger",
                             a->decline ? "decline" : "cancel");
-    if (a->c->status != DB_CHALLENGE_OPEN)
+    if (a->c->status != DB_CHALLENGE_OPEN) {
+        r->code = "challenge-not-open";
         return games_refuse(r, GAMES_CONFLICT, "the challenge is %s, not open",
                             db_challenge_status_text(a->c->status));
+    }
     if ((rc = db_challenge_set_status(tx, a->c->id, status, NULL)) != DB_OK ||
         (a->reason != NULL &&
          (rc = db_challenge_set_decline_reason(tx, a->c->id, a->reason)) != DB_OK))

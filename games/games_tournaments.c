@@ -121,11 +121,13 @@ static enum db_status start_locked(struct db_tx *tx, struct db_tournament *t,
     if ((rc = db_tournament_players_tx(tx, t->id, players, PLAYERS_MAX + 1, &count)) != DB_OK)
         return rc;
     if (count < 3 || count > PLAYERS_MAX) {
-        if (!cancel_if_few)
+        if (!cancel_if_few) {
+            r->code = count < 3 ? "too-few-players" : "too-many-players";
             return count < 3 ? games_refuse(r, GAMES_CONFLICT, "a round robin needs at least "
                                             "3 players; %d joined", count)
                              : games_refuse(r, GAMES_CONFLICT, "a round robin is for at most "
                                             "%d players; more joined", PLAYERS_MAX);
+        }
         t->status = DB_TOURNAMENT_CANCELED;
         return db_tournament_set_status(tx, t->id, DB_TOURNAMENT_CANCELED);
     }

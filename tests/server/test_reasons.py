@@ -108,6 +108,19 @@ def test_tournament_refusals(api):
 def test_one_open_challenge_to_a_player(api, two_players):
     wa, w, ba, b = two_players
     body = {"variant": "korpalski", "opponent": b["id"]}
-    wa.call("POST", "/v1/challenges", json=body, expect=201)
+    _, ch = wa.call("POST", "/v1/challenges", json=body, expect=201)
     err = refused(wa, "POST", "/v1/challenges", body=body, status=409)
     assert err["reason"] == "challenge-open-already", err
+    # Accepted once, the challenge is no longer open.
+    ba.call("POST", "/v1/challenges/{id}/accept", [ch["id"]], expect=201)
+    err = refused(ba, "POST", "/v1/challenges/{id}/accept", [ch["id"]], status=409)
+    assert err["reason"] == "challenge-not-open", err
+
+
+def test_a_round_robin_of_two_is_not_started(api):
+    da, _ = api.new_player("td")
+    t = tournament(da)
+    for p in [api.new_player("tp")[0] for _ in range(2)]:
+        p.call("POST", "/v1/tournaments/{id}/join", [t["id"]], expect=200)
+    err = refused(da, "POST", "/v1/tournaments/{id}/start", [t["id"]], status=409)
+    assert err["reason"] == "too-few-players", err

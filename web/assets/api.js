@@ -92,6 +92,9 @@ const REASONS = {
   'tournament-over': () => t('The tournament is over.'),
   'not-entered': () => t('You are not playing in this tournament.'),
   'open-challenges-limit': () => t('You have as many open challenges as allowed: cancel one first.'),
+  'challenge-not-open': () => t('That challenge is no longer open.'),
+  'too-few-players': () => t('A round robin needs at least 3 players.'),
+  'too-many-players': () => t('Too many players have joined for a round robin.'),
   'challenge-open-already': () => t('Your challenge to this player is still open: wait for the answer or cancel it.'),
   // A draw claim's answer (its `code`).
   'threefold-holds': () => t('the position has occurred three times.'),
