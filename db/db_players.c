@@ -238,8 +238,13 @@ enum db_status db_player_create_in(struct db_pool *pool, const char *name, const
                                    const char *token, const char *language,
                                    struct db_player *out, struct base_err *err)
 {
+    char composed[DB_NAME_SIZE];
+    int letters;
+    /* Stored in NFC whoever creates the player (the API, korpd admin). */
     struct player_create c = { name, email, password_hash, token, email_confirmed, arbiter, out,
                                language };
+    if (db_player_name_normalize(name, composed, &letters) == DB_NAME_OK)
+        c.name = composed;
     return db_run_tx(pool, player_create, &c, err);
 }
 
