@@ -181,7 +181,7 @@ enum MHD_Result api_challenge_create(struct api_request *req)
     if (r.outcome == GAMES_DAILY_LIMIT)
         req->retry_after = r.retry_after;
     if (r.outcome != GAMES_OK) {
-        replied = api_reply_refusal(req, r.outcome, r.detail, r.db, r.err.text);
+        replied = api_reply_refused(req, &r);
         games_result_clear(&r);
         return replied;
     }

@@ -46,7 +46,7 @@ bool api_legal_after(struct api_request *req, const struct rules_variant *v,
                                                                          : "the move is not legal");
             cJSON_AddNumberToObject(json, "index", index);
             cJSON_AddStringToObject(json, "move", text);
-            api_problem_reason(json, rules_reason_slug(why.reason));
+            api_problem_move_reason(json, why.reason, v);
             *replied = api_reply_problem(req, API_PROBLEM_ILLEGAL_MOVE, json);
             return false;
         }
@@ -74,8 +74,9 @@ static cJSON *lines_json(const struct games_lines *l)
     return json;
 }
 
-/* Reads {"lines": [[...], ...], "ply": n} into l; false with why. */
-static bool lines_read(const cJSON *body, struct games_lines *l, char *why, size_t size)
+/* Reads {"lines": [[...], ...], "ply": n} into l: NULL, else why not as a reason code
+ * (and in words in why). */
+static const char *lines_read(const cJSON *body, struct games_lines *l, char *why, size_t size)
 {
     const cJSON *member, *lines = NULL, *ply = NULL, *line;
 
@@ -85,18 +86,18 @@ static bool lines_read(const cJSON *body, struct games_lines *l, char *why, size
         if (slot == NULL || *slot != NULL) {
             snprintf(why, size, "unknown or repeated field '%.64s'; this request takes "
                      "'lines' and 'ply'", member->string);
-            return false;
+            return "bad-request";
         }
         *slot = member;
     }
     if (!cJSON_IsArray(lines)) {
         snprintf(why, size, "'lines' is required: a list of lines, each a list of moves");
-        return false;
+        return "bad-request";
     }
     if (ply != NULL && (!cJSON_IsNumber(ply) || ply->valuedouble != (double)(int)ply->valuedouble ||
                         ply->valuedouble < 0 || ply->valuedouble > 1000000)) {
         snprintf(why, size, "'ply' must be a whole number from 0 to 1000000");
-        return false;
+        return "bad-request";
     }
     memset(l, 0, sizeof *l);
     l->expect_ply = ply != NULL ? (int)ply->valuedouble : -1;
@@ -105,18 +106,18 @@ static bool lines_read(const cJSON *body, struct games_lines *l, char *why, size
         int n = 0;
         if (l->count == GAMES_LINES_MAX) {
             snprintf(why, size, "at most %d lines", GAMES_LINES_MAX);
-            return false;
+            return "lines-too-many";
         }
         if (!cJSON_IsArray(line)) {
             snprintf(why, size, "line %d is not a list of moves", l->count);
-            return false;
+            return "bad-request";
         }
         cJSON_ArrayForEach(move, line) {
             if (!cJSON_IsString(move) || move->valuestring[0] == '\0' ||
                 strlen(move->valuestring) >= RULES_MOVE_TEXT_MAX) {
                 snprintf(why, size, "line %d, move %d must be a move of 1 to %d characters",
                          l->count, n, RULES_MOVE_TEXT_MAX - 1);
-                return false;
+                return "line-move-length";
             }
             if (n == GAMES_LINE_MOVES_MAX)
                 break;
@@ -126,11 +127,11 @@ static bool lines_read(const cJSON *body, struct games_lines *l, char *why, size
             snprintf(why, size, "line %d has %d moves: a line is an even number of moves, 2 to "
                      "%d (their move, your reply, ...)", l->count, cJSON_GetArraySize(line),
                      GAMES_LINE_MOVES_MAX);
-            return false;
+            return "line-length-odd";
         }
         l->length[l->count++] = n;
     }
-    return true;
+    return NULL;
 }
 
 /* Replies to a refusal; a refused line says which line and move. */
@@ -158,7 +159,7 @@ static enum MHD_Result refused(struct api_request *req, struct games_result *r,
         return api_fail_oom(req);
     }
     if (illegal)
-        api_problem_reason(json, rules_reason_slug(r->reason));
+        api_problem_move_reason(json, r->reason, r->game.variant);
     games_result_clear(r);
     return api_reply_problem(req, p, json);
 }
@@ -184,12 +185,13 @@ enum MHD_Result api_conditional_put(struct api_request *req)
     struct games_lines *l = malloc(sizeof *l);
     struct games_result r;
     char why[256];
+    const char *refusal;
 
     if (l == NULL)
         return api_fail_oom(req);
-    if (!lines_read(req->json, l, why, sizeof why)) {
+    if ((refusal = lines_read(req->json, l, why, sizeof why)) != NULL) {
         free(l);
-        return api_fail(req, API_PROBLEM_BAD_REQUEST, "%s", why);
+        return api_fail_reason(req, API_PROBLEM_BAD_REQUEST, refusal, "%s", why);
     }
     games_conditional_put(req->config->pool, req->caller.player_id, req->params[0], l, &r);
     return reply_lines(req, &r, l, true);

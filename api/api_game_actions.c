@@ -149,6 +149,7 @@ enum MHD_Result api_game_claim(struct api_request *req)
     json = cJSON_CreateObject();
     cJSON_AddBoolToObject(json, "accepted", r.claim_accepted);
     cJSON_AddStringToObject(json, "reason", r.detail);
+    cJSON_AddStringToObject(json, "code", r.code);
     cJSON_AddItemToObject(json, "game", game);
     rc = api_reply_json(req, MHD_HTTP_OK, json);
     games_result_clear(&r);

@@ -190,8 +190,12 @@ enum MHD_Result api_reply_json(struct api_request *req, unsigned status, cJSON *
  * and says what was wrong and how to fix it.  Adds the headers the status
  * needs (Retry-After for 503).
  */
-enum MHD_Result api_fail(struct api_request *req, enum api_problem problem,
-                         const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+#define api_fail(req, problem, ...) api_fail_reason(req, problem, NULL, __VA_ARGS__)
+/* The same with a `reason` code finer than the problem's type (a page says it translated;
+ * NULL: the type's own). */
+enum MHD_Result api_fail_reason(struct api_request *req, enum api_problem problem,
+                                const char *reason, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* The problem response itself, for callers that add headers first. */
 struct MHD_Response *api_problem_response(enum api_problem problem, const char *detail,
@@ -548,6 +552,14 @@ enum MHD_Result api_reply_outcome(struct api_request *req, struct games_result *
  * detail, or for GAMES_DB_ERROR the database's failure. */
 enum MHD_Result api_reply_refusal(struct api_request *req, enum games_outcome outcome,
                                   const char *detail, enum db_status db, const char *err);
+/* An illegal move's reason code; one that cannot be read ("syntax") also
+ * names the notations the variant reads ("notations": san, uci, polish,
+ * hungarian). v may be NULL (then no notations). */
+void api_problem_move_reason(cJSON *problem, enum rules_reason reason,
+                             const struct rules_variant *v);
+
+/* The same from games/'s result, with its finer reason code when it names one. */
+enum MHD_Result api_reply_refused(struct api_request *req, const struct games_result *r);
 
 /* A query parameter, or NULL. */
 const char *api_query(struct api_request *req, const char *name);

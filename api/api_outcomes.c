@@ -61,6 +61,23 @@ enum api_problem api_outcome_problem(enum games_outcome o)
     return outcomes[o].problem;
 }
 
+void api_problem_move_reason(cJSON *problem, enum rules_reason reason,
+                             const struct rules_variant *v)
+{
+    cJSON *names;
+
+    api_problem_reason(problem, rules_reason_slug(reason));
+    if (reason != RULES_REASON_SYNTAX || v == NULL ||
+        (names = cJSON_AddArrayToObject(problem, "notations")) == NULL)
+        return;
+    cJSON_AddItemToArray(names, cJSON_CreateString("san"));
+    cJSON_AddItemToArray(names, cJSON_CreateString("uci"));
+    if (v->polish_notation)
+        cJSON_AddItemToArray(names, cJSON_CreateString("polish"));
+    if (v->hungarian_letters)
+        cJSON_AddItemToArray(names, cJSON_CreateString("hungarian"));
+}
+
 /* Whether the problem of a move's refusal says which ply and move. */
 static bool names_the_move(enum games_outcome o)
 {
@@ -90,7 +107,7 @@ cJSON *api_outcome_json(const struct games_result *r, unsigned ok_status, const 
         return NULL;
     }
     if (r->outcome == GAMES_ILLEGAL)
-        api_problem_reason(json, rules_reason_slug(r->reason));
+        api_problem_move_reason(json, r->reason, r->game.variant);
     else if (r->code != NULL || reasons[r->outcome] != NULL)
         api_problem_reason(json, r->code != NULL ? r->code : reasons[r->outcome]);
     return json;
@@ -114,18 +131,26 @@ enum MHD_Result api_reply_outcome(struct api_request *req, struct games_result *
     return rc;
 }
 
-enum MHD_Result api_reply_refusal(struct api_request *req, enum games_outcome outcome,
-                                  const char *detail, enum db_status db, const char *err)
+static enum MHD_Result refuse(struct api_request *req, enum games_outcome outcome,
+                              const char *code, const char *detail, enum db_status db,
+                              const char *err)
 {
     enum api_problem p = api_outcome_problem(outcome);
-    cJSON *json;
 
     if (outcome == GAMES_DB_ERROR)
         return api_fail_db(req, db, err);
-    if ((unsigned)outcome >= GAMES_OUTCOME_COUNT || reasons[outcome] == NULL)
-        return api_fail(req, p, "%s", detail);
-    json = api_problem_new(p, detail);
-    if (json != NULL)
-        api_problem_reason(json, reasons[outcome]);
-    return api_reply_problem(req, p, json);
+    if (code == NULL && (unsigned)outcome < GAMES_OUTCOME_COUNT)
+        code = reasons[outcome];
+    return api_fail_reason(req, p, code, "%s", detail);
+}
+
+enum MHD_Result api_reply_refusal(struct api_request *req, enum games_outcome outcome,
+                                  const char *detail, enum db_status db, const char *err)
+{
+    return refuse(req, outcome, NULL, detail, db, err);
+}
+
+enum MHD_Result api_reply_refused(struct api_request *req, const struct games_result *r)
+{
+    return refuse(req, r->outcome, r->code, r->detail, r->db, r->err.text);
 }

@@ -62,7 +62,9 @@ static bool common_password(const char *password)
     return false;
 }
 
-bool api_password_acceptable(const char *password, const char *name, char *why, size_t size)
+/* Why a password is refused, as a reason code (with words in why), or NULL. */
+static const char *password_refusal(const char *password, const char *name, char *why,
+                                    size_t size)
 {
     size_t points = 0;
     /* The body is valid UTF-8: every byte but a continuation starts a code point. */
@@ -71,18 +73,23 @@ bool api_password_acceptable(const char *password, const char *name, char *why, 
     if (points < PASSWORD_MIN || points > PASSWORD_MAX) {
         snprintf(why, size, "a password is %d to %d characters (this one has %zu); a few "
                  "words make a good one", PASSWORD_MIN, PASSWORD_MAX, points);
-        return false;
+        return "password-length";
     }
     if (name != NULL && strcasecmp(password, name) == 0) {
         snprintf(why, size, "a password must not be the player's name");
-        return false;
+        return "password-is-name";
     }
     if (common_password(password)) {
         snprintf(why, size, "this password is one of the most common ones, tried first by "
                  "anyone guessing; choose another (a few unrelated words make a good one)");
-        return false;
+        return "password-common";
     }
-    return true;
+    return NULL;
+}
+
+bool api_password_acceptable(const char *password, const char *name, char *why, size_t size)
+{
+    return password_refusal(password, name, why, size) == NULL;
 }
 
 /* The public record of a player: what GET /v1/players/{id} shows. */
@@ -109,7 +116,8 @@ static cJSON *player_json(const struct db_player *p, bool private_view)
 }
 
 static const struct api_field player_fields[] = {
-    { "name", API_STRING, true, false, 0, 64 },
+    /* 30 letters, sent decomposed at worst: a base letter and a 2-byte mark each. */
+    { "name", API_STRING, true, false, 0, 96 },
     { "email", API_STRING, false, true, 3, 254 },
     /* Up to 128 code points of up to 4 bytes; api_password_acceptable counts. */
     { "password", API_STRING, false, false, 1, 4 * PASSWORD_MAX },
@@ -118,34 +126,45 @@ static const struct api_field player_fields[] = {
 
 static enum MHD_Result name_taken(struct api_request *req, const char *name)
 {
-    return api_fail(req, API_PROBLEM_CONFLICT,
-                    "the name '%s' is taken (names are unique regardless of case); "
+    return api_fail_reason(req, API_PROBLEM_CONFLICT, "name-taken",
+                    "the name '%s' is taken (names are unique regardless of case and accents); "
                     "choose another", name);
 }
 
 enum MHD_Result api_player_create(struct api_request *req)
 {
     enum MHD_Result replied;
-    const char *name, *email, *password;
+    const char *name, *email, *password, *refusal;
     char token[BASE_TOKEN_LEN + 1], hash[BASE_PASSWORD_HASH_SIZE], why[256];
+    char name_nfc[DB_NAME_SIZE];
     struct base_err err = { "" };
     struct db_player p;
+    int letters;
     enum db_status st;
     cJSON *json;
 
     if (!api_body_check(req, player_fields, &replied))
         return replied;
-    name = api_body_string(req, "name");
     email = api_body_string(req, "email");
-    if (!db_player_name_valid(name))
-        return api_fail(req, API_PROBLEM_BAD_REQUEST,
-                        "a name is 2 to 30 letters, digits, '_' or '-', like 'anna_k'");
+    switch (db_player_name_normalize(api_body_string(req, "name"), name_nfc, &letters)) {
+    case DB_NAME_OK:
+        break;
+    case DB_NAME_NOT_LATIN:
+        return api_fail_reason(req, API_PROBLEM_BAD_REQUEST, "name-not-latin",
+                               "a name is written in Latin letters (with their accents, like "
+                               "'Łucja' or 'Győző'), so that no two names look alike");
+    default:
+        return api_fail_reason(req, API_PROBLEM_BAD_REQUEST, "name-invalid",
+                               "a name is 2 to 30 letters, digits, '_' or '-', like 'anna_k' "
+                               "or 'Łucja'");
+    }
+    name = name_nfc;
     if (email != NULL && !base_email_valid(email))
-        return api_fail(req, API_PROBLEM_BAD_REQUEST,
+        return api_fail_reason(req, API_PROBLEM_BAD_REQUEST, "email-invalid",
                         "'email' must be one address like anna@example.org");
     password = api_body_string(req, "password");
-    if (password != NULL && !api_password_acceptable(password, name, why, sizeof why))
-        return api_fail(req, API_PROBLEM_BAD_REQUEST, "%s", why);
+    if (password != NULL && (refusal = password_refusal(password, name, why, sizeof why)))
+        return api_fail_reason(req, API_PROBLEM_BAD_REQUEST, refusal, "%s", why);
     /* Each attempt from an address counts, whatever becomes of it. */
     if (req->config->signup_limit > 0) {
         char address[64];
@@ -158,7 +177,7 @@ enum MHD_Result api_player_create(struct api_request *req)
             return api_fail_db(req, st, err.text);
         if (!allowed) {
             req->retry_after = wait > 0 ? wait : 1;
-            return api_fail(req, API_PROBLEM_TOO_MANY_REQUESTS,
+            return api_fail_reason(req, API_PROBLEM_TOO_MANY_REQUESTS, "signup-limit",
                             "%d players were signed up from this address in the last hour, "
                             "the most allowed; try again in %d s",
                             req->config->signup_limit, req->retry_after);
@@ -263,7 +282,7 @@ enum MHD_Result api_token_create(struct api_request *req)
     st = db_token_create(req->config->pool, req->caller.player_id, token, TOKENS_PER_PLAYER,
                          &t, &err);
     if (st == DB_CONFLICT)
-        return api_fail(req, API_PROBLEM_CONFLICT,
+        return api_fail_reason(req, API_PROBLEM_CONFLICT, "token-limit",
                         "you hold %d tokens, the most a player may; revoke one you no longer "
                         "use (GET /v1/players/me/tokens lists them, DELETE "
                         "/v1/players/me/tokens/{id} revokes one), then ask again",
@@ -322,18 +341,22 @@ enum MHD_Result api_token_revoke(struct api_request *req)
 enum MHD_Result api_player_search(struct api_request *req)
 {
     const char *prefix = api_query(req, "name");
-    char *json = NULL;
+    char *json = NULL, start[DB_NAME_SIZE];
     struct base_err err = { "" };
     enum db_status st;
+    enum db_name_check check = DB_NAME_LENGTH;
+    int letters = 0;
 
-    if (prefix == NULL || prefix[0] == '\0' || strlen(prefix) > 30)
+    if (prefix != NULL)
+        check = db_player_name_normalize(prefix, start, &letters);
+    /* One letter is a start too. */
+    if (prefix == NULL || (check == DB_NAME_LENGTH && letters != 1))
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
                         "give the start of a name: /v1/players?name=an (1 to 30 characters)");
-    if (strspn(prefix, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
-        strlen(prefix))
+    if (check != DB_NAME_OK && check != DB_NAME_LENGTH)
         return api_fail(req, API_PROBLEM_BAD_REQUEST,
-                        "names hold only letters, digits, '_' and '-'");
-    st = db_player_search(req->config->pool, prefix, 20, &json, &err);
+                        "names hold only Latin letters, digits, '_' and '-'");
+    st = db_player_search(req->config->pool, start, 20, &json, &err);
     return api_reply_answer(req, st, json, err.text, 200, "no players");
 }
 
@@ -352,7 +375,7 @@ static const struct api_field password_fields[] = {
 enum MHD_Result api_password_change(struct api_request *req)
 {
     enum MHD_Result replied;
-    const char *current, *fresh;
+    const char *current, *fresh, *refusal;
     char id[BASE_ID_SIZE], canonical[DB_NAME_SIZE], stored[BASE_PASSWORD_HASH_SIZE] = "";
     char hash[BASE_PASSWORD_HASH_SIZE], address[64], why[256];
     struct base_err err = { "" };
@@ -364,8 +387,8 @@ enum MHD_Result api_password_change(struct api_request *req)
         return replied;
     current = api_body_string(req, "current_password");
     fresh = api_body_string(req, "new_password");
-    if (!api_password_acceptable(fresh, req->caller.name, why, sizeof why))
-        return api_fail(req, API_PROBLEM_BAD_REQUEST, "'new_password': %s", why);
+    if ((refusal = password_refusal(fresh, req->caller.name, why, sizeof why)) != NULL)
+        return api_fail_reason(req, API_PROBLEM_BAD_REQUEST, refusal, "'new_password': %s", why);
     api_client_address(req, address, sizeof address);
     if (!api_login_allowed(req->caller.name, address, &retry)) {
         req->retry_after = retry;
@@ -385,12 +408,13 @@ enum MHD_Result api_password_change(struct api_request *req)
     hashed = verified && base_password_hash(fresh, hash, sizeof hash);
     api_hash_end();
     if (st == DB_OK && stored[0] == '\0')
-        return api_fail(req, API_PROBLEM_CONFLICT,
+        return api_fail_reason(req, API_PROBLEM_CONFLICT, "no-password",
                         "this player has no password to change (a bot's account signs in "
                         "with tokens only)");
     if (!verified) {
         api_login_failed(req->caller.name, address);
-        return api_fail(req, API_PROBLEM_FORBIDDEN, "'current_password' is wrong");
+        return api_fail_reason(req, API_PROBLEM_FORBIDDEN, "password-wrong",
+                               "'current_password' is wrong");
     }
     if (!hashed)
         return api_fail_db(req, DB_HARD_ERROR, "cannot hash the password");

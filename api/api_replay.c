@@ -148,7 +148,7 @@ enum MHD_Result api_replay(struct api_request *req)
         problem = api_problem_new(API_PROBLEM_ILLEGAL_MOVE, why);
         cJSON_AddNumberToObject(problem, "ply", failed.ply);
         cJSON_AddStringToObject(problem, "move", failed.move);
-        api_problem_reason(problem, rules_reason_slug(failed.why.reason));
+        api_problem_move_reason(problem, failed.why.reason, v);
         return api_reply_problem(req, API_PROBLEM_ILLEGAL_MOVE, problem);
     }
     v->position_report(&end, &report);

@@ -216,17 +216,21 @@ static void utf8_mend(char *text)
         text[bad] = '?';
 }
 
-enum MHD_Result api_fail(struct api_request *req, enum api_problem problem, const char *fmt,
-                         ...)
+enum MHD_Result api_fail_reason(struct api_request *req, enum api_problem problem,
+                                const char *reason, const char *fmt, ...)
 {
     char detail[512];
+    cJSON *json;
     va_list ap;
 
     va_start(ap, fmt);
     vsnprintf(detail, sizeof detail, fmt, ap);
     va_end(ap);
     utf8_mend(detail);
-    return api_reply_problem(req, problem, api_problem_new(problem, detail));
+    json = api_problem_new(problem, detail);
+    if (json != NULL && reason != NULL)
+        api_problem_reason(json, reason);
+    return api_reply_problem(req, problem, json);
 }
 
 enum MHD_Result api_fail_oom(struct api_request *req)

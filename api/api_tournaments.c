@@ -175,7 +175,7 @@ static enum MHD_Result reply_outcome(struct api_request *req, struct games_resul
 {
     enum MHD_Result rc;
     if (r->outcome != GAMES_OK) {
-        rc = api_reply_refusal(req, r->outcome, r->detail, r->db, r->err.text);
+        rc = api_reply_refused(req, r);
     } else {
         struct db_tournament_player players[PLAYERS_MAX];
         struct base_err err = { "" };
@@ -239,13 +239,14 @@ static bool times_check(struct api_request *req, const char *starts, const char 
     enum db_status st;
 
     if ((starts && !time_read(starts, &start)) || (ends && !time_read(ends, &end))) {
-        *replied = api_fail(req, API_PROBLEM_BAD_REQUEST, "'starts_at' and 'ends_at' are UTC "
-                            "times of days that exist, like 2026-12-01T12:00:00Z");
+        *replied = api_fail_reason(req, API_PROBLEM_BAD_REQUEST, "time-unreadable",
+                                   "'starts_at' and 'ends_at' are UTC "
+                                   "times of days that exist, like 2026-12-01T12:00:00Z");
         return false;
     }
     if (starts && ends && end <= start) {
-        *replied = api_fail(req, API_PROBLEM_INVALID_VALUE,
-                            "'ends_at' must come after 'starts_at'");
+        *replied = api_fail_reason(req, API_PROBLEM_INVALID_VALUE, "ends-before-start",
+                                   "'ends_at' must come after 'starts_at'");
         return false;
     }
     if (!starts && !ends)
@@ -256,12 +257,15 @@ static bool times_check(struct api_request *req, const char *starts, const char 
     }
     last = now + AHEAD_DAYS_MAX * 86400LL;
     if (starts && start < now)
-        *replied = api_fail(req, API_PROBLEM_INVALID_VALUE, "'starts_at' is in the past");
+        *replied = api_fail_reason(req, API_PROBLEM_INVALID_VALUE, "starts-in-the-past",
+                                   "'starts_at' is in the past");
     else if (ends && end <= now)
-        *replied = api_fail(req, API_PROBLEM_INVALID_VALUE, "'ends_at' must come after now");
+        *replied = api_fail_reason(req, API_PROBLEM_INVALID_VALUE, "ends-in-the-past",
+                                   "'ends_at' must come after now");
     else if ((starts && start > last) || (ends && end > last))
-        *replied = api_fail(req, API_PROBLEM_INVALID_VALUE, "'starts_at' and 'ends_at' may be "
-                            "at most %d days ahead", AHEAD_DAYS_MAX);
+        *replied = api_fail_reason(req, API_PROBLEM_INVALID_VALUE, "too-far-ahead",
+                                   "'starts_at' and 'ends_at' may be "
+                                   "at most %d days ahead", AHEAD_DAYS_MAX);
     else
         return true;
     return false;
@@ -331,8 +335,8 @@ enum MHD_Result api_tournament_create(struct api_request *req)
     t.has_max_timeout =
         cJSON_GetObjectItemCaseSensitive(req->json, "max_timeout_percent") && !is_null;
     if (t.has_min_rating && t.has_max_rating && t.min_rating > t.max_rating)
-        return api_fail(req, API_PROBLEM_INVALID_VALUE,
-                        "'min_rating' is above 'max_rating': no one could join");
+        return api_fail_reason(req, API_PROBLEM_INVALID_VALUE, "rating-range-empty",
+                               "'min_rating' is above 'max_rating': no one could join");
     starts = api_body_string(req, "starts_at");
     ends = api_body_string(req, "ends_at");
     if (!times_check(req, starts, ends, &replied))

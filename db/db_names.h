@@ -75,7 +75,7 @@ enum rules_color db_color_rules(enum db_color color);
 /* How the rules' verdict on a position ends a game (DB_END_NONE: ongoing). */
 enum db_termination db_termination_of(enum rules_status status);
 
-#define DB_NAME_SIZE 32    /* names are 2-30 characters */
+#define DB_NAME_SIZE 64    /* names are 2-30 characters of up to 2 bytes (UTF-8) */
 #define DB_TIME_SIZE 24    /* "2026-11-22T13:45:00Z" */
 #define DB_FEN_SIZE 256
 

@@ -31,7 +31,7 @@ struct db_caller {
 /* ---- People on the web board: passwords and sessions (db_sessions.c) ---- */
 
 /* A player's name, id and password hash ("" when they have no password),
- * found by name case-insensitively.  DB_NOT_FOUND if none. */
+ * found by name ignoring case and diacritics (its key).  DB_NOT_FOUND if none. */
 enum db_status db_login_find(struct db_pool *pool, const char *name, char id[BASE_ID_SIZE],
                              char canonical_name[DB_NAME_SIZE], char *password_hash,
                              size_t hash_size, struct base_err *err);
@@ -99,7 +99,25 @@ struct db_listener *db_revocations_start(struct db_pool *pool, db_revoked_fn on_
 /* Ends a session.  DB_NOT_FOUND when there was none. */
 enum db_status db_session_delete(struct db_pool *pool, const char *cookie, struct base_err *err);
 
-/* Whether a name is 2-30 letters, digits, '_' or '-' (the schema's rule). */
+/*
+ * A player's name: 2-30 Latin letters (with the diacritics of Polish,
+ * Hungarian and the other languages of Latin-1 and Latin Extended-A: Łucja,
+ * Győző), digits, '_' or '-' (the schema's rule, migration 023).  A letter
+ * sent decomposed (o and a combining mark) is composed: out is the name in
+ * NFC, letters how many characters it has.  A letter of another script
+ * (Cyrillic а for a) is DB_NAME_NOT_LATIN: no look-alike names.  Names are
+ * unique ignoring case and diacritics (the database's korp_name_key).
+ */
+enum db_name_check {
+    DB_NAME_OK = 0,
+    DB_NAME_LENGTH,        /* not 2-30 characters */
+    DB_NAME_CHARACTER,     /* punctuation, a space, a lone combining mark */
+    DB_NAME_NOT_LATIN,     /* a letter (or sign) of another script */
+};
+enum db_name_check db_player_name_normalize(const char *name, char out[DB_NAME_SIZE],
+                                            int *letters);
+
+/* Whether db_player_name_normalize accepts the name. */
 bool db_player_name_valid(const char *name);
 
 /*

@@ -21,6 +21,7 @@ static void copy_player(char *id, size_t id_size, char *name, size_t name_size,
 /* "your challenge ... is still open" */
 static enum db_status refuse_duplicate(struct games_result *r, const char *existing_id)
 {
+    r->code = "challenge-open-already";
     return games_refuse(r, GAMES_CONFLICT, "your challenge %s to this player is still open: one "
                         "at a time to each player; wait for their answer or cancel it first",
                         existing_id);
@@ -55,9 +56,11 @@ static enum db_status create_tx(struct db_tx *tx, struct games_result *r, void *
                             "hours, the most allowed; try again in %d s", a->per_day,
                             r->retry_after);
     }
-    if (a->c->opponent_id[0] == '\0' && guard.open_to_anyone >= GAMES_OPEN_CHALLENGES_MAX)
+    if (a->c->opponent_id[0] == '\0' && guard.open_to_anyone >= GAMES_OPEN_CHALLENGES_MAX) {
+        r->code = "open-challenges-limit";
         return games_refuse(r, GAMES_CONFLICT, "you have %d open challenges waiting already: "
                             "cancel one first", GAMES_OPEN_CHALLENGES_MAX);
+    }
     if (a->c->rated) {
         const char *ids[2] = { a->c->challenger_id, a->c->opponent_id };
         rc = games_rated_play_check(tx, ids, a->c->opponent_id[0] != '\0' ? 2 : 1, r);
@@ -141,9 +144,11 @@ static enum db_status accept_tx(struct db_tx *tx, struct games_result *r, void *
     if (rc != DB_OK)
         return rc;
     /* Not open any more (another took an open challenge first) is 409. */
-    if (c.status != DB_CHALLENGE_OPEN)
+    if (c.status != DB_CHALLENGE_OPEN) {
+        r->code = "challenge-not-open";
         return games_refuse(r, GAMES_CONFLICT, "the challenge is %s, not open",
                             db_challenge_status_text(c.status));
+    }
     if (c.opponent_id[0] == '\0' && strcmp(c.challenger_id, a->player_id) == 0)
         return games_refuse(r, GAMES_FORBIDDEN, "you cannot accept your own open challenge");
     if (c.opponent_id[0] != '\0' && strcmp(c.opponent_id, a->player_id) != 0)
@@ -205,9 +210,11 @@ static enum db_status close_tx(struct db_tx *tx, struct games_result *r, void *a
         return games_refuse(r, GAMES_FORBIDDEN, "only the %s may %s a challenge",
                             a->decline ? "challenged player" : "challenger",
                             a->decline ? "decline" : "cancel");
-    if (a->c->status != DB_CHALLENGE_OPEN)
+    if (a->c->status != DB_CHALLENGE_OPEN) {
+        r->code = "challenge-not-open";
         return games_refuse(r, GAMES_CONFLICT, "the challenge is %s, not open",
                             db_challenge_status_text(a->c->status));
+    }
     if ((rc = db_challenge_set_status(tx, a->c->id, status, NULL)) != DB_OK ||
         (a->reason != NULL &&
          (rc = db_challenge_set_decline_reason(tx, a->c->id, a->reason)) != DB_OK))

@@ -22,6 +22,7 @@ struct claim_args {
 static void say_rejected(struct games_result *r, const struct claim_args *a,
                          const struct rules_claim *claim)
 {
+    r->code = a->kind == GAMES_CLAIM_THREEFOLD ? "threefold-short" : "fifty-move-short";
     if (a->kind == GAMES_CLAIM_THREEFOLD)
         snprintf(r->detail, sizeof r->detail,
                  "the position %s has occurred %d time%s; a threefold claim needs 3",
@@ -49,6 +50,7 @@ static enum db_status claim_step(struct db_tx *tx, struct games_result *r,
     if (a->text != NULL && !games_read_move(r->game.variant, pos, a->text, &m, r))
         return DB_OK;
     if (a->kind == GAMES_CLAIM_FIFTY_MOVE && !r->game.fifty_move_rule) {
+        r->code = "no-fifty-move-rule";
         snprintf(r->detail, sizeof r->detail,
                  "this game is played without the fifty-move rule");
         return DB_OK;
@@ -69,6 +71,7 @@ static enum db_status claim_step(struct db_tx *tx, struct games_result *r,
     /* By the chess convention (rules files, "Claims"): the move written
      * with a valid claim is not played; the game is drawn as it stands. */
     r->claim_accepted = true;
+    r->code = a->kind == GAMES_CLAIM_THREEFOLD ? "threefold-holds" : "fifty-move-holds";
     if (a->kind == GAMES_CLAIM_THREEFOLD)
         snprintf(r->detail, sizeof r->detail, "the position has occurred %d times",
                  claim.occurrences);

@@ -138,11 +138,13 @@ static enum db_status start_locked(struct db_tx *tx, struct db_tournament *t,
     if ((rc = db_tournament_players_tx(tx, t->id, players, PLAYERS_MAX + 1, &count)) != DB_OK)
         return rc;
     if (count < 3 || count > PLAYERS_MAX) {
-        if (!cancel_if_few)
+        if (!cancel_if_few) {
+            r->code = count < 3 ? "too-few-players" : "too-many-players";
             return count < 3 ? games_refuse(r, GAMES_CONFLICT, "a round robin needs at least "
                                             "3 players; %d joined", count)
                              : games_refuse(r, GAMES_CONFLICT, "a round robin is for at most "
                                             "%d players; more joined", PLAYERS_MAX);
+        }
         t->status = DB_TOURNAMENT_CANCELED;
         return db_tournament_set_status(tx, t->id, DB_TOURNAMENT_CANCELED);
     }
@@ -220,9 +222,11 @@ static enum db_status start_tx(struct db_tx *tx, struct games_result *r, void *a
     if (!a->arbiter && strcmp(a->t->director_id, a->player_id) != 0)
         return games_refuse(r, GAMES_FORBIDDEN,
                             "only the tournament's director (or an arbiter) may start it");
-    if (a->t->status != DB_TOURNAMENT_OPEN)
+    if (a->t->status != DB_TOURNAMENT_OPEN) {
+        r->code = "tournament-not-open";
         return games_refuse(r, GAMES_CONFLICT, "the tournament is %s, not open",
                             db_tournament_status_text(a->t->status));
+    }
     return start_locked(tx, a->t, false, r);
 }
 
@@ -331,15 +335,21 @@ static enum db_status join_tx(struct db_tx *tx, struct games_result *r, void *ar
         return rc;
     if (!lock_tournament(tx, a, r, &rc))
         return rc;
-    if (a->t->status != DB_TOURNAMENT_OPEN)
+    if (a->t->status != DB_TOURNAMENT_OPEN) {
+        r->code = "tournament-not-open";
         return games_refuse(r, GAMES_CONFLICT, "the tournament is %s: it can be joined only "
                             "before it starts", db_tournament_status_text(a->t->status));
-    if (a->t->player_count >= a->t->max_players)
+    }
+    if (a->t->player_count >= a->t->max_players) {
+        r->code = "tournament-full";
         return games_refuse(r, GAMES_CONFLICT, "the tournament is full (%d players)",
                             a->t->max_players);
+    }
     rc = db_tournament_join(tx, a->id, a->player_id);
-    if (rc == DB_CONFLICT)
+    if (rc == DB_CONFLICT) {
+        r->code = "already-entered";
         return games_refuse(r, GAMES_CONFLICT, "you are in this tournament already");
+    }
     if (rc == DB_OK)
         a->t->player_count++;
     return rc;
@@ -409,12 +419,16 @@ static enum db_status withdraw_tx(struct db_tx *tx, struct games_result *r, void
             return rc;
     if (!lock_tournament(tx, a, r, &rc))
         return rc;
-    if (a->t->status == DB_TOURNAMENT_FINISHED || a->t->status == DB_TOURNAMENT_CANCELED)
+    if (a->t->status == DB_TOURNAMENT_FINISHED || a->t->status == DB_TOURNAMENT_CANCELED) {
+        r->code = "tournament-over";
         return games_refuse(r, GAMES_CONFLICT, "the tournament is %s",
                             db_tournament_status_text(a->t->status));
+    }
     rc = db_tournament_leave(tx, a->id, a->player_id, a->t->status == DB_TOURNAMENT_ACTIVE);
-    if (rc == DB_NOT_FOUND)
+    if (rc == DB_NOT_FOUND) {
+        r->code = "not-entered";
         return games_refuse(r, GAMES_CONFLICT, "you are not playing in this tournament");
+    }
     if (rc == DB_OK && a->t->status == DB_TOURNAMENT_OPEN)
         a->t->player_count--;
     return rc;

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Reads korp's gettext catalogs (po/<lang>.po) and writes what korpd
-embeds: one JSON object per language for the web pages ({msgid: text}),
-and a C table for the texts korpd writes itself (emails).  Standard
-library only.  Untranslated and fuzzy entries are left out (the page and
+embeds: one JSON object per language for the web pages ({msgid: text};
+a text with plural forms, msgid_plural, is the list of its msgstr[i], and
+the key "" holds the catalog's Plural-Forms), and a C table for the texts
+korpd writes itself (emails: no plural forms).  Standard library only.  Untranslated and fuzzy entries are left out (the page and
 the mail then show the English msgid; the completeness test fails on
 them).
 
@@ -34,17 +35,22 @@ def unquote(text):
     return ''.join(out)
 
 
-def read_po(path):
+def read_po(path, header=None):
     """[(msgid, msgstr, fuzzy)] of a PO file, the header and obsolete
-    entries left out."""
+    entries left out; msgstr is the list of the forms of an entry with
+    msgid_plural.  The header's text goes to header['text'] when given."""
     entries = []
-    cur = {'flags': '', 'msgid': None, 'msgstr': None, 'ctxt': None}
+    cur = {'flags': '', 'msgid': None, 'msgstr': None, 'ctxt': None, 'plural': None,
+           'forms': []}
     field = None
 
     def flush():
+        if cur['msgid'] == '' and header is not None:
+            header['text'] = cur['msgstr'] or ''
         if cur['msgid'] is not None and cur['msgid'] != '' and cur['ctxt'] is None:
-            entries.append((cur['msgid'], cur['msgstr'] or '', 'fuzzy' in cur['flags']))
-        cur.update(flags='', msgid=None, msgstr=None, ctxt=None)
+            text = cur['forms'] if cur['plural'] is not None else cur['msgstr'] or ''
+            entries.append((cur['msgid'], text, 'fuzzy' in cur['flags']))
+        cur.update(flags='', msgid=None, msgstr=None, ctxt=None, plural=None, forms=[])
 
     with open(path, encoding='utf-8') as f:
         for raw in f:
@@ -55,21 +61,28 @@ def read_po(path):
                 field = None
                 continue
             if line.startswith('#,'):
-                if cur['msgstr'] is not None:
+                if cur['msgstr'] is not None or cur['forms']:
                     flush()
                 cur['flags'] += line[2:]
                 continue
             if line.startswith('#'):
                 continue
             if line.startswith('msgctxt '):
-                if cur['msgstr'] is not None:
+                if cur['msgstr'] is not None or cur['forms']:
                     flush()
                 field = 'ctxt'
                 cur['ctxt'] = unquote(line[8:])
-            elif line.startswith('msgid_plural ') or line.startswith('msgstr['):
-                raise ValueError('%s: plural forms are not used in korp\'s catalogs' % path)
+            elif line.startswith('msgid_plural '):
+                field = 'plural'
+                cur['plural'] = unquote(line[13:])
+            elif line.startswith('msgstr['):
+                index, _, rest = line[7:].partition('] ')
+                if int(index) != len(cur['forms']):
+                    raise ValueError('%s: msgstr[%s] out of order' % (path, index))
+                cur['forms'].append(unquote(rest))
+                field = None
             elif line.startswith('msgid '):
-                if cur['msgstr'] is not None:
+                if cur['msgstr'] is not None or cur['forms']:
                     flush()
                 field = 'msgid'
                 cur['msgid'] = unquote(line[6:])
@@ -78,6 +91,8 @@ def read_po(path):
                 cur['msgstr'] = unquote(line[7:])
             elif line.startswith('"') and field:
                 cur[field] += unquote(line)
+            elif line.startswith('"') and cur['forms']:
+                cur['forms'][-1] += unquote(line)
             else:
                 raise ValueError('%s: cannot read %r' % (path, line))
     flush()
@@ -88,8 +103,23 @@ def language_of(path):
     return os.path.splitext(os.path.basename(path))[0]
 
 
+def complete(text):
+    """A translation with every form written."""
+    return all(text) if isinstance(text, list) else bool(text)
+
+
 def translated(path):
-    return {m: s for m, s, fuzzy in read_po(path) if s and not fuzzy}
+    return {m: s for m, s, fuzzy in read_po(path) if complete(s) and s and not fuzzy}
+
+
+def plural_forms(path):
+    """The Plural-Forms line of a catalog's header ('' when it has none)."""
+    header = {}
+    read_po(path, header)
+    for line in header.get('text', '').split('\n'):
+        if line.startswith('Plural-Forms:'):
+            return line[len('Plural-Forms:'):].strip()
+    return ''
 
 
 def write_if_changed(path, text):
@@ -122,7 +152,7 @@ def c_string(text):
 
 def write_c(out, *paths):
     langs = [language_of(p) for p in paths]
-    tables = [translated(p) for p in paths]
+    tables = [{m: s for m, s in translated(p).items() if isinstance(s, str)} for p in paths]
     msgids = sorted(set().union(*[t.keys() for t in tables]))
     lines = ['/* Generated from po/<lang>.po by po/catalog.py; do not edit. */',
              '#include "i18n.h"', '',
@@ -143,7 +173,9 @@ def write_json(outdir, *paths):
     """One JSON catalog per .po file, named by its language, in outdir."""
     os.makedirs(outdir, exist_ok=True)
     for p in paths:
-        text = json.dumps(translated(p), ensure_ascii=False, sort_keys=True, indent=0)
+        table = translated(p)
+        table[''] = {'plural_forms': plural_forms(p)}
+        text = json.dumps(table, ensure_ascii=False, sort_keys=True, indent=0)
         write_if_changed(os.path.join(outdir, language_of(p) + '.json'), text + '\n')
 
 

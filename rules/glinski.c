@@ -10,8 +10,14 @@
 
 #include <string.h>
 
-static const char *const english[] = { NOTATION_LETTERS_ENGLISH, NULL };
-static const char *const hungarian[] = { NOTATION_LETTERS_HUNGARIAN, NULL };
+/* Both dialects read both sets of letters, so that a record may mix them
+ * move by move and a move in Hungarian letters is read whatever the
+ * dialect: they differ only where a letter is in both, B (a bishop in
+ * English, a rook in Hungarian: bástya). */
+static const char *const english[] = { NOTATION_LETTERS_ENGLISH, NOTATION_LETTERS_HUNGARIAN,
+                                       NULL };
+static const char *const hungarian[] = { NOTATION_LETTERS_HUNGARIAN, NOTATION_LETTERS_ENGLISH,
+                                         NULL };
 
 #define BD_LETTER_SETS(dialect) ((dialect) == RULES_DIALECT_HUNGARIAN ? hungarian : english)
 #define BD_STYLE(how) (&notation_san)

@@ -256,9 +256,9 @@ static enum rules_error decode(const struct notation_geometry *g,
             pat->piece = RULES_PAWN;
             set = 0;
         }
-        /* The first set is strict about capture marks; others (Polish
-         * short form: "a move without - : / is a board move") are not. */
-        loose = set > 0;
+        /* Capture marks are required, but in the Polish short form ("a
+         * move without - : / is a board move"). */
+        loose = strcmp(letter_sets[set], NOTATION_LETTERS_POLISH) == 0;
 
         if (end >= 2 && s[end - 2] == '=') {
             pat->promo = promo_type(letter_sets, s[end - 1]);

@@ -57,6 +57,29 @@ static int start(struct replay_state *s)
     return 0;
 }
 
+/*
+ * A move of the record: in the record's letter dialect, else (a record may
+ * mix notations move by move) in the other one.  Of two refusals, one that
+ * read the move and found it illegal says more than "cannot read".
+ */
+static enum rules_error read_move(const struct replay_state *s, const char *token,
+                                  struct rules_move *m, struct rules_why *why)
+{
+    struct rules_why other = { 0 };
+    int dialect = s->dialect == RULES_DIALECT_HUNGARIAN ? RULES_DIALECT_DEFAULT
+                                                        : RULES_DIALECT_HUNGARIAN;
+    enum rules_error e = s->v->move_parse(&s->pos, token, s->dialect, m, why), e2;
+
+    if (e == RULES_OK || !s->v->hungarian_letters)
+        return e;
+    e2 = s->v->move_parse(&s->pos, token, dialect, m, &other);
+    if (e2 == RULES_OK || (e == RULES_ERR_SYNTAX && e2 != RULES_ERR_SYNTAX)) {
+        *why = other;
+        return e2;
+    }
+    return e;
+}
+
 static int on_move(void *arg, const char *token)
 {
     struct replay_state *s = arg;
@@ -79,7 +102,7 @@ static int on_move(void *arg, const char *token)
         snprintf(text, sizeof text, "the record is longer than %d plies", s->max_plies);
         return fail(s, RULES_ERR_INVALID, st->ply + 1, token, NULL, text);
     }
-    if ((e = s->v->move_parse(&s->pos, token, s->dialect, &st->move, &why)) != RULES_OK)
+    if ((e = read_move(s, token, &st->move, &why)) != RULES_OK)
         return fail(s, e, st->ply + 1, token, &why, NULL);
     st->before = s->pos;
     st->token = token;

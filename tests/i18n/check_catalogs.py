@@ -4,10 +4,12 @@
     check_catalogs.py REPO
 
 1. `msgfmt --check` accepts po/korp.pot and every po/<lang>.po.
-2. Every text a person is shown -- each t('...') in web/assets/*.js and each
+2. Every text a person is shown -- each t('...') and tn('...', '...', n) in
+   web/assets/*.js and each
    N_("...") in notify/*.c, gathered with xgettext as scripts/i18n-extract.sh
    does -- has a non-empty, non-fuzzy translation in every language, with the
-   same {placeholders}.  A new text without its translations fails here: run
+   same {placeholders}; a text with plural forms has all the forms its
+   catalog's Plural-Forms counts (nplurals).  A new text without its translations fails here: run
    scripts/i18n-extract.sh and translate (docs/translating.md).
 3. po/korp.pot lists exactly those texts (the template is up to date).
 4. No page module calls t() with something xgettext cannot read (a template
@@ -44,7 +46,7 @@ def main(repo):
     with tempfile.TemporaryDirectory() as tmp:
         web_pot, c_pot = os.path.join(tmp, "web.pot"), os.path.join(tmp, "c.pot")
         subprocess.run(["xgettext", "--language=JavaScript", "--keyword=", "--keyword=t",
-                        "--from-code=UTF-8", "--force-po", "-o", web_pot] + js, check=True)
+                        "--keyword=tn:1,2", "--from-code=UTF-8", "--force-po", "-o", web_pot] + js, check=True)
         subprocess.run(["xgettext", "--language=C", "--keyword=", "--keyword=N_",
                         "--from-code=UTF-8", "--force-po", "-o", c_pot] + cs, check=True)
         wanted = {m for p in (web_pot, c_pot) for m, _, _ in catalog.read_po(p)}
@@ -59,14 +61,21 @@ def main(repo):
         failures.append(f"po/korp.pot has {m!r}, which no source uses any more")
 
     for lang in LANGUAGES:
-        entries = {m: (s, fuzzy) for m, s, fuzzy in catalog.read_po(os.path.join(po_dir, f"{lang}.po"))}
+        path = os.path.join(po_dir, f"{lang}.po")
+        entries = {m: (s, fuzzy) for m, s, fuzzy in catalog.read_po(path)}
+        counted = re.search(r"nplurals\s*=\s*(\d+)", catalog.plural_forms(path))
+        nplurals = int(counted.group(1)) if counted else 0
         for m in sorted(wanted):
             s, fuzzy = entries.get(m, ("", False))
-            if not s:
+            forms = s if isinstance(s, list) else [s]
+            if not catalog.complete(s) or not s:
                 failures.append(f"{lang}.po: no translation of {m!r}")
             elif fuzzy:
                 failures.append(f"{lang}.po: the translation of {m!r} is fuzzy")
-            elif set(re.findall(r"\{\w+\}", s)) != set(re.findall(r"\{\w+\}", m)):
+            elif isinstance(s, list) and len(s) != nplurals:
+                failures.append(f"{lang}.po: {m!r} has {len(s)} forms, not {nplurals}")
+            elif any(set(re.findall(r"\{\w+\}", f)) != set(re.findall(r"\{\w+\}", m))
+                     for f in forms):
                 failures.append(f"{lang}.po: {m!r} and {s!r} name different placeholders")
 
     # t( followed by something other than a string literal.
@@ -74,7 +83,7 @@ def main(repo):
         if os.path.basename(path) == "i18n.js":
             continue
         for n, line in enumerate(open(path, encoding="utf-8"), 1):
-            for m in re.finditer(r"(?<![\w.$])t\(\s*([^\s)])", line):
+            for m in re.finditer(r"(?<![\w.$])tn?\(\s*([^\s)])", line):
                 if m.group(1) not in "'\"":
                     failures.append(f"{os.path.relpath(path, repo)}:{n}: t() of something "
                                     f"xgettext cannot read: {line.strip()[:80]}")

@@ -773,8 +773,9 @@ def test_bad_enum_in_a_claim_by_the_wrong_side_is_still_400(world):
 # names and emails
 
 
+# Latin letters with accents are names (test_player_names.py: żółw, café); emoji are not.
 BAD_NAMES = ["a", "x" * 31, "x" * 64, "x" * 65, "x" * 60000, "a b", " ab", "ab ",
-             "\u017c\u00f3\u0142w", "caf\u00e9", "\U0001F600\U0001F600",
+             "\U0001F600\U0001F600",
              "x'); DROP TABLE players;--", "a;b", "a.b",
              "a/b", "a@b", "<script>", "", "ab\tc", "ab\nc", "\u0430\u0431\u0432",  # Cyrillic
              "\uff41\uff42",  # full-width

@@ -20,7 +20,7 @@
 
 import { api, me } from './api.js';
 import { h, messageBox } from './ui.js';
-import { t } from './i18n.js';
+import { t, number } from './i18n.js';
 
 const LINES = 3;
 const MOVETIME_MS = 1000;
@@ -30,7 +30,7 @@ export function scoreText(line, whiteToMove) {
   const sign = whiteToMove ? 1 : -1;
   if (line.mate !== undefined) return `#${sign * line.mate}`;
   const cp = sign * line.cp;
-  return (cp > 0 ? '+' : cp < 0 ? '-' : '') + (Math.abs(cp) / 100).toFixed(2);
+  return number(cp / 100, { minimumFractionDigits: 2, maximumFractionDigits: 2, signDisplay: 'exceptZero' });
 }
 
 /* The line with move numbers from the FEN's side to move and fullmove number:
@@ -94,7 +94,7 @@ export function createAnalysisPanel({ variant, position, gameId = null, format, 
       return;
     }
     info.textContent = t('Depth {depth}, {nodes} positions searched; scores from White\'s point of view.',
-      { depth: answer.depth, nodes: answer.nodes.toLocaleString() });
+      { depth: answer.depth, nodes: number(answer.nodes) });
     list.replaceChildren(...answer.lines.map((line, i) => {
       const score = h('span', { class: 'analysis-score' }, scoreText(line, whiteToMove));
       const words = lineText(line.pv_san, fen, format);

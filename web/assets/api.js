@@ -28,7 +28,7 @@ const REASONS = {
   'conditional-conflict': () => t('Conditional moves disagree'),
   'leave-exceeded': () => t('Over the leave allowance'),
   // Why a move was refused (rules_reason_slug in rules/variant.c).
-  'syntax': () => t('korp cannot read that move: write it in SAN, UCI or the inventor\'s notation.'),
+  'syntax': p => notationsText(p?.notations),
   'invalid-position': () => t('That position is not valid.'),
   'ambiguous': () => t('Several moves fit: say which man by its file or rank.'),
   'not-legal': () => t('That move is not legal here.'),
@@ -64,14 +64,76 @@ const REASONS = {
   'give-time-on-your-turn': () => t('You may give time only while your opponent is to move.'),
   'no-time-limit': () => t('This game has no time limit: there is no time to give.'),
   'conditional-on-your-turn': () => t('Conditional moves are set while your opponent is to move: play your move first.'),
+  // Sign-up, passwords and tokens (api_players.c).
+  'name-invalid': () => t('A name is 2 to 30 letters, digits, _ or -.'),
+  'name-taken': () => t('That name is taken: choose another.'),
+  'name-not-latin': () => t('A name is written in Latin letters (with their accents, like Łucja or Győző), so that no two names look alike.'),
+  'email-invalid': () => t('Write one e-mail address, like anna@example.org.'),
+  'password-length': () => t('A password is 8 to 128 characters; a few words make a good one.'),
+  'password-is-name': () => t('A password must not be your name.'),
+  'password-common': () => t('That password is one of the most common ones: choose another.'),
+  'password-wrong': () => t('The current password is wrong.'),
+  'no-password': () => t('This account has no password: it signs in with tokens only.'),
+  'signup-limit': () => t('Too many players have signed up from here in the last hour: try again later.'),
+  'token-limit': () => t('You hold as many tokens as a player may: revoke one first.'),
+  // Conditional lines, tournaments and challenges.
+  'lines-too-many': () => t('There are too many lines.'),
+  'line-move-length': () => t('A move of a line is empty or too long.'),
+  'line-length-odd': () => t('A line is an even number of moves: their move, your reply, and so on.'),
+  'time-unreadable': () => t('That date or time cannot be read.'),
+  'ends-before-start': () => t('The end must come after the start.'),
+  'starts-in-the-past': () => t('The start is in the past.'),
+  'ends-in-the-past': () => t('The end is in the past.'),
+  'too-far-ahead': () => t('That is too far ahead.'),
+  'rating-range-empty': () => t('The lowest rating is above the highest: no one could join.'),
+  'tournament-not-open': () => t('The tournament does not take entries now.'),
+  'tournament-full': () => t('The tournament is full.'),
+  'already-entered': () => t('You are in this tournament already.'),
+  'tournament-over': () => t('The tournament is over.'),
+  'not-entered': () => t('You are not playing in this tournament.'),
+  'open-challenges-limit': () => t('You have as many open challenges as allowed: cancel one first.'),
+  'challenge-not-open': () => t('That challenge is no longer open.'),
+  'too-few-players': () => t('A round robin needs at least 3 players.'),
+  'too-many-players': () => t('Too many players have joined for a round robin.'),
+  'challenge-open-already': () => t('Your challenge to this player is still open: wait for the answer or cancel it.'),
+  // A draw claim's answer (its `code`).
+  'threefold-holds': () => t('the position has occurred three times.'),
+  'fifty-move-holds': () => t('fifty moves have passed without a capture, pawn move or drop.'),
+  'threefold-short': () => t('the position has not occurred three times.'),
+  'fifty-move-short': () => t('fifty moves have not passed yet without a capture, pawn move or drop.'),
+  'no-fifty-move-rule': () => t('this game is played without the fifty-move rule.'),
 };
 
+/* A reason code said in the page's language, or null on an English page
+ * (whose answers say more in their own words) or for a code not known. */
+export function reasonText(code) {
+  return language() !== 'en' && REASONS[code] ? REASONS[code]() : null;
+}
+
+// The notations a variant reads (an unreadable move's problem names them), as
+// the words that follow "write it" in the page's language.
+const NOTATIONS = {
+  san: () => t('in SAN'),
+  uci: () => t('in coordinates (UCI)'),
+  polish: () => t('in the inventor\'s Polish notation'),
+  hungarian: () => t('with Hungarian letters (K V B F H)'),
+};
+
+function notationsText(notations) {
+  const names = (Array.isArray(notations) ? notations : []).filter(n => NOTATIONS[n]).map(n => NOTATIONS[n]());
+  if (!names.length) return t('korp cannot read that move.');
+  const list = new Intl.ListFormat(language(), { type: 'disjunction' }).format(names);
+  return t('korp cannot read that move: write it {notations}.', { notations: list });
+}
+
 function problemText(status, problem) {
+  // The notations of the variant, in every language (the detail does not name them).
+  if (problem?.reason === 'syntax' && Array.isArray(problem.notations)) return notationsText(problem.notations);
   if (language() !== 'en') {
     // An illegal move's reason is finer (drop-gives-check): then the type says it.
     const slug = String(problem?.type || '').replace(/^.*\/problems\//, '');
     const said = REASONS[problem?.reason] || REASONS[slug];
-    if (said) return said();
+    if (said) return said(problem);
     if (status === 0) return t('korp cannot be reached.');
   }
   return problem?.detail || problem?.title || `HTTP ${status}`;

@@ -4,23 +4,24 @@
 // 429, 503) reads "engine evaluation unavailable" and breaks nothing.
 
 import { api } from './api.js';
-import { t } from './i18n.js';
+import { t, number } from './i18n.js';
+import { moveText } from './notation.js';
 
 const MOVETIME_MS = 1000;
 
 /* The words for an answer {depth, lines: [{cp | mate, pv_san}]}. */
-export function engineText(answer) {
+export function engineText(answer, variant = null) {
   const line = answer && Array.isArray(answer.lines) ? answer.lines[0] : null;
   if (!line) return t('engine evaluation unavailable');
   let score;
   if (typeof line.mate === 'number') {
     score = line.mate >= 0 ? t('mate in {n}', { n: line.mate }) : t('mated in {n}', { n: -line.mate });
   } else if (typeof line.cp === 'number') {
-    score = (line.cp >= 0 ? '+' : '') + (line.cp / 100).toFixed(2);
+    score = number(line.cp / 100, { minimumFractionDigits: 2, maximumFractionDigits: 2, signDisplay: 'always' });
   } else {
     return t('engine evaluation unavailable');
   }
-  const moves = Array.isArray(line.pv_san) ? line.pv_san.join(' ') : '';
+  const moves = Array.isArray(line.pv_san) ? line.pv_san.map(s => moveText(s, variant)).join(' ') : '';
   return t('engine: {score} (depth {depth}): {moves}', { score, depth: answer.depth, moves }).trim();
 }
 
@@ -28,7 +29,7 @@ export function engineText(answer) {
 export async function evaluate(variant, fen) {
   try {
     const answer = await api('POST', '/v1/analyse', { variant, fen, multipv: 1, movetime_ms: MOVETIME_MS });
-    const text = engineText(answer);
+    const text = engineText(answer, variant);
     return { text, ok: text !== t('engine evaluation unavailable') };
   } catch {
     return { text: t('engine evaluation unavailable'), ok: false };

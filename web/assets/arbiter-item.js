@@ -7,7 +7,7 @@
 import { api, q } from './api.js';
 import { createBoard } from './board.js';
 import { geometryFor } from './geometry.js';
-import { t } from './i18n.js';
+import { t, date } from './i18n.js';
 import { h, link, messageBox, variantName } from './ui.js';
 import { detailsList, factsList, kindText } from './arbiter-facts.js';
 import { evaluate } from './arbiter-engine.js';
@@ -56,7 +56,7 @@ export function createQueueItem(item, { onRuled }) {
     h('label', { for: dismissWhy.id }, t('Reason')), dismissWhy,
     h('button', { type: 'submit', class: 'dismiss' }, t('Dismiss this item')));
   const el = h('li', { class: 'card queue-item', 'data-id': item.id, 'data-kind': item.kind, 'data-game': item.game_id },
-    h('h2', {}, kindText(item.kind), ' ', h('time', { datetime: item.created_at }, item.created_at.replace('T', ' ').replace('Z', ' UTC'))),
+    h('h2', {}, kindText(item.kind), ' ', h('time', { datetime: item.created_at }, date(item.created_at, { dateStyle: 'medium', timeStyle: 'short' }))),
     gameLine, details,
     h('div', { class: 'queue-position' }, boardRoot, h('div', {}, facts, engineLine)),
     adjudicate, dismiss, msg);

@@ -8,9 +8,9 @@
 // keys move between cells, Enter or Space picks a man and puts it down.
 // announce() says a move in words to screen readers.
 
-import { PIECE_NAMES, PLURAL, parseUci } from './geometry.js';
+import { PIECE_NAMES, parseUci } from './geometry.js';
 import { pieceGroup, pieceIcon } from './pieces.js';
-import { t } from './i18n.js';
+import { t, tn } from './i18n.js';
 
 const NS = 'http://www.w3.org/2000/svg';
 const DRAG_THRESHOLD = 4;   // px before a press becomes a drag
@@ -39,13 +39,19 @@ function svgEl(tag, attrs = {}) {
  */
 function colorWord(color) { return color === 'white' ? t('white') : t('black'); }
 
+// How many men of a kind, by the page's plural forms (5 pionów, 2 piony).
+const COUNTS = {
+  k: n => tn('{n} king', '{n} kings', n), q: n => tn('{n} queen', '{n} queens', n),
+  r: n => tn('{n} rook', '{n} rooks', n), b: n => tn('{n} bishop', '{n} bishops', n),
+  n: n => tn('{n} knight', '{n} knights', n), p: n => tn('{n} pawn', '{n} pawns', n),
+};
+
 /* "white reserve: 2 knights" (a reserve or a prison, in words). */
 function countWords(color, where, kind, n) {
   const place = where === 'reserve'
     ? (color === 'white' ? t('white reserve') : t('black reserve'))
     : (color === 'white' ? t('white prison') : t('black prison'));
-  return n === 1 ? t('{place}: 1 {piece}', { place, piece: PIECE_NAMES[kind] })
-    : t('{place}: {n} {pieces}', { place, n, pieces: PLURAL[kind] });
+  return t('{place}: {count}', { place, count: COUNTS[kind](n) });
 }
 
 export function createBoard(root, geometry, { onMove, label = t('Board') } = {}) {

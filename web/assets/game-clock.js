@@ -4,13 +4,13 @@
 // move, asked again before it is given. Used by page-game.js.
 
 import { h, sideName } from './ui.js';
-import { t } from './i18n.js';
+import { t, tn } from './i18n.js';
 
 /* "30 days a move", "Fischer 30 d + 1 d, at most 45 d", "No time limit". */
 export function clockText(game) {
   const c = game.clock;
   if (!c) return t('No time limit');
-  if (c.type === 'per_move') return c.days === 1 ? t('1 day a move') : t('{days} days a move', { days: c.days });
+  if (c.type === 'per_move') return tn('{n} day a move', '{n} days a move', c.days);
   return t('Fischer {initial} d + {increment} d, at most {max} d', { initial: c.initial_days, increment: c.increment_days, max: c.max_days });
 }
 
@@ -48,7 +48,7 @@ export function createGameClock({ myColor, giveTime }) {
   };
   const pause = h('span', { class: 'clock-paused', id: 'clock-paused', hidden: true });
   const days = h('select', { id: 'give-time-days', 'aria-label': t('Days to give') },
-    ...[1, 2, 3, 4, 5, 6, 7].map(n => h('option', { value: n }, `${n} day${n > 1 ? 's' : ''}`)));
+    ...[1, 2, 3, 4, 5, 6, 7].map(n => h('option', { value: n }, tn('{n} day', '{n} days', n))));
   // (the row inside: a class that sets display would show a hidden form)
   const give = h('form', { class: 'give-time', id: 'give-time', hidden: true },
     h('div', { class: 'row' }, days, h('button', { type: 'submit' }, t('Give time'))));

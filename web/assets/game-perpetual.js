@@ -6,17 +6,18 @@
 
 import { api, q } from './api.js';
 import { t } from './i18n.js';
+import { inNotation } from './game-plan.js';
 import { h, messageBox } from './ui.js';
 
 /*
  * createPerpetual({ id, myColor }): { el, update(game) }. Shown to the two
  * players of an active game; the claim form only to the one to move.
  */
-export function createPerpetual({ id, myColor }) {
+export function createPerpetual({ id, myColor, variant = null }) {
   const msg = messageBox();
   msg.id = 'perpetual-message';
   const line = h('input', { id: 'perpetual-line', name: 'line', autocomplete: 'off', spellcheck: 'false',
-    maxlength: 512, placeholder: t('e.g. Qh5+ Kg8 Qe8+ Kh7 Qh5+'), 'aria-describedby': 'perpetual-help' });
+    maxlength: 512, placeholder: t('e.g. {moves}', { moves: inNotation('Qh5+ Kg8 Qe8+ Kh7 Qh5+', variant) }), 'aria-describedby': 'perpetual-help' });
   const claim = h('form', { id: 'perpetual-form', class: 'perpetual-form' },
     h('label', { for: 'perpetual-line' }, t('Claim perpetual check')),
     h('div', { class: 'row' }, line, h('button', { type: 'submit', id: 'perpetual-claim' }, t('Send the claim'))),

@@ -7,6 +7,7 @@
 import { api, q } from './api.js';
 import { h, messageBox } from './ui.js';
 import { t } from './i18n.js';
+import { moveText } from './notation.js';
 
 /* Lines typed one per row, moves separated by spaces or commas. */
 export function parseLines(text) {
@@ -39,16 +40,21 @@ function treeList(nodes) {
       n.next.length ? treeList(n.next) : null)));
 }
 
+/* SAN moves (lines apart) in the page's notation: an example, a plan. */
+export function inNotation(text, variant) {
+  return text.split('\n').map(l => l.split(' ').map(m => moveText(m, variant)).join(' ')).join('\n');
+}
+
 /*
  * The panel for the player playing myColor. In plan mode it borrows `board`
  * (moves made on it come to move() instead of being played) and gives it
  * back with redraw(). update(game) redraws the panel after the game changed
  * (a move may have used or dropped the lines).
  */
-export function createPlan({ id, myColor, board = null, redraw = () => {} }) {
+export function createPlan({ id, myColor, variant = null, board = null, redraw = () => {} }) {
   const msg = messageBox();
   const input = h('textarea', { id: 'plan-input', rows: 4, spellcheck: 'false',
-    'aria-describedby': 'plan-help', placeholder: t('Nf6 Nb1\nNc6 Nb1 Ne5 Nc3') });
+    'aria-describedby': 'plan-help', placeholder: inNotation('Nf6 Nb1\nNc6 Nb1 Ne5 Nc3', variant) });
   const tree = h('div', { id: 'plan-tree', 'aria-live': 'polite' });
   const save = h('button', { type: 'submit', class: 'primary', id: 'plan-save' }, t('Save lines'));
   const clear = h('button', { type: 'button', id: 'plan-clear' }, t('Clear'));
@@ -80,7 +86,7 @@ export function createPlan({ id, myColor, board = null, redraw = () => {} }) {
     const toMove = fen.split(' ')[1] === 'w' ? 'white' : 'black';
     board.update(fen, { legal: r.moves, movable: toMove, lastMove: null, check: false });
     planLine.textContent = planning.length
-      ? t('Line:') + ' ' + planning.map(m => m.san).join(' ')
+      ? t('Line:') + ' ' + planning.map(m => moveText(m.san, variant)).join(' ')
       : t('Play their move on the board, then your reply, and so on.');
     addBtn.disabled = planning.length < 2 || planning.length % 2 !== 0;
     undoBtn.disabled = planning.length === 0;

@@ -5,7 +5,7 @@
 
 import { api, q } from './api.js';
 import { h, messageBox, sideName } from './ui.js';
-import { t } from './i18n.js';
+import { t, date } from './i18n.js';
 
 const POLL_MS = 60000;
 
@@ -75,7 +75,7 @@ export function createTalk({ id, myColor }) {
     msg.clear();
     try {
       const r = await api('PUT', `/v1/games/${q(id)}/notes`, { text: notes.value });
-      notesSaved.textContent = `Saved ${r.updated_at.replace('T', ' ').replace('Z', ' UTC')}`;
+      notesSaved.textContent = t('Saved {time}', { time: date(r.updated_at, { dateStyle: 'medium', timeStyle: 'short' }) });
     } catch (err) { msg.show(err.message, 'error'); }
   });
 

@@ -3,7 +3,7 @@
 // the players' leave stops the clocks, and whether the game is rated. The
 // value is the API's fields: { days_per_move | clock, leave_allowed, rated }.
 
-import { t } from './i18n.js';
+import { t, tn } from './i18n.js';
 import { h } from './ui.js';
 
 const number = (id, min, max, value) =>
@@ -17,7 +17,7 @@ export function gameTerms(prefix, { none = true } = {}) {
   if (none) kinds.push(['none', t('No time limit')]);
   const kind = h('select', { id: id('time') }, ...kinds.map(([v, text]) => h('option', { value: v }, text)));
   const days = h('select', { id: id('days') }, ...['1', '2', '3', '5', '7', '14']
-    .map(v => h('option', { value: v, selected: v === '3' }, t('{n} days', { n: v }))));
+    .map(v => h('option', { value: v, selected: v === '3' }, tn('{n} day', '{n} days', Number(v)))));
   const initial = number(id('initial'), 1, 180, 30);
   const increment = number(id('increment'), 0, 30, 1);
   const max = number(id('max'), 1, 365, 45);

@@ -9,10 +9,6 @@ export const PIECE_NAMES = {
   get k() { return t('king'); }, get q() { return t('queen'); }, get r() { return t('rook'); },
   get b() { return t('bishop'); }, get n() { return t('knight'); }, get p() { return t('pawn'); },
 };
-export const PLURAL = {
-  get k() { return t('kings'); }, get q() { return t('queens'); }, get r() { return t('rooks'); },
-  get b() { return t('bishops'); }, get n() { return t('knights'); }, get p() { return t('pawns'); },
-};
 
 // ---- Korpalski: 8x8 squares -------------------------------------------------
 

@@ -10,7 +10,7 @@ export function render(main, { mode, navigate, refreshNav }) {
   const next = new URLSearchParams(location.search).get('next');
   const safeNext = next && next.startsWith('/') && !next.startsWith('//') ? next : '/';
   const msg = messageBox();
-  const name = h('input', { id: 'name', name: 'name', autocomplete: 'username', required: true, minlength: 2, maxlength: 30, pattern: '[A-Za-z0-9_\\-]{2,30}' });
+  const name = h('input', { id: 'name', name: 'name', autocomplete: 'username', required: true, minlength: 2, maxlength: 30, pattern: '[\\-A-Za-z0-9_\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u017F]{2,30}' });
   const password = h('input', { id: 'password', name: 'password', type: 'password', required: true, minlength: 8, maxlength: 256,
     autocomplete: signup ? 'new-password' : 'current-password' });
   const email = h('input', { id: 'email', name: 'email', type: 'email', autocomplete: 'email', maxlength: 254 });

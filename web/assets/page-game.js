@@ -5,7 +5,7 @@
 // after each move when play-prefs.js says so). A move, made on the board or
 // typed, is first shown and sent only on confirm (unless that is turned off).
 
-import { api, me, q } from './api.js';
+import { api, me, q, reasonText } from './api.js';
 import { createBoard } from './board.js';
 import { geometryFor, parseUci } from './geometry.js';
 import { moveWords, moveText, notationChoice, setNotationChoice } from './notation.js';
@@ -44,7 +44,7 @@ export async function render(main, { params, navigate }) {
   const msg = messageBox();
   msg.id = 'game-message';
   const status = h('p', { id: 'game-status', class: 'game-status', 'aria-live': 'polite' });
-  const live = h('span', { id: 'live', class: 'live', title: t('Live updates') }, 'connecting…');
+  const live = h('span', { id: 'live', class: 'live', title: t('Live updates') }, t('connecting…'));
   const stripTop = h('div', { class: 'player-strip', id: 'strip-top' });
   const stripBottom = h('div', { class: 'player-strip', id: 'strip-bottom' });
   const boardRoot = h('div', { id: 'board' });
@@ -77,7 +77,7 @@ export async function render(main, { params, navigate }) {
     });
   }
   // Plan mode borrows the board (created below) and gives it back through draw().
-  const plan = createPlan({ id, myColor, board: { update: (fen, o) => board.update(fen, o) },
+  const plan = createPlan({ id, myColor, variant: game.variant, board: { update: (fen, o) => board.update(fen, o) },
     redraw: () => draw() });
   const talk = createTalk({ id, myColor });
   const nextLink = h('a', { id: 'next-game', class: 'button', hidden: true, 'aria-keyshortcuts': 'n' }, t('Next game'));
@@ -103,7 +103,7 @@ export async function render(main, { params, navigate }) {
       moveList, plan.el, talk.el)));
 
   // Perpetual-check claims and requests for an arbiter, before the messages.
-  const perpetual = createPerpetual({ id, myColor });
+  const perpetual = createPerpetual({ id, myColor, variant: game.variant });
   talk.el.before(perpetual.el);
 
   const board = createBoard(boardRoot, geometryFor(game.variant), {
@@ -354,7 +354,7 @@ export async function render(main, { params, navigate }) {
     msg.clear();
     try {
       const r = await api('POST', `/v1/games/${q(id)}/claims`, { kind });
-      msg.show((r.accepted ? t('Claim accepted:') : t('Claim refused:')) + ' ' + r.reason, r.accepted ? 'ok' : 'error');
+      msg.show((r.accepted ? t('Claim accepted:') : t('Claim refused:')) + ' ' + (reasonText(r.code) || r.reason), r.accepted ? 'ok' : 'error');
       await reload();
     } catch (e) { msg.show(e.message, 'error'); }
   }

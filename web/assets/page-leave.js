@@ -4,9 +4,10 @@
 
 import { api, q } from './api.js';
 import { h, messageBox } from './ui.js';
-import { t } from './i18n.js';
+import { t, tn, date } from './i18n.js';
 
-function day(text) { return text.slice(0, 10); }
+/* A day of leave (YYYY-MM-DD…) as the page's language writes it. */
+function day(text) { return date(text.slice(0, 10) + 'T00:00:00Z', { dateStyle: 'medium', timeZone: 'UTC' }); }
 
 export function leaveSection() {
   const msg = messageBox();
@@ -28,7 +29,7 @@ export function leaveSection() {
       const l = await api('GET', '/v1/players/me/leave');
       summary.textContent = t('{remaining} of {allowance} days left this year ({used} booked).', { remaining: l.remaining, allowance: l.allowance, used: l.used });
       list.replaceChildren(...l.bookings.map(b => h('li', { 'data-leave': b.id },
-        t('{start} to {end} (days: {days})', { start: day(b.start), end: day(b.end), days: b.days }), ' ',
+        t('{start} to {end} ({days})', { start: day(b.start), end: day(b.end), days: tn('{n} day', '{n} days', b.days) }), ' ',
         h('button', { type: 'button', class: 'danger', onclick: () => cancel(b.id) }, t('Cancel')))));
     } catch (e) { msg.show(e.message, 'error'); }
   }

@@ -2,7 +2,7 @@
 
 import { api, me, q } from './api.js';
 import { h, messageBox, pageSubject } from './ui.js';
-import { t } from './i18n.js';
+import { t, number } from './i18n.js';
 import { gameRow } from './page-home.js';
 import { ratingsSection } from './page-ratings.js';
 
@@ -17,7 +17,7 @@ export async function render(main, { params }) {
   let cursor = null;
   main.append(h('h1', {}, p.name, p.role === 'arbiter' ? ' ' + t('(arbiter)') : ''), msg,
     h('p', { class: 'record', id: 'record' },
-      t('{played} games: {won} won, {drawn} drawn, {lost} lost · {points} points', { played: p.played, won: p.won, drawn: p.drawn, lost: p.lost, points: p.points })),
+      t('{played} games: {won} won, {drawn} drawn, {lost} lost · {points} points', { played: p.played, won: p.won, drawn: p.drawn, lost: p.lost, points: number(p.points) })),
     // Not null for "no link": append() writes null out as the text "null".
     ...(me() && me().id !== p.id ? [h('p', {}, h('a', { href: '/new', class: 'button' }, t('Challenge someone')))] : []),
     await ratingsSection(p),

@@ -4,7 +4,7 @@
 import { api, me, q } from './api.js';
 import { h, messageBox } from './ui.js';
 import { leaveSection } from './page-leave.js';
-import { t } from './i18n.js';
+import { t, tn, date } from './i18n.js';
 import { confirmMoves, setConfirmMoves, nextAfterMove, setNextAfterMove } from './play-prefs.js';
 
 const KINDS = ['challenge', 'challenge_declined', 'challenge_cancelled', 'game_start', 'move', 'draw_offer', 'claim', 'game_end', 'deadline_near'];
@@ -133,7 +133,7 @@ export async function render(main, { navigate }) {
     try {
       const r = await api('GET', '/v1/players/me/tokens');
       tokList.replaceChildren(...(r.tokens.length ? r.tokens.map(tok => h('li', { 'data-token': tok.id },
-        h('code', {}, tok.id), ' ', t('created {created}, last used {used}', { created: tok.created_at.slice(0, 10), used: tok.last_used_at ? tok.last_used_at.slice(0, 10) : t('never') }), ' ',
+        h('code', {}, tok.id), ' ', t('created {created}, last used {used}', { created: date(tok.created_at), used: tok.last_used_at ? date(tok.last_used_at) : t('never') }), ' ',
         h('button', { type: 'button', class: 'danger', onclick: async () => {
           try { await api('DELETE', `/v1/players/me/tokens/${q(tok.id)}`); tokMsg.show(t('Token revoked.'), 'ok'); await loadTokens(); } catch (e) { tokMsg.show(e.message, 'error'); }
         } }, t('Revoke'))))
@@ -170,7 +170,7 @@ function accountSection() {
       const r = await api('GET', '/v1/players/me/sessions');
       list.replaceChildren(...(r.sessions.length ? r.sessions.map(s => h('li', { 'data-session': s.id },
         s.current ? h('strong', {}, t('This browser')) : t('Another browser'),
-        ' — ' + t('signed in {created}, last seen {seen} UTC, ends {ends}', { created: s.created_at.slice(0, 10), seen: s.last_seen_at.slice(0, 16).replace('T', ' '), ends: s.expires_at.slice(0, 10) })))
+        ' — ' + t('signed in {created}, last seen {seen}, ends {ends}', { created: date(s.created_at), seen: date(s.last_seen_at, { dateStyle: 'medium', timeStyle: 'short' }), ends: date(s.expires_at) })))
         : [h('li', { class: 'none' }, t('No sessions.'))]));
     } catch (e) { sessMsg.show(e.message, 'error'); }
   }
@@ -186,7 +186,7 @@ function accountSection() {
   const endOthers = h('button', { type: 'button', class: 'danger', id: 'sessions-end', onclick: async () => {
     try {
       const r = await api('DELETE', '/v1/players/me/sessions');
-      sessMsg.show(r.ended === 1 ? t('Signed out in 1 other browser.') : t('Signed out in {n} other browsers.', { n: r.ended }), 'ok');
+      sessMsg.show(tn('Signed out in {n} other browser.', 'Signed out in {n} other browsers.', r.ended), 'ok');
       await load();
     } catch (e) { sessMsg.show(e.message, 'error'); }
   } }, t('Sign out everywhere else'));
@@ -208,7 +208,7 @@ function pushSection() {
     try {
       const r = await api('GET', '/v1/players/me/push-subscriptions');
       list.replaceChildren(...(r.subscriptions.length ? r.subscriptions.map(s => h('li', { 'data-push': s.id },
-        h('code', {}, new URL(s.endpoint).host), ' ', t('since {date}', { date: s.created_at.slice(0, 10) }), ' ',
+        h('code', {}, new URL(s.endpoint).host), ' ', t('since {date}', { date: date(s.created_at) }), ' ',
         h('button', { type: 'button', class: 'danger', onclick: async () => {
           try { await api('DELETE', `/v1/players/me/push-subscriptions/${q(s.id)}`); await load(); } catch (e) { msg.show(e.message, 'error'); }
         } }, t('Remove'))))

@@ -5,7 +5,7 @@
 
 import { api, me, q } from './api.js';
 import { h, link, messageBox, pageSubject, variantName } from './ui.js';
-import { t } from './i18n.js';
+import { t, number } from './i18n.js';
 import { gameTerms } from './game-terms.js';
 import { isArbiter } from './arbiter-role.js';
 
@@ -86,7 +86,7 @@ function crosstable(tour) {
     return h('tr', { 'data-player': p.id, 'data-place': s.rank }, h('td', {}, String(p.number || '')),
       h('td', {}, link('/players/' + q(p.id), p.name), p.withdrawn ? ' ' + t('(withdrew)') : ''),
       ...players.map(o => h('td', { class: o.id === p.id ? 'self' : '' }, o.id === p.id ? '×' : cell(p, o))),
-      h('td', { class: 'score' }, String(s.score)), h('td', {}, String(s.sonneborn_berger)), h('td', {}, String(s.rank)));
+      h('td', { class: 'score' }, number(s.score)), h('td', {}, number(s.sonneborn_berger)), h('td', {}, String(s.rank)));
   });
   return h('table', { class: 'crosstable', id: 'crosstable' }, h('thead', {}, head), h('tbody', {}, ...rows));
 }
