@@ -58,7 +58,7 @@ static enum MHD_Result leave_refused(struct api_request *req, const struct games
 {
     if (r->outcome == GAMES_LEAVE_EXCEEDED)
         return exceeded(req, r, l);
-    return api_reply_refusal(req, r->outcome, r->detail, r->db, r->err.text);
+    return api_reply_refused(req, r);
 }
 
 static const struct api_field leave_fields[] = {

@@ -37,9 +37,11 @@ static enum db_status book_tx(struct db_tx *tx, struct games_result *r, void *ar
                           b->start_day, ahead < 0 ? -ahead : ahead, ahead < 0 ? "ago" : "ahead");
     if ((rc = db_leave_overlaps(tx, b->player_id, b->start_day, b->days, &overlaps)) != DB_OK)
         return rc;
-    if (overlaps)
+    if (overlaps) {
+        r->code = "leave-overlap";
         return games_refuse(r, GAMES_CONFLICT, "%d days from %s overlap leave you have booked; "
                           "cancel that booking first, or choose other days", b->days, b->start_day);
+    }
     rc = db_leave_years(tx, b->player_id, b->start_day, b->days, years,
                         (int)(sizeof years / sizeof *years), &count);
     if (rc != DB_OK)

@@ -275,13 +275,13 @@ def test_a_closed_account_is_refused_rated_play(world):
                       (first, {"variant": "korpalski", "opponent": cheat.player_id}),
                       (cheat, {"variant": "korpalski", "opponent": None})):
         _, p = who.call("POST", "/v1/challenges", json=body, expect=409)
-        assert "closed for rated play" in p["detail"], p
+        assert "closed for rated play" in p["detail"] and p["reason"] == "rated-play-closed", p
     _, p = cheat.call("POST", "/v1/challenges/{id}/accept", [open_ch["id"]], expect=409)
-    assert "closed for rated play" in p["detail"], p
+    assert "closed for rated play" in p["detail"] and p["reason"] == "rated-play-closed", p
     assert api.call("GET", "/v1/challenges/{id}", [open_ch["id"]],
                     expect=200)[1]["status"] == "open"
     _, p = cheat.call("POST", "/v1/tournaments/{id}/join", [t["id"]], expect=409)
-    assert "closed for rated play" in p["detail"], p
+    assert "closed for rated play" in p["detail"] and p["reason"] == "rated-play-closed", p
     # Unrated play goes on.
     g = challenge(world, cheat, first, rated=False)
     assert g["rated"] is False

@@ -144,6 +144,7 @@ def test_allowance_per_calendar_year_overlaps_and_cancelling(world):
     for start, days in ((f"{y1}-12-19", 1), (f"{y1}-12-30", 2), (f"{y1}-11-01", 10)):
         err = book(wa, start, days, expect=409)
         assert err["type"] == "/problems/conflict", err
+        assert err["reason"] == "leave-overlap", err
 
     # Next year: five used by the first booking, forty more right after it (adjacent,
     # not overlapping), then none left there.

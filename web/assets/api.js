@@ -63,6 +63,8 @@ const REASONS = {
   'day-out-of-range': () => t('That day is out of range.'),
   'give-time-on-your-turn': () => t('You may give time only while your opponent is to move.'),
   'no-time-limit': () => t('This game has no time limit: there is no time to give.'),
+  'leave-overlap': () => t('Those days overlap leave you have booked: cancel that booking first, or choose other days.'),
+  'rated-play-closed': () => t('This account is closed for rated play: it may play unrated games only.'),
   'conditional-on-your-turn': () => t('Conditional moves are set while your opponent is to move: play your move first.'),
   // Sign-up, passwords and tokens (api_players.c).
   'name-invalid': () => t('A name is 2 to 30 letters, digits, _ or -.'),
