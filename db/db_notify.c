@@ -38,6 +38,14 @@ static enum db_status secret_put(struct db_tx *tx, void *arg)
         snprintf(hex + 2 * i, 3, "%02x", s->fresh[i]);
     hex[2 * s->len] = '\0';
     rc = db_exec(tx, DB_STMT_SECRET_PUT, params, &res);
+    /* Another korpd starting at the same time stored it first: this
+     * statement waited for it and wrote nothing, and its snapshot, older,
+     * does not show that row; the next statement's does. */
+    if (rc == DB_OK && PQntuples(res) == 0) {
+        PQclear(res);
+        res = NULL;
+        rc = db_exec(tx, DB_STMT_SECRET_PUT, params, &res);
+    }
     if (rc == DB_OK) {
         const char *got = PQntuples(res) > 0 ? db_row_value(&(struct db_row){ res, 0 }, "hex")
                                               : NULL;
