@@ -19,6 +19,7 @@ from korpd, never assumed); expected PGN comes from the rules' own replay (the `
 CLI), not from korpd."""
 
 import datetime
+import re
 import os
 import subprocess
 import sys
@@ -369,8 +370,16 @@ def test_tournament_record_is_its_games_and_is_tagged(api):
     assert r.status_code == 200, r.text
     tag = r.headers.get("ETag")
     assert tag and r.headers["Content-Type"].startswith("application/x-chess-pgn")
+    # Each game's record as its own PGN has it, under the tournament's tags (its name as
+    # the Event, the round and board, the ratings at the start).
     games = [pgn_of(api, f"/v1/games/{g['id']}/pgn").text for g in full["games"]]
-    assert r.text == "\n".join(games)
+    records = re.split(r"\n(?=\[Event )", r.text)
+    assert len(records) == len(games)
+    for record, alone in zip(records, games):
+        tags, movetext = record.split("\n\n", 1)
+        assert movetext == alone.split("\n\n", 1)[1]
+        assert f'[Event "{t["name"]}"]' in tags and re.search(r'\[Round "\d+\.\d+"\]', tags)
+        assert re.search(r'\[WhiteElo "\d+"\]', tags) and re.search(r'\[BlackElo "\d+"\]', tags)
     assert r.text == korp_pgn(r.text)
     # Asked again with the tag: 304, no body; any change of a game changes the tag.
     again = pgn_of(api, path, {"If-None-Match": tag})
