@@ -13,14 +13,11 @@
  * the thinking times' median, spread and share under a minute
  * (docs/fairplay.md).
  */
-#define _GNU_SOURCE   /* SCHED_IDLE */
 #include "api_int.h"
 
 #include "engine.h"
 
 #include <ctype.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -570,13 +567,9 @@ static void work(struct base_worker *handle, void *arg)
     char game_id[BASE_ID_SIZE];
 
     w->self = handle;
-    /* Moves and reads come first: this thread runs only when a core would
-     * otherwise be idle (SCHED_IDLE: any other thread that wakes takes the
-     * core at once), or failing that at the lowest niceness (Linux sets a
-     * thread's niceness by its id). */
-    struct sched_param idle = { 0 };
-    if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle) != 0 &&
-        setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19) != 0)
+    /* Moves and reads come first: this thread runs at the lowest priority
+     * (Linux sets a thread's niceness by its id). */
+    if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19) != 0)
         base_log(BASE_LOG_WARN, "fair play: cannot lower the worker's priority");
     while (!base_worker_stopping(handle)) {
         enum db_status st = db_fairplay_analyse_next(w->pool, analyse, stored, w, game_id,
