@@ -126,9 +126,11 @@ export function createPlan({ id, myColor, variant = null, board = null, redraw =
     tree.replaceChildren(lines.length ? treeList(linesTree(lines)) : h('p', { class: 'hint' }, t('No lines set.')));
   }
 
-  // Each save or clear counts: a load answered after one of them is older
-  // than what the page shows and is dropped.
+  // Each save, clear or edit counts: a load answered after one of them is
+  // older than what the page shows (or would overwrite what the player is
+  // typing) and is dropped.
   let changes = 0;
+  input.addEventListener('input', () => { changes++; });
   async function load() {
     const seen = changes;
     try {
