@@ -88,6 +88,9 @@ test('messages show who, when and at which ply, and arrive live', async () => {
   try {
     await page.locator('#board[data-ply="0"]').waitFor({ timeout: TIMEOUT });
     await page.locator('#clocks').waitFor({ state: 'attached', timeout: TIMEOUT });
+    // The page's stream is open (it starts after the newest event: one written before
+    // it connects is read with the game, not told live).
+    await page.locator('#live:text("live")').waitFor({ timeout: TIMEOUT });
     // Eva moves; Fil answers with a message: it shows without a reload.
     await stage.call('POST', `/v1/games/${world.game}/moves`, world.eva.token, { move: 'K@e1', ply: 0 });
     await stage.call('POST', `/v1/games/${world.game}/messages`, world.fil.token, { text: 'Hello from Fil' });
