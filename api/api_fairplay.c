@@ -37,6 +37,12 @@
 #define FAIRPLAY_QUICK_SECONDS 60
 /* How long an idle worker waits before looking at the queue again. */
 #define FAIRPLAY_IDLE_MS 1000
+/* While requests come in, the worker rests after each position for as
+ * long as its searches took times the requests begun meanwhile, at most
+ * this many times (a busy server lends it a tenth of a core) and at most
+ * FAIRPLAY_REST_MAX_MS (well within the lease it renews between positions). */
+#define FAIRPLAY_GIVE_WAY_MAX 9
+#define FAIRPLAY_REST_MAX_MS 5000
 #define FAIRPLAY_WORKERS_MAX 16
 /* Players GET /v1/arbiter/fairplay lists at most. */
 #define FAIRPLAY_PLAYERS_MAX 100
@@ -486,12 +492,26 @@ static void side_figures(struct tally *t, struct db_fairplay_side *s)
     s->under_minute = t->timed ? (double)quick / t->timed : 0;
 }
 
+/* Moves and reads come first: after a position searched for `took_us`
+ * while `requests` requests began, the worker rests (see
+ * FAIRPLAY_GIVE_WAY_MAX). */
+static void give_way(struct fairplay_worker *w, int64_t took_us, unsigned long requests)
+{
+    int64_t rest_ms = took_us / 1000 *
+                      (int64_t)(requests < FAIRPLAY_GIVE_WAY_MAX ? requests
+                                                                 : FAIRPLAY_GIVE_WAY_MAX);
+    if (rest_ms > FAIRPLAY_REST_MAX_MS)
+        rest_ms = FAIRPLAY_REST_MAX_MS;
+    if (rest_ms > 0)
+        base_worker_sleep(w->self, (int)rest_ms);
+}
+
 /* db_fairplay_fn: every position of the game replayed from the stored
  * moves, each side's counted moves judged. */
-static enum db_status analyse(struct db_tx *tx, const char *game_id,
+static enum db_status analyse(struct db_fairplay_lease *lease, const char *game_id,
                               const struct rules_variant *v,
                               const struct db_fairplay_move *moves, int count,
-                              struct db_fairplay *out, void *arg)
+                              struct db_fairplay *out, void *arg, struct base_err *err)
 {
     struct fairplay_worker *w = arg;
     struct tally t[2] = { { 0 }, { 0 } };
@@ -505,26 +525,32 @@ static enum db_status analyse(struct db_tx *tx, const char *game_id,
     t[1].seconds = calloc((size_t)count + 1, sizeof(double));
     out->judged = calloc((size_t)count + 1, sizeof *out->judged);
     if (t[0].seconds == NULL || t[1].seconds == NULL || out->judged == NULL) {
-        rc = db_tx_fail(tx, "out of memory");
+        base_err_set(err, "out of memory");
+        rc = DB_HARD_ERROR;
         goto done;
     }
     if (v->position_parse(&pos, v->start_text, &why) != RULES_OK) {
         snprintf(w->broken, sizeof w->broken, "the start position is unreadable: %s", why.text);
-        rc = db_tx_fail(tx, "%s", w->broken);
+        base_err_set(err, "%s", w->broken);
+        rc = DB_HARD_ERROR;
         goto done;
     }
     for (int i = 0; i < count; i++) {
         struct rules_move legal[RULES_MAX_MOVES], played;
         int side = v->side_to_move(&pos) == RULES_WHITE ? 0 : 1;
         if (base_worker_stopping(w->self)) {
-            rc = db_tx_fail(tx, "stopping: the game stays queued");
+            base_err_set(err, "stopping: the game goes back to the queue");
+            rc = DB_HARD_ERROR;
             goto done;
         }
+        if ((rc = db_fairplay_hold(lease, err)) != DB_OK)
+            goto done;
         if (v->move_parse(&pos, moves[i].uci, 0, &played, &why) != RULES_OK ||
             !v->move_is_legal(&pos, played)) {
             snprintf(w->broken, sizeof w->broken, "move %d '%s' does not replay: %s",
                      moves[i].ply, moves[i].uci, why.text);
-            rc = db_tx_fail(tx, "%s", w->broken);
+            base_err_set(err, "%s", w->broken);
+            rc = DB_HARD_ERROR;
             goto done;
         }
         t[side].seconds[t[side].timed++] = moves[i].seconds;
@@ -532,14 +558,18 @@ static enum db_status analyse(struct db_tx *tx, const char *game_id,
          * nothing of who chose them. */
         if (i / 2 >= FAIRPLAY_OPENING_MOVES && v->moves_legal(&pos, legal) > 1) {
             struct db_fairplay_judged *m = &out->judged[out->judged_count];
+            unsigned long requests = api_requests_begun();
+            int64_t began = base_monotonic_us();
             if (judge(w, v, &pos, played, &t[side], m) != 0) {
-                rc = db_tx_fail(tx, "the engine failed at move %d", moves[i].ply);
+                base_err_set(err, "the engine failed at move %d", moves[i].ply);
+                rc = DB_HARD_ERROR;
                 goto done;
             }
             m->ply = moves[i].ply;
             m->black = side == 1;
             snprintf(m->played, sizeof m->played, "%s", moves[i].uci);
             out->judged_count++;
+            give_way(w, base_monotonic_us() - began, api_requests_begun() - requests);
         }
         (void)v->position_apply(&pos, played);
     }

@@ -445,6 +445,9 @@ void api_metrics_free(struct api_metrics *m);
 void api_metrics_request(struct api_metrics *m, int route, unsigned status, long duration_us);
 /* A request begins (+1) or ends (-1): the in-flight gauge. */
 void api_metrics_in_flight(struct api_metrics *m, int delta);
+
+/* How many requests this process's servers have begun (api_server.c). */
+unsigned long api_requests_begun(void);
 /* A game started (started) or ended (not started) by a request here. */
 void api_metrics_game(struct api_metrics *m, const struct db_game *g, bool started);
 void api_metrics_move(struct api_metrics *m, const struct games_result *r);

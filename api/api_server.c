@@ -63,6 +63,15 @@ struct conn {
     size_t target_len;             /* ... as a C string */
 };
 
+/* Requests begun by every server of this process: background work reads
+ * it to give way while requests come in. */
+static atomic_ulong requests_begun;
+
+unsigned long api_requests_begun(void)
+{
+    return atomic_load(&requests_begun);
+}
+
 struct api_server {
     struct MHD_Daemon *daemon;
     struct api_config config;
@@ -310,6 +319,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
         request_id(conn, req->request_id);
         *con_cls = req;
         atomic_fetch_add(&server->in_flight, 1);
+        atomic_fetch_add(&requests_begun, 1);
         api_metrics_in_flight(req->metrics, 1);
         if (api_head_refused(req, target_has_nul(conn, version), &replied))
             return replied;

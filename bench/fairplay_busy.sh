@@ -97,8 +97,20 @@ until [ "$(sql "SELECT count(*) FROM fairplay_queue")" -lt "$queued" ]; do
     sleep 0.2
 done
 say "$queued games queued for the analysis; the worker is busy (korpd at $(korpd_busy)% of a core)"
+done_before=$(sql "SELECT count(*) FROM fairplay_results")
+busy_began=$SECONDS
 run busy
+done_during=$(( $(sql "SELECT count(*) FROM fairplay_results") - done_before ))
+busy_seconds=$((SECONDS - busy_began))
 left=$(sql "SELECT count(*) FROM fairplay_queue")
+# How fast the worker goes when nothing else runs, for comparison.
+idle_began=$SECONDS
+until [ "$(sql "SELECT count(*) FROM fairplay_results")" -ge $((done_before + done_during + 3)) ] ||
+      [ "$left" -lt 3 ]; do
+    [ $((SECONDS - idle_began)) -lt 120 ] || die "the worker analysed no 3 games in 120 s"
+    sleep 0.2
+done
+say "the analysis while moves ran: $done_during games in ${busy_seconds} s; alone: 3 games in $((SECONDS - idle_began)) s"
 [ "$left" -gt 0 ] || say "warning: the queue ran dry during the busy run: queue more (BUSY_GAMES)"
 sql "DELETE FROM fairplay_queue" >/dev/null
 deadline=$((SECONDS + 120))

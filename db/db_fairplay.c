@@ -1,7 +1,8 @@
 /*
  * db_fairplay.c — the fair-play queue and figures: a game queued when it
- * ends, taken by one worker at a time under a row lock held for the whole
- * analysis, its figures stored and the row deleted in that transaction.
+ * ends, leased by one worker at a time for its analysis (no transaction
+ * open meanwhile), its figures stored and the row deleted in one
+ * transaction while the lease is still the worker's.
  */
 #include "db_int.h"
 
@@ -24,11 +25,15 @@ enum db_status db_fairplay_enqueue(struct db_tx *tx, const char *game_id)
     return db_exec(tx, DB_STMT_FAIRPLAY_ENQUEUE, params, NULL);
 }
 
-struct next {
-    db_fairplay_fn fn;
-    db_fairplay_stored_fn stored;
-    void *arg;
-    char *game_id;
+/* The game a worker analyses, as it took it. */
+struct db_fairplay_lease {
+    struct db_pool *pool;
+    char game_id[BASE_ID_SIZE];
+    char token[40];                 /* taken_by */
+    const struct rules_variant *variant;
+    struct db_fairplay_move *moves;
+    int count;
+    int64_t held_ms;                /* when the lease was last taken or renewed */
 };
 
 enum db_status db_fairplay_reviews_due(struct db_tx *tx, const char *game_id,
@@ -92,12 +97,64 @@ static enum db_status store_moves(struct db_tx *tx, const char *game_id,
     return rc;
 }
 
-/* Stores the figures of game_id and takes it off the queue. */
-static enum db_status store(struct db_tx *tx, const char *game_id, const struct db_fairplay *f)
+/* Takes the oldest queued game nobody holds, with its moves. */
+static enum db_status claim_tx(struct db_tx *tx, void *arg)
 {
+    struct db_fairplay_lease *l = arg;
+    char seconds[DB_NUMBER_SIZE];
+    const char *params[1] = { db_number(seconds, DB_FAIRPLAY_LEASE_SECONDS) };
+    PGresult *res = NULL;
+    enum db_status rc;
+
+    l->game_id[0] = '\0';
+    free(l->moves);
+    l->moves = NULL;
+    l->count = 0;
+    if ((rc = db_exec(tx, DB_STMT_FAIRPLAY_CLAIM, params, &res)) != DB_OK ||
+        PQntuples(res) == 0) {
+        PQclear(res);
+        return rc;
+    }
+    const struct db_row claimed = { res, 0 };
+    db_row_text(&claimed, "game_id", l->game_id, sizeof l->game_id);
+    db_row_text(&claimed, "lease", l->token, sizeof l->token);
+    l->variant = db_variant_parse(db_row_value(&claimed, "variant"));
+    PQclear(res);
+    if (l->variant == NULL)
+        return db_tx_fail(tx, "game %s: an unknown variant", l->game_id);
+    params[0] = l->game_id;
+    if ((rc = db_exec(tx, DB_STMT_FAIRPLAY_MOVES, params, &res)) != DB_OK)
+        return rc;
+    if ((l->moves = db_rows_new(tx, res, sizeof *l->moves)) == NULL) {
+        PQclear(res);
+        return DB_HARD_ERROR;
+    }
+    l->count = PQntuples(res);
+    for (int i = 0; i < l->count; i++)
+        db_row_read(&(struct db_row){ res, i }, move_cols, &l->moves[i], sizeof *l->moves);
+    PQclear(res);
+    return DB_OK;
+}
+
+struct store_args {
+    struct db_fairplay_lease *lease;
+    const struct db_fairplay *figures;
+    db_fairplay_stored_fn stored;
+    void *arg;
+};
+
+/* Stores the figures of the leased game and takes it off the queue. */
+static enum db_status store_tx(struct db_tx *tx, void *arg)
+{
+    struct store_args *a = arg;
+    const struct db_fairplay *f = a->figures;
+    const char *game_id = a->lease->game_id;
     enum { FIGURES = 7 };
     char n[DB_NUMBER_SIZE], v[2 * FIGURES][32];
-    const char *params[2 + 2 * FIGURES] = { game_id, db_number(n, f->nodes) };
+    const char *params[3 + 2 * FIGURES] = { game_id, db_number(n, f->nodes) };
+    PGresult *res = NULL;
+    enum db_status rc;
+
     for (int s = 0; s < 2; s++) {
         const struct db_fairplay_side *d = &f->side[s];
         const double figures[FIGURES] = { d->moves, d->top1, d->top3, d->acpl,
@@ -108,51 +165,43 @@ static enum db_status store(struct db_tx *tx, const char *game_id, const struct 
             params[2 + s * FIGURES + i] = v[s * FIGURES + i];
         }
     }
-    enum db_status rc = db_exec(tx, DB_STMT_FAIRPLAY_STORE, params, NULL);
-    return rc == DB_OK ? store_moves(tx, game_id, f) : rc;
+    params[2 + 2 * FIGURES] = a->lease->token;
+    if ((rc = db_exec(tx, DB_STMT_FAIRPLAY_STORE, params, &res)) != DB_OK)
+        return rc;
+    rc = PQntuples(res) == 0 ? DB_CONFLICT : DB_OK;
+    PQclear(res);
+    if (rc != DB_OK) {
+        (void)db_tx_fail(tx, "game %s: the lease ran out and another worker took it", game_id);
+        return DB_CONFLICT;
+    }
+    if ((rc = store_moves(tx, game_id, f)) == DB_OK && a->stored != NULL)
+        rc = a->stored(tx, game_id, a->arg);
+    return rc;
 }
 
-static enum db_status next_tx(struct db_tx *tx, void *arg)
+/* Renews the lease (seconds > 0) or gives it back (0). */
+static enum db_status lease_set(struct db_fairplay_lease *l, int seconds, struct base_err *err)
 {
-    struct next *x = arg;
-    PGresult *res = NULL;
-    struct db_fairplay_move *moves = NULL;
-    struct db_fairplay f;
-    const struct rules_variant *v;
-    const char *params[1];
-    enum db_status rc;
-    int count;
+    char s[DB_NUMBER_SIZE];
+    const char *params[3] = { l->game_id, l->token, seconds > 0 ? db_number(s, seconds) : NULL };
+    long long held;
+    enum db_status rc = db_get_number(l->pool, DB_STMT_FAIRPLAY_HOLD, params, "held", true,
+                                      &held, err);
+    if (rc == DB_OK && held == 0) {
+        base_err_set(err, "game %s: the lease ran out and another worker took it", l->game_id);
+        return DB_CONFLICT;
+    }
+    return rc;
+}
 
-    x->game_id[0] = '\0';
-    if ((rc = db_exec(tx, DB_STMT_FAIRPLAY_CLAIM, NULL, &res)) != DB_OK || PQntuples(res) == 0) {
-        PQclear(res);
-        return rc;
-    }
-    const struct db_row claimed = { res, 0 };
-    db_row_text(&claimed, "game_id", x->game_id, BASE_ID_SIZE);
-    v = db_variant_parse(db_row_value(&claimed, "variant"));
-    PQclear(res);
-    res = NULL;
-    if (v == NULL)
-        return db_tx_fail(tx, "game %s: an unknown variant", x->game_id);
-    params[0] = x->game_id;
-    if ((rc = db_exec(tx, DB_STMT_FAIRPLAY_MOVES, params, &res)) != DB_OK)
-        goto done;
-    count = PQntuples(res);
-    if ((moves = db_rows_new(tx, res, sizeof *moves)) == NULL) {
-        rc = DB_HARD_ERROR;
-        goto done;
-    }
-    for (int i = 0; i < count; i++)
-        db_row_read(&(struct db_row){ res, i }, move_cols, &moves[i], sizeof *moves);
-    memset(&f, 0, sizeof f);
-    if ((rc = x->fn(tx, x->game_id, v, moves, count, &f, x->arg)) == DB_OK &&
-        (rc = store(tx, x->game_id, &f)) == DB_OK && x->stored != NULL)
-        rc = x->stored(tx, x->game_id, x->arg);
-    free(f.judged);
-done:
-    free(moves);
-    PQclear(res);
+enum db_status db_fairplay_hold(struct db_fairplay_lease *lease, struct base_err *err)
+{
+    int64_t now = base_monotonic_ms();
+    enum db_status rc;
+    if (now - lease->held_ms < DB_FAIRPLAY_LEASE_SECONDS * 1000 / 3)
+        return DB_OK;
+    if ((rc = lease_set(lease, DB_FAIRPLAY_LEASE_SECONDS, err)) == DB_OK)
+        lease->held_ms = now;
     return rc;
 }
 
@@ -160,9 +209,31 @@ enum db_status db_fairplay_analyse_next(struct db_pool *pool, db_fairplay_fn fn,
                                         db_fairplay_stored_fn stored, void *arg,
                                         char game_id[BASE_ID_SIZE], struct base_err *err)
 {
-    struct next x = { fn, stored, arg, game_id };
+    struct db_fairplay_lease lease = { .pool = pool };
+    struct db_fairplay f;
+    struct base_err ignored;
+    enum db_status rc;
+
     game_id[0] = '\0';
-    return db_run_tx(pool, next_tx, &x, err);
+    lease.held_ms = base_monotonic_ms();
+    if ((rc = db_run_tx(pool, claim_tx, &lease, err)) != DB_OK || lease.game_id[0] == '\0') {
+        free(lease.moves);
+        return rc;
+    }
+    memcpy(game_id, lease.game_id, BASE_ID_SIZE);
+    memset(&f, 0, sizeof f);
+    rc = fn(&lease, game_id, lease.variant, lease.moves, lease.count, &f, arg, err);
+    if (rc == DB_OK) {
+        struct store_args a = { &lease, &f, stored, arg };
+        rc = db_run_tx(pool, store_tx, &a, err);
+    }
+    /* Not stored: the game goes back to the queue at once, for whoever
+     * takes it next (this worker again, or another korpd). */
+    if (rc != DB_OK && rc != DB_CONFLICT)
+        (void)lease_set(&lease, 0, &ignored);
+    free(f.judged);
+    free(lease.moves);
+    return rc;
 }
 
 enum db_status db_fairplay_fail(struct db_pool *pool, const char *game_id, const char *why,

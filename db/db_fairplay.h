@@ -57,12 +57,24 @@ struct db_fairplay_move {
 /* Queues a game that has just ended for the analysis (in its transaction). */
 enum db_status db_fairplay_enqueue(struct db_tx *tx, const char *game_id);
 
-/* Analyses a game: gets the moves of the queued game and fills *out (its
- * nodes and sides); a failure rolls the claim back. */
-typedef enum db_status (*db_fairplay_fn)(struct db_tx *tx, const char *game_id,
+/* A worker's hold on the game it analyses: a lease of
+ * DB_FAIRPLAY_LEASE_SECONDS, renewed by db_fairplay_hold. */
+struct db_fairplay_lease;
+#define DB_FAIRPLAY_LEASE_SECONDS 60
+
+/* Renews the lease once a third of it has passed (call it often: between
+ * positions).  DB_CONFLICT, with why in err, when the lease ran out and
+ * another worker took the game: stop analysing it. */
+enum db_status db_fairplay_hold(struct db_fairplay_lease *lease, struct base_err *err);
+
+/* Analyses a game, with no transaction open: gets the moves of the leased
+ * game and fills *out (its nodes and sides); a failure (why in err) gives
+ * the game back to the queue. */
+typedef enum db_status (*db_fairplay_fn)(struct db_fairplay_lease *lease, const char *game_id,
                                          const struct rules_variant *v,
                                          const struct db_fairplay_move *moves, int count,
-                                         struct db_fairplay *out, void *arg);
+                                         struct db_fairplay *out, void *arg,
+                                         struct base_err *err);
 
 /* When a player goes to the arbiter's queue (docs/fairplay.md): their
  * figures over their last `games` analysed games of a variant (0: never)
@@ -76,10 +88,12 @@ struct db_fairplay_review {
 typedef enum db_status (*db_fairplay_stored_fn)(struct db_tx *tx, const char *game_id,
                                                 void *arg);
 
-/* Takes the oldest queued game no other worker holds (FOR UPDATE SKIP
- * LOCKED), analyses it by fn, stores the figures and calls stored (if not
- * NULL), all in one transaction: a worker that dies leaves the game queued.
- * *game_id is "" when none was waiting. */
+/* Leases the oldest queued game nobody holds (a short transaction),
+ * analyses it by fn with no transaction open and no connection held, then
+ * stores the figures and calls stored (if not NULL) in one transaction,
+ * while the lease is still this worker's: a worker that dies leaves the
+ * game to whoever takes it when the lease runs out.  *game_id is "" when
+ * none was waiting. */
 enum db_status db_fairplay_analyse_next(struct db_pool *pool, db_fairplay_fn fn,
                                         db_fairplay_stored_fn stored, void *arg,
                                         char game_id[BASE_ID_SIZE], struct base_err *err);

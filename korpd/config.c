@@ -321,8 +321,8 @@ bool korpd_config_load(struct korpd_config *c, struct base_err *err)
            notify_config_check(&c->notify, err) && accounts_load(c, err) &&
            read_int("KORP_ANALYSIS_PER_HOUR", 60, 1, 100000, &c->analysis_per_hour, err) &&
            read_int("KORP_ANALYSIS_CONCURRENT", 2, 1, 64, &c->analysis_concurrent, err) &&
-           /* Each worker holds a database connection while it analyses a
-            * game: at most the pool's but one. */
+           /* Workers take pooled connections to lease and store games: at
+            * most the pool's but one, so that requests always find one. */
            read_int("KORP_FAIRPLAY_WORKERS", c->db_pool_size > 1, 0,
                     c->db_pool_size - 1 < 16 ? c->db_pool_size - 1 : 16, &c->fairplay_workers,
                     err) &&

@@ -193,9 +193,11 @@ def test_analysis_pending_then_done_across_a_killed_korpd(world):
     # review.
     late = world["start"](KORP_FAIRPLAY_WORKERS=1, KORP_FAIRPLAY_NODES=NODES,
                           KORP_FAIRPLAY_REVIEW_GAMES=2, KORP_FAIRPLAY_REVIEW_TOP1=0.9,
-                          KORP_FAIRPLAY_REVIEW_ACPL=25)
+                          KORP_FAIRPLAY_REVIEW_ACPL=25, KORP_TEST_CLOCK=1)
     arbiter = Api(late.base, arbiter.token)
     assert all(fairplay(arbiter, g["id"])["status"] in ("pending", "done") for g in games)
+    # The dead korpd's lease on its game (a minute) runs out: the game is taken again.
+    arbiter.call("POST", "/v1/admin/clock", json={"offset_seconds": 61}, expect=200)
     wait_until(lambda: all(fairplay(arbiter, g["id"])["status"] == "done" for g in games),
                120, step=0.2, what="both analyses")
 
