@@ -51,6 +51,8 @@ enum {
     API_TEST_CLOCK = 1 << 3,   /* exists only with KORP_TEST_CLOCK=1 */
     API_UNLIMITED = 1 << 4,    /* not rate-limited (health, metrics, the web board) */
     API_FILE_PATH = 1 << 5,    /* its parameter is a file path, not an id */
+    API_QUICK = 1 << 6,        /* one short read: answered on the HTTP thread
+                                  when the workers are idle (api_jobs.c) */
 };
 
 /* A file of the web board, embedded at build time (api_web_files.c). */
@@ -237,6 +239,8 @@ enum MHD_Result api_route(struct api_request *req);
  * files), not by a request worker.  (A body refused for its size is
  * answered there too, at the head, before any worker could take it.) */
 bool api_route_inline(const struct api_request *req);
+/* Whether the request is for a route of one short read (API_QUICK). */
+bool api_route_quick(const struct api_request *req);
 
 /* The request workers (api_jobs.c).  api_jobs_push suspends the request's
  * connection and queues it; a worker routes it and resumes the connection.
@@ -246,6 +250,16 @@ bool api_route_inline(const struct api_request *req);
 struct api_jobs;
 struct api_jobs *api_jobs_start(int workers, struct base_err *err);
 bool api_jobs_push(struct api_jobs *jobs, struct api_request *req);
+/* No request is queued or running on a worker (a moment's view). */
+bool api_jobs_idle(struct api_jobs *jobs);
+/* A quick read (API_QUICK) may be answered on the HTTP thread: true when
+ * nothing is queued, running or answered inline, and no inline read took
+ * over API_QUICK_SLOW_US in the last API_QUICK_PAUSE_MS; then
+ * api_jobs_inline_end once answered, with the time it took. */
+#define API_QUICK_SLOW_US 50000
+#define API_QUICK_PAUSE_MS 60000
+bool api_jobs_inline_begin(struct api_jobs *jobs);
+void api_jobs_inline_end(struct api_jobs *jobs, int64_t took_us);
 void api_jobs_stop(struct api_jobs *jobs);
 void api_jobs_free(struct api_jobs *jobs);
 

@@ -13,13 +13,18 @@
  * it), then resumes the connection, and libmicrohttpd's thread queues the
  * answer at its next call of the access handler (api_server.c).  Requests
  * run in arrival order whichever thread they came in on, and the HTTP
- * threads only read and write sockets.
+ * threads only read and write sockets, but for one case: a route of one
+ * short read (API_QUICK) arriving while no request is queued or running
+ * here is answered on the HTTP thread, sparing it the two thread switches
+ * of the hand-over, one such read at a time.  Should one take long (the
+ * database hangs), none is answered there for a while.
  */
 #include "api_int.h"
 
 #include "base.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 struct api_jobs {
@@ -28,6 +33,8 @@ struct api_jobs {
     struct api_request *head, *tail;   /* waiting, oldest first */
     bool stopping;                     /* no more requests taken */
     bool joined;
+    atomic_int pending;                /* requests pushed or answered inline, not yet done */
+    _Atomic int64_t inline_after_ms;   /* no read answered inline before then */
     int count;                         /* threads started */
     pthread_t *threads;
 };
@@ -60,6 +67,7 @@ static void *work(void *arg)
             jobs->tail = NULL;
         pthread_mutex_unlock(&jobs->lock);
         run(req);
+        atomic_fetch_sub(&jobs->pending, 1);
         pthread_mutex_lock(&jobs->lock);
     }
     pthread_mutex_unlock(&jobs->lock);
@@ -96,6 +104,7 @@ bool api_jobs_push(struct api_jobs *jobs, struct api_request *req)
     /* Suspended before any worker can take it: a resume must never come
      * first (it would be lost, and the connection suspended for good). */
     MHD_suspend_connection(req->conn);
+    atomic_fetch_add(&jobs->pending, 1);
     if (jobs->tail != NULL)
         jobs->tail->job_next = req;
     else
@@ -104,6 +113,25 @@ bool api_jobs_push(struct api_jobs *jobs, struct api_request *req)
     pthread_cond_signal(&jobs->ready);
     pthread_mutex_unlock(&jobs->lock);
     return true;
+}
+
+bool api_jobs_idle(struct api_jobs *jobs)
+{
+    return atomic_load(&jobs->pending) == 0;
+}
+
+bool api_jobs_inline_begin(struct api_jobs *jobs)
+{
+    int none = 0;
+    return base_monotonic_ms() >= atomic_load(&jobs->inline_after_ms) &&
+           atomic_compare_exchange_strong(&jobs->pending, &none, 1);
+}
+
+void api_jobs_inline_end(struct api_jobs *jobs, int64_t took_us)
+{
+    if (took_us > API_QUICK_SLOW_US)
+        atomic_store(&jobs->inline_after_ms, base_monotonic_ms() + API_QUICK_PAUSE_MS);
+    atomic_fetch_sub(&jobs->pending, 1);
 }
 
 void api_jobs_stop(struct api_jobs *jobs)

@@ -63,11 +63,11 @@ static const struct route routes[] = {
     { "POST", "/v1/challenges/{id}/decline", API_TOKEN, api_challenge_decline },
     { "POST", "/v1/challenges/{id}/cancel", API_TOKEN, api_challenge_cancel },
     { "GET", "/v1/games", 0, api_game_list },
-    { "GET", "/v1/games/{id}", 0, api_game_get },
+    { "GET", "/v1/games/{id}", API_QUICK, api_game_get },
     { "GET", "/v1/games/{id}/moves", 0, api_game_moves },
     { "POST", "/v1/games/{id}/moves", API_TOKEN | API_JSON_BODY, api_game_move },
-    { "GET", "/v1/games/{id}/legal-moves", 0, api_game_legal_moves },
-    { "GET", "/v1/games/{id}/pgn", 0, api_game_pgn },
+    { "GET", "/v1/games/{id}/legal-moves", API_QUICK, api_game_legal_moves },
+    { "GET", "/v1/games/{id}/pgn", API_QUICK, api_game_pgn },
     { "GET", "/v1/games/{id}/analysis", 0, api_game_analysis },
     { "POST", "/v1/games/{id}/claims", API_TOKEN | API_JSON_BODY, api_game_claim },
     { "POST", "/v1/games/{id}/draw", API_TOKEN | API_JSON_BODY, api_game_draw },
@@ -306,6 +306,18 @@ static void allow_add(char *allow, size_t size, const char *method)
 bool api_route_inline(const struct api_request *req)
 {
     return strncmp(req->path, "/assets/", 8) == 0 || strcmp(req->path, "/favicon.ico") == 0;
+}
+
+bool api_route_quick(const struct api_request *req)
+{
+    char scratch[API_MAX_PARAMS][API_PARAM_MAX + 1];
+    for (const struct route *r = routes; r->pattern != NULL; r++)
+        if ((r->needs & API_QUICK) && strcmp(r->method, req->method) == 0) {
+            memset(scratch, 0, sizeof scratch);
+            if (match(r->pattern, req->path, scratch))
+                return true;
+        }
+    return false;
 }
 
 enum MHD_Result api_route(struct api_request *req)
