@@ -250,12 +250,11 @@ bool api_route_quick(const struct api_request *req);
 struct api_jobs;
 struct api_jobs *api_jobs_start(int workers, struct base_err *err);
 bool api_jobs_push(struct api_jobs *jobs, struct api_request *req);
-/* No request is queued or running on a worker (a moment's view). */
-bool api_jobs_idle(struct api_jobs *jobs);
 /* A quick read (API_QUICK) may be answered on the HTTP thread: true when
- * nothing is queued, running or answered inline, and no inline read took
- * over API_QUICK_SLOW_US in the last API_QUICK_PAUSE_MS; then
+ * fewer than API_QUICK_INLINE are being answered so, and none took over
+ * API_QUICK_SLOW_US in the last API_QUICK_PAUSE_MS; then
  * api_jobs_inline_end once answered, with the time it took. */
+#define API_QUICK_INLINE 3
 #define API_QUICK_SLOW_US 50000
 #define API_QUICK_PAUSE_MS 60000
 bool api_jobs_inline_begin(struct api_jobs *jobs);

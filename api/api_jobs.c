@@ -14,10 +14,10 @@
  * answer at its next call of the access handler (api_server.c).  Requests
  * run in arrival order whichever thread they came in on, and the HTTP
  * threads only read and write sockets, but for one case: a route of one
- * short read (API_QUICK) arriving while no request is queued or running
- * here is answered on the HTTP thread, sparing it the two thread switches
- * of the hand-over, one such read at a time.  Should one take long (the
- * database hangs), none is answered there for a while.
+ * short read (API_QUICK) is answered on the HTTP thread, sparing it the
+ * two thread switches of the hand-over, when fewer than API_QUICK_INLINE
+ * such reads are being answered so; should one take long (the database
+ * hangs), none is answered there for a while.
  */
 #include "api_int.h"
 
@@ -33,8 +33,8 @@ struct api_jobs {
     struct api_request *head, *tail;   /* waiting, oldest first */
     bool stopping;                     /* no more requests taken */
     bool joined;
-    atomic_int pending;                /* requests pushed or answered inline, not yet done */
-    _Atomic int64_t inline_after_ms;   /* no read answered inline before then */
+    atomic_int inline_running;         /* quick reads being answered on HTTP threads */
+    _Atomic int64_t inline_after_ms;   /* none answered so before then */
     int count;                         /* threads started */
     pthread_t *threads;
 };
@@ -67,7 +67,6 @@ static void *work(void *arg)
             jobs->tail = NULL;
         pthread_mutex_unlock(&jobs->lock);
         run(req);
-        atomic_fetch_sub(&jobs->pending, 1);
         pthread_mutex_lock(&jobs->lock);
     }
     pthread_mutex_unlock(&jobs->lock);
@@ -104,7 +103,6 @@ bool api_jobs_push(struct api_jobs *jobs, struct api_request *req)
     /* Suspended before any worker can take it: a resume must never come
      * first (it would be lost, and the connection suspended for good). */
     MHD_suspend_connection(req->conn);
-    atomic_fetch_add(&jobs->pending, 1);
     if (jobs->tail != NULL)
         jobs->tail->job_next = req;
     else
@@ -115,23 +113,22 @@ bool api_jobs_push(struct api_jobs *jobs, struct api_request *req)
     return true;
 }
 
-bool api_jobs_idle(struct api_jobs *jobs)
-{
-    return atomic_load(&jobs->pending) == 0;
-}
-
 bool api_jobs_inline_begin(struct api_jobs *jobs)
 {
-    int none = 0;
-    return base_monotonic_ms() >= atomic_load(&jobs->inline_after_ms) &&
-           atomic_compare_exchange_strong(&jobs->pending, &none, 1);
+    int running = atomic_load(&jobs->inline_running);
+    if (base_monotonic_ms() < atomic_load(&jobs->inline_after_ms))
+        return false;
+    while (running < API_QUICK_INLINE)
+        if (atomic_compare_exchange_weak(&jobs->inline_running, &running, running + 1))
+            return true;
+    return false;
 }
 
 void api_jobs_inline_end(struct api_jobs *jobs, int64_t took_us)
 {
     if (took_us > API_QUICK_SLOW_US)
         atomic_store(&jobs->inline_after_ms, base_monotonic_ms() + API_QUICK_PAUSE_MS);
-    atomic_fetch_sub(&jobs->pending, 1);
+    atomic_fetch_sub(&jobs->inline_running, 1);
 }
 
 void api_jobs_stop(struct api_jobs *jobs)

@@ -385,8 +385,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
         return api_route(req);
     if (api_route_inline(req))
         return api_route(req);
-    if (api_jobs_idle(server->jobs) && api_route_quick(req) &&
-        api_jobs_inline_begin(server->jobs)) {
+    if (api_route_quick(req) && api_jobs_inline_begin(server->jobs)) {
         int64_t began = base_monotonic_us();
         enum MHD_Result rc = api_route(req);
         api_jobs_inline_end(server->jobs, base_monotonic_us() - began);
