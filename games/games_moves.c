@@ -68,8 +68,8 @@ bool games_read_move(const struct rules_variant *v, const struct rules_position 
 /*
  * What a move event adds to the game's snapshot: the move in SAN and UCI,
  * the inventor's notation too where the variant has one (for emails), and
- * in a game with a clock each side's time once the move is charged (issue
- * 18: the turn email tells a Fischer clock's time).
+ * in a game with a clock each side's time once the move is charged (the
+ * turn email tells a Fischer clock's time).
  */
 static enum db_status move_detail(struct db_tx *tx, const struct db_game *g, const char *san,
                                   const char *uci, const char *polish, char *out, size_t size)

@@ -1,4 +1,4 @@
--- Accounts (issue 17): ending a token or a session is heard by every korpd at
+-- Accounts: ending a token or a session is heard by every korpd at
 -- once, and sign-ups are counted per address.
 
 -- A deleted token or session (revoked, signed out, ended by a password

@@ -1,4 +1,4 @@
--- Inboxes (issue 17): challenges can no longer flood a player, and korpd
+-- Inboxes: challenges can no longer flood a player, and korpd
 -- mails only addresses their owners have confirmed.
 
 -- One open directed challenge per (challenger, opponent).  Duplicates left

@@ -1,4 +1,4 @@
--- Clocks and leave (issue 18): Fischer clocks beside days per move, and a
+-- Clocks and leave: Fischer clocks beside days per move, and a
 -- yearly leave allowance that stops the clocks of a player's games.
 --
 -- Time is charged in whole seconds of korp_now(): a turn starts at the

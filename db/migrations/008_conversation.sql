@@ -1,4 +1,4 @@
--- Conditional moves, private notes and messages (issue 18, sections 3 and 4).
+-- Conditional moves, private notes and messages.
 
 -- A player's conditional moves in a game, set while the opponent is to
 -- move: lines of moves in UCI, one line a row of text, moves separated by

@@ -1,4 +1,4 @@
--- Issue 19: rated games and a Glicko-2 rating per player and variant
+-- Rated games and a Glicko-2 rating per player and variant
 -- (computed in C by ratings/, stored here).
 
 -- Challenges are rated unless they say otherwise; a game is rated when its

@@ -1,4 +1,4 @@
--- Issue 22 §1: no NOTIFY inside a move's transaction.  PostgreSQL holds one
+-- No NOTIFY inside a move's transaction.  PostgreSQL holds one
 -- cluster-wide lock for a NOTIFYing transaction from just before its commit
 -- until its commit record is flushed, so transactions that NOTIFY commit
 -- one at a time.  The events' trigger still owes the deliveries in the

@@ -1,4 +1,4 @@
--- Issue 22, section 3: tables that only grew are pruned by the sweeper, in
+-- Tables that only grew are pruned by the sweeper, in
 -- batches (db_prune.c): events past KORP_EVENT_RETENTION_DAYS, finished
 -- notification deliveries (and their attempts) past
 -- KORP_DELIVERY_RETENTION_DAYS; idempotency keys past 24 hours were
