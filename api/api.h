@@ -19,8 +19,8 @@ struct api_config {
     unsigned short port;
     /* Request workers (api_jobs.c): how many requests run at once (each
      * holds its worker while it waits on the database).  libmicrohttpd's
-     * own threads, which only read and write sockets, are at most
-     * API_IO_THREADS of them. */
+     * own threads, which read and write sockets (and answer a quick read
+     * now and then: api_jobs.c), are at most API_IO_THREADS of them. */
     int threads;
     struct db_pool *pool;      /* borrowed; must outlive the server */
     const char *version;

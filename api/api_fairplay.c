@@ -356,9 +356,6 @@ struct fairplay_worker {
     uint64_t nodes;
     struct db_fairplay_review review;
     struct engine *engine;
-    /* Why the game taken cannot be analysed ("" when it can): its moves
-     * do not replay from the variant's start. */
-    char broken[200];
 };
 
 static struct fairplay_worker workers[FAIRPLAY_WORKERS_MAX];
@@ -519,7 +516,6 @@ static enum db_status analyse(struct db_fairplay_lease *lease, const char *game_
     struct rules_why why = { 0 };
     enum db_status rc = DB_OK;
 
-    w->broken[0] = '\0';
     base_log(BASE_LOG_INFO, "fair play: analysing game %s (%d moves)", game_id, count);
     t[0].seconds = calloc((size_t)count + 1, sizeof(double));
     t[1].seconds = calloc((size_t)count + 1, sizeof(double));
@@ -530,8 +526,9 @@ static enum db_status analyse(struct db_fairplay_lease *lease, const char *game_
         goto done;
     }
     if (v->position_parse(&pos, v->start_text, &why) != RULES_OK) {
-        snprintf(w->broken, sizeof w->broken, "the start position is unreadable: %s", why.text);
-        base_err_set(err, "%s", w->broken);
+        snprintf(out->failure, sizeof out->failure, "the start position is unreadable: %s",
+                 why.text);
+        base_err_set(err, "%s", out->failure);
         rc = DB_HARD_ERROR;
         goto done;
     }
@@ -547,9 +544,9 @@ static enum db_status analyse(struct db_fairplay_lease *lease, const char *game_
             goto done;
         if (v->move_parse(&pos, moves[i].uci, 0, &played, &why) != RULES_OK ||
             !v->move_is_legal(&pos, played)) {
-            snprintf(w->broken, sizeof w->broken, "move %d '%s' does not replay: %s",
+            snprintf(out->failure, sizeof out->failure, "move %d '%s' does not replay: %s",
                      moves[i].ply, moves[i].uci, why.text);
-            base_err_set(err, "%s", w->broken);
+            base_err_set(err, "%s", out->failure);
             rc = DB_HARD_ERROR;
             goto done;
         }
@@ -604,14 +601,10 @@ static void work(struct base_worker *handle, void *arg)
     while (!base_worker_stopping(handle)) {
         enum db_status st = db_fairplay_analyse_next(w->pool, analyse, stored, w, game_id,
                                                      &err);
-        if (st != DB_OK && !base_worker_stopping(handle)) {
+        /* (A game that cannot be replayed was set aside: it would be
+         * taken again and again, ahead of every other.) */
+        if (st != DB_OK && !base_worker_stopping(handle))
             base_log(BASE_LOG_WARN, "fair play: game %s not analysed: %s", game_id, err.text);
-            /* A game that cannot be replayed would be taken again and
-             * again, ahead of every other: it is set aside. */
-            if (game_id[0] != '\0' && w->broken[0] != '\0' &&
-                db_fairplay_fail(w->pool, game_id, w->broken, &err) != DB_OK)
-                base_log(BASE_LOG_WARN, "fair play: game %s: %s", game_id, err.text);
-        }
         else if (st == DB_OK && game_id[0] != '\0')
             base_log(BASE_LOG_INFO, "fair play: game %s analysed", game_id);
         if (st != DB_OK || game_id[0] == '\0')

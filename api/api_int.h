@@ -27,8 +27,9 @@
 #define API_CONNECTION_MEMORY (16 * 1024)
 /* Longest X-Request-Id taken from a client (longer ones are replaced). */
 #define API_REQUEST_ID_MAX 64
-/* libmicrohttpd's threads at most: they only read and write sockets, the
- * request workers (api_jobs.c) run the handlers. */
+/* libmicrohttpd's threads at most: they read and write sockets, the
+ * request workers (api_jobs.c) run the handlers, but for quick reads
+ * (API_QUICK) when they can be answered at once. */
 #define API_IO_THREADS 4
 /* The Content-Security-Policy of korpd's HTML pages: nothing from other
  * origins, no inline script or style, never inside a frame. */
@@ -51,8 +52,8 @@ enum {
     API_TEST_CLOCK = 1 << 3,   /* exists only with KORP_TEST_CLOCK=1 */
     API_UNLIMITED = 1 << 4,    /* not rate-limited (health, metrics, the web board) */
     API_FILE_PATH = 1 << 5,    /* its parameter is a file path, not an id */
-    API_QUICK = 1 << 6,        /* one short read: answered on the HTTP thread
-                                  when the workers are idle (api_jobs.c) */
+    API_QUICK = 1 << 6,        /* one short read: may be answered on the HTTP
+                                  thread (api_jobs.c) */
 };
 
 /* A file of the web board, embedded at build time (api_web_files.c). */
@@ -248,17 +249,17 @@ bool api_route_quick(const struct api_request *req);
  * answers what is queued and ends the workers (the daemon may still run:
  * api_jobs_free only after it has stopped). */
 struct api_jobs;
-struct api_jobs *api_jobs_start(int workers, struct base_err *err);
+struct api_jobs *api_jobs_start(int workers, int io_threads, struct base_err *err);
 bool api_jobs_push(struct api_jobs *jobs, struct api_request *req);
-/* A quick read (API_QUICK) may be answered on the HTTP thread: true when
- * fewer than API_QUICK_INLINE are being answered so, and none took over
- * API_QUICK_SLOW_US in the last API_QUICK_PAUSE_MS; then
- * api_jobs_inline_end once answered, with the time it took. */
-#define API_QUICK_INLINE 3
+/* A quick read (API_QUICK) may be answered on the HTTP thread: its place
+ * (0 or more) when fewer than the HTTP threads less one are answering
+ * such reads, none of them began over API_QUICK_SLOW_US ago, and none
+ * took longer in the last API_QUICK_PAUSE_MS; else -1.  Then
+ * api_jobs_inline_end with that place once answered, and the time taken. */
 #define API_QUICK_SLOW_US 50000
 #define API_QUICK_PAUSE_MS 60000
-bool api_jobs_inline_begin(struct api_jobs *jobs);
-void api_jobs_inline_end(struct api_jobs *jobs, int64_t took_us);
+int api_jobs_inline_begin(struct api_jobs *jobs);
+void api_jobs_inline_end(struct api_jobs *jobs, int place, int64_t took_us);
 void api_jobs_stop(struct api_jobs *jobs);
 void api_jobs_free(struct api_jobs *jobs);
 

@@ -15,9 +15,9 @@
  * run in arrival order whichever thread they came in on, and the HTTP
  * threads only read and write sockets, but for one case: a route of one
  * short read (API_QUICK) is answered on the HTTP thread, sparing it the
- * two thread switches of the hand-over, when fewer than API_QUICK_INLINE
- * such reads are being answered so; should one take long (the database
- * hangs), none is answered there for a while.
+ * two thread switches of the hand-over, while one HTTP thread at least
+ * runs no such read and none running has taken long; should one take
+ * long (the database hangs), none is answered there for a while.
  */
 #include "api_int.h"
 
@@ -25,6 +25,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 struct api_jobs {
@@ -33,7 +34,10 @@ struct api_jobs {
     struct api_request *head, *tail;   /* waiting, oldest first */
     bool stopping;                     /* no more requests taken */
     bool joined;
-    atomic_int inline_running;         /* quick reads being answered on HTTP threads */
+    /* When each quick read being answered on an HTTP thread began (0: a
+     * free place); inline_max places of API_IO_THREADS in use. */
+    _Atomic int64_t inline_began_ms[API_IO_THREADS];
+    int inline_max;
     _Atomic int64_t inline_after_ms;   /* none answered so before then */
     int count;                         /* threads started */
     pthread_t *threads;
@@ -73,7 +77,7 @@ static void *work(void *arg)
     return NULL;
 }
 
-struct api_jobs *api_jobs_start(int workers, struct base_err *err)
+struct api_jobs *api_jobs_start(int workers, int io_threads, struct base_err *err)
 {
     struct api_jobs *jobs = calloc(1, sizeof *jobs);
     if (jobs == NULL || (jobs->threads = calloc((size_t)workers, sizeof *jobs->threads)) == NULL) {
@@ -81,6 +85,11 @@ struct api_jobs *api_jobs_start(int workers, struct base_err *err)
         base_err_set(err, "out of memory");
         return NULL;
     }
+    /* One HTTP thread at least never waits on the database. */
+    jobs->inline_max = io_threads - 1 < API_IO_THREADS ? io_threads - 1 : API_IO_THREADS;
+    for (int i = 0; i < API_IO_THREADS; i++)
+        atomic_init(&jobs->inline_began_ms[i], 0);
+    atomic_init(&jobs->inline_after_ms, 0);
     pthread_mutex_init(&jobs->lock, NULL);
     pthread_cond_init(&jobs->ready, NULL);
     for (; jobs->count < workers; jobs->count++)
@@ -113,22 +122,31 @@ bool api_jobs_push(struct api_jobs *jobs, struct api_request *req)
     return true;
 }
 
-bool api_jobs_inline_begin(struct api_jobs *jobs)
+int api_jobs_inline_begin(struct api_jobs *jobs)
 {
-    int running = atomic_load(&jobs->inline_running);
-    if (base_monotonic_ms() < atomic_load(&jobs->inline_after_ms))
-        return false;
-    while (running < API_QUICK_INLINE)
-        if (atomic_compare_exchange_weak(&jobs->inline_running, &running, running + 1))
-            return true;
-    return false;
+    int64_t now = base_monotonic_ms();
+    int free_place = -1;
+    if (now < atomic_load(&jobs->inline_after_ms))
+        return -1;
+    for (int i = 0; i < jobs->inline_max; i++) {
+        int64_t began = atomic_load(&jobs->inline_began_ms[i]);
+        if (began == 0)
+            free_place = free_place < 0 ? i : free_place;
+        else if (now - began > API_QUICK_SLOW_US / 1000)
+            return -1;   /* one is stuck: the database may hang */
+    }
+    int64_t none = 0;
+    if (free_place < 0 ||
+        !atomic_compare_exchange_strong(&jobs->inline_began_ms[free_place], &none, now))
+        return -1;
+    return free_place;
 }
 
-void api_jobs_inline_end(struct api_jobs *jobs, int64_t took_us)
+void api_jobs_inline_end(struct api_jobs *jobs, int place, int64_t took_us)
 {
     if (took_us > API_QUICK_SLOW_US)
         atomic_store(&jobs->inline_after_ms, base_monotonic_ms() + API_QUICK_PAUSE_MS);
-    atomic_fetch_sub(&jobs->inline_running, 1);
+    atomic_store(&jobs->inline_began_ms[place], 0);
 }
 
 void api_jobs_stop(struct api_jobs *jobs)
@@ -139,6 +157,7 @@ void api_jobs_stop(struct api_jobs *jobs)
      * connection resumed), then end; later requests are refused. */
     pthread_mutex_lock(&jobs->lock);
     jobs->stopping = true;
+    atomic_store(&jobs->inline_after_ms, INT64_MAX);   /* stopping: every request refused */
     pthread_cond_broadcast(&jobs->ready);
     pthread_mutex_unlock(&jobs->lock);
     for (int i = 0; i < jobs->count; i++)

@@ -385,10 +385,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
         return api_route(req);
     if (api_route_inline(req))
         return api_route(req);
-    if (api_route_quick(req) && api_jobs_inline_begin(server->jobs)) {
+    int place;
+    if (api_route_quick(req) && db_pool_has_free(server->config.pool) &&
+        (place = api_jobs_inline_begin(server->jobs)) >= 0) {
         int64_t began = base_monotonic_us();
         enum MHD_Result rc = api_route(req);
-        api_jobs_inline_end(server->jobs, base_monotonic_us() - began);
+        api_jobs_inline_end(server->jobs, place, base_monotonic_us() - began);
         return rc;
     }
     if (api_jobs_push(server->jobs, req))
@@ -556,7 +558,9 @@ struct api_server *api_server_start(const struct api_config *config, struct base
         }
         server->sweeping = true;
     }
-    if ((server->jobs = api_jobs_start(threads, err)) == NULL) {
+    if ((server->jobs = api_jobs_start(threads, threads < API_IO_THREADS ? threads
+                                                                          : API_IO_THREADS,
+                                       err)) == NULL) {
         server_free(server);
         return NULL;
     }

@@ -121,7 +121,7 @@ static enum db_status claim_tx(struct db_tx *tx, void *arg)
     l->variant = db_variant_parse(db_row_value(&claimed, "variant"));
     PQclear(res);
     if (l->variant == NULL)
-        return db_tx_fail(tx, "game %s: an unknown variant", l->game_id);
+        return DB_OK;   /* set aside by the caller */
     params[0] = l->game_id;
     if ((rc = db_exec(tx, DB_STMT_FAIRPLAY_MOVES, params, &res)) != DB_OK)
         return rc;
@@ -200,9 +200,25 @@ enum db_status db_fairplay_hold(struct db_fairplay_lease *lease, struct base_err
     enum db_status rc;
     if (now - lease->held_ms < DB_FAIRPLAY_LEASE_SECONDS * 1000 / 3)
         return DB_OK;
-    if ((rc = lease_set(lease, DB_FAIRPLAY_LEASE_SECONDS, err)) == DB_OK)
+    rc = lease_set(lease, DB_FAIRPLAY_LEASE_SECONDS, err);
+    if (rc == DB_OK)
         lease->held_ms = now;
-    return rc;
+    else if (rc != DB_CONFLICT)
+        base_log(BASE_LOG_WARN, "fair play: game %s: the lease not renewed (tried again "
+                 "at the next position): %s", lease->game_id, err->text);
+    return rc == DB_CONFLICT ? DB_CONFLICT : DB_OK;
+}
+
+/* Sets the leased game aside: why it cannot be analysed. */
+static void set_aside(struct db_fairplay_lease *l, const char *why)
+{
+    const char *params[3] = { l->game_id, why, l->token };
+    struct base_err err = { "" };
+    long long failed;
+    base_log(BASE_LOG_WARN, "fair play: game %s set aside: %s", l->game_id, why);
+    if (db_get_number(l->pool, DB_STMT_FAIRPLAY_FAIL, params, "failed", true, &failed,
+                      &err) != DB_OK)
+        base_log(BASE_LOG_WARN, "fair play: game %s: %s", l->game_id, err.text);
 }
 
 enum db_status db_fairplay_analyse_next(struct db_pool *pool, db_fairplay_fn fn,
@@ -222,26 +238,27 @@ enum db_status db_fairplay_analyse_next(struct db_pool *pool, db_fairplay_fn fn,
     }
     memcpy(game_id, lease.game_id, BASE_ID_SIZE);
     memset(&f, 0, sizeof f);
-    rc = fn(&lease, game_id, lease.variant, lease.moves, lease.count, &f, arg, err);
+    if (lease.variant == NULL) {
+        snprintf(f.failure, sizeof f.failure, "an unknown variant");
+        base_err_set(err, "%s", f.failure);
+        rc = DB_HARD_ERROR;
+    }
+    else
+        rc = fn(&lease, game_id, lease.variant, lease.moves, lease.count, &f, arg, err);
     if (rc == DB_OK) {
         struct store_args a = { &lease, &f, stored, arg };
         rc = db_run_tx(pool, store_tx, &a, err);
     }
     /* Not stored: the game goes back to the queue at once, for whoever
-     * takes it next (this worker again, or another korpd). */
-    if (rc != DB_OK && rc != DB_CONFLICT)
+     * takes it next (this worker again, or another korpd), unless it
+     * cannot be analysed at all. */
+    if (rc != DB_OK && f.failure[0] != '\0')
+        set_aside(&lease, f.failure);
+    else if (rc != DB_OK && rc != DB_CONFLICT)
         (void)lease_set(&lease, 0, &ignored);
     free(f.judged);
     free(lease.moves);
     return rc;
-}
-
-enum db_status db_fairplay_fail(struct db_pool *pool, const char *game_id, const char *why,
-                                struct base_err *err)
-{
-    const char *params[2] = { game_id, why };
-    long long none;
-    return db_get_number(pool, DB_STMT_FAIRPLAY_FAIL, params, "none", true, &none, err);
 }
 
 static void fairplay_read(void *out, const struct db_row *row)

@@ -40,6 +40,9 @@ struct db_fairplay {
     struct db_fairplay_judged *judged;
     int judged_count;
     char *judged_json;
+    /* Set by an analysis that cannot be made at all (its moves do not
+     * replay): the game is set aside with this text. */
+    char failure[200];
 };
 
 /* Frees what a db_fairplay read by db_fairplay_get owns. */
@@ -64,12 +67,14 @@ struct db_fairplay_lease;
 
 /* Renews the lease once a third of it has passed (call it often: between
  * positions).  DB_CONFLICT, with why in err, when the lease ran out and
- * another worker took the game: stop analysing it. */
+ * another worker took the game: stop analysing it.  Any other failure is
+ * tried again at the next call (the lease has time left). */
 enum db_status db_fairplay_hold(struct db_fairplay_lease *lease, struct base_err *err);
 
 /* Analyses a game, with no transaction open: gets the moves of the leased
  * game and fills *out (its nodes and sides); a failure (why in err) gives
- * the game back to the queue. */
+ * the game back to the queue, or sets it aside when out->failure says
+ * why it cannot be analysed. */
 typedef enum db_status (*db_fairplay_fn)(struct db_fairplay_lease *lease, const char *game_id,
                                          const struct rules_variant *v,
                                          const struct db_fairplay_move *moves, int count,
@@ -92,8 +97,9 @@ typedef enum db_status (*db_fairplay_stored_fn)(struct db_tx *tx, const char *ga
  * analyses it by fn with no transaction open and no connection held, then
  * stores the figures and calls stored (if not NULL) in one transaction,
  * while the lease is still this worker's: a worker that dies leaves the
- * game to whoever takes it when the lease runs out.  *game_id is "" when
- * none was waiting. */
+ * game to whoever takes it when the lease runs out.  A game that cannot
+ * be analysed (an unknown variant, out->failure) is set aside, logged
+ * here.  *game_id is "" when none was waiting. */
 enum db_status db_fairplay_analyse_next(struct db_pool *pool, db_fairplay_fn fn,
                                         db_fairplay_stored_fn stored, void *arg,
                                         char game_id[BASE_ID_SIZE], struct base_err *err);
@@ -111,10 +117,6 @@ struct db_fairplay_due {
 enum db_status db_fairplay_reviews_due(struct db_tx *tx, const char *game_id,
                                        const struct db_fairplay_review *review,
                                        struct db_fairplay_due due[2], int *count);
-
-/* Sets a queued game aside, with why: its analysis cannot be made. */
-enum db_status db_fairplay_fail(struct db_pool *pool, const char *game_id, const char *why,
-                                struct base_err *err);
 
 /* A player's figures over their last analysed games of a variant. */
 struct db_fairplay_player {

@@ -39,6 +39,7 @@ struct db_pool {
     struct slot *slots;
     atomic_ulong waits, wait_timeouts, connects, connect_failures;
     atomic_ulong retries_conflict, retries_broken, errors;
+    atomic_int taken;                    /* connections in use */
     /* The connection parameters: ours under the user's, NULL-terminated. */
     char *keys[MAX_KEYS + 1];
     char *values[MAX_KEYS + 1];
@@ -331,6 +332,7 @@ enum db_status db_pool_acquire(struct db_pool *pool, struct db_tx *tx, struct ba
     }
     s = &pool->slots[slot];
     s->busy = true;
+    atomic_fetch_add(&pool->taken, 1);
     pg = s->pg;
     pthread_mutex_unlock(&pool->lock);
 
@@ -350,6 +352,7 @@ enum db_status db_pool_acquire(struct db_pool *pool, struct db_tx *tx, struct ba
             pthread_mutex_lock(&pool->lock);
             s->pg = NULL;
             s->busy = false;
+            atomic_fetch_sub(&pool->taken, 1);
             pthread_cond_signal(&pool->released);
             pthread_mutex_unlock(&pool->lock);
             return DB_UNREACHABLE;
@@ -391,9 +394,15 @@ void db_pool_release(struct db_tx *tx)
     }
     pthread_mutex_lock(&pool->lock);
     s->busy = false;
+    atomic_fetch_sub(&pool->taken, 1);
     pthread_cond_signal(&pool->released);
     pthread_mutex_unlock(&pool->lock);
     tx->pool = NULL;
+}
+
+bool db_pool_has_free(struct db_pool *pool)
+{
+    return atomic_load(&pool->taken) < pool->size;
 }
 
 void db_pool_count(struct db_pool *pool, enum db_counter counter)

@@ -65,6 +65,10 @@ struct db_pool_stats {
 /* Copies the pool's counters. */
 void db_pool_stats(struct db_pool *pool, struct db_pool_stats *out);
 
+/* Whether a connection is free this moment (a caller that must not wait
+ * for one asks first). */
+bool db_pool_has_free(struct db_pool *pool);
+
 /* One transaction in progress, handed to a db_run_tx callback. */
 struct db_tx;
 

@@ -184,20 +184,23 @@ def test_analysis_pending_then_done_across_a_killed_korpd(world):
 
     # A korpd with a slow budget takes the first game, and dies in the middle of it.
     world["korpd"].close()
-    slow = world["start"](KORP_FAIRPLAY_WORKERS=1, KORP_FAIRPLAY_NODES=SLOW_NODES)
+    slow = world["start"](KORP_FAIRPLAY_WORKERS=1, KORP_FAIRPLAY_NODES=SLOW_NODES,
+                          KORP_TEST_CLOCK=1)
     wait_until(lambda: "fair play: analysing game" in slow.log_text(), 30,
                what="the slow korpd to take a game")
+    # Its lease on the game (a minute) runs out: the clock moves on before it dies, so
+    # that the next korpd takes that game first, as it would a minute later.
+    Api(slow.base, arbiter.token).call("POST", "/v1/admin/clock", json={"offset_seconds": 61},
+                                       expect=200)
     slow.kill9()
     assert "analysed" not in slow.log_text()
     # A player's last 2 games of a variant at top1 0.9 or more and acpl 25 or less go to
     # review.
     late = world["start"](KORP_FAIRPLAY_WORKERS=1, KORP_FAIRPLAY_NODES=NODES,
                           KORP_FAIRPLAY_REVIEW_GAMES=2, KORP_FAIRPLAY_REVIEW_TOP1=0.9,
-                          KORP_FAIRPLAY_REVIEW_ACPL=25, KORP_TEST_CLOCK=1)
+                          KORP_FAIRPLAY_REVIEW_ACPL=25)
     arbiter = Api(late.base, arbiter.token)
     assert all(fairplay(arbiter, g["id"])["status"] in ("pending", "done") for g in games)
-    # The dead korpd's lease on its game (a minute) runs out: the game is taken again.
-    arbiter.call("POST", "/v1/admin/clock", json={"offset_seconds": 61}, expect=200)
     wait_until(lambda: all(fairplay(arbiter, g["id"])["status"] == "done" for g in games),
                120, step=0.2, what="both analyses")
 
@@ -338,6 +341,18 @@ def test_a_game_that_does_not_replay_is_set_aside(world):
     assert f"fair play: game {broken} not analysed" in k.log_text()
     assert "does not replay" in psql(world["url"], "SELECT failure FROM fairplay_queue"
                                      f" WHERE game_id = '{broken}'")
+    # Queued again by hand (an operator's re-analysis): analysed again, the figures
+    # replaced, and off the queue.
+    when = f"SELECT analysed_at FROM fairplay_results WHERE game_id = '{good}'"
+    before = psql(world["url"], when)
+    psql(world["url"], "INSERT INTO fairplay_queue (game_id, queued_at)"
+         f" VALUES ('{good}', now())")
+    wait_until(lambda: psql(world["url"], "SELECT count(*) FROM fairplay_queue"
+                            f" WHERE game_id = '{good}'").strip() == "0", 60, step=0.2,
+               what="the game analysed again")
+    after = psql(world["url"], when)
+    assert after != before, (before, after)
+    assert fairplay(arbiter, good)["white"]["median_seconds"] == pytest.approx(55)
 
 
 def test_the_players_list_over_the_last_10_25_and_100_games(world):
