@@ -402,7 +402,7 @@ void db_pool_release(struct db_tx *tx)
 
 bool db_pool_has_free(struct db_pool *pool)
 {
-    return atomic_load(&pool->taken) < pool->size;
+    return pool != NULL && atomic_load(&pool->taken) < pool->size;
 }
 
 void db_pool_count(struct db_pool *pool, enum db_counter counter)
