@@ -96,7 +96,9 @@ test('messages show who, when and at which ply, and arrive live', async () => {
     await stage.call('POST', `/v1/games/${world.game}/messages`, world.fil.token, { text: 'Hello from Fil' });
     const sent = (await stage.call('GET', `/v1/games/${world.game}/messages`, world.eva.token)).messages[0];
     const item = page.locator('#messages .msg-black');
-    await item.waitFor({ timeout: 10000 });   // the poll is a minute: this is the event
+    // The poll is a minute: within 30 s it is the stream that told it (at once, or at its
+    // periodic read, 15 s, should the wake-up be lost on a loaded machine).
+    await item.waitFor({ timeout: 30000 });
     assert.equal(await item.locator('.msg-author').innerText(), 'fil');
     assert.equal(await item.getAttribute('data-ply'), String(sent.ply));
     assert.match(await item.innerText(), new RegExp(`ply ${sent.ply}`));
