@@ -300,9 +300,12 @@ def test_two_engine_bots_play_a_whole_game_through_the_bot_api(korpd, korp_binar
                              expect=200)[1]["games"]
             return games and games[0]["status"] != "active" and games[0]
 
-        wait_until(lambda: ended(), 240, step=0.2,
-                   what=f"the {variant} game to end; logs:\n"
-                        + "".join(bots[0].log[-20:]) + "".join(bots[1].log[-20:]))
+        try:
+            wait_until(lambda: ended(), 240, step=0.2, what=f"the {variant} game to end")
+        except AssertionError as e:
+            # The bots' last words, as they stand when the wait gives up.
+            raise AssertionError(f"{e}; logs:\n" + "".join(bots[0].log[-40:]) + "\n---\n"
+                                 + "".join(bots[1].log[-40:])) from None
         g = api.game(ended()["id"])
         for p in bots:
             assert p.wait(60) == 0, "".join(p.log)
