@@ -13,7 +13,9 @@
  * wakes nobody: every stream therefore also reads the table every
  * backstop_ms (KORP_EVENTS_BACKSTOP_MS), which bounds how late such an
  * event can be (docs/operations.md).  The reads are spread over the
- * slots like the keep-alives.
+ * slots like the keep-alives.  A read the database fails (or an event a
+ * format cannot make from it) keeps the stream open and its place: the
+ * next backstop read takes it up from there.
  *
  * A stream remembers the token or session that opened it: when that ends
  * (revoked, signed out, a password change), every korpd hears it on
@@ -54,6 +56,7 @@ struct stream {
     long long last_id;
     bool suspended, wake, keepalive_due;
     bool revoked;                    /* its credential ended: the stream ends */
+    bool failing;                    /* its last read failed (said in the log) */
     bool recheck;                    /* a revocation may have been missed: ask */
     char *pending;                   /* text to send, from pending_off */
     size_t pending_len, pending_off;
@@ -312,38 +315,64 @@ static void set_pending(struct stream *s, char *text, size_t n)
     pthread_mutex_unlock(&s->hub->lock);
 }
 
-/* The rows as s's format writes them, made what s sends next; frees rows. */
-static bool fetch_formatted(struct stream *s, struct db_event_row *rows, int count, bool *more)
+/* What a read of the events table came to. */
+enum fetched {
+    FETCHED,        /* the events read are pending (none, perhaps) */
+    FETCH_LATER,    /* the database failed: what came before is pending, the
+                       rest is read again at the stream's next backstop read */
+    FETCH_FAILED    /* out of memory: the stream ends */
+};
+
+/* A database failure while reading s's events, said once until a read
+ * succeeds again (a stream reads every backstop_ms while it lasts). */
+static enum fetched later(struct stream *s, const char *why)
+{
+    if (!s->failing)
+        base_log(BASE_LOG_WARN, "event stream: %s; read again within %d ms", why,
+                 s->hub->backstop_ms);
+    s->failing = true;
+    return FETCH_LATER;
+}
+
+/* The rows as s's format writes them, made what s sends next, up to the
+ * first the format could not make; frees rows. */
+static enum fetched fetch_formatted(struct stream *s, struct db_event_row *rows, int count,
+                                    bool *more)
 {
     struct base_text all = { 0 };
-    bool ok = true;
+    struct base_err err = { "" };
+    enum db_status st = DB_OK;
+    int i;
 
-    for (int i = 0; i < count && ok; i++) {
-        char *one = s->format->event(s->ctx, s->hub->pool, &rows[i]);
+    for (i = 0; i < count; i++) {
+        char *one = NULL;
+        if ((st = s->format->event(s->ctx, s->hub->pool, &rows[i], &one, &err)) != DB_OK)
+            break;
         if (one != NULL)
             base_text_put(&all, "%s", one);
         free(one);
         s->last_id = rows[i].id;
     }
-    *more = count == EVENTS_PER_READ;
+    *more = i == EVENTS_PER_READ;
     db_event_rows_free(rows, count);
     if (all.len > 0) {
         size_t n = all.len;
         char *text = base_text_take(&all);
         if (text == NULL)
-            return false;
+            return FETCH_FAILED;
         set_pending(s, text, n);
     }
-    return true;
+    return st == DB_OK ? FETCHED : later(s, err.text);
 }
 
-/* Appends the events after s->last_id to s->pending (hub not locked). */
-static bool fetch(struct stream *s, bool *more)
+/* Makes the events after s->last_id what s sends next (hub not locked). */
+static enum fetched fetch(struct stream *s, bool *more)
 {
     struct db_event_row *rows = NULL;
     int count = 0;
     struct base_err err = { "" };
     enum db_status st;
+    enum fetched done;
     size_t need = 0;
     char *text;
 
@@ -353,12 +382,13 @@ static bool fetch(struct stream *s, bool *more)
                          s->game_id[0] ? s->game_id : NULL, s->last_id, EVENTS_PER_READ, &rows,
                          &count, &err);
     *more = false;
-    if (st != DB_OK) {
-        base_log(BASE_LOG_WARN, "event stream: %s", err.text);
-        return false;
+    if (st != DB_OK)
+        return later(s, err.text);
+    if (s->format != NULL) {
+        if ((done = fetch_formatted(s, rows, count, more)) == FETCHED)
+            s->failing = false;
+        return done;
     }
-    if (s->format != NULL)
-        return fetch_formatted(s, rows, count, more);
     for (int i = 0; i < count; i++)
         need += strlen(rows[i].payload) + strlen(rows[i].type) + 64;
     text = count > 0 ? malloc(need + 1) : NULL;
@@ -373,7 +403,8 @@ static bool fetch(struct stream *s, bool *more)
     }
     *more = count == EVENTS_PER_READ;
     db_event_rows_free(rows, count);
-    return count == 0 || text != NULL;
+    s->failing = false;
+    return count == 0 || text != NULL ? FETCHED : FETCH_FAILED;
 }
 
 /* Copies what is pending into buf (hub locked); 0 when nothing is. */
@@ -434,7 +465,7 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
     pthread_mutex_unlock(&hub->lock);
 
     /* The database is read without the hub's lock held. */
-    if (fetch_now && !fetch(s, &more))
+    if (fetch_now && fetch(s, &more) == FETCH_FAILED)
         return MHD_CONTENT_READER_END_WITH_ERROR;
     pthread_mutex_lock(&hub->lock);
     if (more)

@@ -487,9 +487,12 @@ int api_hub_streams(struct api_hub *hub);
 struct api_stream_format {
     const char *content_type;
     const char *keepalive;     /* sent when idle, at least every API_FAST_KEEPALIVE_MS */
-    /* The text for one event (malloc'd), or NULL for none.  Called without
-     * the hub's lock: it may read the database. */
-    char *(*event)(void *ctx, struct db_pool *pool, const struct db_event_row *row);
+    /* One event's text: *line (malloc'd; left NULL for none) and DB_OK, or
+     * the status of a database read that failed: the stream then sends
+     * what came before that event and reads it again at its next backstop
+     * read.  Called without the hub's lock. */
+    enum db_status (*event)(void *ctx, struct db_pool *pool, const struct db_event_row *row,
+                            char **line, struct base_err *err);
     void (*ctx_free)(void *ctx);
     /* Optional: called before each read of the events table (at an event,
      * and at least every KORP_EVENTS_BACKSTOP_MS while the stream is

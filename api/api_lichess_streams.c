@@ -305,38 +305,42 @@ static void add_decline_reason(struct db_pool *pool, const struct db_challenge *
     cJSON_AddStringToObject(json, "declineReasonKey", reason_texts[k][0]);
 }
 
-/* The challenge of an event, as the line lichess sends for it. */
-static cJSON *challenge_line(struct db_pool *pool, const char *type, const cJSON *payload)
+/* The challenge of an event, as the line lichess sends for it (*line NULL
+ * when it is gone). */
+static enum db_status challenge_line(struct db_pool *pool, const char *type,
+                                     const cJSON *payload, cJSON **line, struct base_err *err)
 {
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(payload, "challenge_id");
     struct db_challenge c;
-    struct base_err err = { "" };
+    enum db_status st;
     cJSON *json;
 
-    if (!cJSON_IsString(id) || db_challenge_get(pool, id->valuestring, &c, &err) != DB_OK)
-        return NULL;
+    if (!cJSON_IsString(id))
+        return DB_OK;
+    if ((st = db_challenge_get(pool, id->valuestring, &c, err)) != DB_OK)
+        return st;
     json = api_lichess_challenge_json(&c);
     if (strcmp(type, "challengeDeclined") == 0)
         add_decline_reason(pool, &c, json);
-    return typed(type, "challenge", json);
+    *line = typed(type, "challenge", json);
+    return DB_OK;
 }
 
-/* A game's start or end, as the player of ctx sees it. */
-static cJSON *game_line(struct db_pool *pool, const char *player_id, bool end,
-                        const cJSON *payload)
+/* A game's start or end, as the player of ctx sees it (*line NULL when the
+ * game is gone). */
+static enum db_status game_line(struct db_pool *pool, const char *player_id, bool end,
+                                const cJSON *payload, cJSON **line, struct base_err *err)
 {
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(payload, "game_id");
     struct db_game g;
-    struct base_err err = { "" };
     enum db_status st;
     cJSON *item = NULL;
 
+    if (!cJSON_IsString(id))
+        return DB_OK;
     memset(&g, 0, sizeof g);
-    if (!cJSON_IsString(id) || db_game_get(pool, id->valuestring, &g, &err) != DB_OK) {
-        db_game_clear(&g);
-        return NULL;
-    }
-    item = api_lichess_game_item(pool, player_id, &g, &st, &err);
+    if ((st = db_game_get(pool, id->valuestring, &g, err)) == DB_OK)
+        item = api_lichess_game_item(pool, player_id, &g, &st, err);
     if (item != NULL) {
         bool white = strcmp(g.white_id, player_id) == 0;
         cJSON_AddStringToObject(item, "id", g.id);
@@ -349,26 +353,42 @@ static cJSON *game_line(struct db_pool *pool, const char *player_id, bool end,
                                     (double)(long)(g.rating_diff[white ? 0 : 1] +
                                                    (g.rating_diff[white ? 0 : 1] < 0 ? -0.5
                                                                                      : 0.5)));
+        *line = typed(end ? "gameFinish" : "gameStart", "game", item);
     }
     db_game_clear(&g);
-    return item != NULL ? typed(end ? "gameFinish" : "gameStart", "game", item) : NULL;
+    return st;
 }
 
-static char *event_line(void *ctx, struct db_pool *pool, const struct db_event_row *row)
+/* An event's ndjson line, once made: a row whose challenge or game is gone
+ * has none; on another failure the stream reads the row again later. */
+static enum db_status made(enum db_status st, cJSON *json, char **line)
+{
+    if (st != DB_OK) {
+        cJSON_Delete(json);
+        return st == DB_NOT_FOUND ? DB_OK : st;
+    }
+    *line = ndjson_line(json);
+    return DB_OK;
+}
+
+static enum db_status event_line(void *ctx, struct db_pool *pool,
+                                 const struct db_event_row *row, char **line,
+                                 struct base_err *err)
 {
     cJSON *payload = cJSON_Parse(row->payload), *json = NULL;
+    enum db_status st = DB_OK;
 
     if (strcmp(row->type, "challenge") == 0)
-        json = challenge_line(pool, "challenge", payload);
+        st = challenge_line(pool, "challenge", payload, &json, err);
     else if (strcmp(row->type, "challenge_declined") == 0)
-        json = challenge_line(pool, "challengeDeclined", payload);
+        st = challenge_line(pool, "challengeDeclined", payload, &json, err);
     else if (strcmp(row->type, "challenge_cancelled") == 0)
-        json = challenge_line(pool, "challengeCanceled", payload);
+        st = challenge_line(pool, "challengeCanceled", payload, &json, err);
     else if (strcmp(row->type, "game_start") == 0 || strcmp(row->type, "game_end") == 0)
-        json = game_line(pool, ((struct presence *)ctx)->player_id,
-                         strcmp(row->type, "game_end") == 0, payload);
+        st = game_line(pool, ((struct presence *)ctx)->player_id,
+                       strcmp(row->type, "game_end") == 0, payload, &json, err);
     cJSON_Delete(payload);
-    return ndjson_line(json);
+    return made(st, json, line);
 }
 
 /* What the stream opens with: the open challenges, the active games. */
@@ -456,22 +476,26 @@ struct game_ctx {
     char game_id[API_PARAM_MAX + 1];
 };
 
-static char *game_line_of(void *ctx, struct db_pool *pool, const struct db_event_row *row)
+static enum db_status game_line_of(void *ctx, struct db_pool *pool,
+                                   const struct db_event_row *row, char **line,
+                                   struct base_err *err)
 {
     struct game_ctx *gc = ctx;
     struct db_game g;
-    struct base_err err = { "" };
-    enum db_status st;
+    enum db_status st = DB_OK;
     cJSON *json = NULL;
 
+    /* A game's start is its gameFull; reminders are not lichess's. */
+    if (strcmp(row->type, "game_start") == 0 || strcmp(row->type, "deadline_near") == 0)
+        return DB_OK;
+    memset(&g, 0, sizeof g);
     if (strcmp(row->type, "message") == 0) {
         cJSON *payload = cJSON_Parse(row->payload);
         const cJSON *m = cJSON_GetObjectItemCaseSensitive(payload, "message");
         const cJSON *from = cJSON_GetObjectItemCaseSensitive(m, "from");
         const cJSON *text = cJSON_GetObjectItemCaseSensitive(m, "text");
-        memset(&g, 0, sizeof g);
         if (cJSON_IsString(from) && cJSON_IsString(text) &&
-            db_game_get(pool, gc->game_id, &g, &err) == DB_OK) {
+            (st = db_game_get(pool, gc->game_id, &g, err)) == DB_OK) {
             json = cJSON_CreateObject();
             cJSON_AddStringToObject(json, "type", "chatLine");
             cJSON_AddStringToObject(json, "room", "player");
@@ -480,18 +504,12 @@ static char *game_line_of(void *ctx, struct db_pool *pool, const struct db_event
                                                           : g.black_name);
             cJSON_AddStringToObject(json, "text", text->valuestring);
         }
-        db_game_clear(&g);
         cJSON_Delete(payload);
-        return ndjson_line(json);
+    } else if ((st = db_game_get(pool, gc->game_id, &g, err)) == DB_OK) {
+        json = game_state(pool, &g, &st, err);
     }
-    /* A game's start is its gameFull; reminders are not lichess's. */
-    if (strcmp(row->type, "game_start") == 0 || strcmp(row->type, "deadline_near") == 0)
-        return NULL;
-    memset(&g, 0, sizeof g);
-    if (db_game_get(pool, gc->game_id, &g, &err) == DB_OK)
-        json = game_state(pool, &g, &st, &err);
     db_game_clear(&g);
-    return ndjson_line(json);
+    return made(st, json, line);
 }
 
 enum MHD_Result api_lichess_game_stream(struct api_request *req)

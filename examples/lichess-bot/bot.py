@@ -21,6 +21,9 @@ import urllib.request
 from korp_shim import UciEngine, VariantBoard
 
 VARIANTS = ("korpalski", "glinski")
+# How often a game's stream is opened, and a move sent, before the bot gives up.
+STREAM_TRIES = 10
+MOVE_TRIES = 3
 
 
 def log(text):
@@ -83,30 +86,40 @@ class Game(threading.Thread):
         self.li, self.me, self.id, self.args = li, me, game_id, args
 
     def run(self):
-        lines = queue.Queue()
-        self.li.stream(f"/api/bot/game/stream/{self.id}", lines)
-        full = lines.get()
-        if full is None or full.get("type") != "gameFull":
-            log(f"game {self.id}: no gameFull")
-            return
-        white = full["white"].get("id") == self.me
-        variant = full["variant"]["key"]
-        log(f"game {self.id}: gameFull, {variant}, playing {'white' if white else 'black'}")
-        engine = UciEngine(self.args.engine, variant)
+        engine = None
         try:
-            self.li.call("POST", f"/api/bot/game/{self.id}/chat",
-                         form={"room": "player", "text": "Good luck!"})
-            state = full["state"]
-            while state is not None:
-                if state.get("type") == "gameState":
-                    if state["status"] != "started":
-                        log(f"game {self.id}: over, {state['status']}, "
-                            f"winner {state.get('winner', 'none')}")
-                        return
-                    self.turn(engine, full["initialFen"], variant, state["moves"], white)
-                state = lines.get()
+            # A stream that ends while the game goes on (korpd restarted, the connection
+            # lost) is opened again: it starts with the game as it stands.
+            for attempt in range(STREAM_TRIES):
+                if attempt > 0:
+                    log(f"game {self.id}: the stream ended; opening it again")
+                    time.sleep(min(attempt, 5))
+                lines = queue.Queue()
+                self.li.stream(f"/api/bot/game/stream/{self.id}", lines)
+                full = lines.get()
+                if full is None or full.get("type") != "gameFull":
+                    continue
+                white = full["white"].get("id") == self.me
+                variant = full["variant"]["key"]
+                if engine is None:
+                    log(f"game {self.id}: gameFull, {variant}, "
+                        f"playing {'white' if white else 'black'}")
+                    engine = UciEngine(self.args.engine, variant)
+                    self.li.call("POST", f"/api/bot/game/{self.id}/chat",
+                                 form={"room": "player", "text": "Good luck!"})
+                state = full["state"]
+                while state is not None:
+                    if state.get("type") == "gameState":
+                        if state["status"] != "started":
+                            log(f"game {self.id}: over, {state['status']}, "
+                                f"winner {state.get('winner', 'none')}")
+                            return
+                        self.turn(engine, full["initialFen"], variant, state["moves"], white)
+                    state = lines.get()
+            log(f"game {self.id}: no stream after {STREAM_TRIES} tries")
         finally:
-            engine.quit()
+            if engine is not None:
+                engine.quit()
 
     def turn(self, engine, initial_fen, variant, moves, white):
         board = VariantBoard.from_moves(initial_fen, moves, variant)
@@ -120,12 +133,19 @@ class Game(threading.Thread):
         if move is None:
             log(f"game {self.id}: the engine has no move at ply {board.ply()}")
             return
-        try:
-            self.li.call("POST", f"/api/bot/game/{self.id}/move/{move.uci()}",
-                         query={"offeringDraw": "false"})
-            log(f"game {self.id} move {board.ply()} {move.uci()}")
-        except urllib.error.HTTPError as e:
-            log(f"game {self.id}: move {move.uci()} refused: {e.code} {e.read()!r}")
+        for attempt in range(MOVE_TRIES):
+            try:
+                self.li.call("POST", f"/api/bot/game/{self.id}/move/{move.uci()}",
+                             query={"offeringDraw": "false"})
+                log(f"game {self.id} move {board.ply()} {move.uci()}")
+                return
+            except urllib.error.HTTPError as e:
+                log(f"game {self.id}: move {move.uci()} refused: {e.code} {e.read()!r}")
+                if e.code < 500:
+                    return
+            except OSError as e:   # no answer: korpd restarting, the connection lost
+                log(f"game {self.id}: move {move.uci()} not sent: {e}")
+            time.sleep(attempt + 1)
 
 
 def main():

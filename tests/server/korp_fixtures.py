@@ -535,3 +535,32 @@ class WebhookReceiver:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+class TableLock:
+    """An ACCESS EXCLUSIVE lock on a table, held by a psql session of its own until
+    released: every statement reading the table waits meanwhile."""
+
+    def __init__(self, url, table):
+        self.url, self.table = url, table
+        self.psql = subprocess.Popen(["psql", "-X", "-Atq", "-v", "ON_ERROR_STOP=1", url],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.psql.stdin.write(f"BEGIN; LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE; "
+                              "SELECT 'locked';\n")
+        self.psql.stdin.flush()
+        assert self.psql.stdout.readline().strip() == "locked"
+
+    def waiters(self):
+        out = subprocess.run(["psql", "-X", "-Atq", self.url, "-c",
+                              "SELECT count(*) FROM pg_locks WHERE NOT granted"
+                              f" AND relation = '{self.table}'::regclass"],
+                             capture_output=True, text=True, timeout=30, check=True)
+        return int(out.stdout)
+
+    def outwaited(self):
+        """Returns once a statement has waited for the table and given up (timed out)."""
+        wait_until(lambda: self.waiters() > 0, 20, step=0.05, what=f"a wait for {self.table}")
+        wait_until(lambda: self.waiters() == 0, 20, step=0.05,
+                   what=f"the wait for {self.table} to time out")
+
+    def release(self):
+        if self.psql.poll() is None:
+            self.psql.communicate("ROLLBACK;\n", timeout=30)

@@ -12,7 +12,7 @@ import pytest
 import requests
 
 from korp_client import Api
-from korp_fixtures import made_by
+from korp_fixtures import TableLock, made_by
 from openapi_check import check
 
 
@@ -247,6 +247,28 @@ def test_the_listener_survives_losing_its_connection(api, two_players, korpd, st
     assert ev["data"]["san"] == "K@e8"
     # It did lose its connection, and made it again.
     assert "listener on korp_events: reconnected" in korpd.log_text()
+
+
+def test_a_read_the_database_fails_keeps_the_stream_open(own_postgres, start_korpd, streams):
+    # Each stream reads the events table at least every backstop period. A read that fails
+    # (the table locked past korpd's statement deadline) keeps the stream and its place:
+    # what comes after reaches it on the same connection.
+    k = start_korpd(own_postgres.url, KORP_DB_TIMEOUT_MS=1000, KORP_EVENTS_BACKSTOP_MS=1000)
+    api = Api(k.base)
+    wa, w = api.new_player("w")
+    ba, b = api.new_player("b")
+    gid = wa.new_game(ba, b["id"])["id"]
+    s = streams(k.base, token=ba.token)
+    assert s.status() == 200
+    lock = TableLock(own_postgres.url, "events")
+    try:
+        lock.outwaited()
+    finally:
+        lock.release()
+    wa.move(gid, "K@e1")
+    ev, = s.events(1, timeout=15)
+    assert ev["data"]["san"] == "K@e1" and not s.closed.is_set()
+    assert "event stream: " in k.log_text()
 
 
 def test_stream_errors_are_problems(korpd):

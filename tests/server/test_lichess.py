@@ -5,7 +5,9 @@ variants.  Every answer is checked against openapi.yaml by the client; the
 expected values come from lichess's shapes and from the rules, not from korpd."""
 
 import json
+import os
 import queue
+import signal
 import threading
 import time
 from datetime import datetime, timezone
@@ -14,7 +16,7 @@ import pytest
 import requests
 
 from korp_client import Api
-from korp_fixtures import wait_until
+from korp_fixtures import TableLock, wait_until
 from openapi_check import check
 
 VARIANTS = ["korpalski", "glinski"]
@@ -549,3 +551,53 @@ def test_a_bot_online_is_seen_by_every_korpd_of_the_database(start_korpd, shared
     # latest, the keep-alive within 7 s).
     wait_until(lambda: not listed(), 20, step=0.2, what="the bot to go offline")
     assert "online" not in status()[0]
+
+
+def test_a_line_the_database_cannot_make_yet_comes_once_it_can(own_postgres, start_korpd):
+    # Each line of a bot's streams is made from the database when its event is read. When
+    # that read fails, the line comes at the stream's next read: before, it was skipped
+    # for good, and a bot waited for a gameStart or an opponent's move that never came.
+    k = start_korpd(own_postgres.url, KORP_DB_TIMEOUT_MS=1000, KORP_EVENTS_BACKSTOP_MS=1000)
+    api = Api(k.base)
+    bot, b = api.new_player("bot")
+    human, h = api.new_player("human")
+    events = NdStream(k.base, "/api/stream/event", bot.token)
+    assert events.line() is None
+    warned = k.log_text().count("event stream:")
+    # A game's start as lichess writes it names the opponent's ratings: their table is
+    # locked while the game starts, so that the event's line cannot be made.
+    lock = TableLock(own_postgres.url, "ratings")
+    try:
+        gid = human.new_game(bot, b["id"], variant="glinski", color="white")["id"]
+        lock.outwaited()
+    finally:
+        lock.release()
+    start = events.until(lambda o: o["type"] == "gameStart", timeout=20)
+    assert k.log_text().count("event stream:") > warned
+    assert start["game"]["gameId"] == gid and start["game"]["opponent"]["id"] == h["id"]
+
+    # The same in one game's stream, for the human's move. The move locks the moves' table
+    # itself, so it is made through a second korpd while the stream's is stopped, and the
+    # table locked before the stream's korpd goes on and reads the move's event.
+    game = NdStream(k.base, f"/api/bot/game/stream/{gid}", bot.token)
+    assert game.until(lambda o: o["type"] == "gameFull")["state"]["moves"] == ""
+    other = Api(start_korpd(own_postgres.url).base, human.token)
+    move = legal(other, gid)[0]
+    warned = k.log_text().count("event stream:")
+    lock = None
+    os.kill(k.proc.pid, signal.SIGSTOP)
+    try:
+        other.move(gid, move)
+        lock = TableLock(own_postgres.url, "moves")
+    finally:
+        os.kill(k.proc.pid, signal.SIGCONT)
+    try:
+        lock.outwaited()
+    finally:
+        if lock is not None:
+            lock.release()
+    state = game.until(lambda o: o["type"] == "gameState", timeout=20)
+    assert k.log_text().count("event stream:") > warned
+    assert state["moves"] == move and state["status"] == "started"
+    for s in (events, game):
+        s.close()

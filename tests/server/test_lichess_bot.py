@@ -305,7 +305,8 @@ def test_two_engine_bots_play_a_whole_game_through_the_bot_api(korpd, korp_binar
         except AssertionError as e:
             # The bots' last words, as they stand when the wait gives up.
             raise AssertionError(f"{e}; logs:\n" + "".join(bots[0].log[-40:]) + "\n---\n"
-                                 + "".join(bots[1].log[-40:])) from None
+                                 + "".join(bots[1].log[-40:]) + "\n--- korpd:\n"
+                                 + "\n".join(korpd.log_text().splitlines()[-40:])) from None
         g = api.game(ended()["id"])
         for p in bots:
             assert p.wait(60) == 0, "".join(p.log)
