@@ -308,41 +308,48 @@ bool api_route_inline(const struct api_request *req)
     return strncmp(req->path, "/assets/", 8) == 0 || strcmp(req->path, "/favicon.ico") == 0;
 }
 
-bool api_route_quick(const struct api_request *req)
+/* The route of req's method and path, its parameters in params; NULL for
+ * none, with the methods of the routes of that path added to allow. */
+static const struct route *route_find(const struct api_request *req,
+                                      char params[API_MAX_PARAMS][API_PARAM_MAX + 1],
+                                      char *allow, size_t allow_size)
 {
-    char scratch[API_MAX_PARAMS][API_PARAM_MAX + 1];
-    for (const struct route *r = routes; r->pattern != NULL; r++)
-        if ((r->needs & API_QUICK) && strcmp(r->method, req->method) == 0) {
-            memset(scratch, 0, sizeof scratch);
-            if (match(r->pattern, req->path, scratch))
-                return true;
-        }
-    return false;
-}
-
-enum MHD_Result api_route(struct api_request *req)
-{
-    char allow[128] = "";
-    char scratch[API_MAX_PARAMS][API_PARAM_MAX + 1];
-
-    if (req->body_too_large)
-        return api_fail(req, API_PROBLEM_BODY_TOO_LARGE,
-                        "the request body is larger than %d KiB", API_BODY_LIMIT / 1024);
     for (const struct route *r = routes; r->pattern != NULL; r++) {
         if ((r->needs & API_TEST_CLOCK) && !req->config->test_clock)
             continue;
-        memset(scratch, 0, sizeof scratch);
-        if (!match(r->pattern, req->path, scratch))
+        memset(params, 0, API_MAX_PARAMS * (API_PARAM_MAX + 1));
+        if (!match(r->pattern, req->path, params))
             continue;
         /* HEAD of every API_UNLIMITED GET route (the pages, files, /healthz,
          * /metrics: uptime and link checkers): as GET, libmicrohttpd sends
          * no body. */
         bool head_of_get = strcmp(req->method, "HEAD") == 0 && strcmp(r->method, "GET") == 0 &&
                            (r->needs & API_UNLIMITED);
-        if (strcmp(r->method, req->method) != 0 && !head_of_get) {
-            allow_add(allow, sizeof allow, r->method);
-            continue;
-        }
+        if (strcmp(r->method, req->method) == 0 || head_of_get)
+            return r;
+        allow_add(allow, allow_size, r->method);
+    }
+    return NULL;
+}
+
+bool api_route_quick(const struct api_request *req)
+{
+    char scratch[API_MAX_PARAMS][API_PARAM_MAX + 1];
+    char allow[128] = "";
+    const struct route *r = route_find(req, scratch, allow, sizeof allow);
+    return r != NULL && (r->needs & API_QUICK);
+}
+
+enum MHD_Result api_route(struct api_request *req)
+{
+    char allow[128] = "";
+    char scratch[API_MAX_PARAMS][API_PARAM_MAX + 1];
+    const struct route *r;
+
+    if (req->body_too_large)
+        return api_fail(req, API_PROBLEM_BODY_TOO_LARGE,
+                        "the request body is larger than %d KiB", API_BODY_LIMIT / 1024);
+    if ((r = route_find(req, scratch, allow, sizeof allow)) != NULL) {
         memcpy(req->params, scratch, sizeof scratch);
         req->route = r->pattern;
         req->route_index = (int)(r - routes);
