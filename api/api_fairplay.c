@@ -635,6 +635,8 @@ bool api_fairplay_start(struct db_pool *pool, int count, long long nodes,
 
 void api_fairplay_stop(void)
 {
+    for (int i = 0; i < worker_count; i++)
+        base_worker_ask_stop(workers[i].handle);
     for (int i = 0; i < worker_count; i++) {
         base_worker_stop(workers[i].handle);
         engine_free(workers[i].engine);

@@ -246,6 +246,11 @@ bool base_worker_sleep(struct base_worker *w, int ms);
 /* Ends the worker's current base_worker_sleep early (from any thread). */
 void base_worker_wake(struct base_worker *w);
 
+/* Asks the worker to stop without waiting: a group of workers is asked
+ * first and then stopped one by one, so that they wind down together.
+ * NULL is a no-op. */
+void base_worker_ask_stop(struct base_worker *w);
+
 /* Asks the worker to stop, joins its thread and frees it.  NULL is a no-op. */
 void base_worker_stop(struct base_worker *w);
 

@@ -102,7 +102,7 @@ void base_worker_wake(struct base_worker *w)
     pthread_mutex_unlock(&w->lock);
 }
 
-void base_worker_stop(struct base_worker *w)
+void base_worker_ask_stop(struct base_worker *w)
 {
     if (w == NULL)
         return;
@@ -110,6 +110,13 @@ void base_worker_stop(struct base_worker *w)
     w->stop = true;
     pthread_cond_signal(&w->changed);
     pthread_mutex_unlock(&w->lock);
+}
+
+void base_worker_stop(struct base_worker *w)
+{
+    if (w == NULL)
+        return;
+    base_worker_ask_stop(w);
     pthread_join(w->thread, NULL);
     pthread_cond_destroy(&w->changed);
     pthread_mutex_destroy(&w->lock);

@@ -145,6 +145,8 @@ static bool workers_start(void *arg, struct base_err *err)
 
 static void workers_stop(void)
 {
+    for (struct worker_slot *w = workers; w->name != NULL; w++)
+        base_worker_ask_stop(w->handle);
     for (struct worker_slot *w = workers; w->name != NULL; w++) {
         base_worker_stop(w->handle);
         w->handle = NULL;

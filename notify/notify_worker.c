@@ -276,6 +276,8 @@ void notify_stop(struct notify *n)
     notify_hooks_stop(n->hooks);
     notify_pushes_stop(n->pushes);
     for (int i = 0; i < n->worker_count; i++)
+        base_worker_ask_stop(n->workers[i]);
+    for (int i = 0; i < n->worker_count; i++)
         base_worker_stop(n->workers[i]);
     free(n->workers);
     free(n);
