@@ -9,7 +9,7 @@
 --                                 appended in SQL, the clock korpd charged)
 --   game_event                   (both players' rows locked in id order,
 --                                 then two event rows; their ids answered)
---   conditional_get              (the opponent's conditional moves, issue 18;
+--   conditional_get              (the opponent's conditional moves;
 --                                 none here, as in korpd's bench games)
 --   COMMIT
 -- bench/moves.sh checks, before it runs pgbench, that these texts are
@@ -17,12 +17,12 @@
 -- each :variable in place of a $n.  What korpd does besides: it touches
 -- the token's last_used_at once a minute (not here: the bench token's is
 -- in the future), and after the COMMIT its waker NOTIFYs the ids, many
--- moves' in one NOTIFY (db/db_wake.c, issue 22), and its LISTEN
+-- moves' in one NOTIFY (db/db_wake.c), and its LISTEN
 -- connection reads each NOTIFYed event's row back (db/db_events.c
 -- dispatch) — work korpd's figures include and pgbench's do not.  This is
 -- the database's limit for korpd's move.  moves.sh also runs it with the
 -- last statement NOTIFYing inside the transaction, as korpd's move did
--- before issue 22 (pgbench+N; +NL with korpd's LISTEN sessions).
+-- before the waker took over (pgbench+N; +NL with korpd's LISTEN sessions).
 -- Run by bench/moves.sh with -M prepared, -t a multiple of per, and
 --   -D base=<first game id - 1> -D per=<games per client> -D nc=<clients>
 --   -D ply0=<the set's ply before the run> -D it=0 -D rk=<last ply whose
