@@ -360,12 +360,17 @@ static enum db_status game_line(struct db_pool *pool, const char *player_id, boo
 }
 
 /* An event's ndjson line, once made: a row whose challenge or game is gone
- * has none; on another failure the stream reads the row again later. */
-static enum db_status made(enum db_status st, cJSON *json, char **line)
+ * has none, nor one the server refuses to read (said in the log: read
+ * again, it would hold the stream up for good); on another failure (busy,
+ * unreachable) the stream reads the row again later. */
+static enum db_status made(enum db_status st, cJSON *json, char **line,
+                           const struct base_err *err)
 {
+    if (st == DB_HARD_ERROR)
+        base_log(BASE_LOG_WARN, "bot stream: an event left out: %s", err->text);
     if (st != DB_OK) {
         cJSON_Delete(json);
-        return st == DB_NOT_FOUND ? DB_OK : st;
+        return st == DB_NOT_FOUND || st == DB_HARD_ERROR ? DB_OK : st;
     }
     *line = ndjson_line(json);
     return DB_OK;
@@ -388,7 +393,7 @@ static enum db_status event_line(void *ctx, struct db_pool *pool,
         st = game_line(pool, ((struct presence *)ctx)->player_id,
                        strcmp(row->type, "game_end") == 0, payload, &json, err);
     cJSON_Delete(payload);
-    return made(st, json, line);
+    return made(st, json, line, err);
 }
 
 /* What the stream opens with: the open challenges, the active games. */
@@ -509,7 +514,7 @@ static enum db_status game_line_of(void *ctx, struct db_pool *pool,
         json = game_state(pool, &g, &st, err);
     }
     db_game_clear(&g);
-    return made(st, json, line);
+    return made(st, json, line, err);
 }
 
 enum MHD_Result api_lichess_game_stream(struct api_request *req)
