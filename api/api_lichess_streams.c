@@ -274,6 +274,26 @@ static void presence_free(void *ctx)
 
 /* ---- The player's stream. */
 
+/* A player's stream: its presence, and the challenges and games its opening
+ * told.  The opening is read after the last event's id, so an event
+ * committed in between is in both: its line is not sent twice. */
+struct event_ctx {
+    struct presence presence;    /* first: presence_reading and presence_free take it */
+    char told_challenges[2 * STREAM_CHALLENGES][BASE_ID_SIZE];
+    char told_games[STREAM_GAMES][BASE_ID_SIZE];
+};
+
+/* Whether id is among n told ids; it is then struck off (told once). */
+static bool told_before(char (*told)[BASE_ID_SIZE], int n, const cJSON *id)
+{
+    for (int i = 0; cJSON_IsString(id) && i < n; i++)
+        if (strcmp(told[i], id->valuestring) == 0) {
+            told[i][0] = '\0';
+            return true;
+        }
+    return false;
+}
+
 /* Each reason to decline, as its key and as a sentence (ours). */
 static const char *const reason_texts[][2] = {
     { "generic", "The challenge was declined." },
@@ -380,25 +400,37 @@ static enum db_status event_line(void *ctx, struct db_pool *pool,
                                  const struct db_event_row *row, char **line,
                                  struct base_err *err)
 {
+    struct event_ctx *told = ctx;
     cJSON *payload = cJSON_Parse(row->payload), *json = NULL;
     enum db_status st = DB_OK;
 
-    if (strcmp(row->type, "challenge") == 0)
+    bool in_opening =
+        (strcmp(row->type, "challenge") == 0 &&
+         told_before(told->told_challenges, 2 * STREAM_CHALLENGES,
+                     cJSON_GetObjectItemCaseSensitive(payload, "challenge_id"))) ||
+        (strcmp(row->type, "game_start") == 0 &&
+         told_before(told->told_games, STREAM_GAMES,
+                     cJSON_GetObjectItemCaseSensitive(payload, "game_id")));
+
+    if (in_opening)
+        st = DB_OK;
+    else if (strcmp(row->type, "challenge") == 0)
         st = challenge_line(pool, "challenge", payload, &json, err);
     else if (strcmp(row->type, "challenge_declined") == 0)
         st = challenge_line(pool, "challengeDeclined", payload, &json, err);
     else if (strcmp(row->type, "challenge_cancelled") == 0)
         st = challenge_line(pool, "challengeCanceled", payload, &json, err);
     else if (strcmp(row->type, "game_start") == 0 || strcmp(row->type, "game_end") == 0)
-        st = game_line(pool, ((struct presence *)ctx)->player_id,
+        st = game_line(pool, told->presence.player_id,
                        strcmp(row->type, "game_end") == 0, payload, &json, err);
     cJSON_Delete(payload);
     return made(st, json, line, err);
 }
 
-/* What the stream opens with: the open challenges, the active games. */
-static char *event_opening(struct db_pool *pool, const char *player_id, enum db_status *st,
-                           struct base_err *err)
+/* What the stream opens with: the open challenges, the active games (their
+ * ids kept in told). */
+static char *event_opening(struct db_pool *pool, const char *player_id, struct event_ctx *told,
+                           enum db_status *st, struct base_err *err)
 {
     static const enum db_game_status active = DB_GAME_ACTIVE;
     struct db_game_filter f = { .player_id = player_id, .status = &active, .limit = STREAM_GAMES };
@@ -417,9 +449,9 @@ static char *event_opening(struct db_pool *pool, const char *player_id, enum db_
     *st = db_challenge_list(pool, player_id, c, STREAM_CHALLENGES, &in,
                                 c + STREAM_CHALLENGES, STREAM_CHALLENGES, &out, err);
     for (int i = 0; *st == DB_OK && i < in + out; i++) {
-        char *line = ndjson_line(typed("challenge", "challenge",
-                                       api_lichess_challenge_json(
-                                           &c[i < in ? i : STREAM_CHALLENGES + i - in])));
+        const struct db_challenge *one = &c[i < in ? i : STREAM_CHALLENGES + i - in];
+        char *line = ndjson_line(typed("challenge", "challenge", api_lichess_challenge_json(one)));
+        snprintf(told->told_challenges[i], BASE_ID_SIZE, "%s", one->id);
         base_text_put(&text, "%s", line != NULL ? line : "");
         free(line);
     }
@@ -430,6 +462,7 @@ static char *event_opening(struct db_pool *pool, const char *player_id, enum db_
         char *line;
         if (item != NULL)
             cJSON_AddStringToObject(item, "id", games[i].id);
+        snprintf(told->told_games[i], BASE_ID_SIZE, "%s", games[i].id);
         line = ndjson_line(item != NULL ? typed("gameStart", "game", item) : NULL);
         base_text_put(&text, "%s", line != NULL ? line : "");
         free(line);
@@ -453,22 +486,23 @@ enum MHD_Result api_lichess_event_stream(struct api_request *req)
     enum MHD_Result replied;
     enum db_status st;
     long long last_id = 0;
-    struct presence *who;
-    char *opening;
+    struct event_ctx *who;
+    char *opening = NULL;
 
     if (!api_lichess_caller(req, &replied))
         return replied;
+    if ((who = calloc(1, sizeof *who)) == NULL)
+        return api_fail_oom(req);
     /* The events after this one follow the opening: none is missed. */
     st = db_events_last(req->config->pool, req->caller.player_id, NULL, &last_id, &err);
-    opening = st == DB_OK ? event_opening(req->config->pool, req->caller.player_id, &st, &err)
-                          : NULL;
-    if (st != DB_OK)
-        return api_fail_db(req, st, err.text);
-    if (opening == NULL || (who = calloc(1, sizeof *who)) == NULL) {
+    if (st == DB_OK)
+        opening = event_opening(req->config->pool, req->caller.player_id, who, &st, &err);
+    if (st != DB_OK || opening == NULL) {
+        free(who);
         free(opening);
-        return api_fail_oom(req);
+        return st != DB_OK ? api_fail_db(req, st, err.text) : api_fail_oom(req);
     }
-    presence_open(who, req);
+    presence_open(&who->presence, req);
     struct api_stream_spec spec = { req->caller.player_id, "", last_id, &event_format, who,
                                     opening };
     return api_events_open(req, &spec);

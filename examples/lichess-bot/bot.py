@@ -188,12 +188,17 @@ def main():
             c = event["challenge"]
             if c["challenger"]["id"] == me:
                 continue
-            if c["variant"]["key"] in VARIANTS:
-                li.call("POST", f"/api/challenge/{c['id']}/accept")
-                log(f"challenge {c['id']}: accepted")
-            else:
-                li.call("POST", f"/api/challenge/{c['id']}/decline", form={"reason": "variant"})
-                log(f"challenge {c['id']}: declined")
+            # A challenge cancelled meanwhile (or accepted elsewhere) is refused: skip it.
+            try:
+                if c["variant"]["key"] in VARIANTS:
+                    li.call("POST", f"/api/challenge/{c['id']}/accept")
+                    log(f"challenge {c['id']}: accepted")
+                else:
+                    li.call("POST", f"/api/challenge/{c['id']}/decline",
+                            form={"reason": "variant"})
+                    log(f"challenge {c['id']}: declined")
+            except urllib.error.HTTPError as e:
+                log(f"challenge {c['id']}: {e.code} {e.read()!r}")
         elif kind == "gameStart" and event["game"]["id"] not in playing:
             log(f"gameStart {event['game']['id']}")
             playing[event["game"]["id"]] = Game(li, me, event["game"]["id"], args)

@@ -8,6 +8,7 @@ import json
 import os
 import queue
 import signal
+import subprocess
 import threading
 import time
 from datetime import datetime, timezone
@@ -601,3 +602,35 @@ def test_a_line_the_database_cannot_make_yet_comes_once_it_can(own_postgres, sta
     assert state["moves"] == move and state["status"] == "started"
     for s in (events, game):
         s.close()
+
+
+def test_what_the_opening_told_is_not_told_again(own_postgres, start_korpd):
+    # The event stream reads the last event's id, then its opening (the open challenges and
+    # active games): an event committed between the two reads is in both. Such events are
+    # made here by copying the rows of a challenge and a game start the opening told.
+    k = start_korpd(own_postgres.url)
+    api = Api(k.base)
+    bot, b = api.new_player("bot")
+    human, h = api.new_player("human")
+    gid = human.new_game(bot, b["id"], variant="glinski")["id"]
+    ch = human.call("POST", "/v1/challenges", json={"variant": "korpalski", "opponent": b["id"]},
+                    expect=201)[1]["id"]
+    events = NdStream(k.base, "/api/stream/event", bot.token)
+    opening = [events.line(), events.line()]
+    assert [(o["type"], o.get("challenge", o.get("game", {})).get("id")) for o in opening] == \
+        [("challenge", ch), ("gameStart", gid)]
+    subprocess.run(["psql", "-X", "-Atq", "-v", "ON_ERROR_STOP=1", own_postgres.url, "-c",
+                    "INSERT INTO events (player_id, game_id, type, payload, created_at)"
+                    " SELECT player_id, game_id, type, payload, created_at FROM events"
+                    f" WHERE player_id = '{b['id']}' AND (payload->>'challenge_id' = '{ch}'"
+                    f" AND type = 'challenge' OR type = 'game_start' AND game_id = '{gid}')"
+                    " ORDER BY id"], check=True, timeout=30)
+    # The next event read after them: the challenge cancelled. Nothing came before it.
+    human.call("POST", "/v1/challenges/{id}/cancel", [ch], expect=200)
+    later = []
+    while not later or later[-1]["type"] != "challengeCanceled":
+        line = events.line(timeout=20)
+        if line is not None:
+            later.append(line)
+    assert [o["type"] for o in later] == ["challengeCanceled"]
+    events.close()
