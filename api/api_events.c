@@ -15,7 +15,10 @@
  * event can be (docs/operations.md).  The reads are spread over the
  * slots like the keep-alives.  A read the database fails (or an event a
  * format cannot make from it) keeps the stream open and its place: the
- * next backstop read takes it up from there.
+ * stream reads again from there.  While the database fails, those streams
+ * take turns to try it, one at most every PROBE_MS, and the first that
+ * succeeds wakes them all: an outage costs each stream one blocked read,
+ * not one at every backstop, and the log one line, not one per stream.
  *
  * A stream remembers the token or session that opened it: when that ends
  * (revoked, signed out, a password change), every korpd hears it on
@@ -37,6 +40,9 @@
 
 #define EVENTS_PER_READ 100
 #define DEFAULT_BACKSTOP_MS 15000
+/* While the database fails the streams' reads, one stream whose read failed
+ * tries it again at a time, at most this often (see reader). */
+#define PROBE_MS 1000
 /* Streams are spread over this many keep-alive slots, one slot's turn per
  * 1/KEEPALIVE_SLOTS of the interval, so that thousands of streams do not
  * all wake (and every fourth time read the database) at the same moment. */
@@ -56,7 +62,7 @@ struct stream {
     long long last_id;
     bool suspended, wake, keepalive_due;
     bool revoked;                    /* its credential ended: the stream ends */
-    bool failing;                    /* its last read failed (said in the log) */
+    bool failing;                    /* its last read failed */
     bool recheck;                    /* a revocation may have been missed: ask */
     char *pending;                   /* text to send, from pending_off */
     size_t pending_len, pending_off;
@@ -83,6 +89,8 @@ struct api_hub {
     int keepalive_ms;
     int fast_ms;                     /* the formats' keep-alives */
     int backstop_ms;                 /* every stream reads at least this often */
+    bool db_failing;                 /* the last read a failing stream tried failed */
+    int64_t probe_at_ms;             /* when a failing stream may try again */
 };
 
 /* FNV-1a over a kind letter ('p' player, 'g' game) and an id. */
@@ -323,13 +331,9 @@ enum fetched {
     FETCH_FAILED    /* out of memory: the stream ends */
 };
 
-/* A database failure while reading s's events, said once until a read
- * succeeds again (a stream reads every backstop_ms while it lasts). */
-static enum fetched later(struct stream *s, const char *why)
+/* A database failure while reading s's events (why in err). */
+static enum fetched later(struct stream *s)
 {
-    if (!s->failing)
-        base_log(BASE_LOG_WARN, "event stream: %s; read again within %d ms", why,
-                 s->hub->backstop_ms);
     s->failing = true;
     return FETCH_LATER;
 }
@@ -337,16 +341,15 @@ static enum fetched later(struct stream *s, const char *why)
 /* The rows as s's format writes them, made what s sends next, up to the
  * first the format could not make; frees rows. */
 static enum fetched fetch_formatted(struct stream *s, struct db_event_row *rows, int count,
-                                    bool *more)
+                                    bool *more, struct base_err *err)
 {
     struct base_text all = { 0 };
-    struct base_err err = { "" };
     enum db_status st = DB_OK;
     int i;
 
     for (i = 0; i < count; i++) {
         char *one = NULL;
-        if ((st = s->format->event(s->ctx, s->hub->pool, &rows[i], &one, &err)) != DB_OK)
+        if ((st = s->format->event(s->ctx, s->hub->pool, &rows[i], &one, err)) != DB_OK)
             break;
         if (one != NULL)
             base_text_put(&all, "%s", one);
@@ -362,15 +365,14 @@ static enum fetched fetch_formatted(struct stream *s, struct db_event_row *rows,
             return FETCH_FAILED;
         set_pending(s, text, n);
     }
-    return st == DB_OK ? FETCHED : later(s, err.text);
+    return st == DB_OK ? FETCHED : later(s);
 }
 
 /* Makes the events after s->last_id what s sends next (hub not locked). */
-static enum fetched fetch(struct stream *s, bool *more)
+static enum fetched fetch(struct stream *s, bool *more, struct base_err *err)
 {
     struct db_event_row *rows = NULL;
     int count = 0;
-    struct base_err err = { "" };
     enum db_status st;
     enum fetched done;
     size_t need = 0;
@@ -380,12 +382,12 @@ static enum fetched fetch(struct stream *s, bool *more)
         s->format->reading(s->ctx, s->hub->pool);
     st = db_events_since(s->hub->pool, s->player_id[0] ? s->player_id : NULL,
                          s->game_id[0] ? s->game_id : NULL, s->last_id, EVENTS_PER_READ, &rows,
-                         &count, &err);
+                         &count, err);
     *more = false;
     if (st != DB_OK)
-        return later(s, err.text);
+        return later(s);
     if (s->format != NULL) {
-        if ((done = fetch_formatted(s, rows, count, more)) == FETCHED)
+        if ((done = fetch_formatted(s, rows, count, more, err)) == FETCHED)
             s->failing = false;
         return done;
     }
@@ -427,8 +429,10 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
     const char *idle = s->format != NULL ? s->format->keepalive : comment;
     size_t idle_len = strlen(idle);
     struct api_hub *hub = s->hub;
+    struct base_err err = { "" };
+    enum fetched got;
     ssize_t n;
-    bool fetch_now, more = false;
+    bool was_failing, more = false;
 
     (void)pos;
     pthread_mutex_lock(&hub->lock);
@@ -437,7 +441,6 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
         return MHD_CONTENT_READER_END_OF_STREAM;
     }
     if (s->recheck) {
-        struct base_err err = { "" };
         bool live = true;
         s->recheck = false;
         pthread_mutex_unlock(&hub->lock);
@@ -448,7 +451,7 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
             return MHD_CONTENT_READER_END_OF_STREAM;
         pthread_mutex_lock(&hub->lock);
     }
-    if ((n = take(s, buf, max)) > 0 || !(fetch_now = s->wake)) {
+    if ((n = take(s, buf, max)) > 0 || !s->wake) {
         if (n == 0 && s->keepalive_due && max >= idle_len) {
             s->keepalive_due = false;
             memcpy(buf, idle, idle_len);
@@ -462,12 +465,41 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
         return n;
     }
     s->wake = false;
+    was_failing = s->failing;
+    /* While the database fails, a stream whose read failed waits for its
+     * turn to try: an outage blocks libmicrohttpd's threads about once per
+     * stream, not at every stream's every backstop read. */
+    if (s->failing && hub->db_failing) {
+        int64_t now = base_monotonic_ms();
+        if (now < hub->probe_at_ms) {
+            s->suspended = true;
+            MHD_suspend_connection(s->conn);
+            pthread_mutex_unlock(&hub->lock);
+            return 0;
+        }
+        hub->probe_at_ms = now + PROBE_MS;
+    }
     pthread_mutex_unlock(&hub->lock);
 
     /* The database is read without the hub's lock held. */
-    if (fetch_now && fetch(s, &more) == FETCH_FAILED)
+    got = fetch(s, &more, &err);
+    if (got == FETCH_FAILED)
         return MHD_CONTENT_READER_END_WITH_ERROR;
     pthread_mutex_lock(&hub->lock);
+    if (got == FETCH_LATER && !hub->db_failing) {
+        hub->db_failing = true;
+        hub->probe_at_ms = base_monotonic_ms() + PROBE_MS;
+        base_log(BASE_LOG_WARN, "event stream: %s; the streams read again once the database "
+                 "answers (tried every %d ms)", err.text, PROBE_MS);
+    } else if (got == FETCHED && was_failing && hub->db_failing) {
+        /* The database answers again: every stream it failed reads now. */
+        hub->db_failing = false;
+        base_log(BASE_LOG_INFO, "event streams: the database answers again");
+        for (int k = 0; k < KEEPALIVE_SLOTS; k++)
+            for (struct stream *t = hub->slots[k]; t != NULL; t = t->next)
+                if (t->failing)
+                    wake(t);
+    }
     if (more)
         s->wake = true;
     n = take(s, buf, max);

@@ -254,4 +254,8 @@ void base_worker_ask_stop(struct base_worker *w);
 /* Asks the worker to stop, joins its thread and frees it.  NULL is a no-op. */
 void base_worker_stop(struct base_worker *w);
 
+/* Stops n workers that may wake one another: asks them all, joins them
+ * all, and only then frees them (and sets each pointer NULL). */
+void base_worker_stop_all(struct base_worker **ws, int n);
+
 #endif

@@ -112,13 +112,33 @@ void base_worker_ask_stop(struct base_worker *w)
     pthread_mutex_unlock(&w->lock);
 }
 
+/* Frees a worker whose thread has ended. */
+static void release(struct base_worker *w)
+{
+    pthread_cond_destroy(&w->changed);
+    pthread_mutex_destroy(&w->lock);
+    free(w);
+}
+
 void base_worker_stop(struct base_worker *w)
 {
     if (w == NULL)
         return;
     base_worker_ask_stop(w);
     pthread_join(w->thread, NULL);
-    pthread_cond_destroy(&w->changed);
-    pthread_mutex_destroy(&w->lock);
-    free(w);
+    release(w);
+}
+
+void base_worker_stop_all(struct base_worker **ws, int n)
+{
+    for (int i = 0; i < n; i++)
+        base_worker_ask_stop(ws[i]);
+    for (int i = 0; i < n; i++)
+        if (ws[i] != NULL)
+            pthread_join(ws[i]->thread, NULL);
+    for (int i = 0; i < n; i++) {
+        if (ws[i] != NULL)
+            release(ws[i]);
+        ws[i] = NULL;
+    }
 }

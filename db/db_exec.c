@@ -48,8 +48,9 @@ static enum db_status classify(struct db_tx *tx, const PGresult *res)
         return DB_SERIALIZATION;
     if (strcmp(state, "23505") == 0)                 /* unique_violation */
         return DB_CONFLICT;
-    if (strcmp(state, "57014") == 0 || strcmp(state, "55P03") == 0)
-        return DB_BUSY;                              /* statement or lock timeout */
+    if (strcmp(state, "57014") == 0 || strcmp(state, "55P03") == 0 ||
+        strncmp(state, "53", 2) == 0)
+        return DB_BUSY;         /* statement or lock timeout, resources short (memory, disk) */
     if (strncmp(state, "08", 2) == 0 || strncmp(state, "57P", 3) == 0) {
         tx->broken = true;                           /* connection or shutdown */
         return DB_UNREACHABLE;

@@ -275,10 +275,8 @@ void notify_stop(struct notify *n)
     base_worker_stop(n->scheduler);
     notify_hooks_stop(n->hooks);
     notify_pushes_stop(n->pushes);
-    for (int i = 0; i < n->worker_count; i++)
-        base_worker_ask_stop(n->workers[i]);
-    for (int i = 0; i < n->worker_count; i++)
-        base_worker_stop(n->workers[i]);
+    /* A sender wakes another when it leaves work behind. */
+    base_worker_stop_all(n->workers, n->worker_count);
     free(n->workers);
     free(n);
 }

@@ -21,9 +21,9 @@ import urllib.request
 from korp_shim import UciEngine, VariantBoard
 
 VARIANTS = ("korpalski", "glinski")
-# How often a game's stream is opened, and a move sent, before the bot gives up.
+# How often in a row a game's stream is opened, and a call sent, before the bot gives up.
 STREAM_TRIES = 10
-MOVE_TRIES = 3
+SEND_TRIES = 3
 
 
 def log(text):
@@ -87,26 +87,27 @@ class Game(threading.Thread):
 
     def run(self):
         engine = None
+        failures = 0
         try:
             # A stream that ends while the game goes on (korpd restarted, the connection
             # lost) is opened again: it starts with the game as it stands.
-            for attempt in range(STREAM_TRIES):
-                if attempt > 0:
-                    log(f"game {self.id}: the stream ended; opening it again")
-                    time.sleep(min(attempt, 5))
+            while failures < STREAM_TRIES:
                 lines = queue.Queue()
                 self.li.stream(f"/api/bot/game/stream/{self.id}", lines)
                 full = lines.get()
                 if full is None or full.get("type") != "gameFull":
+                    failures += 1
+                    time.sleep(min(failures, 5))
                     continue
+                failures = 0
                 white = full["white"].get("id") == self.me
                 variant = full["variant"]["key"]
                 if engine is None:
                     log(f"game {self.id}: gameFull, {variant}, "
                         f"playing {'white' if white else 'black'}")
                     engine = UciEngine(self.args.engine, variant)
-                    self.li.call("POST", f"/api/bot/game/{self.id}/chat",
-                                 form={"room": "player", "text": "Good luck!"})
+                    self.send("chat", f"/api/bot/game/{self.id}/chat",
+                              form={"room": "player", "text": "Good luck!"})
                 state = full["state"]
                 while state is not None:
                     if state.get("type") == "gameState":
@@ -116,10 +117,28 @@ class Game(threading.Thread):
                             return
                         self.turn(engine, full["initialFen"], variant, state["moves"], white)
                     state = lines.get()
+                log(f"game {self.id}: the stream ended; opening it again")
             log(f"game {self.id}: no stream after {STREAM_TRIES} tries")
         finally:
             if engine is not None:
                 engine.quit()
+
+    def send(self, what, path, **kw):
+        """POSTs path, again after a pause when no answer came or korpd failed (5xx), at
+        most SEND_TRIES times; whether it was done."""
+        for attempt in range(1, SEND_TRIES + 1):
+            try:
+                self.li.call("POST", path, **kw)
+                return True
+            except urllib.error.HTTPError as e:
+                log(f"game {self.id}: {what} refused: {e.code} {e.read()!r}")
+                if e.code < 500:
+                    return False
+            except OSError as e:   # no answer: korpd restarting, the connection lost
+                log(f"game {self.id}: {what} not sent: {e}")
+            if attempt < SEND_TRIES:
+                time.sleep(attempt)
+        return False
 
     def turn(self, engine, initial_fen, variant, moves, white):
         board = VariantBoard.from_moves(initial_fen, moves, variant)
@@ -127,25 +146,17 @@ class Game(threading.Thread):
             return
         if self.args.max_plies and board.ply() >= self.args.max_plies:
             log(f"game {self.id}: resign at ply {board.ply()} (the cap)")
-            self.li.call("POST", f"/api/bot/game/{self.id}/resign")
+            self.send("resign", f"/api/bot/game/{self.id}/resign")
             return
         move = engine.play(board, depth=self.args.depth)
         if move is None:
             log(f"game {self.id}: the engine has no move at ply {board.ply()}")
             return
-        for attempt in range(MOVE_TRIES):
-            try:
-                self.li.call("POST", f"/api/bot/game/{self.id}/move/{move.uci()}",
-                             query={"offeringDraw": "false"})
-                log(f"game {self.id} move {board.ply()} {move.uci()}")
-                return
-            except urllib.error.HTTPError as e:
-                log(f"game {self.id}: move {move.uci()} refused: {e.code} {e.read()!r}")
-                if e.code < 500:
-                    return
-            except OSError as e:   # no answer: korpd restarting, the connection lost
-                log(f"game {self.id}: move {move.uci()} not sent: {e}")
-            time.sleep(attempt + 1)
+        # Sent again only when no answer came: a move korpd played already is refused
+        # (not the bot's turn any more), never played twice.
+        if self.send(f"move {move.uci()}", f"/api/bot/game/{self.id}/move/{move.uci()}",
+                     query={"offeringDraw": "false"}):
+            log(f"game {self.id} move {board.ply()} {move.uci()}")
 
 
 def main():
