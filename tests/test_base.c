@@ -330,6 +330,38 @@ static void test_base_text_failed(void **state)
     assert_false(t.failed);
 }
 
+/* Workers that wake one another as they stop, as notify's senders do: each,
+ * once asked to stop, wakes the next in the ring.  base_worker_stop_all
+ * frees none before all have ended (under the sanitizer, a wake of a freed
+ * worker fails the test). */
+#define RING 4
+static struct base_worker *ring[RING];
+static int ring_ended;
+
+static void ring_member(struct base_worker *w, void *arg)
+{
+    int i = (int)(intptr_t)arg;
+    while (base_worker_sleep(w, 60000))
+        continue;
+    for (int k = 0; k < 100; k++)
+        base_worker_wake(ring[(i + 1) % RING]);
+    __atomic_add_fetch(&ring_ended, 1, __ATOMIC_SEQ_CST);
+}
+
+static void test_base_worker_stop_all(void **state)
+{
+    (void)state;
+    struct base_err err = { "" };
+    for (int i = 0; i < RING; i++)
+        assert_non_null(ring[i] = base_worker_start("ring", ring_member, (void *)(intptr_t)i,
+                                                    &err));
+    base_worker_stop_all(ring, RING);
+    assert_int_equal(ring_ended, RING);
+    for (int i = 0; i < RING; i++)
+        assert_null(ring[i]);
+    base_worker_stop_all(ring, RING);   /* NULLs: nothing to do */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -344,6 +376,7 @@ int main(void)
         cmocka_unit_test(test_base_bearer_token),
         cmocka_unit_test(test_base_text_grows),
         cmocka_unit_test(test_base_text_failed),
+        cmocka_unit_test(test_base_worker_stop_all),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
