@@ -308,35 +308,46 @@ bool api_route_inline(const struct api_request *req)
     return strncmp(req->path, "/assets/", 8) == 0 || strcmp(req->path, "/favicon.ico") == 0;
 }
 
-/* The route of req's method and path, its parameters in params; NULL for
- * none, with the methods of the routes of that path added to allow. */
+/* Whether route r answers req's method: its own, or HEAD of an
+ * API_UNLIMITED GET route (the pages, files, /healthz, /metrics: uptime and
+ * link checkers; as for GET, libmicrohttpd sends no body). */
+static bool method_fits(const struct route *r, const struct api_request *req)
+{
+    return strcmp(r->method, req->method) == 0 ||
+           (strcmp(req->method, "HEAD") == 0 && strcmp(r->method, "GET") == 0 &&
+            (r->needs & API_UNLIMITED));
+}
+
+/* The first route of req's method and path, its parameters in params; NULL
+ * for none. */
 static const struct route *route_find(const struct api_request *req,
-                                      char params[API_MAX_PARAMS][API_PARAM_MAX + 1],
-                                      char *allow, size_t allow_size)
+                                      char params[API_MAX_PARAMS][API_PARAM_MAX + 1])
 {
     for (const struct route *r = routes; r->pattern != NULL; r++) {
-        if ((r->needs & API_TEST_CLOCK) && !req->config->test_clock)
+        if (((r->needs & API_TEST_CLOCK) && !req->config->test_clock) || !method_fits(r, req))
             continue;
         memset(params, 0, API_MAX_PARAMS * (API_PARAM_MAX + 1));
-        if (!match(r->pattern, req->path, params))
-            continue;
-        /* HEAD of every API_UNLIMITED GET route (the pages, files, /healthz,
-         * /metrics: uptime and link checkers): as GET, libmicrohttpd sends
-         * no body. */
-        bool head_of_get = strcmp(req->method, "HEAD") == 0 && strcmp(r->method, "GET") == 0 &&
-                           (r->needs & API_UNLIMITED);
-        if (strcmp(r->method, req->method) == 0 || head_of_get)
+        if (match(r->pattern, req->path, params))
             return r;
-        allow_add(allow, allow_size, r->method);
     }
     return NULL;
+}
+
+/* The methods of the routes of req's path (none of which is req's), for a
+ * 405's Allow. */
+static void allowed_methods(const struct api_request *req, char *allow, size_t size)
+{
+    char scratch[API_MAX_PARAMS][API_PARAM_MAX + 1];
+    for (const struct route *r = routes; r->pattern != NULL; r++)
+        if (!((r->needs & API_TEST_CLOCK) && !req->config->test_clock) &&
+            match(r->pattern, req->path, scratch))
+            allow_add(allow, size, r->method);
 }
 
 bool api_route_quick(const struct api_request *req)
 {
     char scratch[API_MAX_PARAMS][API_PARAM_MAX + 1];
-    char allow[128] = "";
-    const struct route *r = route_find(req, scratch, allow, sizeof allow);
+    const struct route *r = route_find(req, scratch);
     return r != NULL && (r->needs & API_QUICK);
 }
 
@@ -349,7 +360,7 @@ enum MHD_Result api_route(struct api_request *req)
     if (req->body_too_large)
         return api_fail(req, API_PROBLEM_BODY_TOO_LARGE,
                         "the request body is larger than %d KiB", API_BODY_LIMIT / 1024);
-    if ((r = route_find(req, scratch, allow, sizeof allow)) != NULL) {
+    if ((r = route_find(req, scratch)) != NULL) {
         memcpy(req->params, scratch, sizeof scratch);
         req->route = r->pattern;
         req->route_index = (int)(r - routes);
@@ -373,6 +384,7 @@ enum MHD_Result api_route(struct api_request *req)
         api_json_watch();
         return r->handler(req);
     }
+    allowed_methods(req, allow, sizeof allow);
     if (allow[0] == '\0')
         return api_fail(req, API_PROBLEM_NOT_FOUND, "no resource at %.200s", req->path);
     {
