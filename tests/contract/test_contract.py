@@ -7,7 +7,7 @@ openapi.yaml and docs/api.md say it does.  No server: the C sources are read.
     - Compared: every row of the table, the test clock's row included
       (openapi documents POST /v1/admin/clock as "tests only"), plus the HEAD
       that api_route answers like GET on every API_UNLIMITED GET row
-      (head_of_get): korpd answers HEAD there and 405 elsewhere, so clients
+      (method_fits): korpd answers HEAD there and 405 elsewhere, so clients
       (uptime checkers) need to know where.
     - Excluded from openapi: the rows whose handler is in api/api_static.c
       (the web board's page, its files, the icon).  They answer HTML and
@@ -153,7 +153,7 @@ def head_of_get_rule_holds():
     """api_route answers HEAD like GET on the API_UNLIMITED routes; this test
     mirrors that rule, so it must notice when the rule changes."""
     text = strip_c_comments(read("api/api_routes.c"))
-    m = re.search(r"bool\s+head_of_get\s*=(.*?);", text, re.S)
+    m = re.search(r"static bool method_fits\([^)]*\)\s*\{(.*?)\n\}", text, re.S)
     return bool(m) and '"HEAD"' in m[1] and '"GET"' in m[1] and "API_UNLIMITED" in m[1]
 
 
@@ -309,7 +309,7 @@ def test_the_route_table_is_read_whole():
     assert len(rows) + 1 == rows_seen, "some rows of the route table were not read"
     assert ("POST", "/v1/games/{id}/moves", {"API_TOKEN", "API_JSON_BODY"}, "api_game_move") in rows
     assert head_of_get_rule_holds(), (
-        "api_route's HEAD-of-GET rule (head_of_get) changed: update code_operations() here "
+        "api_route's HEAD-of-GET rule (method_fits) changed: update code_operations() here "
         "to mirror it")
 
 
@@ -337,7 +337,7 @@ def test_openapi_lists_exactly_the_operations_korpd_answers(spec):
     lines = []
     if undocumented:
         lines.append("korpd answers these, openapi.yaml does not document them "
-                     "(api/api_routes.c; HEAD: api_route's head_of_get):")
+                     "(api/api_routes.c; HEAD: api_routes.c method_fits):")
         lines += [f"  {m} {p}" for m, p in undocumented]
     if unanswered:
         lines.append("openapi.yaml documents these, korpd's route table has no row for them:")
