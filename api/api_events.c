@@ -15,10 +15,11 @@
  * event can be (docs/operations.md).  The reads are spread over the
  * slots like the keep-alives.  A read the database fails (or an event a
  * format cannot make from it) keeps the stream open and its place: the
- * stream reads again from there.  While the database fails, those streams
- * take turns to try it, one at most every PROBE_MS, and the first that
- * succeeds wakes them all: an outage costs each stream one blocked read,
- * not one at every backstop, and the log one line, not one per stream.
+ * stream reads again from there.  Once reads keep failing (the database
+ * out), those streams take turns to try it, one at a time and at most every
+ * PROBE_MS, and the first read that succeeds wakes them all: an outage costs
+ * each stream one blocked read, not one at every backstop, and the log one
+ * line, not one per stream.
  *
  * A stream remembers the token or session that opened it: when that ends
  * (revoked, signed out, a password change), every korpd hears it on
@@ -40,8 +41,10 @@
 
 #define EVENTS_PER_READ 100
 #define DEFAULT_BACKSTOP_MS 15000
-/* While the database fails the streams' reads, one stream whose read failed
- * tries it again at a time, at most this often (see reader). */
+/* Failed reads in a row (no read between them succeeded) from which the
+ * streams take it that the database is out (see reader), and how often one
+ * stream whose read failed then tries it again. */
+#define OUTAGE_FAILURES 3
 #define PROBE_MS 1000
 /* Streams are spread over this many keep-alive slots, one slot's turn per
  * 1/KEEPALIVE_SLOTS of the interval, so that thousands of streams do not
@@ -89,8 +92,10 @@ struct api_hub {
     int keepalive_ms;
     int fast_ms;                     /* the formats' keep-alives */
     int backstop_ms;                 /* every stream reads at least this often */
-    bool db_failing;                 /* the last read a failing stream tried failed */
-    int64_t probe_at_ms;             /* when a failing stream may try again */
+    int failed_in_a_row;             /* streams' reads failed since one succeeded */
+    bool probing;                    /* a failed stream is trying the database */
+    int64_t probe_at_ms;             /* when the next may */
+    unsigned long read_failures;     /* all the streams' failed reads */
 };
 
 /* FNV-1a over a kind letter ('p' player, 'g' game) and an id. */
@@ -331,13 +336,6 @@ enum fetched {
     FETCH_FAILED    /* out of memory: the stream ends */
 };
 
-/* A database failure while reading s's events (why in err). */
-static enum fetched later(struct stream *s)
-{
-    s->failing = true;
-    return FETCH_LATER;
-}
-
 /* The rows as s's format writes them, made what s sends next, up to the
  * first the format could not make; frees rows. */
 static enum fetched fetch_formatted(struct stream *s, struct db_event_row *rows, int count,
@@ -365,7 +363,7 @@ static enum fetched fetch_formatted(struct stream *s, struct db_event_row *rows,
             return FETCH_FAILED;
         set_pending(s, text, n);
     }
-    return st == DB_OK ? FETCHED : later(s);
+    return st == DB_OK ? FETCHED : FETCH_LATER;
 }
 
 /* Makes the events after s->last_id what s sends next (hub not locked). */
@@ -374,7 +372,6 @@ static enum fetched fetch(struct stream *s, bool *more, struct base_err *err)
     struct db_event_row *rows = NULL;
     int count = 0;
     enum db_status st;
-    enum fetched done;
     size_t need = 0;
     char *text;
 
@@ -385,12 +382,9 @@ static enum fetched fetch(struct stream *s, bool *more, struct base_err *err)
                          &count, err);
     *more = false;
     if (st != DB_OK)
-        return later(s);
-    if (s->format != NULL) {
-        if ((done = fetch_formatted(s, rows, count, more, err)) == FETCHED)
-            s->failing = false;
-        return done;
-    }
+        return FETCH_LATER;
+    if (s->format != NULL)
+        return fetch_formatted(s, rows, count, more, err);
     for (int i = 0; i < count; i++)
         need += strlen(rows[i].payload) + strlen(rows[i].type) + 64;
     text = count > 0 ? malloc(need + 1) : NULL;
@@ -405,7 +399,6 @@ static enum fetched fetch(struct stream *s, bool *more, struct base_err *err)
     }
     *more = count == EVENTS_PER_READ;
     db_event_rows_free(rows, count);
-    s->failing = false;
     return count == 0 || text != NULL ? FETCHED : FETCH_FAILED;
 }
 
@@ -422,6 +415,21 @@ static ssize_t take(struct stream *s, char *buf, size_t max)
     return (ssize_t)n;
 }
 
+/* Whether a stream whose last read failed may read now (hub locked): always
+ * while other streams' reads succeed; once OUTAGE_FAILURES reads in a row
+ * have failed, only as the one probe at a time, at most every PROBE_MS, so
+ * that an outage blocks libmicrohttpd's threads about once per stream, not
+ * at every stream's every backstop read. */
+static bool may_try(struct api_hub *hub, bool *probe)
+{
+    if (hub->failed_in_a_row < OUTAGE_FAILURES)
+        return true;
+    if (hub->probing || base_monotonic_ms() < hub->probe_at_ms)
+        return false;
+    hub->probing = *probe = true;
+    return true;
+}
+
 static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
 {
     static const char comment[] = ": keep-alive\n\n";
@@ -432,7 +440,7 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
     struct base_err err = { "" };
     enum fetched got;
     ssize_t n;
-    bool was_failing, more = false;
+    bool probe = false, more = false;
 
     (void)pos;
     pthread_mutex_lock(&hub->lock);
@@ -451,13 +459,15 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
             return MHD_CONTENT_READER_END_OF_STREAM;
         pthread_mutex_lock(&hub->lock);
     }
-    if ((n = take(s, buf, max)) > 0 || !s->wake) {
+    if ((n = take(s, buf, max)) > 0 || !s->wake || (s->failing && !may_try(hub, &probe))) {
+        /* Nothing to say, or (the database out) not this stream's turn to
+         * try it: a keep-alive if one is due, else sleep until an event, a
+         * keep-alive, the end, or its turn (its wake kept). */
         if (n == 0 && s->keepalive_due && max >= idle_len) {
             s->keepalive_due = false;
             memcpy(buf, idle, idle_len);
             n = (ssize_t)idle_len;
         } else if (n == 0) {
-            /* Nothing to say: sleep until an event, a keep-alive or the end. */
             s->suspended = true;
             MHD_suspend_connection(s->conn);
         }
@@ -465,20 +475,6 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
         return n;
     }
     s->wake = false;
-    was_failing = s->failing;
-    /* While the database fails, a stream whose read failed waits for its
-     * turn to try: an outage blocks libmicrohttpd's threads about once per
-     * stream, not at every stream's every backstop read. */
-    if (s->failing && hub->db_failing) {
-        int64_t now = base_monotonic_ms();
-        if (now < hub->probe_at_ms) {
-            s->suspended = true;
-            MHD_suspend_connection(s->conn);
-            pthread_mutex_unlock(&hub->lock);
-            return 0;
-        }
-        hub->probe_at_ms = now + PROBE_MS;
-    }
     pthread_mutex_unlock(&hub->lock);
 
     /* The database is read without the hub's lock held. */
@@ -486,19 +482,26 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
     if (got == FETCH_FAILED)
         return MHD_CONTENT_READER_END_WITH_ERROR;
     pthread_mutex_lock(&hub->lock);
-    if (got == FETCH_LATER && !hub->db_failing) {
-        hub->db_failing = true;
+    if (probe) {
+        hub->probing = false;
         hub->probe_at_ms = base_monotonic_ms() + PROBE_MS;
-        base_log(BASE_LOG_WARN, "event stream: %s; the streams read again once the database "
-                 "answers (tried every %d ms)", err.text, PROBE_MS);
-    } else if (got == FETCHED && was_failing && hub->db_failing) {
-        /* The database answers again: every stream it failed reads now. */
-        hub->db_failing = false;
-        base_log(BASE_LOG_INFO, "event streams: the database answers again");
-        for (int k = 0; k < KEEPALIVE_SLOTS; k++)
-            for (struct stream *t = hub->slots[k]; t != NULL; t = t->next)
-                if (t->failing)
-                    wake(t);
+    }
+    s->failing = got == FETCH_LATER;
+    if (s->failing) {
+        hub->read_failures++;
+        if (++hub->failed_in_a_row == OUTAGE_FAILURES)
+            base_log(BASE_LOG_WARN, "event stream: %s; the streams whose reads failed try "
+                     "the database again one at a time until it answers", err.text);
+    } else {
+        if (hub->failed_in_a_row >= OUTAGE_FAILURES) {
+            /* It answers again: every stream it failed reads now. */
+            base_log(BASE_LOG_INFO, "event streams: the database answers again");
+            for (int k = 0; k < KEEPALIVE_SLOTS; k++)
+                for (struct stream *t = hub->slots[k]; t != NULL; t = t->next)
+                    if (t->failing)
+                        wake(t);
+        }
+        hub->failed_in_a_row = 0;
     }
     if (more)
         s->wake = true;
@@ -520,6 +523,8 @@ static void stream_free(void *cls)
         if ((*s->aprev = s->anext) != NULL)
             s->anext->aprev = s->aprev;
         hub->count--;
+        if (hub->count == 0)
+            hub->failed_in_a_row = 0;   /* no stream left to learn otherwise */
     }
     pthread_mutex_unlock(&hub->lock);
     if (s->format != NULL && s->format->ctx_free != NULL)
@@ -555,11 +560,12 @@ static bool within_caps(struct api_hub *hub, const struct stream *s,
     return true;
 }
 
-int api_hub_streams(struct api_hub *hub)
+int api_hub_streams(struct api_hub *hub, unsigned long *read_failures)
 {
     int n;
     pthread_mutex_lock(&hub->lock);
     n = hub->count;
+    *read_failures = hub->read_failures;
     pthread_mutex_unlock(&hub->lock);
     return n;
 }

@@ -480,8 +480,9 @@ struct api_hub *api_hub_new(struct db_pool *pool, int keepalive_seconds, int bac
 void api_hub_close(struct api_hub *hub);
 /* Frees the hub, after the daemon has stopped.  NULL is a no-op. */
 void api_hub_free(struct api_hub *hub);
-/* Open streams. */
-int api_hub_streams(struct api_hub *hub);
+/* Open streams, and (in *read_failures) how many of their reads of the
+ * database have failed since korpd started. */
+int api_hub_streams(struct api_hub *hub, unsigned long *read_failures);
 
 /* How a stream that is not Server-Sent Events writes (api_events_open). */
 struct api_stream_format {

@@ -152,7 +152,8 @@ enum MHD_Result api_metrics_reply(struct api_request *req)
     struct db_pool_stats db;
     struct notify_stats sent;
     struct MHD_Response *resp;
-    unsigned long cumulative;
+    unsigned long cumulative, stream_read_failures;
+    int streams;
     struct api_addr client;
 
     /* Only KORP_METRICS_ALLOW reads the counters (by the client's address:
@@ -223,9 +224,13 @@ enum MHD_Result api_metrics_reply(struct api_request *req)
     base_text_put(&t, "# HELP korp_http_requests_in_flight Requests begun and not yet "
             "answered, this one included.\n# TYPE korp_http_requests_in_flight gauge\n"
             "korp_http_requests_in_flight %ld\n", atomic_load(&m->in_flight));
+    streams = api_hub_streams(req->hub, &stream_read_failures);
     base_text_put(&t, "# HELP korp_event_streams Event streams open now.\n"
-            "# TYPE korp_event_streams gauge\nkorp_event_streams %d\n",
-        api_hub_streams(req->hub));
+            "# TYPE korp_event_streams gauge\nkorp_event_streams %d\n"
+            "# HELP korp_event_stream_read_failures_total Reads of the database by event "
+            "streams that failed (each is read again).\n"
+            "# TYPE korp_event_stream_read_failures_total counter\n"
+            "korp_event_stream_read_failures_total %lu\n", streams, stream_read_failures);
 
     db_pool_stats(req->config->pool, &db);
     base_text_put(&t, "# HELP korp_db_pool_waits_total Requests that waited for a free database "

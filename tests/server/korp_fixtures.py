@@ -5,6 +5,7 @@ and korpd itself, each started on a free loopback port and stopped by PID."""
 import glob
 import os
 import pwd
+import re
 import shutil
 import signal
 import socket
@@ -278,6 +279,13 @@ class Korpd:
     def log_text(self):
         with open(self.log.name, errors="replace") as f:
             return f.read()
+
+    def metric(self, name):
+        """The value of an unlabelled metric of /metrics."""
+        text = requests.get(self.base + "/metrics", timeout=30).text
+        m = re.search("^" + re.escape(name) + r" (\S+)$", text, re.M)
+        assert m, f"{name} not in the metrics"
+        return float(m.group(1))
 
     def alive(self):
         return self.proc.poll() is None

@@ -275,6 +275,7 @@ def test_a_read_the_database_fails_keeps_the_stream_open(own_postgres, start_kor
         ev, = s.events(1, timeout=15)
         assert ev["data"]["san"] == "K@e1" and not s.closed.is_set()
     assert k.log_text().count("event stream:") == 1
+    assert k.metric("korp_event_stream_read_failures_total") >= 3
 
 
 def test_stream_errors_are_problems(korpd):

@@ -554,6 +554,9 @@ def test_a_bot_online_is_seen_by_every_korpd_of_the_database(start_korpd, shared
     assert "online" not in status()[0]
 
 
+FAILED_READS = "korp_event_stream_read_failures_total"
+
+
 def test_a_line_the_database_cannot_make_yet_comes_once_it_can(own_postgres, start_korpd):
     # Each line of a bot's streams is made from the database when its event is read. When
     # that read fails, the line comes at the stream's next read: before, it was skipped
@@ -564,14 +567,14 @@ def test_a_line_the_database_cannot_make_yet_comes_once_it_can(own_postgres, sta
     human, h = api.new_player("human")
     events = NdStream(k.base, "/api/stream/event", bot.token)
     assert events.line() is None
-    warned = k.log_text().count("event stream:")
+    failed = k.metric(FAILED_READS)
     # A game's start as lichess writes it names the opponent's ratings: their table is
     # locked while the game starts, so that the event's line cannot be made.
     lock = TableLock(own_postgres.url, "ratings")
     try:
         gid = human.new_game(bot, b["id"], variant="glinski", color="white")["id"]
-        # The stream's read waits for the table, then gives up (said in the log).
-        wait_until(lambda: k.log_text().count("event stream:") > warned, 20, step=0.05,
+        # The stream's read waits for the table, then gives up.
+        wait_until(lambda: k.metric(FAILED_READS) > failed, 20, step=0.05,
                    what="the stream's read to give up")
     finally:
         lock.release()
@@ -585,7 +588,7 @@ def test_a_line_the_database_cannot_make_yet_comes_once_it_can(own_postgres, sta
     assert game.until(lambda o: o["type"] == "gameFull")["state"]["moves"] == ""
     other = Api(start_korpd(own_postgres.url).base, human.token)
     move = legal(other, gid)[0]
-    warned = k.log_text().count("event stream:")
+    failed = k.metric(FAILED_READS)
     lock = None
     os.kill(k.proc.pid, signal.SIGSTOP)
     try:
@@ -594,8 +597,8 @@ def test_a_line_the_database_cannot_make_yet_comes_once_it_can(own_postgres, sta
     finally:
         os.kill(k.proc.pid, signal.SIGCONT)
     try:
-        # The stream's read waits for the table, then gives up (said in the log).
-        wait_until(lambda: k.log_text().count("event stream:") > warned, 20, step=0.05,
+        # The stream's read waits for the table, then gives up.
+        wait_until(lambda: k.metric(FAILED_READS) > failed, 20, step=0.05,
                    what="the stream's read to give up")
     finally:
         if lock is not None:
