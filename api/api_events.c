@@ -479,12 +479,14 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
 
     /* The database is read without the hub's lock held. */
     got = fetch(s, &more, &err);
-    if (got == FETCH_FAILED)
-        return MHD_CONTENT_READER_END_WITH_ERROR;
     pthread_mutex_lock(&hub->lock);
     if (probe) {
         hub->probing = false;
         hub->probe_at_ms = base_monotonic_ms() + PROBE_MS;
+    }
+    if (got == FETCH_FAILED) {
+        pthread_mutex_unlock(&hub->lock);
+        return MHD_CONTENT_READER_END_WITH_ERROR;
     }
     s->failing = got == FETCH_LATER;
     if (s->failing) {
