@@ -118,6 +118,7 @@ class Game(threading.Thread):
                         self.turn(engine, full["initialFen"], variant, state["moves"], white)
                     state = lines.get()
                 log(f"game {self.id}: the stream ended; opening it again")
+                time.sleep(1)
             log(f"game {self.id}: no stream after {STREAM_TRIES} tries")
         finally:
             if engine is not None:
