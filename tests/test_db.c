@@ -146,6 +146,37 @@ static void test_db_run_tx_retries_serialization_failures(void **state)
     db_pool_free(pool);
 }
 
+/* What a failed statement means, by its SQLSTATE's class: resources short
+ * (53: memory, disk, connections) is worth trying again soon, as a
+ * timeout is; a statement the server refuses is not. */
+static void test_db_failures_by_sqlstate(void **state)
+{
+    static const struct { const char *code; enum db_status status; } cases[] = {
+        { "53200", DB_BUSY },          /* out_of_memory */
+        { "53100", DB_BUSY },          /* disk_full */
+        { "57014", DB_BUSY },          /* query_canceled (a statement timeout) */
+        { "55P03", DB_BUSY },          /* lock_not_available */
+        { "23505", DB_CONFLICT },      /* unique_violation */
+        { "22012", DB_HARD_ERROR },    /* division_by_zero */
+        { "42601", DB_HARD_ERROR },    /* syntax_error */
+    };
+    struct db_pool *pool = pool_of(url, 1, 0);
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char sql[128];
+        struct base_err err = { "" };
+        snprintf(sql, sizeof sql,
+                 "DO $$ BEGIN RAISE EXCEPTION 'test' USING ERRCODE = '%s'; END $$",
+                 cases[i].code);
+        struct attempts once = { 0, 1, sql };
+        enum db_status got = db_run_once(pool, flaky, &once, &err);
+        if (got != cases[i].status)
+            fail_msg("SQLSTATE %s: %s, not %s", cases[i].code, db_status_text(got),
+                     db_status_text(cases[i].status));
+    }
+    db_pool_free(pool);
+}
+
 static void test_db_run_tx_survives_a_killed_connection(void **state)
 {
     struct base_err err = { "" };
@@ -430,6 +461,7 @@ int main(void)
         cmocka_unit_test(test_db_failed_migration_rolls_back),
         cmocka_unit_test(test_db_pool_wait_has_a_deadline),
         cmocka_unit_test(test_db_run_tx_retries_serialization_failures),
+        cmocka_unit_test(test_db_failures_by_sqlstate),
         cmocka_unit_test(test_db_run_tx_survives_a_killed_connection),
         cmocka_unit_test(test_db_idle_connection_closed_by_server_is_replaced),
         cmocka_unit_test(test_db_settings_are_defaults_the_url_overrides),
