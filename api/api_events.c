@@ -332,7 +332,7 @@ static void set_pending(struct stream *s, char *text, size_t n)
 enum fetched {
     FETCHED,        /* the events read are pending (none, perhaps) */
     FETCH_LATER,    /* the database failed: what came before is pending, the
-                       rest is read again at the stream's next backstop read */
+                       rest is read again later (see reader) */
     FETCH_FAILED    /* out of memory: the stream ends */
 };
 
@@ -491,6 +491,7 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
     s->failing = got == FETCH_LATER;
     if (s->failing) {
         hub->read_failures++;
+        base_log(BASE_LOG_DEBUG, "event stream: read again later: %s", err.text);
         if (++hub->failed_in_a_row == OUTAGE_FAILURES)
             base_log(BASE_LOG_WARN, "event stream: %s; the streams whose reads failed try "
                      "the database again one at a time until it answers", err.text);
