@@ -5,18 +5,20 @@
  * before libmicrohttpd reads it.
  *
  * Why: libmicrohttpd 0.9.75 checks Content-Length while it parses the head,
- * before any callback of ours, and answers a value that is no number (-1,
- * abc, 2 , one past 2^64) itself: it queues its answer, then its state
- * machine moves past the queued answer and writes the status line and
- * headers a second time.  No option or callback runs in between; seeing
- * the head first is the only way to answer once.
+ * before any request callback of ours, and answers a value that is no
+ * number (-1, abc, 2 , one past 2^64) itself: it queues its answer, then its
+ * state machine moves past the queued answer and writes the status line and
+ * headers a second time.  Seeing the first head first, the gate answers it
+ * once and libmicrohttpd never has the connection.
  *
  * What the gate does not see: a head that reaches an open (kept-alive)
  * connection after its first request was read, and pipelined heads that
- * arrive after the first one or follow a chunked body; docs/security.md says
- * so.  Slow heads: a connection waits in the gate at most the head's
- * deadline, the same KORP_REQUEST_HEAD_SECONDS that api_server.c's sweep
- * holds libmicrohttpd's connections to, and is then closed unanswered.
+ * arrive after the first one or follow a chunked body.  For those, korpd
+ * answers from libmicrohttpd's log callback (api_server.c), with the same
+ * answer (api_head_refuse).  Slow heads: a connection waits in the gate at
+ * most the head's deadline, the same KORP_REQUEST_HEAD_SECONDS that
+ * api_server.c's sweep holds libmicrohttpd's connections to, and is then
+ * closed unanswered.
  */
 #include "api_gate.h"
 
@@ -145,8 +147,14 @@ static enum api_head_verdict head_scan(const char *b, size_t len, size_t *at, in
         }
     }
     *at = next;
-    *body = lengths == 0 ? 0 : lengths == 1 && !coded && length <= INT64_MAX ? (int64_t)length : -1;
+    *body = coded ? -1 : lengths == 0 ? 0 : lengths == 1 && length <= INT64_MAX ? (int64_t)length : -1;
     return verdict;
+}
+
+enum api_head_verdict api_head_length(const char *value, size_t len)
+{
+    uint64_t n;
+    return length_value(value, value + len, &n);
 }
 
 enum api_head_verdict api_head_scan(const char *buf, size_t len)
@@ -245,23 +253,18 @@ static void method_of(const char *b, size_t len, char *out, size_t size)
     out[n] = '\0';
 }
 
-/*
- * Answers the head the gate refuses, once, as korpd's other refusals are
- * answered (the problem table's status, type and title; the same headers),
- * and closes the connection after it.
- */
-static void answer(struct api_gate *g, struct waiting *w, size_t peeked,
-                   enum api_head_verdict verdict)
+unsigned api_head_refuse(int fd, enum api_head_verdict verdict, const char *method,
+                         int64_t since_us)
 {
     enum api_problem problem =
         verdict == API_HEAD_HUGE_LENGTH ? API_PROBLEM_BODY_TOO_LARGE : API_PROBLEM_BAD_REQUEST;
     unsigned status = api_problem_status(problem);
-    char detail[128], id[API_REQUEST_ID_MAX + 1], method[16], date[64], head[512];
+    char detail[128], id[API_REQUEST_ID_MAX + 1], date[64], out[1024];
     char *body = NULL;
     cJSON *json;
     struct tm tm;
     time_t now = time(NULL);
-    int head_len;
+    int len;
     long took;
 
     if (problem == API_PROBLEM_BODY_TOO_LARGE)
@@ -274,29 +277,41 @@ static void answer(struct api_gate *g, struct waiting *w, size_t peeked,
     cJSON_Delete(json);
     if (!base_random_text(id, 16))
         snprintf(id, sizeof id, "-");
-    method_of(g->buf, peeked, method, sizeof method);
     gmtime_r(&now, &tm);
     strftime(date, sizeof date, "%a, %d %b %Y %H:%M:%S GMT", &tm);
-    head_len = snprintf(head, sizeof head,
-                        "HTTP/1.1 %u %s\r\nDate: %s\r\nConnection: close\r\n"
-                        "Content-Type: application/problem+json\r\nCache-Control: no-store\r\n"
-                        "X-Request-Id: %s\r\nX-Content-Type-Options: nosniff\r\n"
-                        "Content-Length: %zu\r\n\r\n",
-                        status, MHD_get_reason_phrase_for(status), date, id,
-                        body != NULL ? strlen(body) : 0);
-    /* What was peeked is taken now; the rest is dropped while lingering. */
-    if (recv(w->fd, g->buf, peeked, MSG_DONTWAIT) < 0)
-        peeked = 0;
-    if (head_len > 0 && (size_t)head_len < sizeof head &&
-        send(w->fd, head, (size_t)head_len, MSG_NOSIGNAL | MSG_DONTWAIT | MSG_MORE) == head_len &&
-        body != NULL)
-        send(w->fd, body, strlen(body), MSG_NOSIGNAL | MSG_DONTWAIT);
+    len = snprintf(out, sizeof out,
+                   "HTTP/1.1 %u %s\r\nDate: %s\r\nConnection: close\r\n"
+                   "Content-Type: application/problem+json\r\nCache-Control: no-store\r\n"
+                   "X-Request-Id: %s\r\nX-Content-Type-Options: nosniff\r\n"
+                   "Content-Length: %zu\r\n\r\n%s",
+                   status, MHD_get_reason_phrase_for(status), date, id,
+                   body != NULL ? strlen(body) : 0, body != NULL ? body : "");
     free(body);
-    shutdown(w->fd, SHUT_WR);
-    took = (long)(base_monotonic_us() - w->since_us);
+    /* One send, whole or not at all: a client that reads nothing keeps the
+     * socket's buffer full, and then gets no answer rather than half of one. */
+    if (len > 0 && (size_t)len < sizeof out &&
+        send(fd, out, (size_t)len, MSG_NOSIGNAL | MSG_DONTWAIT) == len)
+        shutdown(fd, SHUT_WR);
+    else
+        shutdown(fd, SHUT_RDWR);
+    took = (long)(base_monotonic_us() - since_us);
     base_log(BASE_LOG_INFO, "%s - %u %.1f ms id=%s (a Content-Length libmicrohttpd would "
-             "misread: answered before it)", method, status, (double)took / 1000.0, id);
-    g->hooks.answered(g->hooks.cls, status, took);
+             "answer twice: answered by korpd)", method, status, (double)took / 1000.0, id);
+    return status;
+}
+
+/* Answers the head the gate refuses, and lingers. */
+static void answer(struct api_gate *g, struct waiting *w, size_t peeked,
+                   enum api_head_verdict verdict)
+{
+    char method[16];
+    unsigned status;
+
+    method_of(g->buf, peeked, method, sizeof method);
+    /* What was peeked is taken now; the rest is dropped while lingering. */
+    (void)recv(w->fd, g->buf, peeked, MSG_DONTWAIT);
+    status = api_head_refuse(w->fd, verdict, method, w->since_us);
+    g->hooks.answered(g->hooks.cls, status, (long)(base_monotonic_us() - w->since_us));
     w->state = LINGER;
     w->deadline_us = base_monotonic_us() + (int64_t)LINGER_MS * 1000;
 }

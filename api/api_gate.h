@@ -36,6 +36,22 @@ enum api_head_verdict {
  */
 enum api_head_verdict api_head_scan(const char *buf, size_t len);
 
+/* A Content-Length value (value[0..len), spaces and tabs before it
+ * skipped) as libmicrohttpd reads it: API_HEAD_PASS for a number of bytes,
+ * else API_HEAD_BAD_LENGTH or API_HEAD_HUGE_LENGTH. */
+enum api_head_verdict api_head_length(const char *value, size_t len);
+
+/*
+ * Answers a request refused for its Content-Length (verdict
+ * API_HEAD_BAD_LENGTH: 400, API_HEAD_HUGE_LENGTH: 413) on fd, once, as
+ * korpd answers refusals (an RFC 9457 problem, Connection: close), and
+ * shuts the socket's sending side, so that nothing libmicrohttpd might
+ * still write follows it.  Logs the access line (method: "-" when
+ * unknown; since_us: when the request began).  Returns the status.
+ */
+unsigned api_head_refuse(int fd, enum api_head_verdict verdict, const char *method,
+                         int64_t since_us);
+
 /* What the gate asks of the server (api_server.c). */
 struct api_gate_hooks {
     /* Whether a connection from addr may open; *counted when it was

@@ -21,6 +21,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <netinet/in.h>
 #include <stdint.h>
@@ -61,6 +62,12 @@ struct conn {
     int64_t since_us;              /* when the current phase began */
     const char *target;            /* the raw request target (URI log) */
     size_t target_len;             /* ... as a C string */
+    struct MHD_Connection *mhd;
+    /* Its request line is read and its head not yet handed to on_request,
+     * by this thread of libmicrohttpd's, since line_us. */
+    bool line_open;
+    pthread_t line_thread;
+    int64_t line_us;
 };
 
 /* Requests begun by every server of this process: background work reads
@@ -185,6 +192,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
         if (k == NULL)
             return;   /* neither counted nor timed: lenient, never wrong */
         k->fd = fd ? fd->connect_fd : -1;
+        k->mhd = c;
         k->since_us = base_monotonic_us();
         if (peer != NULL && api_addr_from_socket(peer->client_addr, &k->peer) &&
             !api_addr_list_has(server->trusted, &k->peer)) {
@@ -217,14 +225,20 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
     *socket_context = NULL;
 }
 
-/* The request line has arrived: its raw target, for the NUL guard. */
+/* The request line has arrived: its raw target, for the NUL guard, and
+ * its head is open (for on_mhd_message). */
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 {
+    struct api_server *server = cls;
     struct conn *k = conn_of(c);
-    (void)cls;
     if (k != NULL) {
         k->target = uri;
         k->target_len = strlen(uri);
+        pthread_mutex_lock(&server->lock);
+        k->line_open = true;
+        k->line_thread = pthread_self();
+        k->line_us = base_monotonic_us();
+        pthread_mutex_unlock(&server->lock);
     }
     return NULL;
 }
@@ -241,6 +255,7 @@ static void phase_mark(struct api_server *server, struct MHD_Connection *c,
     pthread_mutex_lock(&server->lock);
     k->phase = phase;
     k->since_us = base_monotonic_us();
+    k->line_open = false;
     pthread_mutex_unlock(&server->lock);
 }
 
@@ -274,6 +289,83 @@ static void *sweep(void *arg)
     }
     pthread_mutex_unlock(&server->lock);
     return NULL;
+}
+
+/*
+ * libmicrohttpd 0.9.75 answers a Content-Length that is no number of bytes
+ * itself, and writes its status line and headers twice (api_gate.c says
+ * why).  The gate sees only a connection's first head; for the later ones
+ * korpd answers in libmicrohttpd's stead from its log callback, which runs
+ * on the connection's thread after the head is read and before anything
+ * is written: the one connection of this thread whose head is open with
+ * such a Content-Length gets korpd's answer, and its sending side is shut,
+ * so libmicrohttpd's own answer fails and the connection closes.  Should
+ * two such heads be open on one thread (each sent in pieces), korpd cannot
+ * tell which was refused and leaves the answer to libmicrohttpd.
+ */
+static const char *const length_refusals[] = {
+    "Failed to parse `Content-Length' header.",
+    "Too large value of 'Content-Length' header.",
+};
+
+static void answer_refused_length(struct api_server *server)
+{
+    pthread_t self = pthread_self();
+    struct conn *refused = NULL;
+    enum api_head_verdict verdict = API_HEAD_PASS;
+    int open = 0, fd = -1;
+    int64_t since_us = 0;
+
+    pthread_mutex_lock(&server->lock);
+    for (struct conn *k = server->conns; k != NULL; k = k->next) {
+        const char *v;
+        enum api_head_verdict kv;
+        if (!k->line_open || !pthread_equal(k->line_thread, self) || k->mhd == NULL)
+            continue;
+        /* Only this thread touches its connections: reading k's headers
+         * here is as safe as in its own callbacks. */
+        v = MHD_lookup_connection_value(k->mhd, MHD_HEADER_KIND,
+                                        MHD_HTTP_HEADER_CONTENT_LENGTH);
+        if (v == NULL || (kv = api_head_length(v, strlen(v))) == API_HEAD_PASS)
+            continue;
+        open++;
+        refused = k;
+        verdict = kv;
+    }
+    if (open == 1) {
+        refused->line_open = false;
+        fd = refused->fd;
+        since_us = refused->line_us;
+    }
+    pthread_mutex_unlock(&server->lock);
+    if (fd >= 0)
+        gate_answered(server, api_head_refuse(fd, verdict, "-", since_us),
+                      (long)(base_monotonic_us() - since_us));
+    else
+        base_log(BASE_LOG_DEBUG, "libmicrohttpd refused a Content-Length; %d heads could "
+                 "be the one, left to it", open);
+}
+
+/* libmicrohttpd's messages: at debug level, but for the one it is answered
+ * in stead of. */
+static void on_mhd_message(void *cls, const char *format, va_list ap)
+{
+    char text[512];
+    size_t n;
+
+    for (size_t i = 0; i < sizeof length_refusals / sizeof *length_refusals; i++)
+        if (strncmp(format, length_refusals[i], strlen(length_refusals[i])) == 0) {
+            answer_refused_length(cls);
+            return;
+        }
+    vsnprintf(text, sizeof text, format, ap);
+    n = strlen(text);
+    while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == ' '))
+        text[--n] = '\0';
+    for (size_t i = 0; i < n; i++)     /* it may quote what a client sent */
+        if ((unsigned char)text[i] < 0x20 || text[i] == 0x7f)
+            text[i] = '?';
+    base_log(BASE_LOG_DEBUG, "libmicrohttpd: %s", text);
 }
 
 /*
@@ -571,12 +663,14 @@ struct api_server *api_server_start(const struct api_config *config, struct base
     }
     server->daemon = MHD_start_daemon(
         MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC |
-            MHD_ALLOW_SUSPEND_RESUME | MHD_USE_NO_LISTEN_SOCKET, 0,
+            MHD_ALLOW_SUSPEND_RESUME | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ERROR_LOG, 0,
         /* Not MHD_OPTION_PER_IP_CONNECTION_LIMIT: it sees only the socket's
          * address and exempts nobody, so behind a proxy it would cap the
          * whole site.  gate_admit counts per address and exempts proxies. */
         NULL, NULL,
         on_request, server,
+        /* First, so that every message comes to it. */
+        MHD_OPTION_EXTERNAL_LOGGER, on_mhd_message, server,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(threads < API_IO_THREADS ? threads : API_IO_THREADS),
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, server,
         MHD_OPTION_NOTIFY_CONNECTION, on_connection, server,

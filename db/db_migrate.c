@@ -22,6 +22,12 @@ int db_migration_count(void)
     return n;
 }
 
+int db_schema_version(void)
+{
+    int n = db_migration_count();
+    return n > 0 ? db_migrations[n - 1].version : 0;
+}
+
 struct migration_run {
     const struct db_migration *list;
     const char *functions;       /* db_functions_sql, or NULL: none */

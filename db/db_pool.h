@@ -114,8 +114,10 @@ enum db_status db_ping(struct db_pool *pool, double *latency_ms,
  */
 enum db_status db_migrate(struct db_pool *pool, struct base_err *err);
 
-/* Number of migrations this build knows. */
+/* Number of migrations this build knows, and the newest one's version
+ * (the numbers have gaps: the version is not the count). */
 int db_migration_count(void);
+int db_schema_version(void);
 
 /* The server's own secret `name` (made from `fresh`, `len` bytes, by the
  * first process to ask; the same for every process after that) into out. */

@@ -471,7 +471,7 @@ int main(int argc, char **argv)
     base_log(BASE_LOG_INFO,
              "listening on http://%s:%u (schema version %d, %d database connections, "
              "%d request workers)",
-             config.listen_host, config.listen_port, db_migration_count(), config.db_pool_size,
+             config.listen_host, config.listen_port, db_schema_version(), config.db_pool_size,
              config.http_threads);
     while (sigwait(&signals, &sig) != 0)
         ;

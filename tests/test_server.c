@@ -256,6 +256,12 @@ static void test_server_healthz_reports_database(void **state)
     assert_true(cJSON_IsTrue(cJSON_GetObjectItem(db, "reachable")));
     assert_int_equal(cJSON_GetObjectItem(db, "schema_version")->valueint, expected_schema_version);
     assert_string_equal(cJSON_GetObjectItem(json, "status")->valuestring, "ok");
+    {
+        /* The start's log line names the same version (not the count). */
+        char said[64];
+        snprintf(said, sizeof said, "(schema version %d,", expected_schema_version);
+        assert_true(log_says(&d, said));
+    }
     cJSON_Delete(json);
 
     /* The same connection serves the next request (keep-alive works). */

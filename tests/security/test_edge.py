@@ -281,6 +281,96 @@ def test_pipelined_heads_with_an_invalid_length_are_answered_once(shared_db_url,
     assert status_lines(got) == [b"200", b"400", b"200"], got[:600]
 
 
+def read_answer(s, wait=6.0):
+    """Bytes from s until korpd closes it or wait seconds pass: (bytes, closed)."""
+    got, deadline = b"", time.monotonic() + wait
+    while time.monotonic() < deadline:
+        s.settimeout(max(0.05, deadline - time.monotonic()))
+        try:
+            chunk = s.recv(65536)
+        except socket.timeout:
+            break
+        if not chunk:
+            return got, True
+        got += chunk
+    return got, False
+
+
+def read_one(s):
+    """One whole answer from s (read by its Content-Length): its bytes."""
+    got, deadline = b"", time.monotonic() + 10
+    while time.monotonic() < deadline:
+        head, sep, rest = got.partition(b"\r\n\r\n")
+        if sep:
+            m = re.search(rb"(?i)\r\ncontent-length: *(\d+)", head)
+            if m and len(rest) >= int(m.group(1)):
+                return got
+        s.settimeout(max(0.05, deadline - time.monotonic()))
+        chunk = s.recv(65536)
+        assert chunk, got
+        got += chunk
+    raise AssertionError(f"no whole answer in 10 s: {got[:300]!r}")
+
+
+def kept_alive(port):
+    """A connection whose first request was answered (200): the heads that follow
+    reach libmicrohttpd, not the gate."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    s.sendall(b"GET /healthz HTTP/1.1\r\nHost: korp\r\n\r\n")
+    assert status_lines(read_one(s)) == [b"200"]
+    return s
+
+
+def test_a_later_head_with_an_invalid_length_is_answered_once(shared_db_url, start_korpd):
+    k = start_korpd(shared_db_url)
+    # On an open connection, after an answer: libmicrohttpd reads these heads itself,
+    # and answered each with its status line and headers twice.
+    for value, status, problem in [(b"-1", 400, "bad-request"), (b"abc", 400, "bad-request"),
+                                   (b"2 ", 400, "bad-request"),
+                                   (b"99999999999999999999999", 413, "body-too-large")]:
+        s = kept_alive(k.port)
+        s.sendall(post_with(b"Content-Length: " + value))
+        got, closed = read_answer(s)
+        s.close()
+        assert_refused(got, closed, status, problem)
+    # Sent in pieces, the head's end a moment after its start.
+    s = kept_alive(k.port)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    data = post_with(b"Content-Length: -1")
+    for piece in (data[:20], data[20:50], data[50:]):
+        s.sendall(piece)
+    got, closed = read_answer(s)
+    s.close()
+    assert_refused(got, closed, 400, "bad-request")
+    # Pipelined behind a chunked body, which the gate cannot follow.
+    chunked = (b"POST /v1/players HTTP/1.1\r\nHost: korp\r\nContent-Type: application/json\r\n"
+               b"Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n")
+    got, closed = exchange(k.port, chunked + post_with(b"Content-Length: -1"))
+    head, _, rest = got.partition(b"\r\n\r\n")
+    first = head + b"\r\n\r\n" + rest[:int(re.search(rb"(?i)content-length: *(\d+)",
+                                                         head).group(1))]
+    assert status_lines(first) == [b"400"] and b"'name' is required" in first, got[:600]
+    assert_refused(got[len(first):], closed, 400, "bad-request")
+
+
+def test_a_refused_length_is_answered_on_its_own_connection(shared_db_url, start_korpd):
+    # A korpd with one I/O thread, so that every connection shares it: another
+    # connection's head, open when the refused one comes, is left alone, and served.
+    k = start_korpd(shared_db_url, KORP_HTTP_THREADS=1)
+    waiting = kept_alive(k.port)
+    waiting.sendall(b"GET /healthz HTTP/1.1\r\nHost: korp\r\n")       # not whole yet
+    refused = kept_alive(k.port)
+    refused.sendall(post_with(b"Content-Length: -1"))
+    got, closed = read_answer(refused)
+    refused.close()
+    assert_refused(got, closed, 400, "bad-request")
+    waiting.sendall(b"Connection: close\r\n\r\n")
+    got, closed = read_answer(waiting)
+    waiting.close()
+    assert closed and status_lines(got) == [b"200"], got[:600]
+    assert b'"status":"ok"' in got, got[:600]
+
+
 def test_chunked_with_a_content_length_is_refused(shared_db_url, start_korpd):
     k = start_korpd(shared_db_url)
     # RFC 9112 6.1: both framings at once is refused (or read as chunked, and the

@@ -437,8 +437,8 @@ def test_http_edge_cases(shared_db_url, start_korpd, haproxy):
     assert status_lines(got) == [b"400"] and closed, got
     assert b"Content-Length" in got
 
-    # An invalid Content-Length: libmicrohttpd 0.9.75 answers it itself (twice; see
-    # docs/security.md); the HAProxy front answers it once.
+    # An invalid Content-Length through the HAProxy front: HAProxy answers it itself,
+    # once (korpd's own answers: test_edge.py).
     front = int(haproxy(f"127.0.0.1:{port}", f"127.0.0.1:{port}").rsplit(":", 1)[1])
     for cl in [b"abc", b"-1", b"99999999999999999999999"]:
         got, closed = raw(front, b"POST /v1/players HTTP/1.1\r\nHost: korp\r\n"
