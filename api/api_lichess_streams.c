@@ -404,17 +404,17 @@ static enum db_status event_line(void *ctx, struct db_pool *pool,
     cJSON *payload = cJSON_Parse(row->payload), *json = NULL;
     enum db_status st = DB_OK;
 
-    bool in_opening =
-        (strcmp(row->type, "challenge") == 0 &&
+    /* A challenge or game start the opening told: no line. */
+    if ((strcmp(row->type, "challenge") == 0 &&
          told_before(told->told_challenges, 2 * STREAM_CHALLENGES,
                      cJSON_GetObjectItemCaseSensitive(payload, "challenge_id"))) ||
         (strcmp(row->type, "game_start") == 0 &&
          told_before(told->told_games, STREAM_GAMES,
-                     cJSON_GetObjectItemCaseSensitive(payload, "game_id")));
-
-    if (in_opening)
-        st = DB_OK;
-    else if (strcmp(row->type, "challenge") == 0)
+                     cJSON_GetObjectItemCaseSensitive(payload, "game_id")))) {
+        cJSON_Delete(payload);
+        return DB_OK;
+    }
+    if (strcmp(row->type, "challenge") == 0)
         st = challenge_line(pool, "challenge", payload, &json, err);
     else if (strcmp(row->type, "challenge_declined") == 0)
         st = challenge_line(pool, "challengeDeclined", payload, &json, err);
