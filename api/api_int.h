@@ -241,7 +241,7 @@ enum MHD_Result api_route(struct api_request *req);
  * answered there too, at the head, before any worker could take it.) */
 bool api_route_inline(const struct api_request *req);
 /* Whether the request is for a route of one short read (API_QUICK). */
-bool api_route_quick(const struct api_request *req);
+bool api_route_quick(struct api_request *req);
 
 /* The request workers (api_jobs.c).  api_jobs_push suspends the request's
  * connection and queues it; a worker routes it and resumes the connection.

@@ -344,26 +344,38 @@ static void allowed_methods(const struct api_request *req, char *allow, size_t s
             allow_add(allow, size, r->method);
 }
 
-bool api_route_quick(const struct api_request *req)
+/* req's route, found once (the quick test and the dispatch share it): its
+ * index, pattern and parameters kept in req; NULL for none. */
+static const struct route *route_of(struct api_request *req)
 {
     char scratch[API_MAX_PARAMS][API_PARAM_MAX + 1];
-    const struct route *r = route_find(req, scratch);
+    const struct route *r;
+
+    if (req->route_index >= 0)
+        return &routes[req->route_index];
+    if ((r = route_find(req, scratch)) == NULL)
+        return NULL;
+    memcpy(req->params, scratch, sizeof scratch);
+    req->route = r->pattern;
+    req->route_index = (int)(r - routes);
+    return r;
+}
+
+bool api_route_quick(struct api_request *req)
+{
+    const struct route *r = route_of(req);
     return r != NULL && (r->needs & API_QUICK);
 }
 
 enum MHD_Result api_route(struct api_request *req)
 {
     char allow[128] = "";
-    char scratch[API_MAX_PARAMS][API_PARAM_MAX + 1];
     const struct route *r;
 
     if (req->body_too_large)
         return api_fail(req, API_PROBLEM_BODY_TOO_LARGE,
                         "the request body is larger than %d KiB", API_BODY_LIMIT / 1024);
-    if ((r = route_find(req, scratch)) != NULL) {
-        memcpy(req->params, scratch, sizeof scratch);
-        req->route = r->pattern;
-        req->route_index = (int)(r - routes);
+    if ((r = route_of(req)) != NULL) {
         for (int i = 0; i < API_MAX_PARAMS && req->params[i][0] != '\0'; i++)
             if (!(r->needs & API_FILE_PATH) && !api_id_valid(req->params[i]))
                 return api_fail(req, API_PROBLEM_NOT_FOUND,
