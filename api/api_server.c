@@ -63,12 +63,16 @@ struct conn {
     const char *target;            /* the raw request target (URI log) */
     size_t target_len;             /* ... as a C string */
     struct MHD_Connection *mhd;
-    /* Its request line is read and its head not yet handed to on_request,
-     * by this thread of libmicrohttpd's, since line_us. */
-    bool line_open;
-    pthread_t line_thread;
+    /* While its request line is read and its head not yet handed to
+     * on_request: the reading thread's mark (its this_thread), and since
+     * when; NULL otherwise.  Atomic: other threads look, never act. */
+    _Atomic(const char *) line_thread;
     int64_t line_us;
 };
+
+/* Each thread's own address: libmicrohttpd's threads mark the heads they
+ * read with it. */
+static _Thread_local char this_thread;
 
 /* Requests begun by every server of this process: background work reads
  * it to give way while requests come in. */
@@ -229,16 +233,13 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
  * its head is open (for on_mhd_message). */
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 {
-    struct api_server *server = cls;
     struct conn *k = conn_of(c);
+    (void)cls;
     if (k != NULL) {
         k->target = uri;
         k->target_len = strlen(uri);
-        pthread_mutex_lock(&server->lock);
-        k->line_open = true;
-        k->line_thread = pthread_self();
         k->line_us = base_monotonic_us();
-        pthread_mutex_unlock(&server->lock);
+        atomic_store_explicit(&k->line_thread, &this_thread, memory_order_relaxed);
     }
     return NULL;
 }
@@ -255,7 +256,7 @@ static void phase_mark(struct api_server *server, struct MHD_Connection *c,
     pthread_mutex_lock(&server->lock);
     k->phase = phase;
     k->since_us = base_monotonic_us();
-    k->line_open = false;
+    atomic_store_explicit(&k->line_thread, NULL, memory_order_relaxed);
     pthread_mutex_unlock(&server->lock);
 }
 
@@ -310,7 +311,6 @@ static const char *const length_refusals[] = {
 
 static void answer_refused_length(struct api_server *server)
 {
-    pthread_t self = pthread_self();
     struct conn *refused = NULL;
     enum api_head_verdict verdict = API_HEAD_PASS;
     int open = 0, fd = -1;
@@ -320,7 +320,8 @@ static void answer_refused_length(struct api_server *server)
     for (struct conn *k = server->conns; k != NULL; k = k->next) {
         const char *v;
         enum api_head_verdict kv;
-        if (!k->line_open || !pthread_equal(k->line_thread, self) || k->mhd == NULL)
+        if (atomic_load_explicit(&k->line_thread, memory_order_relaxed) != &this_thread ||
+            k->mhd == NULL)
             continue;
         /* Only this thread touches its connections: reading k's headers
          * here is as safe as in its own callbacks. */
@@ -333,7 +334,7 @@ static void answer_refused_length(struct api_server *server)
         verdict = kv;
     }
     if (open == 1) {
-        refused->line_open = false;
+        atomic_store_explicit(&refused->line_thread, NULL, memory_order_relaxed);
         fd = refused->fd;
         since_us = refused->line_us;
     }
