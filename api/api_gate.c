@@ -259,7 +259,7 @@ unsigned api_head_refuse(int fd, enum api_head_verdict verdict, const char *meth
     enum api_problem problem =
         verdict == API_HEAD_HUGE_LENGTH ? API_PROBLEM_BODY_TOO_LARGE : API_PROBLEM_BAD_REQUEST;
     unsigned status = api_problem_status(problem);
-    char detail[128], id[API_REQUEST_ID_MAX + 1], date[64], out[1024];
+    char detail[128], id[API_REQUEST_ID_MAX + 1], date[64], out[API_HEAD_ANSWER_MOST];
     char *body = NULL;
     cJSON *json;
     struct tm tm;
@@ -287,8 +287,8 @@ unsigned api_head_refuse(int fd, enum api_head_verdict verdict, const char *meth
                    status, MHD_get_reason_phrase_for(status), date, id,
                    body != NULL ? strlen(body) : 0, body != NULL ? body : "");
     free(body);
-    /* One send, whole or not at all: a client that reads nothing keeps the
-     * socket's buffer full, and then gets no answer rather than half of one. */
+    /* One send; should the socket take only part of it (a client that
+     * reads nothing), the connection is cut both ways. */
     if (len > 0 && (size_t)len < sizeof out &&
         send(fd, out, (size_t)len, MSG_NOSIGNAL | MSG_DONTWAIT) == len)
         shutdown(fd, SHUT_WR);

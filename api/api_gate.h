@@ -41,13 +41,18 @@ enum api_head_verdict api_head_scan(const char *buf, size_t len);
  * else API_HEAD_BAD_LENGTH or API_HEAD_HUGE_LENGTH. */
 enum api_head_verdict api_head_length(const char *value, size_t len);
 
+/* The most bytes api_head_refuse writes. */
+#define API_HEAD_ANSWER_MOST 1024
+
 /*
  * Answers a request refused for its Content-Length (verdict
  * API_HEAD_BAD_LENGTH: 400, API_HEAD_HUGE_LENGTH: 413) on fd, once, as
- * korpd answers refusals (an RFC 9457 problem, Connection: close), and
- * shuts the socket's sending side, so that nothing libmicrohttpd might
- * still write follows it.  Logs the access line (method: "-" when
- * unknown; since_us: when the request began).  Returns the status.
+ * korpd answers refusals (an RFC 9457 problem, Connection: close, at most
+ * API_HEAD_ANSWER_MOST bytes, sent at once), and shuts the socket's
+ * sending side, so that nothing libmicrohttpd might still write follows it
+ * (both sides, should the socket not take the whole answer).  Logs the
+ * access line (method: "-" when unknown; since_us: when the request
+ * began).  Returns the status.
  */
 unsigned api_head_refuse(int fd, enum api_head_verdict verdict, const char *method,
                          int64_t since_us);

@@ -29,6 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -301,13 +303,27 @@ static void *sweep(void *arg)
  * is written: the one connection of this thread whose head is open with
  * such a Content-Length gets korpd's answer, and its sending side is shut,
  * so libmicrohttpd's own answer fails and the connection closes.  Should
- * two such heads be open on one thread (each sent in pieces), korpd cannot
- * tell which was refused and leaves the answer to libmicrohttpd.
+ * two such heads be open on one thread (the other one still coming), or
+ * the socket have too little room for the whole answer, korpd leaves the
+ * answer to libmicrohttpd.  The walk is over all connections, but only on
+ * such a refusal.
  */
 static const char *const length_refusals[] = {
     "Failed to parse `Content-Length' header.",
     "Too large value of 'Content-Length' header.",
 };
+
+/* Whether the socket's send buffer surely takes n more bytes at once. */
+static bool room_to_send(int fd, size_t n)
+{
+    int queued = 0, size = 0;
+    socklen_t len = sizeof size;
+    if (ioctl(fd, SIOCOUTQ, &queued) != 0 ||
+        getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, &len) != 0)
+        return false;
+    /* The kernel reports twice the size it counts bytes against. */
+    return queued == 0 || (size_t)queued + n < (size_t)size / 2;
+}
 
 static void answer_refused_length(struct api_server *server)
 {
@@ -324,7 +340,10 @@ static void answer_refused_length(struct api_server *server)
             k->mhd == NULL)
             continue;
         /* Only this thread touches its connections: reading k's headers
-         * here is as safe as in its own callbacks. */
+         * here is as safe as in its own callbacks.  One already answered
+         * (by libmicrohttpd, its head's buffer given up) is not the one. */
+        if (MHD_get_connection_info(k->mhd, MHD_CONNECTION_INFO_HTTP_STATUS) != NULL)
+            continue;
         v = MHD_lookup_connection_value(k->mhd, MHD_HEADER_KIND,
                                         MHD_HTTP_HEADER_CONTENT_LENGTH);
         if (v == NULL || (kv = api_head_length(v, strlen(v))) == API_HEAD_PASS)
@@ -333,7 +352,7 @@ static void answer_refused_length(struct api_server *server)
         refused = k;
         verdict = kv;
     }
-    if (open == 1) {
+    if (open == 1 && room_to_send(refused->fd, API_HEAD_ANSWER_MOST)) {
         atomic_store_explicit(&refused->line_thread, NULL, memory_order_relaxed);
         fd = refused->fd;
         since_us = refused->line_us;
@@ -343,8 +362,8 @@ static void answer_refused_length(struct api_server *server)
         gate_answered(server, api_head_refuse(fd, verdict, "-", since_us),
                       (long)(base_monotonic_us() - since_us));
     else
-        base_log(BASE_LOG_DEBUG, "libmicrohttpd refused a Content-Length; %d heads could "
-                 "be the one, left to it", open);
+        base_log(BASE_LOG_DEBUG, "libmicrohttpd refused a Content-Length; left to it (%d "
+                 "heads could be the one, or the socket is full)", open);
 }
 
 /* libmicrohttpd's messages: at debug level, but for the one it is answered
@@ -359,6 +378,8 @@ static void on_mhd_message(void *cls, const char *format, va_list ap)
             answer_refused_length(cls);
             return;
         }
+    if (!base_log_wants(BASE_LOG_DEBUG))
+        return;
     vsnprintf(text, sizeof text, format, ap);
     n = strlen(text);
     while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == ' '))

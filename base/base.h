@@ -26,6 +26,8 @@ void base_log(enum base_log_level level, const char *fmt, ...)
 
 /* Sets the lowest level written. */
 void base_log_set_level(enum base_log_level level);
+/* Whether lines of this level are written (to spare making one that is not). */
+bool base_log_wants(enum base_log_level level);
 
 /* ---- Errors ----------------------------------------------------------- */
 

@@ -19,6 +19,11 @@ void base_log_set_level(enum base_log_level level)
     atomic_store(&lowest_level, (int)level);
 }
 
+bool base_log_wants(enum base_log_level level)
+{
+    return (int)level >= atomic_load(&lowest_level);
+}
+
 void base_log(enum base_log_level level, const char *fmt, ...)
 {
     char line[2048];

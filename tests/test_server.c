@@ -213,7 +213,7 @@ static void stop(struct daemon *d)
 
 static bool log_says(const struct daemon *d, const char *words)
 {
-    char text[4096] = "";
+    char text[16384] = "";
     FILE *f = fopen(d->log, "r");
     if (f != NULL) {
         text[fread(text, 1, sizeof text - 1, f)] = '\0';
@@ -257,9 +257,12 @@ static void test_server_healthz_reports_database(void **state)
     assert_int_equal(cJSON_GetObjectItem(db, "schema_version")->valueint, expected_schema_version);
     assert_string_equal(cJSON_GetObjectItem(json, "status")->valuestring, "ok");
     {
-        /* The start's log line names the same version (not the count). */
+        /* The start's log line names the same version (not the count); it is
+         * written just after the server answers. */
         char said[64];
         snprintf(said, sizeof said, "(schema version %d,", expected_schema_version);
+        for (int i = 0; i < 200 && !log_says(&d, said); i++)
+            nanosleep(&(struct timespec){ 0, 50 * 1000 * 1000 }, NULL);
         assert_true(log_says(&d, said));
     }
     cJSON_Delete(json);

@@ -290,6 +290,8 @@ def read_answer(s, wait=6.0):
             chunk = s.recv(65536)
         except socket.timeout:
             break
+        except ConnectionResetError:
+            return got + b"<reset>", True
         if not chunk:
             return got, True
         got += chunk
@@ -353,6 +355,12 @@ def test_a_later_head_with_an_invalid_length_is_answered_once(shared_db_url, sta
     assert_refused(got[len(first):], closed, 400, "bad-request")
 
 
+def nothing_came(s):
+    """Whether nothing has arrived on s (nor its end): looked at once, not waited for."""
+    readable, _, _ = select.select([s], [], [], 0)
+    return not readable
+
+
 def test_a_refused_length_is_answered_on_its_own_connection(shared_db_url, start_korpd):
     # A korpd with one I/O thread, so that every connection shares it: another
     # connection's head, open when the refused one comes, is left alone, and served.
@@ -369,6 +377,31 @@ def test_a_refused_length_is_answered_on_its_own_connection(shared_db_url, start
     waiting.close()
     assert closed and status_lines(got) == [b"200"], got[:600]
     assert b'"status":"ok"' in got, got[:600]
+
+
+def test_a_refused_length_korpd_cannot_place_is_answered_where_it_belongs(shared_db_url,
+                                                                          start_korpd):
+    # Two heads with an invalid Content-Length open on one thread at once, one whole,
+    # one still coming: korpd cannot tell which one libmicrohttpd refused, and writes
+    # to neither; each is refused and closed on its own connection when it is whole.
+    k = start_korpd(shared_db_url, KORP_HTTP_THREADS=1)
+    coming = kept_alive(k.port)
+    # The length's line is followed by another, so that libmicrohttpd has taken it in.
+    coming.sendall(b"POST /v1/players HTTP/1.1\r\nHost: korp\r\nContent-Length: -1\r\n"
+                   b"Content-Type: application/json\r\n")
+    whole = kept_alive(k.port)
+    whole.sendall(post_with(b"Content-Length: -1"))
+    got, closed = read_answer(whole)
+    whole.close()
+    assert closed and status_lines(got)[:1] == [b"400"], got[:600]
+    # Whatever answered the whole head was written before its answer came: the
+    # other connection has nothing.
+    assert nothing_came(coming)
+    coming.sendall(b"\r\n{}")
+    got, closed = read_answer(coming)
+    coming.close()
+    assert closed and status_lines(got)[:1] == [b"400"], got[:600]
+    assert b"<reset>" not in got, got[:600]
 
 
 def test_chunked_with_a_content_length_is_refused(shared_db_url, start_korpd):
