@@ -513,7 +513,36 @@ enum MHD_Result api_lichess_event_stream(struct api_request *req)
 struct game_ctx {
     struct presence presence;    /* first: presence_reading and presence_free take it */
     char game_id[API_PARAM_MAX + 1];
+    /* The last gameState sent (the gameFull's first): each line is the game
+     * as it stands when its event is read, so events read together, or one
+     * the opening already showed, would repeat it.  lichess sends a state
+     * when it changes. */
+    char *told_state;
 };
+
+static void game_ctx_free(void *ctx)
+{
+    struct game_ctx *gc = ctx;
+    if (gc != NULL)
+        free(gc->told_state);
+    presence_free(ctx);
+}
+
+/* The game's state as a line, unless it is the one told last (*line NULL). */
+static void state_line(struct game_ctx *gc, cJSON *state, char **line)
+{
+    char *text = cJSON_PrintUnformatted(state);
+    cJSON_Delete(state);
+    if (text == NULL || (gc->told_state != NULL && strcmp(text, gc->told_state) == 0)) {
+        free(text);
+        return;
+    }
+    free(gc->told_state);
+    gc->told_state = text;
+    *line = malloc(strlen(text) + 2);
+    if (*line != NULL)
+        sprintf(*line, "%s\n", text);
+}
 
 static enum db_status game_line_of(void *ctx, struct db_pool *pool,
                                    const struct db_event_row *row, char **line,
@@ -544,8 +573,11 @@ static enum db_status game_line_of(void *ctx, struct db_pool *pool,
             cJSON_AddStringToObject(json, "text", text->valuestring);
         }
         cJSON_Delete(payload);
-    } else if ((st = db_game_get(pool, gc->game_id, &g, err)) == DB_OK) {
-        json = game_state(pool, &g, &st, err);
+    } else if ((st = db_game_get(pool, gc->game_id, &g, err)) == DB_OK &&
+               (json = game_state(pool, &g, &st, err)) != NULL) {
+        db_game_clear(&g);
+        state_line(gc, json, line);
+        return DB_OK;
     }
     db_game_clear(&g);
     return made(st, json, line, err);
@@ -559,7 +591,8 @@ enum MHD_Result api_lichess_game_stream(struct api_request *req)
     long long last_id = 0;
     struct db_game g;
     struct game_ctx *gc;
-    char *opening;
+    cJSON *full;
+    char *opening, *told;
 
     if (!api_lichess_caller(req, &replied))
         return replied;
@@ -577,16 +610,20 @@ enum MHD_Result api_lichess_game_stream(struct api_request *req)
         db_game_clear(&g);
         return api_lichess_error(req, MHD_HTTP_NOT_FOUND, "No such game");
     }
-    opening = ndjson_line(game_full(req->config->pool, &g, &st, &err));
+    full = game_full(req->config->pool, &g, &st, &err);
     db_game_clear(&g);
     if (st != DB_OK) {
-        free(opening);
+        cJSON_Delete(full);
         return api_fail_db(req, st, err.text);
     }
-    if (opening == NULL || (gc = calloc(1, sizeof *gc)) == NULL) {
+    told = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(full, "state"));
+    opening = ndjson_line(full);
+    if (opening == NULL || told == NULL || (gc = calloc(1, sizeof *gc)) == NULL) {
         free(opening);
+        free(told);
         return api_fail_oom(req);
     }
+    gc->told_state = told;
     snprintf(gc->game_id, sizeof gc->game_id, "%s", req->params[0]);
     presence_open(&gc->presence, req);
     struct api_stream_spec spec = { req->caller.player_id, req->params[0], last_id,
@@ -643,5 +680,5 @@ static const struct api_stream_format event_format = {
 };
 
 static const struct api_stream_format game_format = {
-    "application/x-ndjson", "\n", game_line_of, presence_free, presence_reading,
+    "application/x-ndjson", "\n", game_line_of, game_ctx_free, presence_reading,
 };

@@ -609,6 +609,40 @@ def test_a_line_the_database_cannot_make_yet_comes_once_it_can(own_postgres, sta
         s.close()
 
 
+def test_a_game_stream_tells_each_state_once(own_postgres, start_korpd):
+    # A game stream's lines are the game as it stands when their events are read: two
+    # events read together (here a copy of the human's move event, read with the bot's
+    # move) would tell the same state twice. lichess tells a state when it changes.
+    k = start_korpd(own_postgres.url)
+    api = Api(k.base)
+    bot, b = api.new_player("bot")
+    human, h = api.new_player("human")
+    gid = human.new_game(bot, b["id"], variant="glinski", color="white")["id"]
+    game = NdStream(k.base, f"/api/bot/game/stream/{gid}", bot.token)
+    assert game.until(lambda o: o["type"] == "gameFull")["state"]["moves"] == ""
+    first = legal(human, gid)[0]
+    human.move(gid, first)
+    assert game.until(lambda o: o["type"] == "gameState")["moves"] == first
+    subprocess.run(["psql", "-X", "-Atq", "-v", "ON_ERROR_STOP=1", own_postgres.url, "-c",
+                    "INSERT INTO events (player_id, game_id, type, payload, created_at)"
+                    " SELECT player_id, game_id, type, payload, created_at FROM events"
+                    f" WHERE player_id = '{b['id']}' AND game_id = '{gid}' AND type = 'move'"
+                    " ORDER BY id DESC LIMIT 1"], check=True, timeout=30)
+    second = legal(bot, gid)[0]
+    lichess(bot, "POST", "/api/bot/game/{id}/move/{move}", [gid, second])
+    # A chat line after the move: what came before it is all the move brought.
+    lichess(human, "POST", "/api/board/game/{id}/chat", [gid],
+            data={"room": "player", "text": "next"})
+    seen = []
+    while not seen or seen[-1]["type"] != "chatLine":
+        line = game.line(timeout=20)
+        if line is not None:
+            seen.append(line)
+    assert [(o["type"], o.get("moves")) for o in seen] == \
+        [("gameState", f"{first} {second}"), ("chatLine", None)], seen
+    game.close()
+
+
 def test_what_the_opening_told_is_not_told_again(own_postgres, start_korpd):
     # The event stream reads the last event's id, then its opening (the open challenges and
     # active games): an event committed between the two reads is in both. Such events are
