@@ -41,6 +41,9 @@
 
 #define EVENTS_PER_READ 100
 #define DEFAULT_BACKSTOP_MS 15000
+/* Reads of the events table in one call of a stream's reader, at most (each
+ * after an event heard during the one before). */
+#define READS_PER_CALL 4
 /* Failed reads in a row (no read between them succeeded) from which the
  * streams take it that the database is out (see reader), and how often one
  * stream whose read failed then tries it again. */
@@ -440,77 +443,84 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
     struct base_err err = { "" };
     enum fetched got;
     ssize_t n;
-    bool probe = false, more = false;
 
     (void)pos;
     pthread_mutex_lock(&hub->lock);
-    if (hub->closing || s->revoked) {
-        pthread_mutex_unlock(&hub->lock);
-        return MHD_CONTENT_READER_END_OF_STREAM;
-    }
-    if (s->recheck) {
-        bool live = true;
-        s->recheck = false;
-        pthread_mutex_unlock(&hub->lock);
-        /* A failed question keeps the stream (live stays true): the
-         * listener asks again after its next reconnection. */
-        db_credential_live(hub->pool, s->credential, &live, &err);
-        if (!live)
+    /* Until there is something to send, or the stream sleeps: a reader that
+     * returns nothing without suspending its connection is not called
+     * again until libmicrohttpd's thread wakes for something else, and an
+     * event heard during the read (its wake-up finding the stream not
+     * suspended) would wait for that. */
+    for (int round = 0;; round++) {
+        bool probe = false, more = false;
+        if (hub->closing || s->revoked) {
+            pthread_mutex_unlock(&hub->lock);
             return MHD_CONTENT_READER_END_OF_STREAM;
-        pthread_mutex_lock(&hub->lock);
-    }
-    if ((n = take(s, buf, max)) > 0 || !s->wake || (s->failing && !may_try(hub, &probe))) {
-        /* Nothing to say, or (the database out) not this stream's turn to
-         * try it: a keep-alive if one is due, else sleep until an event, a
-         * keep-alive, the end, or its turn (its wake kept). */
-        if (n == 0 && s->keepalive_due && max >= idle_len) {
-            s->keepalive_due = false;
-            memcpy(buf, idle, idle_len);
-            n = (ssize_t)idle_len;
-        } else if (n == 0) {
-            s->suspended = true;
-            MHD_suspend_connection(s->conn);
         }
+        if (s->recheck) {
+            bool live = true;
+            s->recheck = false;
+            pthread_mutex_unlock(&hub->lock);
+            /* A failed question keeps the stream (live stays true): the
+             * listener asks again after its next reconnection. */
+            db_credential_live(hub->pool, s->credential, &live, &err);
+            if (!live)
+                return MHD_CONTENT_READER_END_OF_STREAM;
+            pthread_mutex_lock(&hub->lock);
+        }
+        if ((n = take(s, buf, max)) > 0 || !s->wake || round == READS_PER_CALL ||
+            (s->failing && !may_try(hub, &probe))) {
+            /* Something to say; or nothing, or (the database out) not this
+             * stream's turn to try it: a keep-alive if one is due, else
+             * sleep until an event, a keep-alive, the end, or its turn (its
+             * wake kept: a stream that read READS_PER_CALL times in a row
+             * reads on when it is resumed). */
+            if (n == 0 && s->keepalive_due && max >= idle_len) {
+                s->keepalive_due = false;
+                memcpy(buf, idle, idle_len);
+                n = (ssize_t)idle_len;
+            } else if (n == 0) {
+                s->suspended = true;
+                MHD_suspend_connection(s->conn);
+            }
+            pthread_mutex_unlock(&hub->lock);
+            return n;
+        }
+        s->wake = false;
         pthread_mutex_unlock(&hub->lock);
-        return n;
-    }
-    s->wake = false;
-    pthread_mutex_unlock(&hub->lock);
 
-    /* The database is read without the hub's lock held. */
-    got = fetch(s, &more, &err);
-    pthread_mutex_lock(&hub->lock);
-    if (probe) {
-        hub->probing = false;
-        hub->probe_at_ms = base_monotonic_ms() + PROBE_MS;
-    }
-    if (got == FETCH_FAILED) {
-        pthread_mutex_unlock(&hub->lock);
-        return MHD_CONTENT_READER_END_WITH_ERROR;
-    }
-    s->failing = got == FETCH_LATER;
-    if (s->failing) {
-        hub->read_failures++;
-        base_log(BASE_LOG_DEBUG, "event stream: read again later: %s", err.text);
-        if (++hub->failed_in_a_row == OUTAGE_FAILURES)
-            base_log(BASE_LOG_WARN, "event stream: %s; the streams whose reads failed try "
-                     "the database again one at a time until it answers", err.text);
-    } else {
-        if (hub->failed_in_a_row >= OUTAGE_FAILURES) {
-            /* It answers again: every stream it failed reads now. */
-            base_log(BASE_LOG_INFO, "event streams: the database answers again");
-            for (int k = 0; k < KEEPALIVE_SLOTS; k++)
-                for (struct stream *t = hub->slots[k]; t != NULL; t = t->next)
-                    if (t->failing)
-                        wake(t);
+        /* The database is read without the hub's lock held. */
+        got = fetch(s, &more, &err);
+        pthread_mutex_lock(&hub->lock);
+        if (probe) {
+            hub->probing = false;
+            hub->probe_at_ms = base_monotonic_ms() + PROBE_MS;
         }
-        hub->failed_in_a_row = 0;
+        if (got == FETCH_FAILED) {
+            pthread_mutex_unlock(&hub->lock);
+            return MHD_CONTENT_READER_END_WITH_ERROR;
+        }
+        s->failing = got == FETCH_LATER;
+        if (s->failing) {
+            hub->read_failures++;
+            base_log(BASE_LOG_DEBUG, "event stream: read again later: %s", err.text);
+            if (++hub->failed_in_a_row == OUTAGE_FAILURES)
+                base_log(BASE_LOG_WARN, "event stream: %s; the streams whose reads failed try "
+                         "the database again one at a time until it answers", err.text);
+        } else {
+            if (hub->failed_in_a_row >= OUTAGE_FAILURES) {
+                /* It answers again: every stream it failed reads now. */
+                base_log(BASE_LOG_INFO, "event streams: the database answers again");
+                for (int k = 0; k < KEEPALIVE_SLOTS; k++)
+                    for (struct stream *t = hub->slots[k]; t != NULL; t = t->next)
+                        if (t->failing)
+                            wake(t);
+            }
+            hub->failed_in_a_row = 0;
+        }
+        if (more)
+            s->wake = true;
     }
-    if (more)
-        s->wake = true;
-    n = take(s, buf, max);
-    pthread_mutex_unlock(&hub->lock);
-    return n;   /* 0 here means: called again at once, and then suspended */
 }
 
 static void stream_free(void *cls)
