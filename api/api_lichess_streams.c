@@ -42,23 +42,25 @@
 static const struct api_stream_format event_format;
 static const struct api_stream_format game_format;
 
-/* json as one line of ndjson (malloc'd); json is freed.  NULL for NULL. */
-static char *ndjson_line(cJSON *json)
+/* text (one JSON value) as one line of ndjson (malloc'd); NULL for NULL. */
+static char *text_line(const char *text)
 {
-    char *text = json != NULL ? cJSON_PrintUnformatted(json) : NULL;
-    char *line = NULL;
-    size_t n;
-
-    cJSON_Delete(json);
-    if (text == NULL)
-        return NULL;
-    n = strlen(text);
-    line = malloc(n + 2);
+    size_t n = text != NULL ? strlen(text) : 0;
+    char *line = text != NULL ? malloc(n + 2) : NULL;
     if (line != NULL) {
         memcpy(line, text, n);
         line[n] = '\n';
         line[n + 1] = '\0';
     }
+    return line;
+}
+
+/* json as one line of ndjson (malloc'd); json is freed.  NULL for NULL. */
+static char *ndjson_line(cJSON *json)
+{
+    char *text = json != NULL ? cJSON_PrintUnformatted(json) : NULL;
+    char *line = text_line(text);
+    cJSON_Delete(json);
     cJSON_free(text);
     return line;
 }
@@ -539,9 +541,7 @@ static void state_line(struct game_ctx *gc, cJSON *state, char **line)
     }
     free(gc->told_state);
     gc->told_state = text;
-    *line = malloc(strlen(text) + 2);
-    if (*line != NULL)
-        sprintf(*line, "%s\n", text);
+    *line = text_line(text);
 }
 
 static enum db_status game_line_of(void *ctx, struct db_pool *pool,
