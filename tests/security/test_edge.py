@@ -298,15 +298,22 @@ def read_answer(s, wait=6.0):
     return got, False
 
 
+def first_answer(data):
+    """The first whole answer at the start of data (read by its Content-Length), or
+    None while it is not whole."""
+    head, sep, rest = data.partition(b"\r\n\r\n")
+    m = re.search(rb"(?i)\r\ncontent-length: *(\d+)", head) if sep else None
+    if m is None or len(rest) < int(m.group(1)):
+        return None
+    return head + sep + rest[:int(m.group(1))]
+
+
 def read_one(s):
-    """One whole answer from s (read by its Content-Length): its bytes."""
+    """One whole answer from s: its bytes."""
     got, deadline = b"", time.monotonic() + 10
     while time.monotonic() < deadline:
-        head, sep, rest = got.partition(b"\r\n\r\n")
-        if sep:
-            m = re.search(rb"(?i)\r\ncontent-length: *(\d+)", head)
-            if m and len(rest) >= int(m.group(1)):
-                return got
+        if first_answer(got) is not None:
+            return got
         s.settimeout(max(0.05, deadline - time.monotonic()))
         chunk = s.recv(65536)
         assert chunk, got
@@ -348,9 +355,8 @@ def test_a_later_head_with_an_invalid_length_is_answered_once(shared_db_url, sta
     chunked = (b"POST /v1/players HTTP/1.1\r\nHost: korp\r\nContent-Type: application/json\r\n"
                b"Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n")
     got, closed = exchange(k.port, chunked + post_with(b"Content-Length: -1"))
-    head, _, rest = got.partition(b"\r\n\r\n")
-    first = head + b"\r\n\r\n" + rest[:int(re.search(rb"(?i)content-length: *(\d+)",
-                                                         head).group(1))]
+    first = first_answer(got)
+    assert first is not None, got[:600]
     assert status_lines(first) == [b"400"] and b"'name' is required" in first, got[:600]
     assert_refused(got[len(first):], closed, 400, "bad-request")
 
